@@ -1,0 +1,155 @@
+"""Input validation shared by the whole library.
+
+Every public entry point validates its arguments with these helpers, so that a malformed input
+raises a :class:`FairtheoryValueError` (a ``ValueError``) or :class:`FairtheoryTypeError`
+(a ``TypeError``) whose message names the argument, the offending value and the allowed range -
+never an ``IndexError`` deep inside, never a silent ``nan``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = [
+    "FairtheoryValueError",
+    "FairtheoryTypeError",
+    "as_vector",
+    "check_probability_vector",
+    "check_alpha",
+    "check_positive",
+    "check_in_range",
+    "check_same_shape",
+    "check_integer",
+]
+
+#: absolute slack allowed when checking that a vector sums to one
+SUM_TOL = 1e-9
+
+
+class FairtheoryValueError(ValueError):
+    """A value is outside its allowed range; the message names argument, value and range."""
+
+
+class FairtheoryTypeError(TypeError):
+    """An argument has the wrong type or dimensionality."""
+
+
+def _short(x: Any) -> str:
+    s = np.array2string(np.asarray(x), threshold=6, precision=4) if np.ndim(x) else repr(x)
+    return s if len(s) <= 80 else s[:77] + "..."
+
+
+def as_vector(x: Any, name: str, *, allow_empty: bool = False) -> NDArray[np.float64]:
+    """Return ``x`` as a finite 1-D float64 array, or raise naming ``name``."""
+    if isinstance(x, (str, bytes)) or x is None:
+        raise FairtheoryTypeError(f"{name} must be a 1-D array of real numbers, got {type(x).__name__}")
+    try:
+        arr = np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise FairtheoryTypeError(
+            f"{name} must be a 1-D array of real numbers, got {_short(x)}"
+        ) from exc
+    if arr.ndim != 1:
+        raise FairtheoryValueError(f"{name} must be 1-D, got shape {arr.shape}")
+    if arr.size == 0 and not allow_empty:
+        raise FairtheoryValueError(f"{name} must be non-empty, got an empty array")
+    if not np.all(np.isfinite(arr)):
+        bad = int(np.flatnonzero(~np.isfinite(arr))[0])
+        raise FairtheoryValueError(
+            f"{name} must be finite, got {arr[bad]} at index {bad}"
+        )
+    return arr
+
+
+def check_probability_vector(p: Any, name: str = "p") -> NDArray[np.float64]:
+    """A non-negative vector summing to one (to :data:`SUM_TOL`)."""
+    arr = as_vector(p, name)
+    if np.any(arr < 0):
+        bad = int(np.argmin(arr))
+        raise FairtheoryValueError(
+            f"{name} must have entries >= 0, got {arr[bad]} at index {bad}"
+        )
+    total = float(arr.sum())
+    if abs(total - 1.0) > SUM_TOL * max(1.0, arr.size ** 0.5):
+        raise FairtheoryValueError(f"{name} must sum to 1 (a probability vector), got sum {total!r}")
+    return arr
+
+
+def check_alpha(alpha: Any, p: NDArray[np.float64], name: str = "alpha") -> NDArray[np.float64]:
+    """Per-client conservatism ``alpha_i in [p_i, 1]`` (002 Sec. 3.1); a scalar is broadcast.
+
+    ``alpha_i >= p_i`` keeps the cap ``p_i/alpha_i <= 1``; ``alpha_i > 0`` is required so the cap is
+    finite (a client with ``p_i = 0`` must still have ``alpha_i > 0``).
+    """
+    if np.ndim(alpha) == 0:
+        try:
+            a = float(alpha)
+        except (TypeError, ValueError) as exc:
+            raise FairtheoryTypeError(f"{name} must be a number or a vector, got {alpha!r}") from exc
+        arr = np.full(p.shape, a)
+        if not np.isfinite(a):
+            raise FairtheoryValueError(f"{name} must be finite, got {a}")
+    else:
+        arr = as_vector(alpha, name)
+    if arr.shape != p.shape:
+        raise FairtheoryValueError(
+            f"{name} must have the same shape as p {p.shape}, got {arr.shape}"
+        )
+    lo_bad = (arr < p * (1 - 1e-12)) | (arr <= 0)
+    if np.any(lo_bad) or np.any(arr > 1 + 1e-12):
+        idx = int(np.flatnonzero(lo_bad | (arr > 1 + 1e-12))[0])
+        raise FairtheoryValueError(
+            f"{name}[{idx}] must lie in [p[{idx}], 1] = [{p[idx]:.6g}, 1] and be > 0, got {arr[idx]!r}"
+        )
+    return np.clip(arr, np.maximum(p, np.finfo(float).tiny), 1.0)
+
+
+def check_positive(x: Any, name: str) -> float:
+    """A finite real number ``> 0``."""
+    val = check_in_range(x, name, low=0.0, high=np.inf, low_inclusive=False)
+    return val
+
+
+def check_in_range(
+    x: Any,
+    name: str,
+    *,
+    low: float = -np.inf,
+    high: float = np.inf,
+    low_inclusive: bool = True,
+    high_inclusive: bool = True,
+) -> float:
+    """A finite real scalar inside the given interval."""
+    if isinstance(x, (bool, np.bool_)) or not np.isscalar(x) and np.ndim(x) != 0:
+        raise FairtheoryTypeError(f"{name} must be a real number, got {x!r}")
+    try:
+        val = float(x)
+    except (TypeError, ValueError) as exc:
+        raise FairtheoryTypeError(f"{name} must be a real number, got {x!r}") from exc
+    lo_ok = val >= low if low_inclusive else val > low
+    hi_ok = val <= high if high_inclusive else val < high
+    if not np.isfinite(val) or not lo_ok or not hi_ok:
+        lb = "[" if low_inclusive else "("
+        hb = "]" if high_inclusive else ")"
+        raise FairtheoryValueError(f"{name} must lie in {lb}{low}, {high}{hb}, got {x!r}")
+    return val
+
+
+def check_integer(x: Any, name: str, *, low: int = 0, high: float = np.inf) -> int:
+    """An integer in ``[low, high]``."""
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)):
+        raise FairtheoryTypeError(f"{name} must be an integer, got {x!r}")
+    if not low <= int(x) <= high:
+        raise FairtheoryValueError(f"{name} must lie in [{low}, {high}], got {x!r}")
+    return int(x)
+
+
+def check_same_shape(a: NDArray[Any], b: NDArray[Any], name_a: str, name_b: str) -> None:
+    """Raise unless ``a`` and ``b`` have the same shape."""
+    if a.shape != b.shape:
+        raise FairtheoryValueError(
+            f"{name_a} and {name_b} must have the same shape, got {a.shape} and {b.shape}"
+        )

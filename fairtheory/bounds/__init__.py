@@ -1,0 +1,1 @@
+"""Theorem right-hand sides and constants as plain functions named after the result."""

@@ -1,0 +1,49 @@
+"""Result object and error type shared by every exact (cvxpy) solver."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+__all__ = ["ExactResult", "SolverError", "solve_checked"]
+
+
+class SolverError(RuntimeError):
+    """A cvxpy solve ended with a status other than ``optimal``; carries solver name and status."""
+
+    def __init__(self, what: str, solver: str, status: str) -> None:
+        super().__init__(f"{what}: solver {solver} ended with status {status!r} (not optimal)")
+        self.what, self.solver, self.status = what, solver, status
+
+
+@dataclass(frozen=True)
+class ExactResult:
+    """What an exact solver returns.
+
+    ``value``: optimal value; ``argmin``: primal minimiser (model ``w`` or ``(w, eta)``) or ``None``;
+    ``weights``: optimal client weights where the problem has them; ``solver``/``status``: what cvxpy
+    used and reported; ``certificate``: a second route's value or a duality gap where one exists.
+    """
+
+    value: float
+    argmin: np.ndarray | None = None
+    weights: np.ndarray | None = None
+    solver: str = ""
+    status: str = "optimal"
+    certificate: dict[str, float] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def solve_checked(problem: Any, what: str, solver: str, **kwargs: Any) -> float:
+    """``problem.solve(solver=solver, **kwargs)``; raise :class:`SolverError` unless status is optimal."""
+    import cvxpy as cp
+
+    try:
+        val = problem.solve(solver=solver, **kwargs)
+    except cp.error.SolverError as exc:
+        raise SolverError(what, solver, f"solver failure: {exc}") from exc
+    if problem.status != cp.OPTIMAL:
+        raise SolverError(what, solver, str(problem.status))
+    return float(val)

@@ -1,0 +1,1 @@
+"""Objective families as aggregators of the client-loss vector (one module per family)."""

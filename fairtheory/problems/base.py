@@ -1,0 +1,98 @@
+r"""The federated-problem interface every algorithm, exact solver and claim uses.
+
+A federated problem has ``n`` clients with losses ``f_i : R^d -> R`` and weights ``p`` (a probability
+vector, ``p_i = m_i / sum_j m_j``).  Everything is evaluated for all clients at once - never a Python
+loop over clients - either at one shared model ``w`` (shape ``(d,)``) or at one model per client
+``W`` (shape ``(n, d)``).  Evaluation accepts numpy arrays or torch tensors (the data, stored as
+float64 numpy, is moved to the iterate's library, dtype and device by :func:`fairtheory.backend.like`).
+
+Constants the theorems need (002 Assump. 1-2) are computed from the data:
+``smoothness()`` (``L1``), ``lipschitz()`` (``L2``, ``inf`` where none exists globally) and
+``strong_convexity()`` (``mu``, 0 where none).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from fairtheory._validation import FairtheoryValueError, check_probability_vector
+from fairtheory.backend import namespace
+
+Array = NDArray[np.float64]
+
+__all__ = ["FederatedProblem"]
+
+
+class FederatedProblem(ABC):
+    """Abstract federated problem; subclasses implement the ``*_each`` methods and ``hessians``."""
+
+    n: int
+    d: int
+    p: Array
+
+    def _set_weights(self, p: Any, n: int) -> None:
+        p_arr = check_probability_vector(p, "p")
+        if p_arr.shape != (n,):
+            raise FairtheoryValueError(f"p must have shape ({n},) (one weight per client), got {p_arr.shape}")
+        self.p = p_arr
+
+    # ------------------------------------------------------------ per-client models
+    @abstractmethod
+    def losses_each(self, W: Any) -> Any:
+        """``(f_i(W_i))_i`` for client models ``W`` of shape ``(n, d)``."""
+
+    @abstractmethod
+    def grads_each(self, W: Any) -> Any:
+        """``(grad f_i(W_i))_i``, shape ``(n, d)``."""
+
+    # ------------------------------------------------------------ one shared model
+    def _broadcast(self, w: Any) -> Any:
+        xp = namespace(w)
+        if tuple(w.shape) != (self.d,):
+            raise FairtheoryValueError(f"w must have shape ({self.d},), got {tuple(w.shape)}")
+        return xp.broadcast_to(w[None, :], (self.n, self.d))
+
+    def losses(self, w: Any) -> Any:
+        """``f(w) = (f_1(w), ..., f_n(w))``."""
+        return self.losses_each(self._broadcast(w))
+
+    def grads(self, w: Any) -> Any:
+        """Jacobian rows ``grad f_i(w)``, shape ``(n, d)``."""
+        return self.grads_each(self._broadcast(w))
+
+    @abstractmethod
+    def hessians(self, w: Array) -> Array:
+        """``(Hess f_i(w))_i``, shape ``(n, d, d)`` (numpy, float64)."""
+
+    def weighted_loss(self, w: Any) -> Any:
+        """``sum_i p_i f_i(w)`` (the FedAvg objective)."""
+        from fairtheory.backend import like
+
+        f = self.losses(w)
+        return like(self.p, f) @ f
+
+    # ------------------------------------------------------------ exact-solver twin
+    @abstractmethod
+    def cvxpy_losses(self, w: Any) -> list[Any]:
+        """The client losses as cvxpy expressions of a variable ``w`` of shape ``(d,)``."""
+
+    # ------------------------------------------------------------ constants
+    @abstractmethod
+    def smoothness(self) -> float:
+        """``L1``: every ``grad f_i`` is ``L1``-Lipschitz."""
+
+    def lipschitz(self) -> float:
+        """``L2``: every ``f_i`` is ``L2``-Lipschitz (``inf`` if not globally Lipschitz)."""
+        return float("inf")
+
+    def strong_convexity(self) -> float:
+        """``mu``: every ``f_i`` is ``mu``-strongly convex (0 if not)."""
+        return 0.0
+
+    def initial_point(self) -> Array:
+        """Default starting model (zeros)."""
+        return np.zeros(self.d)

@@ -1,0 +1,108 @@
+r"""Heterogeneous quadratic clients ``f_i(w) = 0.5 (w - c_i)^T H_i (w - c_i) + e_i``.
+
+Convex (``H_i >= 0``) and ``L1 = max_i lambda_max(H_i)``-smooth, ``mu = min_i lambda_min(H_i)``-strongly
+convex; not globally Lipschitz (002 Assump. 2 needs a compact domain: see ``rcfl.md`` Sec. 5).
+In the expanded form of ``exact.md`` Sec. 2, ``f_i(w) = 0.5 w^T H_i w - r_i^T w + k_i`` with
+``r_i = H_i c_i`` and ``k_i = 0.5 c_i^T H_i c_i + e_i``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from fairtheory._validation import FairtheoryValueError, as_vector
+from fairtheory.backend import like, namespace
+from fairtheory.problems.base import Array, FederatedProblem
+
+__all__ = ["QuadraticProblem", "random_quadratic"]
+
+
+class QuadraticProblem(FederatedProblem):
+    """Quadratic clients with Hessians ``H`` (n, d, d), centres ``c`` (n, d), offsets ``e`` (n,)."""
+
+    def __init__(self, H: Any, c: Any, e: Any = None, p: Any = None) -> None:
+        H_arr = np.asarray(H, dtype=np.float64)
+        c_arr = np.asarray(c, dtype=np.float64)
+        if H_arr.ndim != 3 or H_arr.shape[1] != H_arr.shape[2]:
+            raise FairtheoryValueError(f"H must have shape (n, d, d), got {H_arr.shape}")
+        n, d = H_arr.shape[:2]
+        if n == 0 or d == 0:
+            raise FairtheoryValueError(f"H must be non-empty, got shape {H_arr.shape}")
+        if c_arr.shape != (n, d):
+            raise FairtheoryValueError(f"c must have shape ({n}, {d}), got {c_arr.shape}")
+        if not (np.all(np.isfinite(H_arr)) and np.all(np.isfinite(c_arr))):
+            raise FairtheoryValueError("H and c must be finite")
+        if not np.allclose(H_arr, np.swapaxes(H_arr, 1, 2), atol=1e-12, rtol=1e-10):
+            raise FairtheoryValueError("H must hold symmetric matrices")
+        self.H = 0.5 * (H_arr + np.swapaxes(H_arr, 1, 2))
+        eig = np.linalg.eigvalsh(self.H)
+        if eig.min() < -1e-10 * max(1.0, eig.max()):
+            raise FairtheoryValueError(f"H must be positive semidefinite, smallest eigenvalue {eig.min():.3g}")
+        self._eig = eig
+        self.c = c_arr
+        self.e = np.zeros(n) if e is None else as_vector(e, "e")
+        if self.e.shape != (n,):
+            raise FairtheoryValueError(f"e must have shape ({n},), got {self.e.shape}")
+        self.n, self.d = n, d
+        self._set_weights(np.full(n, 1.0 / n) if p is None else p, n)
+
+    # expanded form used by exact solvers: f_i(w) = 0.5 w'H_i w - r_i'w + k_i
+    @property
+    def r(self) -> Array:
+        return np.einsum("nij,nj->ni", self.H, self.c)
+
+    @property
+    def k(self) -> Array:
+        return 0.5 * np.einsum("ni,ni->n", self.c, self.r) + self.e
+
+    def losses_each(self, W: Any) -> Any:
+        xp = namespace(W)
+        D = W - like(self.c, W)
+        HD = xp.matmul(like(self.H, W), D[..., None])[..., 0]
+        return 0.5 * xp.sum(D * HD, axis=1) + like(self.e, W)
+
+    def grads_each(self, W: Any) -> Any:
+        xp = namespace(W)
+        D = W - like(self.c, W)
+        return xp.matmul(like(self.H, W), D[..., None])[..., 0]
+
+    def hessians(self, w: Array) -> Array:
+        return self.H.copy()
+
+    def cvxpy_losses(self, w: Any) -> list[Any]:
+        import cvxpy as cp
+
+        out = []
+        for i in range(self.n):  # model building, not a hot path
+            Hi = self.H[i]
+            out.append(0.5 * cp.quad_form(w - self.c[i], cp.psd_wrap(Hi)) + self.e[i])
+        return out
+
+    def smoothness(self) -> float:
+        return float(self._eig.max())
+
+    def strong_convexity(self) -> float:
+        return float(max(self._eig.min(), 0.0))
+
+
+def random_quadratic(
+    n: int, d: int, *, rng: np.random.Generator, mu: float = 0.5, L: float = 2.0,
+    spread: float = 1.0, offset: float = 0.0, p: Any = None,
+) -> QuadraticProblem:
+    """Random heterogeneous quadratics with eigenvalues in ``[mu, L]``, centres ``~ N(0, spread^2)``,
+    offsets ``e_i ~ offset * U(0, 1)``; ``p`` uniform unless given."""
+    from fairtheory._validation import check_in_range, check_integer
+
+    n = check_integer(n, "n", low=1)
+    d = check_integer(d, "d", low=1)
+    mu = check_in_range(mu, "mu", low=0.0)
+    L = check_in_range(L, "L", low=mu, low_inclusive=True)
+    Q, _ = np.linalg.qr(rng.normal(size=(n, d, d)))
+    lam = rng.uniform(mu, L, size=(n, d))
+    lam[:, 0], lam[:, -1] = mu, L  # pin the extremes so mu and L are exact
+    H = np.einsum("nij,nj,nkj->nik", Q, lam, Q)
+    c = spread * rng.normal(size=(n, d))
+    e = offset * rng.uniform(size=n)
+    return QuadraticProblem(H, c, e, p)

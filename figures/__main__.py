@@ -1,0 +1,5 @@
+import sys
+
+from figures.runner import main
+
+sys.exit(main())

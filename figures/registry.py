@@ -1,0 +1,51 @@
+"""Figure registry: ``@figure("name")`` registers ``make(out_dir, formats, quick) -> list[Path]``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+FigureFn = Callable[[Path, tuple[str, ...], bool], list[Path]]
+
+
+@dataclass(frozen=True)
+class FigureSpec:
+    name: str
+    description: str
+    make: FigureFn
+
+
+FIGURES: dict[str, FigureSpec] = {}
+
+
+def figure(name: str, description: str) -> Callable[[FigureFn], FigureFn]:
+    """Register a figure maker under ``name`` (must be unique)."""
+
+    def deco(fn: FigureFn) -> FigureFn:
+        if name in FIGURES:
+            raise KeyError(f"figure {name!r} registered twice")
+        FIGURES[name] = FigureSpec(name, description, fn)
+        return fn
+
+    return deco
+
+
+def save(fig: object, out_dir: Path, name: str, formats: tuple[str, ...]) -> list[Path]:
+    """Save a matplotlib figure as ``out_dir/name.<fmt>`` for each format, atomically; close it."""
+    import os
+    import tempfile
+
+    import matplotlib.pyplot as plt
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for ext in formats:
+        target = out_dir / f"{name}.{ext}"
+        fd, tmp = tempfile.mkstemp(dir=out_dir, prefix=f".{name}.", suffix=f".{ext}")
+        os.close(fd)
+        fig.savefig(tmp, format=ext, dpi=130, bbox_inches="tight")  # type: ignore[attr-defined]
+        os.replace(tmp, target)
+        paths.append(target)
+    plt.close(fig)  # type: ignore[arg-type]
+    return paths

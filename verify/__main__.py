@@ -1,0 +1,5 @@
+import sys
+
+from verify.runner import main
+
+sys.exit(main())
