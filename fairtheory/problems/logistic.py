@@ -1,0 +1,300 @@
+r"""Binary logistic regression clients stored contiguously, evaluated with segment reductions.
+
+Client ``i`` owns rows ``offsets[i]:offsets[i+1]`` of ``X`` (``N x d``) and ``y`` (``{-1, +1}``) and has
+
+.. math:: f_i(w) = \frac{1}{m_i} \sum_{j} \log\bigl(1 + e^{-y_{ij} x_{ij}^\top w}\bigr)
+          + \frac{\ell_2}{2}\|w\|^2 .
+
+Constants (spec ``rcfl.md`` Sec. 5, 002 Assump. 1-2), from the data:
+
+* ``L1 = max_i lambda_max(X_i^T X_i)/(4 m_i) + l2`` (the logistic curvature is at most ``1/4``);
+* ``L2 = max_i mean_j ||x_ij||`` when ``l2 = 0`` (``|d/dz log(1+e^{-z})| <= 1``), ``inf`` otherwise;
+* strong convexity ``l2`` (logistic loss alone is not strongly convex on ``R^d``).
+
+Unregularised clients have a minimiser only on non-separable data (see
+:func:`fairtheory.problems.generators.separable`).
+
+Every evaluation works for all clients at once - per-row terms followed by a segment sum
+(``np.add.reduceat`` for numpy, ``index_add_`` for torch) - never a Python loop over clients.
+Methods taking ``W`` also accept ``clients=`` (integer indices, possibly a subset): then row ``k`` of
+``W`` is the model of client ``clients[k]`` (used by partial-participation algorithms).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from fairtheory._validation import FairtheoryTypeError, FairtheoryValueError, check_in_range
+from fairtheory.backend import is_torch, like, namespace, to_numpy
+from fairtheory.problems.base import Array, FederatedProblem
+
+__all__ = ["LogisticProblem", "SampleProblem"]
+
+_HESS_CHUNK = 2_000_000  # entries of the (rows, d, d) outer-product buffer per chunk
+
+
+class SampleProblem(FederatedProblem):
+    """Shared storage for sample-based clients: ``X (N, d)``, ``y (N,)``, ``offsets (n+1,)``.
+
+    ``offsets`` must start at 0, end at ``N`` and be strictly increasing (every client has at least
+    one sample).  ``p`` defaults to ``m_i / sum_j m_j``.
+    """
+
+    def __init__(self, X: Any, y: Any, offsets: Any, p: Any = None) -> None:
+        X_arr = np.asarray(to_numpy(X), dtype=np.float64)
+        y_arr = np.asarray(to_numpy(y), dtype=np.float64)
+        if X_arr.ndim != 2 or X_arr.shape[0] == 0 or X_arr.shape[1] == 0:
+            raise FairtheoryValueError(f"X must be a non-empty 2-D array (N, d), got shape {X_arr.shape}")
+        N, d = X_arr.shape
+        if y_arr.shape != (N,):
+            raise FairtheoryValueError(f"y must have shape ({N},) (one label per row of X), "
+                                       f"got {y_arr.shape}")
+        if not (np.all(np.isfinite(X_arr)) and np.all(np.isfinite(y_arr))):
+            raise FairtheoryValueError("X and y must be finite")
+        off_raw = np.asarray(to_numpy(offsets))
+        if off_raw.ndim != 1 or off_raw.size < 2:
+            raise FairtheoryValueError(
+                f"offsets must be 1-D with n+1 >= 2 entries, got shape {off_raw.shape}")
+        if not np.issubdtype(off_raw.dtype, np.integer):
+            if not np.all(np.isfinite(off_raw)) or np.any(off_raw != np.round(off_raw)):
+                raise FairtheoryTypeError(f"offsets must be integers, got {off_raw!r}")
+        off = off_raw.astype(np.int64)
+        if off[0] != 0 or off[-1] != N:
+            raise FairtheoryValueError(
+                f"offsets must start at 0 and end at N = {N}, got {off[0]} ... {off[-1]}")
+        m = np.diff(off)
+        if np.any(m <= 0):
+            bad = int(np.flatnonzero(m <= 0)[0])
+            raise FairtheoryValueError(
+                f"offsets must be strictly increasing (every client needs >= 1 sample); "
+                f"client {bad} has {m[bad]}"
+            )
+        self.X, self.y, self.offsets, self.m = X_arr, y_arr, off, m
+        self.n, self.d, self.N = int(m.size), d, N
+        self.seg = np.repeat(np.arange(self.n), m)
+        self._set_weights(m / m.sum() if p is None else p, self.n)
+        self._cache: dict[Any, dict[str, Any]] = {}
+        self._gram: Array | None = None
+
+    # ---------------------------------------------------------------- data / index helpers
+    def _data(self, ref: Any) -> dict[str, Any]:
+        """``X``, ``y`` and index arrays in ``ref``'s library/dtype/device (cached per dtype/device)."""
+        if not is_torch(ref):
+            return {"X": self.X, "y": self.y}
+        key = (str(ref.dtype), str(ref.device))
+        if key not in self._cache:
+            self._cache[key] = {"X": like(self.X, ref), "y": like(self.y, ref)}
+        return self._cache[key]
+
+    def _rows(self, clients: Any) -> tuple[Array | None, Array, Array]:
+        """Row indices (``None`` = all rows), segment id per row and segment starts for ``clients``."""
+        if clients is None:
+            return None, self.seg, self.offsets[:-1]
+        c = np.asarray(to_numpy(clients))
+        if c.ndim != 1 or c.size == 0 or not np.issubdtype(c.dtype, np.integer):
+            raise FairtheoryValueError(f"clients must be a non-empty 1-D integer array, got {c!r}")
+        if c.min() < 0 or c.max() >= self.n:
+            raise FairtheoryValueError(
+                f"clients must lie in [0, {self.n - 1}], got min {c.min()} max {c.max()}")
+        lens = self.m[c]
+        seg = np.repeat(np.arange(c.size), lens)
+        starts_out = np.concatenate([[0], np.cumsum(lens)[:-1]])
+        rows = np.arange(int(lens.sum())) - np.repeat(starts_out - self.offsets[c], lens)
+        return rows, seg, starts_out
+
+    def _segment_sum(self, vals: Any, seg: Array, starts: Array, k: int) -> Any:
+        """Sum of ``vals`` rows within each of the ``k`` contiguous segments."""
+        if is_torch(vals):
+            import torch
+
+            idx = torch.as_tensor(seg, device=vals.device)
+            out = torch.zeros((k, *vals.shape[1:]), dtype=vals.dtype, device=vals.device)
+            return out.index_add_(0, idx, vals)
+        return np.add.reduceat(vals, starts, axis=0)
+
+    def _prepare(self, W: Any, clients: Any) -> tuple[Any, Any, Any, Any, Array, Array, Array, int]:
+        """Gather per-row data and models: ``(xp, X_rows, y_rows, W_rows, seg, starts, m_sel, k)``."""
+        xp = namespace(W)
+        rows, seg, starts = self._rows(clients)
+        k = self.n if clients is None else int(np.asarray(to_numpy(clients)).size)
+        if W.ndim != 2 or tuple(W.shape) != (k, self.d):
+            raise FairtheoryValueError(f"W must have shape ({k}, {self.d}), got {tuple(W.shape)}")
+        data = self._data(W)
+        Xd, yd = data["X"], data["y"]
+        if rows is not None:
+            Xd, yd = Xd[_index(rows, W)], yd[_index(rows, W)]
+        m_sel = self.m if clients is None else self.m[np.asarray(to_numpy(clients))]
+        return xp, Xd, yd, W[_index(seg, W)], seg, starts, m_sel, k
+
+    def _check_w(self, w: Any) -> None:
+        if getattr(w, "ndim", None) != 1 or tuple(w.shape) != (self.d,):
+            raise FairtheoryValueError(f"w must have shape ({self.d},), got {tuple(getattr(w, 'shape', ()))}")
+
+    def gram(self) -> Array:
+        """``(X_i^T X_i / m_i)_i``, shape ``(n, d, d)`` (cached)."""
+        if self._gram is None:
+            self._gram = _segment_outer(self.X, np.ones(self.N), self.seg, self.n) / self.m[:, None, None]
+        return self._gram
+
+
+class LogisticProblem(SampleProblem):
+    r"""Binary logistic-regression clients ``f_i(w) = mean_j log(1 + exp(-y_ij x_ij.w)) + l2/2 ||w||^2``.
+
+    Parameters
+    ----------
+    X : array_like, shape (N, d)
+        Features of all clients, stacked.
+    y : array_like, shape (N,)
+        Labels in ``{-1, +1}``.
+    offsets : array_like of int, shape (n+1,)
+        Client ``i`` owns rows ``offsets[i]:offsets[i+1]``.
+    p : array_like, shape (n,), optional
+        Client weights; default ``m_i / sum_j m_j``.
+    l2 : float, default 0
+        Ridge coefficient shared by all clients.
+    """
+
+    def __init__(self, X: Any, y: Any, offsets: Any, p: Any = None, l2: float = 0.0) -> None:
+        super().__init__(X, y, offsets, p)
+        if not np.all(np.isin(self.y, (-1.0, 1.0))):
+            bad = self.y[~np.isin(self.y, (-1.0, 1.0))][0]
+            raise FairtheoryValueError(f"y must hold labels in {{-1, +1}}, got {bad!r}")
+        self.l2 = check_in_range(l2, "l2", low=0.0)
+
+    def __repr__(self) -> str:
+        return f"LogisticProblem(n={self.n}, d={self.d}, N={self.N}, l2={self.l2})"
+
+    # ---------------------------------------------------------------- evaluation
+    def losses_each(self, W: Any, clients: Any = None) -> Any:
+        xp, Xd, yd, Wr, seg, starts, m_sel, k = self._prepare(W, clients)
+        z = yd * xp.sum(Xd * Wr, axis=1)
+        row = _softplus_neg(xp, z)
+        out = self._segment_sum(row, seg, starts, k) / like(m_sel.astype(np.float64), W)
+        if self.l2:
+            out = out + 0.5 * self.l2 * xp.sum(W * W, axis=1)
+        return out
+
+    def grads_each(self, W: Any, clients: Any = None) -> Any:
+        xp, Xd, yd, Wr, seg, starts, m_sel, k = self._prepare(W, clients)
+        z = yd * xp.sum(Xd * Wr, axis=1)
+        coef = -yd * _sigmoid_neg(xp, z)  # d/dz log(1+e^{-z}) = -sigma(-z)
+        m_w = like(m_sel.astype(np.float64), W)
+        out = self._segment_sum(coef[:, None] * Xd, seg, starts, k) / m_w[:, None]
+        if self.l2:
+            out = out + self.l2 * W
+        return out
+
+    def losses(self, w: Any) -> Any:
+        """``(f_i(w))_i`` at a shared model (one product ``X w``)."""
+        xp = namespace(w)
+        self._check_w(w)
+        data = self._data(w)
+        z = data["y"] * (data["X"] @ w)
+        out = self._segment_sum(_softplus_neg(xp, z), self.seg, self.offsets[:-1], self.n)
+        out = out / like(self.m.astype(np.float64), w)
+        return out + 0.5 * self.l2 * xp.sum(w * w) if self.l2 else out
+
+    def grads(self, w: Any) -> Any:
+        """``(grad f_i(w))_i``, shape ``(n, d)``."""
+        self._check_w(w)
+        xp = namespace(w)
+        data = self._data(w)
+        z = data["y"] * (data["X"] @ w)
+        coef = -data["y"] * _sigmoid_neg(xp, z)
+        out = self._segment_sum(coef[:, None] * data["X"], self.seg, self.offsets[:-1], self.n)
+        out = out / like(self.m.astype(np.float64), w)[:, None]
+        return out + self.l2 * w[None, :] if self.l2 else out
+
+    def hessians(self, w: Any) -> Array:
+        r"""``Hess f_i(w) = (1/m_i) sum_j s_ij x_ij x_ij^T + l2 I`` with ``s = sigma(z)(1 - sigma(z))``."""
+        w_np = np.asarray(to_numpy(w), dtype=np.float64)
+        self._check_w(w_np)
+        z = self.y * (self.X @ w_np)
+        s = _sigmoid_neg(np, z) * _sigmoid_neg(np, -z)
+        H = _segment_outer(self.X, s, self.seg, self.n) / self.m[:, None, None]
+        return H + self.l2 * np.eye(self.d)[None] if self.l2 else H
+
+    def accuracies(self, w: Any) -> Array:
+        """Per-client accuracy of the rule ``sign(x.w)``; ``x.w = 0`` counts as an error."""
+        w_np = np.asarray(to_numpy(w), dtype=np.float64)
+        self._check_w(w_np)
+        correct = (self.y * (self.X @ w_np) > 0).astype(np.float64)
+        return np.add.reduceat(correct, self.offsets[:-1]) / self.m
+
+    # ---------------------------------------------------------------- cvxpy twin
+    def cvxpy_loss_vector(self, w: Any, *, shared: bool = True) -> Any:
+        """The client losses as ONE cvxpy vector expression of shape ``(n,)``.
+
+        ``A @ logistic(-y * (X w))`` with the sparse averaging matrix ``A`` (``A_ij = 1/m_i``);
+        ``shared=False`` leaves out the common ridge term (see :meth:`cvxpy_shared_term`)."""
+        import cvxpy as cp
+        import scipy.sparse as sp
+
+        A = sp.csr_matrix((1.0 / self.m[self.seg], (self.seg, np.arange(self.N))), shape=(self.n, self.N))
+        vec = A @ cp.logistic(-cp.multiply(self.y, self.X @ w))
+        if shared and self.l2:
+            vec = vec + self.cvxpy_shared_term(w)
+        return vec
+
+    def cvxpy_shared_term(self, w: Any) -> Any:
+        """The term common to every client (``l2/2 ||w||^2``), or 0."""
+        import cvxpy as cp
+
+        return 0.5 * self.l2 * cp.sum_squares(w) if self.l2 else 0.0
+
+    def cvxpy_losses(self, w: Any) -> list[Any]:
+        vec = self.cvxpy_loss_vector(w)
+        return [vec[i] for i in range(self.n)]
+
+    # ---------------------------------------------------------------- constants
+    def smoothness(self) -> float:
+        """``L1 = max_i lambda_max(X_i^T X_i)/(4 m_i) + l2``."""
+        return float(np.linalg.eigvalsh(self.gram())[:, -1].max() / 4.0 + self.l2)
+
+    def lipschitz(self) -> float:
+        """``L2 = max_i mean_j ||x_ij||`` (unregularised); ``inf`` with a ridge term."""
+        if self.l2:
+            return float("inf")
+        norms = np.linalg.norm(self.X, axis=1)
+        return float((np.add.reduceat(norms, self.offsets[:-1]) / self.m).max())
+
+    def strong_convexity(self) -> float:
+        """``l2`` (0 when unregularised)."""
+        return float(self.l2)
+
+
+# -------------------------------------------------------------------- kernels
+def _index(idx: Array, ref: Any) -> Any:
+    if is_torch(ref):
+        import torch
+
+        return torch.as_tensor(idx, dtype=torch.long, device=ref.device)
+    return idx
+
+
+def _softplus_neg(xp: Any, z: Any) -> Any:
+    """``log(1 + e^{-z})`` without overflow: ``max(-z, 0) + log1p(e^{-|z|})``."""
+    return xp.maximum(-z, xp.zeros_like(z)) + xp.log1p(xp.exp(-xp.abs(z)))
+
+
+def _sigmoid_neg(xp: Any, z: Any) -> Any:
+    """``sigma(-z) = 1/(1 + e^{z})`` without overflow, accurate in relative terms for large ``z``."""
+    e = xp.exp(-xp.abs(z))
+    return xp.where(z >= 0, e / (1.0 + e), 1.0 / (1.0 + e))
+
+
+def _segment_outer(X: Array, s: Array, seg: Array, n: int) -> Array:
+    """``out[i] = sum_{rows r of client i} s_r x_r x_r^T`` in row chunks (loop over data chunks only)."""
+    N, d = X.shape
+    out = np.zeros((n, d * d))
+    chunk = max(1, _HESS_CHUNK // (d * d))
+    for a in range(0, N, chunk):
+        Xa = X[a:a + chunk]
+        outer = ((Xa * s[a:a + chunk, None])[:, :, None] * Xa[:, None, :]).reshape(-1, d * d)
+        sa = seg[a:a + chunk]
+        # rows are sorted by client: reduce contiguous runs, then add into their clients
+        starts = np.flatnonzero(np.r_[True, sa[1:] != sa[:-1]])
+        out[sa[starts]] += np.add.reduceat(outer, starts, axis=0)
+    return out.reshape(n, d, d)
