@@ -67,7 +67,9 @@ def results_table(results: Sequence[ClaimResult]) -> Table:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     console = Console(width=None if sys.stdout.isatty() else 200)
-    load_all()
+    load_errors = load_all()
+    for mod, tb in load_errors.items():
+        console.print(f"[bold red]claim module {mod} failed to import:[/]\n{tb}", highlight=False)
     ids = select(args.only)
     if args.only and not ids:
         console.print(f"[red]no claim id matches {args.only}[/]")
@@ -100,6 +102,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     counts = {s: sum(r.status == s for r in results) for s in dict.fromkeys(r.status for r in results)}
     console.print(f"{len(results)} claims in {time.perf_counter() - t0:.1f}s: "
                   + ", ".join(f"{v} {k}" for k, v in counts.items()))
+    if load_errors:
+        console.print(f"[red]{len(load_errors)} claim module(s) failed to import: {', '.join(load_errors)}[/]")
+        return 1
     if bad:
         console.print("[red]unexpected: " + ", ".join(f"{r.id} ({r.status})" for r in bad) + "[/]")
         return 1
