@@ -11,3 +11,195 @@ import numpy as np
 from fairtheory._validation import as_vector
 
 __all__: list[str] = []
+
+
+# --------------------------------------------------------------------------------------------------
+# q-FFL uniformity measures (003 App. A.1 Defs. 3-5; Tables 4-9: variance, angle, KL, worst/best 10%)
+# --------------------------------------------------------------------------------------------------
+__all__ += ["variance", "angle_cosine", "angle_degrees", "entropy", "kl_to_uniform",
+            "worst_mean", "best_mean"]
+
+
+def _nonneg(a: object, name: str) -> np.ndarray:
+    arr = as_vector(a, name)
+    if np.any(arr < 0):
+        bad = int(np.argmin(arr))
+        from fairtheory._validation import FairtheoryValueError
+
+        raise FairtheoryValueError(f"{name} must be >= 0, got {arr[bad]!r} at index {bad}")
+    if not arr.sum() > 0:
+        from fairtheory._validation import FairtheoryValueError
+
+        raise FairtheoryValueError(f"{name} must have a positive sum, got all zeros")
+    return arr
+
+
+def variance(a: object) -> float:
+    """003 Def. 3: population variance ``mean((a - mean a)^2)`` (``ddof = 0``); smaller = more uniform.
+
+    The paper's tables report it for accuracies in percent (e.g. 724 for Synthetic, q = 0)."""
+    arr = as_vector(a, "a")
+    return float(np.mean((arr - arr.mean()) ** 2))
+
+
+def angle_cosine(a: object) -> float:
+    """003 Def. 4: cosine between ``a >= 0`` and the all-ones vector, ``mean(a)/sqrt(mean(a^2))``.
+
+    In ``(0, 1]``; larger = more uniform (1 iff all entries are equal)."""
+    arr = _nonneg(a, "a")
+    return float(min(1.0, arr.mean() / np.sqrt(np.mean(arr**2))))
+
+
+def angle_degrees(a: object) -> float:
+    """003 Tables 4-9 "Angle (deg)": ``arccos(angle_cosine(a))`` in degrees; smaller = more uniform."""
+    return float(np.degrees(np.arccos(angle_cosine(a))))
+
+
+def entropy(a: object) -> float:
+    """003 Def. 5: Shannon entropy (natural log) of ``a / sum(a)`` for ``a >= 0`` (``0 log 0 = 0``).
+
+    At most ``log m``; larger = more uniform."""
+    arr = _nonneg(a, "a")
+    q = arr / arr.sum()
+    nz = q > 0
+    return float(-np.sum(q[nz] * np.log(q[nz])))
+
+
+def kl_to_uniform(a: object) -> float:
+    """003 Tables 4-9 "KL(a||u)": ``sum_k q_k log(m q_k)`` with ``q = a/sum(a)``; equals
+    ``log m - entropy(a)``; 0 iff uniform."""
+    arr = _nonneg(a, "a")
+    return float(max(0.0, np.log(arr.size) - entropy(arr)))
+
+
+def _frac_count(m: int, k: float) -> int:
+    from fairtheory._validation import check_in_range
+
+    k = check_in_range(k, "k", low=0.0, high=1.0, low_inclusive=False)
+    return max(1, int(np.ceil(k * m - 1e-9)))
+
+
+def worst_mean(a: object, k: float = 0.1, *, higher_is_better: bool = True) -> float:
+    """Mean of the worst ``ceil(k m)`` entries (003 Table 1 "Worst 10%" with ``k = 0.1``).
+
+    Worst = lowest when ``higher_is_better`` (accuracies), highest otherwise (losses)."""
+    arr = np.sort(as_vector(a, "a"))
+    c = _frac_count(arr.size, k)
+    return float(arr[:c].mean() if higher_is_better else arr[-c:].mean())
+
+
+def best_mean(a: object, k: float = 0.1, *, higher_is_better: bool = True) -> float:
+    """Mean of the best ``ceil(k m)`` entries (003 Table 1 "Best 10%")."""
+    arr = np.sort(as_vector(a, "a"))
+    c = _frac_count(arr.size, k)
+    return float(arr[-c:].mean() if higher_is_better else arr[:c].mean())
+
+
+# --------------------------------------------------------------------------------------------------
+# Relative-fairness inequality measures (001 Sec. 3.1, App. B, Table 1, Fig. 4; reconstructed in
+# relative.md Sec. 2 and 8).  Top/bottom shares use the CVaR sets C(a) (fractional last entry), so
+# they agree exactly with the relative unfairness index of fairtheory.objectives.relative.
+# --------------------------------------------------------------------------------------------------
+__all__ += ["gini", "lorenz_curve", "transformed_lorenz_curve", "relative_unfairness", "ratio_2020",
+            "palma_ratio", "atkinson", "jain"]
+
+
+def gini(a: object) -> float:
+    r"""Gini coefficient of ``a >= 0`` (001 Table 1, "Gini coefficient for losses"):
+
+    .. math:: G = \frac{\sum_{i,j} |a_i - a_j|}{2 m^2 \bar a}
+              = \frac{2\sum_{k=1}^m k\, a_{(k)}}{m \sum_k a_k} - \frac{m + 1}{m}
+
+    (population form, ``a_(k)`` ascending).  ``0`` iff all entries are equal; at most ``(m - 1)/m``.
+    Equals twice the area between the diagonal and :func:`lorenz_curve`."""
+    arr = np.sort(_nonneg(a, "a"))
+    m = arr.size
+    k = np.arange(1, m + 1, dtype=np.float64)
+    return float(max(0.0, 2.0 * (k @ arr) / (m * arr.sum()) - (m + 1.0) / m))
+
+
+def lorenz_curve(a: object) -> tuple[np.ndarray, np.ndarray]:
+    """Lorenz curve of ``a >= 0``: points ``(k/m, sum of the k smallest / total)``, ``k = 0..m``.
+
+    The cumulative share of the total held by the bottom fraction ``x`` (001 Sec. 7, Fig. 4);
+    convex, from ``(0, 0)`` to ``(1, 1)``, on the diagonal iff all entries are equal."""
+    arr = np.sort(_nonneg(a, "a"))
+    x = np.arange(arr.size + 1, dtype=np.float64) / arr.size
+    y = np.concatenate([[0.0], np.cumsum(arr) / arr.sum()])
+    y[-1] = 1.0
+    return x, y
+
+
+def transformed_lorenz_curve(a: object) -> tuple[np.ndarray, np.ndarray]:
+    r"""Transformed Lorenz curve ``T(x) = 1 - 2 (x - L(x))`` (001 Sec. 7, Fig. 4; the transform's
+    formula was lost - reconstruction).
+
+    Chosen so that, as the surviving text says, the area above the curve (inside the unit square) is
+    the Gini coefficient: ``int_0^1 (1 - T) dx = 2 int_0^1 (x - L) dx = G``.  ``T = 1`` everywhere
+    iff all entries are equal; ``T(0) = T(1) = 1``."""
+    x, y = lorenz_curve(a)
+    return x, 1.0 - 2.0 * (x - y)
+
+
+def relative_unfairness(a: object, top: float = 0.2, bottom: float = 0.2) -> float:
+    r"""Mean of the largest ``top`` fraction over the mean of the smallest ``bottom`` fraction of ``a``:
+    the relative unfairness index ``I(a; C(top), C(bottom))`` (001 Def. 1 with CVaR sets, Table 1's
+    "worst-20% loss / best-20% loss" for ``top = bottom = 0.2``; reconstructed).
+
+    Fractions use the CVaR convention (``top * m`` entries, fractional last entry).  Needs
+    ``a >= 0`` with a positive bottom mean."""
+    from fairtheory.objectives.relative import relative_index
+    from fairtheory.sets import CappedSimplex
+
+    arr = _nonneg(a, "a")
+    return relative_index(arr, CappedSimplex.cvar(arr.size, top), CappedSimplex.cvar(arr.size, bottom))
+
+
+def ratio_2020(a: object) -> float:
+    """20:20 ratio (Cobham and Sumner 2013; 001 Sec. 3.1, App. B): mean (equivalently share) of the
+    top 20% over that of the bottom 20%; ``relative_unfairness(a, 0.2, 0.2)``."""
+    return relative_unfairness(a, 0.2, 0.2)
+
+
+def palma_ratio(a: object) -> float:
+    """Palma ratio (Cobham and Sumner 2013; 001 Sec. 3.1, App. B): *share* of the top 10% over the
+    *share* of the bottom 40%.
+
+    Shares differ from means by the group sizes, so the relative unfairness index with
+    ``A = C(0.1)``, ``B = C(0.4)`` (a ratio of means) equals ``4 * palma_ratio(a)``."""
+    return relative_unfairness(a, 0.1, 0.4) / 4.0
+
+
+def atkinson(a: object, epsilon: float = float("inf")) -> float:
+    r"""Atkinson index ``1 - EDE/mean`` with inequality aversion ``epsilon >= 0`` (Atkinson 1970;
+    001 Sec. 3.1, App. B):
+
+    ``EDE = (mean a^(1-eps))^(1/(1-eps))`` for ``eps != 1``, the geometric mean for ``eps = 1`` and
+    ``min a`` for ``eps = inf`` (infinite aversion, the default).  For ``eps = inf`` the relative
+    unfairness index with ``A = {uniform}``, ``B = Delta_m`` is ``mean/min = 1/(1 - atkinson)``.
+    Entries must be ``> 0`` when ``eps >= 1``."""
+    from fairtheory._validation import FairtheoryValueError, check_in_range
+
+    if isinstance(epsilon, (float, np.floating)) and epsilon == np.inf:
+        eps = float("inf")
+    else:
+        eps = check_in_range(epsilon, "epsilon", low=0.0)
+    arr = _nonneg(a, "a")
+    if eps >= 1 and np.any(arr <= 0):
+        raise FairtheoryValueError(f"a must be > 0 for epsilon >= 1, got min {arr.min()!r}")
+    mean = arr.mean()
+    if eps == float("inf"):
+        ede = arr.min()
+    elif eps == 1.0:
+        ede = np.exp(np.mean(np.log(arr)))
+    else:
+        scale = arr.max()  # scale-invariant; avoids overflow of powers
+        ede = scale * np.mean((arr / scale) ** (1.0 - eps)) ** (1.0 / (1.0 - eps))
+    return float(min(1.0, max(0.0, 1.0 - ede / mean)))
+
+
+def jain(a: object) -> float:
+    r"""Jain's fairness index ``(sum a)^2 / (m sum a^2)`` of ``a >= 0`` (Jain et al. 1984): in
+    ``[1/m, 1]``, ``1`` iff all entries are equal.  Equals ``angle_cosine(a)**2``."""
+    arr = _nonneg(a, "a")
+    return float(min(1.0, arr.sum() ** 2 / (arr.size * (arr @ arr))))
