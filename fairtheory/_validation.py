@@ -104,7 +104,7 @@ def check_alpha(alpha: Any, p: NDArray[np.float64], name: str = "alpha") -> NDAr
         raise FairtheoryValueError(
             f"{name}[{idx}] must lie in [p[{idx}], 1] = [{p[idx]:.6g}, 1] and be > 0, got {arr[idx]!r}"
         )
-    return np.clip(arr, np.maximum(p, np.finfo(float).tiny), 1.0)
+    return np.clip(arr, p, 1.0)
 
 
 def check_positive(x: Any, name: str) -> float:
@@ -123,7 +123,7 @@ def check_in_range(
     high_inclusive: bool = True,
 ) -> float:
     """A finite real scalar inside the given interval."""
-    if isinstance(x, (bool, np.bool_)) or not np.isscalar(x) and np.ndim(x) != 0:
+    if isinstance(x, (bool, np.bool_, str, bytes)) or (not np.isscalar(x) and np.ndim(x) != 0):
         raise FairtheoryTypeError(f"{name} must be a real number, got {x!r}")
     try:
         val = float(x)

@@ -1,0 +1,404 @@
+r"""RC-FL / FAFL: the ``Q_alpha``-weighted loss, HCVaR, its Lemma 1 dual and softplus smoothing.
+
+Notation (spec ``rcfl.md`` Secs. 1-3; labels of seed ``002`` unless marked ``000``).  ``n`` clients
+with weights ``p`` (a probability vector), losses ``f = (f_1, ..., f_n)`` and per-client conservatism
+``alpha_i in [p_i, 1]``.  Write ``c_i = p_i/alpha_i`` (the *caps*) and
+
+.. math::
+
+    \tau_\alpha = \sum_i p_i/\alpha_i \;(\ge 1), \qquad
+    \pi_i = \frac{p_i}{\alpha_i \tau_\alpha}, \qquad \beta = 1 - 1/\tau_\alpha .
+
+* Def. 1, eq. 1: ``f_alpha = sup_{q in Q_alpha} sum_i q_i p_i f_i = max {lam . f : lam in Delta_n,
+  lam_i <= c_i}``, the support function of a capped simplex (:class:`fairtheory.sets.CappedSimplex`).
+* Lemma 1: ``f_alpha = min_eta g(eta)``, ``g(eta) = eta + sum_i c_i (f_i - eta)_+`` (LP duality), and
+  ``= HCVaR_{1-alpha}(f)``.  ``g`` is convex and piecewise linear with breakpoints at the ``f_i`` and
+  slope ``1 - sum_{f_i > eta} c_i`` between them, so a minimiser is the smallest loss value ``t`` with
+  ``sum_{f_i > t} c_i <= 1``: the lower ``beta``-quantile of ``f`` under ``pi``.  It is found exactly by
+  one sort (no iteration, no tolerance).
+* Def. 2 (HCVaR) read two ways (the seed leaves the atom at the quantile open):
+  ``reading="ru"`` is the Rockafellar-Uryasev CVaR of ``f`` under ``pi`` at level ``beta``; and
+  ``reading="conditional"`` is the literal ``E_pi[f | f > Q_beta(f)]``.  Only the first equals
+  ``f_alpha`` in general (claim ``rcfl.lemma1.hcvar_conditional`` records the counterexample).
+* Sec. 4, eqs. 4-5: ``F_alpha(eta) = sum_i p_i [(1/alpha_i)(f_i - eta)_+ + eta]`` and its smoothing
+  ``F^mu_alpha(eta) = sum_i p_i [(1/alpha_i) softplus_mu(f_i - eta) + eta]`` with
+  ``softplus_mu(x) = mu log(1 + e^{x/mu})``.  Prop. 1: ``(x)_+ <= softplus_mu(x) <= (x)_+ + mu``
+  (tight constant ``mu log 2``); Lemma 2: ``F_alpha <= F^mu_alpha <= F_alpha + mu tau_alpha``
+  (tight: ``mu tau_alpha log 2``).
+
+The functions here take one loss vector (the losses ``f(w)`` at one model ``w``); models, gradients in
+``w`` and algorithms live in :mod:`fairtheory.problems` and :mod:`fairtheory.algorithms`
+(``grad_w f^{mu,i} = client_weights_mu_i * grad f_i(w)``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import NDArray
+
+from fairtheory._validation import (
+    FairtheoryTypeError,
+    FairtheoryValueError,
+    as_vector,
+    check_alpha,
+    check_in_range,
+    check_positive,
+    check_probability_vector,
+)
+from fairtheory.backend import is_torch, namespace
+from fairtheory.sets import CappedSimplex
+
+__all__ = [
+    "tau_alpha",
+    "qalpha_loss",
+    "qalpha_dual",
+    "hcvar",
+    "deviation",
+    "softplus",
+    "sigmoid",
+    "F_alpha",
+    "F_mu",
+    "F_mu_grad",
+    "client_weights_mu",
+]
+
+Array = NDArray[np.float64]
+
+
+# --------------------------------------------------------------------------- validation helpers
+def _instance(losses: Any, p: Any, alpha: Any) -> tuple[Array, Array, Array]:
+    """Validate ``(losses, p, alpha)``; returns float64 arrays (``alpha`` broadcast to a vector)."""
+    p_arr = check_probability_vector(p, "p")
+    a_arr = check_alpha(alpha, p_arr, "alpha")
+    f = as_vector(losses, "losses")
+    if f.shape != p_arr.shape:
+        raise FairtheoryValueError(f"losses must have the same shape as p {p_arr.shape}, got {f.shape}")
+    return f, p_arr, a_arr
+
+
+def _eta(eta: Any) -> float:
+    return check_in_range(eta, "eta")
+
+
+# --------------------------------------------------------------------------- objective and dual
+def tau_alpha(p: Any, alpha: Any) -> float:
+    r"""``tau_alpha = sum_i p_i / alpha_i`` (002 Def. 2; ``E[alpha_i^{-1}]`` under ``p``).
+
+    Lies in ``[1, n]`` for ``alpha_i in [p_i, 1]``: it is ``1`` at ``alpha = 1`` (FedAvg) and the number
+    of clients with ``p_i > 0`` at ``alpha = p`` (AFL).
+
+    Parameters
+    ----------
+    p : array_like, shape (n,)
+        Client weights, a probability vector.
+    alpha : float or array_like, shape (n,)
+        Conservatism, ``alpha_i in [p_i, 1]`` and ``> 0``; a scalar is broadcast.
+    """
+    p_arr = check_probability_vector(p, "p")
+    a_arr = check_alpha(alpha, p_arr, "alpha")
+    return float(np.sum(p_arr / a_arr))
+
+
+def qalpha_loss(losses: Any, p: Any, alpha: Any) -> tuple[float, Array]:
+    r"""The ``Q_alpha``-weighted loss and a worst-case weighting (002 Def. 1, eq. 1).
+
+    .. math:: f_\alpha = \sup_{q \in Q_\alpha} \sum_i q_i p_i f_i
+              = \max\{\lambda^\top f : \lambda \in \Delta_n,\ \lambda_i \le p_i/\alpha_i\},
+
+    computed in closed form by :meth:`CappedSimplex.support` (greedy fill of the largest losses up to
+    their caps).  Limits (002 Sec. 3.1): ``alpha = 1`` gives ``sum p_i f_i``; ``alpha = p`` gives
+    ``max_i f_i``.
+
+    Returns
+    -------
+    value : float
+        ``f_alpha``.
+    weights : ndarray, shape (n,)
+        A maximising ``lam`` (``q_i = lam_i / p_i``); ties at the threshold share the remaining mass in
+        proportion to their caps.
+    """
+    f, p_arr, a_arr = _instance(losses, p, alpha)
+    S = CappedSimplex(p_arr / a_arr)
+    return S.support(f), S.argmax(f)
+
+
+def _breakpoint_min(f: Array, c: Array) -> float:
+    """Smallest value ``t`` of ``f`` with ``sum_{f_i > t} c_i <= 1`` (exact; one sort)."""
+    order = np.argsort(f, kind="stable")
+    fs, cs = f[order], c[order]
+    uniq, start = np.unique(fs, return_index=True)
+    grp = np.add.reduceat(cs, start)
+    # mass strictly above each distinct value, summed from the top (no cancellation)
+    above = np.concatenate([np.cumsum(grp[::-1])[::-1][1:], [0.0]])
+    k = int(np.argmax(above <= 1.0))  # the last entry is 0, so a True exists
+    return float(uniq[k])
+
+
+def qalpha_dual(losses: Any, p: Any, alpha: Any) -> tuple[float, float]:
+    r"""Lemma 1 dual: ``min_eta g(eta)``, ``g(eta) = eta + sum_i (p_i/alpha_i)(f_i - eta)_+`` (002 Lemma 1).
+
+    ``g`` is convex and piecewise linear; on ``(t, t')`` between consecutive distinct losses its slope
+    is ``1 - sum_{f_i > t} p_i/alpha_i``.  Hence
+
+    .. math:: \eta^\star = \min\{t \in \{f_i\} : \textstyle\sum_{f_i > t} p_i/\alpha_i \le 1\}
+
+    is a minimiser (its left slope is ``< 0`` - or ``1 - tau_alpha <= 0`` at ``min f`` - and its right
+    slope ``>= 0``).  Equivalently ``eta*`` is the lower ``beta``-quantile of ``f`` under ``pi``,
+    ``beta = 1 - 1/tau_alpha``.  It lies in ``[min f, max f]`` (proof of Lemma 1; Remark 2).  When
+    ``tau_alpha = 1`` every ``eta <= min f`` is optimal too; ``min f`` is returned.
+
+    Computed independently of :func:`qalpha_loss` (no :class:`CappedSimplex`): one sort, group sums over
+    tied values, a suffix sum and one evaluation of ``g`` - exact up to float rounding, no iteration.
+
+    Returns
+    -------
+    value : float
+        ``g(eta*)`` (equals ``f_alpha`` by LP duality).
+    eta : float
+        The minimiser ``eta*`` described above.
+    """
+    f, p_arr, a_arr = _instance(losses, p, alpha)
+    c = p_arr / a_arr
+    eta = _breakpoint_min(f, c)
+    return float(eta + np.sum(c * np.maximum(f - eta, 0.0))), eta
+
+
+def _lower_quantile(f: Array, w: Array, beta: float) -> float:
+    """``inf{t : sum_{f_i <= t} w_i >= beta}`` for a probability vector ``w`` and ``beta in (0, 1]``."""
+    order = np.argsort(f, kind="stable")
+    fs, ws = f[order], w[order]
+    uniq, start = np.unique(fs, return_index=True)
+    cdf = np.cumsum(np.add.reduceat(ws, start))
+    hit = cdf >= beta
+    k = int(np.argmax(hit)) if hit.any() else uniq.size - 1  # cdf[-1] = 1 up to rounding
+    return float(uniq[k])
+
+
+def hcvar(losses: Any, p: Any, alpha: Any, reading: Literal["ru", "conditional"] = "ru") -> float:
+    r"""Heterogeneous CVaR ``HCVaR_{1-alpha}(f)`` (002 Def. 2), in one of two readings.
+
+    With ``pi_i = p_i/(alpha_i tau_alpha)`` and ``beta = 1 - 1/tau_alpha``:
+
+    ``reading="ru"`` (Rockafellar-Uryasev CVaR of ``f`` under ``pi`` at level ``beta``)
+        .. math:: \min_\eta\ \eta + \frac{1}{1-\beta}\,\mathbb{E}_\pi[(f - \eta)_+],
+
+        evaluated exactly at the RU minimiser ``eta = Q_beta`` (lower quantile, below).  This splits an
+        atom at the quantile correctly and equals ``f_alpha`` (002 Lemma 1, second equality).
+
+    ``reading="conditional"`` (the literal text of Def. 2)
+        .. math:: \mathbb{E}_\pi[f \mid f > Q_\beta(f)].
+
+        *Quantile convention*: ``Q_beta = inf{t in R : P_pi(f <= t) >= beta}`` (the lower quantile,
+        Rockafellar-Uryasev's ``VaR_beta``).  For ``beta = 0`` (``tau_alpha = 1``, i.e. ``alpha = 1`` on
+        the support of ``p``) this is ``-inf`` and the value is ``E_pi[f]``.  *Empty tail*: when no
+        ``pi``-mass lies strictly above ``Q_beta`` (then ``Q_beta = max`` of ``f`` over the support of
+        ``pi``) the conditional expectation is undefined; ``Q_beta`` itself is returned (the limit
+        ``E_pi[f | f >= Q_beta]`` of the top atom).  With discrete clients the tail mass
+        ``P_pi(f > Q_beta)`` generally differs from ``1 - beta`` (mass sits at the quantile), and then
+        this reading differs from ``f_alpha``: a finding recorded as claim
+        ``rcfl.lemma1.hcvar_conditional`` (e.g. ``p = (1/2, 1/2)``, ``alpha = 3/4``, ``f = (0, 1)``:
+        conditional ``1``, ``f_alpha = 2/3``).
+
+    Remark 1: with ``alpha_i = chi`` for all ``i``, ``pi = p`` and ``beta = 1 - chi``: ``CVaR_{1-chi}``.
+
+    Comparisons ``P_pi(f <= t) >= beta`` are done in float64; an atom whose cumulative mass equals
+    ``beta`` only up to rounding may be placed on either side (in the RU reading both choices are
+    minimisers, so the value is unaffected).
+    """
+    f, p_arr, a_arr = _instance(losses, p, alpha)
+    if reading not in ("ru", "conditional"):
+        raise FairtheoryValueError(f"reading must be 'ru' or 'conditional', got {reading!r}")
+    c = p_arr / a_arr
+    tau = float(c.sum())
+    pi = c / tau
+    beta = 1.0 - 1.0 / tau
+    if reading == "ru":
+        if beta <= 0.0:
+            return float(pi @ f)
+        eta = _lower_quantile(f, pi, beta)
+        return float(eta + np.sum(pi * np.maximum(f - eta, 0.0)) / (1.0 - beta))
+    if beta <= 0.0:
+        return float(pi @ f)
+    q = _lower_quantile(f, pi, beta)
+    tail = (f > q) & (pi > 0)
+    mass = float(pi[tail].sum())
+    if mass <= 0.0:
+        return q
+    return float(pi[tail] @ f[tail] / mass)
+
+
+def deviation(losses: Any, p: Any, alpha: Any, version: Literal["000", "002"] = "002") -> float:
+    r"""Deviation ``D_alpha(f)`` so that ``f_alpha = E_alpha[f] + D_alpha(f)`` (``E_alpha`` under ``pi``).
+
+    ``version="000"`` (seed 000): ``D = HCVaR_{1-alpha}(f) - E_pi[f]``.
+    ``version="002"`` (002 Sec. 3.2): ``D = HCVaR_{1-alpha}(f - E_pi[f])``.
+    Both use the RU reading of HCVaR (:func:`hcvar`), which is translation equivariant, so the two agree;
+    ``D >= 0`` and ``D = 0`` for constant ``f`` (claim ``rcfl.deviation``).
+    """
+    f, p_arr, a_arr = _instance(losses, p, alpha)
+    if version not in ("000", "002"):
+        raise FairtheoryValueError(f"version must be '000' or '002', got {version!r}")
+    c = p_arr / a_arr
+    mean = float((c / c.sum()) @ f)
+    if version == "000":
+        return hcvar(f, p_arr, a_arr, "ru") - mean
+    return hcvar(f - mean, p_arr, a_arr, "ru")
+
+
+# --------------------------------------------------------------------------- smoothing (generic)
+def _real_array(x: Any, name: str) -> tuple[Any, Any]:
+    """``x`` as a floating array of its own library (numpy for scalars/lists) and its namespace."""
+    if is_torch(x):
+        import torch
+
+        if x.is_complex() or x.dtype == torch.bool:
+            raise FairtheoryTypeError(f"{name} must be a real floating tensor, got dtype {x.dtype}")
+        if not x.is_floating_point():
+            x = x.to(torch.float64)
+        if bool(torch.isnan(x).any()):
+            raise FairtheoryValueError(f"{name} must not contain nan")
+        return x, namespace(x)
+    if isinstance(x, (str, bytes)) or x is None:
+        raise FairtheoryTypeError(f"{name} must be a real number or array, got {type(x).__name__}")
+    try:
+        arr = np.asarray(x)
+    except (TypeError, ValueError) as exc:  # pragma: no cover - ragged input
+        raise FairtheoryTypeError(f"{name} must be a real number or array, got {x!r}") from exc
+    if arr.dtype.kind not in "biuf":
+        raise FairtheoryTypeError(f"{name} must be real, got dtype {arr.dtype}")
+    if arr.dtype.kind != "f":
+        arr = arr.astype(np.float64)
+    if np.any(np.isnan(arr)):
+        raise FairtheoryValueError(f"{name} must not contain nan")
+    return arr, namespace(arr)
+
+
+def softplus(x: Any, mu: float) -> Any:
+    r"""``softplus_mu(x) = mu log(1 + e^{x/mu})`` elementwise (002 Sec. 4, ``phi_mu``).
+
+    Evaluated as ``max(x, 0) + mu log1p(exp(-|x|/mu))`` - algebraically equal to
+    ``mu logaddexp(0, x/mu)`` and free of overflow for any ``|x|/mu`` (including values past the float
+    range, where it returns ``(x)_+``); ``softplus(+-inf) = inf, 0``.  Convex with
+    ``softplus_mu'' = sigma(x/mu)(1 - sigma(x/mu))/mu <= 1/(4 mu)`` (the seed's ``1/mu`` is loose by 4);
+    Prop. 1 (Bullins): ``(x)_+ <= softplus_mu(x) <= (x)_+ + mu log 2 <= (x)_+ + mu``.
+
+    Parameters
+    ----------
+    x : float, array_like or torch.Tensor
+        Real input (integers are converted to float64; nan is rejected).  The result has the library,
+        dtype and device of ``x`` (numpy for Python scalars/lists).
+    mu : float
+        Smoothing parameter, finite and ``> 0``.
+    """
+    mu = check_positive(mu, "mu")
+    arr, xp = _real_array(x, "x")
+    with np.errstate(over="ignore"):  # |x|/mu past the float range -> inf -> exp(-inf) = 0, exact
+        return xp.maximum(arr, xp.zeros_like(arr)) + mu * xp.log1p(xp.exp(-xp.abs(arr) / mu))
+
+
+def sigmoid(x: Any) -> Any:
+    r"""Logistic ``sigma(x) = 1/(1 + e^{-x})`` elementwise, stable for any real ``x``.
+
+    ``sigma(+-inf) = 1, 0``.
+
+    ``softplus_mu'(x) = sigma(x/mu)``.  With ``e = exp(-|x|)``: ``1/(1+e)`` for ``x >= 0`` and
+    ``e/(1+e)`` otherwise, so ``exp`` never overflows.  numpy or torch input (library, dtype and device
+    preserved).
+    """
+    arr, xp = _real_array(x, "x")
+    e = xp.exp(-xp.abs(arr))
+    return xp.where(arr >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
+
+
+def F_alpha(losses: Any, eta: Any, p: Any, alpha: Any) -> float:
+    r"""Non-smooth joint objective (002 eq. 4) at one loss vector:
+
+    .. math:: F_\alpha(\eta) = \sum_i p_i\Big[\frac{1}{\alpha_i}(f_i - \eta)_+ + \eta\Big].
+
+    ``min_eta F_alpha = f_alpha`` (002 Lemma 1); see :func:`qalpha_dual` for the exact minimiser.
+    """
+    f, p_arr, a_arr = _instance(losses, p, alpha)
+    e = _eta(eta)
+    # sum_i c_i (f_i - eta)_+ + eta sum_i p_i with c_i = p_i/alpha_i <= 1: a client with p_i = 0 and a
+    # tiny alpha_i contributes 0 (never 0 * inf)
+    return float((p_arr / a_arr) @ np.maximum(f - e, 0.0) + e * p_arr.sum())
+
+
+def F_mu(losses: Any, eta: Any, p: Any, alpha: Any, mu: float) -> float:
+    r"""Smoothed joint objective (002 eq. 5): ``F^mu_alpha = sum_i p_i f^{mu,i}`` with
+
+    .. math:: f^{\mu,i}(\eta) = \frac{1}{\alpha_i}\,\mathrm{softplus}_\mu(f_i - \eta) + \eta .
+
+    002 Lemma 2: ``F_alpha <= F^mu_alpha <= F_alpha + mu tau_alpha`` (tight with ``mu tau_alpha log 2``).
+    """
+    f, p_arr, a_arr = _instance(losses, p, alpha)
+    e = _eta(eta)
+    mu = check_positive(mu, "mu")
+    return float((p_arr / a_arr) @ softplus(f - e, mu) + e * p_arr.sum())
+
+
+def F_mu_grad(losses: Any, eta: Any, p: Any, alpha: Any, mu: float) -> tuple[Array, float]:
+    r"""Gradients of :func:`F_mu` in the loss vector and in ``eta`` (002 Sec. 4, Algorithm 1):
+
+    .. math:: \frac{\partial F^\mu_\alpha}{\partial f_i} = \frac{p_i}{\alpha_i}\,s_i, \qquad
+              \frac{\partial F^\mu_\alpha}{\partial \eta} = \sum_i p_i\Big(1 - \frac{s_i}{\alpha_i}\Big),
+              \qquad s_i = \sigma\Big(\frac{f_i-\eta}{\mu}\Big).
+
+    The gradient in a model ``w`` follows by the chain rule: ``sum_i g_losses_i grad f_i(w)``.
+    """
+    f, p_arr, a_arr = _instance(losses, p, alpha)
+    e = _eta(eta)
+    mu = check_positive(mu, "mu")
+    with np.errstate(over="ignore"):
+        s = sigmoid((f - e) / mu)
+    g_f = p_arr / a_arr * s
+    g_eta = float(p_arr.sum() - g_f.sum())
+    return g_f, g_eta
+
+
+def client_weights_mu(losses: Any, eta: Any, alpha: Any, mu: float) -> Any:
+    r"""Per-client factors ``(1/alpha_i) sigma((f_i - eta)/mu)`` of the smoothed objective (002 Sec. 4).
+
+    ``grad_w f^{mu,i} = client_weights_mu_i * grad f_i(w)`` and
+    ``d f^{mu,i}/d eta = 1 - client_weights_mu_i``.  Generic: ``losses`` may be a numpy array or a
+    torch tensor (``eta`` a float or a 0-d tensor of the same library); the result has the library,
+    dtype and device of ``losses``.
+
+    Parameters
+    ----------
+    losses : array_like or torch.Tensor, shape (n,)
+        Client losses (finite, non-empty).
+    eta : float or 0-d tensor
+        Finite threshold.
+    alpha : float or array_like, shape (n,)
+        Conservatism in ``(0, 1]`` (this function does not see ``p``; ``alpha_i >= p_i`` is the caller's
+        responsibility - :func:`F_mu_grad` checks it).
+    mu : float
+        Smoothing parameter ``> 0``.
+    """
+    mu = check_positive(mu, "mu")
+    f, xp = _real_array(losses, "losses")
+    if f.ndim != 1 or f.shape[0] == 0:
+        raise FairtheoryValueError(f"losses must be a non-empty 1-D array, got shape {tuple(f.shape)}")
+    if not bool(xp.all(xp.isfinite(f))):
+        raise FairtheoryValueError("losses must be finite")
+    if is_torch(eta):
+        if eta.ndim != 0 or not bool(eta.isfinite()):
+            raise FairtheoryValueError(f"eta must be a finite scalar, got {eta!r}")
+    else:
+        eta = _eta(eta)
+    a_np = np.asarray(alpha, dtype=np.float64) if not is_torch(alpha) else alpha.detach().cpu().numpy()
+    if a_np.ndim not in (0, 1) or (a_np.ndim == 1 and a_np.shape != (f.shape[0],)):
+        raise FairtheoryValueError(f"alpha must be a scalar or have shape ({f.shape[0]},), got {a_np.shape}")
+    if not (np.all(np.isfinite(a_np)) and np.all(a_np > 0) and np.all(a_np <= 1.0 + 1e-12)):
+        raise FairtheoryValueError(f"alpha must lie in (0, 1], got {a_np!r}")
+    if is_torch(f):
+        from fairtheory.backend import like
+
+        a = like(np.minimum(a_np, 1.0), f)
+    else:
+        a = np.minimum(a_np, 1.0).astype(f.dtype)
+    with np.errstate(over="ignore"):  # (f - eta)/mu = +-inf is fine: sigma(+-inf) = 1, 0
+        return sigmoid((f - eta) / mu) / a

@@ -1,0 +1,47 @@
+"""Public Hypothesis strategies and property checks for fairness objectives.
+
+Use them to property-test your own aggregators of the client-loss vector::
+
+    from hypothesis import given
+    from fairtheory.testing import qalpha_instances, loss_vectors
+    from fairtheory.testing import check_monotone
+
+    @given(qalpha_instances(max_n=10))
+    def test_mine(inst):
+        p, alpha, losses = inst
+        ...
+
+Strategies (keyword-only, arguments validated eagerly): :func:`probability_vectors`,
+:func:`loss_vectors`, :func:`qalpha_instances`, :func:`capped_simplices`, :func:`integrated_sets`.
+Property checks (raise ``AssertionError`` with the violating numbers): :func:`check_monotone`,
+:func:`check_translation_equivariant`, :func:`check_positively_homogeneous`,
+:func:`check_convex_in_losses`, :func:`check_between_mean_and_max`.
+"""
+
+from fairtheory.testing.properties import (
+    check_between_mean_and_max,
+    check_convex_in_losses,
+    check_monotone,
+    check_positively_homogeneous,
+    check_translation_equivariant,
+)
+from fairtheory.testing.strategies import (
+    capped_simplices,
+    integrated_sets,
+    loss_vectors,
+    probability_vectors,
+    qalpha_instances,
+)
+
+__all__ = [
+    "probability_vectors",
+    "loss_vectors",
+    "qalpha_instances",
+    "capped_simplices",
+    "integrated_sets",
+    "check_monotone",
+    "check_translation_equivariant",
+    "check_positively_homogeneous",
+    "check_convex_in_losses",
+    "check_between_mean_and_max",
+]

@@ -1,0 +1,94 @@
+"""The ``Q_alpha``-weighted loss between FedAvg and AFL (002 Def. 1, Sec. 3.1).
+
+Left: ``f_alpha`` of one fixed loss vector along ``alpha_i(t) = p_i + t (1 - p_i)`` as ``t`` goes from
+1 (FedAvg, ``alpha = 1``: ``sum_i p_i f_i``) to 0 (AFL, ``alpha = p``: ``max_i f_i``), and along the
+scalar path ``alpha = max p + t (1 - max p)`` (which stops at ``alpha = max p``, short of AFL).
+Right: the exact optimum ``min_w f_alpha(w)`` of a small quadratic federated problem along the same
+per-client path (cvxpy, jointly convex form ``min_{w, eta} eta + sum_i (p_i/alpha_i)(f_i(w) - eta)_+``,
+002 eq. 4), with the exact FedAvg and AFL optima and the average / worst client loss at ``w*_alpha``.
+On this instance the worst client's loss is not monotone along the path: at intermediate ``t`` the
+lowest-weight client (``p = 0.08``, small cap ``p_i/alpha_i``) is sacrificed (2.62 at ``t ~ 0.4`` vs 2.40 at
+FedAvg) before AFL brings it down to the minimax value 1.98.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from figures.registry import figure, save
+
+
+def exact_qalpha_optimum(problem, alpha: np.ndarray) -> tuple[float, np.ndarray]:
+    """``min_w f_alpha(w)`` by cvxpy (Clarabel); returns the value and ``w*``."""
+    import cvxpy as cp
+
+    from fairtheory.exact.result import solve_checked
+
+    w, eta = cp.Variable(problem.d), cp.Variable()
+    losses = cp.hstack(problem.cvxpy_losses(w))
+    c = problem.p / alpha
+    prob = cp.Problem(cp.Minimize(eta + c @ cp.pos(losses - eta)))
+    val = solve_checked(prob, "min_w f_alpha(w)", cp.CLARABEL)
+    return val, np.asarray(w.value, dtype=float)
+
+
+@figure("rcfl_qalpha_path",
+        "f_alpha from the FedAvg value to the AFL value as alpha goes from 1 to p (002 Sec. 3.1)")
+def make(out_dir: Path, formats: tuple[str, ...], quick: bool) -> list[Path]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from fairtheory.objectives.qalpha import qalpha_loss
+    from fairtheory.problems.quadratic import random_quadratic
+
+    rng = np.random.default_rng(11)
+    n = 6
+    p = np.array([0.35, 0.25, 0.15, 0.12, 0.08, 0.05])
+    f = np.array([0.6, 1.0, 1.9, 0.9, 3.1, 2.2])
+    ts = np.linspace(1.0, 0.0, 200 if quick else 800)
+    per_client = [qalpha_loss(f, p, p + t * (1.0 - p))[0] for t in ts]
+    scalar = [qalpha_loss(f, p, min(p.max() + t * (1.0 - p.max()), 1.0))[0] for t in ts]
+
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(11, 4.2))
+    ax.plot(ts, per_client, color="C0", lw=2, label=r"$\alpha_i = p_i + t(1-p_i)$")
+    ax.plot(ts, scalar, color="C1", lw=1.5, ls="-.", label=r"scalar $\alpha = \max p + t(1-\max p)$")
+    ax.axhline(float(p @ f), color="C2", ls="--", label=r"FedAvg $\sum_i p_i f_i$")
+    ax.axhline(float(f.max()), color="C3", ls="--", label=r"AFL $\max_i f_i$")
+    ax.set_xlim(1.0, 0.0)
+    ax.set_xlabel(r"$t$  (1: $\alpha = 1$, FedAvg;  0: $\alpha = p$, AFL)")
+    ax.set_ylabel(r"$f_\alpha$")
+    ax.set_title(f"fixed loss vector (n = {n})", fontsize=10)
+    ax.legend(fontsize=8, loc="center left")
+    ax.grid(alpha=0.3)
+
+    prob = random_quadratic(5, 3, rng=rng, mu=0.5, L=2.0, spread=1.5, offset=0.5,
+                            p=np.array([0.4, 0.25, 0.15, 0.12, 0.08]))
+    tq = np.linspace(1.0, 0.0, 13 if quick else 49)
+    vals, avg, worst = [], [], []
+    for t in tq:
+        v, w = exact_qalpha_optimum(prob, prob.p + t * (1.0 - prob.p))
+        L = np.asarray(prob.losses(w))
+        vals.append(v)
+        avg.append(float(prob.p @ L))
+        worst.append(float(L.max()))
+    fedavg, _ = exact_qalpha_optimum(prob, np.ones(prob.n))
+    afl, _ = exact_qalpha_optimum(prob, prob.p)
+    bx.plot(tq, vals, "o-", color="C0", ms=3, lw=2, label=r"$\min_w f_\alpha(w)$ (exact)")
+    bx.plot(tq, worst, "s-", color="C3", ms=3, lw=1, alpha=0.7,
+            label=r"worst client $\max_i f_i(w^\star_\alpha)$")
+    bx.plot(tq, avg, "^-", color="C2", ms=3, lw=1, alpha=0.7,
+            label=r"average $\sum_i p_i f_i(w^\star_\alpha)$")
+    bx.axhline(fedavg, color="C2", ls="--", lw=1, label=r"FedAvg optimum $\min_w \sum_i p_i f_i$")
+    bx.axhline(afl, color="C3", ls="--", lw=1, label=r"AFL optimum $\min_w \max_i f_i$")
+    bx.set_xlim(1.0, 0.0)
+    bx.set_xlabel(r"$t$  ($\alpha_i = p_i + t(1-p_i)$)")
+    bx.set_title("exact optimum of a 5-client quadratic problem (d = 3)", fontsize=10)
+    bx.legend(fontsize=7.5, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2)
+    bx.grid(alpha=0.3)
+    fig.suptitle(r"$Q_\alpha$-weighted loss between FedAvg and AFL (002 Def. 1, Sec. 3.1)", fontsize=11)
+    fig.tight_layout()
+    return save(fig, out_dir, "rcfl_qalpha_path", formats)
