@@ -1,0 +1,168 @@
+r"""Quantities and right-hand sides of 004 Theorems 1-2 (FedFV conflict bounds).
+
+Setting (004 Thm. 1, App. A.1): ``G = {g_1, ..., g_m}`` (rows of ``U``); every ``g_i`` is projected
+onto the normal planes of ``g_1, ..., g_m`` in that order, skipping itself:
+
+.. math::
+    g_i^{(0)} = g_i, \qquad
+    g_i^{(k)} = g_i^{(k-1)} - \frac{g_i^{(k-1)}\cdot g_k}{\|g_k\|^2}\, g_k \ (k \ne i), \qquad
+    g_i^{(i)} = g_i^{(i-1)},
+
+FedFV (``conditional=True``) applies a step only when ``g_i^{(k-1)} . g_k < 0``; App. A.1's rule
+(``conditional=False``) applies it always (the theorems assume every step is a conflict, when the
+two coincide).  ``gbar' = (1/m) sum_i g_i^{(m)}``.
+
+* Theorem 1 (App. A.1 eq. 5, one-sided as derived):
+  ``g_k . gbar' >= -(eps^2/m) ||g_k|| sum_{j=k}^{m-1} sum_{i != j+1} ||g_i^{(j)}||``; the theorem
+  text puts ``|e_k . gbar'|`` on the left (absolute version).
+* Theorem 2: ``|g_k . gbar'| <= (m-1)/m (max_i ||g_i||)^2 f(m, k, eps1, eps2)`` with
+  ``f = eps2^2 (1-eps1^2)^{1/2} (1 - (1-eps1^2)^{(m-k)/2}) / (1 - (1-eps1^2)^{1/2})``.
+
+``eps``, ``eps1``, ``eps2`` are taken as the largest/smallest ``|cos|`` over the pairs the proof
+uses: ``cos(g_i^{(j)}, g_{j+1})`` (``i != j+1``, ``j = 0..m-1``: every projection step) and
+``cos(g_k, g_l)`` (``k < l``: the originals).  Pairs with a zero vector have no cosine and are
+skipped.  Indices in these functions are 0-based arrays over ``k = 1..m``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from fairtheory._validation import FairtheoryValueError, check_in_range, check_integer
+from fairtheory.algorithms.fedfv_aggregate import projection_coefficients
+from fairtheory.backend import to_numpy
+
+__all__ = [
+    "sequential_projections",
+    "conflicts",
+    "involved_cosines",
+    "epsilons",
+    "all_steps_conflict",
+    "theorem1_bound",
+    "theorem2_f",
+    "theorem2_bound",
+]
+
+
+def _U(U: Any) -> np.ndarray:
+    A = np.asarray(to_numpy(U), dtype=np.float64)
+    if A.ndim != 2 or A.shape[0] < 1 or A.shape[1] < 1:
+        raise FairtheoryValueError(f"U must be a non-empty 2-D array (m gradients x d), got shape {A.shape}")
+    if not np.all(np.isfinite(A)):
+        raise FairtheoryValueError("U must be finite")
+    return A
+
+
+def sequential_projections(U: Any, *, conditional: bool = True) -> np.ndarray:
+    """``P[j, i] = g_i^{(j)}`` for ``j = 0..m`` (``(m + 1, m, d)``), index order, skipping itself.
+
+    Computed on the Gram matrix (:func:`projection_coefficients` with ``return_all``)."""
+    A = _U(U)
+    m = A.shape[0]
+    Cs = projection_coefficients(A @ A.T, np.arange(m), conditional=conditional, return_all=True)
+    return np.einsum("jil,ld->jid", Cs, A)
+
+
+def conflicts(U: Any, *, conditional: bool = True) -> np.ndarray:
+    """``g_k . gbar'`` for ``k = 1..m`` with ``gbar' = (1/m) sum_i g_i^{(m)}``."""
+    A = _U(U)
+    P = sequential_projections(A, conditional=conditional)
+    return A @ P[-1].mean(axis=0)
+
+
+def _cos(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    na, nb = np.linalg.norm(a, axis=-1), np.linalg.norm(b, axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        c = np.sum(a * b, axis=-1) / (na * nb)
+    return np.where((na > 0) & (nb > 0), np.clip(c, -1.0, 1.0), np.nan)
+
+
+def involved_cosines(U: Any, *, conditional: bool = True) -> dict[str, np.ndarray]:
+    """The cosines the proofs of 004 Thm. 1-2 bound by ``eps``.
+
+    ``"steps"``: ``(m, m)`` array, entry ``[j, i] = cos(g_i^{(j)}, g_{j+1})`` (``nan`` for
+    ``i = j+1`` and zero vectors); ``"originals"``: ``cos(g_k, g_l)`` for ``k < l``."""
+    A = _U(U)
+    m = A.shape[0]
+    P = sequential_projections(A, conditional=conditional)
+    steps = _cos(P[:m], A[:, None, :])  # [j, i]: P[j, i] against target j (0-based g_{j+1})
+    steps[np.arange(m), np.arange(m)] = np.nan
+    iu = np.triu_indices(m, 1)
+    orig = _cos(A[iu[0]], A[iu[1]])
+    return {"steps": steps, "originals": orig}
+
+
+def epsilons(U: Any, *, conditional: bool = True) -> tuple[float, float]:
+    """``(eps1, eps2)``: smallest and largest ``|cos|`` over the involved pairs (``eps = eps2``)."""
+    c = involved_cosines(U, conditional=conditional)
+    vals = np.abs(np.concatenate([c["steps"].ravel(), c["originals"]]))
+    vals = vals[np.isfinite(vals)]
+    if vals.size == 0:
+        return 0.0, 0.0
+    return float(vals.min()), float(vals.max())
+
+
+def all_steps_conflict(U: Any) -> bool:
+    """The hypothesis of 004 Thm. 1-2: every projection step meets a conflict,
+    ``g_i^{(j)} . g_{j+1} < 0`` for all ``j`` and ``i != j+1`` (then FedFV's conditional rule and
+    App. A.1's unconditional rule coincide)."""
+    A = _U(U)
+    m = A.shape[0]
+    P = sequential_projections(A, conditional=True)
+    dots = np.einsum("jid,jd->ji", P[:m], A)
+    off = ~np.eye(m, dtype=bool)
+    return bool(np.all(dots[off] < 0))
+
+
+def _tail_norm_sums(P: np.ndarray) -> np.ndarray:
+    """``S_k = sum_{j=k}^{m-1} sum_{i != j+1} ||g_i^{(j)}||`` for ``k = 1..m`` (0-based output)."""
+    m = P.shape[1]
+    norms = np.linalg.norm(P[:m], axis=2)  # [j, i], j = 0..m-1
+    norms[np.arange(m), np.arange(m)] = 0.0  # i != j+1 (0-based target j)
+    per_j = norms.sum(axis=1)  # sum over i for each j
+    # S_k for k = 1..m uses j = k..m-1  -> suffix sums starting at index k
+    suffix = np.concatenate([np.cumsum(per_j[::-1])[::-1], [0.0]])
+    return suffix[1:]
+
+
+def theorem1_bound(U: Any, eps: float | None = None, *, conditional: bool = True) -> np.ndarray:
+    r"""004 Thm. 1 / App. A.1 eq. 5: ``(eps^2/m) ||g_k|| sum_{j=k}^{m-1} sum_{i != j+1} ||g_i^{(j)}||``
+    for ``k = 1..m`` (the one-sided claim is ``g_k . gbar' >= -bound_k``; the printed one
+    ``|g_k . gbar'| <= bound_k``).  ``eps`` defaults to :func:`epsilons`' ``eps2``."""
+    A = _U(U)
+    m = A.shape[0]
+    if eps is None:
+        eps = epsilons(A, conditional=conditional)[1]
+    eps = check_in_range(eps, "eps", low=0.0, high=1.0)
+    P = sequential_projections(A, conditional=conditional)
+    return eps ** 2 / m * np.linalg.norm(A, axis=1) * _tail_norm_sums(P)
+
+
+def theorem2_f(m: int, k: int, eps1: float, eps2: float) -> float:
+    r"""``f(m, k, eps1, eps2) = eps2^2 r (1 - r^{m-k}) / (1 - r)``, ``r = (1 - eps1^2)^{1/2}``
+    (004 Thm. 2); the limit ``eps2^2 (m - k)`` at ``eps1 = 0``."""
+    m = check_integer(m, "m", low=1)
+    k = check_integer(k, "k", low=1, high=m)
+    eps1 = check_in_range(eps1, "eps1", low=0.0, high=1.0)
+    eps2 = check_in_range(eps2, "eps2", low=eps1, high=1.0)
+    r = float(np.sqrt(1.0 - eps1 ** 2))
+    if r == 1.0:
+        return eps2 ** 2 * (m - k)
+    return eps2 ** 2 * r * (1.0 - r ** (m - k)) / (1.0 - r)
+
+
+def theorem2_bound(U: Any, eps1: float | None = None, eps2: float | None = None, *,
+                   conditional: bool = True) -> np.ndarray:
+    """004 Thm. 2: ``(m-1)/m (max_i ||g_i||)^2 f(m, k, eps1, eps2)`` for ``k = 1..m``."""
+    A = _U(U)
+    m = A.shape[0]
+    if eps1 is None or eps2 is None:
+        e1, e2 = epsilons(A, conditional=conditional)
+        eps1 = e1 if eps1 is None else eps1
+        eps2 = e2 if eps2 is None else eps2
+    gmax2 = float(np.max(np.sum(A * A, axis=1)))
+    f = np.array([theorem2_f(m, k, eps1, eps2) for k in range(1, m + 1)])
+    return (m - 1) / m * gmax2 * f
+
