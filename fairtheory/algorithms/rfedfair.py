@@ -55,7 +55,6 @@ from fairtheory._validation import (
 from fairtheory.algorithms.base import History, sample_clients
 from fairtheory.algorithms.base import run as _run
 from fairtheory.backend import like, namespace, to_numpy
-from fairtheory.objectives.qalpha import sigmoid
 from fairtheory.problems.base import FederatedProblem
 
 __all__ = [
@@ -153,10 +152,16 @@ def local_gradients(problem: FederatedProblem, W: Any, E: Any, alpha: Any, mu: f
     ``g_eta[i] = 1 - s_i``, ``s_i = sigma((f_i(W_i) - E_i)/mu)/alpha_i``.  ``alpha`` is a validated
     numpy vector; ``W``, ``E`` numpy or torch.
     """
-    f = problem.losses_each(W)
-    G = problem.grads_each(W)
-    s = sigmoid((f - E) / mu) / like(alpha, E)
+    f, G = problem.loss_grad_each(W)
+    s = _sigmoid((f - E) / mu) / like(alpha, f)
     return s[:, None] * G, 1.0 - s
+
+
+def _sigmoid(x: Any) -> Any:
+    """:func:`fairtheory.objectives.qalpha.sigmoid` (same formula) without its input validation."""
+    xp = np if isinstance(x, np.ndarray) else namespace(x)
+    e = xp.exp(-xp.abs(x))
+    return xp.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
 
 
 # ------------------------------------------------------------------------------------------ API
@@ -217,9 +222,13 @@ def _step(state: State, problem: FederatedProblem, rng: np.random.Generator | No
     """:func:`step` on validated hyper-parameters (``alpha`` a numpy vector); no checks."""
     beta_f, mu_f, alpha_arr, kappa_i, K_i = beta, mu, alpha, kappa, K
     xp = namespace(state.W)
-    Gw, ge = local_gradients(problem, state.W, state.E, alpha_arr, mu_f)
-    W_new = state.W - beta_f * Gw
-    E_new = state.E - beta_f * ge
+    # one fused evaluation: theta_i - beta grad f^{mu,i} = (W_i - (beta s_i) grad f_i, E_i - beta (1 - s_i))
+    f, G = problem.loss_grad_each(state.W)
+    s = _sigmoid((f - state.E) / mu_f) / like(alpha_arr, f)
+    W_new = (beta_f * s)[:, None] * G  # a fresh array: update it in place (W + (-x) == W - x exactly)
+    W_new *= -1.0
+    W_new += state.W
+    E_new = state.E - beta_f * (1.0 - s)
     w, eta, comms = state.w, state.eta, state.comms
     srv_w_sum, srv_eta_sum = state.srv_w_sum, state.srv_eta_sum
     if is_communication_step(state.t, kappa_i):

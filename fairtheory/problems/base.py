@@ -49,6 +49,17 @@ class FederatedProblem(ABC):
     def grads_each(self, W: Any) -> Any:
         """``(grad f_i(W_i))_i``, shape ``(n, d)``."""
 
+    def loss_grad_each(self, W: Any, clients: Any = None) -> tuple[Any, Any]:
+        """``((f_i(W_i))_i, (grad f_i(W_i))_i)``, shapes ``(k,)`` and ``(k, d)``, in one call.
+
+        Default: :meth:`losses_each` then :meth:`grads_each`; problems that can share work between
+        the two (margins, transcendental functions) override it.  ``clients`` (integer indices) is
+        passed on only when given, so problems without client subsets keep working without it.
+        """
+        if clients is None:
+            return self.losses_each(W), self.grads_each(W)
+        return self.losses_each(W, clients=clients), self.grads_each(W, clients=clients)
+
     # ------------------------------------------------------------ one shared model
     def _broadcast(self, w: Any) -> Any:
         xp = namespace(w)

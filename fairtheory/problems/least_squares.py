@@ -4,7 +4,9 @@ Quadratic: ``Hess f_i = G_i = X_i^T X_i / m_i`` (constant), ``L1 = max_i lambda_
 convexity ``min_i lambda_min(G_i)`` (0 when some client has rank-deficient data); not globally
 Lipschitz.  :meth:`LeastSquaresProblem.as_quadratic` gives the same clients as a
 :class:`~fairtheory.problems.quadratic.QuadraticProblem` (for the max-min route of ``exact.md`` Sec. 2).
-Evaluation is vectorised over clients with segment sums, on numpy or torch.
+Evaluation is vectorised over clients, on numpy or torch: per-client models (``losses_each``,
+``grads_each``, ``loss_grad_each``) use the batched/segment machinery of
+:class:`~fairtheory.problems.logistic.SampleProblem`.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from fairtheory.backend import like, to_numpy
+from fairtheory.backend import is_torch, like, to_numpy
 from fairtheory.problems.base import Array
 from fairtheory.problems.logistic import SampleProblem
 from fairtheory.problems.quadratic import QuadraticProblem
@@ -36,16 +38,23 @@ class LeastSquaresProblem(SampleProblem):
     def __repr__(self) -> str:
         return f"LeastSquaresProblem(n={self.n}, d={self.d}, N={self.N})"
 
-    def losses_each(self, W: Any, clients: Any = None) -> Any:
-        xp, Xd, yd, Wr, seg, starts, m_sel, k = self._prepare(W, clients)
-        res = xp.sum(Xd * Wr, axis=1) - yd
-        return 0.5 * self._segment_sum(res * res, seg, starts, k) / like(m_sel.astype(np.float64), W)
+    # ---------------------------------------------------------------- evaluation hooks
+    def _design(self) -> tuple[Array, Array | None]:
+        """Rows ``x_ij`` and targets ``y_ij``."""
+        return self.X, self.y
 
-    def grads_each(self, W: Any, clients: Any = None) -> Any:
-        xp, Xd, yd, Wr, seg, starts, m_sel, k = self._prepare(W, clients)
-        res = xp.sum(Xd * Wr, axis=1) - yd
-        m_w = like(m_sel.astype(np.float64), W)
-        return self._segment_sum(res[:, None] * Xd, seg, starts, k) / m_w[:, None]
+    def _row_terms(self, z: Any, t: Any, want_loss: bool, want_grad: bool,
+                   scratch: Any) -> tuple[Any, Any]:
+        """``0.5 (z - t)^2`` and ``z - t`` (the residual overwrites ``z``)."""
+        if is_torch(z):
+            res = z - t
+            return (0.5 * (res * res) if want_loss else None), res
+        res = np.subtract(z, t, out=z)
+        loss = None
+        if want_loss:
+            loss = np.multiply(res, res, out=scratch("l", z.shape))
+            loss *= 0.5
+        return loss, res
 
     def losses(self, w: Any) -> Any:
         self._check_w(w)

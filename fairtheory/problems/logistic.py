@@ -14,14 +14,20 @@ Constants (spec ``rcfl.md`` Sec. 5, 002 Assump. 1-2), from the data:
 Unregularised clients have a minimiser only on non-separable data (see
 :func:`fairtheory.problems.generators.separable`).
 
-Every evaluation works for all clients at once - per-row terms followed by a segment sum
-(``np.add.reduceat`` for numpy, ``index_add_`` for torch) - never a Python loop over clients.
+Every evaluation works for all clients at once - never a Python loop over clients.  Per-client models
+``W`` go through :meth:`SampleProblem.loss_grad_each`: with clients of equal size (or nearly) the
+data is an ``(n, m, d)`` array and margins and gradients are two batched matrix products, the
+transcendental functions computed once (numpy: ``exp(-|z|)`` shared by the loss and the sigmoid;
+torch: the fused ``logsigmoid``/``sigmoid`` kernels); otherwise
+per-row terms are followed by segment sums (``np.add.reduceat`` for numpy, ``index_add_`` for torch).
 Methods taking ``W`` also accept ``clients=`` (integer indices, possibly a subset): then row ``k`` of
 ``W`` is the model of client ``clients[k]`` (used by partial-participation algorithms).
 """
 
 from __future__ import annotations
 
+import math
+import threading
 from typing import Any
 
 import numpy as np
@@ -36,10 +42,26 @@ _HESS_CHUNK = 2_000_000  # entries of the (rows, d, d) outer-product buffer per 
 
 
 class SampleProblem(FederatedProblem):
-    """Shared storage for sample-based clients: ``X (N, d)``, ``y (N,)``, ``offsets (n+1,)``.
+    r"""Shared storage and evaluation for sample-based clients: ``X (N, d)``, ``y (N,)``, ``offsets (n+1,)``.
 
     ``offsets`` must start at 0, end at ``N`` and be strictly increasing (every client has at least
     one sample).  ``p`` defaults to ``m_i / sum_j m_j``.
+
+    Subclasses describe a loss ``f_i(w) = (1/m_i) sum_j ell(a_ij . w, t_ij) + r(w)`` through three
+    hooks: :meth:`_design` (the rows ``a_ij`` and targets ``t_ij``), :meth:`_row_terms` (``ell`` and
+    ``d ell / dz`` at the margins ``z_ij = a_ij . w_i``) and :meth:`_regularise` (``r``).  The base
+    class then evaluates losses and gradients of all clients together with one product for the margins
+    and one for the gradients, ``grad f_i = (1/m_i) sum_j ell'(z_ij) a_ij``, in one of two layouts:
+
+    * **batched** (all clients the same size, or padding to the largest client wastes at most half of
+      the storage): the rows are kept as an ``(n, m_max, d)`` array (a view when sizes are equal; zero
+      rows pad smaller clients and a mask removes their loss terms) and both products are batched
+      matrix products (``np.matmul`` / ``torch.matmul``);
+    * **flat** (very unequal sizes): per-row products followed by contiguous segment sums
+      (``np.add.reduceat`` / ``index_add_``).
+
+    Numpy evaluations reuse per-thread scratch buffers for the ``(n, m_max)`` intermediates (fresh
+    large temporaries cost page faults that can exceed the arithmetic); results never alias them.
     """
 
     def __init__(self, X: Any, y: Any, offsets: Any, p: Any = None) -> None:
@@ -75,12 +97,36 @@ class SampleProblem(FederatedProblem):
         self.n, self.d, self.N = int(m.size), d, N
         self.seg = np.repeat(np.arange(self.n), m)
         self._set_weights(m / m.sum() if p is None else p, self.n)
+        self._m_float = m.astype(np.float64)
+        self._m_max = int(m.max())
+        #: evaluation layout of :meth:`loss_grad_each`: ``"batched"`` or ``"flat"`` (see the class
+        #: docstring); chosen from the client sizes, may be overridden (both give the same values)
+        self.layout = "batched" if self.n * self._m_max <= _PAD_WASTE * N else "flat"
         self._cache: dict[Any, dict[str, Any]] = {}
+        self._eval_cache: dict[Any, dict[str, Any]] = {}
         self._gram: Array | None = None
+
+    # ---------------------------------------------------------------- subclass hooks
+    def _design(self) -> tuple[Array, Array | None]:
+        """Rows ``a_ij`` (``(N, d)``) whose products with the client model are the margins, and the
+        per-row targets ``t_ij`` (``(N,)``) or ``None``."""
+        raise NotImplementedError
+
+    def _row_terms(self, z: Any, t: Any, want_loss: bool, want_grad: bool,
+                   scratch: Any) -> tuple[Any, Any]:
+        """``(ell(z, t), ell'(z, t))`` elementwise (either may be ``None`` when not wanted).
+
+        ``z`` may be overwritten; ``scratch(name, shape)`` (numpy only, else ``None``) gives a
+        per-thread float64 buffer to write into (distinct names never alias)."""
+        raise NotImplementedError
+
+    def _regularise(self, W: Any, loss: Any, grad: Any) -> tuple[Any, Any]:
+        """Add the regulariser's value/gradient at the client models ``W`` (in place allowed)."""
+        return loss, grad
 
     # ---------------------------------------------------------------- data / index helpers
     def _data(self, ref: Any) -> dict[str, Any]:
-        """``X``, ``y`` and index arrays in ``ref``'s library/dtype/device (cached per dtype/device)."""
+        """``X``, ``y`` in ``ref``'s library/dtype/device (cached per dtype/device)."""
         if not is_torch(ref):
             return {"X": self.X, "y": self.y}
         key = (str(ref.dtype), str(ref.device))
@@ -88,16 +134,55 @@ class SampleProblem(FederatedProblem):
             self._cache[key] = {"X": like(self.X, ref), "y": like(self.y, ref)}
         return self._cache[key]
 
-    def _rows(self, clients: Any) -> tuple[Array | None, Array, Array]:
-        """Row indices (``None`` = all rows), segment id per row and segment starts for ``clients``."""
+    def _eval_data(self, ref: Any) -> dict[str, Any]:
+        """The design in the evaluation layout, in ``ref``'s library/dtype/device (cached).
+
+        batched: ``A3 (n, m_max, d)``, ``t3 (n, 1, m_max)`` or ``None``, ``mask (n, 1, m_max)`` or
+        ``None`` (no padding); flat: ``A (N, d)``, ``t (N,)`` or ``None``."""
+        torch_ref = is_torch(ref)
+        key = (self.layout, "numpy") if not torch_ref else (self.layout, str(ref.dtype), str(ref.device))
+        if key in self._eval_cache:
+            return self._eval_cache[key]
+        if torch_ref:
+            base = self._eval_data(np.zeros(0))
+            out = {k: (None if v is None else like(v, ref)) for k, v in base.items()}
+        else:
+            A, t = self._design()
+            if self.layout == "flat":
+                out = {"A": A, "t": t}
+            elif self.N == self.n * self._m_max:  # equal sizes: views, no copy
+                out = {"A3": A.reshape(self.n, self._m_max, self.d),
+                       "t3": None if t is None else t.reshape(self.n, 1, self._m_max), "mask": None}
+            else:  # pad every client with zero rows up to m_max
+                col = np.arange(self.N) - np.repeat(self.offsets[:-1], self.m)
+                A3 = np.zeros((self.n, self._m_max, self.d))
+                A3[self.seg, col] = A
+                mask = np.zeros((self.n, 1, self._m_max))
+                mask[self.seg, 0, col] = 1.0
+                t3 = None
+                if t is not None:
+                    t3 = np.zeros((self.n, 1, self._m_max))
+                    t3[self.seg, 0, col] = t
+                out = {"A3": A3, "t3": t3, "mask": mask}
+        self._eval_cache[key] = out
+        return out
+
+    def _clients(self, clients: Any) -> Array | None:
+        """Validated client indices (numpy int64) or ``None`` for all clients."""
         if clients is None:
-            return None, self.seg, self.offsets[:-1]
+            return None
         c = np.asarray(to_numpy(clients))
         if c.ndim != 1 or c.size == 0 or not np.issubdtype(c.dtype, np.integer):
             raise FairtheoryValueError(f"clients must be a non-empty 1-D integer array, got {c!r}")
         if c.min() < 0 or c.max() >= self.n:
             raise FairtheoryValueError(
                 f"clients must lie in [0, {self.n - 1}], got min {c.min()} max {c.max()}")
+        return c.astype(np.int64, copy=False)
+
+    def _rows(self, c: Array | None) -> tuple[Array | None, Array, Array]:
+        """Row indices (``None`` = all rows), segment id per row and segment starts for clients ``c``."""
+        if c is None:
+            return None, self.seg, self.offsets[:-1]
         lens = self.m[c]
         seg = np.repeat(np.arange(c.size), lens)
         starts_out = np.concatenate([[0], np.cumsum(lens)[:-1]])
@@ -114,23 +199,76 @@ class SampleProblem(FederatedProblem):
             return out.index_add_(0, idx, vals)
         return np.add.reduceat(vals, starts, axis=0)
 
-    def _prepare(self, W: Any, clients: Any) -> tuple[Any, Any, Any, Any, Array, Array, Array, int]:
-        """Gather per-row data and models: ``(xp, X_rows, y_rows, W_rows, seg, starts, m_sel, k)``."""
-        xp = namespace(W)
-        rows, seg, starts = self._rows(clients)
-        k = self.n if clients is None else int(np.asarray(to_numpy(clients)).size)
-        if W.ndim != 2 or tuple(W.shape) != (k, self.d):
-            raise FairtheoryValueError(f"W must have shape ({k}, {self.d}), got {tuple(W.shape)}")
-        data = self._data(W)
-        Xd, yd = data["X"], data["y"]
-        if rows is not None:
-            Xd, yd = Xd[_index(rows, W)], yd[_index(rows, W)]
-        m_sel = self.m if clients is None else self.m[np.asarray(to_numpy(clients))]
-        return xp, Xd, yd, W[_index(seg, W)], seg, starts, m_sel, k
-
     def _check_w(self, w: Any) -> None:
         if getattr(w, "ndim", None) != 1 or tuple(w.shape) != (self.d,):
             raise FairtheoryValueError(f"w must have shape ({self.d},), got {tuple(getattr(w, 'shape', ()))}")
+
+    # ---------------------------------------------------------------- evaluation
+    def loss_grad_each(self, W: Any, clients: Any = None) -> tuple[Any, Any]:
+        r"""``(f_i(W_k))_k`` and ``(grad f_i(W_k))_k`` for ``i = clients[k]`` (all clients by default).
+
+        One product for the margins ``z_ij = a_ij . W_i``, the elementwise terms computed once, one
+        product for ``grad f_i = (1/m_i) sum_j ell'(z_ij) a_ij``.  ``W`` has shape ``(k, d)``;
+        numpy or torch (results in ``W``'s library, dtype and device)."""
+        return self._evaluate(W, clients, True, True)
+
+    def losses_each(self, W: Any, clients: Any = None) -> Any:
+        return self._evaluate(W, clients, True, False)[0]
+
+    def grads_each(self, W: Any, clients: Any = None) -> Any:
+        return self._evaluate(W, clients, False, True)[1]
+
+    def _evaluate(self, W: Any, clients: Any, want_loss: bool, want_grad: bool) -> tuple[Any, Any]:
+        torch_w = is_torch(W)
+        if not torch_w:
+            W = np.asarray(W, dtype=np.float64)
+        c = self._clients(clients)
+        k = self.n if c is None else int(c.size)
+        if getattr(W, "ndim", None) != 2 or tuple(W.shape) != (k, self.d):
+            raise FairtheoryValueError(
+                f"W must have shape ({k}, {self.d}), got {tuple(getattr(W, 'shape', ()))}")
+        if self.layout not in ("batched", "flat"):
+            raise FairtheoryValueError(f"layout must be 'batched' or 'flat', got {self.layout!r}")
+        data = self._eval_data(W)
+        m_sel = self._m_float if c is None else self._m_float[c]
+        scratch = None if torch_w else _scratch
+        if self.layout == "batched":
+            A3, t3, mask = data["A3"], data["t3"], data["mask"]
+            if c is not None:
+                ci = _index(c, W)
+                A3 = A3[ci]
+                t3 = None if t3 is None else t3[ci]
+                mask = None if mask is None else mask[ci]
+            # margins z[k, 0, j] = a_kj . W_k  (one batched product)
+            AT = A3.transpose(-1, -2) if torch_w else A3.transpose(0, 2, 1)
+            if torch_w:
+                z = W[:, None, :] @ AT
+            else:
+                z = np.matmul(W[:, None, :], AT, out=scratch("z", (k, 1, self._m_max)))
+            loss_rows, coef = self._row_terms(z, t3, want_loss, want_grad, scratch)
+            m_w = like(m_sel, W)
+            loss = grad = None
+            if want_loss:
+                if mask is not None:
+                    loss_rows = loss_rows * mask if torch_w else np.multiply(loss_rows, mask, out=loss_rows)
+                loss = loss_rows.reshape(k, self._m_max).sum(1) / m_w
+            if want_grad:
+                grad = (coef @ A3)[:, 0, :] if torch_w else np.matmul(coef, A3)[:, 0, :]
+                grad /= m_w[:, None]
+        else:
+            rows, seg, starts = self._rows(c)
+            A, t = data["A"], data["t"]
+            if rows is not None:
+                A = A[_index(rows, W)]
+                t = None if t is None else t[_index(rows, W)]
+            Wr = W[_index(seg, W)]
+            z = (A * Wr).sum(1) if torch_w else np.einsum("ij,ij->i", A, Wr)
+            loss_rows, coef = self._row_terms(z, t, want_loss, want_grad, scratch)
+            m_w = like(m_sel, W)
+            loss = self._segment_sum(loss_rows, seg, starts, k) / m_w if want_loss else None
+            grad = (self._segment_sum(coef[:, None] * A, seg, starts, k) / m_w[:, None]
+                    if want_grad else None)
+        return self._regularise(W, loss, grad)
 
     def gram(self) -> Array:
         """``(X_i^T X_i / m_i)_i``, shape ``(n, d, d)`` (cached)."""
@@ -166,25 +304,50 @@ class LogisticProblem(SampleProblem):
     def __repr__(self) -> str:
         return f"LogisticProblem(n={self.n}, d={self.d}, N={self.N}, l2={self.l2})"
 
-    # ---------------------------------------------------------------- evaluation
-    def losses_each(self, W: Any, clients: Any = None) -> Any:
-        xp, Xd, yd, Wr, seg, starts, m_sel, k = self._prepare(W, clients)
-        z = yd * xp.sum(Xd * Wr, axis=1)
-        row = _softplus_neg(xp, z)
-        out = self._segment_sum(row, seg, starts, k) / like(m_sel.astype(np.float64), W)
-        if self.l2:
-            out = out + 0.5 * self.l2 * xp.sum(W * W, axis=1)
-        return out
+    # ---------------------------------------------------------------- evaluation hooks
+    def _design(self) -> tuple[Array, Array | None]:
+        """Rows ``a_ij = y_ij x_ij`` (margins ``z_ij = y_ij x_ij . w``), no targets."""
+        return self.y[:, None] * self.X, None
 
-    def grads_each(self, W: Any, clients: Any = None) -> Any:
-        xp, Xd, yd, Wr, seg, starts, m_sel, k = self._prepare(W, clients)
-        z = yd * xp.sum(Xd * Wr, axis=1)
-        coef = -yd * _sigmoid_neg(xp, z)  # d/dz log(1+e^{-z}) = -sigma(-z)
-        m_w = like(m_sel.astype(np.float64), W)
-        out = self._segment_sum(coef[:, None] * Xd, seg, starts, k) / m_w[:, None]
+    def _row_terms(self, z: Any, t: Any, want_loss: bool, want_grad: bool,
+                   scratch: Any) -> tuple[Any, Any]:
+        r"""``log(1 + e^{-z})`` and ``-sigma(-z)``, stable for any ``z``.
+
+        numpy: ``e = exp(-|z|)`` is shared; ``log(1 + e^{-z}) = log1p(e) + max(-z, 0)`` with
+        ``max(-z, 0) = (|z| - z)/2`` (exact), and ``sigma(-z) = num/(1 + e)`` with ``num = e`` for
+        ``z >= 0`` and ``1`` otherwise (accurate in relative terms for large ``|z|``), formed exactly as
+        ``num = max(e, [z < 0])`` (cheaper than a masked select).  Only ``exp`` and ``log1p`` are
+        transcendental.  torch: the fused stable kernels ``-logsigmoid(z)`` and ``-sigmoid(-z)``."""
+        loss = coef = None
+        if is_torch(z):
+            import torch
+
+            if want_loss:
+                loss = torch.nn.functional.logsigmoid(z).neg_()
+            if want_grad:
+                coef = torch.sigmoid(-z).neg_()
+            return loss, coef
+        a = np.abs(z, out=scratch("a", z.shape))
+        e = np.negative(a, out=scratch("e", z.shape))
+        np.exp(e, out=e)
+        c = scratch("c", z.shape)
+        if want_loss:
+            loss = np.log1p(e, out=scratch("l", z.shape))
+            np.subtract(a, z, out=c)
+            c *= 0.5
+            loss += c
+        if want_grad:
+            num = np.maximum(e, np.less(z, 0.0, out=c), out=a)  # e if z >= 0 else 1
+            coef = np.divide(num, np.subtract(-1.0, e, out=c), out=num)  # -num/(1 + e)
+        return loss, coef
+
+    def _regularise(self, W: Any, loss: Any, grad: Any) -> tuple[Any, Any]:
         if self.l2:
-            out = out + self.l2 * W
-        return out
+            if loss is not None:
+                loss = loss + 0.5 * self.l2 * namespace(W).sum(W * W, axis=1)
+            if grad is not None:
+                grad = grad + self.l2 * W
+        return loss, grad
 
     def losses(self, w: Any) -> Any:
         """``(f_i(w))_i`` at a shared model (one product ``X w``)."""
@@ -266,6 +429,28 @@ class LogisticProblem(SampleProblem):
 
 
 # -------------------------------------------------------------------- kernels
+_PAD_WASTE = 2.0  # batched layout when padding every client to the largest needs <= 2x the rows
+_SCRATCH_MAX = 1 << 20  # entries (8 MiB per buffer); larger intermediates are allocated afresh
+_SCRATCH = threading.local()
+
+
+def _scratch(name: str, shape: tuple[int, ...]) -> Array:
+    """A float64 buffer of ``shape`` owned by this thread under ``name`` (grown, never shrunk).
+
+    Contents are undefined; two names never alias.  Used for the ``(n, m)`` intermediates of one
+    evaluation, which are consumed before the evaluation returns."""
+    size = math.prod(shape)
+    if size > _SCRATCH_MAX:
+        return np.empty(shape)
+    bufs = getattr(_SCRATCH, "bufs", None)
+    if bufs is None:
+        bufs = _SCRATCH.bufs = {}
+    buf = bufs.get(name)
+    if buf is None or buf.size < size:
+        buf = bufs[name] = np.empty(size)
+    return buf[:size].reshape(shape)
+
+
 def _index(idx: Array, ref: Any) -> Any:
     if is_torch(ref):
         import torch
