@@ -29,13 +29,13 @@ def make(out_dir: Path, formats: tuple[str, ...], quick: bool) -> list[Path]:
     from fairtheory.sets import CappedSimplex, IntegratedSet
     from verify.claims.baselines_dro import _safe_steps
 
-    rng = np.random.default_rng(7)
+    rng = np.random.default_rng(1)
     n = 20
-    P = random_quadratic(n, 3, rng=rng, mu=1.0, L=2.0, spread=2.0, offset=0.5)
+    P = random_quadratic(n, 8, rng=rng, mu=1.0, L=2.0, spread=2.0, offset=0.5)
     A = CappedSimplex.cvar(n, 0.2)
     R = 1000 if quick else 4000
     sols = {"FedAvg": solve_fedavg(P).argmin, "AFL": solve_afl(P).argmin}
-    for name, phi in (("Scaff-PD", 0.0), ("Scaff-PD-IA (phi=0.3)", 0.3)):
+    for name, phi in (("Scaff-PD", 0.0), ("Scaff-PD-IA (phi=0.45)", 0.45)):
         I = IntegratedSet(A, A, phi)
         st = scaffpd.init(P, I)
         r = np.random.default_rng(0)
