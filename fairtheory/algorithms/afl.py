@@ -32,10 +32,19 @@ from typing import Any
 
 import numpy as np
 
-from fairtheory._validation import FairtheoryTypeError, FairtheoryValueError, check_in_range, check_integer
-from fairtheory.algorithms.base import History
+from fairtheory._validation import check_in_range, check_integer
+from fairtheory.algorithms.base import (
+    History,
+    check_problem,
+    check_rng,
+    check_set,
+    gaussian,
+    initial_model,
+    initial_weights,
+    project_to,
+)
 from fairtheory.algorithms.base import run as _run
-from fairtheory.backend import like, namespace, to_numpy
+from fairtheory.backend import like, namespace
 from fairtheory.problems.base import FederatedProblem
 from fairtheory.sets import CappedSimplex
 
@@ -52,64 +61,6 @@ class State:
     lam_avg: Any
     t: int = 0
     comms: int = 0
-
-
-# ------------------------------------------------------------------ shared helpers (afl/drfa/scaffpd)
-def project_to(S: CappedSimplex, v: Any) -> Any:
-    """``Proj_S(v)`` for a numpy or torch vector ``v`` (via :meth:`CappedSimplex.project`)."""
-    return like(S.project(to_numpy(v).astype(np.float64)), v)
-
-
-def check_problem(problem: Any) -> FederatedProblem:
-    if not isinstance(problem, FederatedProblem):
-        raise FairtheoryTypeError(f"problem must be a FederatedProblem, got {type(problem).__name__}")
-    return problem
-
-
-def check_set(S: Any, n: int, name: str = "Lambda") -> CappedSimplex:
-    if S is None:
-        return CappedSimplex.simplex(n)
-    if not isinstance(S, CappedSimplex):
-        raise FairtheoryTypeError(f"{name} must be a CappedSimplex (or None for the simplex), got {type(S).__name__}")
-    if S.n != n:
-        raise FairtheoryValueError(f"{name} must have n = {n} (one weight per client), got n = {S.n}")
-    return S
-
-
-def initial_model(problem: FederatedProblem, w0: Any) -> Any:
-    """``w0`` (numpy or torch, float64 copy) or the problem's default starting point."""
-    if w0 is None:
-        return np.asarray(problem.initial_point(), dtype=np.float64).copy()
-    xp = namespace(w0)
-    if tuple(w0.shape) != (problem.d,):
-        raise FairtheoryValueError(f"w0 must have shape ({problem.d},), got {tuple(w0.shape)}")
-    w = xp.asarray(w0, dtype=xp.float64, copy=True)
-    if not bool(xp.all(xp.isfinite(w))):
-        raise FairtheoryValueError("w0 must be finite")
-    return w
-
-
-def initial_weights(S: CappedSimplex, lam0: Any, ref: Any, name: str = "lam0") -> Any:
-    """``lam0`` (checked to lie in ``S``) or the projection of the uniform vector, in ``ref``'s backend."""
-    if lam0 is None:
-        return like(S.project(np.full(S.n, 1.0 / S.n)), ref)
-    lam = to_numpy(lam0).astype(np.float64)
-    if lam.shape != (S.n,) or not S.contains(lam, tol=1e-9):
-        raise FairtheoryValueError(f"{name} must be a point of the set (shape ({S.n},)), got {lam!r}")
-    return like(lam, ref)
-
-
-def gaussian(rng: np.random.Generator, scale: float, shape: tuple[int, ...], ref: Any) -> Any:
-    """``scale * N(0, I)`` of ``shape`` drawn from ``rng`` (numpy) in ``ref``'s backend; 0 if ``scale == 0``."""
-    if scale == 0.0:
-        return 0.0
-    return like(scale * rng.normal(size=shape), ref)
-
-
-def check_rng(rng: Any) -> np.random.Generator:
-    if not isinstance(rng, np.random.Generator):
-        raise FairtheoryTypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
-    return rng
 
 
 # ------------------------------------------------------------------ algorithm

@@ -34,7 +34,8 @@ from typing import Any
 import numpy as np
 
 from fairtheory._validation import check_in_range, check_integer
-from fairtheory.algorithms.afl import (
+from fairtheory.algorithms.base import (
+    History,
     check_problem,
     check_rng,
     check_set,
@@ -43,7 +44,6 @@ from fairtheory.algorithms.afl import (
     initial_weights,
     project_to,
 )
-from fairtheory.algorithms.base import History
 from fairtheory.algorithms.base import run as _run
 from fairtheory.backend import like, namespace, to_numpy
 from fairtheory.problems.base import FederatedProblem

@@ -25,8 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from fairtheory._validation import FairtheoryValueError, check_integer, check_positive
-from fairtheory.algorithms.base import sample_clients
+from fairtheory._validation import check_integer, check_positive
+from fairtheory.algorithms.base import initial_model, sample_clients
 from fairtheory.backend import like, namespace
 from fairtheory.problems.base import FederatedProblem
 
@@ -44,12 +44,7 @@ class State:
 
 def init(problem: FederatedProblem, w0: Any = None) -> State:
     """Initial state at ``w0`` (numpy or torch; default ``problem.initial_point()``)."""
-    if w0 is None:
-        w0 = problem.initial_point()
-    if tuple(w0.shape) != (problem.d,):
-        raise FairtheoryValueError(f"w0 must have shape ({problem.d},), got {tuple(w0.shape)}")
-    xp = namespace(w0)
-    return State(w=xp.asarray(w0, copy=True), comms=0, steps=0)
+    return State(w=initial_model(problem, w0), comms=0, steps=0)
 
 
 def step(state: State, problem: FederatedProblem, rng: np.random.Generator, *,

@@ -22,37 +22,18 @@ devices are computed; otherwise all devices are evaluated at once and the drawn 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
-from fairtheory._validation import FairtheoryValueError, check_in_range, check_integer, check_positive
+from fairtheory._validation import check_in_range, check_integer, check_positive
 from fairtheory.algorithms.base import sample_clients
-from fairtheory.algorithms.qfedsgd import _check_losses_nonneg, aggregate
+from fairtheory.algorithms.qfedsgd import State, _check_losses_nonneg, aggregate, init
 from fairtheory.backend import is_torch, namespace
 from fairtheory.problems.base import FederatedProblem
 
 __all__ = ["State", "init", "step", "local_updates"]
-
-
-@dataclass(frozen=True)
-class State:
-    """Server model ``w`` (numpy or torch), device uploads ``comms``, round ``t``."""
-
-    w: Any
-    comms: int = 0
-    t: int = 0
-
-
-def init(problem: FederatedProblem, w0: Any = None) -> State:
-    """Start at ``w0`` (numpy or torch, shape ``(d,)``) or at ``problem.initial_point()``."""
-    w = problem.initial_point() if w0 is None else w0
-    if tuple(w.shape) != (problem.d,):
-        raise FairtheoryValueError(f"w0 must have shape ({problem.d},), got {tuple(w.shape)}")
-    if isinstance(w, np.ndarray):
-        w = w.astype(np.float64, copy=True)
-    return State(w=w)
 
 
 def local_updates(problem: FederatedProblem, w: Any, idx: Any, *, lr: float,

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from fairtheory._validation import FairtheoryValueError, check_in_range, check_integer, check_positive
-from fairtheory.algorithms.base import sample_clients
+from fairtheory.algorithms.base import initial_model, sample_clients
 from fairtheory.backend import like, namespace, to_numpy
 from fairtheory.problems.base import FederatedProblem
 
@@ -43,12 +43,7 @@ class State:
 
 def init(problem: FederatedProblem, w0: Any = None) -> State:
     """Start at ``w0`` (numpy or torch, shape ``(d,)``) or at ``problem.initial_point()``."""
-    w = problem.initial_point() if w0 is None else w0
-    if tuple(w.shape) != (problem.d,):
-        raise FairtheoryValueError(f"w0 must have shape ({problem.d},), got {tuple(w.shape)}")
-    if isinstance(w, np.ndarray):
-        w = w.astype(np.float64, copy=True)
-    return State(w=w)
+    return State(w=initial_model(problem, w0))
 
 
 def _check_losses_nonneg(F: Any) -> None:

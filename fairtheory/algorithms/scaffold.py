@@ -34,8 +34,14 @@ from typing import Any
 import numpy as np
 
 from fairtheory._validation import FairtheoryValueError, check_in_range, check_integer
-from fairtheory.algorithms.afl import check_problem, check_rng, gaussian, initial_model
-from fairtheory.algorithms.base import History, sample_clients
+from fairtheory.algorithms.base import (
+    History,
+    check_problem,
+    check_rng,
+    gaussian,
+    initial_model,
+    sample_clients,
+)
 from fairtheory.algorithms.base import run as _run
 from fairtheory.backend import like, namespace
 from fairtheory.problems.base import FederatedProblem

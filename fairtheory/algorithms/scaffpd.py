@@ -61,8 +61,7 @@ from typing import Any
 import numpy as np
 
 from fairtheory._validation import FairtheoryTypeError, FairtheoryValueError, check_in_range, check_integer
-from fairtheory.algorithms.afl import check_problem, check_rng, gaussian, initial_model, project_to
-from fairtheory.algorithms.base import History
+from fairtheory.algorithms.base import History, check_problem, check_rng, gaussian, initial_model, project_to
 from fairtheory.algorithms.base import run as _run
 from fairtheory.backend import like, namespace, to_numpy
 from fairtheory.problems.base import FederatedProblem
