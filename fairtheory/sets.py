@@ -12,14 +12,20 @@ and covers every ambiguity set of the seeds (spec ``exact.md`` Sec. 1, DESIGN.md
 * the singleton ``{p}``, ``u = p`` (FedAvg).
 
 Its support function ``max_{lam in S(u)} lam . v`` is a fractional knapsack: fill the clients in
-order of decreasing ``v`` up to their caps until the mass reaches one.  Here it is computed without
-a full sort: a weighted selection (quickselect on values with ``np.partition``) finds the
-*threshold* value ``t`` at which the cumulative cap crosses one, after which
+order of decreasing ``v`` up to their caps until the mass reaches one.  With the *threshold* ``t``
+(the value at which the cumulative cap crosses one, ``sum_{v_i > t} u_i < 1 <= sum_{v_i >= t} u_i``)
 
 .. math:: \sigma_{S(u)}(v) = \sum_{v_i > t} u_i v_i + \Big(1 - \sum_{v_i > t} u_i\Big)\, t
+          = t + \sum_i u_i (v_i - t)_+ = \min_\eta \Big[\eta + \sum_i u_i (v_i - \eta)_+\Big],
 
-is exact and independent of how ties at ``t`` are broken.  Euclidean projection uses the exact
-breakpoint search of the piecewise-linear map ``s -> sum_i clip(v_i - s, 0, u_i)``.
+which is exact and independent of how ties at ``t`` are broken (the last form is LP duality,
+002 Lemma 1).  ``t`` is found without a full sort by a weighted Floyd-Rivest selection: a
+deterministic random sample of the values estimates the cumulative-cap curve, two sample values
+bracket the crossing, and exact cap masses above the bracket decide which part to keep (expected
+``O(n)``, a small constant; a median-pivot quickselect step guarantees progress on adversarial
+inputs).  Euclidean projection sweeps the ``2n`` sorted breakpoints of the piecewise-linear map
+``s -> sum_i clip(v_i - s, 0, u_i)`` accumulating its value from non-negative increments (no
+cancellation), ``O(n log n)``.
 
 The *integrated set* of relative fairness (001 eqs. 6-8, reconstructed in ``relative.md`` Sec. 4) is
 ``Lambda_phi(A, B) = {(a - phi b)/(1 - phi) : a in A, b in B}``; its members sum to one but may be
@@ -29,6 +35,7 @@ negative, and ``max_{lam in Lambda_phi} lam . v = (sigma_A(v) - phi min_B v)/(1 
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -36,10 +43,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fairtheory._validation import (
+    FairtheoryTypeError,
     FairtheoryValueError,
     as_vector,
     check_alpha,
     check_in_range,
+    check_integer,
     check_probability_vector,
 )
 
@@ -52,7 +61,8 @@ Array = NDArray[np.float64]
 
 #: relative slack on ``sum(caps) >= 1`` (caps that sum to one up to rounding are accepted)
 FEASIBILITY_TOL = 1e-12
-_SMALL = 64  # below this many active entries the selection finishes with a sort
+_SMALL = 2048  # below this many candidates the selection finishes with a sort
+_SEED = 0x5E75  # fixed seed of the selection's sample: results never depend on it, speed barely
 
 
 class CappedSimplex:
@@ -62,15 +72,24 @@ class CappedSimplex:
     ----------
     caps : array_like, shape (n,)
         Finite caps ``u_i >= 0`` with ``sum(u) >= 1`` (else the set is empty).  Caps above one are
-        clipped to one (they are not binding on the simplex).
+        clipped to one (they are not binding on the simplex).  Caps summing to one (up to a relative
+        ``1e-12 n`` rounding slack) give the single point ``u``.
 
     Raises
     ------
     FairtheoryValueError
         On an empty, non-finite or negative ``caps`` or when ``sum(caps) < 1`` (infeasible set).
+    FairtheoryTypeError
+        When ``caps`` is not an array of real numbers.
+
+    Examples
+    --------
+    >>> S = CappedSimplex.cvar(4, 0.5)          # caps 1/2: mean of the two largest
+    >>> S.support([1.0, 4.0, 2.0, 3.0])
+    3.5
     """
 
-    __slots__ = ("caps", "n")
+    __slots__ = ("caps", "n", "_total", "_equal", "_cmax")
 
     def __init__(self, caps: Any) -> None:
         u = as_vector(caps, "caps")
@@ -85,6 +104,9 @@ class CappedSimplex:
         self.caps: Array = np.minimum(u, 1.0)
         self.caps.setflags(write=False)
         self.n: int = int(u.size)
+        self._total = float(self.caps.sum())
+        self._equal = bool(np.all(self.caps == self.caps[0]))
+        self._cmax = float(self.caps.max())
 
     # ---------------------------------------------------------------- constructors
     @classmethod
@@ -97,7 +119,8 @@ class CappedSimplex:
     def cvar(cls, n: int, a: float) -> CappedSimplex:
         """CVaR set ``C(a)``: caps ``1/(a n)``, ``a in (0, 1]`` (001 Example 1).
 
-        Its support is the mean of the largest ``a n`` entries (fractional last term)."""
+        Its support is the mean of the largest ``a n`` entries (fractional last term); ``a <= 1/n``
+        gives the simplex, ``a = 1`` the uniform singleton."""
         n = _check_n(n)
         a = check_in_range(a, "a", low=0.0, high=1.0, low_inclusive=False)
         return cls(np.full(n, 1.0 / (a * n)))
@@ -106,7 +129,7 @@ class CappedSimplex:
     def qalpha(cls, p: Any, alpha: Any) -> CappedSimplex:
         """RC-FL's ``Q_alpha`` in weight coordinates: caps ``p_i/alpha_i`` (002 Def. 1).
 
-        ``alpha`` is a scalar or a vector with ``alpha_i in [p_i, 1]``."""
+        ``alpha`` is a scalar or a vector with ``alpha_i in [p_i, 1]``, ``alpha_i > 0``."""
         p = check_probability_vector(p, "p")
         a = check_alpha(alpha, p, "alpha")
         return cls(p / a)
@@ -119,31 +142,50 @@ class CappedSimplex:
     def __repr__(self) -> str:
         return f"CappedSimplex(n={self.n}, caps={np.array2string(self.caps, threshold=6)})"
 
-    # ---------------------------------------------------------------- core closed forms
+    # ---------------------------------------------------------------- validation
     def _vec(self, v: Any, name: str = "v") -> Array:
-        arr = as_vector(v, name)
+        return self._vec_range(v, name)[0]
+
+    def _vec_range(self, v: Any, name: str = "v") -> tuple[Array, float, float]:
+        """``v`` as a finite float64 vector of shape ``(n,)`` with its minimum and maximum.
+
+        Finiteness is read off the extremes (a NaN or infinity shows in ``min``/``max``), which
+        saves a pass over large vectors."""
+        if isinstance(v, np.ndarray) and v.dtype == np.float64 and v.ndim == 1 and v.size > 0:
+            arr = v
+        else:
+            arr = as_vector(v, name)
         if arr.shape != (self.n,):
             raise FairtheoryValueError(f"{name} must have shape ({self.n},) to match caps, got {arr.shape}")
-        return arr
+        lo, hi = float(arr.min()), float(arr.max())
+        if not (math.isfinite(lo) and math.isfinite(hi)):
+            as_vector(arr, name)  # raises naming the first non-finite entry
+        return arr, lo, hi
 
+    # ---------------------------------------------------------------- core closed forms
     def threshold(self, v: Any) -> float:
         r"""The value ``t`` of the entry where the cumulative cap (by decreasing ``v``) reaches one.
 
-        ``sum_{v_i > t} u_i < 1 <= sum_{v_i >= t} u_i``; found by weighted quickselect in
-        expected ``O(n)`` time, exact (``t`` is an entry of ``v``)."""
-        return _threshold(self._vec(v), self.caps)
+        ``sum_{v_i > t} u_i < 1 <= sum_{v_i >= t} u_i``; found by weighted selection in expected
+        ``O(n)`` time, exact (``t`` is an entry of ``v``).  When the caps sum to one up to rounding
+        the greedy may exhaust them first; then ``t = min v``."""
+        x, lo, hi = self._vec_range(v)
+        return _threshold(x, self.caps, lo, hi, self._total, self._equal, self._cmax)
 
     def support(self, v: Any) -> float:
-        r"""``max_{lam in S(u)} lam . v`` (greedy fractional knapsack; exact, ties irrelevant)."""
-        x = self._vec(v)
-        t = _threshold(x, self.caps)
-        gt = x > t
-        ug = self.caps[gt]
-        return float(ug @ x[gt] + (1.0 - ug.sum()) * t)
+        r"""``sigma(v) = max_{lam in S(u)} lam . v = t + sum_i u_i (v_i - t)_+`` (exact; ties irrelevant)."""
+        x, lo, hi = self._vec_range(v)
+        if lo == hi:  # constant vector: every member gives the same value
+            return hi
+        t = _threshold(x, self.caps, lo, hi, self._total, self._equal, self._cmax)
+        if t == hi:  # the maximum alone carries all the mass (e.g. the simplex)
+            return hi
+        return _value_at(x, self.caps, t)
 
     def lower(self, v: Any) -> float:
         """``min_{lam in S(u)} lam . v = -support(-v)``."""
-        return -self.support(-self._vec(v))
+        x = self._vec(v)
+        return -self.support(-x)
 
     def argmax(self, v: Any) -> Array:
         r"""A maximiser of ``lam . v`` over the set.
@@ -151,8 +193,9 @@ class CappedSimplex:
         Clients with ``v_i > t`` get their cap, clients with ``v_i < t`` get zero, and the remaining
         mass is split among the clients tied at the threshold ``t`` in proportion to their caps
         (a symmetric, order-independent tie rule; any split among ties is optimal)."""
-        x = self._vec(v)
-        return _fill_at_threshold(x, self.caps, _threshold(x, self.caps))
+        x, lo, hi = self._vec_range(v)
+        return _fill_at_threshold(x, self.caps, _threshold(x, self.caps, lo, hi, self._total,
+                                                           self._equal, self._cmax))
 
     def argmin(self, v: Any) -> Array:
         """A minimiser of ``lam . v`` (``argmax(-v)``)."""
@@ -162,8 +205,8 @@ class CappedSimplex:
         r"""Euclidean projection ``argmin_{lam in S(u)} ||lam - v||^2``.
 
         ``lam_i = clip(v_i - s, 0, u_i)`` with the scalar ``s`` solving
-        ``sum_i clip(v_i - s, 0, u_i) = 1``; ``s`` comes from an exact breakpoint search
-        (``O(n log n)``) followed by a closed-form solve on the active set."""
+        ``sum_i clip(v_i - s, 0, u_i) = 1`` (KKT conditions of the QP); ``s`` is found exactly by a
+        sweep over the ``2n`` sorted breakpoints ``v_i`` and ``v_i - u_i`` (``O(n log n)``)."""
         x = self._vec(v)
         return _project(x, self.caps)
 
@@ -180,9 +223,12 @@ class CappedSimplex:
     def vertices(self, max_n: int = 14) -> Array:
         """All vertices (rows), for small ``n``: ``u`` on a subset, one fractional entry, zeros.
 
-        Enumerates ``2^n`` subsets; refuses ``n > max_n``."""
+        A point of ``S(u)`` is a vertex iff at most one coordinate lies strictly between its
+        bounds ``0`` and ``u_i``.  Enumerates ``2^n`` subsets; refuses ``n > max_n``."""
+        max_n = check_integer(max_n, "max_n", low=1, high=20)
         if self.n > max_n:
-            raise FairtheoryValueError(f"vertices() enumerates 2^n subsets: n must be <= {max_n}, got {self.n}")
+            raise FairtheoryValueError(f"vertices() enumerates 2^n subsets: n must be <= max_n = {max_n}, "
+                                       f"got n = {self.n}")
         out: list[Array] = []
         for mask in itertools.product((False, True), repeat=self.n):
             full = np.array(mask)
@@ -199,6 +245,8 @@ class CappedSimplex:
                     lam = np.where(full, self.caps, 0.0)
                     lam[j] = rest
                     out.append(lam)
+        if not out:  # sum(caps) = 1 - rounding: the set is the single point u
+            out.append(self.caps.copy())
         return _unique_rows(np.array(out))
 
     # ---------------------------------------------------------------- cvxpy twin
@@ -222,10 +270,11 @@ class IntegratedSet:
     phi: float
 
     def __post_init__(self) -> None:
-        if not isinstance(self.A, CappedSimplex) or not isinstance(self.B, CappedSimplex):
-            from fairtheory._validation import FairtheoryTypeError
-
-            raise FairtheoryTypeError("A and B must be CappedSimplex instances")
+        for name in ("A", "B"):
+            val = getattr(self, name)
+            if not isinstance(val, CappedSimplex):
+                raise FairtheoryTypeError(
+                    f"{name} must be a CappedSimplex instance, got {type(val).__name__}")
         if self.A.n != self.B.n:
             raise FairtheoryValueError(f"A and B must have the same n, got {self.A.n} and {self.B.n}")
         phi = check_in_range(self.phi, "phi", low=0.0, high=1.0, high_inclusive=False)
@@ -236,14 +285,40 @@ class IntegratedSet:
         return self.A.n
 
     def support(self, v: Any) -> float:
-        """``max_{lam in Lambda_phi} lam . v``."""
+        """``max_{lam in Lambda_phi} lam . v = (sigma_A(v) - phi min_B v)/(1 - phi)``."""
         x = self.A._vec(v)
         return (self.A.support(x) - self.phi * self.B.lower(x)) / (1.0 - self.phi)
+
+    def lower(self, v: Any) -> float:
+        """``min_{lam in Lambda_phi} lam . v = (min_A v - phi sigma_B(v))/(1 - phi)``."""
+        x = self.A._vec(v)
+        return (self.A.lower(x) - self.phi * self.B.support(x)) / (1.0 - self.phi)
 
     def argmax(self, v: Any) -> Array:
         """``(argmax_A v - phi argmin_B v)/(1 - phi)``."""
         x = self.A._vec(v)
         return (self.A.argmax(x) - self.phi * self.B.argmin(x)) / (1.0 - self.phi)
+
+    def contains(self, lam: Any, tol: float = 1e-9) -> bool:
+        """Whether ``(1 - phi) lam = a - phi b`` for some ``a in A``, ``b in B`` (HiGHS LP feasibility).
+
+        ``tol`` is the absolute slack allowed on each coordinate of the identity."""
+        from scipy.optimize import linprog
+
+        x = self.A._vec(lam, "lam")
+        tol = check_in_range(tol, "tol", low=0.0)
+        n, phi = self.n, self.phi
+        eye = np.eye(n)
+        # variables (a, b); |a - phi b - (1 - phi) lam| <= tol, sum a = sum b = 1, bounds from caps
+        a_ub = np.vstack([np.hstack([eye, -phi * eye]), np.hstack([-eye, phi * eye])])
+        rhs = (1.0 - phi) * x
+        b_ub = np.concatenate([rhs + tol, -rhs + tol])
+        a_eq = np.vstack([np.concatenate([np.ones(n), np.zeros(n)]),
+                          np.concatenate([np.zeros(n), np.ones(n)])])
+        bounds = [(0.0, c) for c in self.A.caps] + [(0.0, c) for c in self.B.caps]
+        res = linprog(np.zeros(2 * n), A_ub=a_ub, b_ub=b_ub, A_eq=a_eq, b_eq=[1.0, 1.0], bounds=bounds,
+                      method="highs")
+        return bool(res.status == 0)
 
     def vertices(self, max_n: int = 10) -> Array:
         """Extreme points of the set (small ``n``).
@@ -252,44 +327,89 @@ class IntegratedSet:
         sum; a candidate is kept only if it is not a convex combination of the others
         (LP feasibility via HiGHS)."""
         va, vb = self.A.vertices(max_n), self.B.vertices(max_n)
-        cand = _unique_rows(((va[:, None, :] - self.phi * vb[None, :, :]) / (1.0 - self.phi)).reshape(-1, self.n))
+        pairs = (va[:, None, :] - self.phi * vb[None, :, :]) / (1.0 - self.phi)
+        cand = _unique_rows(pairs.reshape(-1, self.n))
         return _extreme_points(cand)
 
 
 # -------------------------------------------------------------------- kernels
 def _check_n(n: Any) -> int:
-    from fairtheory._validation import check_integer
-
     return check_integer(n, "n", low=1)
 
 
-def _threshold(v: Array, caps: Array) -> float:
-    """Weighted quickselect: value where the descending cumulative cap first reaches 1."""
+def _mass(cc: Array, mask: NDArray[np.bool_], equal: bool) -> float:
+    """``sum_i cc_i [mask_i]`` (a count times the cap when the caps are equal)."""
+    if equal:
+        return float(cc[0]) * int(np.count_nonzero(mask)) if cc.size else 0.0
+    return float(np.dot(cc, mask))
+
+
+def _value_at(v: Array, caps: Array, t: float) -> float:
+    """``t + sum_i u_i (v_i - t)_+`` (the support once the threshold is known; no cancellation)."""
+    w = v - t
+    np.maximum(w, 0.0, out=w)
+    val = t + float(np.einsum("i,i->", caps, w))
+    if math.isfinite(val):
+        return val
+    gt = v > t  # |v - t| overflowed (values near the float range): the masked form stays finite
+    ug = caps[gt]
+    return float(ug @ v[gt] + (1.0 - ug.sum()) * t)
+
+
+def _threshold(v: Array, caps: Array, vmin: float, vmax: float, total: float, equal: bool,
+               cmax: float) -> float:
+    """Greedy crossing ``t``: ``mass(v > t) < 1 <= mass(v >= t)``; weighted Floyd-Rivest selection."""
     need = 1.0
+    if total < 1.0 or vmin == vmax:  # the caps are used up entirely / every value is the same
+        return vmin
+    if cmax >= 1.0 and _mass(caps, v == vmax, equal) >= need:
+        return vmax
     vv, cc = v, caps
-    first = True
+    rng: np.random.Generator | None = None
+    median_next = False
     while vv.size > _SMALL:
-        if first:  # guess from the mean cap: exact in one pass when caps are equal (simplex, CVaR)
-            k_est = int(np.ceil(need / max(float(cc.mean()), 1e-300) - 1e-9))
-            mid = min(max(vv.size - k_est, 0), vv.size - 1)
-            first = False
+        m = vv.size
+        if median_next:  # the sample's bracket was poor: a plain quickselect step halves the set
+            mid = m // 2
+            hi = lo = float(np.partition(vv, mid)[mid])
         else:
-            mid = vv.size // 2
-        piv = np.partition(vv, mid)[mid]
-        gt = vv > piv
-        m_gt = cc[gt].sum()
-        if m_gt >= need:
+            if rng is None:
+                rng = np.random.default_rng(_SEED)
+            s = int(min(m, max(512, m ** (2.0 / 3.0))))
+            idx = rng.integers(0, m, s)
+            sv = vv[idx]
+            order = np.argsort(-sv, kind="stable")
+            sv = sv[order]
+            est = np.cumsum(cc[idx][order]) * (m / s)  # estimated mass at or above each sample value
+            j = int(np.searchsorted(est, need, side="left"))
+            delta = int(3.0 * math.sqrt(j + 1.0)) + 2
+            # bracket [lo, hi] around the estimated crossing, clamped to the sample's extremes (a
+            # bracket value may repeat, e.g. with ties; the exact masses below decide either way)
+            hi = float(sv[max(j - delta, 0)])
+            lo = float(sv[min(j + delta, s - 1)])
+        # exact cap masses strictly above hi and at or above lo decide where the crossing is
+        gt = vv > hi
+        m_gt = _mass(cc, gt, equal)
+        if m_gt >= need:  # above the bracket
             vv, cc = vv[gt], cc[gt]
+            median_next = vv.size > 0.75 * m
             continue
-        eq = vv == piv
-        m_eq = cc[eq].sum()
-        if m_gt + m_eq >= need:
-            return float(piv)
-        need -= m_gt + m_eq
-        lt = vv < piv
-        if not lt.any():  # caps exhausted by rounding: the smallest remaining value takes the rest
-            return float(piv)
-        vv, cc = vv[lt], cc[lt]
+        ge = vv >= lo
+        m_ge = _mass(cc, ge, equal)
+        if m_ge < need:  # below the bracket
+            lt = ~ge
+            if not lt.any():  # caps exhausted by rounding: the smallest value (lo, a sampled entry)
+                return lo
+            need -= m_ge
+            vv, cc = vv[lt], cc[lt]
+            median_next = vv.size > 0.75 * m
+            continue
+        if lo == hi:  # the bracket is a single value, and the crossing is in it
+            return lo
+        need -= m_gt
+        keep = np.flatnonzero(ge & ~gt)
+        vv, cc = vv[keep], cc[keep]
+        median_next = vv.size > 0.75 * m
     order = np.argsort(-vv, kind="stable")
     cs = np.cumsum(cc[order])
     k = int(np.searchsorted(cs, need, side="left"))
@@ -311,35 +431,61 @@ def _fill_at_threshold(v: Array, caps: Array, t: float) -> Array:
 
 
 def _project(v: Array, caps: Array) -> Array:
-    # g(s) = sum_i clip(v_i - s, 0, u_i) = P(s; v) - P(s; v - u), P(s; x) = sum_i max(x_i - s, 0):
-    # non-increasing, piecewise linear with breakpoints at v and v - u.
-    lo_pts = v - caps
-    bps = np.unique(np.concatenate([lo_pts, v]))
-    xs_hi, xs_lo = np.sort(v), np.sort(lo_pts)
-    g = _sum_pos(xs_hi, bps) - _sum_pos(xs_lo, bps)
-    # g is non-increasing in s; want the last breakpoint with g >= 1
-    k = int(np.searchsorted(-g, -1.0, side="right")) - 1
-    if k < 0:  # only possible if sum(caps) < 1 beyond tolerance; set validation prevents it
-        k = 0
-    if k >= bps.size - 1:
-        m = bps[-1] + 1.0
+    # g(s) = sum_i clip(v_i - s, 0, u_i) is non-increasing and piecewise linear in s, with
+    # breakpoints v_i - u_i (entry i stops being capped as s increases past it) and v_i (entry i
+    # becomes zero).  Sweep the 2n sorted breakpoints; g at each one is a sum of non-negative
+    # increments slope * gap, so it carries no cancellation even for large |v|.
+    n = v.size
+    keys = np.concatenate([np.sort(v - caps), np.sort(v)])
+    order = np.argsort(keys, kind="stable")  # two sorted runs: a linear-time merge
+    b = keys[order]
+    nlin = np.cumsum(np.where(order < n, 1, -1))[:-1]  # number of linear entries on (b_k, b_k+1)
+    inc = nlin * np.diff(b)  # g(b_k) - g(b_k+1) >= 0
+    g = np.concatenate([np.cumsum(inc[::-1])[::-1], [0.0]])
+    k = int(np.searchsorted(-g, -1.0, side="right")) - 1  # last breakpoint with g >= 1
+    if k < 0:  # sum(caps) = 1 up to rounding (g(b_0) = sum(caps) came out below 1): lam = u
+        lam = caps.copy()
+    elif k >= b.size - 1 or nlin[k] <= 0:  # no linear entry: every entry at a bound
+        lam = np.where((v - caps) >= float(b[k]), caps, np.clip(v - float(b[k]), 0.0, caps))
     else:
-        m = 0.5 * (bps[k] + bps[k + 1])
-    capped = lo_pts >= m
-    linear = (v > m) & ~capped
-    n_lin = int(linear.sum())
-    if n_lin == 0:
-        s = bps[k]
-    else:
-        s = (v[linear].sum() - (1.0 - caps[capped].sum())) / n_lin
-    return np.clip(v - s, 0.0, caps)
+        # lam_i = v_i - s with s = b_k+1 - delta, written so that v_i - b_k+1 is formed first (exact
+        # for the linear entries, which lie within one cap of s)
+        delta = (1.0 - float(g[k + 1])) / float(nlin[k])
+        hi_b = float(b[k + 1])
+        capped = (v - caps) >= hi_b  # at the cap on the whole segment: exactly u_i
+        linear = ~capped & (v > float(b[k]))  # entries <= b_k are exactly zero
+        lam = np.where(capped, caps, 0.0)
+        lin = np.clip((v[linear] - hi_b) + delta, 0.0, caps[linear])
+        if lin.size:  # one Newton step on sum(lam) = 1 over the active set removes the rounding
+            lin = np.clip(lin + (1.0 - float(lam.sum()) - float(lin.sum())) / lin.size, 0.0, caps[linear])
+        lam[linear] = lin
+    if abs(float(lam.sum()) - 1.0) > 1e-9 and caps.sum() >= 1.0 - 1e-9:
+        # breakpoints v_i and v_i - u_i that coincide in float64 (caps below the spacing of huge
+        # |v_i|) lose the capped entries' mass: fall back to a direct bisection on s
+        lam = _project_bisect(v, caps)
+    return lam
 
 
-def _sum_pos(xs_sorted: Array, s: Array) -> Array:
-    """``sum_i max(x_i - s_j, 0)`` for every ``s_j`` (``xs_sorted`` ascending)."""
-    suffix = np.concatenate([np.cumsum(xs_sorted[::-1])[::-1], [0.0]])
-    idx = np.searchsorted(xs_sorted, s, side="right")
-    return suffix[idx] - s * (xs_sorted.size - idx)
+def _project_bisect(v: Array, caps: Array) -> Array:
+    """Projection for values whose float spacing exceeds the caps: bisection on
+    ``g(s) = sum clip(v - s, 0, u)`` to adjacent floats, then the excess mass is taken from the
+    entries of smallest ``v`` first (the ones that leave first as ``s`` grows); always feasible."""
+    lo, hi = float(v.min()) - 1.0, float(v.max())  # g(lo) = sum(u) >= 1 > 0 = g(hi)
+    for _ in range(2100):
+        mid = 0.5 * (lo + hi)
+        if not lo < mid < hi:
+            break
+        if float(np.clip(v - mid, 0.0, caps).sum()) >= 1.0:
+            lo = mid
+        else:
+            hi = mid
+    lam = np.clip(v - lo, 0.0, caps)
+    excess = float(lam.sum()) - 1.0
+    if excess > 0:
+        order = np.argsort(v, kind="stable")
+        take = np.minimum(lam[order], np.maximum(excess - (np.cumsum(lam[order]) - lam[order]), 0.0))
+        lam[order] -= take
+    return lam
 
 
 def _unique_rows(x: Array, decimals: int = 12) -> Array:

@@ -1,0 +1,330 @@
+r"""cvxpy twins of the capped-simplex closed forms (spec ``exact.md`` Sec. 1): the ground truth they are
+checked against.
+
+Every function builds an explicit LP or QP, solves it, raises :class:`SolverError` unless the status
+is ``optimal`` and returns an :class:`ExactResult` with a *certificate*: a bound from weak duality
+evaluated at the solver's own multiplier, so a wrong ``optimal`` is visible in the numbers.
+
+* LPs use **HiGHS** on purpose.  Measured on this project's machine (spec ``exact.md`` Sec. 5):
+  Clarabel, cvxpy's default for LPs, returned ``optimal`` with relative error ``1e-6`` at
+  ``n = 1e4``, failed at ``1e5`` and at ``1e6`` returned a value off by up to 35% after hitting its
+  iteration limit; HiGHS agrees with the closed forms to ``~1e-8`` up to ``n = 1e6``.
+* The projection QP uses **Clarabel** with tolerances ``1e-10`` (fallbacks in :func:`project_qp`)
+  and is certified by the Lagrangian
+  dual bound ``d(s) = min_{0 <= lam <= u} 0.5||lam - v||^2 + s (sum lam - 1)`` (attained at
+  ``lam = clip(v - s, 0, u)``), so ``0.5||lam_qp - v||^2 - d(s) >= 0`` is a certified gap.
+
+Weak-duality certificates used for the LPs (``h_u(eta) >= max_{lam in S(u)} lam . v`` for every
+real ``eta``, 002 Lemma 1):
+
+.. math:: h_u(\eta) = \eta + \sum_i u_i (v_i - \eta)_+ .
+
+Sign conventions of cvxpy's equality multipliers differ between ``maximize`` and ``minimize``; every
+``eta`` gives a valid bound, so the certificate takes the better of ``+eta`` and ``-eta``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from fairtheory._validation import (
+    FairtheoryTypeError,
+    FairtheoryValueError,
+    as_vector,
+    check_alpha,
+    check_probability_vector,
+)
+from fairtheory.exact.result import ExactResult, solve_checked
+from fairtheory.sets import CappedSimplex, IntegratedSet
+
+__all__ = [
+    "support_lp",
+    "lower_lp",
+    "argmax_lp",
+    "project_qp",
+    "qalpha_sup_lp",
+    "qalpha_dual_lp",
+    "integrated_support_lp",
+    "LP_SOLVER",
+    "QP_SOLVER",
+]
+
+#: LP solver (see the module docstring for why not Clarabel)
+LP_SOLVER = "HIGHS"
+#: QP solver for the Euclidean projection
+QP_SOLVER = "CLARABEL"
+#: HiGHS presolve is the bottleneck on these one-row LPs (n = 1e5: 134 s with presolve, 2.4 s without,
+#: same answer to 1e-14 on this machine); box constraints are passed as variable bounds for the same reason
+_HIGHS_OPTS: dict[str, Any] = {"highs_options": {"presolve": "off", "primal_feasibility_tolerance": 1e-10,
+                                                "dual_feasibility_tolerance": 1e-10}}
+_CLARABEL_OPTS: dict[str, Any] = {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10,
+                                  "max_iter": 500}
+
+
+# -------------------------------------------------------------------- helpers
+def _check_set(S: Any, name: str = "S") -> CappedSimplex:
+    if not isinstance(S, CappedSimplex):
+        raise FairtheoryTypeError(f"{name} must be a CappedSimplex, got {type(S).__name__}")
+    return S
+
+
+def _check_vec(v: Any, n: int, name: str = "v") -> np.ndarray:
+    x = as_vector(v, name)
+    if x.shape != (n,):
+        raise FairtheoryValueError(f"{name} must have shape ({n},), got {x.shape}")
+    return x
+
+
+def _scale(v: np.ndarray) -> float:
+    """Objective scaling of the LPs: none (1.0).
+
+    Dividing the objective by ``max |v|`` was tried and made things worse: with a huge loss on a tiny
+    cap the scaled objective value is ``~1e-7`` and HiGHS stopped ``9e-7`` (absolute) below the
+    optimum.  With feasibility tolerances ``1e-10`` the unscaled LPs agree with the closed forms to
+    ``~1e-13`` relative on the Hypothesis instances."""
+    return 1.0
+
+
+def _h(caps: np.ndarray, v: np.ndarray, eta: float) -> float:
+    """``eta + sum_i u_i (v_i - eta)_+``: an upper bound on ``max_{lam in S(u)} lam . v`` for any eta."""
+    return float(eta + caps @ np.maximum(v - eta, 0.0))
+
+
+def _times(x: Any, c: float) -> float | None:
+    return None if x is None else float(np.squeeze(x)) * c
+
+
+def _dual_bound(caps: np.ndarray, v: np.ndarray, eta: Any) -> float:
+    """Best of ``h_u(eta)``, ``h_u(-eta)`` and ``h_u(0)`` (all valid upper bounds; ``eta`` may be None)."""
+    cands = [0.0]
+    if eta is not None and np.isfinite(float(np.squeeze(eta))):
+        e = float(np.squeeze(eta))
+        cands += [e, -e]
+    return min(_h(caps, v, c) for c in cands)
+
+
+def _infeasibility(lam: np.ndarray, caps: np.ndarray) -> float:
+    """Largest violation of ``lam >= 0``, ``lam <= caps``, ``sum lam = 1``."""
+    return float(max(0.0, -lam.min(), (lam - caps).max(), abs(lam.sum() - 1.0)))
+
+
+def _box_variable(caps: np.ndarray) -> Any:
+    """A cvxpy variable with bounds ``0 <= lam <= caps`` (variable bounds, not constraint rows)."""
+    import cvxpy as cp
+
+    return cp.Variable(caps.size, bounds=[np.zeros(caps.size), np.asarray(caps, dtype=np.float64)])
+
+
+def _support_lp(S: CappedSimplex, v: np.ndarray, what: str) -> ExactResult:
+    import cvxpy as cp
+
+    sc = _scale(v)
+    lam = _box_variable(S.caps)
+    cons = [cp.sum(lam) == 1]
+    prob = cp.Problem(cp.Maximize((v / sc) @ lam), cons)
+    val = sc * solve_checked(prob, what, LP_SOLVER, **_HIGHS_OPTS)
+    w = np.asarray(lam.value, dtype=np.float64)
+    bound = _dual_bound(S.caps, v, _times(cons[0].dual_value, sc))
+    cert = {"dual_bound": bound, "gap": bound - val, "primal_infeasibility": _infeasibility(w, S.caps),
+            "weights_value": float(w @ v)}
+    return ExactResult(value=val, weights=w, solver=LP_SOLVER, status=str(prob.status), certificate=cert)
+
+
+# -------------------------------------------------------------------- capped simplex
+def support_lp(S: CappedSimplex, v: Any) -> ExactResult:
+    r"""``max_{lam in S(u)} lam . v`` as an LP (HiGHS): twin of :meth:`CappedSimplex.support`.
+
+    ``weights`` is the LP's maximiser (a vertex; with ties it may differ from
+    :meth:`CappedSimplex.argmax`, the value may not).  ``certificate``: ``dual_bound`` =
+    ``h_u(eta)`` at the multiplier of ``sum lam = 1``, ``gap = dual_bound - value`` (``>= 0`` up to
+    rounding), ``primal_infeasibility`` of the weights and ``weights_value = weights . v``.
+    """
+    S = _check_set(S)
+    x = _check_vec(v, S.n)
+    return _support_lp(S, x, "support LP over a capped simplex")
+
+
+def argmax_lp(S: CappedSimplex, v: Any) -> ExactResult:
+    """Same LP as :func:`support_lp`; named for call sites that want the maximising weights."""
+    return support_lp(S, v)
+
+
+def lower_lp(S: CappedSimplex, v: Any) -> ExactResult:
+    r"""``min_{lam in S(u)} lam . v`` as an LP (HiGHS), solved as ``-max lam . (-v)``.
+
+    ``weights`` is a minimiser; the certificate's ``dual_bound`` is a lower bound on the minimum."""
+    S = _check_set(S)
+    x = _check_vec(v, S.n)
+    r = _support_lp(S, -x, "lower LP over a capped simplex")
+    cert = dict(r.certificate)
+    cert["dual_bound"] = -cert["dual_bound"]
+    cert["weights_value"] = -cert["weights_value"]
+    return ExactResult(value=-r.value, weights=r.weights, solver=r.solver, status=r.status, certificate=cert)
+
+
+def project_qp(S: CappedSimplex, v: Any) -> ExactResult:
+    r"""Euclidean projection ``argmin_{lam in S(u)} 0.5 ||lam - v||^2`` as a QP (Clarabel, tol ``1e-10``).
+
+    Solved as ``min 0.5||lam||^2 - (v - c) . lam`` with ``c = max v`` (the same minimiser: members sum
+    to one, so a shift of ``v`` along the ones vector only adds a constant), which keeps the
+    objective on the scale of the answer.  If Clarabel stops at ``optimal_inaccurate`` it is re-run
+    with static regularisation ``1e-12``, then OSQP (polished, ``1e-10``) is tried; the configuration
+    that succeeded is ``extra["attempt"]``; if none ends ``optimal``, :class:`SolverError` is raised.
+
+    ``weights`` is the projection, ``value = 0.5||lam - v||^2``.  Certificate: the dual bound
+    ``d(s)`` at the multiplier ``s`` of ``sum lam = 1`` (either sign; every ``s`` gives a lower
+    bound), ``gap = value - d(s)``; by 1-strong convexity ``||lam - lam*||_2 <= sqrt(2 gap)``.
+
+    Note: an interior-point solver's *weights* are only accurate to about the square root of its
+    tolerance (the objective is flat at the optimum; on ``u = (0.5, 0.82)``, ``v ~ 1e-3`` Clarabel
+    reported ``optimal`` with weights ``6e-8`` off and objective ``2e-14`` above the closed form's).
+    Compare objective values, or weights against ``sqrt(2 gap)``.
+    """
+    import cvxpy as cp
+
+    from fairtheory.exact.result import SolverError
+
+    S = _check_set(S)
+    x = _check_vec(v, S.n)
+    w_shift = x - float(x.max())
+    attempts = [("CLARABEL", _CLARABEL_OPTS, "clarabel"),
+                ("CLARABEL", {**_CLARABEL_OPTS, "static_regularization_constant": 1e-12}, "clarabel-reg"),
+                ("OSQP", {"eps_abs": 1e-10, "eps_rel": 1e-10, "polish": True, "max_iter": 200000},
+                 "osqp-polished")]
+    last: SolverError | None = None
+    for solver, opts, label in attempts:  # noqa: B007 - the one that succeeded is reported
+        lam = cp.Variable(S.n)
+        cons = S.cvxpy_constraints(lam)
+        prob = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(lam) - w_shift @ lam), cons)
+        try:
+            solve_checked(prob, "projection QP onto a capped simplex", solver, **opts)
+        except SolverError as exc:
+            last = exc
+            continue
+        break
+    else:
+        assert last is not None
+        raise last
+    w = np.asarray(lam.value, dtype=np.float64)
+    val = 0.5 * float(np.sum((w - x) ** 2))
+
+    def d(s: float) -> float:
+        z = np.clip(x - s, 0.0, S.caps)
+        return float(0.5 * np.sum((z - x) ** 2) + s * (z.sum() - 1.0))
+
+    eta = cons[2].dual_value
+    s_shift = float(np.squeeze(eta)) if eta is not None else 0.0
+    c = float(x.max())
+    bound = max(d(c + s_shift), d(c - s_shift))
+    cert = {"dual_bound": bound, "gap": val - bound, "primal_infeasibility": _infeasibility(w, S.caps)}
+    return ExactResult(value=val, weights=w, solver=solver, status=str(prob.status), certificate=cert,
+                       extra={"attempt": label})
+
+
+# -------------------------------------------------------------------- Q_alpha (002 Def. 1, Lemma 1)
+def _qalpha_args(losses: Any, p: Any, alpha: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    pv = check_probability_vector(p, "p")
+    f = as_vector(losses, "losses")
+    if f.shape != pv.shape:
+        raise FairtheoryValueError(f"losses and p must have the same shape, got {f.shape} and {pv.shape}")
+    a = check_alpha(alpha, pv, "alpha")
+    return f, pv, a
+
+
+def qalpha_sup_lp(losses: Any, p: Any, alpha: Any) -> ExactResult:
+    r"""``f_alpha = sup_{q in Q_alpha} sum_i q_i p_i f_i`` with
+    ``Q_alpha = {q : sum_i q_i p_i = 1, 0 <= q_i <= 1/alpha_i}`` (002 Def. 1, eq. 1) as an LP (HiGHS).
+
+    Solved in weight coordinates ``lam_i = p_i q_i`` (``0 <= lam_i <= p_i/alpha_i``, ``sum lam = 1``),
+    built here from ``p`` and ``alpha`` directly (not through :class:`CappedSimplex`), so it checks
+    the closed form :meth:`CappedSimplex.qalpha` ``(...).support`` independently.
+
+    Why not the paper's ``q`` coordinates: with weight ratios ``p_max/p_min ~ 1e12`` that LP is badly
+    scaled (bounds ``1/alpha_i`` up to ``1e12``, coefficients ``p_i f_i`` near ``1e-12``) and HiGHS
+    returned status ``optimal`` with value ``1.44e6`` for losses whose maximum is ``7.4e5`` (an
+    impossible value; found by the Hypothesis instances of ``rcfl.qalpha.closed_form``).  The
+    ``lam`` form has bounds in ``[0, 1]``.
+
+    ``weights = lam``, ``extra = {"q": lam/p}`` (``q_i = 0`` where ``p_i = 0``); certificate as in
+    :func:`support_lp` with caps ``p/alpha``.
+    """
+    import cvxpy as cp
+
+    f, pv, a = _qalpha_args(losses, p, alpha)
+    caps = np.minimum(pv / a, 1.0)
+    sc = _scale(f)
+    lam = _box_variable(caps)
+    cons = [cp.sum(lam) == 1]
+    prob = cp.Problem(cp.Maximize((f / sc) @ lam), cons)
+    val = sc * solve_checked(prob, "Q_alpha supremum LP (002 Def. 1)", LP_SOLVER, **_HIGHS_OPTS)
+    w = np.asarray(lam.value, dtype=np.float64)
+    bound = _dual_bound(caps, f, _times(cons[0].dual_value, sc))
+    cert = {"dual_bound": bound, "gap": bound - val, "primal_infeasibility": _infeasibility(w, caps),
+            "weights_value": float(w @ f)}
+    q = np.divide(w, pv, out=np.zeros_like(w), where=pv > 0)
+    return ExactResult(value=val, weights=w, solver=LP_SOLVER, status=str(prob.status), certificate=cert,
+                       extra={"q": q})
+
+
+def qalpha_dual_lp(losses: Any, p: Any, alpha: Any) -> ExactResult:
+    r"""Lemma 1 dual ``min_eta eta + sum_i (p_i/alpha_i)(f_i - eta)_+`` (002 Lemma 1) as an LP
+    (HiGHS) in ``(eta, s)`` with slacks ``s >= 0``, ``s >= f - eta``.
+
+    ``extra = {"eta": eta*}``; ``weights`` are the multipliers of ``s >= f - eta`` (a maximiser of the
+    primal, ``lam in Q_alpha`` in weight coordinates); certificate ``primal_bound = weights . f``
+    (a lower bound when the weights are feasible), ``gap = value - primal_bound`` and the weights'
+    ``primal_infeasibility``."""
+    import cvxpy as cp
+
+    f, pv, a = _qalpha_args(losses, p, alpha)
+    caps = pv / a
+    sc = _scale(f)
+    eta = cp.Variable()
+    s = cp.Variable(f.size, nonneg=True)
+    cons = [s >= f / sc - eta]
+    prob = cp.Problem(cp.Minimize(eta + caps @ s), cons)
+    val = sc * solve_checked(prob, "Lemma 1 dual LP (002 Lemma 1)", LP_SOLVER, **_HIGHS_OPTS)
+    eta_v = sc * float(eta.value)
+    lam = np.abs(np.asarray(cons[0].dual_value, dtype=np.float64))
+    cert = {"primal_bound": float(lam @ f), "gap": val - float(lam @ f),
+            "primal_infeasibility": _infeasibility(lam, caps)}
+    return ExactResult(value=val, argmin=np.array([eta_v]), weights=lam, solver=LP_SOLVER,
+                       status=str(prob.status), certificate=cert, extra={"eta": eta_v})
+
+
+# -------------------------------------------------------------------- integrated set (001 eqs. 6-8)
+def integrated_support_lp(I: IntegratedSet, v: Any) -> ExactResult:
+    r"""``max_{lam in Lambda_phi(A, B)} lam . v`` as an LP over ``(a, b) in A x B`` (HiGHS), with
+    ``lam = (a - phi b)/(1 - phi)`` (001 eqs. 6-8, reconstructed in ``relative.md`` Sec. 4).
+
+    ``weights = lam``, ``extra = {"a": a, "b": b}``.  Certificate: the weak-duality bound
+    ``(h_A(eta_a) + phi h_B(eta_b; -v))/(1 - phi)`` at the two equality multipliers and the gap."""
+    import cvxpy as cp
+
+    if not isinstance(I, IntegratedSet):
+        raise FairtheoryTypeError(f"I must be an IntegratedSet, got {type(I).__name__}")
+    x = _check_vec(v, I.n)
+    phi, sc = I.phi, _scale(x)
+    xs = x / sc
+    av, bv = _box_variable(I.A.caps), _box_variable(I.B.caps)
+    ca, cb = [cp.sum(av) == 1], [cp.sum(bv) == 1]
+    prob = cp.Problem(cp.Maximize((xs @ av - phi * (xs @ bv)) / (1.0 - phi)), ca + cb)
+    val = sc * solve_checked(prob, "integrated-set support LP (001 eqs. 6-8)", LP_SOLVER, **_HIGHS_OPTS)
+    a_, b_ = np.asarray(av.value, dtype=np.float64), np.asarray(bv.value, dtype=np.float64)
+    lam = (a_ - phi * b_) / (1.0 - phi)
+    # scale the multipliers back: the objective carries 1/(1-phi) and phi/(1-phi)
+    ea = ca[0].dual_value
+    eb = cb[0].dual_value
+    bound_a = _dual_bound(I.A.caps, x, _times(ea, sc * (1.0 - phi)))
+    if phi > 0 and eb is not None:
+        bound_b = _dual_bound(I.B.caps, -x, _times(eb, sc * (1.0 - phi) / phi))
+    else:
+        bound_b = _dual_bound(I.B.caps, -x, 0.0) if phi > 0 else 0.0
+    bound = (bound_a + phi * bound_b) / (1.0 - phi)
+    cert = {"dual_bound": bound, "gap": bound - val,
+            "primal_infeasibility": max(_infeasibility(a_, I.A.caps), _infeasibility(b_, I.B.caps)),
+            "weights_value": float(lam @ x), "weights_sum": float(lam.sum())}
+    return ExactResult(value=val, weights=lam, solver=LP_SOLVER, status=str(prob.status), certificate=cert,
+                       extra={"a": a_, "b": b_})
