@@ -182,6 +182,26 @@ class CappedSimplex:
             return hi
         return _value_at(x, self.caps, t)
 
+    def support_many(self, V: Any) -> Array:
+        r"""``support`` of every vector along the last axis of ``V`` (shape ``(..., n)``), batched.
+
+        Sort each row in decreasing order and give each entry its cap until the mass reaches one,
+        ``sum_(k) min(u_(k), (1 - sum_{l<k} u_(l))_+) v_(k)`` (exact, independent of tie order; any
+        mass left by caps that sum to one only up to rounding goes to the smallest entry, as in
+        :meth:`support`).  ``O(n log n)`` per row, for many small vectors at once."""
+        arr = np.asarray(V, dtype=np.float64)
+        if arr.ndim < 1 or arr.shape[-1] != self.n:
+            raise FairtheoryValueError(f"V must have last axis of length n = {self.n}, got shape {arr.shape}")
+        if not np.all(np.isfinite(arr)):
+            raise FairtheoryValueError("V must be finite")
+        order = np.argsort(-arr, axis=-1, kind="stable")
+        v = np.take_along_axis(arr, order, axis=-1)
+        u = self.caps[order]
+        before = np.cumsum(u, axis=-1) - u
+        mass = np.minimum(u, np.clip(1.0 - before, 0.0, None))
+        left = np.clip(1.0 - mass.sum(axis=-1), 0.0, None)
+        return np.sum(mass * v, axis=-1) + left * v[..., -1]
+
     def lower(self, v: Any) -> float:
         """``min_{lam in S(u)} lam . v = -support(-v)``."""
         x = self._vec(v)

@@ -337,3 +337,23 @@ def test_selection_with_adversarial_caps():
             t = S.threshold(v)
             assert S.caps[v > t].sum() < 1.0 + 1e-12
             assert S.caps[v >= t].sum() >= 1.0 - 1e-9
+
+
+def test_support_many_matches_support_rowwise() -> None:
+    rng = np.random.default_rng(11)
+    for n in (1, 2, 5, 30):
+        for S in (CappedSimplex.simplex(n), CappedSimplex.cvar(n, 0.3),
+                  CappedSimplex.qalpha(q := rng.dirichlet(np.ones(n)), np.maximum(q, 0.4)),
+                  CappedSimplex.singleton(rng.dirichlet(np.ones(n)))):
+            V = np.round(rng.normal(size=(4, 7, n)), 1)  # rounding makes ties
+            got = S.support_many(V)
+            assert got.shape == (4, 7)
+            ref = np.array([[S.support(V[i, j]) for j in range(7)] for i in range(4)])
+            assert np.max(np.abs(got - ref)) <= 1e-12 * max(1.0, np.max(np.abs(V)))
+
+
+def test_support_many_validates_shape() -> None:
+    from fairtheory._validation import FairtheoryValueError
+
+    with pytest.raises(FairtheoryValueError, match="V must have last axis"):
+        CappedSimplex.simplex(3).support_many(np.zeros((2, 4)))

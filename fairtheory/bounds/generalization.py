@@ -91,7 +91,8 @@ def _delta(delta: Any) -> float:
 def qalpha_values(F: Any, p: Any, alpha: Any) -> Array:
     r"""``f_alpha`` of many loss vectors at once: the capped-simplex support along the last axis.
 
-    Batched twin of :meth:`fairtheory.sets.CappedSimplex.support` for ``CappedSimplex.qalpha(p,
+    Thin wrapper of :meth:`fairtheory.sets.CappedSimplex.support_many` (the batched twin of
+    :meth:`~fairtheory.sets.CappedSimplex.support`) for ``CappedSimplex.qalpha(p,
     alpha)`` (002 Def. 1): sort each vector in decreasing order and give each client its cap
     ``p_i/alpha_i`` until the mass reaches one,
 
@@ -110,22 +111,13 @@ def qalpha_values(F: Any, p: Any, alpha: Any) -> Array:
     -------
     ndarray, shape (...)
     """
+    from fairtheory.sets import CappedSimplex
+
     p_arr, a_arr = _p_alpha(p, alpha)
     arr = np.asarray(F, dtype=np.float64)
     if arr.ndim < 1 or arr.shape[-1] != p_arr.size:
         raise FairtheoryValueError(f"F must have last axis of length n = {p_arr.size}, got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise FairtheoryValueError("F must be finite")
-    caps = np.minimum(p_arr / a_arr, 1.0)
-    order = np.argsort(-arr, axis=-1, kind="stable")
-    v = np.take_along_axis(arr, order, axis=-1)
-    u = caps[order]
-    before = np.cumsum(u, axis=-1) - u
-    mass = np.minimum(u, np.clip(1.0 - before, 0.0, None))
-    # caps summing to one only up to rounding: the leftover mass goes to the smallest entry, as in
-    # CappedSimplex (threshold = min v)
-    left = np.clip(1.0 - mass.sum(axis=-1), 0.0, None)
-    return np.sum(mass * v, axis=-1) + left * v[..., -1]
+    return CappedSimplex(p_arr / a_arr).support_many(arr)
 
 
 def rademacher_coefficients(p: Any, alpha: Any, m: Any) -> Array:
