@@ -88,7 +88,7 @@ def test_layouts_agree_and_subsets(kind, sizes, l2):
         assert np.max(np.abs(fs - f[idx])) <= 1e-15 * max(1.0, np.abs(f).max())
         assert np.max(np.abs(gs - g[idx])) <= 1e-15 * max(1.0, np.abs(g).max())
         out[layout] = (f, g)
-    for a, b in zip(out["batched"], out["flat"]):
+    for a, b in zip(out["batched"], out["flat"], strict=True):
         assert np.max(np.abs(a - b)) <= 1e-13 * max(1.0, np.abs(b).max())
 
 
@@ -116,7 +116,7 @@ def test_numpy_torch_agree(kind, sizes, l2, xp_name, to_backend):
         for args, kw in (((W,), {}), ((W[idx],), {"clients": idx}), ((300.0 * W,), {})):
             want = P.loss_grad_each(*args, **kw)
             got = P.loss_grad_each(to_backend(args[0]), **kw)
-            for a, b in zip(got, want):
+            for a, b in zip(got, want, strict=True):
                 assert type(a).__module__.split(".")[0] == ("torch" if xp_name == "torch" else "numpy")
                 assert np.max(np.abs(to_numpy(a) - b)) <= 1e-12 * max(1.0, np.abs(b).max())
 
