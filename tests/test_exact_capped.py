@@ -207,3 +207,24 @@ def test_integrated_support_vs_lp(I, data):
     assert abs(r.weights.sum() - 1.0) <= 1e-9 / (1 - I.phi)
     lam = I.argmax(v)
     assert close(float(lam @ v), r.value, scale)
+
+
+def test_project_qp_highs_fallback_agrees(monkeypatch) -> None:
+    """The HiGHS QP fallback gives the same projection as the closed form."""
+    import fairtheory.exact.capped as C
+    from fairtheory.exact.result import SolverError
+
+    rng = np.random.default_rng(3)
+    S = CappedSimplex(rng.uniform(0.1, 0.6, size=7))
+    v = rng.normal(size=7)
+    real = C.solve_checked
+
+    def fail_unless_highs(prob, what, solver, **kw):
+        if solver != "HIGHS":
+            raise SolverError(what, solver, "forced failure (test)")
+        return real(prob, what, solver, **kw)
+
+    monkeypatch.setattr(C, "solve_checked", fail_unless_highs)
+    r = C.project_qp(S, v)
+    assert r.extra["attempt"] == "highs-qp"
+    assert np.max(np.abs(r.weights - S.project(v))) <= 1e-7

@@ -170,7 +170,9 @@ def project_qp(S: CappedSimplex, v: Any) -> ExactResult:
     Solved as ``min 0.5||lam||^2 - (v - c) . lam`` with ``c = max v`` (the same minimiser: members sum
     to one, so a shift of ``v`` along the ones vector only adds a constant), which keeps the
     objective on the scale of the answer.  If Clarabel stops at ``optimal_inaccurate`` it is re-run
-    with static regularisation ``1e-12``, then OSQP (polished, ``1e-10``) is tried; the configuration
+    with static regularisation ``1e-12``, then HiGHS' active-set QP solver, then OSQP (polished,
+    ``1e-10``) are tried (the last failure seen in a ``--full`` run was Clarabel inaccurate twice and
+    OSQP at its iteration limit); the configuration
     that succeeded is ``extra["attempt"]``; if none ends ``optimal``, :class:`SolverError` is raised.
 
     ``weights`` is the projection, ``value = 0.5||lam - v||^2``.  Certificate: the dual bound
@@ -191,6 +193,7 @@ def project_qp(S: CappedSimplex, v: Any) -> ExactResult:
     w_shift = x - float(x.max())
     attempts = [("CLARABEL", _CLARABEL_OPTS, "clarabel"),
                 ("CLARABEL", {**_CLARABEL_OPTS, "static_regularization_constant": 1e-12}, "clarabel-reg"),
+                ("HIGHS", _HIGHS_OPTS, "highs-qp"),
                 ("OSQP", {"eps_abs": 1e-10, "eps_rel": 1e-10, "polish": True, "max_iter": 200000},
                  "osqp-polished")]
     last: SolverError | None = None
