@@ -21,7 +21,7 @@ from fairtheory.problems.base import FederatedProblem
 from fairtheory.sets import CappedSimplex
 
 __all__ = ["History", "run", "sample_clients", "initial_model", "initial_weights", "project_to",
-           "check_problem", "check_set", "check_rng", "gaussian"]
+           "check_problem", "check_set", "check_rng", "gaussian", "primal_dual_start"]
 
 
 @dataclass
@@ -142,3 +142,14 @@ def check_rng(rng: Any) -> np.random.Generator:
     if not isinstance(rng, np.random.Generator):
         raise FairtheoryTypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
     return rng
+
+
+def primal_dual_start(problem: Any, w0: Any, lam0: Any, Lambda: CappedSimplex | None) -> dict[str, Any]:
+    """Checked starting point of a primal-dual method over ``Lambda`` (default the simplex):
+    ``w``, ``lam`` and zero running averages ``w_avg``, ``lam_avg`` (keyword arguments of a ``State``)."""
+    problem = check_problem(problem)
+    S = check_set(Lambda, problem.n)
+    w = initial_model(problem, w0)
+    lam = initial_weights(S, lam0, w)
+    xp = namespace(w)
+    return {"w": w, "lam": lam, "w_avg": xp.zeros_like(w), "lam_avg": xp.zeros_like(lam)}

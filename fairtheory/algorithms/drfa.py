@@ -40,8 +40,7 @@ from fairtheory.algorithms.base import (
     check_rng,
     check_set,
     gaussian,
-    initial_model,
-    initial_weights,
+    primal_dual_start,
     project_to,
 )
 from fairtheory.algorithms.base import run as _run
@@ -68,12 +67,7 @@ class State:
 def init(problem: FederatedProblem, w0: Any = None, lam0: Any = None, *,
          Lambda: CappedSimplex | None = None) -> State:
     """Start at ``w0`` (default ``problem.initial_point()``) and ``lam0`` (default ``Proj_Lambda(1/n)``)."""
-    problem = check_problem(problem)
-    S = check_set(Lambda, problem.n)
-    w = initial_model(problem, w0)
-    lam = initial_weights(S, lam0, w)
-    xp = namespace(w)
-    return State(w=w, lam=lam, w_avg=xp.zeros_like(w), lam_avg=xp.zeros_like(lam))
+    return State(**primal_dual_start(problem, w0, lam0, Lambda))
 
 
 def _sampling_probabilities(lam: Any) -> np.ndarray:
