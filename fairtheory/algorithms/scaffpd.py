@@ -61,9 +61,9 @@ from typing import Any
 import numpy as np
 
 from fairtheory._validation import FairtheoryTypeError, FairtheoryValueError, check_in_range, check_integer
-from fairtheory.algorithms.base import History, check_problem, check_rng, gaussian, initial_model, project_to
+from fairtheory.algorithms.base import History, check_problem, check_rng, gaussian, initial_model, initial_weights, project_to
 from fairtheory.algorithms.base import run as _run
-from fairtheory.backend import like, namespace, to_numpy
+from fairtheory.backend import namespace
 from fairtheory.problems.base import FederatedProblem
 from fairtheory.sets import CappedSimplex, IntegratedSet
 
@@ -119,19 +119,10 @@ def init(problem: FederatedProblem, iset: Any, w0: Any = None, a0: Any = None, b
     problem = check_problem(problem)
     I = as_integrated(iset, problem.n)
     w = initial_model(problem, w0)
-    a = _start(I.A, a0, w, "a0")
-    b = _start(I.B, b0, w, "b0")
+    a = initial_weights(I.A, a0, w, "a0")
+    b = initial_weights(I.B, b0, w, "b0")
     lam = (a - I.phi * b) / (1.0 - I.phi)
     return State(w=w, a=a, b=b, lam=lam)
-
-
-def _start(S: CappedSimplex, v0: Any, ref: Any, name: str) -> Any:
-    if v0 is None:
-        return like(S.project(np.full(S.n, 1.0 / S.n)), ref)
-    v = to_numpy(v0).astype(np.float64)
-    if v.shape != (S.n,) or not S.contains(v, tol=1e-9):
-        raise FairtheoryValueError(f"{name} must be a point of its capped simplex (shape ({S.n},)), got {v!r}")
-    return like(v, ref)
 
 
 def step(state: State, problem: FederatedProblem, rng: np.random.Generator, *, iset: Any, J: int,
