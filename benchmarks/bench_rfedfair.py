@@ -44,18 +44,22 @@ def make_problem(n: int, d: int, m: int, seed: int = 0) -> LogisticProblem:
     return LogisticProblem(X, y, np.arange(0, n * m + 1, m))
 
 
-def loop_round(problem: LogisticProblem, w: np.ndarray, eta: float, *, beta: float, mu: float,
-               alpha: np.ndarray, kappa: int) -> tuple[np.ndarray, float]:
+def client_blocks(problem: LogisticProblem) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``(X_i, y_i)`` of every client, as the per-client loop keeps them (built once, not timed)."""
+    o = problem.offsets
+    return [(problem.X[o[i]:o[i + 1]], problem.y[o[i]:o[i + 1]]) for i in range(problem.n)]
+
+
+def loop_round(problem: LogisticProblem, blocks: list[tuple[np.ndarray, np.ndarray]], w: np.ndarray,
+               eta: float, *, beta: float, mu: float, alpha: np.ndarray, kappa: int) -> tuple[np.ndarray, float]:
     """The straightforward implementation: a Python loop over clients, each with its own data."""
-    Xs = [problem.X[problem.offsets[i]:problem.offsets[i + 1]] for i in range(problem.n)]
-    ys = [problem.y[problem.offsets[i]:problem.offsets[i + 1]] for i in range(problem.n)]
     W_out, E_out = [], []
-    for i in range(problem.n):
+    for i, (Xi, yi) in enumerate(blocks):
         wi, ei = w.copy(), float(eta)
         for _ in range(kappa):
-            z = ys[i] * (Xs[i] @ wi)
+            z = yi * (Xi @ wi)
             f = float(np.mean(np.logaddexp(0.0, -z)))
-            g = Xs[i].T @ (-ys[i] / (1.0 + np.exp(z))) / len(z)
+            g = Xi.T @ (-yi / (1.0 + np.exp(z))) / len(z)
             s = 1.0 / (1.0 + np.exp(-(f - ei) / mu)) / alpha[i]
             wi = wi - beta * s * g
             ei = ei - beta * (1.0 - s)
@@ -64,17 +68,22 @@ def loop_round(problem: LogisticProblem, w: np.ndarray, eta: float, *, beta: flo
     return problem.p @ np.array(W_out), float(problem.p @ np.array(E_out))
 
 
-def vectorised_round(problem: LogisticProblem, w: Any, eta: float, *, beta: float, mu: float,
-                     alpha: np.ndarray, kappa: int) -> tuple[Any, float]:
-    """``kappa`` calls of :func:`fairtheory.algorithms.rfedfair.step` starting at a communication.
-
-    The averaging happens at the round's last step: start at step ``t = 1`` so that steps
-    ``1, ..., kappa-1`` are local and step ``kappa`` averages.  (Same arithmetic as a round of
-    Algorithm 1 between two broadcasts.)  ``w`` numpy or torch."""
+def round_start(problem: LogisticProblem, w: Any, eta: float) -> R.State:
+    """The state right after a broadcast of ``(w, eta)``, at step ``t = 1``: steps ``1, ..., kappa-1``
+    are local and step ``kappa`` averages (the arithmetic of a round of Algorithm 1 between two
+    broadcasts).  ``w`` numpy or torch."""
     s = R.init(problem, w, eta)
-    s = R.State(**{**s.__dict__, "t": 1})
+    return R.State(**{**s.__dict__, "t": 1})
+
+
+def vectorised_round(step: Callable[[R.State], R.State], start: R.State, kappa: int) -> tuple[Any, float]:
+    """``kappa`` steps of a :func:`fairtheory.algorithms.rfedfair.stepper` from ``start``.
+
+    The hyper-parameters are validated when the stepper is made (once, as
+    :func:`~fairtheory.algorithms.rfedfair.run_rfedfair` does once per run), not in the round."""
+    s = start
     for _ in range(kappa):
-        s = R.step(s, problem, None, beta=beta, mu=mu, alpha=alpha, kappa=kappa)
+        s = step(s)
     return s.w, float(s.eta)
 
 
@@ -94,13 +103,16 @@ def bench(n: int = 1000, d: int = 20, m: int = 50, kappa: int = 5, trials: int =
     alpha = np.full(n, 0.5)
     w0 = np.full(d, 0.05)
     kw = dict(beta=0.05, mu=0.1, alpha=alpha, kappa=kappa)
-    wv, ev = vectorised_round(prob, w0, 0.2, **kw)
-    wl, el = loop_round(prob, w0, 0.2, **kw)
+    blocks = client_blocks(prob)
+    step = R.stepper(prob, **kw)
+    start = round_start(prob, w0, 0.2)
+    wv, ev = vectorised_round(step, start, kappa)
+    wl, el = loop_round(prob, blocks, w0, 0.2, **kw)
     err = max(float(np.max(np.abs(wv - wl))), abs(ev - el))
     assert err <= 1e-12, f"vectorised and loop rounds differ by {err}"
     fns: dict[str, Callable[[], Any]] = {
-        "loop": lambda: loop_round(prob, w0, 0.2, **kw),
-        "numpy": lambda: vectorised_round(prob, w0, 0.2, **kw),
+        "loop": lambda: loop_round(prob, blocks, w0, 0.2, **kw),
+        "numpy": lambda: vectorised_round(step, start, kappa),
     }
     out: dict[str, Any] = {"n": n, "d": d, "m": m, "kappa": kappa, "trials": trials, "max_abs_diff": err}
     if torch:
@@ -108,11 +120,11 @@ def bench(n: int = 1000, d: int = 20, m: int = 50, kappa: int = 5, trials: int =
 
         if torch_threads:
             th.set_num_threads(torch_threads)
-        w0_t = th.as_tensor(w0, dtype=th.float64)
-        wt, et = vectorised_round(prob, w0_t, 0.2, **kw)
+        start_t = round_start(prob, th.as_tensor(w0, dtype=th.float64), 0.2)
+        wt, et = vectorised_round(step, start_t, kappa)
         err_t = max(float(np.max(np.abs(to_numpy(wt) - wv))), abs(et - ev))
         assert err_t <= 1e-12, f"torch and numpy rounds differ by {err_t}"
-        fns["torch"] = lambda: vectorised_round(prob, w0_t, 0.2, **kw)
+        fns["torch"] = lambda: vectorised_round(step, start_t, kappa)
         out.update(torch_threads=th.get_num_threads(), torch_max_abs_diff=err_t)
     # numpy first, torch in its own trials afterwards (torch's worker threads can keep spinning after
     # a call and slow whatever runs next)
@@ -143,8 +155,9 @@ def profile(n: int = 1000, d: int = 20, m: int = 50, reps: int = 30) -> dict[str
     prob = make_problem(n, d, m)
     alpha = np.full(n, 0.5)
     kw = dict(beta=0.05, mu=0.1, alpha=alpha, kappa=5)
-    s = R.init(prob, np.full(d, 0.05), 0.2)
-    s = R.State(**{**s.__dict__, "t": 1})
+    step = R.stepper(prob, **kw)
+    s = round_start(prob, np.full(d, 0.05), 0.2)
+    blocks = client_blocks(prob)
     W = s.W
     A3 = prob._eval_data(W)["A3"]
     AT = A3.transpose(0, 2, 1)
@@ -153,7 +166,7 @@ def profile(n: int = 1000, d: int = 20, m: int = 50, reps: int = 30) -> dict[str
     zz = np.abs(z)
     buf = np.empty_like(z)
     res = {
-        "step (local)": _median_time(lambda: R.step(s, prob, None, **kw), reps),
+        "step (local)": _median_time(lambda: step(s), reps),
         "loss_grad_each": _median_time(lambda: prob.loss_grad_each(W), reps),
         "  margins: batched matmul": _median_time(lambda: np.matmul(W[:, None, :], AT, out=buf), reps),
         "  elementwise loss + sigmoid": _median_time(
@@ -163,7 +176,7 @@ def profile(n: int = 1000, d: int = 20, m: int = 50, reps: int = 30) -> dict[str
             lambda: (np.exp(zz, out=buf), np.log1p(buf, out=buf)), reps),
         "floor: one read of the data (copy n*m*d)": _median_time(lambda: A3.copy(), reps),
         "loop: one step (all clients)": _median_time(
-            lambda: loop_round(prob, np.full(d, 0.05), 0.2, beta=0.05, mu=0.1, alpha=alpha, kappa=1),
+            lambda: loop_round(prob, blocks, np.full(d, 0.05), 0.2, beta=0.05, mu=0.1, alpha=alpha, kappa=1),
             max(3, reps // 5)),
     }
     return res

@@ -219,6 +219,27 @@ def test_partial_needs_rng_and_alpha_range() -> None:
         R.output(s0, "002")
 
 
+def test_stepper_matches_step_and_validates_once() -> None:
+    """``stepper`` binds validated hyper-parameters; its steps are bit-identical to ``step``'s."""
+    prob = _quad()
+    kw = dict(beta=0.1, mu=0.2, alpha=0.6, kappa=3, K=2)
+    fast = R.stepper(prob, **kw)
+    a = b = R.init(prob, eta0=0.3)
+    ra, rb = np.random.default_rng(7), np.random.default_rng(7)
+    for _ in range(7):  # two communications with draws, local steps in between
+        a, b = R.step(a, prob, ra, **kw), fast(b, rb)
+        for name in ("w", "eta", "W", "E", "srv_w_sum", "avg_w_sum"):
+            assert np.array_equal(getattr(a, name), getattr(b, name)), name
+        assert (a.t, a.comms) == (b.t, b.comms)
+    assert a.comms == 3
+    with pytest.raises(FairtheoryValueError, match="alpha"):
+        R.stepper(prob, **(kw | {"alpha": 0.01}))
+    with pytest.raises(FairtheoryValueError, match="rng"):
+        fast(b, None)
+    with pytest.raises(FairtheoryValueError, match="state"):
+        fast("state", rb)
+
+
 def _converges(n: int, m: int, seed: int) -> None:
     """rFedFair's 002 output reaches f*_alpha (exact solver) within mu tau_alpha + optimisation error."""
     from fairtheory.exact.rcfl import solve_rcfl, solve_smoothed_rcfl

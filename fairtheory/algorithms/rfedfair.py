@@ -40,6 +40,7 @@ same draws.  No Python loop over clients.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -62,6 +63,7 @@ __all__ = [
     "RunResult",
     "init",
     "step",
+    "stepper",
     "local_gradients",
     "output",
     "is_communication_step",
@@ -207,14 +209,32 @@ def step(state: State, problem: FederatedProblem, rng: np.random.Generator | Non
     beta : step size ``> 0``.  mu : smoothing ``> 0``.  alpha : scalar or ``(n,)``, ``alpha_i in [p_i, 1]``.
     kappa : local steps per round ``>= 1``.  K : clients per round (``None``: full participation).
     rng : ``numpy.random.Generator`` (required when ``K`` is given).
+
+    Validates every argument at every call; a loop taking many steps with fixed hyper-parameters
+    can validate them once with :func:`stepper`.
+    """
+    return stepper(problem, beta=beta, mu=mu, alpha=alpha, kappa=kappa, K=K)(state, rng)
+
+
+def stepper(problem: FederatedProblem, *, beta: float, mu: float, alpha: Any, kappa: int,
+            K: int | None = None) -> Callable[[State, np.random.Generator | None], State]:
+    """:func:`step` with ``problem`` and the hyper-parameters bound and validated once.
+
+    Returns ``step_fn(state, rng) -> State`` computing exactly what
+    ``step(state, problem, rng, beta=beta, mu=mu, alpha=alpha, kappa=kappa, K=K)`` computes, checking
+    only ``state`` and ``rng`` per call.
     """
     beta_f, mu_f, alpha_arr, kappa_i, K_i = _check_common(problem, beta, mu, alpha, kappa, K)
-    if K_i is not None and not isinstance(rng, np.random.Generator):
-        raise FairtheoryValueError(
-            f"rng must be a numpy.random.Generator for partial participation, got {rng!r}")
-    if not isinstance(state, State):
-        raise FairtheoryValueError(f"state must be an rfedfair.State, got {type(state).__name__}")
-    return _step(state, problem, rng, beta=beta_f, mu=mu_f, alpha=alpha_arr, kappa=kappa_i, K=K_i)
+
+    def step_fn(state: State, rng: np.random.Generator | None = None) -> State:
+        if K_i is not None and not isinstance(rng, np.random.Generator):
+            raise FairtheoryValueError(
+                f"rng must be a numpy.random.Generator for partial participation, got {rng!r}")
+        if not isinstance(state, State):
+            raise FairtheoryValueError(f"state must be an rfedfair.State, got {type(state).__name__}")
+        return _step(state, problem, rng, beta=beta_f, mu=mu_f, alpha=alpha_arr, kappa=kappa_i, K=K_i)
+
+    return step_fn
 
 
 def _step(state: State, problem: FederatedProblem, rng: np.random.Generator | None, *, beta: float,
@@ -225,8 +245,7 @@ def _step(state: State, problem: FederatedProblem, rng: np.random.Generator | No
     # one fused evaluation: theta_i - beta grad f^{mu,i} = (W_i - (beta s_i) grad f_i, E_i - beta (1 - s_i))
     f, G = problem.loss_grad_each(state.W)
     s = _sigmoid((f - state.E) / mu_f) / like(alpha_arr, f)
-    W_new = (beta_f * s)[:, None] * G  # a fresh array: update it in place (W + (-x) == W - x exactly)
-    W_new *= -1.0
+    W_new = (-beta_f * s)[:, None] * G  # a fresh array: update it in place (W + (-x) == W - x exactly)
     W_new += state.W
     E_new = state.E - beta_f * (1.0 - s)
     w, eta, comms = state.w, state.eta, state.comms

@@ -246,15 +246,18 @@ class SampleProblem(FederatedProblem):
             else:
                 z = np.matmul(W[:, None, :], AT, out=scratch("z", (k, 1, self._m_max)))
             loss_rows, coef = self._row_terms(z, t3, want_loss, want_grad, scratch)
-            m_w = like(m_sel, W)
+            # equal client sizes: divide by the common size (a scalar) rather than a broadcast vector
+            m_w = self._m_max if self.N == self.n * self._m_max else like(m_sel, W)
             loss = grad = None
             if want_loss:
                 if mask is not None:
                     loss_rows = loss_rows * mask if torch_w else np.multiply(loss_rows, mask, out=loss_rows)
+                # a per-row reduction, not a matrix-vector product with ones: the sum of a client's
+                # rows then does not depend on which other clients are evaluated with it
                 loss = loss_rows.reshape(k, self._m_max).sum(1) / m_w
             if want_grad:
                 grad = (coef @ A3)[:, 0, :] if torch_w else np.matmul(coef, A3)[:, 0, :]
-                grad /= m_w[:, None]
+                grad /= m_w if isinstance(m_w, int) else m_w[:, None]
         else:
             rows, seg, starts = self._rows(c)
             A, t = data["A"], data["t"]
