@@ -157,3 +157,25 @@ def test_padded_rows_do_not_leak():
     assert abs(f[i] - fa[0]) <= 1e-15 * max(1.0, abs(fa[0]))
     assert np.max(np.abs(g[i] - ga[0])) <= 1e-15 * max(1.0, np.abs(ga).max())
     assert isinstance(P, LogisticProblem) and not isinstance(P, LeastSquaresProblem)
+
+
+@pytest.mark.parametrize("kind,sizes,l2", CASES)
+def test_broadcast_model_takes_single_product(kind, sizes, l2, xp_name, to_backend):
+    """A stride-0 ``W`` (one model for all clients, as after a broadcast) is evaluated with one product
+    of the stacked rows; the values match those at a contiguous copy of the same rows."""
+    from fairtheory.backend import namespace, to_numpy
+    from fairtheory.problems.logistic import _is_broadcast_rows
+
+    P = make(kind, sizes, l2)
+    w = to_backend(2.0 * np.random.default_rng(5).normal(size=P.d))
+    xp = namespace(w)
+    idx = np.array([1, 1, 4])
+    for layout in ("batched", "flat"):
+        P.layout = layout
+        for k, kw in ((P.n, {}), (idx.size, {"clients": idx})):
+            Wb = xp.broadcast_to(w[None, :], (k, P.d))
+            Wc = xp.asarray(Wb, copy=True)
+            assert _is_broadcast_rows(Wb) and not _is_broadcast_rows(Wc)
+            for a, b in zip(P.loss_grad_each(Wb, **kw), P.loss_grad_each(Wc, **kw), strict=True):
+                a, b = to_numpy(a), to_numpy(b)
+                assert np.max(np.abs(a - b)) <= 1e-14 * max(1.0, np.abs(b).max())

@@ -232,6 +232,8 @@ def test_stepper_matches_step_and_validates_once() -> None:
             assert np.array_equal(getattr(a, name), getattr(b, name)), name
         assert (a.t, a.comms) == (b.t, b.comms)
     assert a.comms == 3
+    # right after a broadcast the clients' models are one read-only stride-0 view of the server model
+    assert b.W.strides[0] == 0 and not b.W.flags.writeable
     with pytest.raises(FairtheoryValueError, match="alpha"):
         R.stepper(prob, **(kw | {"alpha": 0.01}))
     with pytest.raises(FairtheoryValueError, match="rng"):

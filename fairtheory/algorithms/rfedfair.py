@@ -41,7 +41,7 @@ same draws.  No Python loop over clients.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import numpy as np
@@ -186,7 +186,7 @@ def init(problem: FederatedProblem, w0: Any = None, eta0: float = 0.0) -> State:
         raise FairtheoryValueError("w0 must be finite")
     eta0_f = check_in_range(eta0, "eta0")
     w = xp.asarray(w0, copy=True)
-    W = xp.asarray(xp.broadcast_to(w[None, :], (problem.n, problem.d)), copy=True)
+    W = _broadcast_rows(xp, w, problem.n)
     E = like(np.full(problem.n, eta0_f), w)
     eta = like(np.asarray(eta0_f), w)
     zero_w = like(np.zeros(problem.d), w)
@@ -260,15 +260,22 @@ def _step(state: State, problem: FederatedProblem, rng: np.random.Generator | No
             idx = _index_like(idx_np, W_new)
             w = xp.mean(xp.take(W_new, idx, axis=0), axis=0)
             eta = xp.mean(xp.take(E_new, idx, axis=0))
-        W_new = xp.asarray(xp.broadcast_to(w[None, :], W_new.shape), copy=True)
+        W_new = _broadcast_rows(xp, w, W_new.shape[0])
         E_new = eta * xp.ones_like(E_new)
         comms += 1
         srv_w_sum = srv_w_sum + w
         srv_eta_sum = srv_eta_sum + eta
     p = like(problem.p, W_new)
-    return replace(state, w=w, eta=eta, W=W_new, E=E_new, t=state.t + 1, comms=comms,
-                   srv_w_sum=srv_w_sum, srv_eta_sum=srv_eta_sum,
-                   avg_w_sum=state.avg_w_sum + p @ W_new, avg_eta_sum=state.avg_eta_sum + p @ E_new)
+    return State(w=w, eta=eta, W=W_new, E=E_new, t=state.t + 1, comms=comms,
+                 srv_w_sum=srv_w_sum, srv_eta_sum=srv_eta_sum,
+                 avg_w_sum=state.avg_w_sum + p @ W_new, avg_eta_sum=state.avg_eta_sum + p @ E_new)
+
+
+def _broadcast_rows(xp: Any, w: Any, n: int) -> Any:
+    """``n`` copies of the model ``w`` as a read-only stride-0 view (the clients' models right after a
+    broadcast; no step writes into ``W``, and a problem may evaluate all clients at one model with a
+    single product, see :meth:`fairtheory.problems.logistic.SampleProblem.loss_grad_each`)."""
+    return xp.broadcast_to(w[None, :], (n, w.shape[0]))
 
 
 def _index_like(idx: np.ndarray, ref: Any) -> Any:
