@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import numpy as np
+from scipy.special import expit
 
 from fairtheory._validation import (
     FairtheoryValueError,
@@ -160,10 +161,13 @@ def local_gradients(problem: FederatedProblem, W: Any, E: Any, alpha: Any, mu: f
 
 
 def _sigmoid(x: Any) -> Any:
-    """:func:`fairtheory.objectives.qalpha.sigmoid` (same formula) without its input validation."""
-    xp = np if isinstance(x, np.ndarray) else namespace(x)
-    e = xp.exp(-xp.abs(x))
-    return xp.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
+    """:func:`fairtheory.objectives.qalpha.sigmoid` without its input validation, as one library
+    kernel (``scipy.special.expit`` / ``torch.sigmoid``; both stable for any ``x``)."""
+    if isinstance(x, np.ndarray):
+        return expit(x)
+    import torch
+
+    return torch.sigmoid(x)
 
 
 # ------------------------------------------------------------------------------------------ API
