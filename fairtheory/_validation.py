@@ -13,6 +13,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError
+
 __all__ = [
     "FairtheoryValueError",
     "FairtheoryTypeError",
@@ -27,14 +29,6 @@ __all__ = [
 
 #: absolute slack allowed when checking that a vector sums to one
 SUM_TOL = 1e-9
-
-
-class FairtheoryValueError(ValueError):
-    """A value is outside its allowed range; the message names argument, value and range."""
-
-
-class FairtheoryTypeError(TypeError):
-    """An argument has the wrong type or dimensionality."""
 
 
 def _short(x: Any) -> str:

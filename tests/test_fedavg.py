@@ -7,7 +7,7 @@ import pytest
 
 from fairtheory._validation import FairtheoryTypeError, FairtheoryValueError
 from fairtheory.algorithms import fedavg
-from fairtheory.algorithms.base import run
+from fairtheory.algorithms.base import run_steps as run
 from fairtheory.exact.rcfl import solve_fedavg
 from fairtheory.problems import random_least_squares, random_logistic, random_quadratic
 

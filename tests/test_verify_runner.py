@@ -24,12 +24,11 @@ REPO = Path(__file__).resolve().parents[1]
 def fake_claim(monkeypatch: pytest.MonkeyPatch):
     """Register a temporary claim id whose check returns a chosen status; removed afterwards."""
     load_all()
-    monkeypatch.setitem(CATALOGUE, FAKE, ("test only", "a fake claim for the runner tests"))
 
     def register(status: str, expected: str = "verified", crash: bool = False) -> None:
         REGISTRY.pop(FAKE, None)
 
-        @claim(FAKE, expected=expected)
+        @claim(FAKE, citation="test only", statement="a fake claim for the runner tests", expected=expected)
         def check(ctx: Context) -> Outcome:
             if crash:
                 raise RuntimeError("boom")
@@ -69,22 +68,22 @@ def test_run_small_selection_writes_valid_reports(tmp_path: Path) -> None:
 def test_unexpected_status_gives_exit_1(fake_claim, tmp_path: Path) -> None:
     fake_claim("refuted")
     js = tmp_path / "x.json"
-    assert runner.main(["--only", FAKE, "--json", str(js), "--markdown", ""]) == 1
+    assert runner.main(["--only", FAKE, "--json", str(js), "--no-markdown"]) == 1
     row = json.loads(js.read_text())["claims"][0]
     assert row["status"] == "refuted" and row["as_expected"] is False
-    assert not (tmp_path / "").joinpath("x.md").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.json"]
 
 
 def test_expected_refutation_gives_exit_0(fake_claim, tmp_path: Path) -> None:
     fake_claim("refuted", expected="refuted")
-    assert runner.main(["--only", FAKE, "--json", str(tmp_path / "x.json"), "--markdown", ""]) == 0
+    assert runner.main(["--only", FAKE, "--json", str(tmp_path / "x.json"), "--no-markdown"]) == 0
 
 
 def test_crashing_check_is_reported_as_error(fake_claim, tmp_path: Path) -> None:
     fake_claim("verified", crash=True)
     r = run_claim(FAKE, Context())
     assert r.status == "error" and "RuntimeError: boom" in r.note and "traceback" in r.details
-    assert runner.main(["--only", FAKE, "--json", str(tmp_path / "x.json"), "--markdown", ""]) == 1
+    assert runner.main(["--only", FAKE, "--json", str(tmp_path / "x.json"), "--no-markdown"]) == 1
 
 
 def test_registry_is_clean_after_fake_claims() -> None:

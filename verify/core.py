@@ -1,7 +1,7 @@
 """Claim registry, claim results and the evidence tallies every check uses.
 
-A claim is a function ``check(ctx) -> Outcome`` registered with :func:`claim`; like a PEPit example
-it returns the measured quantity next to the theoretical one.  :class:`Tally` accumulates one
+A claim is a function ``check(ctx) -> Outcome`` registered with :func:`claim` (built-in or from a
+plugin module); like a PEPit example it returns the measured quantity next to the theoretical one.  :class:`Tally` accumulates one
 inequality or equality over many instances and turns it into an :class:`Outcome` with the worst
 margin, the tightness ratio and the smallest counterexample.
 """
@@ -9,6 +9,8 @@ margin, the tightness ratio and the smallest counterexample.
 from __future__ import annotations
 
 import math
+import re
+import sys
 import time
 import traceback
 from collections.abc import Callable
@@ -26,6 +28,8 @@ STATUSES = ("verified", "refuted", "inconclusive", "skipped", "not implemented",
 #: holds with equality at the tightest instances (e.g. softplus at 0).  It is a statement about
 #: float64 arithmetic, fixed here once, and never tuned per claim.
 ROUNDING = 1e-12
+
+_ID = re.compile(r"[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)+")
 
 
 @dataclass(frozen=True)
@@ -47,7 +51,14 @@ class Context:
 
 @dataclass
 class Outcome:
-    """What a check returns (before the runner adds id, citation, timing)."""
+    """What a check returns (before the runner adds id, citation, timing).
+
+    ``measured``/``bound`` are in the claim's natural units (e.g. suboptimality and the theorem's
+    right-hand side).  ``relation`` says how they compare: ``"<="`` (upper bound: ``tightness`` is
+    ``measured/bound``, ``>= 0``), ``">="`` (lower bound: ``tightness`` is ``bound/measured``), ``"=="``
+    (equality: ``error`` is the relative deviation, verified when ``error <= tolerance``; no tightness),
+    or another short symbol whose meaning ``explain`` gives (e.g. a fitted slope).  ``explain`` is one
+    sentence saying what the numbers are; the report prints it."""
 
     status: Status
     measured: float | None = None
@@ -58,6 +69,10 @@ class Outcome:
     counterexample: dict[str, Any] | None = None
     note: str = ""
     details: dict[str, Any] = field(default_factory=dict)
+    relation: str = ""
+    error: float | None = None
+    tolerance: float | None = None
+    explain: str = ""
 
 
 @dataclass
@@ -78,6 +93,11 @@ class ClaimResult:
     note: str
     seconds: float
     details: dict[str, Any]
+    relation: str = ""
+    error: float | None = None
+    tolerance: float | None = None
+    explain: str = ""
+    source: str = "built-in"
 
     @property
     def as_expected(self) -> bool:
@@ -99,90 +119,179 @@ class ClaimSpec:
     statement: str
     expected: str
     check: Callable[[Context], Outcome]
+    source: str = "built-in"
 
 
+#: every registered claim by id: the built-in catalogue first (in catalogue order, as modules load),
+#: then plugin claims in the order they were registered
 REGISTRY: dict[str, ClaimSpec] = {}
 
+EXPECTATIONS = ("verified", "refuted", "inconclusive")
 
-def claim(claim_id: str, *, expected: str = "verified", citation: str | None = None) -> Callable[
-    [Callable[[Context], Outcome]], Callable[[Context], Outcome]
-]:
-    """Register ``check`` as the verification of catalogue id ``claim_id``.
 
-    ``expected`` is ``"verified"`` unless a recorded finding says the claim is ``"refuted"``."""
-    if claim_id not in CATALOGUE:
-        raise KeyError(f"claim id {claim_id!r} is not in verify.catalogue.CATALOGUE")
-    if expected not in ("verified", "refuted", "inconclusive"):
-        raise ValueError(f"expected must be verified/refuted/inconclusive, got {expected!r}")
+def claim(claim_id: str, *, citation: str | None = None, statement: str | None = None,
+          expected: str = "verified") -> Callable[[Callable[[Context], Outcome]], Callable[[Context], Outcome]]:
+    """Register ``check(ctx) -> Outcome`` as the verification of claim ``claim_id``.
+
+    Any id is accepted (dotted words of letters, digits, '_' and '-', e.g. ``"mine.lemma3"``).  A built-in catalogue id
+    (:data:`verify.catalogue.CATALOGUE`) takes its citation and statement from the catalogue unless
+    given; any other id must give both: ``citation`` (paper and label, e.g. ``"002 Lemma 2"``) and
+    ``statement`` (what "verified" means, one line).  ``expected`` is ``"verified"`` unless a recorded
+    finding says the claim is ``"refuted"`` (or ``"inconclusive"``).  Registering an id twice raises,
+    except that re-importing the same module replaces its own claim."""
+    if not isinstance(claim_id, str) or not _ID.fullmatch(claim_id):
+        raise ValueError(f"claim id must be dotted words like 'family.lemma1', got {claim_id!r}")
+    if expected not in EXPECTATIONS:
+        raise ValueError(f"expected must be one of {EXPECTATIONS}, got {expected!r}")
+    cite_default, statement_default = CATALOGUE.get(claim_id, (None, None))
+    cite = citation if citation is not None else cite_default
+    stmt = statement if statement is not None else statement_default
+    if not cite or not stmt:
+        missing = [k for k, v in (("citation", cite), ("statement", stmt)) if not v]
+        raise ValueError(f"claim {claim_id!r} is not a built-in catalogue id: give {' and '.join(missing)}")
 
     def deco(fn: Callable[[Context], Outcome]) -> Callable[[Context], Outcome]:
-        cite, statement = CATALOGUE[claim_id]
-        if claim_id in REGISTRY:
-            raise KeyError(f"claim {claim_id!r} registered twice")
-        REGISTRY[claim_id] = ClaimSpec(claim_id, citation or cite, statement, expected, fn)
+        mod = sys.modules.get(fn.__module__)
+        where = fn.__module__ if fn.__module__ and not fn.__module__.startswith("fairtheory_plugin_") \
+            else getattr(mod, "__file__", fn.__module__)
+        source = "built-in" if fn.__module__.startswith("verify.claims") else f"plugin {where}"
+        old = REGISTRY.get(claim_id)
+        if old is not None and (old.check.__module__, old.check.__qualname__) != (fn.__module__, fn.__qualname__):
+            raise KeyError(f"claim {claim_id!r} registered twice ({old.check.__module__} and {fn.__module__})")
+        REGISTRY[claim_id] = ClaimSpec(claim_id, cite, stmt, expected, fn, source)
         return fn
 
     return deco
 
 
+def all_ids() -> list[str]:
+    """Every claim id the suite knows: catalogue ids (implemented or not) then plugin ids."""
+    return list(CATALOGUE) + [i for i in REGISTRY if i not in CATALOGUE]
+
+
 def run_claim(claim_id: str, ctx: Context) -> ClaimResult:
     """Run one claim (or report it as not implemented); exceptions become status ``error``."""
-    cite, statement = CATALOGUE[claim_id]
     spec = REGISTRY.get(claim_id)
     if spec is None:
+        if claim_id not in CATALOGUE:
+            raise KeyError(f"no claim {claim_id!r} is registered")
+        cite, statement = CATALOGUE[claim_id]
         return ClaimResult(claim_id, cite, statement, "verified", "not implemented", None, None, None,
                            None, 0, None, "no check registered yet", 0.0, {})
     t0 = time.perf_counter()
     try:
         out = spec.check(ctx)
+        if not isinstance(out, Outcome):
+            raise TypeError(f"check returned {type(out).__name__}, not an Outcome")
     except Exception as exc:  # a crashing check is reported, never hidden
         out = Outcome("error", note=f"{type(exc).__name__}: {exc}",
                       details={"traceback": traceback.format_exc(limit=8)})
     secs = time.perf_counter() - t0
-    return ClaimResult(claim_id, spec.citation, spec.statement, spec.expected, out.status, out.measured,
+    return ClaimResult(spec.id, spec.citation, spec.statement, spec.expected, out.status, out.measured,
                        out.bound, out.margin, out.tightness, out.instances, out.counterexample, out.note,
-                       secs, out.details)
+                       secs, out.details, out.relation, out.error, out.tolerance, out.explain, spec.source)
 
 
 class Tally:
-    """Accumulate one relation over instances.
+    """Accumulate one relation over many instances, in the claim's natural units.
 
-    ``kind="upper"``: the claim is ``measured <= bound`` on every instance.  The outcome reports the
-    worst (smallest) margin ``bound - measured``, the tightness ``max measured/bound`` and, on
-    failure, the violating instance of smallest ``size`` (ties: largest violation).
+    Record each instance with exactly one kind of call (a tally holds one relation):
 
-    ``kind="equal"``: ``measured`` is an error (``>= 0``) that must not exceed the fixed tolerance
-    ``bound``; tightness is ``max error / tolerance``.
+    * :meth:`upper` ``(lhs, rhs)``: the claim is ``lhs <= rhs``.  Tightness ``max lhs/rhs`` (clipped
+      at 0; undefined when ``rhs <= 0``).
+    * :meth:`lower` ``(lhs, rhs)``: the claim is ``lhs >= rhs``.  Tightness ``max rhs/lhs`` (undefined
+      unless ``lhs > 0`` and ``rhs >= 0``).
+    * :meth:`equal` ``(measured, theory, rtol=...)``: ``|measured - theory| <= rtol max(|theory|,
+      scale) + atol``.  The error reported is ``|measured - theory| / max(|theory|, scale)``.
+
+    Inequalities allow the float64 rounding slack ``rounding * max(1, |lhs|, |rhs|)``
+    (:data:`ROUNDING`, fixed).  The outcome reports the instance with the worst margin (its measured
+    and bound), the worst tightness, and - on failure - the violating instance of smallest ``size``
+    (ties: the largest violation) as counterexample.
     """
 
-    def __init__(self, kind: Literal["upper", "equal"] = "upper", *, rounding: float = ROUNDING) -> None:
-        self.kind = kind
+    def __init__(self, kind: Literal["upper", "lower", "equal"] | None = None, *, rounding: float = ROUNDING) -> None:
+        self.relation: str | None = {"upper": "<=", "lower": ">=", "equal": "==", None: None}[kind]
         self.rounding = rounding
         self.instances = 0
         self.worst_margin = math.inf
         self.worst_measured: float | None = None
         self.worst_bound: float | None = None
         self.tightness = -math.inf
+        self.worst_error = -math.inf
+        self.tolerance: float | None = None
         self.violations = 0
         self.counterexample: dict[str, Any] | None = None
         self._cx_key: tuple[float, float] | None = None
 
+    # ------------------------------------------------------------ records
+    def upper(self, lhs: float, rhs: float, instance: dict[str, Any] | None = None, size: float | None = None) -> bool:
+        """Record one instance of ``lhs <= rhs``; returns whether it held."""
+        lhs, rhs = float(lhs), float(rhs)
+        self._set_relation("<=")
+        ok, margin = self._inequality(rhs - lhs, lhs, rhs)
+        if rhs > 0 and math.isfinite(rhs) and math.isfinite(lhs):
+            self.tightness = max(self.tightness, max(lhs / rhs, 0.0))
+        return self._record(ok, margin, lhs, rhs, instance, size)
+
+    def lower(self, lhs: float, rhs: float, instance: dict[str, Any] | None = None, size: float | None = None) -> bool:
+        """Record one instance of ``lhs >= rhs``; returns whether it held."""
+        lhs, rhs = float(lhs), float(rhs)
+        self._set_relation(">=")
+        ok, margin = self._inequality(lhs - rhs, lhs, rhs)
+        if lhs > 0 and rhs >= 0 and math.isfinite(lhs) and math.isfinite(rhs):
+            self.tightness = max(self.tightness, rhs / lhs)
+        return self._record(ok, margin, lhs, rhs, instance, size)
+
+    def equal(self, measured: float, theory: float, *, rtol: float, atol: float = 0.0, scale: float = 0.0,
+              instance: dict[str, Any] | None = None, size: float | None = None) -> bool:
+        """Record one instance of ``measured == theory`` within ``rtol max(|theory|, scale) + atol``."""
+        m, t = float(measured), float(theory)
+        self._set_relation("==")
+        if self.tolerance is None:
+            self.tolerance = float(rtol)
+        elif self.tolerance != float(rtol):
+            raise ValueError("one tally compares with one rtol")
+        ref = max(abs(t), float(scale))
+        if math.isfinite(m) and math.isfinite(t):
+            dev = abs(m - t)
+            allowed = rtol * ref + atol
+            ok = dev <= allowed
+            margin = allowed - dev
+            err = dev / ref if ref > 0 else (0.0 if dev == 0 else math.inf)
+        else:
+            ok, margin, err = (m == t), (0.0 if m == t else -math.inf), (0.0 if m == t else math.inf)
+        self.worst_error = max(self.worst_error, err)
+        return self._record(ok, margin, m, t, instance, size)
+
     def add(self, measured: float, bound: float, instance: dict[str, Any] | None = None,
             size: float | None = None) -> bool:
-        """Record one instance; returns whether it satisfied the relation."""
-        measured, bound = float(measured), float(bound)
+        """Legacy form: ``upper`` for an upper tally, or ``(error, tolerance)`` for an ``"equal"`` tally."""
+        if self.relation == "==":
+            err, tol = float(measured), float(bound)
+            self.tolerance = tol if self.tolerance is None else self.tolerance
+            ok, margin = self._inequality(tol - err, err, tol)
+            self.worst_error = max(self.worst_error, err)
+            return self._record(ok, margin, err, tol, instance, size)
+        return self.upper(measured, bound, instance, size)
+
+    # ------------------------------------------------------------ internals
+    def _set_relation(self, rel: str) -> None:
+        if self.relation is None:
+            self.relation = rel
+        elif self.relation != rel:
+            raise ValueError(f"this tally records {self.relation!r}; use another Tally for {rel!r}")
+
+    def _inequality(self, margin: float, a: float, b: float) -> tuple[bool, float]:
+        if not (math.isfinite(a) and math.isfinite(b)):
+            return False, -math.inf
+        return margin >= -self.rounding * max(1.0, abs(a), abs(b)), margin
+
+    def _record(self, ok: bool, margin: float, measured: float, bound: float,
+                instance: dict[str, Any] | None, size: float | None) -> bool:
         self.instances += 1
-        if not (math.isfinite(measured) and math.isfinite(bound)):
-            ok = False
-            margin = -math.inf
-        else:
-            margin = bound - measured
-            slack = self.rounding * max(1.0, abs(bound), abs(measured))
-            ok = margin >= -slack
         if margin < self.worst_margin or self.worst_measured is None:
             self.worst_margin, self.worst_measured, self.worst_bound = margin, measured, bound
-        if bound != 0 and math.isfinite(bound):
-            self.tightness = max(self.tightness, measured / bound)
         if not ok:
             self.violations += 1
             key = (float(size) if size is not None else 0.0, margin)
@@ -193,22 +302,27 @@ class Tally:
                 self.counterexample = _jsonable(cx)
         return ok
 
-    def outcome(self, note: str = "", details: dict[str, Any] | None = None) -> Outcome:
+    def outcome(self, note: str = "", details: dict[str, Any] | None = None, explain: str = "") -> Outcome:
         if self.instances == 0:
             return Outcome("inconclusive", note=note or "no instance was checked", details=details or {})
         status: Status = "refuted" if self.violations else "verified"
         d = dict(details or {})
         d["violations"] = self.violations
+        eq = self.relation == "=="
         return Outcome(
             status,
             measured=self.worst_measured,
             bound=self.worst_bound,
             margin=self.worst_margin,
-            tightness=self.tightness if math.isfinite(self.tightness) else None,
+            tightness=None if eq or not math.isfinite(self.tightness) else self.tightness,
             instances=self.instances,
             counterexample=self.counterexample,
             note=note,
             details=d,
+            relation=self.relation or "",
+            error=self.worst_error if eq and math.isfinite(self.worst_error) else (math.inf if eq else None),
+            tolerance=self.tolerance if eq else None,
+            explain=explain,
         )
 
 
@@ -223,12 +337,14 @@ def combine(outcomes: dict[str, Outcome], note: str = "") -> Outcome:
     worst_name = min(outcomes, key=lambda k: (order.get(outcomes[k].status, 5),
                                               outcomes[k].margin if outcomes[k].margin is not None else math.inf))
     w = outcomes[worst_name]
-    parts = {k: {"status": o.status, "measured": o.measured, "bound": o.bound, "margin": o.margin,
-                 "tightness": o.tightness, "instances": o.instances} for k, o in outcomes.items()}
+    parts = {k: {"status": o.status, "measured": o.measured, "bound": o.bound, "relation": o.relation,
+                 "margin": o.margin, "tightness": o.tightness, "error": o.error, "tolerance": o.tolerance,
+                 "instances": o.instances, "explain": o.explain} for k, o in outcomes.items()}
     cx = next((o.counterexample for o in outcomes.values() if o.counterexample), None)
     return Outcome(w.status, w.measured, w.bound, w.margin, w.tightness,
                    sum(o.instances for o in outcomes.values()), cx,
-                   (note + f" [worst part: {worst_name}]").strip(), {"parts": _jsonable(parts)})
+                   (note + f" [worst part: {worst_name}]").strip(), {"parts": _jsonable(parts)},
+                   relation=w.relation, error=w.error, tolerance=w.tolerance, explain=w.explain)
 
 
 def _jsonable(x: Any) -> Any:

@@ -21,10 +21,17 @@ def atomic_write(path: str | os.PathLike[str], text: str) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp creates 0600; a report gets the usual mode
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def fmt(x: Any, digits: int = 4) -> str:
@@ -51,20 +58,28 @@ def to_markdown(results: Sequence[ClaimResult], meta: dict[str, Any]) -> str:
         "",
         ", ".join(f"{k}: `{v}`" for k, v in meta.items()),
         "",
-        "| id | citation | status | expected | measured | bound | margin | tightness | instances | s |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| id | citation | status | expected | measured | rel | bound | margin | error / tol | tightness "
+        "| instances | s |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in results:
         flag = "" if r.as_expected else " **(unexpected)**"
+        src = "" if r.source == "built-in" else " (plugin)"
+        errtol = f"{fmt(r.error)} / {fmt(r.tolerance)}" if r.tolerance is not None else "-"
         lines.append(
-            f"| `{r.id}` | {r.citation} | {r.status}{flag} | {r.expected} | {fmt(r.measured)} | "
-            f"{fmt(r.bound)} | {fmt(r.margin)} | {fmt(r.tightness)} | {r.instances} | {r.seconds:.2f} |"
+            f"| `{r.id}`{src} | {r.citation} | {r.status}{flag} | {r.expected} | {fmt(r.measured)} | "
+            f"{r.relation or '-'} | {fmt(r.bound)} | {fmt(r.margin)} | {errtol} | {fmt(r.tightness)} | "
+            f"{r.instances} | {r.seconds:.2f} |"
         )
-    notes = [r for r in results if r.note or r.counterexample]
+    lines += ["", "`rel` is how measured compares with bound: `<=` upper bound (tightness = measured/bound), "
+              "`>=` lower bound (tightness = bound/measured), `==` equality (error = relative deviation, "
+              "verified when error <= tol); other symbols are explained per claim below."]
+    notes = [r for r in results if r.note or r.counterexample or r.explain]
     if notes:
         lines += ["", "## Notes and counterexamples", ""]
         for r in notes:
-            lines.append(f"- `{r.id}` ({r.status}): {r.note}")
+            text = " ".join(x for x in (r.explain, r.note) if x)
+            lines.append(f"- `{r.id}` ({r.status}): {text}")
             if r.counterexample:
                 lines.append(f"  - counterexample: `{json.dumps(r.to_json()['counterexample'])}`")
     return "\n".join(lines) + "\n"

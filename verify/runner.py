@@ -1,40 +1,54 @@
-"""``python -m verify``: run the claim catalogue and report measured vs bound.
+"""``python -m verify``: run the claim catalogue (and your plugins) and report measured vs bound.
 
 Options: ``--only PATTERN`` (fnmatch, repeatable or comma-separated), ``--list``, ``--quick``
-(default) / ``--full``, ``--json PATH``, ``--markdown PATH``, ``--seed N``, ``--strict``.
-Exit status 1 when a claim's status differs from its expectation or a check errors
-(``--strict`` also counts ``not implemented``).  Reports are rewritten atomically after every claim,
-so an interrupted run keeps what it measured.
+(default) / ``--full``, ``--json PATH``, ``--markdown PATH``, ``--seed N``, ``--strict``,
+``--no-json``/``--no-markdown``, ``--plugin MODULE_OR_PATH`` (repeatable; a dotted module or a ``.py``
+file), ``--no-entry-points``
+(ignore installed ``fairtheory.claims`` entry points).  Exit status 1 when a claim's status differs
+from its expectation, a check errors or a claim module fails to import (``--strict`` also counts
+``not implemented``); 2 for bad arguments (before any claim runs); 130 when interrupted.  Reports
+are rewritten atomically after every claim, so an interrupted run keeps every claim that finished.
 """
 
 from __future__ import annotations
 
 import argparse
 import fnmatch
+import os
 import platform
 import sys
 import time
 from collections.abc import Sequence
+from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
 
-from verify.catalogue import CATALOGUE
-from verify.claims import load_all
-from verify.core import REGISTRY, ClaimResult, Context, run_claim
+from verify.core import REGISTRY, ClaimResult, Context, all_ids, run_claim
+from verify.plugins import load_builtin, load_entry_points, load_plugins
 from verify.report import atomic_write, fmt, to_json, to_markdown
 
 STYLE = {"verified": "green", "refuted": "red", "inconclusive": "yellow", "skipped": "cyan",
          "not implemented": "dim", "error": "bold red"}
 
 
-def select(patterns: Sequence[str] | None) -> list[str]:
-    ids = list(CATALOGUE)
+def select(patterns: Sequence[str] | None, ids: Sequence[str] | None = None) -> list[str]:
+    """The ids (default: every known claim) matching any fnmatch pattern (all when none given)."""
+    ids = list(all_ids() if ids is None else ids)
     if not patterns:
         return ids
     pats = [p.strip() for spec in patterns for p in spec.split(",") if p.strip()]
-    chosen = [i for i in ids if any(fnmatch.fnmatchcase(i, p) for p in pats)]
-    return chosen
+    return [i for i in ids if any(fnmatch.fnmatchcase(i, p) for p in pats)]
+
+
+def _seed(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {text!r}") from None
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {v}")
+    return v
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -48,26 +62,59 @@ def build_parser() -> argparse.ArgumentParser:
     mode.add_argument("--full", dest="quick", action="store_false", help="exhaustive run")
     ap.add_argument("--json", metavar="PATH", default="reports/verify.json", help="JSON report path")
     ap.add_argument("--markdown", metavar="PATH", default="reports/verify.md", help="Markdown report path")
-    ap.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
+    ap.add_argument("--no-json", dest="json", action="store_const", const=None, help="write no JSON report")
+    ap.add_argument("--no-markdown", dest="markdown", action="store_const", const=None,
+                    help="write no Markdown report")
+    ap.add_argument("--seed", type=_seed, default=0, help="master seed, an integer >= 0 (default 0)")
     ap.add_argument("--strict", action="store_true", help="also fail on claims not implemented")
+    ap.add_argument("--plugin", action="append", default=[], metavar="MODULE_OR_PATH",
+                    help="load claims from a dotted module or a .py file (repeatable)")
+    ap.add_argument("--no-entry-points", action="store_true",
+                    help="do not load installed 'fairtheory.claims' entry points")
     return ap
+
+
+def _check_writable(ap: argparse.ArgumentParser, option: str, path: str) -> None:
+    """Exit 2 (usage error) unless ``path`` names a file that can be written."""
+    if not path.strip():
+        ap.error(f"{option} needs a file path, got an empty string")
+    target = Path(path)
+    if target.is_dir():
+        ap.error(f"{option} {path!r} is a directory, not a file")
+    parent = target.parent
+    existing = parent
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        ap.error(f"{option} {path!r}: {existing} is not a directory")
+    if not os.access(existing, os.W_OK | os.X_OK) or (target.exists() and not os.access(target, os.W_OK)):
+        ap.error(f"{option} {path!r} is not writable")
 
 
 def results_table(results: Sequence[ClaimResult]) -> Table:
     t = Table(title="fairtheory claims", show_lines=False)
-    for col in ("id", "citation", "status", "measured", "bound", "margin", "tightness", "n", "s"):
+    for col in ("id", "citation", "status", "measured", "rel", "bound", "error/tol", "tightness", "n", "s"):
         t.add_column(col, overflow="fold")
     for r in results:
         st = r.status if r.as_expected else f"{r.status} (expected {r.expected})"
-        t.add_row(r.id, r.citation, f"[{STYLE.get(r.status, '')}]{st}[/]", fmt(r.measured), fmt(r.bound),
-                  fmt(r.margin), fmt(r.tightness), str(r.instances), f"{r.seconds:.1f}")
+        errtol = f"{fmt(r.error)}/{fmt(r.tolerance)}" if r.tolerance is not None else "-"
+        t.add_row(r.id, r.citation, f"[{STYLE.get(r.status, '')}]{st}[/]", fmt(r.measured), r.relation or "-",
+                  fmt(r.bound), errtol, fmt(r.tightness), str(r.instances), f"{r.seconds:.1f}")
     return t
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    ap = build_parser()
+    args = ap.parse_args(argv)
+    if args.json is not None:
+        _check_writable(ap, "--json", args.json)
+    if args.markdown is not None:
+        _check_writable(ap, "--markdown", args.markdown)
     console = Console(width=None if sys.stdout.isatty() else 200)
-    load_errors = load_all()
+    load_builtin()
+    if not args.no_entry_points:
+        load_entry_points()
+    load_errors = load_plugins(args.plugin)
     for mod, tb in load_errors.items():
         console.print(f"[bold red]claim module {mod} failed to import:[/]\n{tb}", highlight=False)
     ids = select(args.only)
@@ -76,27 +123,40 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     if args.list:
         for i in ids:
-            state = REGISTRY[i].expected if i in REGISTRY else "not implemented"
-            console.print(f"{i:40s} {CATALOGUE[i][0]:32s} {state}")
-        return 0
+            spec = REGISTRY.get(i)
+            state = spec.expected if spec else "not implemented"
+            cite = spec.citation if spec else ""
+            src = "" if spec is None or spec.source == "built-in" else f"  [{spec.source}]"
+            console.print(f"{i:40s} {cite:32s} {state}{src}", highlight=False)
+        return 1 if load_errors else 0
     ctx = Context(quick=args.quick, seed=args.seed)
     meta = {"mode": "quick" if args.quick else "full", "seed": args.seed, "python": platform.python_version(),
-            "started": time.strftime("%Y-%m-%dT%H:%M:%S")}
+            "plugins": list(args.plugin), "started": time.strftime("%Y-%m-%dT%H:%M:%S"), "complete": False}
     results: list[ClaimResult] = []
     t0 = time.perf_counter()
-    for k, cid in enumerate(ids, 1):
-        r = run_claim(cid, ctx)
-        results.append(r)
-        flag = "" if r.as_expected else f" (expected {r.expected})"
-        console.print(f"[{k:>2}/{len(ids)}] {cid:40s} [{STYLE.get(r.status, '')}]{r.status}[/]{flag} "
-                      f"measured={fmt(r.measured)} bound={fmt(r.bound)} tight={fmt(r.tightness)} "
-                      f"({r.seconds:.1f}s)", highlight=False)
+
+    def save() -> None:
         meta["elapsed_s"] = round(time.perf_counter() - t0, 3)
-        meta["complete"] = k == len(ids)
         if args.json:
             atomic_write(args.json, to_json(results, meta))
         if args.markdown:
             atomic_write(args.markdown, to_markdown(results, meta))
+
+    try:
+        for k, cid in enumerate(ids, 1):
+            r = run_claim(cid, ctx)
+            results.append(r)
+            flag = "" if r.as_expected else f" (expected {r.expected})"
+            console.print(f"[{k:>2}/{len(ids)}] {cid:40s} [{STYLE.get(r.status, '')}]{r.status}[/]{flag} "
+                          f"measured={fmt(r.measured)} {r.relation or 'vs'} bound={fmt(r.bound)} "
+                          f"tight={fmt(r.tightness)} ({r.seconds:.1f}s)", highlight=False)
+            meta["complete"] = k == len(ids)
+            save()
+    except KeyboardInterrupt:
+        meta["interrupted"] = True
+        save()
+        console.print(f"[yellow]interrupted: {len(results)} of {len(ids)} claims finished and saved[/]")
+        return 130
     console.print(results_table(results))
     bad = [r for r in results if not r.as_expected or (args.strict and r.status == "not implemented")]
     counts = {s: sum(r.status == s for r in results) for s in dict.fromkeys(r.status for r in results)}

@@ -1,83 +1,202 @@
-"""Shared pieces of the algorithm modules (optax-style ``init``/``step`` plus a recording ``run``).
+"""Shared pieces of the algorithm modules (optax-style ``make`` over a frozen state, and ``run``).
 
-Every algorithm module exposes ``init(problem, ..., ) -> State`` and ``step(state, problem, rng, ...)
--> State`` as pure functions over a small frozen dataclass ``State`` (which must carry the server
-model as field ``w`` and a communication counter ``comms``), and uses :func:`run` to iterate and
-record a :class:`History`.  Randomness comes only from the explicit ``numpy.random.Generator``
-argument, so numpy and torch runs with the same generator make the same client draws.
+Every algorithm module exposes ``make(problem, **hyper) -> Algorithm``: the hyper-parameters are bound
+and validated once, and the returned :class:`Algorithm` carries two pure functions,
+``init(w0=None, ...) -> State`` and ``step(state, rng) -> State``, over a small frozen dataclass
+``State`` (which carries the server model as field ``w`` and a communication counter ``comms``).
+:func:`run` iterates any algorithm, records a :class:`History`, reports progress through a callback
+and stops a diverging run with a :class:`~fairtheory.errors.DivergenceError` naming the step sizes.
+Randomness comes only from the explicit ``numpy.random.Generator`` argument, so numpy and torch runs
+with the same generator make the same client draws.
+
+The helpers every algorithm shares: :func:`local_steps` (``kappa`` local gradient steps of all
+participating clients at once), :func:`draw_participants` (``K`` i.i.d. draws with replacement),
+:func:`aggregator_for` (the algorithm's client weights come from a
+:class:`~fairtheory.aggregators.Aggregator`), and the input checks.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 
-from fairtheory._validation import FairtheoryTypeError, FairtheoryValueError
+from fairtheory._validation import check_integer
 from fairtheory.backend import like, namespace, to_numpy
+from fairtheory.errors import DivergenceError, FairtheoryTypeError, FairtheoryValueError
 from fairtheory.problems.base import FederatedProblem
 from fairtheory.sets import CappedSimplex
 
-__all__ = ["History", "run", "sample_clients", "initial_model", "initial_weights", "project_to",
-           "check_problem", "check_set", "check_rng", "gaussian", "primal_dual_start"]
+__all__ = ["Algorithm", "History", "run", "local_steps", "LocalSteps", "draw_participants", "sample_clients",
+           "initial_model", "initial_weights", "project_to", "check_problem", "check_set", "check_rng",
+           "check_state", "gaussian", "primal_dual_start", "aggregator_for"]
+
+
+class Algorithm(NamedTuple):
+    """What an algorithm's ``make`` returns.
+
+    Attributes
+    ----------
+    name : the algorithm's name (e.g. ``"rfedfair"``).
+    problem : the :class:`FederatedProblem` it runs on.
+    hyper : the validated hyper-parameters, by name.
+    init : ``init(w0=None, **start) -> State``; ``w0`` (numpy or torch) decides the backend.
+    step : ``step(state, rng) -> State``, pure; ``rng`` is a ``numpy.random.Generator`` (``None`` is
+        accepted by deterministic configurations).
+    step_sizes : names of the step-size hyper-parameters (named in divergence errors).
+    """
+
+    name: str
+    problem: FederatedProblem
+    hyper: Mapping[str, Any]
+    init: Callable[..., Any]
+    step: Callable[[Any, np.random.Generator | None], Any]
+    step_sizes: tuple[str, ...] = ()
 
 
 @dataclass
 class History:
-    """Recorded trajectory: server iterates, client losses at them, communication counts."""
+    """Recorded trajectory: server iterates, client losses at them, communication counts, rounds.
+
+    ``diverged`` is set when a run with ``on_divergence="stop"`` met non-finite iterates; the last
+    recorded entry is then the last finite state."""
 
     iterates: list[np.ndarray] = field(default_factory=list)
     losses: list[np.ndarray] = field(default_factory=list)
     comms: list[int] = field(default_factory=list)
+    rounds: list[int] = field(default_factory=list)
+    diverged: bool = False
 
     def as_arrays(self) -> dict[str, np.ndarray]:
         return {"iterates": np.array(self.iterates), "losses": np.array(self.losses),
-                "comms": np.array(self.comms)}
+                "comms": np.array(self.comms), "rounds": np.array(self.rounds)}
+
+
+def _finite(x: Any) -> bool:
+    xp = namespace(x)
+    return bool(xp.all(xp.isfinite(x)))
 
 
 def run(
-    state: Any,
-    step: Callable[..., Any],
+    alg: Algorithm,
     rounds: int,
     *,
-    problem: Any,
-    rng: np.random.Generator,
+    rng: np.random.Generator | None = None,
+    state: Any = None,
+    w0: Any = None,
     record_every: int = 1,
     record_losses: bool = True,
     callback: Callable[[int, Any], None] | None = None,
-    **step_kwargs: Any,
+    on_divergence: Literal["raise", "stop"] = "raise",
+    **start: Any,
 ) -> tuple[Any, History]:
-    """Apply ``step`` ``rounds`` times, recording the server model every ``record_every`` steps.
+    """Apply ``alg.step`` ``rounds`` times from ``state`` (default ``alg.init(w0, **start)``).
 
-    ``callback(k, state)`` (e.g. a progress bar) is called after every step."""
-    from fairtheory._validation import check_integer
-
+    Records the server model ``w`` (and, with ``record_losses``, the client losses there) at the start,
+    every ``record_every`` steps and at the end.  ``callback(k, state)`` is called after step ``k``
+    (``k = 1..rounds``), e.g. to drive a progress bar.  Non-finite server models stop the run:
+    ``on_divergence="raise"`` raises :class:`~fairtheory.errors.DivergenceError` naming the step sizes,
+    ``"stop"`` returns the last finite state with ``history.diverged = True``."""
+    if not isinstance(alg, Algorithm):
+        raise FairtheoryTypeError(f"alg must be an Algorithm (what an algorithm's make returns), got {type(alg).__name__}")
     rounds = check_integer(rounds, "rounds", low=0)
     record_every = check_integer(record_every, "record_every", low=1)
+    if on_divergence not in ("raise", "stop"):
+        raise FairtheoryValueError(f"on_divergence must be 'raise' or 'stop', got {on_divergence!r}")
+    if rng is not None:
+        rng = check_rng(rng)
+    if state is None:
+        state = alg.init(w0, **start)
+    elif w0 is not None or start:
+        raise FairtheoryValueError("give either state or a starting point (w0, ...), not both")
     hist = History()
+    problem = alg.problem
 
-    def record(s: Any) -> None:
+    def record(s: Any, k: int) -> None:
         hist.iterates.append(to_numpy(s.w).astype(np.float64, copy=True))
         if record_losses:
             hist.losses.append(to_numpy(problem.losses(s.w)).astype(np.float64, copy=True))
         hist.comms.append(int(s.comms))
+        hist.rounds.append(k)
 
-    record(state)
+    record(state, 0)
+    last = 0
     for k in range(1, rounds + 1):
-        state = step(state, problem, rng, **step_kwargs)
+        new = alg.step(state, rng)
+        if not _finite(new.w):
+            if on_divergence == "stop":
+                hist.diverged = True
+                if last != k - 1:
+                    record(state, k - 1)
+                return state, hist
+            sizes = ", ".join(f"{n}={alg.hyper.get(n)!r}" for n in alg.step_sizes) or "the step size"
+            raise DivergenceError(
+                f"{alg.name} diverged: the server model became non-finite at step {k} of {rounds} "
+                f"(step sizes {sizes}); use a smaller step size or on_divergence='stop'")
+        state = new
         if k % record_every == 0 or k == rounds:
-            record(state)
+            record(state, k)
+            last = k
         if callback is not None:
             callback(k, state)
     return state, hist
 
 
-def sample_clients(rng: np.random.Generator, p: np.ndarray, K: int) -> np.ndarray:
-    """``K`` client indices drawn i.i.d. with replacement with probabilities ``p``."""
-    from fairtheory._validation import check_integer
+class LocalSteps(NamedTuple):
+    """What :func:`local_steps` returns: losses at the starting models, final models, snapshot."""
 
+    losses0: Any
+    W: Any
+    snapshot: Any = None
+
+
+def local_steps(problem: FederatedProblem, W0: Any, *, lr: float, kappa: int, clients: Any = None,
+                correction: Any = None, snapshot: int | None = None, want_losses: bool = False) -> LocalSteps:
+    r"""``kappa`` local gradient steps of every selected client at once (no Python loop over clients).
+
+    ``W <- W - lr (grad f_{c_k}(W_k) + correction_k)``, starting from ``W0`` (shape ``(k, d)``; a
+    broadcast view of the server model is fine).  ``clients`` selects the rows' clients (``None``: all
+    ``n`` in order).  ``want_losses`` also returns ``f_{c_k}(W0_k)`` from the first, fused evaluation
+    (:meth:`FederatedProblem.loss_grad_each`).  ``snapshot = j`` (``0 <= j <= kappa``) also returns the
+    models after ``j`` steps (DRFA's random snapshot)."""
+    W, f0, snap = W0, None, (W0 if snapshot == 0 else None)
+    for k in range(kappa):
+        if k == 0 and want_losses:
+            f0, G = problem.loss_grad_each(W, clients=clients)
+        else:
+            G = problem.grads_each(W, clients=clients)
+        if correction is not None:
+            G = G + correction
+        W = W - lr * G
+        if snapshot == k + 1:
+            snap = W
+    return LocalSteps(f0, W, snap)
+
+
+def draw_participants(rng: np.random.Generator, probs: Any, K: int) -> tuple[np.ndarray, np.ndarray]:
+    """``K`` i.i.d. draws with replacement by ``probs`` (uniform when ``None``), as ``(clients, counts)``:
+    the distinct clients drawn (sorted) and how often each was drawn (a client drawn twice counts twice)."""
+    K = check_integer(K, "K", low=1)
+    rng = check_rng(rng)
+    if probs is None:
+        raise FairtheoryValueError("probs must be given (use np.full(n, 1/n) for uniform draws)")
+    draws = sample_clients(rng, np.asarray(probs, dtype=np.float64), K)
+    uniq, counts = np.unique(draws, return_counts=True)
+    return uniq, counts
+
+
+def check_state(state: Any, cls: type, algorithm: str) -> None:
+    """Raise a clear :class:`FairtheoryTypeError` unless ``state`` is ``algorithm``'s ``State``."""
+    if not isinstance(state, cls):
+        raise FairtheoryTypeError(
+            f"state must be a {algorithm}.State (from this algorithm's init), got {type(state).__module__}."
+            f"{type(state).__name__}")
+
+
+def sample_clients(rng: np.random.Generator, p: np.ndarray, K: int) -> np.ndarray:
+    """``K`` client indices drawn i.i.d. with replacement with probabilities ``p`` (in draw order)."""
     K = check_integer(K, "K", low=1)
     return rng.choice(p.shape[0], size=K, replace=True, p=p)
 
@@ -153,3 +272,46 @@ def primal_dual_start(problem: Any, w0: Any, lam0: Any, Lambda: CappedSimplex | 
     lam = initial_weights(S, lam0, w)
     xp = namespace(w)
     return {"w": w, "lam": lam, "w_avg": xp.zeros_like(w), "lam_avg": xp.zeros_like(lam)}
+
+
+def aggregator_for(problem: FederatedProblem, aggregator: Any, *, needs: tuple[str, ...] = (),
+                   algorithm: str = "this algorithm") -> Any:
+    """``aggregator`` checked for ``problem``: an :class:`~fairtheory.aggregators.Aggregator` (or a
+    client-weight set) over ``problem.n`` clients, with the methods in ``needs``, and - where it has
+    client weights ``p`` - the problem's ``p`` (the separable form averages with ``problem.p``)."""
+    from fairtheory.aggregators import as_aggregator
+
+    agg = as_aggregator(aggregator, problem.n)
+    for cap in needs:
+        if not callable(getattr(agg, cap, None)):
+            raise FairtheoryTypeError(f"aggregator {agg!r} has no {cap}(...), which {algorithm} needs")
+    p = getattr(agg, "p", None)
+    if p is not None and not np.allclose(np.asarray(p, dtype=np.float64), problem.p, rtol=0.0, atol=1e-12):
+        raise FairtheoryValueError(f"aggregator {agg!r} has client weights p different from problem.p")
+    return agg
+
+
+def run_steps(state: Any, step: Callable[..., Any], rounds: int, *, problem: Any, rng: np.random.Generator,
+              record_every: int = 1, record_losses: bool = True, callback: Callable[[int, Any], None] | None = None,
+              **step_kwargs: Any) -> tuple[Any, History]:
+    """Transitional: iterate a module-level ``step(state, problem, rng, **kw)`` (removed once every
+    algorithm has ``make``)."""
+    rounds = check_integer(rounds, "rounds", low=0)
+    record_every = check_integer(record_every, "record_every", low=1)
+    hist = History()
+
+    def record(s: Any, k: int) -> None:
+        hist.iterates.append(to_numpy(s.w).astype(np.float64, copy=True))
+        if record_losses:
+            hist.losses.append(to_numpy(problem.losses(s.w)).astype(np.float64, copy=True))
+        hist.comms.append(int(s.comms))
+        hist.rounds.append(k)
+
+    record(state, 0)
+    for k in range(1, rounds + 1):
+        state = step(state, problem, rng, **step_kwargs)
+        if k % record_every == 0 or k == rounds:
+            record(state, k)
+        if callback is not None:
+            callback(k, state)
+    return state, hist

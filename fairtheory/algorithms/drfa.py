@@ -43,7 +43,7 @@ from fairtheory.algorithms.base import (
     primal_dual_start,
     project_to,
 )
-from fairtheory.algorithms.base import run as _run
+from fairtheory.algorithms.base import run_steps as _run
 from fairtheory.backend import like, namespace, to_numpy
 from fairtheory.problems.base import FederatedProblem
 from fairtheory.sets import CappedSimplex

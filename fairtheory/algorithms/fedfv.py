@@ -26,7 +26,7 @@ import numpy as np
 
 from fairtheory._validation import FairtheoryValueError, check_in_range, check_integer, check_positive
 from fairtheory.algorithms.base import History
-from fairtheory.algorithms.base import run as _run
+from fairtheory.algorithms.base import run_steps as _run
 from fairtheory.algorithms.fedfv_aggregate import (
     KeepRule,
     Order,

@@ -55,7 +55,7 @@ from fairtheory._validation import (
     check_positive,
 )
 from fairtheory.algorithms.base import History, sample_clients
-from fairtheory.algorithms.base import run as _run
+from fairtheory.algorithms.base import run_steps as _run
 from fairtheory.backend import like, namespace, to_numpy
 from fairtheory.problems.base import FederatedProblem
 

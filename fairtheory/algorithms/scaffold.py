@@ -42,7 +42,7 @@ from fairtheory.algorithms.base import (
     initial_model,
     sample_clients,
 )
-from fairtheory.algorithms.base import run as _run
+from fairtheory.algorithms.base import run_steps as _run
 from fairtheory.backend import like, namespace
 from fairtheory.problems.base import FederatedProblem
 

@@ -62,7 +62,7 @@ import numpy as np
 
 from fairtheory._validation import FairtheoryTypeError, FairtheoryValueError, check_in_range, check_integer
 from fairtheory.algorithms.base import History, check_problem, check_rng, gaussian, initial_model, initial_weights, project_to
-from fairtheory.algorithms.base import run as _run
+from fairtheory.algorithms.base import run_steps as _run
 from fairtheory.backend import namespace
 from fairtheory.problems.base import FederatedProblem
 from fairtheory.sets import CappedSimplex, IntegratedSet

@@ -7,15 +7,9 @@ from typing import Any
 
 import numpy as np
 
+from fairtheory.errors import SolverError
+
 __all__ = ["ExactResult", "SolverError", "solve_checked"]
-
-
-class SolverError(RuntimeError):
-    """A cvxpy solve ended with a status other than ``optimal``; carries solver name and status."""
-
-    def __init__(self, what: str, solver: str, status: str) -> None:
-        super().__init__(f"{what}: solver {solver} ended with status {status!r} (not optimal)")
-        self.what, self.solver, self.status = what, solver, status
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 r"""RC-FL / FAFL: the ``Q_alpha``-weighted loss, HCVaR, its Lemma 1 dual and softplus smoothing.
 
-Notation (spec ``rcfl.md`` Secs. 1-3; labels of seed ``002`` unless marked ``000``).  ``n`` clients
+Notation (labels of seed ``002`` unless marked ``000``).  ``n`` clients
 with weights ``p`` (a probability vector), losses ``f = (f_1, ..., f_n)`` and per-client conservatism
 ``alpha_i in [p_i, 1]``.  Write ``c_i = p_i/alpha_i`` (the *caps*) and
 
@@ -39,7 +39,6 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fairtheory._validation import (
-    FairtheoryTypeError,
     FairtheoryValueError,
     as_vector,
     check_alpha,
@@ -47,8 +46,9 @@ from fairtheory._validation import (
     check_positive,
     check_probability_vector,
 )
-from fairtheory.backend import is_torch, namespace
+from fairtheory.backend import is_torch
 from fairtheory.sets import CappedSimplex
+from fairtheory.stable import real_array, sigmoid, softplus
 
 __all__ = [
     "tau_alpha",
@@ -247,71 +247,7 @@ def deviation(losses: Any, p: Any, alpha: Any, version: Literal["000", "002"] = 
     return hcvar(f - mean, p_arr, a_arr, "ru")
 
 
-# --------------------------------------------------------------------------- smoothing (generic)
-def _real_array(x: Any, name: str) -> tuple[Any, Any]:
-    """``x`` as a floating array of its own library (numpy for scalars/lists) and its namespace."""
-    if is_torch(x):
-        import torch
-
-        if x.is_complex() or x.dtype == torch.bool:
-            raise FairtheoryTypeError(f"{name} must be a real floating tensor, got dtype {x.dtype}")
-        if not x.is_floating_point():
-            x = x.to(torch.float64)
-        if bool(torch.isnan(x).any()):
-            raise FairtheoryValueError(f"{name} must not contain nan")
-        return x, namespace(x)
-    if isinstance(x, (str, bytes)) or x is None:
-        raise FairtheoryTypeError(f"{name} must be a real number or array, got {type(x).__name__}")
-    try:
-        arr = np.asarray(x)
-    except (TypeError, ValueError) as exc:  # pragma: no cover - ragged input
-        raise FairtheoryTypeError(f"{name} must be a real number or array, got {x!r}") from exc
-    if arr.dtype.kind not in "biuf":
-        raise FairtheoryTypeError(f"{name} must be real, got dtype {arr.dtype}")
-    if arr.dtype.kind != "f":
-        arr = arr.astype(np.float64)
-    if np.any(np.isnan(arr)):
-        raise FairtheoryValueError(f"{name} must not contain nan")
-    return arr, namespace(arr)
-
-
-def softplus(x: Any, mu: float) -> Any:
-    r"""``softplus_mu(x) = mu log(1 + e^{x/mu})`` elementwise (002 Sec. 4, ``phi_mu``).
-
-    Evaluated as ``max(x, 0) + mu log1p(exp(-|x|/mu))`` - algebraically equal to
-    ``mu logaddexp(0, x/mu)`` and free of overflow for any ``|x|/mu`` (including values past the float
-    range, where it returns ``(x)_+``); ``softplus(+-inf) = inf, 0``.  Convex with
-    ``softplus_mu'' = sigma(x/mu)(1 - sigma(x/mu))/mu <= 1/(4 mu)`` (the seed's ``1/mu`` is loose by 4);
-    Prop. 1 (Bullins): ``(x)_+ <= softplus_mu(x) <= (x)_+ + mu log 2 <= (x)_+ + mu``.
-
-    Parameters
-    ----------
-    x : float, array_like or torch.Tensor
-        Real input (integers are converted to float64; nan is rejected).  The result has the library,
-        dtype and device of ``x`` (numpy for Python scalars/lists).
-    mu : float
-        Smoothing parameter, finite and ``> 0``.
-    """
-    mu = check_positive(mu, "mu")
-    arr, xp = _real_array(x, "x")
-    with np.errstate(over="ignore"):  # |x|/mu past the float range -> inf -> exp(-inf) = 0, exact
-        return xp.maximum(arr, xp.zeros_like(arr)) + mu * xp.log1p(xp.exp(-xp.abs(arr) / mu))
-
-
-def sigmoid(x: Any) -> Any:
-    r"""Logistic ``sigma(x) = 1/(1 + e^{-x})`` elementwise, stable for any real ``x``.
-
-    ``sigma(+-inf) = 1, 0``.
-
-    ``softplus_mu'(x) = sigma(x/mu)``.  With ``e = exp(-|x|)``: ``1/(1+e)`` for ``x >= 0`` and
-    ``e/(1+e)`` otherwise, so ``exp`` never overflows.  numpy or torch input (library, dtype and device
-    preserved).
-    """
-    arr, xp = _real_array(x, "x")
-    e = xp.exp(-xp.abs(arr))
-    return xp.where(arr >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
-
-
+# --------------------------------------------------------------------------- smoothing
 def F_alpha(losses: Any, eta: Any, p: Any, alpha: Any) -> float:
     r"""Non-smooth joint objective (002 eq. 4) at one loss vector:
 
@@ -379,7 +315,7 @@ def client_weights_mu(losses: Any, eta: Any, alpha: Any, mu: float) -> Any:
         Smoothing parameter ``> 0``.
     """
     mu = check_positive(mu, "mu")
-    f, xp = _real_array(losses, "losses")
+    f, xp = real_array(losses, "losses")
     if f.ndim != 1 or f.shape[0] == 0:
         raise FairtheoryValueError(f"losses must be a non-empty 1-D array, got shape {tuple(f.shape)}")
     if not bool(xp.all(xp.isfinite(f))):

@@ -225,15 +225,15 @@ class QFFLProblem(FederatedProblem):
         self.q = _check_q(q)
         self.n, self.d, self.p = base.n, base.d, base.p
 
-    def losses_each(self, W: Any) -> Any:
-        F = self.base.losses_each(W)
+    def losses_each(self, W: Any, clients: Any = None) -> Any:
+        F = self.base.losses_each(W, clients=clients)
         check_losses(F, "base losses")
         return F ** (self.q + 1.0) / (self.q + 1.0)
 
-    def grads_each(self, W: Any) -> Any:
-        F = self.base.losses_each(W)
+    def grads_each(self, W: Any, clients: Any = None) -> Any:
+        F, G = self.base.loss_grad_each(W, clients=clients)
         check_losses(F, "base losses")
-        return (F**self.q)[:, None] * self.base.grads_each(W)
+        return (F**self.q)[:, None] * G
 
     def hessians(self, w: Array) -> Array:
         w = np.asarray(w, dtype=np.float64)

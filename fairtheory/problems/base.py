@@ -42,23 +42,44 @@ class FederatedProblem(ABC):
 
     # ------------------------------------------------------------ per-client models
     @abstractmethod
-    def losses_each(self, W: Any) -> Any:
-        """``(f_i(W_i))_i`` for client models ``W`` of shape ``(n, d)``."""
+    def losses_each(self, W: Any, clients: Any = None) -> Any:
+        """``(f_{c_k}(W_k))_k`` for client models ``W`` of shape ``(k, d)``: all clients in order
+        (``k = n``) when ``clients`` is ``None``, else the clients ``c = clients`` (integer indices,
+        repeats allowed; see :meth:`client_index`)."""
 
     @abstractmethod
-    def grads_each(self, W: Any) -> Any:
-        """``(grad f_i(W_i))_i``, shape ``(n, d)``."""
+    def grads_each(self, W: Any, clients: Any = None) -> Any:
+        """``(grad f_{c_k}(W_k))_k``, shape ``(k, d)`` (``clients`` as in :meth:`losses_each`)."""
 
     def loss_grad_each(self, W: Any, clients: Any = None) -> tuple[Any, Any]:
-        """``((f_i(W_i))_i, (grad f_i(W_i))_i)``, shapes ``(k,)`` and ``(k, d)``, in one call.
+        """``((f_{c_k}(W_k))_k, (grad f_{c_k}(W_k))_k)``, shapes ``(k,)`` and ``(k, d)``, in one call.
 
         Default: :meth:`losses_each` then :meth:`grads_each`; problems that can share work between
-        the two (margins, transcendental functions) override it.  ``clients`` (integer indices) is
-        passed on only when given, so problems without client subsets keep working without it.
+        the two (margins, transcendental functions) override it.
         """
-        if clients is None:
-            return self.losses_each(W), self.grads_each(W)
         return self.losses_each(W, clients=clients), self.grads_each(W, clients=clients)
+
+    def client_index(self, clients: Any) -> Any:
+        """Validated client indices as a numpy ``int64`` vector, or ``None`` (all clients).
+
+        Accepts integer sequences, numpy arrays and torch tensors; booleans, floats, empty or
+        out-of-range indices raise :class:`~fairtheory.errors.FairtheoryValueError` naming ``clients``."""
+        if clients is None:
+            return None
+        from fairtheory.backend import to_numpy
+
+        c = np.asarray(to_numpy(clients))
+        if c.ndim != 1 or c.size == 0 or c.dtype == np.bool_ or not np.issubdtype(c.dtype, np.integer):
+            raise FairtheoryValueError(f"clients must be a non-empty 1-D integer array, got {c!r}")
+        if c.min() < 0 or c.max() >= self.n:
+            raise FairtheoryValueError(f"clients must lie in [0, {self.n - 1}], got min {c.min()} max {c.max()}")
+        return c.astype(np.int64, copy=False)
+
+    def _check_models(self, W: Any, c: Any) -> None:
+        """Raise unless ``W`` has one row of length ``d`` per selected client."""
+        k = self.n if c is None else int(c.size)
+        if getattr(W, "ndim", None) != 2 or tuple(W.shape) != (k, self.d):
+            raise FairtheoryValueError(f"W must have shape ({k}, {self.d}), got {tuple(getattr(W, 'shape', ()))}")
 
     # ------------------------------------------------------------ one shared model
     def _broadcast(self, w: Any) -> Any:

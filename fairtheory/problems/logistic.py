@@ -35,6 +35,7 @@ import numpy as np
 from fairtheory._validation import FairtheoryTypeError, FairtheoryValueError, check_in_range
 from fairtheory.backend import is_torch, like, namespace, to_numpy
 from fairtheory.problems.base import Array, FederatedProblem
+from fairtheory.stable import sigmoid_unchecked, softplus_unchecked
 
 __all__ = ["LogisticProblem", "SampleProblem"]
 
@@ -167,18 +168,6 @@ class SampleProblem(FederatedProblem):
         self._eval_cache[key] = out
         return out
 
-    def _clients(self, clients: Any) -> Array | None:
-        """Validated client indices (numpy int64) or ``None`` for all clients."""
-        if clients is None:
-            return None
-        c = np.asarray(to_numpy(clients))
-        if c.ndim != 1 or c.size == 0 or not np.issubdtype(c.dtype, np.integer):
-            raise FairtheoryValueError(f"clients must be a non-empty 1-D integer array, got {c!r}")
-        if c.min() < 0 or c.max() >= self.n:
-            raise FairtheoryValueError(
-                f"clients must lie in [0, {self.n - 1}], got min {c.min()} max {c.max()}")
-        return c.astype(np.int64, copy=False)
-
     def _rows(self, c: Array | None) -> tuple[Array | None, Array, Array]:
         """Row indices (``None`` = all rows), segment id per row and segment starts for clients ``c``."""
         if c is None:
@@ -222,7 +211,7 @@ class SampleProblem(FederatedProblem):
         torch_w = is_torch(W)
         if not torch_w:
             W = np.asarray(W, dtype=np.float64)
-        c = self._clients(clients)
+        c = self.client_index(clients)
         k = self.n if c is None else int(c.size)
         if getattr(W, "ndim", None) != 2 or tuple(W.shape) != (k, self.d):
             raise FairtheoryValueError(
@@ -372,17 +361,16 @@ class LogisticProblem(SampleProblem):
         self._check_w(w)
         data = self._data(w)
         z = data["y"] * (data["X"] @ w)
-        out = self._segment_sum(_softplus_neg(xp, z), self.seg, self.offsets[:-1], self.n)
+        out = self._segment_sum(softplus_unchecked(-z), self.seg, self.offsets[:-1], self.n)
         out = out / like(self.m.astype(np.float64), w)
         return out + 0.5 * self.l2 * xp.sum(w * w) if self.l2 else out
 
     def grads(self, w: Any) -> Any:
         """``(grad f_i(w))_i``, shape ``(n, d)``."""
         self._check_w(w)
-        xp = namespace(w)
         data = self._data(w)
         z = data["y"] * (data["X"] @ w)
-        coef = -data["y"] * _sigmoid_neg(xp, z)
+        coef = -data["y"] * sigmoid_unchecked(-z)
         out = self._segment_sum(coef[:, None] * data["X"], self.seg, self.offsets[:-1], self.n)
         out = out / like(self.m.astype(np.float64), w)[:, None]
         return out + self.l2 * w[None, :] if self.l2 else out
@@ -392,7 +380,7 @@ class LogisticProblem(SampleProblem):
         w_np = np.asarray(to_numpy(w), dtype=np.float64)
         self._check_w(w_np)
         z = self.y * (self.X @ w_np)
-        s = _sigmoid_neg(np, z) * _sigmoid_neg(np, -z)
+        s = sigmoid_unchecked(-z) * sigmoid_unchecked(z)
         H = _segment_outer(self.X, s, self.seg, self.n) / self.m[:, None, None]
         return H + self.l2 * np.eye(self.d)[None] if self.l2 else H
 
@@ -480,17 +468,6 @@ def _index(idx: Array, ref: Any) -> Any:
 
         return torch.as_tensor(idx, dtype=torch.long, device=ref.device)
     return idx
-
-
-def _softplus_neg(xp: Any, z: Any) -> Any:
-    """``log(1 + e^{-z})`` without overflow: ``max(-z, 0) + log1p(e^{-|z|})``."""
-    return xp.maximum(-z, xp.zeros_like(z)) + xp.log1p(xp.exp(-xp.abs(z)))
-
-
-def _sigmoid_neg(xp: Any, z: Any) -> Any:
-    """``sigma(-z) = 1/(1 + e^{z})`` without overflow, accurate in relative terms for large ``z``."""
-    e = xp.exp(-xp.abs(z))
-    return xp.where(z >= 0, e / (1.0 + e), 1.0 / (1.0 + e))
 
 
 def _segment_outer(X: Array, s: Array, seg: Array, n: int) -> Array:

@@ -81,46 +81,50 @@ class MultinomialProblem(FederatedProblem):
         self._inv_m = 1.0 / sizes.astype(np.float64)
 
     # ------------------------------------------------------------------ helpers
-    def _logits(self, W: Any) -> Any:
-        """``Z = X_k W_k`` for models ``W`` (n, d) -> (n, m_max, C)."""
-        xp = namespace(W)
-        Wm = xp.reshape(W, (self.n, self.D, self.n_classes))
-        return xp.matmul(like(self._Xpad, W), Wm)
+    def _padded(self, W: Any, clients: Any) -> tuple[Any, Any, Any, Any]:
+        """Validated ``W`` and the padded data ``(X, Y, mask, 1/m)`` of the selected clients."""
+        c = self.client_index(clients)
+        self._check_models(W, c)
+        if c is None:
+            return self._Xpad, self._Ypad, self._mask, self._inv_m
+        return self._Xpad[c], self._Ypad[c], self._mask[c], self._inv_m[c]
 
-    def _check_W(self, W: Any) -> None:
-        if tuple(W.shape) != (self.n, self.d):
-            raise FairtheoryValueError(f"W must have shape ({self.n}, {self.d}), got {tuple(W.shape)}")
-
-    def losses_each(self, W: Any) -> Any:
-        self._check_W(W)
+    def _logits(self, W: Any, X: Any = None) -> Any:
+        """``Z = X_k W_k`` for models ``W`` (k, d) -> (k, m_max, C) (all clients unless ``X`` is given)."""
         xp = namespace(W)
-        Z = self._logits(W)
+        Wm = xp.reshape(W, (W.shape[0], self.D, self.n_classes))
+        return xp.matmul(like(self._Xpad if X is None else X, W), Wm)
+
+    def losses_each(self, W: Any, clients: Any = None) -> Any:
+        X, Yp, M, inv = self._padded(W, clients)
+        xp = namespace(W)
+        Z = self._logits(W, X)
         zmax = xp.max(Z, axis=2, keepdims=True)
         lse = xp.log(xp.sum(xp.exp(Z - zmax), axis=2)) + zmax[..., 0]
-        per = (lse - xp.sum(Z * like(self._Ypad, W), axis=2)) * like(self._mask, W)
-        out = xp.sum(per, axis=1) * like(self._inv_m, W)
+        per = (lse - xp.sum(Z * like(Yp, W), axis=2)) * like(M, W)
+        out = xp.sum(per, axis=1) * like(inv, W)
         if self.l2:
             out = out + 0.5 * self.l2 * xp.sum(W * W, axis=1)
         return out
 
-    def grads_each(self, W: Any) -> Any:
-        return self.losses_and_grads_each(W)[1]
+    def grads_each(self, W: Any, clients: Any = None) -> Any:
+        return self.loss_grad_each(W, clients)[1]
 
-    def losses_and_grads_each(self, W: Any) -> tuple[Any, Any]:
+    def loss_grad_each(self, W: Any, clients: Any = None) -> tuple[Any, Any]:
         """``(losses_each(W), grads_each(W))`` sharing one pass over the data."""
-        self._check_W(W)
+        X, Yp, M, inv = self._padded(W, clients)
         xp = namespace(W)
-        Z = self._logits(W)
+        Z = self._logits(W, X)
         zmax = xp.max(Z, axis=2, keepdims=True)
         E = xp.exp(Z - zmax)
         sE = xp.sum(E, axis=2, keepdims=True)
-        Y, mask = like(self._Ypad, W), like(self._mask, W)
-        inv_m = like(self._inv_m, W)
+        Y, mask = like(Yp, W), like(M, W)
+        inv_m = like(inv, W)
         lse = xp.log(sE[..., 0]) + zmax[..., 0]
         f = xp.sum((lse - xp.sum(Z * Y, axis=2)) * mask, axis=1) * inv_m
         R = (E / sE - Y) * mask[..., None]
-        G = xp.matmul(xp.permute_dims(like(self._Xpad, W), (0, 2, 1)), R)  # (n, D, C)
-        G = xp.reshape(G, (self.n, self.d)) * inv_m[:, None]
+        G = xp.matmul(xp.permute_dims(like(X, W), (0, 2, 1)), R)  # (k, D, C)
+        G = xp.reshape(G, (W.shape[0], self.d)) * inv_m[:, None]
         if self.l2:
             f = f + 0.5 * self.l2 * xp.sum(W * W, axis=1)
             G = G + self.l2 * W
@@ -159,7 +163,7 @@ class MultinomialProblem(FederatedProblem):
 
     def losses_and_grads(self, w: Any) -> tuple[Any, Any]:
         """``(losses(w), grads(w))`` at a shared model in one pass."""
-        return self.losses_and_grads_each(self._broadcast(w))
+        return self.loss_grad_each(self._broadcast(w))
 
     def hessians(self, w: Array) -> Array:
         """``(1/m_k) sum_j (diag(s_j) - s_j s_j^T) (x) x_j x_j^T`` (+ ``l2 I``), shape (n, d, d).

@@ -1,8 +1,8 @@
 r"""Heterogeneous quadratic clients ``f_i(w) = 0.5 (w - c_i)^T H_i (w - c_i) + e_i``.
 
 Convex (``H_i >= 0``) and ``L1 = max_i lambda_max(H_i)``-smooth, ``mu = min_i lambda_min(H_i)``-strongly
-convex; not globally Lipschitz (002 Assump. 2 needs a compact domain: see ``rcfl.md`` Sec. 5).
-In the expanded form of ``exact.md`` Sec. 2, ``f_i(w) = 0.5 w^T H_i w - r_i^T w + k_i`` with
+convex; not globally Lipschitz (002 Assump. 2 then needs a compact domain that contains all iterates).
+In expanded form ``f_i(w) = 0.5 w^T H_i w - r_i^T w + k_i`` with
 ``r_i = H_i c_i`` and ``k_i = 0.5 c_i^T H_i c_i + e_i``.
 """
 
@@ -57,16 +57,25 @@ class QuadraticProblem(FederatedProblem):
     def k(self) -> Array:
         return 0.5 * np.einsum("ni,ni->n", self.c, self.r) + self.e
 
-    def losses_each(self, W: Any) -> Any:
-        xp = namespace(W)
-        D = W - like(self.c, W)
-        HD = xp.matmul(like(self.H, W), D[..., None])[..., 0]
-        return 0.5 * xp.sum(D * HD, axis=1) + like(self.e, W)
+    def _select(self, W: Any, clients: Any) -> tuple[Any, Any, Any]:
+        c = self.client_index(clients)
+        self._check_models(W, c)
+        if c is None:
+            return self.H, self.c, self.e
+        return self.H[c], self.c[c], self.e[c]
 
-    def grads_each(self, W: Any) -> Any:
+    def losses_each(self, W: Any, clients: Any = None) -> Any:
+        H, C, e = self._select(W, clients)
         xp = namespace(W)
-        D = W - like(self.c, W)
-        return xp.matmul(like(self.H, W), D[..., None])[..., 0]
+        D = W - like(C, W)
+        HD = xp.matmul(like(H, W), D[..., None])[..., 0]
+        return 0.5 * xp.sum(D * HD, axis=1) + like(e, W)
+
+    def grads_each(self, W: Any, clients: Any = None) -> Any:
+        H, C, _ = self._select(W, clients)
+        xp = namespace(W)
+        D = W - like(C, W)
+        return xp.matmul(like(H, W), D[..., None])[..., 0]
 
     def hessians(self, w: Array) -> Array:
         return self.H.copy()

@@ -25,7 +25,7 @@ import numpy as np
 from scipy.special import expit
 
 from fairtheory.algorithms import fedavg
-from fairtheory.algorithms.base import run
+from fairtheory.algorithms.base import run_steps as run
 from fairtheory.exact.rcfl import smoothed_objective, solve_fedavg
 from fairtheory.problems import random_least_squares, random_logistic, random_quadratic
 from fairtheory.problems.base import FederatedProblem

@@ -1,0 +1,418 @@
+r"""Aggregators of the client-loss vector: the one interface every objective and algorithm shares.
+
+A federated objective is ``A(f(w))``: client losses ``f(w) = (f_1(w), ..., f_n(w))`` aggregated by
+``A: R^n -> R``.  An aggregator exposes
+
+* ``value(f) = A(f)``;
+* ``weights(f) = grad_f A(f)`` - the client weights of a gradient step, since
+  ``grad_w A(f(w)) = sum_i weights_i(f(w)) grad f_i(w)`` (a subgradient where ``A`` has kinks).
+
+Optional capabilities (duck-typed; an algorithm that needs one says so in its error):
+
+* ``client_grads(f, eta) -> (dh_df, dh_deta)`` and ``client_values(f, eta) -> h``: a *separable form*
+  ``A(f) = min_eta sum_i p_i h_i(f_i, eta)`` with one scalar auxiliary ``eta`` (vectors ``f`` and
+  ``eta`` of one entry per client).  rFedFair (002 Alg. 1) is local gradient descent with averaging on
+  ``(w, eta) -> sum_i p_i h_i(f_i(w), eta)``; any separable aggregator trains with it.
+* ``curvature(f)``: the diagonal ``d^2 A / d f_i^2`` (separable aggregators); q-FedSGD/q-FedAvg
+  (003 Alg. 1, 3) size their step with it, as Lemma 12 does.
+* ``cvxpy(t)``: a cvxpy expression of a loss *vector* ``t`` that is nondecreasing in ``t`` and has the
+  same minimisers as ``A`` (a monotone transform of ``A`` is fine); exact solvers minimise it over
+  ``t >= f(w)`` (:func:`fairtheory.exact.aggregate.solve_aggregator`).
+* ``set`` and ``project(lam)``: support functions of a client-weight set; the primal-dual methods (AFL,
+  DRFA, Scaff-PD) ascend on ``lam`` in that set.
+
+Built-in adapters: :func:`fedavg` (singleton ``{p}``), :func:`afl` (simplex), :func:`cvar`,
+:func:`qalpha` (002 Def. 1), :func:`integrated` (001 eqs. 6-8, reconstructed) - all
+:class:`SetSupport`; :class:`SmoothedQalpha` (002 eq. 5), :class:`QFFL` (003 eq. 2) and :class:`TERM`.
+Write your own by subclassing :class:`BaseAggregator` (see ``examples/``) and check it with
+:func:`fairtheory.testing.audit`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy.optimize import brentq
+
+from fairtheory._validation import (
+    as_vector,
+    check_alpha,
+    check_in_range,
+    check_positive,
+    check_probability_vector,
+)
+from fairtheory.backend import is_torch, like, namespace, to_numpy
+from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError
+from fairtheory.sets import CappedSimplex, IntegratedSet
+from fairtheory.stable import sigmoid_unchecked, softplus_unchecked
+
+__all__ = [
+    "Aggregator",
+    "BaseAggregator",
+    "SetSupport",
+    "SmoothedQalpha",
+    "QFFL",
+    "TERM",
+    "fedavg",
+    "afl",
+    "cvar",
+    "qalpha",
+    "integrated",
+    "as_aggregator",
+    "is_separable",
+]
+
+Array = NDArray[np.float64]
+
+
+@runtime_checkable
+class Aggregator(Protocol):
+    """``A: R^n -> R`` with ``value(f) = A(f)`` and ``weights(f) = grad_f A(f)``."""
+
+    n: int
+
+    def value(self, f: Any) -> float: ...
+
+    def weights(self, f: Any) -> Any: ...
+
+
+def is_separable(agg: Any) -> bool:
+    """Whether ``agg`` offers the separable form ``client_grads``/``client_values`` (rFedFair needs it)."""
+    return callable(getattr(agg, "client_grads", None)) and callable(getattr(agg, "client_values", None))
+
+
+class BaseAggregator:
+    """Shared input handling for aggregators: ``f`` must be a finite vector of shape ``(n,)``.
+
+    Subclasses implement ``_value(f)`` and ``_weights(f)`` on a validated float array of ``f``'s own
+    library (numpy, or torch where the subclass supports it) and set ``n`` (and ``p`` where the
+    formula has client weights).  ``aggregator(f)`` is ``aggregator.value(f)``."""
+
+    n: int
+    p: Array
+    name: str = "aggregator"
+    #: ``value``/``weights`` accept torch tensors natively (otherwise they round-trip through numpy)
+    torch_native: bool = False
+    #: loss vectors outside ``[domain[0], domain[1])`` are rejected (e.g. q-FFL needs ``f >= 0``)
+    domain: tuple[float, float] = (-np.inf, np.inf)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name}, n={self.n})"
+
+    def __call__(self, f: Any) -> float:
+        return self.value(f)
+
+    # ---------------------------------------------------------------- public, validated
+    def value(self, f: Any) -> float:
+        """``A(f)`` as a Python float."""
+        return float(to_numpy(self._value(self._losses(f))))
+
+    def weights(self, f: Any) -> Any:
+        """``grad_f A(f)``: numpy for numpy/list input, a tensor of ``f``'s dtype and device for torch."""
+        fa = self._losses(f)
+        out = self._weights(fa)
+        if is_torch(f) and not is_torch(out):
+            ref = f if f.is_floating_point() else f.double()
+            return like(to_numpy(out), ref)
+        return out
+
+    # ---------------------------------------------------------------- to implement
+    def _value(self, f: Any) -> Any:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _weights(self, f: Any) -> Any:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    # ---------------------------------------------------------------- helpers
+    def _losses(self, f: Any) -> Any:
+        if is_torch(f):
+            import torch
+
+            if f.dtype == torch.bool or f.is_complex():
+                raise FairtheoryTypeError(f"f must be a real tensor, got dtype {f.dtype}")
+            t = f.detach() if f.requires_grad else f
+            if not t.is_floating_point():
+                t = t.to(torch.float64)
+            if tuple(t.shape) != (self.n,):
+                raise FairtheoryValueError(f"f must have shape ({self.n},) (one loss per client), got {tuple(t.shape)}")
+            if not bool(torch.isfinite(t).all()):
+                raise FairtheoryValueError("f must be finite")
+            self._check_domain(to_numpy(t))
+            return t if self.torch_native else t.cpu().numpy().astype(np.float64)
+        if isinstance(f, np.ndarray) and f.dtype == np.bool_:
+            raise FairtheoryTypeError("f must hold real numbers, got a boolean array")
+        arr = as_vector(f, "f")
+        if arr.shape != (self.n,):
+            raise FairtheoryValueError(f"f must have shape ({self.n},) (one loss per client), got {arr.shape}")
+        self._check_domain(arr)
+        return arr
+
+    def _check_domain(self, arr: Array) -> None:
+        lo, hi = self.domain
+        if np.any(arr < lo) or np.any(arr >= hi):
+            bad = int(np.flatnonzero((arr < lo) | (arr >= hi))[0])
+            raise FairtheoryValueError(
+                f"f[{bad}] = {arr[bad]!r} is outside the domain [{lo}, {hi}) of {self!r}")
+
+
+# ==================================================================== support functions of sets
+class SetSupport(BaseAggregator):
+    r"""``A(f) = max_{lam in S} lam . f``: the support function of a client-weight set ``S``.
+
+    ``weights(f)`` is a maximiser (the exact greedy argmax of :class:`~fairtheory.sets.CappedSimplex`,
+    a subgradient of ``A``).  FedAvg, AFL, CVaR, ``Q_alpha`` (002 Def. 1) and the integrated sets of
+    relative fairness (001 eqs. 6-8, reconstructed) are all of this form."""
+
+    def __init__(self, S: CappedSimplex | IntegratedSet, *, name: str | None = None, p: Any = None) -> None:
+        if not isinstance(S, (CappedSimplex, IntegratedSet)):
+            raise FairtheoryTypeError(f"S must be a CappedSimplex or IntegratedSet, got {type(S).__name__}")
+        self.set = S
+        self.n = S.n
+        self.name = name or repr(S)
+        if p is not None:
+            p_arr = check_probability_vector(p, "p")
+            if p_arr.shape != (self.n,):
+                raise FairtheoryValueError(f"p must have shape ({self.n},), got {p_arr.shape}")
+            self.p = p_arr
+
+    def _value(self, f: Array) -> float:
+        return self.set.support(f)
+
+    def _weights(self, f: Array) -> Array:
+        return self.set.argmax(f)
+
+    def project(self, lam: Any) -> Array:
+        """Euclidean projection onto the set (capped simplices only)."""
+        if not isinstance(self.set, CappedSimplex):
+            raise FairtheoryTypeError(f"project needs a CappedSimplex set, {self!r} holds {type(self.set).__name__}")
+        return self.set.project(lam)
+
+    def cvxpy(self, t: Any) -> Any:
+        """LP dual of the support function: ``min_eta eta + caps . (t - eta)_+`` (integrated sets: the same
+        for ``A`` and for ``B`` at ``-t``, combined as ``(s_A(t) + phi s_B(-t))/(1 - phi)``)."""
+        import cvxpy as cp
+
+        def supp(S: CappedSimplex, v: Any) -> Any:
+            eta = cp.Variable()
+            return eta + S.caps @ cp.pos(v - eta)
+
+        if isinstance(self.set, CappedSimplex):
+            return supp(self.set, t)
+        I = self.set
+        return (supp(I.A, t) + I.phi * supp(I.B, -t)) / (1.0 - I.phi)
+
+
+def fedavg(p: Any) -> SetSupport:
+    """FedAvg objective ``sum_i p_i f_i`` (support of the singleton ``{p}``; McMahan et al. 2017)."""
+    return SetSupport(CappedSimplex.singleton(p), name="fedavg", p=p)
+
+
+def afl(n: int, p: Any = None) -> SetSupport:
+    """AFL objective ``max_i f_i`` (support of the simplex; Mohri et al. 2019)."""
+    return SetSupport(CappedSimplex.simplex(n), name="afl", p=p)
+
+
+def cvar(n: int, a: float, p: Any = None) -> SetSupport:
+    """CVaR / superquantile: mean of the largest ``a`` fraction of the losses (caps ``1/(a n)``)."""
+    return SetSupport(CappedSimplex.cvar(n, a), name=f"cvar(a={a})", p=p)
+
+
+def qalpha(p: Any, alpha: Any) -> SetSupport:
+    """``f_alpha = max_{q in Q_alpha} sum_i q_i p_i f_i`` (002 Def. 1; caps ``p_i/alpha_i``)."""
+    p_arr = check_probability_vector(p, "p")
+    return SetSupport(CappedSimplex.qalpha(p_arr, alpha), name="qalpha", p=p_arr)
+
+
+def integrated(A: CappedSimplex, B: CappedSimplex, phi: float, p: Any = None) -> SetSupport:
+    """Support of ``Lambda_phi(A, B) = (A - phi B)/(1 - phi)``, ``D_phi/(1 - phi)`` (001 eqs. 6-8, reconstructed)."""
+    return SetSupport(IntegratedSet(A, B, phi), name=f"integrated(phi={phi})", p=p)
+
+
+def as_aggregator(x: Any, n: int, name: str = "aggregator") -> Any:
+    """``x`` as an aggregator over ``n`` clients: sets become :class:`SetSupport`; ``None`` is rejected."""
+    if isinstance(x, (CappedSimplex, IntegratedSet)):
+        x = SetSupport(x)
+    if not isinstance(x, Aggregator):
+        raise FairtheoryTypeError(
+            f"{name} must be an aggregator (with value(f), weights(f) and n) or a client-weight set, "
+            f"got {type(x).__name__}")
+    if int(x.n) != int(n):
+        raise FairtheoryValueError(f"{name} must aggregate n = {n} clients (one per client), got n = {x.n}")
+    return x
+
+
+# ==================================================================== smoothed Q_alpha (rFedFair's objective)
+class SmoothedQalpha(BaseAggregator):
+    r"""Smoothed ``Q_alpha`` loss (002 eq. 5, Lemma 2):
+
+    .. math:: A_\mu(f) = \min_\eta \sum_i p_i h_i(f_i, \eta), \qquad
+              h_i(f, \eta) = \tfrac{1}{\alpha_i}\,\mathrm{softplus}_\mu(f - \eta) + \eta ,
+
+    with ``f_alpha <= A_mu <= f_alpha + mu tau_alpha log 2``.  ``weights(f) = (p_i/alpha_i)
+    sigma((f_i - eta*)/mu)`` at the minimising ``eta*`` (they sum to one when ``tau_alpha > 1``).
+    Separable: ``dh/df = sigma((f - eta)/mu)/alpha_i``, ``dh/deta = 1 - dh/df`` (rFedFair's local step)."""
+
+    torch_native = False
+
+    def __init__(self, p: Any, alpha: Any, mu: float) -> None:
+        self.p = check_probability_vector(p, "p")
+        self.alpha = check_alpha(alpha, self.p, "alpha")
+        self.mu = check_positive(mu, "mu")
+        self.n = self.p.size
+        self.c = self.p / self.alpha
+        self.tau = float(self.c.sum())
+        self.name = f"smoothed_qalpha(mu={self.mu:g})"
+
+    def eta_star(self, f: Any) -> float:
+        """The minimising ``eta`` (root of ``sum_i c_i sigma((f_i - eta)/mu) = 1``, bracketed and solved to
+        machine precision); ``-inf`` when ``tau_alpha = 1`` (then ``A_mu = p . f`` exactly)."""
+        f = self._losses(f)
+        return self._eta_star(f)
+
+    def _eta_star(self, f: Array) -> float:
+        if self.tau <= 1.0 + 1e-12:
+            return -np.inf
+        shift = self.mu * np.log(self.tau - 1.0)
+        lo, hi = float(f.min()) + shift, float(f.max()) + shift
+
+        def g(eta: float) -> float:
+            return float(self.c @ sigmoid_unchecked((f - eta) / self.mu)) - 1.0
+
+        if lo == hi or g(lo) <= 0.0:
+            return lo
+        if g(hi) >= 0.0:
+            return hi
+        return float(brentq(g, lo, hi, xtol=1e-15 * max(1.0, abs(lo), abs(hi)), rtol=8.9e-16, maxiter=400))
+
+    def _value(self, f: Array) -> float:
+        eta = self._eta_star(f)
+        if not np.isfinite(eta):
+            return float(self.p @ f)
+        return float(self.c @ softplus_unchecked(f - eta, self.mu) + eta * self.p.sum())
+
+    def _weights(self, f: Array) -> Array:
+        eta = self._eta_star(f)
+        if not np.isfinite(eta):
+            return self.p.copy()
+        return self.c * sigmoid_unchecked((f - eta) / self.mu)
+
+    def client_values(self, f: Any, eta: Any) -> Any:
+        """``h_i(f_i, eta_i)`` for per-client vectors (numpy or torch; no validation)."""
+        return softplus_unchecked(f - eta, self.mu) / like(self.alpha, f) + eta
+
+    def client_grads(self, f: Any, eta: Any) -> tuple[Any, Any]:
+        """``(dh/df, dh/deta)`` per client: ``(s_i, 1 - s_i)``, ``s_i = sigma((f_i - eta_i)/mu)/alpha_i``."""
+        s = sigmoid_unchecked((f - eta) / self.mu) / like(self.alpha, f)
+        return s, 1.0 - s
+
+    def cvxpy(self, t: Any) -> Any:
+        import cvxpy as cp
+
+        eta = cp.Variable()
+        return eta + (self.mu * self.c) @ cp.logistic((t - eta) / self.mu)
+
+
+# ==================================================================== q-FFL
+class QFFL(BaseAggregator):
+    r"""q-FFL (003 eq. 2): ``A(f) = sum_k p_k (f_k + o)^{q+1}/(q+1)`` for ``f >= 0``, ``q >= 0``.
+
+    ``weights = p_k (f_k + o)^q``; ``curvature = q p_k (f_k + o)^{q-1}`` (0 where ``f_k + o = 0``: the
+    limit of Lemma 12's term for a nonnegative smooth loss).  ``offset = o`` (default 0) is the constant
+    the published code adds inside the powers (``1e-10``).  Separable without auxiliary:
+    ``h(f) = (f + o)^{q+1}/(q+1)``."""
+
+    torch_native = True
+    domain = (0.0, np.inf)
+
+    def __init__(self, p: Any, q: float, offset: float = 0.0) -> None:
+        self.p = check_probability_vector(p, "p")
+        self.q = check_in_range(q, "q", low=0.0)
+        self.offset = check_in_range(offset, "offset", low=0.0)
+        self.n = self.p.size
+        self.name = f"qffl(q={self.q:g})"
+
+    def _value(self, f: Any) -> Any:
+        xp = namespace(f)
+        return xp.sum(like(self.p, f) * (f + self.offset) ** (self.q + 1.0)) / (self.q + 1.0)
+
+    def _weights(self, f: Any) -> Any:
+        return like(self.p, f) * self.client_grads(f, None)[0]
+
+    def curvature(self, f: Any) -> Any:
+        """``d^2 A/d f_k^2 = q p_k (f_k + o)^{q-1}`` (0 where ``f_k + o = 0``)."""
+        return like(self.p, f) * self.client_curvature(f)
+
+    def client_curvature(self, f: Any) -> Any:
+        """``h''(f_k) = q (f_k + o)^{q-1}`` per client (0 where ``f_k + o = 0`` or ``q = 0``)."""
+        xp = namespace(f)
+        Fo = f + self.offset
+        if self.q == 0.0:
+            return xp.zeros_like(Fo)
+        pos = Fo > 0
+        Fs = xp.where(pos, Fo, xp.ones_like(Fo))
+        return xp.where(pos, self.q * Fs ** (self.q - 1.0), xp.zeros_like(Fo))
+
+    def client_values(self, f: Any, eta: Any) -> Any:
+        return (f + self.offset) ** (self.q + 1.0) / (self.q + 1.0)
+
+    def client_grads(self, f: Any, eta: Any) -> tuple[Any, Any]:
+        xp = namespace(f)
+        return (f + self.offset) ** self.q, xp.zeros_like(f)
+
+    def cvxpy(self, t: Any) -> Any:
+        """``|| p^{1/(q+1)} (t + o) ||_{q+1}``: a monotone transform of ``A`` on ``t >= 0`` (exact form of
+        :func:`fairtheory.exact.qffl.solve_qffl`, accurate up to ``q = 15`` where ``power`` fails)."""
+        import cvxpy as cp
+
+        r = self.q + 1.0
+        if r == 1.0:
+            return self.p @ (t + self.offset)
+        return cp.pnorm(cp.multiply(self.p ** (1.0 / r), cp.pos(t + self.offset)), r)
+
+
+# ==================================================================== TERM
+class TERM(BaseAggregator):
+    r"""Tilted empirical risk (Li et al. 2021): ``A(f) = (1/t) log sum_i p_i e^{t f_i}``, ``t > 0``.
+
+    ``weights = p_i e^{t f_i} / sum_j p_j e^{t f_j}`` (a softmax, computed shifted by ``max f``).
+    Separable with one auxiliary: ``A(f) = min_eta sum_i p_i [eta + (e^{t (f_i - eta)} - 1)/t]``
+    (the minimiser is ``eta = A(f)``), so rFedFair trains it."""
+
+    torch_native = True
+
+    def __init__(self, p: Any, t: float) -> None:
+        self.p = check_probability_vector(p, "p")
+        self.t = check_positive(t, "t")
+        self.n = self.p.size
+        self.name = f"term(t={self.t:g})"
+
+    def _value(self, f: Any) -> Any:
+        xp = namespace(f)
+        pp = like(self.p, f)
+        support = pp > 0
+        fmax = xp.max(xp.where(support, f, xp.full_like(f, -np.inf)))
+        s = xp.sum(xp.where(support, pp * xp.exp(self.t * (f - fmax)), xp.zeros_like(f)))
+        return fmax + xp.log(s) / self.t
+
+    def _weights(self, f: Any) -> Any:
+        xp = namespace(f)
+        pp = like(self.p, f)
+        support = pp > 0
+        fmax = xp.max(xp.where(support, f, xp.full_like(f, -np.inf)))
+        e = xp.where(support, pp * xp.exp(self.t * (f - fmax)), xp.zeros_like(f))
+        return e / xp.sum(e)
+
+    def client_values(self, f: Any, eta: Any) -> Any:
+        return eta + (namespace(f).exp(self.t * (f - eta)) - 1.0) / self.t
+
+    def client_grads(self, f: Any, eta: Any) -> tuple[Any, Any]:
+        e = namespace(f).exp(self.t * (f - eta))
+        return e, 1.0 - e
+
+    def cvxpy(self, t: Any) -> Any:
+        import cvxpy as cp
+
+        keep = self.p > 0
+        return cp.log_sum_exp(self.t * t[np.flatnonzero(keep)] + np.log(self.p[keep])) / self.t
