@@ -20,6 +20,8 @@ Optional capabilities (duck-typed; an algorithm that needs one says so in its er
   ``t >= f(w)`` (:func:`fairtheory.exact.aggregate.solve_aggregator`).
 * ``set`` and ``project(lam)``: support functions of a client-weight set; the primal-dual methods (AFL,
   DRFA, Scaff-PD) ascend on ``lam`` in that set.
+* ``constant_weights = True``: ``weights`` does not depend on ``f`` (FedAvg's ``p``); algorithms then
+  skip evaluating the losses.
 
 Built-in adapters: :func:`fedavg` (singleton ``{p}``), :func:`afl` (simplex), :func:`cvar`,
 :func:`qalpha` (002 Def. 1), :func:`integrated` (001 eqs. 6-8, reconstructed) - all
@@ -45,7 +47,7 @@ from fairtheory._validation import (
 )
 from fairtheory.backend import is_torch, like, namespace, to_numpy
 from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError
-from fairtheory.sets import CappedSimplex, IntegratedSet
+from fairtheory.sets import FEASIBILITY_TOL, CappedSimplex, IntegratedSet
 from fairtheory.stable import sigmoid_unchecked, softplus_unchecked
 
 __all__ = [
@@ -171,6 +173,8 @@ class SetSupport(BaseAggregator):
         self.set = S
         self.n = S.n
         self.name = name or repr(S)
+        #: a singleton set (caps summing to one) has the same maximiser for every ``f``
+        self.constant_weights = isinstance(S, CappedSimplex) and S.caps.sum() <= 1.0 + FEASIBILITY_TOL * S.n
         if p is not None:
             p_arr = check_probability_vector(p, "p")
             if p_arr.shape != (self.n,):

@@ -19,11 +19,11 @@ def _fedsgd_on_fq(P, q, lr, rounds):
     try:
         from fairtheory.algorithms import fedavg
 
-        s = fedavg.init(Q)
+        alg = fedavg.make(Q, lr=lr, kappa=1)
+        s = alg.init()
         out = [s.w]
-        rng = np.random.default_rng(0)
         for _ in range(rounds):
-            s = fedavg.step(s, Q, rng, lr=lr, kappa=1, K=None)
+            s = alg.step(s, None)
             out.append(np.asarray(s.w))
         return out
     except ImportError:  # pragma: no cover - before fedavg exists

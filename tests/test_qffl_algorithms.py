@@ -126,7 +126,8 @@ def test_qfedavg_reduction_against_fedavg_module():
     w = np.array([0.3, -1.0, 2.0])
     for K in (None, 2):
         s = qfedavg.step(qfedavg.init(P, w), P, np.random.default_rng(5), q=0.0, lr=0.3, K=K)
-        f = fedavg.step(fedavg.init(P, w), P, np.random.default_rng(5), lr=0.3, kappa=1, K=K)
+        fa = fedavg.make(P, lr=0.3, kappa=1, K=K)
+        f = fa.step(fa.init(w), np.random.default_rng(5))
         assert np.max(np.abs(s.w - to_numpy(f.w))) < 1e-14
 
 

@@ -1,24 +1,24 @@
-r"""FedAvg (McMahan et al. 2017; spec ``baselines.md``) with full-batch local gradient steps.
+r"""FedAvg (McMahan et al. 2017) with full-batch local gradient steps and aggregator weights.
 
 One round from the server model ``w``: every participating client runs ``kappa`` local gradient
-steps ``w_i <- w_i - lr * grad f_i(w_i)`` from ``w``, then the server averages
+steps ``w_i <- w_i - lr * grad f_i(w_i)`` from ``w``, then the server moves by the weighted client
+updates, with weights ``lam = A.weights(f(w))`` from the aggregator ``A`` (default: the FedAvg
+objective ``sum_i p_i f_i``, ``lam = p``):
 
-* full participation (``K=None``): ``w+ = sum_i p_i w_i``;
+* full participation (``K=None``): ``w+ = w + sum_i lam_i (w_i - w)`` (``= sum_i p_i w_i`` for ``lam = p``);
 * partial participation: ``K`` clients drawn i.i.d. **with replacement** with probabilities ``p``
-  (from the numpy ``rng``, whatever the array backend), ``w+ = (1/K) sum_{j in Z} w_j`` (a client
-  drawn twice counts twice).
+  (from the numpy ``rng``, whatever the array backend), ``w+ = w + (1/K) sum_{j in Z} (lam_j/p_j)
+  (w_j - w)`` (an unbiased estimate of the full update; ``= mean_{j in Z} w_j`` for ``lam = p``; a
+  client drawn twice counts twice).
 
-With ``kappa = 1`` and full participation a round is one gradient step on ``sum_i p_i f_i``.
-Written once against the array API: the iterate's library (numpy or torch) is used throughout; the
-local steps of all participating clients run at once on a ``(n, d)`` (or ``(#distinct drawn, d)``)
-array - no Python loop over clients.  Problems whose ``grads_each`` accepts ``clients=`` (the
-sample-based problems) evaluate only the drawn clients; others evaluate all ``n`` and keep the
-drawn rows (the local trajectories are deterministic, so this is the same update).
+With ``kappa = 1`` and full participation a round is one gradient step on ``A(f(w))``; with the
+default aggregator, one gradient step on ``sum_i p_i f_i``.  The losses ``f(w)`` come free from the
+first local step's fused evaluation.  Written once against the array API (numpy or torch, chosen by
+``w0``); the local steps of all participating clients run at once - no Python loop over clients.
 """
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -26,11 +26,21 @@ from typing import Any
 import numpy as np
 
 from fairtheory._validation import check_integer, check_positive
-from fairtheory.algorithms.base import initial_model, sample_clients
+from fairtheory.aggregators import fedavg as fedavg_objective
+from fairtheory.algorithms.base import (
+    Algorithm,
+    aggregator_for,
+    check_problem,
+    check_rng,
+    check_state,
+    draw_participants,
+    initial_model,
+    local_steps,
+)
 from fairtheory.backend import like, namespace
 from fairtheory.problems.base import FederatedProblem
 
-__all__ = ["State", "init", "step"]
+__all__ = ["State", "make"]
 
 
 @dataclass(frozen=True)
@@ -42,51 +52,74 @@ class State:
     steps: int = 0
 
 
-def init(problem: FederatedProblem, w0: Any = None) -> State:
-    """Initial state at ``w0`` (numpy or torch; default ``problem.initial_point()``)."""
-    return State(w=initial_model(problem, w0), comms=0, steps=0)
-
-
-def step(state: State, problem: FederatedProblem, rng: np.random.Generator, *,
-         lr: float | Callable[[int], float], kappa: int = 1, K: int | None = None) -> State:
-    r"""One FedAvg round (pure).
+def make(problem: FederatedProblem, *, lr: float | Callable[[int], float], kappa: int = 1, K: int | None = None,
+         aggregator: Any = None) -> Algorithm:
+    r"""FedAvg on ``problem`` with bound, validated hyper-parameters.
 
     Parameters
     ----------
     lr : float or callable
-        Local step size, or a schedule ``lr(r)`` of the round index ``r = state.comms`` (0-based).
+        Local step size ``> 0``, or a schedule ``lr(r)`` of the round index ``r = state.comms`` (0-based;
+        each value is checked when used).
     kappa : int
-        Local gradient steps per round (>= 1).
+        Local gradient steps per round (``>= 1``).
     K : int or None
-        ``None``: full participation with weights ``p``; else the number of i.i.d. draws by ``p``.
+        ``None``: full participation; else the number of i.i.d. draws by ``p`` per round (``>= 1``).
+    aggregator : Aggregator, optional
+        Where the server weights come from (default :func:`fairtheory.aggregators.fedavg`).
+
+    Returns
+    -------
+    Algorithm with ``init(w0=None) -> State`` and ``step(state, rng) -> State`` (``rng`` is needed for
+    partial participation only).
     """
+    problem = check_problem(problem)
     kappa = check_integer(kappa, "kappa", low=1)
-    eta = check_positive(lr(state.comms) if callable(lr) else lr, "lr")
-    xp = namespace(state.w)
-    w = state.w
-    if K is None:
-        W = xp.broadcast_to(w[None, :], (problem.n, problem.d))
-        for _ in range(kappa):
-            W = W - eta * problem.grads_each(W)
-        w_new = like(problem.p, w) @ W
-    else:
-        K = check_integer(K, "K", low=1)
-        draws = sample_clients(rng, problem.p, K)
-        uniq, counts = np.unique(draws, return_counts=True)
-        subset = _supports_subsets(problem)
-        rows = uniq if subset else np.arange(problem.n)
-        W = xp.broadcast_to(w[None, :], (rows.size, problem.d))
-        for _ in range(kappa):
-            G = problem.grads_each(W, clients=uniq) if subset else problem.grads_each(W)
-            W = W - eta * G
-        weights = np.zeros(rows.size)
-        weights[np.searchsorted(rows, uniq)] = counts / K
-        w_new = like(weights, w) @ W
-    return State(w=w_new, comms=state.comms + 1, steps=state.steps + kappa)
+    K = None if K is None else check_integer(K, "K", low=1)
+    lr_fixed = None if callable(lr) else check_positive(lr, "lr")
+    agg = aggregator_for(problem, fedavg_objective(problem.p) if aggregator is None else aggregator,
+                         algorithm="fedavg")
+    constant = getattr(agg, "constant_weights", False)
+    p = problem.p
+
+    def init(w0: Any = None) -> State:
+        return State(w=initial_model(problem, w0))
+
+    def step(state: State, rng: np.random.Generator | None = None) -> State:
+        check_state(state, State, "fedavg")
+        eta = lr_fixed if lr_fixed is not None else check_positive(lr(state.comms), "lr(r)")  # type: ignore[operator]
+        w = state.w
+        xp = namespace(w)
+        if K is None:
+            clients, coef = None, None
+            rows = problem.n
+        else:
+            clients, counts = draw_participants(check_rng(rng), p, K)
+            rows = clients.size
+        W0 = xp.broadcast_to(w[None, :], (rows, problem.d))
+        loc = local_steps(problem, W0, lr=eta, kappa=kappa, clients=clients, want_losses=not constant)
+        if constant:
+            lam_all = p
+        else:
+            f = loc.losses0
+            lam_all = _weights_at(agg, problem, w, f, clients)
+        if K is None:
+            coef = lam_all
+        else:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                ratio = np.where(p[clients] > 0, np.asarray(lam_all)[clients] / p[clients], 0.0)
+            coef = counts / K * ratio
+        w_new = w + like(np.asarray(coef, dtype=np.float64), w) @ (loc.W - w)
+        return State(w=w_new, comms=state.comms + 1, steps=state.steps + kappa)
+
+    return Algorithm("fedavg", problem, {"lr": lr, "kappa": kappa, "K": K, "aggregator": agg}, init, step,
+                     ("lr",))
 
 
-def _supports_subsets(problem: FederatedProblem) -> bool:
-    try:
-        return "clients" in inspect.signature(problem.grads_each).parameters
-    except (TypeError, ValueError):  # pragma: no cover
-        return False
+def _weights_at(agg: Any, problem: FederatedProblem, w: Any, f_rows: Any, clients: Any) -> np.ndarray:
+    """``A.weights(f(w))`` (numpy): from the first local step's losses when every client was evaluated,
+    else from one evaluation of all clients at ``w``."""
+    from fairtheory.backend import to_numpy
+
+    f = f_rows if clients is None else problem.losses(w)
+    return np.asarray(to_numpy(agg.weights(f)), dtype=np.float64)

@@ -270,7 +270,8 @@ def check_reduction(ctx: Context) -> Outcome:
             t.add(float(np.abs(s.w - ref).max()) / scale, 1e-12, {"K": K, "lr": lr})
             if fedavg is not None:
                 try:
-                    f = fedavg.step(fedavg.init(P, w), P, np.random.default_rng(seed), lr=lr, kappa=1, K=K)
+                    fa = fedavg.make(P, lr=lr, kappa=1, K=K)
+                    f = fa.step(fa.init(w), np.random.default_rng(seed))
                     err = float(np.abs(s.w - np.asarray(f.w)).max()) / scale
                     t.add(err, 1e-12, {"K": K, "lr": lr, "vs": "fedavg"})
                     used_fedavg += 1

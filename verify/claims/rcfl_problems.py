@@ -25,7 +25,7 @@ import numpy as np
 from scipy.special import expit
 
 from fairtheory.algorithms import fedavg
-from fairtheory.algorithms.base import run_steps as run
+from fairtheory.algorithms.base import run
 from fairtheory.exact.rcfl import smoothed_objective, solve_fedavg
 from fairtheory.problems import random_least_squares, random_logistic, random_quadratic
 from fairtheory.problems.base import FederatedProblem
@@ -222,8 +222,8 @@ def check_fedavg(ctx: Context) -> Outcome:
         L1 = P.smoothness()
         _, mu_F = _weighted_hessian_extremes(P, ex.argmin)
         rounds = int(min(20000, math.ceil(40 * L1 / max(mu_F, 1e-12))))
-        s, _ = run(fedavg.init(P), fedavg.step, rounds, problem=P, rng=rng, lr=1.0 / L1, kappa=1,
-                   record_losses=False, record_every=max(1, rounds))
+        s, _ = run(fedavg.make(P, lr=1.0 / L1, kappa=1), rounds, rng=rng, record_losses=False,
+                   record_every=max(1, rounds))
         sub = float(P.p @ P.losses(s.w) - ex.value) / max(1.0, abs(ex.value))
         tally.add(abs(sub), FEDAVG_TOL,
                   instance={"kind": kind, "n": P.n, "d": P.d, "rounds": rounds, "dist_to_w*":
@@ -231,12 +231,11 @@ def check_fedavg(ctx: Context) -> Outcome:
         if len(drift) < ctx.count(2, 12):
             row: dict[str, Any] = {"kind": kind, "n": P.n, "d": P.d}
             for kappa in (2, 5, 10):
-                sk, _ = run(fedavg.init(P), fedavg.step, max(200, rounds // kappa), problem=P, rng=rng,
-                            lr=1.0 / L1, kappa=kappa, record_losses=False, record_every=10**9)
+                sk, _ = run(fedavg.make(P, lr=1.0 / L1, kappa=kappa), max(200, rounds // kappa), rng=rng,
+                            record_losses=False, record_every=10**9)
                 row[f"kappa={kappa}"] = float(P.p @ P.losses(sk.w) - ex.value)
-            sp, _ = run(fedavg.init(P), fedavg.step, 2000, problem=P, rng=rng,
-                        lr=lambda r, L1=L1: 1.0 / (L1 * (1 + r / 20)), kappa=1, K=3,
-                        record_losses=False, record_every=10**9)
+            sp, _ = run(fedavg.make(P, lr=lambda r, L1=L1: 1.0 / (L1 * (1 + r / 20)), kappa=1, K=3), 2000,
+                        rng=rng, record_losses=False, record_every=10**9)
             row["partial K=3 decaying, 2000 rounds"] = float(P.p @ P.losses(sp.w) - ex.value)
             drift.append(row)
     return tally.outcome(

@@ -1,0 +1,26 @@
+"""One function per result of the seeds: one instance's parameters in, ``(measured, theory)`` out.
+
+Modeled on PEPit's examples, each of which returns ``(pepit_tau, theoretical_tau)``: the claim sweeps
+instances, the figure plots them, the test pins one - all through the same function.  Every function
+here returns an :class:`InstanceResult` ``(measured, theory, extra)``; ``measured`` and ``theory`` are in
+the result's natural units (e.g. a suboptimality and the theorem's right-hand side) and ``extra`` holds
+whatever else the instance computed (constants, intermediate values).
+
+Modules: :mod:`~fairtheory.instances.rcfl` (002/000), :mod:`~fairtheory.instances.qffl` (003),
+:mod:`~fairtheory.instances.fedfv` (004), :mod:`~fairtheory.instances.relative` (001, reconstructed)
+and :mod:`~fairtheory.instances.baselines`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+__all__ = ["InstanceResult"]
+
+
+class InstanceResult(NamedTuple):
+    """``measured`` vs ``theory`` for one instance, plus what else was computed (``extra``)."""
+
+    measured: float
+    theory: float
+    extra: dict[str, Any] = {}
