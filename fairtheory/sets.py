@@ -4,7 +4,7 @@ A *capped simplex* is
 
 .. math:: S(u) = \{\lambda \in \Delta_n : 0 \le \lambda_i \le u_i\},\qquad \textstyle\sum_i u_i \ge 1,
 
-and covers every ambiguity set of the seeds (spec ``exact.md`` Sec. 1, DESIGN.md "one idea"):
+and covers every ambiguity set of the seeds (``docs/exact.md`` Sec. 1):
 
 * the simplex ``u = 1`` (AFL, agnostic FL);
 * the CVaR set ``C(a)``, ``u_i = 1/(a n)`` (001 Example 1);
@@ -27,7 +27,7 @@ inputs).  Euclidean projection sweeps the ``2n`` sorted breakpoints of the piece
 ``s -> sum_i clip(v_i - s, 0, u_i)`` accumulating its value from non-negative increments (no
 cancellation), ``O(n log n)``.
 
-The *integrated set* of relative fairness (001 eqs. 6-8, reconstructed in ``relative.md`` Sec. 4) is
+The *integrated set* of relative fairness (001 eqs. 6-8, reconstructed) is
 ``Lambda_phi(A, B) = {(a - phi b)/(1 - phi) : a in A, b in B}``; its members sum to one but may be
 negative, and ``max_{lam in Lambda_phi} lam . v = (sigma_A(v) - phi min_B v)/(1 - phi)``.
 """
@@ -66,7 +66,7 @@ _SEED = 0x5E75  # fixed seed of the selection's sample: results never depend on 
 
 
 class CappedSimplex:
-    r"""``S(u) = {lam in Delta_n : 0 <= lam_i <= u_i}`` (spec ``exact.md`` Sec. 1).
+    r"""``S(u) = {lam in Delta_n : 0 <= lam_i <= u_i}`` (exact routes: ``docs/exact.md`` Sec. 1).
 
     Parameters
     ----------
@@ -281,7 +281,7 @@ class CappedSimplex:
 class IntegratedSet:
     r"""``Lambda_phi(A, B) = {(a - phi b)/(1 - phi) : a in A, b in B}``, ``phi in [0, 1)``.
 
-    001 eqs. 6-8 (reconstructed, ``relative.md`` Sec. 4).  Members sum to one and may be negative.
+    001 eqs. 6-8 (reconstructed).  Members sum to one and may be negative.
     ``support(v) = (sigma_A(v) - phi min_B v)/(1 - phi) = D_phi/(1 - phi)``.
     """
 

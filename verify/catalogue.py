@@ -1,4 +1,4 @@
-"""Every claim id of ``shared/spec/claims.md`` with its citation and what "verified" means.
+"""The built-in claim catalogue: every claim id of the seed papers with its citation and what "verified" means.
 
 The runner lists every id here; an id with no registered check is reported as ``not implemented``,
 never silently missing.  Citations name the seed file prefix and the label in that seed.
@@ -7,7 +7,7 @@ never silently missing.  Citations name the seed file prefix and the label in th
 from __future__ import annotations
 
 CATALOGUE: dict[str, tuple[str, str]] = {
-    # RC-FL / FAFL (rcfl.md)
+    # RC-FL / FAFL (seeds 000, 002)
     "rcfl.qalpha.closed_form": ("002 Def. 1", "greedy closed form = cvxpy LP to 1e-8 relative"),
     "rcfl.qalpha.limits": ("002 Sec. 3.1", "alpha=1 gives sum p_i f_i; alpha=p gives max f"),
     "rcfl.qalpha.convex": ("002 Sec. 3.2", "midpoint convexity of w -> f_alpha(w) on convex clients"),
@@ -29,20 +29,20 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "rcfl.remark3.vc": ("002 Remark 3", "Monte Carlo R_m <= VC bound"),
     "rcfl.theorem4.generalization": ("002 Thm. G.1", "violation frequency <= delta"),
     "rcfl.empirical.worst_client": ("002 Table 3 (qualitative)", "more conservatism lifts the worst client"),
-    # Relative fairness (relative.md, reconstructed)
+    # Relative fairness (seed 001, reconstructed)
     "relfair.sets.closed_form": ("001 Ex. 1 (reconstructed)", "capped-simplex support/argmax/projection = cvxpy LP/QP"),
     "relfair.index.named_measures": ("001 Sec. 3.1, App. B (reconstructed)", "index reproduces 20:20, Palma, Atkinson"),
     "relfair.example2.sorted": ("001 Ex. 2 (reconstructed)", "index with C(k/n) = top-k mean / bottom-k mean"),
     "relfair.prop9.majorization": ("001 Prop. 9 (reconstructed)", "bounds hold; monotone in phi"),
     "relfair.integrated.support": ("001 eqs. 6-8 (reconstructed)", "max over Lambda_phi = D_phi/(1-phi); members sum to 1"),
     "relfair.lemma8.strong_convexity": ("001 Lemma 8 / Prop. 10 (reconstructed)", "Hessian of lam.f >= (mu - phi L)/(1-phi)"),
-    "relfair.exact.routes_agree": ("exact.md Sec. 3", "dual (matrix_frac) and global search agree in the convex regime"),
+    "relfair.exact.routes_agree": ("001 problem (8) (reconstructed): exact routes", "dual (matrix_frac) and global search agree in the convex regime"),
     "relfair.theorem1.monotone": ("001 Thm. 1 (reconstructed)", "index of exact solutions non-increasing in phi"),
     "relfair.theorem2.strict": ("001 Thm. 2 (reconstructed)", "strict decrease on heterogeneous instances"),
     "relfair.penguins.figure": ("001 Sec. 4.3 (reconstructed)", "penguins curve non-increasing"),
     "relfair.theorem3.rate": ("001 Thm. 3 (reconstructed)", "Scaff-PD-IA log-log slope <= -2 (det.), <= -1 (noisy)"),
     "relfair.skewness.monotone": ("001 Sec. 6 (reconstructed)", "skewness of Lambda_phi non-decreasing in phi"),
-    # q-FFL (qffl.md)
+    # q-FFL (seed 003)
     "qffl.limits": ("003 Sec. 3.2", "q=0 equals FedAvg; max-loss approaches AFL value as q grows"),
     "qffl.lemma12.lipschitz": ("003 Lemma 12", "Hessian norm <= L_q(w)"),
     "qffl.lemma6.variance": ("003 Lemma 6", "Var at w*_1 <= Var at w*_0"),
@@ -52,7 +52,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "qffl.qfedavg.reduction": ("003 Alg. 1", "q=0, one full-batch step = FedSGD step 1/L"),
     "qffl.qfedsgd.converges": ("003 Alg. 3", "reaches the exact optimum of f_q"),
     "qffl.table9.trend": ("003 Table 9 (qualitative)", "accuracy variance decreases with q"),
-    # FedFV (fedfv.md)
+    # FedFV (seed 004)
     "fedfv.projection.step": ("004 Alg. 2", "target not conflicted after projection; eq. 7 norm identity"),
     "fedfv.alpha.limits": ("004 Sec. 3.4", "alpha=1 is FedAvg; alpha=0 projects every client"),
     "fedfv.theorem1.one_sided": ("004 Thm. 1 (eq. 5)", "one-sided conflict bound"),
@@ -64,10 +64,10 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "fedfv.theorem3.pareto": ("004 Thm. 3", "limit point Pareto-stationary or optimal"),
     "fedfv.theorem4.descent": ("004 Thm. 4 eq. 21", "per-step inequality where its conditions hold"),
     "fedfv.order.effect": ("004 Table 4 (qualitative)", "loss-ascending order gives lower variance"),
-    # Baselines (baselines.md)
-    "base.fedavg.converges": ("McMahan et al. 2017 (baselines.md)", "reaches exact optimum of sum p_i f_i"),
-    "base.afl.converges": ("Mohri et al. 2019 (baselines.md)", "averaged iterates reach exact AFL value"),
-    "base.drfa.converges": ("Deng et al. 2020 (baselines.md)", "reaches exact DRO value within its tolerance"),
-    "base.scaffold.converges": ("Karimireddy et al. 2020 (baselines.md)", "reaches exact optimum with kappa > 1"),
-    "base.scaffpd.converges": ("Yu et al. 2023 (baselines.md)", "reaches the exact DRO saddle point"),
+    # Baselines the seeds compare against
+    "base.fedavg.converges": ("McMahan et al. 2017", "reaches exact optimum of sum p_i f_i"),
+    "base.afl.converges": ("Mohri et al. 2019", "averaged iterates reach exact AFL value"),
+    "base.drfa.converges": ("Deng et al. 2020", "reaches exact DRO value within its tolerance"),
+    "base.scaffold.converges": ("Karimireddy et al. 2020", "reaches exact optimum with kappa > 1"),
+    "base.scaffpd.converges": ("Yu et al. 2023", "reaches the exact DRO saddle point"),
 }

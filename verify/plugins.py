@@ -6,7 +6,11 @@ traceback; the runner prints it and fails the run):
 
 * the built-in families, every submodule of :mod:`verify.claims`;
 * ``--plugin MODULE_OR_PATH`` (repeatable): a dotted module name (importable from ``sys.path``) or a
-  path to a ``.py`` file (its folder is put on ``sys.path`` first, so it may import its neighbours);
+  path to a ``.py`` file.  A loose file's folder is put on ``sys.path`` first, so it may import its
+  neighbours; a file inside a package (folders with ``__init__.py``) is imported under its dotted name
+  with the folder above the top package on ``sys.path`` (pytest's "prepend" rule), so
+  ``--plugin examples/fairtheory-propfair/fairtheory_propfair/claims.py`` imports
+  ``fairtheory_propfair.claims``;
 * installed packages that declare an entry point in the group ``fairtheory.claims``, e.g. in their
   ``pyproject.toml``::
 
@@ -48,6 +52,21 @@ def _module_name_for(path: Path) -> str:
     return f"fairtheory_plugin_{stem}_{digest}"
 
 
+def _package_module(path: Path) -> tuple[Path, str] | None:
+    """For a file inside a package (folders with ``__init__.py``), the folder above the top package
+    and the file's dotted module name (pytest's "prepend" rule); ``None`` for a loose file."""
+    parts = [path.stem]
+    folder = path.parent
+    while (folder / "__init__.py").is_file():
+        parts.insert(0, folder.name)
+        folder = folder.parent
+    if len(parts) == 1:
+        return None
+    if parts[-1] == "__init__":
+        parts.pop()
+    return folder, ".".join(parts)
+
+
 def load_plugin(spec: str) -> str:
     """Import one plugin given as a dotted module name or a ``.py`` path; returns the module name.
 
@@ -57,6 +76,13 @@ def load_plugin(spec: str) -> str:
         path = Path(spec).expanduser().resolve()
         if not path.is_file():
             raise FileNotFoundError(f"plugin file {spec!r} does not exist")
+        package = _package_module(path)
+        if package is not None:  # a module inside a package: import it under its dotted name
+            root, dotted = package
+            if str(root) not in sys.path:
+                sys.path.insert(0, str(root))
+            importlib.import_module(dotted)
+            return dotted
         name = _module_name_for(path)
         if name in sys.modules:
             return name

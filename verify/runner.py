@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from verify.core import REGISTRY, ClaimResult, Context, all_ids, run_claim
@@ -126,8 +127,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             spec = REGISTRY.get(i)
             state = spec.expected if spec else "not implemented"
             cite = spec.citation if spec else ""
-            src = "" if spec is None or spec.source == "built-in" else f"  [{spec.source}]"
-            console.print(f"{i:40s} {cite:32s} {state}{src}", highlight=False)
+            src = "" if spec is None or spec.source == "built-in" else f"  ({spec.source})"
+            console.print(escape(f"{i:40s} {cite:32s} {state}{src}"), highlight=False)
         return 1 if load_errors else 0
     ctx = Context(quick=args.quick, seed=args.seed)
     meta = {"mode": "quick" if args.quick else "full", "seed": args.seed, "python": platform.python_version(),

@@ -1,9 +1,12 @@
-"""Exact ground truth from cvxpy (spec ``exact.md``); solvers raise :class:`SolverError` unless optimal.
+"""Exact ground truth from cvxpy; solvers raise :class:`SolverError` unless optimal or certified.
+
+Routes, certificates and solver choices: ``docs/exact.md``.
 
 Capped simplices and ``Q_alpha`` (:mod:`fairtheory.exact.capped`, HiGHS LPs / Clarabel QP):
 :func:`support_lp`, :func:`lower_lp`, :func:`argmax_lp`, :func:`project_qp`, :func:`qalpha_sup_lp`,
 :func:`qalpha_dual_lp`, :func:`integrated_support_lp`.  Model-level solvers live in their own
-submodules (``fairtheory.exact.rcfl``, ``fairtheory.exact.relative``, ...); import them from there.
+submodules (``fairtheory.exact.rcfl``, ``fairtheory.exact.relative``, ``fairtheory.exact.aggregate``
+for any monotone convex aggregator, ...); import them from there.
 """
 
 from fairtheory.exact.capped import (

@@ -1,11 +1,11 @@
-r"""cvxpy twins of the capped-simplex closed forms (spec ``exact.md`` Sec. 1): the ground truth they are
+r"""cvxpy twins of the capped-simplex closed forms (``docs/exact.md`` Sec. 1): the ground truth they are
 checked against.
 
 Every function builds an explicit LP or QP, solves it, raises :class:`SolverError` unless the status
 is ``optimal`` and returns an :class:`ExactResult` with a *certificate*: a bound from weak duality
 evaluated at the solver's own multiplier, so a wrong ``optimal`` is visible in the numbers.
 
-* LPs use **HiGHS** on purpose.  Measured on this project's machine (spec ``exact.md`` Sec. 5):
+* LPs use **HiGHS** on purpose.  Measured on this project's machine (``docs/exact.md`` Sec. 4):
   Clarabel, cvxpy's default for LPs, returned ``optimal`` with relative error ``1e-6`` at
   ``n = 1e4``, failed at ``1e5`` and at ``1e6`` returned a value off by up to 35% after hitting its
   iteration limit; HiGHS agrees with the closed forms to ``~1e-8`` up to ``n = 1e6``.
@@ -300,7 +300,7 @@ def qalpha_dual_lp(losses: Any, p: Any, alpha: Any) -> ExactResult:
 # -------------------------------------------------------------------- integrated set (001 eqs. 6-8)
 def integrated_support_lp(I: IntegratedSet, v: Any) -> ExactResult:
     r"""``max_{lam in Lambda_phi(A, B)} lam . v`` as an LP over ``(a, b) in A x B`` (HiGHS), with
-    ``lam = (a - phi b)/(1 - phi)`` (001 eqs. 6-8, reconstructed in ``relative.md`` Sec. 4).
+    ``lam = (a - phi b)/(1 - phi)`` (001 eqs. 6-8, reconstructed).
 
     ``weights = lam``, ``extra = {"a": a, "b": b}``.  Certificate: the weak-duality bound
     ``(h_A(eta_a) + phi h_B(eta_b; -v))/(1 - phi)`` at the two equality multipliers and the gap."""

@@ -1,4 +1,4 @@
-r"""TERM, tilted empirical risk (Li, Beirami, Sanjabi, Smith, ICLR 2021; ``baselines.md``).
+r"""TERM, tilted empirical risk (Li, Beirami, Sanjabi, Smith, ICLR 2021).
 
 .. math:: \mathrm{TERM}_t(f) = \frac{1}{t} \log \sum_i p_i e^{t f_i}, \qquad t > 0,
 

@@ -8,7 +8,7 @@ r"""Seeded generators of heterogeneous federated problems (all randomness from a
 * :func:`digits_federated` - scikit-learn's bundled 8x8 digits (no download), a binary task
   (``a`` vs ``b``) or one-vs-rest over all ten digits, split across ``n`` clients by label with a
   ``Dirichlet(alpha)`` partition (the usual non-IID benchmark protocol), standardised features plus an
-  intercept column.  Used for the qualitative worst-client reproduction (``rcfl.md`` Sec. 7).
+  intercept column.  Used for the qualitative worst-client reproduction (002 Table 3, qualitative).
 """
 
 from __future__ import annotations

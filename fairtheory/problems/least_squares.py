@@ -3,7 +3,7 @@ r"""Least-squares clients ``f_i(w) = (1/m_i) sum_j 0.5 (x_ij^T w - y_ij)^2`` sto
 Quadratic: ``Hess f_i = G_i = X_i^T X_i / m_i`` (constant), ``L1 = max_i lambda_max(G_i)``, strong
 convexity ``min_i lambda_min(G_i)`` (0 when some client has rank-deficient data); not globally
 Lipschitz.  :meth:`LeastSquaresProblem.as_quadratic` gives the same clients as a
-:class:`~fairtheory.problems.quadratic.QuadraticProblem` (for the max-min route of ``exact.md`` Sec. 2).
+:class:`~fairtheory.problems.quadratic.QuadraticProblem` (for the max-min route of ``docs/exact.md`` Sec. 2).
 Evaluation is vectorised over clients, on numpy or torch: per-client models (``losses_each``,
 ``grads_each``, ``loss_grad_each``) use the batched/segment machinery of
 :class:`~fairtheory.problems.logistic.SampleProblem`.

@@ -5,7 +5,7 @@ Client ``i`` owns rows ``offsets[i]:offsets[i+1]`` of ``X`` (``N x d``) and ``y`
 .. math:: f_i(w) = \frac{1}{m_i} \sum_{j} \log\bigl(1 + e^{-y_{ij} x_{ij}^\top w}\bigr)
           + \frac{\ell_2}{2}\|w\|^2 .
 
-Constants (spec ``rcfl.md`` Sec. 5, 002 Assump. 1-2), from the data:
+Constants (002 Assump. 1-2), from the data:
 
 * ``L1 = max_i lambda_max(X_i^T X_i)/(4 m_i) + l2`` (the logistic curvature is at most ``1/4``);
 * ``L2 = max_i mean_j ||x_ij||`` when ``l2 = 0`` (``|d/dz log(1+e^{-z})| <= 1``), ``inf`` otherwise;

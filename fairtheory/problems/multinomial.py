@@ -11,7 +11,7 @@ convex in ``w``.  The Hessian of the cross-entropy with respect to the logits is
 so ``F_k`` is ``L_k = 0.5 lambda_max(X_k^T X_k / m_k) + l2`` smooth (``X_k`` with the ones column).
 
 Evaluation is batched over clients without a Python loop: the contiguous data is viewed once as
-equal-size zero-padded batches ``(n, m_max, d_in+1)`` with a mask (DESIGN.md: "equal-size
+equal-size zero-padded batches ``(n, m_max, d_in+1)`` with a mask ("equal-size
 batches"), and works for numpy arrays and torch tensors.  :meth:`subset` builds the problem of a few
 clients (used by local training in q-FedAvg so only drawn clients are computed).
 """

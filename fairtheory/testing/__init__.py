@@ -16,8 +16,17 @@ Strategies (keyword-only, arguments validated eagerly): :func:`probability_vecto
 Property checks (raise ``AssertionError`` with the violating numbers): :func:`check_monotone`,
 :func:`check_translation_equivariant`, :func:`check_positively_homogeneous`,
 :func:`check_convex_in_losses`, :func:`check_between_mean_and_max`.
+
+One call for an aggregator of your own (:mod:`fairtheory.aggregators`): :func:`audit` runs every
+property with strategies suited to it and returns a table of held/violated with shrunk
+counterexamples::
+
+    from fairtheory.testing import audit
+    report = audit(my_aggregator)
+    print(report.table()); assert report.passed
 """
 
+from fairtheory.testing.audit import AuditReport, PropertyResult, audit
 from fairtheory.testing.properties import (
     check_between_mean_and_max,
     check_convex_in_losses,
@@ -34,6 +43,9 @@ from fairtheory.testing.strategies import (
 )
 
 __all__ = [
+    "audit",
+    "AuditReport",
+    "PropertyResult",
     "probability_vectors",
     "loss_vectors",
     "qalpha_instances",

@@ -1,7 +1,7 @@
 r"""Property checks for aggregators of the client-loss vector (public).
 
 An *aggregator* is any callable ``A: R^n -> R`` (e.g. ``lambda f: qalpha_loss(f, p, alpha)[0]``).
-Support functions of client-weight sets (FedAvg, AFL, CVaR, ``Q_alpha``; DESIGN.md "one idea") are
+Support functions of client-weight sets (FedAvg, AFL, CVaR, ``Q_alpha``) are
 coherent risk measures, so they are monotone, translation equivariant, positively homogeneous and
 convex, and lie between the ``p``-mean and the maximum.  Each check evaluates the aggregator on
 the given data and raises ``AssertionError`` with the numbers when the property fails; feed it

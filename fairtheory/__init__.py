@@ -1,0 +1,20 @@
+"""fairtheory: theory verification and exact numerics for fairness-aware federated learning.
+
+Subpackages: :mod:`fairtheory.sets`, :mod:`fairtheory.aggregators`, :mod:`fairtheory.objectives`,
+:mod:`fairtheory.problems`, :mod:`fairtheory.exact`, :mod:`fairtheory.algorithms`,
+:mod:`fairtheory.instances`, :mod:`fairtheory.bounds`, :mod:`fairtheory.metrics`,
+:mod:`fairtheory.testing`.  Every error raised on purpose derives from :class:`FairtheoryError`.
+"""
+
+from fairtheory.errors import (
+    DivergenceError,
+    FairtheoryError,
+    FairtheoryTypeError,
+    FairtheoryValueError,
+    SolverError,
+)
+
+__version__ = "0.2.0"
+
+__all__ = ["__version__", "FairtheoryError", "FairtheoryValueError", "FairtheoryTypeError", "SolverError",
+           "DivergenceError"]

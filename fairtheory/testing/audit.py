@@ -1,0 +1,395 @@
+r"""``audit(aggregator)``: every property of an aggregator of the client losses, searched by Hypothesis.
+
+One call runs each property with strategies suited to it and returns a table of held / violated with
+the *shrunk* (smallest) counterexample Hypothesis found.  Properties (``A`` the aggregator, ``w(f)`` its
+``weights``, ``p`` its client weights or uniform):
+
+required - what the algorithms and the exact solver rely on:
+
+* ``defined``: ``A(f)`` and ``w(f)`` are finite for every loss vector of the domain;
+* ``subgradient``: ``A(g) >= A(f) + w(f) . (g - f)`` (the weights are a (sub)gradient; with convexity
+  this is what ``weights`` promises);
+* ``weights_nonnegative``: ``w(f) >= 0`` (a monotone aggregator; the epigraph solve and its duality
+  certificate need it);
+* ``monotone``: ``A(f + d e_i) >= A(f)`` for single-client increases ``d > 0`` of a drawn client and of
+  the client with the smallest weight (the direct test; a non-monotone aggregator such as
+  ``mean + 0.5 std`` fails it near an outlier client);
+* ``convex``: ``A(t f + (1-t) g) <= t A(f) + (1-t) A(g)``;
+* ``separable_form`` (aggregators with ``client_grads``/``client_values``): ``A(f) = min_eta
+  sum_i p_i h_i(f_i, eta)`` and ``client_grads`` are the partial derivatives of ``client_values``.
+
+informational - properties of coherent risk measures that many fairness objectives lack on purpose
+(q-FFL and PropFair are not translation equivariant, TERM is not positively homogeneous):
+
+* ``translation_equivariant``: ``A(f + c) = A(f) + c``;
+* ``positively_homogeneous``: ``A(s f) = s A(f)``;
+* ``between_mean_and_max``: ``p . f <= A(f) <= max_{p_i > 0} f_i``.
+
+Loss vectors are drawn from :func:`~fairtheory.testing.loss_vectors` (ties, extreme values) mixed with
+single-outlier vectors (all clients equal but one).  Comparisons allow ``rtol`` times the largest
+magnitude involved (float rounding; default ``1e-9``); derivative checks by central differences
+allow ``1e-5`` relative.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from hypothesis import strategies as st
+
+from fairtheory._validation import check_in_range, check_integer
+from fairtheory.aggregators import Aggregator, is_separable
+from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError
+from fairtheory.testing.strategies import loss_vectors
+
+__all__ = ["audit", "AuditReport", "PropertyResult", "REQUIRED", "INFORMATIONAL"]
+
+REQUIRED = ("defined", "subgradient", "weights_nonnegative", "monotone", "convex", "separable_form")
+INFORMATIONAL = ("translation_equivariant", "positively_homogeneous", "between_mean_and_max")
+_FD_RTOL = 1e-5
+
+
+@dataclass
+class PropertyResult:
+    """One row of an audit: ``status`` is ``"held"``, ``"violated"`` or ``"not applicable"``."""
+
+    name: str
+    required: bool
+    status: str
+    examples: int
+    counterexample: dict[str, Any] | None = None
+    message: str = ""
+
+
+@dataclass
+class AuditReport:
+    """What :func:`audit` returns; ``passed`` is whether every required property held."""
+
+    aggregator: str
+    rows: list[PropertyResult] = field(default_factory=list)
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def passed(self) -> bool:
+        return all(r.status != "violated" for r in self.rows if r.required)
+
+    def __getitem__(self, name: str) -> PropertyResult:
+        for r in self.rows:
+            if r.name == name:
+                return r
+        raise KeyError(name)
+
+    def violated(self) -> list[str]:
+        """Names of the violated properties (required and informational)."""
+        return [r.name for r in self.rows if r.status == "violated"]
+
+    def table(self) -> str:
+        """A plain-text table: property, kind, status, examples tried, counterexample."""
+        lines = [f"audit of {self.aggregator}: {'PASSED' if self.passed else 'FAILED'} (required properties)",
+                 f"{'property':26s} {'kind':13s} {'status':15s} {'examples':>8s}  counterexample"]
+        for r in self.rows:
+            cx = "" if r.counterexample is None else _fmt_cx(r.counterexample)
+            kind = "required" if r.required else "informational"
+            lines.append(f"{r.name:26s} {kind:13s} {r.status:15s} {r.examples:>8d}  {cx}")
+        return "\n".join(lines)
+
+    __str__ = table
+
+
+def _fmt_cx(cx: dict[str, Any]) -> str:
+    def f(v: Any) -> str:
+        if isinstance(v, np.ndarray):
+            return np.array2string(v, precision=6, separator=", ")
+        if isinstance(v, float):
+            return f"{v:.6g}"
+        return repr(v)
+
+    return ", ".join(f"{k}={f(v)}" for k, v in cx.items())
+
+
+def audit(aggregator: Aggregator, *, max_examples: int = 300, seed: int = 0, min_loss: float | None = None,
+          max_loss: float | None = None, rtol: float = 1e-9, properties: tuple[str, ...] | None = None) -> AuditReport:
+    r"""Search for violations of every property of ``aggregator`` (see the module docstring).
+
+    Parameters
+    ----------
+    aggregator : an :class:`~fairtheory.aggregators.Aggregator` (``value``, ``weights``, ``n``).
+    max_examples : Hypothesis examples per property (``>= 1``).
+    seed : makes the search reproducible (``>= 0``).
+    min_loss, max_loss : loss range searched; default ``[0, 100]`` clipped to the aggregator's
+        ``domain`` (e.g. PropFair's ``f < M``).
+    rtol : relative float-rounding slack of the comparisons.
+    properties : names to run (default: all of :data:`REQUIRED` and :data:`INFORMATIONAL`).
+
+    Returns
+    -------
+    AuditReport, whose ``table()`` lists each property with its shrunk counterexample.
+    """
+    if not isinstance(aggregator, Aggregator):
+        raise FairtheoryTypeError(f"aggregator must have value(f), weights(f) and n, got {type(aggregator).__name__}")
+    max_examples = check_integer(max_examples, "max_examples", low=1)
+    seed = check_integer(seed, "seed", low=0)
+    rtol = check_in_range(rtol, "rtol", low=0.0)
+    n = check_integer(int(aggregator.n), "aggregator.n", low=1)
+    dlo, dhi = getattr(aggregator, "domain", (-math.inf, math.inf))
+    lo = max(0.0 if min_loss is None else check_in_range(min_loss, "min_loss"), dlo)
+    hi_default = 100.0 if not math.isfinite(dhi) else min(100.0, dhi - 1e-3 * max(1.0, abs(dhi)))
+    hi = hi_default if max_loss is None else check_in_range(max_loss, "max_loss")
+    if hi >= dhi:
+        raise FairtheoryValueError(f"max_loss must lie below the aggregator's domain end {dhi!r}, got {hi!r}")
+    if not lo < hi:
+        raise FairtheoryValueError(f"min_loss must be < max_loss, got [{lo!r}, {hi!r}]")
+    names = REQUIRED + INFORMATIONAL if properties is None else tuple(properties)
+    unknown = [k for k in names if k not in REQUIRED + INFORMATIONAL]
+    if unknown:
+        raise FairtheoryValueError(f"properties must be among {REQUIRED + INFORMATIONAL}, got {unknown}")
+    p = np.asarray(getattr(aggregator, "p", np.full(n, 1.0 / n)), dtype=np.float64)
+    ctx = _Ctx(aggregator, n, lo, hi, rtol, p)
+    report = AuditReport(repr(aggregator), settings={"max_examples": max_examples, "seed": seed,
+                                                     "loss_range": (lo, hi), "rtol": rtol})
+    for name in names:
+        strategy, check = _PROPERTIES[name](ctx)
+        if strategy is None:
+            report.rows.append(PropertyResult(name, name in REQUIRED, "not applicable", 0,
+                                              message="the aggregator has no separable form"))
+            continue
+        cx, tried = _search(strategy, check, max_examples, seed)
+        status = "held" if cx is None else "violated"
+        report.rows.append(PropertyResult(name, name in REQUIRED, status, tried,
+                                          None if cx is None else cx[0], "" if cx is None else cx[1]))
+    return report
+
+
+# ---------------------------------------------------------------------------------------- machinery
+@dataclass
+class _Ctx:
+    agg: Any
+    n: int
+    lo: float
+    hi: float
+    rtol: float
+    p: np.ndarray
+
+    def losses(self) -> st.SearchStrategy[np.ndarray]:
+        """Loss vectors of the range: general ones (ties, extremes) and single-outlier ones (all clients
+        equal but one), where non-monotone or non-convex aggregators typically break."""
+        return st.one_of(loss_vectors(n=self.n, min_value=self.lo, max_value=self.hi), self.outliers())
+
+    def outliers(self) -> st.SearchStrategy[np.ndarray]:
+        vals = st.one_of(st.sampled_from([self.lo, self.hi, 0.5 * (self.lo + self.hi)]),
+                         st.floats(self.lo, self.hi, allow_nan=False, allow_subnormal=False))
+
+        def build(x: tuple[float, float, int]) -> np.ndarray:
+            base, out, i = x
+            f = np.full(self.n, base)
+            f[i] = out
+            return f
+
+        return st.tuples(vals, vals, st.integers(0, self.n - 1)).map(build)
+
+    def A(self, f: np.ndarray) -> float:
+        return float(self.agg.value(np.array(f, dtype=np.float64)))
+
+    def w(self, f: np.ndarray) -> np.ndarray:
+        from fairtheory.backend import to_numpy
+
+        return np.asarray(to_numpy(self.agg.weights(np.array(f, dtype=np.float64))), dtype=np.float64)
+
+    def slack(self, *vals: Any) -> float:
+        return self.rtol * max([1.0] + [float(np.max(np.abs(v))) for v in vals])
+
+
+Check = Callable[[Any], "tuple[dict[str, Any], str] | None"]
+
+
+def _search(strategy: st.SearchStrategy[Any], check: Check, max_examples: int,
+            seed: int) -> tuple[tuple[dict[str, Any], str] | None, int]:
+    """Smallest example violating ``check`` (Hypothesis ``find``, shrunk) and the examples tried."""
+    from hypothesis import HealthCheck, find, settings
+    from hypothesis.errors import NoSuchExample, Unsatisfiable
+
+    tried = [0]
+
+    def bad(x: Any) -> bool:
+        tried[0] += 1
+        return check(x) is not None
+
+    cfg = settings(max_examples=max_examples, database=None, deadline=None, suppress_health_check=list(HealthCheck))
+    try:
+        ex = find(strategy, bad, settings=cfg, random=random.Random(seed))
+    except (NoSuchExample, Unsatisfiable):
+        return None, min(tried[0], max_examples)
+    out = check(ex)
+    assert out is not None  # find returned an example satisfying bad()
+    return out, tried[0]
+
+
+def _call(fn: Callable[[], Any]) -> tuple[Any, str | None]:
+    try:
+        return fn(), None
+    except Exception as exc:  # an aggregator crashing on a domain point is a finding
+        return None, f"{type(exc).__name__}: {exc}"
+
+
+def _defined(c: _Ctx) -> tuple[Any, Check]:
+    def check(f: np.ndarray) -> tuple[dict[str, Any], str] | None:
+        v, err = _call(lambda: c.A(f))
+        g, err2 = _call(lambda: c.w(f))
+        err = err or err2
+        if err is None and not (math.isfinite(v) and np.all(np.isfinite(g)) and g.shape == (c.n,)):
+            err = f"value {v!r}, weights {g!r}"
+        return None if err is None else ({"f": f}, err)
+
+    return c.losses(), check
+
+
+def _subgradient(c: _Ctx) -> tuple[Any, Check]:
+    def check(fg: tuple[np.ndarray, np.ndarray]) -> tuple[dict[str, Any], str] | None:
+        f, g = fg
+        a, b, w = c.A(f), c.A(g), c.w(f)
+        lin = a + float(w @ (g - f))
+        if b < lin - c.slack(a, b, lin, np.abs(w) * np.abs(g - f)):
+            return {"f": f, "g": g}, f"A(g) = {b!r} < A(f) + w(f).(g - f) = {lin!r}"
+        return None
+
+    return st.tuples(c.losses(), c.losses()), check
+
+
+def _weights_nonnegative(c: _Ctx) -> tuple[Any, Check]:
+    def check(f: np.ndarray) -> tuple[dict[str, Any], str] | None:
+        w = c.w(f)
+        i = int(np.argmin(w))
+        if w[i] < -c.rtol * max(1.0, float(np.abs(w).max())):
+            return {"f": f}, f"weights[{i}] = {w[i]!r} < 0"
+        return None
+
+    return c.losses(), check
+
+
+def _monotone(c: _Ctx) -> tuple[Any, Check]:
+    span = c.hi - c.lo
+
+    def check(x: tuple[np.ndarray, int, float]) -> tuple[dict[str, Any], str] | None:
+        f, i, frac = x
+        # the drawn client, and the client with the smallest weight (where a decrease shows first)
+        for k in dict.fromkeys((i, int(np.argmin(c.w(f))))):
+            g = f.copy()
+            g[k] = min(f[k] + frac * span, c.hi)
+            if g[k] <= f[k]:
+                continue
+            a, b = c.A(f), c.A(g)
+            if b < a - c.slack(a, b):
+                return {"f": f, "client": k, "increase": float(g[k] - f[k])}, f"A(f) = {a!r} > A(f + d e_i) = {b!r}"
+        return None
+
+    incr = st.one_of(st.sampled_from([1e-3, 1e-2, 0.1]), st.floats(1e-6, 1.0))
+    return st.tuples(c.losses(), st.integers(0, c.n - 1), incr), check
+
+
+def _convex(c: _Ctx) -> tuple[Any, Check]:
+    def check(x: tuple[np.ndarray, np.ndarray, float]) -> tuple[dict[str, Any], str] | None:
+        f, g, t = x
+        m = c.A(t * f + (1 - t) * g)
+        rhs = t * c.A(f) + (1 - t) * c.A(g)
+        if m > rhs + c.slack(m, rhs, f, g):
+            return {"f": f, "g": g, "t": t}, f"A(t f + (1-t) g) = {m!r} > t A(f) + (1-t) A(g) = {rhs!r}"
+        return None
+
+    return st.tuples(c.losses(), c.losses(), st.floats(0.0, 1.0)), check
+
+
+def _separable(c: _Ctx) -> tuple[Any, Check]:
+    if not is_separable(c.agg):
+        return None, lambda x: None
+    from scipy.optimize import minimize_scalar
+
+    agg = c.agg
+
+    def J(f: np.ndarray, eta: float) -> float:
+        return float(c.p @ np.asarray(agg.client_values(f, np.full(c.n, eta)), dtype=np.float64))
+
+    def check(x: tuple[np.ndarray, float]) -> tuple[dict[str, Any], str] | None:
+        f, eta = x
+        a = c.A(f)
+        # A(f) = min_eta J(eta): J never below A, and reaches it
+        j = J(f, eta)
+        if j < a - c.slack(a, j):
+            return {"f": f, "eta": eta}, f"sum_i p_i h_i(f_i, eta) = {j!r} < A(f) = {a!r}"
+        span = max(1.0, c.hi - c.lo)
+        res = minimize_scalar(lambda e: J(f, e), bounds=(float(f.min()) - span, float(f.max()) + span),
+                              method="bounded", options={"xatol": 1e-12 * span})
+        if res.fun > a + max(1e-7 * max(1.0, abs(a)), c.slack(a)):
+            return {"f": f}, f"min_eta sum_i p_i h_i = {res.fun!r} > A(f) = {a!r}"
+        # client_grads are the partial derivatives of client_values (central differences)
+        E = np.full(c.n, eta)
+        df, deta = (np.asarray(v, dtype=np.float64) for v in agg.client_grads(f, E))
+        h = 1e-6 * max(1.0, float(np.abs(f).max()), abs(eta))
+        hf = (np.asarray(agg.client_values(f + h, E)) - np.asarray(agg.client_values(f - h, E))) / (2 * h)
+        he = (np.asarray(agg.client_values(f, E + h)) - np.asarray(agg.client_values(f, E - h))) / (2 * h)
+        for name, an, fd in (("dh/df", df, hf), ("dh/deta", deta, he)):
+            err = np.abs(an - fd)
+            tol = _FD_RTOL * np.maximum(1.0, np.abs(fd))
+            if np.any(err > tol):
+                k = int(np.argmax(err / tol))
+                return {"f": f, "eta": eta}, f"{name}[{k}] = {an[k]!r} but finite differences give {fd[k]!r}"
+        return None
+
+    etas = st.floats(c.lo, c.hi)
+    return st.tuples(c.losses(), etas), check
+
+
+def _translation(c: _Ctx) -> tuple[Any, Check]:
+    def check(x: tuple[np.ndarray, float]) -> tuple[dict[str, Any], str] | None:
+        f, s = x
+        if not (c.lo <= float(f.min()) + s and float(f.max()) + s <= c.hi):
+            return None
+        a, b = c.A(f), c.A(f + s)
+        if abs(b - (a + s)) > c.slack(a, b, f + s):
+            return {"f": f, "shift": s}, f"A(f + c) = {b!r} != A(f) + c = {a + s!r}"
+        return None
+
+    return st.tuples(c.losses(), st.floats(-(c.hi - c.lo), c.hi - c.lo)), check
+
+
+def _homogeneous(c: _Ctx) -> tuple[Any, Check]:
+    def check(x: tuple[np.ndarray, float]) -> tuple[dict[str, Any], str] | None:
+        f, s = x
+        g = s * f
+        if not (np.all(g >= c.lo) and np.all(g <= c.hi)):
+            return None
+        a, b = c.A(f), c.A(g)
+        if abs(b - s * a) > c.slack(a, b, g):
+            return {"f": f, "scale": s}, f"A(s f) = {b!r} != s A(f) = {s * a!r}"
+        return None
+
+    return st.tuples(c.losses(), st.floats(0.0, 4.0)), check
+
+
+def _between(c: _Ctx) -> tuple[Any, Check]:
+    def check(f: np.ndarray) -> tuple[dict[str, Any], str] | None:
+        a = c.A(f)
+        mean, top = float(c.p @ f), float(f[c.p > 0].max())
+        sl = c.slack(a, f)
+        if not mean - sl <= a <= top + sl:
+            return {"f": f}, f"A(f) = {a!r} outside [p . f, max f] = [{mean!r}, {top!r}]"
+        return None
+
+    return c.losses(), check
+
+
+_PROPERTIES: dict[str, Callable[[_Ctx], tuple[Any, Check]]] = {
+    "defined": _defined,
+    "subgradient": _subgradient,
+    "weights_nonnegative": _weights_nonnegative,
+    "monotone": _monotone,
+    "convex": _convex,
+    "separable_form": _separable,
+    "translation_equivariant": _translation,
+    "positively_homogeneous": _homogeneous,
+    "between_mean_and_max": _between,
+}
