@@ -24,14 +24,14 @@ from fairtheory.algorithms import rfedfair as R  # noqa: E402
 
 
 def run_steps(problem, w0, steps: int, alpha: np.ndarray, sync=None) -> tuple[np.ndarray, float]:
-    s = R.init(problem, w0, 0.2)
-    s = R.step(s, problem, None, beta=0.05, mu=0.1, alpha=alpha, kappa=5)  # warm-up (allocations, kernels)
-    s = R.init(problem, w0, 0.2)
+    alg = R.make(problem, beta=0.05, mu=0.1, alpha=alpha, kappa=5)  # validated once
+    s = alg.step(alg.init(w0, 0.2), None)  # warm-up (allocations, kernels)
+    s = alg.init(w0, 0.2)
     if sync:
         sync()
     t0 = time.perf_counter()
     for _ in range(steps):
-        s = R.step(s, problem, None, beta=0.05, mu=0.1, alpha=alpha, kappa=5)
+        s = alg.step(s, None)
     if sync:
         sync()
     secs = time.perf_counter() - t0

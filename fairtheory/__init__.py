@@ -11,10 +11,11 @@ from fairtheory.errors import (
     FairtheoryError,
     FairtheoryTypeError,
     FairtheoryValueError,
+    NonFiniteError,
     SolverError,
 )
 
 __version__ = "0.2.0"
 
 __all__ = ["__version__", "FairtheoryError", "FairtheoryValueError", "FairtheoryTypeError", "SolverError",
-           "DivergenceError"]
+           "DivergenceError", "NonFiniteError"]

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError
+from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError, NonFiniteError
 
 __all__ = [
     "FairtheoryValueError",
@@ -25,6 +25,7 @@ __all__ = [
     "check_in_range",
     "check_same_shape",
     "check_integer",
+    "check_rng",
 ]
 
 #: absolute slack allowed when checking that a vector sums to one
@@ -52,9 +53,7 @@ def as_vector(x: Any, name: str, *, allow_empty: bool = False) -> NDArray[np.flo
         raise FairtheoryValueError(f"{name} must be non-empty, got an empty array")
     if not np.all(np.isfinite(arr)):
         bad = int(np.flatnonzero(~np.isfinite(arr))[0])
-        raise FairtheoryValueError(
-            f"{name} must be finite, got {arr[bad]} at index {bad}"
-        )
+        raise NonFiniteError(f"{name} must be finite, got {arr[bad]} at index {bad}")
     return arr
 
 
@@ -123,9 +122,11 @@ def check_in_range(
         val = float(x)
     except (TypeError, ValueError) as exc:
         raise FairtheoryTypeError(f"{name} must be a real number, got {x!r}") from exc
+    if not np.isfinite(val):
+        raise FairtheoryValueError(f"{name} must be a finite number, got {x!r}")
     lo_ok = val >= low if low_inclusive else val > low
     hi_ok = val <= high if high_inclusive else val < high
-    if not np.isfinite(val) or not lo_ok or not hi_ok:
+    if not lo_ok or not hi_ok:
         lb = "[" if low_inclusive else "("
         hb = "]" if high_inclusive else ")"
         raise FairtheoryValueError(f"{name} must lie in {lb}{low}, {high}{hb}, got {x!r}")
@@ -139,6 +140,14 @@ def check_integer(x: Any, name: str, *, low: int = 0, high: float = np.inf) -> i
     if not low <= int(x) <= high:
         raise FairtheoryValueError(f"{name} must lie in [{low}, {high}], got {x!r}")
     return int(x)
+
+
+def check_rng(rng: Any, name: str = "rng") -> np.random.Generator:
+    """A ``numpy.random.Generator`` (explicit randomness: pass ``np.random.default_rng(seed)``)."""
+    if not isinstance(rng, np.random.Generator):
+        raise FairtheoryTypeError(
+            f"{name} must be a numpy.random.Generator (e.g. np.random.default_rng(0)), got {type(rng).__name__}")
+    return rng
 
 
 def check_same_shape(a: NDArray[Any], b: NDArray[Any], name_a: str, name_b: str) -> None:

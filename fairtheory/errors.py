@@ -7,7 +7,8 @@ library reports on purpose; each also derives from the matching built-in (``Valu
 
 from __future__ import annotations
 
-__all__ = ["FairtheoryError", "FairtheoryValueError", "FairtheoryTypeError", "SolverError", "DivergenceError"]
+__all__ = ["FairtheoryError", "FairtheoryValueError", "FairtheoryTypeError", "SolverError", "DivergenceError",
+           "NonFiniteError"]
 
 
 class FairtheoryError(Exception):
@@ -16,6 +17,11 @@ class FairtheoryError(Exception):
 
 class FairtheoryValueError(FairtheoryError, ValueError):
     """A value is outside its allowed range; the message names argument, value and range."""
+
+
+class NonFiniteError(FairtheoryValueError):
+    """An array argument holds nan or inf (raised by the problems' input policy; an algorithm whose own
+    iterates trigger it inside :func:`fairtheory.algorithms.base.run` is reported as diverged)."""
 
 
 class FairtheoryTypeError(FairtheoryError, TypeError):

@@ -96,8 +96,8 @@ def best_mean(a: object, k: float = 0.1, *, higher_is_better: bool = True) -> fl
 
 
 # --------------------------------------------------------------------------------------------------
-# Relative-fairness inequality measures (001 Sec. 3.1, App. B, Table 1, Fig. 4; reconstructed in
-# relative.md Sec. 2 and 8).  Top/bottom shares use the CVaR sets C(a) (fractional last entry), so
+# Relative-fairness inequality measures (001 Sec. 3.1, App. B, Table 1, Fig. 4, reconstructed).
+# Top/bottom shares use the CVaR sets C(a) (fractional last entry), so
 # they agree exactly with the relative unfairness index of fairtheory.objectives.relative.
 # --------------------------------------------------------------------------------------------------
 __all__ += ["gini", "lorenz_curve", "transformed_lorenz_curve", "relative_unfairness", "ratio_2020",

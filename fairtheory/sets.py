@@ -51,6 +51,7 @@ from fairtheory._validation import (
     check_integer,
     check_probability_vector,
 )
+from fairtheory.errors import NonFiniteError
 
 if TYPE_CHECKING:  # pragma: no cover
     import cvxpy as cp
@@ -193,7 +194,7 @@ class CappedSimplex:
         if arr.ndim < 1 or arr.shape[-1] != self.n:
             raise FairtheoryValueError(f"V must have last axis of length n = {self.n}, got shape {arr.shape}")
         if not np.all(np.isfinite(arr)):
-            raise FairtheoryValueError("V must be finite")
+            raise NonFiniteError("V must be finite")
         order = np.argsort(-arr, axis=-1, kind="stable")
         v = np.take_along_axis(arr, order, axis=-1)
         u = self.caps[order]

@@ -3,9 +3,13 @@
 Left: ``f_alpha`` of one fixed loss vector along ``alpha_i(t) = p_i + t (1 - p_i)`` as ``t`` goes from
 1 (FedAvg, ``alpha = 1``: ``sum_i p_i f_i``) to 0 (AFL, ``alpha = p``: ``max_i f_i``), and along the
 scalar path ``alpha = max p + t (1 - max p)`` (which stops at ``alpha = max p``, short of AFL).
+The ends are the limits of 002 Sec. 3.1 as :func:`fairtheory.instances.rcfl.qalpha_limit` computes them
+(the function the claim ``rcfl.qalpha.limits`` sweeps).
 Right: the exact optimum ``min_w f_alpha(w)`` of a small quadratic federated problem along the same
-per-client path (cvxpy, jointly convex form ``min_{w, eta} eta + sum_i (p_i/alpha_i)(f_i(w) - eta)_+``,
-002 eq. 4), with the exact FedAvg and AFL optima and the average / worst client loss at ``w*_alpha``.
+per-client path (:func:`fairtheory.exact.rcfl.solve_rcfl`: the jointly convex form
+``min_{w, eta} eta + sum_i (p_i/alpha_i)(f_i(w) - eta)_+`` of 002 eq. 4, certified by its duality gap),
+with the exact FedAvg and AFL optima (:func:`solve_fedavg`, :func:`solve_afl`) and the average / worst
+client loss at ``w*_alpha``.
 On this instance the worst client's loss is not monotone along the path: at intermediate ``t`` the
 lowest-weight client (``p = 0.08``, small cap ``p_i/alpha_i``) is sacrificed (2.62 at ``t ~ 0.4`` vs 2.40 at
 FedAvg) before AFL brings it down to the minimax value 1.98.
@@ -20,20 +24,6 @@ import numpy as np
 from figures.registry import figure, save
 
 
-def exact_qalpha_optimum(problem, alpha: np.ndarray) -> tuple[float, np.ndarray]:
-    """``min_w f_alpha(w)`` by cvxpy (Clarabel); returns the value and ``w*``."""
-    import cvxpy as cp
-
-    from fairtheory.exact.result import solve_checked
-
-    w, eta = cp.Variable(problem.d), cp.Variable()
-    losses = cp.hstack(problem.cvxpy_losses(w))
-    c = problem.p / alpha
-    prob = cp.Problem(cp.Minimize(eta + c @ cp.pos(losses - eta)))
-    val = solve_checked(prob, "min_w f_alpha(w)", cp.CLARABEL)
-    return val, np.asarray(w.value, dtype=float)
-
-
 @figure("rcfl_qalpha_path",
         "f_alpha from the FedAvg value to the AFL value as alpha goes from 1 to p (002 Sec. 3.1)")
 def make(out_dir: Path, formats: tuple[str, ...], quick: bool) -> list[Path]:
@@ -42,6 +32,8 @@ def make(out_dir: Path, formats: tuple[str, ...], quick: bool) -> list[Path]:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from fairtheory.exact.rcfl import solve_afl, solve_fedavg, solve_rcfl
+    from fairtheory.instances.rcfl import qalpha_limit
     from fairtheory.objectives.qalpha import qalpha_loss
     from fairtheory.problems.quadratic import random_quadratic
 
@@ -56,8 +48,8 @@ def make(out_dir: Path, formats: tuple[str, ...], quick: bool) -> list[Path]:
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(11, 4.2))
     ax.plot(ts, per_client, color="C0", lw=2, label=r"$\alpha_i = p_i + t(1-p_i)$")
     ax.plot(ts, scalar, color="C1", lw=1.5, ls="-.", label=r"scalar $\alpha = \max p + t(1-\max p)$")
-    ax.axhline(float(p @ f), color="C2", ls="--", label=r"FedAvg $\sum_i p_i f_i$")
-    ax.axhline(float(f.max()), color="C3", ls="--", label=r"AFL $\max_i f_i$")
+    ax.axhline(qalpha_limit(p=p, losses=f, limit="fedavg").theory, color="C2", ls="--", label=r"FedAvg $\sum_i p_i f_i$")
+    ax.axhline(qalpha_limit(p=p, losses=f, limit="afl").theory, color="C3", ls="--", label=r"AFL $\max_i f_i$")
     ax.set_xlim(1.0, 0.0)
     ax.set_xlabel(r"$t$  (1: $\alpha = 1$, FedAvg;  0: $\alpha = p$, AFL)")
     ax.set_ylabel(r"$f_\alpha$")
@@ -70,13 +62,12 @@ def make(out_dir: Path, formats: tuple[str, ...], quick: bool) -> list[Path]:
     tq = np.linspace(1.0, 0.0, 13 if quick else 49)
     vals, avg, worst = [], [], []
     for t in tq:
-        v, w = exact_qalpha_optimum(prob, prob.p + t * (1.0 - prob.p))
-        L = np.asarray(prob.losses(w))
-        vals.append(v)
+        ex = solve_rcfl(prob, prob.p + t * (1.0 - prob.p))
+        L = np.asarray(prob.losses(ex.argmin))
+        vals.append(ex.value)
         avg.append(float(prob.p @ L))
         worst.append(float(L.max()))
-    fedavg, _ = exact_qalpha_optimum(prob, np.ones(prob.n))
-    afl, _ = exact_qalpha_optimum(prob, prob.p)
+    fedavg, afl = solve_fedavg(prob).value, solve_afl(prob).value
     bx.plot(tq, vals, "o-", color="C0", ms=3, lw=2, label=r"$\min_w f_\alpha(w)$ (exact)")
     bx.plot(tq, worst, "s-", color="C3", ms=3, lw=1, alpha=0.7,
             label=r"worst client $\max_i f_i(w^\star_\alpha)$")

@@ -14,29 +14,26 @@ def make(out_dir: Path, formats: tuple[str, ...], quick: bool) -> list[Path]:
     import matplotlib.pyplot as plt
 
     from fairtheory.algorithms import qfedsgd
-    from fairtheory.objectives.qffl import QFFLProblem, lipschitz_estimate
-    from fairtheory.problems.multinomial import MultinomialProblem
+    from fairtheory.instances.qffl import lemma12, random_multinomial
 
     r = np.random.default_rng(0)
-    sizes = r.integers(10, 40, size=8)
-    X = r.normal(size=(sizes.sum(), 4)) + np.repeat(r.normal(size=(8, 4)) * 1.5, sizes, axis=0)
-    y = r.integers(0, 3, size=sizes.sum())
-    P = MultinomialProblem(X, y, np.concatenate([[0], np.cumsum(sizes)]), 3, l2=0.01)
+    P = random_multinomial(r, n=8, d_in=4, C=3, l2=0.01, sizes=(10, 40), shift=1.5)
     Lk = P.client_smoothness()
     L = qfedsgd.estimate_L(P)
     rounds = 60 if quick else 200
     fig, axes = plt.subplots(1, 2, figsize=(11, 3.6))
     for q, col in zip((1.0, 2.0, 5.0), ("C0", "C1", "C2"), strict=True):
-        Q = QFFLProblem(P, q)
-        s = qfedsgd.init(P, r.normal(size=P.d) * 0.5)
+        alg = qfedsgd.make(P, q=q, L=L)
+        s = alg.init(r.normal(size=P.d) * 0.5)
         hn, est = [], []
         for _ in range(rounds):
-            w = s.w
-            H = np.einsum("n,nij->ij", P.p, Q.hessians(w))
+            F, J, Hs = P.losses(s.w), P.grads(s.w), P.hessians(s.w)
+            # Lemma 12 per client; f_q's Hessian and the step's estimate are their p-averages
+            res = [lemma12(loss=F[k], grad=J[k], hess=Hs[k], L=Lk[k], q=q) for k in range(P.n)]
+            H = np.einsum("n,nij->ij", P.p, np.stack([x.extra["hessian"] for x in res]))
             hn.append(np.abs(np.linalg.eigvalsh(H)).max())
-            F, J = P.losses(w), P.grads(w)
-            est.append(float(P.p @ lipschitz_estimate(F, (J * J).sum(axis=1), Lk, q)))
-            s = qfedsgd.step(s, P, r, q=q, L=L)
+            est.append(float(P.p @ np.array([x.theory for x in res])))
+            s = alg.step(s, None)
         t = np.arange(rounds)
         axes[0].semilogy(t, hn, color=col, label=f"||Hess f_q||, q={q:g}")
         axes[0].semilogy(t, est, color=col, ls="--", label=f"sum p_k L_q,k, q={q:g}")

@@ -1,4 +1,4 @@
-"""Uniformity of exact q-FFL optima against q (003 App. A.1, Defs. 3-5)."""
+"""Uniformity of exact q-FFL optima against q (003 App. A.1, Defs. 3-5; Lemmas 6-7 at q = 0 -> 1)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from figures.registry import figure, save
 def make(out_dir: Path, formats: tuple[str, ...], quick: bool) -> list[Path]:
     import matplotlib.pyplot as plt
 
-    from fairtheory.exact.qffl import solve_qffl
+    from fairtheory.instances.qffl import exact_losses, lemma6, lemma7
     from fairtheory.metrics import angle_degrees, entropy, variance
     from fairtheory.problems.quadratic import random_quadratic
 
@@ -23,9 +23,15 @@ def make(out_dir: Path, formats: tuple[str, ...], quick: bool) -> list[Path]:
     fig, axes = plt.subplots(1, 3, figsize=(12, 3.4))
     for i in range(n_inst):
         P = random_quadratic(20, 5, rng=np.random.default_rng(i), offset=1.0, spread=2.0)
-        Fs = [solve_qffl(P, q, form="unweighted").extra["losses"] for q in qs]
+        Fs = [exact_losses(P, q) for q in qs]
         for ax, fn in zip(axes, (variance, angle_degrees, entropy), strict=True):
-            ax.plot(qs, [fn(F) for F in Fs], marker="o", ms=3, label=f"instance {i}")
+            line, = ax.plot(qs, [fn(F) for F in Fs], marker="o", ms=3, label=f"instance {i}")
+        # Lemmas 6 and 7 (q = 0 -> 1) through the claims' instance functions (same exact minimisers)
+        v1, v0, _ = lemma6(problem=P)
+        c1, c0, _ = lemma7(problem=P)
+        axes[0].plot([0, 1], [v0, v1], ls="none", marker="s", mfc="none", color=line.get_color())
+        axes[1].plot([0, 1], np.degrees(np.arccos(np.clip([c0, c1], -1.0, 1.0))), ls="none", marker="s",
+                     mfc="none", color=line.get_color())
     axes[0].set_ylabel("Var F(w*_q)  (Def. 3, lower = fairer)")
     axes[1].set_ylabel("angle(F, 1) in degrees  (Def. 4, lower = fairer)")
     axes[2].set_ylabel("entropy of F/sum F  (Def. 5, higher = fairer)")
@@ -34,6 +40,7 @@ def make(out_dir: Path, formats: tuple[str, ...], quick: bool) -> list[Path]:
         ax.set_xlabel("q")
         ax.grid(alpha=0.3)
     axes[2].legend(fontsize=7)
-    fig.suptitle("Exact unweighted q-FFL optima, 20 quadratic clients (p-norm route + Newton polish)")
+    fig.suptitle("Exact unweighted q-FFL optima, 20 quadratic clients (p-norm route + Newton polish); "
+                 "squares: Lemmas 6-7")
     fig.tight_layout()
     return save(fig, out_dir, "qffl_uniformity", formats)

@@ -23,11 +23,13 @@ def make(out_dir: Path, formats: tuple[str, ...], quick: bool) -> list[Path]:
     import matplotlib.pyplot as plt
 
     from fairtheory import metrics
+    from fairtheory.aggregators import integrated
     from fairtheory.algorithms import scaffpd
+    from fairtheory.algorithms.base import run
     from fairtheory.exact.rcfl import solve_afl, solve_fedavg
+    from fairtheory.instances.baselines import safe_steps
     from fairtheory.problems.quadratic import random_quadratic
-    from fairtheory.sets import CappedSimplex, IntegratedSet
-    from verify.claims.baselines_dro import _safe_steps
+    from fairtheory.sets import CappedSimplex
 
     rng = np.random.default_rng(1)
     n = 20
@@ -36,12 +38,8 @@ def make(out_dir: Path, formats: tuple[str, ...], quick: bool) -> list[Path]:
     R = 1000 if quick else 4000
     sols = {"FedAvg": solve_fedavg(P).argmin, "AFL": solve_afl(P).argmin}
     for name, phi in (("Scaff-PD", 0.0), ("Scaff-PD-IA (phi=0.45)", 0.45)):
-        I = IntegratedSet(A, A, phi)
-        st = scaffpd.init(P, I)
-        r = np.random.default_rng(0)
-        h = _safe_steps(P, phi)
-        for _ in range(R):
-            st = scaffpd.step(st, P, r, iset=I, **h)
+        alg = scaffpd.make(P, aggregator=integrated(A, A, phi), **safe_steps(P, phi))
+        st, _ = run(alg, R, record_every=R, record_losses=False)
         sols[name] = np.asarray(st.w)
     fig, ax = plt.subplots(figsize=(5.2, 4.6))
     ax.plot([0, 1], [0, 1], color="grey", lw=0.8, label="equality")

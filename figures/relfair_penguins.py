@@ -1,18 +1,17 @@
 """Palmer penguins: relative unfairness index of the exact solutions of problem (8) vs ``phi``
-(001 Sec. 4.3 / Fig. 3, reconstructed in ``relative.md`` Sec. 5).
+(001 Sec. 4.3 / Fig. 3, reconstructed).
 
 Three clients (Adelie, Chinstrap, Gentoo; first 10 complete rows each), MSE of the regression of
 ``bill_length_mm`` on intercept, ``bill_depth_mm``, ``flipper_length_mm``
 (:func:`fairtheory.problems.penguins.penguins_problem`).  Every point is a certified solution of
 :func:`fairtheory.exact.relative.solve_integrated_minimax` (duality gap closed; the problem is outside
-the convex regime for ``phi > 0``), for ``A = B = Delta_3`` and ``A = B = C(2/3)``.
+the convex regime for ``phi > 0``), for ``A = B = Delta_3`` and ``A = B = C(2/3)``, computed by
+:func:`fairtheory.instances.relative.penguins_curve` (the function ``relfair.penguins.figure`` checks).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-
-import numpy as np
 
 from figures.registry import figure, save
 
@@ -24,18 +23,17 @@ def make(out_dir: Path, formats: tuple[str, ...], quick: bool) -> list[Path]:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from fairtheory.problems.penguins import SPECIES, penguins_problem
-    from verify.claims.relfair import PENGUIN_SETS, _certified_curve, penguins_phi_grid
+    from fairtheory.instances.relative import PENGUIN_SETS, penguins_curve, penguins_phi_grid
+    from fairtheory.problems.penguins import SPECIES
 
-    P = penguins_problem()
     phis = penguins_phi_grid(quick)
     fig, (ax, ax2) = plt.subplots(1, 2, figsize=(10, 4))
-    for (name, mk), mark in zip(PENGUIN_SETS.items(), ("o", "s"), strict=True):
-        S = mk()
-        c = _certified_curve(P, S, S, phis, require_convex=False)
+    for name, mark in zip(PENGUIN_SETS, ("o", "s"), strict=True):
+        x = penguins_curve(sets=name, phis=phis).extra
+        c = x["curve"]
         ax.plot(c["phi"], c["index"], marker=mark, ms=4, label=f"A = B = {name}")
         if name == "Delta_3":
-            F = np.stack([np.asarray(P.losses(w)) for w in c["w"]])
+            F = x["losses"]
             for i, (sp, ls, mk2) in enumerate(zip(SPECIES, ("-", "--", ":"), ("o", "x", "^"), strict=True)):
                 ax2.plot(c["phi"], F[:, i], ls=ls, marker=mk2, ms=5, mfc="none", label=sp)
     ax.set_xlabel(r"$\phi$")

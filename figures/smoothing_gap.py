@@ -3,7 +3,8 @@
 ``F^mu_alpha(eta) - F_alpha(eta) = sum_i (p_i/alpha_i)(softplus_mu(f_i - eta) - (f_i - eta)_+)`` against
 ``mu`` on log-log axes, for one fixed loss vector at four values of ``eta`` (the exact minimiser of
 ``F_alpha``, ``min f``, ``max f`` and a value below every loss), with Lemma 2's bound ``mu tau_alpha``
-and the tight bound ``mu tau_alpha log 2`` (attained when every loss equals ``eta``).
+and the tight bound ``mu tau_alpha log 2`` (attained when every loss equals ``eta``).  Every point is
+:func:`fairtheory.instances.rcfl.lemma2_gap`, the function the claim ``rcfl.lemma2.gap`` sweeps.
 """
 
 from __future__ import annotations
@@ -16,12 +17,10 @@ from figures.registry import figure, save
 
 
 def gap_curve(f: np.ndarray, p: np.ndarray, alpha: np.ndarray, eta: float, mus: np.ndarray) -> np.ndarray:
-    """``F^mu - F`` for each ``mu`` (term by term, free of cancellation)."""
-    from fairtheory.objectives.qalpha import softplus
+    """``F^mu - F`` for each ``mu`` (:func:`fairtheory.instances.rcfl.lemma2_gap`, term by term)."""
+    from fairtheory.instances.rcfl import lemma2_gap
 
-    c = p / alpha
-    x = f - eta
-    return np.array([c @ (softplus(x, mu) - np.maximum(x, 0.0)) for mu in mus])
+    return np.array([lemma2_gap(p=p, alpha=alpha, losses=f, eta=eta, mu=float(mu)).measured for mu in mus])
 
 
 @figure("rcfl_smoothing_gap",

@@ -1,4 +1,4 @@
-"""FedFV aggregation, training loop, theorem quantities and the Pareto measure (004)."""
+"""FedFV aggregation, training loop (``make``/``run``), theorem quantities and the Pareto measure (004)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from fairtheory._validation import FairtheoryValueError
+from fairtheory._validation import FairtheoryTypeError, FairtheoryValueError
 from fairtheory.algorithms import fedfv
+from fairtheory.algorithms.base import run
 from fairtheory.algorithms.fedfv_aggregate import (
     aggregate,
     aggregate_loop,
@@ -146,10 +147,13 @@ def test_numpy_torch_agree(xp_name, to_backend):
 def test_training_loop_numpy_torch_agree():
     torch = pytest.importorskip("torch")
     prob = random_quadratic(5, 3, rng=np.random.default_rng(0), spread=2.0)
-    kw = dict(lr=0.1, E=2, m=3, alpha=0.4, tau=2)
-    _, h1 = fedfv.run(prob, 30, np.random.default_rng(1), **kw)
-    _, h2 = fedfv.run(prob, 30, np.random.default_rng(1), w0=torch.zeros(3, dtype=torch.float64), **kw)
-    assert np.allclose(h1.as_arrays()["iterates"], h2.as_arrays()["iterates"], atol=1e-12)
+    alg = fedfv.make(prob, lr=0.1, kappa=2, K=3, alpha=0.4, tau=2)
+    _, h1 = run(alg, 30, rng=np.random.default_rng(1))
+    s2, h2 = run(alg, 30, rng=np.random.default_rng(1), w0=torch.zeros(3, dtype=torch.float64))
+    assert isinstance(s2.w, torch.Tensor)
+    a, b = h1.as_arrays(), h2.as_arrays()
+    assert np.max(np.abs(a["iterates"] - b["iterates"])) <= 1e-12
+    assert np.array_equal(a["comms"], b["comms"])
 
 
 # ----------------------------------------------------------------------------- options
@@ -205,20 +209,80 @@ def test_zero_guards():
 
 def test_training_loop_state_and_history():
     prob = random_quadratic(6, 3, rng=np.random.default_rng(2), spread=2.0)
-    s0 = fedfv.init(prob)
-    s1 = fedfv.step(s0, prob, np.random.default_rng(0), lr=0.1, m=2, tau=1)
+    alg = fedfv.make(prob, lr=0.1, K=2, tau=1)
+    s0 = alg.init()
+    s1 = alg.step(s0, np.random.default_rng(0))
     assert s1.t == 1 and s1.comms == 4 and len(s1.last_clients) == 2
     assert np.all(s1.history_round[s1.last_clients] == 0)
     assert np.sum(s1.history_round >= 0) == 2
-    # losses are taken at the server model; updates are theta - theta_k after E local steps
-    U, losses = fedfv.local_updates(prob, s0.w, np.array([0, 3]), lr=0.1, E=1)
-    assert np.allclose(losses, prob.losses(s0.w)[[0, 3]])
-    assert np.allclose(U, 0.1 * prob.grads(s0.w)[[0, 3]])
-    # alpha = 1, full participation, E = 1: FedAvg step (rescaling keeps the mean)
-    s = fedfv.step(s0, prob, np.random.default_rng(0), lr=0.1, alpha=1.0)
-    assert np.allclose(s.w, s0.w - 0.1 * prob.grads(s0.w).mean(axis=0))
+    # the updates in the history are theta - theta_k after one local step: lr * grad f_k(theta)
+    assert np.max(np.abs(s1.history[s1.last_clients] - 0.1 * prob.grads(s0.w)[s1.last_clients])) <= 1e-15
+    assert np.all(s1.history[np.setdiff1d(np.arange(6), s1.last_clients)] == 0.0)
+    # alpha = 1, full participation, kappa = 1: FedAvg step (rescaling keeps the mean)
+    s = fedfv.make(prob, lr=0.1, alpha=1.0).step(s0, None)
+    assert np.max(np.abs(s.w - (s0.w - 0.1 * prob.grads(s0.w).mean(axis=0)))) <= 1e-15
+
+
+def test_step_matches_reference_round():
+    """One round by hand: K distinct draws without replacement by p, kappa local steps, losses at the
+    server model, history update, then aggregate (internal + external projection, rescaling)."""
+    prob = random_quadratic(7, 4, rng=np.random.default_rng(4), spread=2.0)
+    lr, kappa, K, alpha, tau = 0.2, 3, 4, 0.3, 1
+    alg = fedfv.make(prob, lr=lr, kappa=kappa, K=K, alpha=alpha, tau=tau)
+    s = run(alg, 2, rng=np.random.default_rng(11))[0]  # history from rounds 0 and 1
+    new = alg.step(s, np.random.default_rng(5))
+    clients = np.sort(np.random.default_rng(5).choice(prob.n, size=K, replace=False, p=prob.p))
+    U = []
+    for i in clients:  # reference: loop over the sampled clients (test only)
+        v = s.w.copy()
+        for _ in range(kappa):
+            v = v - lr * prob.grads(v)[i]
+        U.append(s.w - v)
+    U = np.array(U)
+    hist, hround = s.history.copy(), s.history_round.copy()
+    hist[clients], hround[clients] = U, s.t
+    g = aggregate_loop(U, prob.losses(s.w)[clients], alpha=alpha, tau=tau, t=s.t, history=hist,
+                       history_round=hround)
+    assert np.array_equal(new.last_clients, clients)
+    assert np.max(np.abs(new.w - (s.w - g))) <= 1e-12
+    assert np.max(np.abs(new.history - hist)) <= 1e-15 and np.array_equal(new.history_round, hround)
+    assert new.t == s.t + 1 and new.comms == s.comms + 2 * K
+
+
+def test_make_validation():
+    prob = random_quadratic(4, 2, rng=np.random.default_rng(0))
     with pytest.raises(FairtheoryValueError, match="lr"):
-        fedfv.step(s0, prob, np.random.default_rng(0), lr=-1.0)
+        fedfv.make(prob, lr=-1.0)
+    with pytest.raises(FairtheoryValueError, match="kappa"):
+        fedfv.make(prob, lr=0.1, kappa=0)
+    with pytest.raises(FairtheoryTypeError, match="kappa"):
+        fedfv.make(prob, lr=0.1, kappa=1.5)
+    with pytest.raises(FairtheoryValueError, match="K"):
+        fedfv.make(prob, lr=0.1, K=5)  # more distinct clients than there are
+    with pytest.raises(FairtheoryValueError, match="alpha"):
+        fedfv.make(prob, lr=0.1, alpha=1.5)
+    with pytest.raises(FairtheoryValueError, match="tau"):
+        fedfv.make(prob, lr=0.1, tau=-1)
+    with pytest.raises(FairtheoryValueError, match="order"):
+        fedfv.make(prob, lr=0.1, order="sideways")
+    with pytest.raises(FairtheoryValueError, match="order"):
+        fedfv.make(prob, lr=0.1, K=2, order=[0, 1])  # a permutation needs full participation
+    with pytest.raises(FairtheoryValueError, match="keep_rule"):
+        fedfv.make(prob, lr=0.1, keep_rule="other")
+    with pytest.raises(FairtheoryValueError, match="window"):
+        fedfv.make(prob, lr=0.1, window="other")
+    alg = fedfv.make(prob, lr=0.1)
+    with pytest.raises(FairtheoryValueError, match="w0"):
+        alg.init(np.zeros(3))
+    with pytest.raises(FairtheoryTypeError, match="fedfv.State"):
+        alg.step(object(), None)
+    with pytest.raises(FairtheoryTypeError, match="rng"):
+        fedfv.make(prob, lr=0.1, K=2).step(alg.init(), None)
+    with pytest.raises(FairtheoryTypeError, match="rng"):
+        fedfv.make(prob, lr=0.1, order="random").step(alg.init(), None)
+    # a given permutation with full participation is used as the projection order
+    s = fedfv.make(prob, lr=0.1, order=[3, 2, 1, 0]).step(alg.init(np.ones(2)), None)
+    assert np.all(np.isfinite(s.w))
 
 
 # ----------------------------------------------------------------------------- theorem quantities

@@ -1,14 +1,19 @@
 """Regression tests for the refuted FedFV claims (004): each stored minimal counterexample still
-violates the claim, recomputed with plain straightforward formulas (not the library route)."""
+violates the claim, recomputed with plain straightforward formulas (not the library route), and the
+claims (quick mode) still report it as their counterexample."""
 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fairtheory.bounds.fedfv import all_steps_conflict, conflicts, theorem1_bound, theorem2_bound
-from verify.claims.fedfv import _MIN_ABS, _MIN_LAST, _MIN_T3, _MIN_T3P
+from fairtheory.instances.fedfv import MIN_ABSOLUTE as _MIN_ABS
+from fairtheory.instances.fedfv import MIN_LAST_TARGET as _MIN_LAST
+from fairtheory.instances.fedfv import MIN_THEOREM3_DESCENT as _MIN_T3
+from fairtheory.instances.fedfv import MIN_THEOREM3_PARETO as _MIN_T3P
 
 
 def _project_in_order(A: np.ndarray) -> np.ndarray:
@@ -46,7 +51,8 @@ def test_absolute_bounds_counterexample():
 
 def test_theorem3_descent_counterexample():
     # F_i = 0.5||theta - a_i||^2, L = 1, eta = 1/L: printed eq. 18 claims a decrease, F increases.
-    a1, a2, th, eta = (np.array(_MIN_T3[k]) for k in ("a1", "a2", "theta", "eta"))
+    a1, a2, th, eta = (np.array(_MIN_T3[k]) for k in ("c1", "c2", "theta", "eta"))
+    assert np.array_equal(_MIN_T3["H1"], np.eye(2)) and np.array_equal(_MIN_T3["H2"], np.eye(2))
     F = lambda w: 0.25 * (np.sum((w - a1) ** 2) + np.sum((w - a2) ** 2))  # noqa: E731
     g1, g2 = th - a1, th - a2
     c = g1 @ g2
@@ -73,7 +79,8 @@ def test_theorem3_pareto_two_cycle():
     H1, H2, c1, c2 = (np.array(_MIN_T3P[k]) for k in ("H1", "H2", "c1", "c2"))
     eta = _MIN_T3P["eta"]
     assert eta <= 1 / max(np.linalg.eigvalsh(H1).max(), np.linalg.eigvalsh(H2).max())
-    w = np.array([3.0, 3.0])
+    w = np.array(_MIN_T3P["theta0"])
+    assert np.array_equal(w, [3.0, 3.0])
     for _ in range(300):
         w = _eq10_step(w, H1, H2, c1, c2, eta)
     w2 = _eq10_step(_eq10_step(w, H1, H2, c1, c2, eta), H1, H2, c1, c2, eta)
@@ -101,3 +108,49 @@ def test_theorem3_descent_fails_for_small_conflicts(frac, phi):
     # exact change of F = (||th - a1||^2 + ||th - a2||^2)/4 with g_i = th - a_i, L = 1
     change = -eta * 0.5 * (g1 + g2) @ d + 0.5 * eta ** 2 * d @ d
     assert change > -eta / 2 * (1 - cos2) * np.sum((g1 + g2) ** 2)
+
+
+# ----------------------------------------------------------------------------- the claims report them
+@pytest.fixture(scope="module")
+def outcomes():
+    from verify.claims import fedfv as claims
+    from verify.core import Context
+
+    ctx = Context(quick=True, seed=0)
+    return {name: getattr(claims, name)(ctx) for name in (
+        "theorem1_absolute", "theorem2_absolute", "theorem1_last_target", "theorem3_descent", "theorem3_pareto")}
+
+
+@pytest.mark.parametrize("name", ["theorem1_absolute", "theorem2_absolute"])
+def test_claims_report_minimal_absolute_counterexample(outcomes, name):
+    o = outcomes[name]
+    assert o.status == "refuted" and o.relation == "<="
+    cx = o.counterexample
+    assert np.array_equal(cx["grads"], _MIN_ABS) and cx["k"] == 2
+    assert cx["measured"] == pytest.approx(0.5, abs=1e-15) and cx["bound"] == 0.0
+
+
+def test_claim_reports_minimal_last_target_counterexample(outcomes):
+    o = outcomes["theorem1_last_target"]
+    assert o.status == "refuted" and o.relation == ">=" and o.tightness is None
+    assert np.array_equal(o.counterexample["grads"], _MIN_LAST)
+    assert o.counterexample["measured"] == pytest.approx(-1 / 29, abs=1e-15)
+    assert o.details["inside_hypothesis"]["violations"] == 0  # inside Thm. 1's hypothesis it holds
+
+
+def test_claim_reports_minimal_theorem3_descent_counterexample(outcomes):
+    o = outcomes["theorem3_descent"]
+    assert o.status == "refuted" and o.relation == ">="
+    cx = o.counterexample
+    assert np.array_equal(cx["c1"], _MIN_T3["c1"]) and np.array_equal(cx["c2"], _MIN_T3["c2"]) and cx["eta"] == 1.0
+    assert cx["measured"] == pytest.approx(-10 / 101, abs=1e-15)  # F increases by 10/101
+    assert cx["bound"] == pytest.approx(90.5 / 101, abs=1e-15)  # the claimed decrease
+    assert o.details["sum_reading"]["status"] == "verified"
+
+
+def test_claim_reports_theorem3_two_cycle(outcomes):
+    o = outcomes["theorem3_pareto"]
+    assert o.status == "refuted" and o.relation == "=="
+    cx = o.counterexample
+    assert np.array_equal(cx["H1"], _MIN_T3P["H1"]) and np.array_equal(cx["theta0"], _MIN_T3P["theta0"])
+    assert cx["measured"] > 0.38 and cx["bound"] == 0.0

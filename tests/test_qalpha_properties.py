@@ -1,4 +1,5 @@
-"""Hypothesis properties for every RC-FL objective claim (rcfl.md Secs. 1-3), drawn with fairtheory.testing.
+"""Hypothesis properties for every RC-FL objective claim (002 Def. 1-2, Lemmas 1-2, Prop. 1), drawn with
+fairtheory.testing.
 
 Equalities use 1e-8 relative (relative_error: absolute below 1), inequalities a rounding slack relative
 to the magnitudes involved.
@@ -12,6 +13,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
+from fairtheory.instances.rcfl import ru_cvar_reference
 from fairtheory.objectives.qalpha import (
     F_alpha,
     F_mu,
@@ -35,7 +37,6 @@ from fairtheory.testing import (
     loss_vectors,
     qalpha_instances,
 )
-from verify.claims.rcfl_objective import ru_cvar_reference
 from verify.core import relative_error
 
 EQ = 1e-8

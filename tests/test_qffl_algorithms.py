@@ -6,9 +6,11 @@ import numpy as np
 import pytest
 
 from fairtheory._validation import FairtheoryValueError
-from fairtheory.algorithms import qfedavg, qfedsgd
-from fairtheory.algorithms.base import sample_clients
+from fairtheory.aggregators import QFFL, TERM
+from fairtheory.algorithms import fedavg, qfedavg, qfedsgd
+from fairtheory.algorithms.base import run, sample_clients
 from fairtheory.backend import to_numpy
+from fairtheory.errors import DivergenceError, FairtheoryTypeError
 from fairtheory.exact.qffl import solve_qffl
 from fairtheory.objectives.qffl import qffl_value
 from fairtheory.problems.multinomial import MultinomialProblem
@@ -34,15 +36,15 @@ def test_qfedavg_aggregation_by_hand():
       w+ = (0.125, 1) / 3.125 = (0.04, 0.32).
     """
     P = two_clients()
-    s0 = qfedavg.init(P, np.zeros(2))
-    rng = np.random.default_rng(0)
-    cam = qfedavg.step(s0, P, rng, q=1.0, lr=0.5, offset=0.0)
+    alg = qfedavg.make(P, q=1.0, lr=0.5, offset=0.0)
+    s0 = alg.init(np.zeros(2))
+    cam = alg.step(s0, None)
     assert np.allclose(cam.w, [0.05, 0.4], rtol=0, atol=1e-15)
-    seed = qfedavg.step(s0, P, rng, q=1.0, lr=0.5, offset=0.0, scaled=False)
+    seed = qfedavg.make(P, q=1.0, lr=0.5, offset=0.0, scaled=False).step(s0, None)
     assert np.allclose(seed.w, [0.04, 0.32], rtol=0, atol=1e-15)
     assert cam.comms == 2 and cam.t == 1
     # the default offset 1e-10 moves the result by O(1e-10) only
-    dflt = qfedavg.step(s0, P, rng, q=1.0, lr=0.5)
+    dflt = qfedavg.make(P, q=1.0, lr=0.5).step(s0, None)
     assert np.max(np.abs(dflt.w - cam.w)) < 1e-9
 
 
@@ -53,9 +55,10 @@ def test_qfedavg_sampled_multiplicity_by_hand():
         drawn = sample_clients(np.random.default_rng(seed), P.p, 2)
         if drawn.tolist() == [1, 1]:
             break
-    s = qfedavg.step(qfedavg.init(P, np.zeros(2)), P, np.random.default_rng(seed), q=1.0, lr=0.5, K=2,
-                     offset=0.0)
+    alg = qfedavg.make(P, q=1.0, lr=0.5, K=2, offset=0.0)
+    s = alg.step(alg.init(np.zeros(2)), np.random.default_rng(seed))
     assert np.allclose(s.w, [0.0, 0.5], rtol=0, atol=1e-15)
+    assert s.comms == 2
 
 
 def test_qfedsgd_by_hand():
@@ -63,17 +66,18 @@ def test_qfedsgd_by_hand():
     Delta = (F_1 g_1 + F_2 g_2)/2 = (-0.25, -2); h = (1*1 + 0.5 + 1*4 + 2)/2 = 3.75;
     w+ = (0.25, 2)/3.75 = (1/15, 8/15)."""
     P = two_clients()
-    s = qfedsgd.step(qfedsgd.init(P, np.zeros(2)), P, np.random.default_rng(0), q=1.0, L=1.0, offset=0.0)
+    alg = qfedsgd.make(P, q=1.0, L=1.0, offset=0.0)
+    s = alg.step(alg.init(np.zeros(2)), None)
     assert np.allclose(s.w, [1 / 15, 8 / 15], rtol=0, atol=1e-15)
 
 
 def _run_to_gap(P, q, L, rounds=20000):
     ref = solve_qffl(P, q).value
-    s = qfedsgd.init(P)
-    rng = np.random.default_rng(0)
+    alg = qfedsgd.make(P, q=q, L=L)
+    s = alg.init()
     gap = np.inf
     for t in range(1, rounds + 1):
-        s = qfedsgd.step(s, P, rng, q=q, L=L)
+        s = alg.step(s, None)
         if t % 50 == 0:
             gap = (float(qffl_value(P.losses(s.w), q, P.p)) - ref) / ref
             if gap <= 1e-6:
@@ -110,7 +114,8 @@ def test_qfedavg_reduces_to_fedsgd(K, lr):
     """q = 0, one local full-batch step, camera-ready scaling: FedSGD with step 1/L = lr."""
     P = random_quadratic(5, 3, rng=np.random.default_rng(3), offset=0.5)
     w = np.array([0.3, -1.0, 2.0])
-    s = qfedavg.step(qfedavg.init(P, w), P, np.random.default_rng(11), q=0.0, lr=lr, K=K)
+    alg = qfedavg.make(P, q=0.0, lr=lr, K=K)
+    s = alg.step(alg.init(w), np.random.default_rng(11))
     G = P.grads(w)
     if K is None:
         ref = w - lr * P.p @ G
@@ -121,11 +126,11 @@ def test_qfedavg_reduces_to_fedsgd(K, lr):
 
 
 def test_qfedavg_reduction_against_fedavg_module():
-    fedavg = pytest.importorskip("fairtheory.algorithms.fedavg")
     P = random_quadratic(5, 3, rng=np.random.default_rng(3), offset=0.5)
     w = np.array([0.3, -1.0, 2.0])
     for K in (None, 2):
-        s = qfedavg.step(qfedavg.init(P, w), P, np.random.default_rng(5), q=0.0, lr=0.3, K=K)
+        qa = qfedavg.make(P, q=0.0, lr=0.3, K=K)
+        s = qa.step(qa.init(w), np.random.default_rng(5))
         fa = fedavg.make(P, lr=0.3, kappa=1, K=K)
         f = fa.step(fa.init(w), np.random.default_rng(5))
         assert np.max(np.abs(s.w - to_numpy(f.w))) < 1e-14
@@ -142,54 +147,123 @@ def _multinomial(seed=0):
 def test_numpy_torch_same_trajectory(make):
     torch = pytest.importorskip("torch")
     P = make()
-    sn = qfedavg.init(P)
-    st = qfedavg.init(P, torch.zeros(P.d, dtype=torch.float64))
-    gn = qfedsgd.init(P)
-    gt = qfedsgd.init(P, torch.zeros(P.d, dtype=torch.float64))
-    for k in range(8):
-        kw = dict(q=2.0, lr=0.1, local_steps=3, K=4)
-        sn = qfedavg.step(sn, P, np.random.default_rng(k), **kw)
-        st = qfedavg.step(st, P, np.random.default_rng(k), **kw)
-        gn = qfedsgd.step(gn, P, np.random.default_rng(k), q=1.5, L=5.0, K=3)
-        gt = qfedsgd.step(gt, P, np.random.default_rng(k), q=1.5, L=5.0, K=3)
-    assert isinstance(st.w, torch.Tensor)
-    assert np.max(np.abs(st.w.numpy() - sn.w)) < 1e-12
-    assert np.max(np.abs(gt.w.numpy() - gn.w)) < 1e-12
+    avg = qfedavg.make(P, q=2.0, lr=0.1, kappa=3, K=4)
+    sgd = qfedsgd.make(P, q=1.5, L=5.0, K=3)
+    term = qfedavg.make(P, lr=0.1, kappa=2, K=4, aggregator=TERM(P.p, 1.0))  # generic path, partial
+    for alg in (avg, sgd, term):
+        sn, hn = run(alg, 8, rng=np.random.default_rng(4))
+        st, ht = run(alg, 8, rng=np.random.default_rng(4), w0=torch.zeros(P.d, dtype=torch.float64))
+        assert isinstance(st.w, torch.Tensor)
+        assert np.max(np.abs(st.w.numpy() - sn.w)) < 1e-12
+        assert np.max(np.abs(hn.as_arrays()["losses"] - ht.as_arrays()["losses"])) < 1e-12
+        assert sn.comms == st.comms == 8 * alg.hyper["K"] and sn.t == 8
 
 
-def test_subset_path_equals_full_path():
-    """Local training on ``problem.subset`` (multinomial) equals evaluating every client."""
+def test_partial_participation_against_a_loop_over_drawn_clients():
+    """q-FedAvg with K draws, kappa local steps, evaluated only on the drawn clients, equals the
+    reference computed client by client (test only) from the same draws."""
     P = _multinomial(1)
     w = np.random.default_rng(0).normal(size=P.d) * 0.1
-    idx = np.array([0, 2])
-    F, dW = qfedavg.local_updates(P, w, idx, lr=0.2, local_steps=3)
+    q, lr, kappa, K, seed = 1.5, 0.2, 3, 5, 2
+    s = qfedavg.make(P, q=q, lr=lr, kappa=kappa, K=K).step(qfedavg.State(w=w), np.random.default_rng(seed))
+    draws = sample_clients(np.random.default_rng(seed), P.p, K)
+    L, o = 1.0 / lr, 1e-10
+    num, den = np.zeros(P.d), 0.0
+    for k in draws:
+        v = w.copy()
+        for _ in range(kappa):
+            v = v - lr * P.grads(v)[k]
+        U = L * (w - v)
+        F = P.losses(w)[k] + o
+        num += F**q * U
+        den += q * F ** (q - 1) * (U @ U) + L * F**q
+    assert np.max(np.abs(s.w - (w - num / den))) < 1e-13
 
-    class NoSubset:  # same problem without .subset -> generic path
-        def __getattr__(self, name):
-            if name == "subset":
-                raise AttributeError(name)
-            return getattr(P, name)
 
-    F2, dW2 = qfedavg.local_updates(NoSubset(), w, idx, lr=0.2, local_steps=3)
-    assert np.allclose(F, F2, rtol=1e-14) and np.allclose(dW, dW2, rtol=1e-12, atol=1e-15)
+def test_default_aggregator_equals_explicit_qffl_and_generic_path():
+    """aggregator=QFFL(p, q, o) is the default; the same aggregator seen only through weights/curvature
+    (the generic path d = lam/p, e = curvature/p) gives the same step up to rounding."""
+    P = random_quadratic(6, 3, rng=np.random.default_rng(2), offset=0.5)
+    w = np.array([0.4, -0.3, 1.2])
+    A = QFFL(P.p, 2.0, 1e-10)
+
+    class Opaque:  # the QFFL formulas, but not a QFFL instance
+        n, p = A.n, A.p
+
+        def value(self, f):
+            return A.value(f)
+
+        def weights(self, f):
+            return A.weights(f)
+
+        def curvature(self, f):
+            return A.curvature(f)
+
+    for K in (None, 4):
+        for mod, kw in ((qfedavg, dict(lr=0.3, kappa=2)), (qfedsgd, dict(L=3.0))):
+            ref = mod.make(P, q=2.0, K=K, **kw)
+            a = ref.step(ref.init(w), np.random.default_rng(1))
+            b = mod.make(P, aggregator=A, K=K, **kw).step(ref.init(w), np.random.default_rng(1))
+            c = mod.make(P, aggregator=Opaque(), K=K, **kw).step(ref.init(w), np.random.default_rng(1))
+            assert np.array_equal(a.w, b.w)
+            assert np.max(np.abs(a.w - c.w)) < 1e-14
 
 
-def test_algorithm_validation():
+def test_any_aggregator_server_step_by_hand():
+    """TERM (no curvature): d = lam/p, e = 0, so q-FedSGD is w - sum p d g / (L sum p d) = w - lam.G / L."""
+    P = random_quadratic(5, 3, rng=np.random.default_rng(6), offset=0.5)
+    w = np.array([0.2, 0.1, -0.5])
+    A = TERM(P.p, 1.5)
+    s = qfedsgd.make(P, L=4.0, aggregator=A).step(qfedsgd.State(w=w), None)
+    lam = A.weights(P.losses(w))
+    assert np.max(np.abs(s.w - (w - lam @ P.grads(w) / (4.0 * lam.sum())))) < 1e-15
+
+
+def test_validation():
     P = two_clients()
-    s = qfedsgd.init(P)
-    rng = np.random.default_rng(0)
     with pytest.raises(FairtheoryValueError, match="q"):
-        qfedsgd.step(s, P, rng, q=-1.0, L=1.0)
+        qfedsgd.make(P, q=-1.0, L=1.0)
+    with pytest.raises(FairtheoryValueError, match="needs q"):
+        qfedsgd.make(P, L=1.0)
     with pytest.raises(FairtheoryValueError, match="L"):
-        qfedsgd.step(s, P, rng, q=1.0, L=0.0)
+        qfedsgd.make(P, q=1.0, L=0.0)
+    with pytest.raises(FairtheoryValueError, match="K"):
+        qfedsgd.make(P, q=1.0, L=1.0, K=0)
+    with pytest.raises(FairtheoryValueError, match="offset"):
+        qfedsgd.make(P, q=1.0, L=1.0, offset=-1.0)
+    with pytest.raises(FairtheoryValueError, match="not both"):
+        qfedsgd.make(P, q=1.0, L=1.0, aggregator=QFFL(P.p, 1.0))
+    with pytest.raises(FairtheoryValueError, match="offset applies"):
+        qfedavg.make(P, lr=0.1, offset=0.0, aggregator=QFFL(P.p, 1.0))
     with pytest.raises(FairtheoryValueError, match="lr"):
-        qfedavg.step(qfedavg.init(P), P, rng, q=1.0, lr=-0.1)
+        qfedavg.make(P, q=1.0, lr=-0.1)
+    with pytest.raises(FairtheoryValueError, match="kappa"):
+        qfedavg.make(P, q=1.0, lr=0.1, kappa=0)
+    with pytest.raises(FairtheoryTypeError, match="scaled"):
+        qfedavg.make(P, q=1.0, lr=0.1, scaled="yes")
+    alg = qfedavg.make(P, q=1.0, lr=0.1)
     with pytest.raises(FairtheoryValueError, match="w0"):
-        qfedavg.init(P, np.zeros(3))
+        alg.init(np.zeros(3))
+    with pytest.raises(FairtheoryTypeError, match="qfedavg.State"):
+        alg.step(qfedsgd.State(w=np.zeros(2)), None)
+    with pytest.raises(FairtheoryTypeError, match="rng"):
+        qfedavg.make(P, q=1.0, lr=0.1, K=2).step(alg.init(), None)
     neg = QuadraticProblem(np.stack([np.eye(2)] * 2), np.zeros((2, 2)), e=[-1.0, 0.0])
     with pytest.raises(FairtheoryValueError, match="nonnegative"):
-        qfedsgd.step(qfedsgd.init(neg), neg, rng, q=1.0, L=1.0)
+        g = qfedsgd.make(neg, q=1.0, L=1.0)
+        g.step(g.init(), None)
     # q < 1 with a zero loss and offset 0: h_k sums to 0 -> named error, never nan
     zero = QuadraticProblem(np.stack([np.eye(2)] * 2), np.zeros((2, 2)))
     with pytest.raises(FairtheoryValueError, match="h_k"):
-        qfedsgd.step(qfedsgd.init(zero), zero, rng, q=0.5, L=1.0, offset=0.0)
+        g = qfedsgd.make(zero, q=0.5, L=1.0, offset=0.0)
+        g.step(g.init(), None)
+
+
+def test_run_names_the_step_sizes_when_diverging():
+    P = random_quadratic(4, 2, rng=np.random.default_rng(0), offset=0.5)
+    alg = qfedavg.make(P, q=0.0, lr=50.0 / P.smoothness(), kappa=3)
+    with np.errstate(all="ignore"):
+        with pytest.raises(DivergenceError, match=r"lr=.*L="):
+            run(alg, 200)
+        s, hist = run(alg, 200, on_divergence="stop")
+    assert hist.diverged and np.all(np.isfinite(s.w))

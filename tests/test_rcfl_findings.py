@@ -1,4 +1,4 @@
-"""Regression tests for recorded findings on RC-FL's objective (spec rcfl.md Sec. 2).
+"""Regression tests for recorded findings on RC-FL's objective (002 Def. 2, Lemma 1).
 
 rcfl.lemma1.hcvar_conditional is registered expected="refuted": the literal Def. 2 of 002,
 E_pi[f | f > Q_beta(f)], differs from f_alpha when an atom of pi sits at the quantile.  The stored
@@ -44,4 +44,18 @@ def test_claim_is_refuted_with_the_stored_counterexample():
     assert cx["p"] == HCVAR_CONDITIONAL_COUNTEREXAMPLE["p"]
     assert cx["losses"] == HCVAR_CONDITIONAL_COUNTEREXAMPLE["losses"]
     assert cx["alpha"] == [HCVAR_CONDITIONAL_COUNTEREXAMPLE["alpha"]] * 2
-    assert cx["measured"] > cx["bound"]
+    # natural units: measured = the literal conditional expectation 1, theory = f_alpha = 2/3
+    assert cx["measured"] == 1.0
+    assert cx["bound"] == pytest.approx(2 / 3, rel=1e-15)
+    assert out.relation == "==" and out.error > out.tolerance == EQ_TOL
+
+
+def test_instance_function_reproduces_the_counterexample():
+    from fairtheory.instances.rcfl import lemma1_hcvar
+
+    cx = HCVAR_CONDITIONAL_COUNTEREXAMPLE
+    m, t, x = lemma1_hcvar(p=cx["p"], alpha=cx["alpha"], losses=cx["losses"], reading="conditional")
+    assert (m, x["beta"]) == (1.0, 0.25)
+    assert t == pytest.approx(2 / 3, rel=1e-15)
+    m_ru, t_ru, _ = lemma1_hcvar(p=cx["p"], alpha=cx["alpha"], losses=cx["losses"], reading="ru")
+    assert abs(m_ru - t_ru) <= EQ_TOL * max(1.0, abs(t_ru))

@@ -1,4 +1,4 @@
-"""Exact solvers for problem (8) (exact.md Sec. 3, 5): SDP route vs global search, certificates,
+"""Exact solvers for problem (8) of 001 (reconstructed): SDP route vs global search, certificates,
 special cases, phi selection and validation."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Relative fairness objectives (001, reconstructed in relative.md): index, discrepancy, Prop. 9,
+"""Relative fairness objectives (001, reconstructed): index, discrepancy, Prop. 9,
 Lemma 8, convex regime, skewness - special cases by hand and validation."""
 
 from __future__ import annotations

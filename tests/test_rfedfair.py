@@ -1,4 +1,4 @@
-"""rFedFair (002 Algorithm 1): per-client reference, schedule, outputs, backends, convergence."""
+"""rFedFair (002 Algorithm 1): per-client reference, schedule, outputs, backends, aggregators, convergence."""
 
 from __future__ import annotations
 
@@ -8,7 +8,10 @@ import numpy as np
 import pytest
 
 from fairtheory._validation import FairtheoryTypeError, FairtheoryValueError
+from fairtheory.aggregators import TERM, SmoothedQalpha
+from fairtheory.aggregators import fedavg as fedavg_objective
 from fairtheory.algorithms import rfedfair as R
+from fairtheory.algorithms.base import run
 from fairtheory.problems.logistic import LogisticProblem
 from fairtheory.problems.quadratic import random_quadratic
 
@@ -80,8 +83,9 @@ def test_matches_per_client_reference(kappa: int, K: int | None) -> None:
 
 def test_single_step_formula() -> None:
     prob = _quad(3, 2, seed=3)
-    s0 = R.init(prob, np.array([0.5, -1.0]), eta0=0.2)
-    s1 = R.step(s0, prob, None, beta=0.1, mu=0.5, alpha=0.5, kappa=2)  # t = 0: communication
+    alg = R.make(prob, beta=0.1, mu=0.5, alpha=0.5, kappa=2)
+    s0 = alg.init(np.array([0.5, -1.0]), eta0=0.2)
+    s1 = alg.step(s0, None)  # t = 0: communication
     f = np.asarray(prob.losses(np.array([0.5, -1.0])))
     G = np.asarray(prob.grads(np.array([0.5, -1.0])))
     s = 2.0 / (1.0 + np.exp(-(f - 0.2) / 0.5))
@@ -90,7 +94,7 @@ def test_single_step_formula() -> None:
     np.testing.assert_allclose(s1.w, prob.p @ W, rtol=1e-14)
     assert float(s1.eta) == pytest.approx(float(prob.p @ E), rel=1e-14)
     np.testing.assert_allclose(s1.W, np.tile(prob.p @ W, (3, 1)), rtol=1e-14)
-    s2 = R.step(s1, prob, None, beta=0.1, mu=0.5, alpha=0.5, kappa=2)  # t = 1: local only
+    s2 = alg.step(s1, None)  # t = 1: local only
     assert s2.comms == 1 and s2.t == 2
     assert not np.allclose(s2.W[0], s2.W[1])  # heterogeneous clients drift apart
     np.testing.assert_allclose(s2.w, s1.w)  # server model unchanged by a local step
@@ -126,11 +130,12 @@ def test_rounds_validation() -> None:
 def test_output_000_definition() -> None:
     prob = _quad()
     T, kappa = 12, 5
-    state = R.init(prob)
+    alg = R.make(prob, beta=0.05, mu=0.1, alpha=0.7, kappa=kappa)
+    state = alg.init()
     acc = np.zeros(prob.d)
     for _ in range(T):
         acc += prob.p @ state.W
-        state = R.step(state, prob, None, beta=0.05, mu=0.1, alpha=0.7, kappa=kappa)
+        state = alg.step(state, None)
     res = R.run_rfedfair(prob, T=T, beta=0.05, mu=0.1, alpha=0.7, kappa=kappa, output_version="000")
     np.testing.assert_allclose(res.w, acc / T, rtol=1e-13)
     np.testing.assert_allclose(res.state.W, state.W, rtol=1e-14)
@@ -150,13 +155,15 @@ def test_checkpoints_are_prefix_outputs() -> None:
 def test_partial_draws_with_replacement_plain_mean() -> None:
     # K = 1: the server model is exactly the drawn client's stepped model
     prob = _quad()
-    s0 = R.init(prob)
+    alg = R.make(prob, beta=0.1, mu=0.2, alpha=0.9, kappa=3, K=1)
+    s0 = alg.init()
     rng = np.random.default_rng(5)
     j = int(np.random.default_rng(5).choice(prob.n, size=1, replace=True, p=prob.p)[0])
-    s1 = R.step(s0, prob, rng, beta=0.1, mu=0.2, alpha=0.9, kappa=3, K=1)
-    full = R.step(s0, prob, None, beta=0.1, mu=0.2, alpha=0.9, kappa=4)  # t=0 averages; take W from a
-    Gw, ge = R.local_gradients(prob, s0.W, s0.E, np.full(prob.n, 0.9), 0.2)
+    s1 = alg.step(s0, rng)
+    full = R.make(prob, beta=0.1, mu=0.2, alpha=0.9, kappa=4).step(s0, None)  # t=0 averages
+    Gw, ge = R.local_gradients(prob, s0.W, s0.E, SmoothedQalpha(prob.p, 0.9, 0.2))
     np.testing.assert_allclose(s1.w, (s0.W - 0.1 * Gw)[j], rtol=1e-14)
+    assert float(s1.eta) == pytest.approx(float((s0.E - 0.1 * ge)[j]), rel=1e-14)
     assert full.comms == 1
 
 
@@ -194,6 +201,9 @@ def test_numpy_torch_agree(xp_name: str, to_backend, K: int | None) -> None:
         (dict(kappa=0), FairtheoryValueError),
         (dict(kappa=1.5), FairtheoryTypeError),
         (dict(K=0), FairtheoryValueError),
+        (dict(mu=None), FairtheoryValueError),
+        (dict(alpha=None), FairtheoryValueError),
+        (dict(aggregator=TERM(np.full(4, 0.25), 1.0)), FairtheoryValueError),  # with alpha, mu: not both
         (dict(T=1), FairtheoryValueError),
         (dict(T=2.0), FairtheoryTypeError),
         (dict(output_version="001"), FairtheoryValueError),
@@ -208,38 +218,92 @@ def test_validation(bad: dict, exc: type) -> None:
 
 def test_partial_needs_rng_and_alpha_range() -> None:
     prob = _quad()
-    s0 = R.init(prob)
-    with pytest.raises(FairtheoryValueError, match="rng"):
-        R.step(s0, prob, None, beta=0.1, mu=0.1, alpha=0.5, kappa=1, K=2)
+    alg = R.make(prob, beta=0.1, mu=0.1, alpha=0.5, kappa=1, K=2)
+    s0 = alg.init()
+    with pytest.raises(FairtheoryTypeError, match="rng"):
+        alg.step(s0, None)
+    with pytest.raises(FairtheoryTypeError, match="rng"):
+        R.run_rfedfair(prob, T=3, beta=0.1, mu=0.1, alpha=0.5, kappa=1, K=2)
     with pytest.raises(FairtheoryValueError, match="alpha"):
-        R.step(s0, prob, None, beta=0.1, mu=0.1, alpha=np.full(prob.n, 0.01), kappa=1)
+        R.make(prob, beta=0.1, mu=0.1, alpha=np.full(prob.n, 0.01), kappa=1)
     with pytest.raises(FairtheoryValueError, match="w0"):
-        R.init(prob, np.zeros(prob.d + 1))
+        alg.init(np.zeros(prob.d + 1))
+    with pytest.raises(FairtheoryValueError, match="eta0"):
+        alg.init(eta0=float("nan"))
     with pytest.raises(FairtheoryValueError, match="002 output"):
         R.output(s0, "002")
+    with pytest.raises(FairtheoryTypeError, match="rfedfair.State"):
+        alg.step("state", np.random.default_rng(0))
 
 
-def test_stepper_matches_step_and_validates_once() -> None:
-    """``stepper`` binds validated hyper-parameters; its steps are bit-identical to ``step``'s."""
+def test_make_binds_once_and_steps_bit_identically() -> None:
+    """``make`` validates once; ``alpha/mu`` and the same ``SmoothedQalpha`` given as ``aggregator=``
+    produce bit-identical iterates, and ``base.run`` drives the steps."""
     prob = _quad()
-    kw = dict(beta=0.1, mu=0.2, alpha=0.6, kappa=3, K=2)
-    fast = R.stepper(prob, **kw)
-    a = b = R.init(prob, eta0=0.3)
+    kw = dict(beta=0.1, kappa=3, K=2)
+    a_alg = R.make(prob, mu=0.2, alpha=0.6, **kw)
+    b_alg = R.make(prob, aggregator=SmoothedQalpha(prob.p, 0.6, 0.2), **kw)
+    assert a_alg.name == "rfedfair" and a_alg.step_sizes == ("beta",)
+    assert a_alg.hyper["mu"] == 0.2 and np.all(a_alg.hyper["alpha"] == 0.6)
+    a, b = a_alg.init(eta0=0.3), b_alg.init(eta0=0.3)
     ra, rb = np.random.default_rng(7), np.random.default_rng(7)
     for _ in range(7):  # two communications with draws, local steps in between
-        a, b = R.step(a, prob, ra, **kw), fast(b, rb)
+        a, b = a_alg.step(a, ra), b_alg.step(b, rb)
         for name in ("w", "eta", "W", "E", "srv_w_sum", "avg_w_sum"):
             assert np.array_equal(getattr(a, name), getattr(b, name)), name
         assert (a.t, a.comms) == (b.t, b.comms)
     assert a.comms == 3
     # right after a broadcast the clients' models are one read-only stride-0 view of the server model
     assert b.W.strides[0] == 0 and not b.W.flags.writeable
-    with pytest.raises(FairtheoryValueError, match="alpha"):
-        R.stepper(prob, **(kw | {"alpha": 0.01}))
-    with pytest.raises(FairtheoryValueError, match="rng"):
-        fast(b, None)
-    with pytest.raises(FairtheoryValueError, match="state"):
-        fast("state", rb)
+    s, hist = run(a_alg, 7, rng=np.random.default_rng(7), w0=None, eta0=0.3, record_losses=False)
+    assert np.array_equal(s.w, a.w) and s.t == 7 and hist.comms[-1] == 3
+
+
+def test_any_separable_aggregator_trains() -> None:
+    """TERM through ``aggregator=``: one full-participation step with kappa = 1 is the local step
+    ``w - beta dh/df grad f``, ``eta - beta dh/deta`` averaged with p (002 Alg. 1 on the separable form)."""
+    prob = _quad()
+    A = TERM(prob.p, 2.0)
+    alg = R.make(prob, beta=0.05, kappa=1, aggregator=A)
+    w = np.random.default_rng(3).normal(size=prob.d)
+    s = alg.step(alg.init(w, eta0=0.4), None)
+    f, G = prob.losses(w), prob.grads(w)
+    dh_df, dh_deta = A.client_grads(f, np.full(prob.n, 0.4))
+    assert np.max(np.abs(s.w - prob.p @ (w - 0.05 * dh_df[:, None] * G))) <= 1e-14
+    assert abs(float(s.eta) - float(prob.p @ (0.4 - 0.05 * dh_deta))) <= 1e-14
+    with pytest.raises(FairtheoryTypeError, match="client_grads"):
+        R.make(prob, beta=0.1, kappa=1, aggregator=fedavg_objective(prob.p))
+    with pytest.raises(FairtheoryValueError, match="not both"):
+        R.make(prob, beta=0.1, kappa=1, alpha=0.5, aggregator=A)
+    with pytest.raises(FairtheoryValueError, match="p different"):
+        R.make(prob, beta=0.1, kappa=1, aggregator=TERM(np.full(prob.n, 1 / prob.n), 1.0))
+
+
+def test_aggregator_run_reaches_its_exact_optimum() -> None:
+    """rFedFair with the TERM aggregator (kappa = 1, full participation) minimises TERM exactly."""
+    from fairtheory.exact.aggregate import solve_aggregator
+
+    prob = _quad(4, 2, seed=5)
+    A = TERM(prob.p, 1.0)
+    ex = solve_aggregator(prob, A)
+    # start eta at the minimising eta of the separable form at w0 (= A(f(w0))): e^{t (f - eta)} stays moderate
+    eta0 = A.value(prob.losses(np.zeros(prob.d)))
+    res = R.run_rfedfair(prob, T=4002, beta=0.05, kappa=1, aggregator=A, eta0=eta0, record_every=10**9)
+    assert A.value(prob.losses(np.asarray(res.state.w))) - ex.value <= 1e-8 * max(1.0, abs(ex.value))
+
+
+def test_divergence_names_beta() -> None:
+    """A step far above 1/L: base.run stops the run and names the step size (or returns the last finite state)."""
+    from fairtheory.errors import DivergenceError
+
+    prob = _quad()
+    kw = dict(T=2002, beta=1e3, mu=0.1, alpha=0.5, kappa=1)
+    with np.errstate(all="ignore"), pytest.raises(DivergenceError, match="beta=1000"):
+        R.run_rfedfair(prob, **kw)
+    with np.errstate(all="ignore"):
+        res = R.run_rfedfair(prob, on_divergence="stop", **kw)
+    assert res.history.diverged and np.all(np.isfinite(res.state.w)) and res.state.t < 2002
+    assert np.all(np.isfinite(res.w))
 
 
 def _converges(n: int, m: int, seed: int) -> None:

@@ -8,21 +8,23 @@ import numpy as np
 import pytest
 
 from fairtheory._validation import FairtheoryTypeError, FairtheoryValueError
+from fairtheory.aggregators import afl as afl_objective
+from fairtheory.aggregators import cvar, integrated
 from fairtheory.algorithms import scaffpd
+from fairtheory.algorithms.base import run
 from fairtheory.backend import to_numpy
+from fairtheory.instances.baselines import certified_distance, safe_steps, scaffpd_convergence
 from fairtheory.problems.quadratic import random_quadratic
 from fairtheory.sets import CappedSimplex, IntegratedSet
-from verify.claims.baselines_dro import _safe_steps, certified_distance
 
 
 def _problem(seed: int = 0, n: int = 5, d: int = 3):
     return random_quadratic(n, d, rng=np.random.default_rng(seed), mu=1.0, L=2.0, spread=2.0, offset=1.0)
 
 
-def _run(P, I, rounds, rng, **hyper):
-    st = scaffpd.init(P, I)
-    for _ in range(rounds):
-        st = scaffpd.step(st, P, rng, iset=I, **hyper)
+def _run(P, aggregator, rounds, rng, **hyper):
+    st, _ = run(scaffpd.make(P, aggregator=aggregator, **hyper), rounds, rng=rng, record_every=rounds,
+                record_losses=False)
     return st
 
 
@@ -35,7 +37,7 @@ def test_scaffpd_ia_reaches_exact_saddle_point_phi_positive():
     I = IntegratedSet(A, A, 0.3)
     mu_eff = (1.0 - 0.3 * 2.0) / (1.0 - 0.3)
     ex = solve_integrated_minimax(P, I)
-    st = _run(P, I, 1500, np.random.default_rng(0), **_safe_steps(P, 0.3))
+    st = _run(P, I, 1500, np.random.default_rng(0), **safe_steps(P, 0.3))
     w = np.asarray(st.w)
     # rigorous closed-form duality-gap bound on ||w - w*|| (no solver involved)
     assert certified_distance(P, I, w, st.a, st.b, mu_eff) < 1e-6
@@ -53,7 +55,7 @@ def test_scaffpd_phi_zero_matches_plain_dro_and_capped_simplex_input():
 
     P = _problem(1, n=4, d=2)
     A = CappedSimplex.simplex(P.n)
-    h = _safe_steps(P)
+    h = safe_steps(P)
     s1 = _run(P, A, 1500, np.random.default_rng(0), **h)
     s2 = _run(P, IntegratedSet(A, A, 0.0), 1500, np.random.default_rng(0), **h)
     assert np.array_equal(np.asarray(s1.w), np.asarray(s2.w))
@@ -68,13 +70,10 @@ def test_accelerated_schedule_converges_and_keeps_tau_sigma():
     P = _problem(2)
     A = CappedSimplex.cvar(P.n, 0.5)
     I = IntegratedSet(A, A, 0.2)
-    h = _safe_steps(P, 0.2)
-    st = scaffpd.init(P, I)
-    rng = np.random.default_rng(0)
-    for _ in range(400):
-        st = scaffpd.step(st, P, rng, iset=I, mu_accel=0.3, **h)
-    tau = h["J"] * h["eta_l"] * h["eta_g"] * st.rho
-    assert math.isclose(tau * st.sigma, h["J"] * h["eta_l"] * h["sigma"], rel_tol=1e-9)  # tau_r sigma_r constant
+    h = safe_steps(P, 0.2)
+    st = _run(P, I, 400, None, mu_accel=0.3, **h)
+    tau = h["kappa"] * h["eta_l"] * h["eta_g"] * st.rho
+    assert math.isclose(tau * st.sigma, h["kappa"] * h["eta_l"] * h["sigma"], rel_tol=1e-9)  # tau_r sigma_r constant
     assert st.rho < 0.2 and 0 < st.theta < 1
     ex = solve_integrated_minimax(P, I)
     assert np.linalg.norm(np.asarray(st.w) - ex.argmin) < 1e-3
@@ -83,8 +82,8 @@ def test_accelerated_schedule_converges_and_keeps_tau_sigma():
 def test_single_local_step_is_the_apd_primal_gradient_step():
     P = _problem(3)
     I = IntegratedSet(CappedSimplex.cvar(P.n, 0.5), CappedSimplex.simplex(P.n), 0.25)
-    st0 = scaffpd.init(P, I, w0=np.ones(P.d))
-    st1 = scaffpd.step(st0, P, np.random.default_rng(0), iset=I, J=1, eta_l=0.1, eta_g=0.7, sigma=0.05)
+    alg = scaffpd.make(P, aggregator=I, kappa=1, eta_l=0.1, eta_g=0.7, sigma=0.05)
+    st1 = alg.step(alg.init(np.ones(P.d)), None)
     lam = np.asarray(st1.lam)
     expected = np.ones(P.d) - 0.1 * 0.7 * (lam @ P.grads(np.ones(P.d)))
     assert np.allclose(np.asarray(st1.w), expected, atol=1e-14, rtol=0)
@@ -122,34 +121,75 @@ def test_numpy_torch_agree(xp_name, to_backend, mode):
     P = _problem(4)
     I = IntegratedSet(CappedSimplex.cvar(P.n, 0.5), CappedSimplex.cvar(P.n, 0.5), 0.3)
     noise = {"grad_noise": 0.5, "loss_noise": 0.1} if mode == "noisy" else {}
-    h = dict(_safe_steps(P, 0.3), mu_accel=0.2, **noise)
-    ref = _run(P, I, 30, np.random.default_rng(7), **h)
-    st = scaffpd.init(P, I, w0=to_backend(np.zeros(P.d)))
-    rng = np.random.default_rng(7)
-    for _ in range(30):
-        st = scaffpd.step(st, P, rng, iset=I, **h)
+    alg = scaffpd.make(P, aggregator=I, mu_accel=0.2, **safe_steps(P, 0.3), **noise)
+    ref, _ = run(alg, 30, rng=np.random.default_rng(7))
+    st, _ = run(alg, 30, rng=np.random.default_rng(7), w0=to_backend(np.zeros(P.d)))
     assert type(st.w).__module__.split(".")[0] == ("torch" if xp_name == "torch" else "numpy")
     assert np.max(np.abs(to_numpy(st.w) - np.asarray(ref.w))) < 1e-10
     assert np.max(np.abs(to_numpy(st.lam) - np.asarray(ref.lam))) < 1e-10
 
 
+def test_aggregator_forms_give_the_same_run():
+    """A raw IntegratedSet, the integrated(...) aggregator, and for phi = 0 a CappedSimplex, a cvar(...)
+    aggregator and the default (the simplex) are one and the same dual set."""
+    P = _problem(6, n=5, d=2)
+    A = CappedSimplex.cvar(P.n, 0.5)
+    h = safe_steps(P, 0.25)
+    s1 = _run(P, IntegratedSet(A, A, 0.25), 50, None, **h)
+    s2 = _run(P, integrated(A, A, 0.25), 50, None, **h)
+    assert np.array_equal(np.asarray(s1.w), np.asarray(s2.w))
+    h0 = safe_steps(P)
+    s3, s4 = _run(P, A, 50, None, **h0), _run(P, cvar(P.n, 0.5), 50, None, **h0)
+    assert np.array_equal(np.asarray(s3.w), np.asarray(s4.w))
+    s5, s6 = _run(P, None, 50, None, **h0), _run(P, afl_objective(P.n), 50, None, **h0)
+    assert np.array_equal(np.asarray(s5.w), np.asarray(s6.w))
+
+
+def test_init_and_step_use_the_same_set():
+    """The dual pair starts in (A, B) and stays there; a starting point outside the bound set is refused."""
+    P = _problem(7, n=5, d=2)
+    A, B = CappedSimplex.cvar(P.n, 0.5), CappedSimplex.cvar(P.n, 0.8)
+    alg = scaffpd.make(P, aggregator=integrated(A, B, 0.3), kappa=2, eta_l=0.05, sigma=50.0)
+    assert alg.hyper["aggregator"].set == IntegratedSet(A, B, 0.3)
+    st = alg.init()
+    for _ in range(10):
+        st = alg.step(st, None)
+        assert A.contains(np.asarray(st.a)) and B.contains(np.asarray(st.b))
+        assert np.max(np.abs(np.asarray(st.lam) - (np.asarray(st.a) - 0.3 * np.asarray(st.b)) / 0.7)) <= 1e-15
+    with pytest.raises(FairtheoryValueError, match="a0"):
+        alg.init(a0=np.eye(P.n)[0])
+    with pytest.raises(FairtheoryValueError, match="b0"):
+        alg.init(b0=np.eye(P.n)[0])
+
+
+def test_instance_pinned():
+    """base.scaffpd.converges, one instance: Scaff-PD over C(1/2) reaches the exact value and saddle point."""
+    P = _problem(8, n=4, d=2)
+    value, exact, x = scaffpd_convergence(problem=P, A=CappedSimplex.cvar(P.n, 0.5), rounds=1500)
+    assert abs(value - exact) <= 1e-6 * max(1.0, abs(exact))
+    assert x["certified_distance"] <= 1e-6
+    assert x["distance"] <= 1e-6 + x["exact_w_uncertainty"]
+
+
 def test_validation():
     P = _problem(5)
     A = CappedSimplex.simplex(P.n)
-    st = scaffpd.init(P, A)
-    rng = np.random.default_rng(0)
-    good = dict(iset=A, J=2, eta_l=0.1, eta_g=1.0, sigma=0.1)
-    for key, bad in [("J", 0), ("J", 1.5), ("eta_l", 0.0), ("eta_g", -1.0), ("sigma", 0.0), ("theta", -0.1),
+    good = dict(aggregator=A, kappa=2, eta_l=0.1, eta_g=1.0, sigma=0.1)
+    for key, bad in [("kappa", 0), ("kappa", 1.5), ("eta_l", 0.0), ("eta_g", -1.0), ("sigma", 0.0), ("theta", -0.1),
                      ("mu_accel", -1.0), ("grad_noise", -1.0), ("loss_noise", float("nan"))]:
         with pytest.raises((FairtheoryValueError, FairtheoryTypeError), match=key):
-            scaffpd.step(st, P, rng, **{**good, key: bad})
-    with pytest.raises(FairtheoryTypeError, match="iset"):
-        scaffpd.step(st, P, rng, **{**good, "iset": "simplex"})
-    with pytest.raises(FairtheoryValueError, match="iset"):
-        scaffpd.step(st, P, rng, **{**good, "iset": CappedSimplex.simplex(P.n + 1)})
+            scaffpd.make(P, **{**good, key: bad})
+    with pytest.raises(FairtheoryTypeError, match="aggregator"):
+        scaffpd.make(P, **{**good, "aggregator": "simplex"})
+    with pytest.raises(FairtheoryValueError, match="n = "):
+        scaffpd.make(P, **{**good, "aggregator": CappedSimplex.simplex(P.n + 1)})
+    noisy = scaffpd.make(P, **good, grad_noise=0.1)
     with pytest.raises(FairtheoryTypeError, match="rng"):
-        scaffpd.step(st, P, 0, **good)
+        noisy.step(noisy.init(), 0)
+    alg = scaffpd.make(P, **good)
+    with pytest.raises(FairtheoryTypeError, match="scaffpd.State"):
+        alg.step(object(), None)
     with pytest.raises(FairtheoryValueError, match="a0"):
-        scaffpd.init(P, A, a0=np.full(P.n, 0.5))
+        alg.init(a0=np.full(P.n, 0.5))
     with pytest.raises(FairtheoryValueError, match="w0"):
-        scaffpd.init(P, A, w0=np.zeros(P.d + 1))
+        alg.init(w0=np.zeros(P.d + 1))

@@ -34,10 +34,22 @@ _ID = re.compile(r"[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)+")
 
 @dataclass(frozen=True)
 class Context:
-    """What a check may depend on: mode and seed.  Checks draw all randomness from :meth:`rng`."""
+    """What a check may depend on: mode and seed.  Checks draw all randomness from :meth:`rng`.
+
+    ``executor`` is set by the runner for claims registered with ``chunked=True`` when it runs with
+    several workers; such claims evaluate their instances with :meth:`map`, which is serial otherwise."""
 
     quick: bool = True
     seed: int = 0
+    executor: Any = field(default=None, compare=False, repr=False)
+
+    def map(self, fn: Callable[[Any], Any], items: Any) -> list[Any]:
+        """``[fn(x) for x in items]``, in order - on the runner's workers when it has any.  ``fn`` must be
+        picklable (a module-level function, or ``functools.partial`` of one) and must draw its randomness
+        from its item (e.g. a seed derived with :meth:`rng` before mapping), never from shared state."""
+        if self.executor is None:
+            return [fn(x) for x in items]
+        return list(self.executor.map(fn, list(items)))
 
     def rng(self, salt: str = "") -> np.random.Generator:
         """A generator seeded by ``(seed, salt)`` so claims are independent and reproducible."""
@@ -120,6 +132,7 @@ class ClaimSpec:
     expected: str
     check: Callable[[Context], Outcome]
     source: str = "built-in"
+    chunked: bool = False
 
 
 #: every registered claim by id: the built-in catalogue first (in catalogue order, as modules load),
@@ -130,15 +143,17 @@ EXPECTATIONS = ("verified", "refuted", "inconclusive")
 
 
 def claim(claim_id: str, *, citation: str | None = None, statement: str | None = None,
-          expected: str = "verified") -> Callable[[Callable[[Context], Outcome]], Callable[[Context], Outcome]]:
+          expected: str = "verified", chunked: bool = False,
+          ) -> Callable[[Callable[[Context], Outcome]], Callable[[Context], Outcome]]:
     """Register ``check(ctx) -> Outcome`` as the verification of claim ``claim_id``.
 
     Any id is accepted (dotted words of letters, digits, '_' and '-', e.g. ``"mine.lemma3"``).  A built-in catalogue id
     (:data:`verify.catalogue.CATALOGUE`) takes its citation and statement from the catalogue unless
     given; any other id must give both: ``citation`` (paper and label, e.g. ``"002 Lemma 2"``) and
     ``statement`` (what "verified" means, one line).  ``expected`` is ``"verified"`` unless a recorded
-    finding says the claim is ``"refuted"`` (or ``"inconclusive"``).  Registering an id twice raises,
-    except that re-importing the same module replaces its own claim."""
+    finding says the claim is ``"refuted"`` (or ``"inconclusive"``).  ``chunked=True`` marks a claim whose
+    instances go through ``ctx.map`` (the runner then spreads them over its workers).  Registering an id
+    twice raises, except that re-importing the same module replaces its own claim."""
     if not isinstance(claim_id, str) or not _ID.fullmatch(claim_id):
         raise ValueError(f"claim id must be dotted words like 'family.lemma1', got {claim_id!r}")
     if expected not in EXPECTATIONS:
@@ -158,7 +173,7 @@ def claim(claim_id: str, *, citation: str | None = None, statement: str | None =
         old = REGISTRY.get(claim_id)
         if old is not None and (old.check.__module__, old.check.__qualname__) != (fn.__module__, fn.__qualname__):
             raise KeyError(f"claim {claim_id!r} registered twice ({old.check.__module__} and {fn.__module__})")
-        REGISTRY[claim_id] = ClaimSpec(claim_id, cite, stmt, expected, fn, source)
+        REGISTRY[claim_id] = ClaimSpec(claim_id, cite, stmt, expected, fn, source, bool(chunked))
         return fn
 
     return deco
@@ -200,7 +215,7 @@ class Tally:
     * :meth:`upper` ``(lhs, rhs)``: the claim is ``lhs <= rhs``.  Tightness ``max lhs/rhs`` (clipped
       at 0; undefined when ``rhs <= 0``).
     * :meth:`lower` ``(lhs, rhs)``: the claim is ``lhs >= rhs``.  Tightness ``max rhs/lhs`` (undefined
-      unless ``lhs > 0`` and ``rhs >= 0``).
+      unless ``lhs > 0`` and ``rhs > 0``: a sign condition ``lhs >= 0`` has none).
     * :meth:`equal` ``(measured, theory, rtol=...)``: ``|measured - theory| <= rtol max(|theory|,
       scale) + atol``.  The error reported is ``|measured - theory| / max(|theory|, scale)``.
 
@@ -239,7 +254,7 @@ class Tally:
         lhs, rhs = float(lhs), float(rhs)
         self._set_relation(">=")
         ok, margin = self._inequality(lhs - rhs, lhs, rhs)
-        if lhs > 0 and rhs >= 0 and math.isfinite(lhs) and math.isfinite(rhs):
+        if lhs > 0 and rhs > 0 and math.isfinite(lhs) and math.isfinite(rhs):
             self.tightness = max(self.tightness, rhs / lhs)
         return self._record(ok, margin, lhs, rhs, instance, size)
 

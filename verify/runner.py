@@ -1,13 +1,16 @@
 """``python -m verify``: run the claim catalogue (and your plugins) and report measured vs bound.
 
-Options: ``--only PATTERN`` (fnmatch, repeatable or comma-separated), ``--list``, ``--quick``
-(default) / ``--full``, ``--json PATH``, ``--markdown PATH``, ``--seed N``, ``--strict``,
-``--no-json``/``--no-markdown``, ``--plugin MODULE_OR_PATH`` (repeatable; a dotted module or a ``.py``
-file), ``--no-entry-points``
-(ignore installed ``fairtheory.claims`` entry points).  Exit status 1 when a claim's status differs
-from its expectation, a check errors or a claim module fails to import (``--strict`` also counts
-``not implemented``); 2 for bad arguments (before any claim runs); 130 when interrupted.  Reports
-are rewritten atomically after every claim, so an interrupted run keeps every claim that finished.
+Options: ``--only PATTERN`` (fnmatch, repeatable or comma-separated), ``--peers`` (the peer-library
+audit family), ``--list``, ``--quick`` (default) / ``--full``, ``--json PATH``, ``--markdown PATH``,
+``--no-json``/``--no-markdown``, ``--seed N``, ``--strict``, ``--plugin MODULE_OR_PATH`` (repeatable;
+a dotted module or a ``.py`` file), ``--no-entry-points`` (ignore installed ``fairtheory.claims`` entry
+points), ``--workers N|auto`` with ``--executor process|ray`` and ``--address ADDR`` (parallel runs:
+the same report as a serial run, see :mod:`verify.parallel`).
+
+Exit status 1 when a claim's status differs from its expectation, a check errors or a claim module
+fails to import (``--strict`` also counts ``not implemented``); 2 for bad arguments (before any claim
+runs); 130 when interrupted.  Reports are rewritten atomically after every claim, so an interrupted run
+keeps every claim that finished.
 """
 
 from __future__ import annotations
@@ -18,14 +21,17 @@ import os
 import platform
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from verify.core import REGISTRY, ClaimResult, Context, all_ids, run_claim
+from verify.parallel import SerialExecutor, make_executor, run_claim_task
 from verify.plugins import load_builtin, load_entry_points, load_plugins
 from verify.report import atomic_write, fmt, to_json, to_markdown
 
@@ -72,7 +78,24 @@ def build_parser() -> argparse.ArgumentParser:
                     help="load claims from a dotted module or a .py file (repeatable)")
     ap.add_argument("--no-entry-points", action="store_true",
                     help="do not load installed 'fairtheory.claims' entry points")
+    ap.add_argument("--peers", action="store_true",
+                    help="run the peer-library audit family (peers.*; same as --only 'peers.*')")
+    ap.add_argument("--workers", type=_workers, default=1, metavar="N",
+                    help="run claims (and instance chunks of chunked claims) on N workers; 'auto' = CPU count")
+    ap.add_argument("--executor", choices=("process", "ray"), default="process",
+                    help="local processes (default) or Ray (pip install -e '.[ray]')")
+    ap.add_argument("--address", default=None, metavar="ADDR",
+                    help="Ray cluster address to attach to (default: start Ray locally)")
     return ap
+
+
+def _workers(text: str) -> int:
+    from verify.parallel import worker_count
+
+    try:
+        return worker_count(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _check_writable(ap: argparse.ArgumentParser, option: str, path: str) -> None:
@@ -104,6 +127,33 @@ def results_table(results: Sequence[ClaimResult]) -> Table:
     return t
 
 
+def _run_all(ids: Sequence[str], args: argparse.Namespace, executor: Any,
+             finished: Callable[[ClaimResult], None]) -> None:
+    """Run every claim; ``finished`` is called in the main thread as each one ends.
+
+    Serial: in id order.  With workers: whole claims are submitted to the executor; chunked claims run
+    in a helper thread of the main process and spread their instances over the same workers."""
+    ctx = Context(quick=args.quick, seed=args.seed)
+    if isinstance(executor, SerialExecutor):
+        for cid in ids:
+            finished(run_claim(cid, ctx))
+        return
+    chunked = [i for i in ids if i in REGISTRY and REGISTRY[i].chunked]
+    futures: dict[Future[Any], str] = {}
+    local = ThreadPoolExecutor(max_workers=1)
+    try:
+        ctx_chunked = Context(quick=args.quick, seed=args.seed, executor=executor)
+        for cid in chunked:
+            futures[local.submit(run_claim, cid, ctx_chunked)] = cid
+        for cid in ids:
+            if cid not in chunked:
+                futures[executor.submit(run_claim_task, cid, args.quick, args.seed)] = cid
+        for fut in as_completed(futures):
+            finished(fut.result())
+    finally:
+        local.shutdown(wait=False, cancel_futures=True)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = build_parser()
     args = ap.parse_args(argv)
@@ -118,9 +168,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     load_errors = load_plugins(args.plugin)
     for mod, tb in load_errors.items():
         console.print(f"[bold red]claim module {mod} failed to import:[/]\n{tb}", highlight=False)
-    ids = select(args.only)
-    if args.only and not ids:
-        console.print(f"[red]no claim id matches {args.only}[/]")
+    only = list(args.only or []) + (["peers.*"] if args.peers else [])
+    ids = select(only)
+    if only and not ids:
+        console.print(escape(f"no claim id matches {only}"), style="red")
         return 2
     if args.list:
         for i in ids:
@@ -130,34 +181,47 @@ def main(argv: Sequence[str] | None = None) -> int:
             src = "" if spec is None or spec.source == "built-in" else f"  ({spec.source})"
             console.print(escape(f"{i:40s} {cite:32s} {state}{src}"), highlight=False)
         return 1 if load_errors else 0
-    ctx = Context(quick=args.quick, seed=args.seed)
     meta = {"mode": "quick" if args.quick else "full", "seed": args.seed, "python": platform.python_version(),
-            "plugins": list(args.plugin), "started": time.strftime("%Y-%m-%dT%H:%M:%S"), "complete": False}
-    results: list[ClaimResult] = []
+            "plugins": list(args.plugin), "workers": args.workers, "executor": args.executor,
+            "started": time.strftime("%Y-%m-%dT%H:%M:%S"), "complete": False}
+    try:
+        executor = make_executor(args.executor, args.workers, address=args.address, plugins=args.plugin,
+                                 entry_points=not args.no_entry_points)
+    except RuntimeError as exc:
+        ap.error(str(exc))
+    done: dict[str, ClaimResult] = {}
     t0 = time.perf_counter()
+
+    def ordered() -> list[ClaimResult]:
+        return [done[i] for i in ids if i in done]
 
     def save() -> None:
         meta["elapsed_s"] = round(time.perf_counter() - t0, 3)
+        meta["complete"] = len(done) == len(ids)
+        results = ordered()
         if args.json:
             atomic_write(args.json, to_json(results, meta))
         if args.markdown:
             atomic_write(args.markdown, to_markdown(results, meta))
 
+    def finished(r: ClaimResult) -> None:
+        done[r.id] = r
+        flag = "" if r.as_expected else f" (expected {r.expected})"
+        console.print(f"[{len(done):>2}/{len(ids)}] {r.id:40s} [{STYLE.get(r.status, '')}]{r.status}[/]{flag} "
+                      f"measured={fmt(r.measured)} {r.relation or 'vs'} bound={fmt(r.bound)} "
+                      f"tight={fmt(r.tightness)} ({r.seconds:.1f}s)", highlight=False)
+        save()
+
     try:
-        for k, cid in enumerate(ids, 1):
-            r = run_claim(cid, ctx)
-            results.append(r)
-            flag = "" if r.as_expected else f" (expected {r.expected})"
-            console.print(f"[{k:>2}/{len(ids)}] {cid:40s} [{STYLE.get(r.status, '')}]{r.status}[/]{flag} "
-                          f"measured={fmt(r.measured)} {r.relation or 'vs'} bound={fmt(r.bound)} "
-                          f"tight={fmt(r.tightness)} ({r.seconds:.1f}s)", highlight=False)
-            meta["complete"] = k == len(ids)
-            save()
+        _run_all(ids, args, executor, finished)
     except KeyboardInterrupt:
+        executor.shutdown()
         meta["interrupted"] = True
         save()
-        console.print(f"[yellow]interrupted: {len(results)} of {len(ids)} claims finished and saved[/]")
+        console.print(f"[yellow]interrupted: {len(done)} of {len(ids)} claims finished and saved[/]")
         return 130
+    executor.shutdown()
+    results = ordered()
     console.print(results_table(results))
     bad = [r for r in results if not r.as_expected or (args.strict and r.status == "not implemented")]
     counts = {s: sum(r.status == s for r in results) for s in dict.fromkeys(r.status for r in results)}

@@ -1,1 +1,3 @@
-"""Federated algorithms as pure ``init``/``step`` functions over explicit state (one module each)."""
+"""Federated algorithms, one module each: ``make(problem, **hyper) -> Algorithm`` binds and validates the
+hyper-parameters once and returns pure ``init``/``step`` functions over a frozen ``State``
+(:mod:`fairtheory.algorithms.base`); :func:`fairtheory.algorithms.base.run` iterates any of them."""

@@ -1,8 +1,12 @@
-r"""Stochastic-AFL (Mohri, Sivek, Suresh 2019; ``baselines.md``): projected gradient descent-ascent.
+r"""Stochastic-AFL (Mohri, Sivek, Suresh 2019): projected gradient descent-ascent.
 
-Agnostic federated learning solves ``min_w max_{lam in Lambda} sum_k lam_k f_k(w)`` with
-``Lambda`` a capped simplex (the simplex ``Delta_n`` by default).  One step (= one communication)
-evaluates the losses and gradients at the current pair ``(w_t, lam_t)`` and moves both at once:
+Agnostic federated learning solves ``min_w max_{lam in Lambda} sum_k lam_k f_k(w)``, the support
+function ``A(f) = max_{lam in Lambda} lam . f`` of a client-weight set taken from a set-support
+aggregator (:class:`fairtheory.aggregators.SetSupport` over a capped simplex: :func:`~fairtheory.aggregators.afl`
+- the simplex ``Delta_n``, the default -, :func:`~fairtheory.aggregators.cvar`,
+:func:`~fairtheory.aggregators.qalpha`, or a raw :class:`~fairtheory.sets.CappedSimplex`).  One step
+(= one communication) evaluates the losses and gradients at the current pair ``(w_t, lam_t)`` and
+moves both at once:
 
 .. math::
     w_{t+1} = w_t - \gamma_w \,\widehat{\textstyle\sum_k \lambda_{t,k} \nabla f_k(w_t)}, \qquad
@@ -27,27 +31,30 @@ The Euclidean projection onto ``Lambda`` is :meth:`fairtheory.sets.CappedSimplex
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from fairtheory._validation import check_in_range, check_integer
+from fairtheory.aggregators import afl as afl_objective
 from fairtheory.algorithms.base import (
-    History,
+    Algorithm,
+    aggregator_for,
     check_problem,
     check_rng,
-    check_set,
+    check_state,
     gaussian,
     primal_dual_start,
     project_to,
+    sample_clients,
 )
-from fairtheory.algorithms.base import run_steps as _run
-from fairtheory.backend import like, namespace
+from fairtheory.backend import like
+from fairtheory.errors import FairtheoryTypeError
 from fairtheory.problems.base import FederatedProblem
-from fairtheory.sets import CappedSimplex
+from fairtheory.sets import CappedSimplex, IntegratedSet
 
-__all__ = ["State", "init", "step", "run", "project_to"]
+__all__ = ["State", "make", "dual_set"]
 
 
 @dataclass(frozen=True)
@@ -62,54 +69,86 @@ class State:
     comms: int = 0
 
 
-# ------------------------------------------------------------------ algorithm
-def init(problem: FederatedProblem, w0: Any = None, lam0: Any = None, *,
-         Lambda: CappedSimplex | None = None) -> State:
-    """Start at ``w0`` (default ``problem.initial_point()``) and ``lam0`` (default ``Proj_Lambda(1/n)``)."""
-    return State(**primal_dual_start(problem, w0, lam0, Lambda))
+def dual_set(problem: FederatedProblem, aggregator: Any, *, algorithm: str,
+             integrated: bool = False) -> tuple[Any, CappedSimplex | IntegratedSet]:
+    """The checked set-support aggregator of a primal-dual method and the set its dual ascends in.
+
+    ``aggregator`` is a :class:`~fairtheory.aggregators.SetSupport` (``afl(n)``, ``cvar``, ``qalpha``,
+    ``integrated(A, B, phi)``), a raw :class:`~fairtheory.sets.CappedSimplex` or
+    :class:`~fairtheory.sets.IntegratedSet` (converted with :func:`~fairtheory.aggregators.as_aggregator`),
+    or ``None`` for the simplex.  Integrated sets are accepted only with ``integrated=True``
+    (Scaff-PD-IA); AFL and DRFA project onto (and DRFA samples from) a capped simplex."""
+    agg = aggregator_for(problem, afl_objective(problem.n) if aggregator is None else aggregator,
+                         algorithm=algorithm)
+    S = getattr(agg, "set", None)
+    kinds: tuple[type, ...] = (CappedSimplex, IntegratedSet) if integrated else (CappedSimplex,)
+    if not isinstance(S, kinds):
+        what = "a CappedSimplex or IntegratedSet" if integrated else "a CappedSimplex"
+        extra = "" if integrated else " (integrated sets: use scaffpd)"
+        raise FairtheoryTypeError(
+            f"aggregator must be a set-support aggregator over {what} (fairtheory.aggregators.afl, cvar, "
+            f"qalpha{', integrated' if integrated else ''}) or such a set: {algorithm} ascends in the set{extra}; "
+            f"got {agg!r} with set {type(S).__name__}")
+    return agg, S
 
 
-def step(state: State, problem: FederatedProblem, rng: np.random.Generator, *, lr_w: float,
-         lr_lam: float, Lambda: CappedSimplex | None = None, K: int | None = None,
-         grad_noise: float = 0.0, loss_noise: float = 0.0) -> State:
-    """One Stochastic-AFL step (simultaneous descent-ascent); see the module docstring."""
+def make(problem: FederatedProblem, *, lr_w: float, lr_lam: float, aggregator: Any = None, K: int | None = None,
+         grad_noise: float = 0.0, loss_noise: float = 0.0) -> Algorithm:
+    r"""Stochastic-AFL on ``problem`` with bound, validated hyper-parameters.
+
+    Parameters
+    ----------
+    lr_w : float > 0
+        Primal step ``gamma_w``.
+    lr_lam : float >= 0
+        Dual step ``gamma_lam``.
+    aggregator : SetSupport, CappedSimplex or None
+        The objective ``max_{lam in Lambda} lam . f`` and its set ``Lambda`` (default the simplex,
+        :func:`fairtheory.aggregators.afl`); ``init`` and ``step`` both use this one set.
+    K : int >= 1 or None
+        ``None``: exact full-participation oracles; else ``K`` uniform draws with replacement per estimate.
+    grad_noise, loss_noise : float >= 0
+        Standard deviations of additive Gaussian noise on every client gradient / loss.
+
+    Returns
+    -------
+    Algorithm with ``init(w0=None, lam0=None) -> State`` (``lam0`` must lie in ``Lambda``; default the
+    projection of the uniform vector) and ``step(state, rng) -> State`` (``rng`` is needed only when
+    ``K`` is set or a noise level is positive).
+    """
     problem = check_problem(problem)
-    rng = check_rng(rng)
-    S = check_set(Lambda, problem.n)
     lr_w = check_in_range(lr_w, "lr_w", low=0.0, low_inclusive=False)
     lr_lam = check_in_range(lr_lam, "lr_lam", low=0.0)
+    K = None if K is None else check_integer(K, "K", low=1)
     grad_noise = check_in_range(grad_noise, "grad_noise", low=0.0)
     loss_noise = check_in_range(loss_noise, "loss_noise", low=0.0)
+    agg, S = dual_set(problem, aggregator, algorithm="afl")
     n, d = problem.n, problem.d
-    w, lam = state.w, state.lam
-    xp = namespace(w)
-    G = problem.grads(w) + gaussian(rng, grad_noise, (n, d), w)
-    f = problem.losses(w) + gaussian(rng, loss_noise, (n,), w)
-    if K is None:
-        g = lam @ G
-        v = f
-    else:
-        K = check_integer(K, "K", low=1)
-        draw_g = rng.integers(0, n, size=K)
-        draw_f = rng.integers(0, n, size=K)
-        cnt_g = like(np.bincount(draw_g, minlength=n) * (n / K), w)
-        cnt_f = like(np.bincount(draw_f, minlength=n) * (n / K), w)
-        g = (cnt_g * lam) @ G
-        v = cnt_f * f
-    t = state.t
-    w_avg = (state.w_avg * t + w) / (t + 1)
-    lam_avg = (state.lam_avg * t + lam) / (t + 1)
-    w_new = w - lr_w * g
-    lam_new = project_to(S, lam + lr_lam * v)
-    del xp
-    return replace(state, w=w_new, lam=lam_new, w_avg=w_avg, lam_avg=lam_avg, t=t + 1,
-                   comms=state.comms + 1)
+    random = K is not None or grad_noise > 0 or loss_noise > 0
+    uniform = np.full(n, 1.0 / n)
 
+    def init(w0: Any = None, lam0: Any = None) -> State:
+        return State(**primal_dual_start(problem, w0, lam0, S))
 
-def run(problem: FederatedProblem, rounds: int, *, rng: np.random.Generator, w0: Any = None,
-        lam0: Any = None, Lambda: CappedSimplex | None = None, record_every: int = 1,
-        **hyper: Any) -> tuple[State, History]:
-    """``init`` then ``rounds`` steps, recording the current iterate (averages are in the state)."""
-    state = init(problem, w0, lam0, Lambda=Lambda)
-    return _run(state, step, rounds, problem=problem, rng=rng, record_every=record_every,
-                Lambda=Lambda, **hyper)
+    def step(state: State, rng: np.random.Generator | None = None) -> State:
+        check_state(state, State, "afl")
+        if random:
+            rng = check_rng(rng)
+        w, lam = state.w, state.lam
+        G = problem.grads(w) + gaussian(rng, grad_noise, (n, d), w)  # type: ignore[arg-type]
+        f = problem.losses(w) + gaussian(rng, loss_noise, (n,), w)  # type: ignore[arg-type]
+        if K is None:
+            g, v = lam @ G, f
+        else:
+            draw_g = sample_clients(rng, uniform, K)  # type: ignore[arg-type]
+            draw_f = sample_clients(rng, uniform, K)  # type: ignore[arg-type]
+            g = (like(np.bincount(draw_g, minlength=n) * (n / K), w) * lam) @ G
+            v = like(np.bincount(draw_f, minlength=n) * (n / K), w) * f
+        t = state.t
+        return State(w=w - lr_w * g, lam=project_to(S, lam + lr_lam * v),
+                     w_avg=(state.w_avg * t + w) / (t + 1), lam_avg=(state.lam_avg * t + lam) / (t + 1),
+                     t=t + 1, comms=state.comms + 1)
+
+    hyper = {"lr_w": lr_w, "lr_lam": lr_lam, "aggregator": agg, "K": K, "grad_noise": grad_noise,
+             "loss_noise": loss_noise}
+    return Algorithm("afl", problem, hyper, init, step, ("lr_w", "lr_lam"))

@@ -23,9 +23,9 @@ from typing import Any, Literal, NamedTuple
 
 import numpy as np
 
-from fairtheory._validation import check_integer
+from fairtheory._validation import check_integer, check_rng
 from fairtheory.backend import like, namespace, to_numpy
-from fairtheory.errors import DivergenceError, FairtheoryTypeError, FairtheoryValueError
+from fairtheory.errors import DivergenceError, FairtheoryTypeError, FairtheoryValueError, NonFiniteError
 from fairtheory.problems.base import FederatedProblem
 from fairtheory.sets import CappedSimplex
 
@@ -124,8 +124,11 @@ def run(
     record(state, 0)
     last = 0
     for k in range(1, rounds + 1):
-        new = alg.step(state, rng)
-        if not _finite(new.w):
+        try:
+            new = alg.step(state, rng)
+        except NonFiniteError:  # the algorithm's own local iterates left the float range inside the step
+            new = None
+        if new is None or not _finite(new.w):
             if on_divergence == "stop":
                 hist.diverged = True
                 if last != k - 1:
@@ -257,12 +260,6 @@ def gaussian(rng: np.random.Generator, scale: float, shape: tuple[int, ...], ref
     return like(scale * rng.normal(size=shape), ref)
 
 
-def check_rng(rng: Any) -> np.random.Generator:
-    if not isinstance(rng, np.random.Generator):
-        raise FairtheoryTypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
-    return rng
-
-
 def primal_dual_start(problem: Any, w0: Any, lam0: Any, Lambda: CappedSimplex | None) -> dict[str, Any]:
     """Checked starting point of a primal-dual method over ``Lambda`` (default the simplex):
     ``w``, ``lam`` and zero running averages ``w_avg``, ``lam_avg`` (keyword arguments of a ``State``)."""
@@ -290,28 +287,3 @@ def aggregator_for(problem: FederatedProblem, aggregator: Any, *, needs: tuple[s
         raise FairtheoryValueError(f"aggregator {agg!r} has client weights p different from problem.p")
     return agg
 
-
-def run_steps(state: Any, step: Callable[..., Any], rounds: int, *, problem: Any, rng: np.random.Generator,
-              record_every: int = 1, record_losses: bool = True, callback: Callable[[int, Any], None] | None = None,
-              **step_kwargs: Any) -> tuple[Any, History]:
-    """Transitional: iterate a module-level ``step(state, problem, rng, **kw)`` (removed once every
-    algorithm has ``make``)."""
-    rounds = check_integer(rounds, "rounds", low=0)
-    record_every = check_integer(record_every, "record_every", low=1)
-    hist = History()
-
-    def record(s: Any, k: int) -> None:
-        hist.iterates.append(to_numpy(s.w).astype(np.float64, copy=True))
-        if record_losses:
-            hist.losses.append(to_numpy(problem.losses(s.w)).astype(np.float64, copy=True))
-        hist.comms.append(int(s.comms))
-        hist.rounds.append(k)
-
-    record(state, 0)
-    for k in range(1, rounds + 1):
-        state = step(state, problem, rng, **step_kwargs)
-        if k % record_every == 0 or k == rounds:
-            record(state, k)
-        if callback is not None:
-            callback(k, state)
-    return state, hist

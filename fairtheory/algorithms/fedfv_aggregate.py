@@ -22,7 +22,7 @@ Counting rules for the unprojected clients (``alpha`` in ``[0, 1]``):
 
 * ``"paper"`` (default; 004 Sec. 3.2/3.4 text): ``n_keep = round(alpha m)`` (round half up), so
   ``alpha = 1`` is FedAvg and ``alpha = 0`` projects every client.  (Alg. 2's loop variable reads
-  the other way round; we follow the text, as the spec says.)
+  the other way round; the text of Sec. 3.2/3.4 is followed.)
 * ``"reference"`` (the authors' ``flgo`` code): ``n_keep = m - ceil((m - 1)(1 - alpha))`` when
   ``alpha > 0`` (so at least one client is kept), ``0`` when ``alpha = 0``.
 
@@ -55,6 +55,7 @@ import numpy as np
 
 from fairtheory._validation import FairtheoryValueError, check_in_range, check_integer
 from fairtheory.backend import like, namespace, to_numpy
+from fairtheory.errors import NonFiniteError
 
 __all__ = [
     "n_unprojected",
@@ -97,7 +98,7 @@ def _losses_numpy(losses: Any, m: int) -> np.ndarray:
     if arr.shape != (m,):
         raise FairtheoryValueError(f"losses must have shape ({m},) (one per update), got {arr.shape}")
     if not np.all(np.isfinite(arr)):
-        raise FairtheoryValueError(f"losses must be finite, got {arr!r}")
+        raise NonFiniteError(f"losses must be finite, got {arr!r}")
     return arr
 
 
@@ -144,7 +145,7 @@ def _gram(U: Any) -> Any:
     xp = namespace(U)
     G = U @ U.T  # (U.mT defeats numpy's BLAS dispatch: 20x slower)
     if not bool(xp.all(xp.isfinite(xp.linalg.diagonal(G)))):
-        raise FairtheoryValueError("U must be finite (and ||g_k||^2 must not overflow float)")
+        raise NonFiniteError("U must be finite (and ||g_k||^2 must not overflow float)")
     return G
 
 

@@ -1,101 +1,124 @@
-r"""q-FedAvg (003 Alg. 1): local training on ``F_k``, q-FFL reweighted aggregation.
+r"""q-FedAvg (003 Alg. 1): local training on ``F_k``, aggregator-reweighted server step.
 
-Round ``t``: the server draws ``K`` devices i.i.d. by ``p`` (with replacement).  Each drawn device
-``k`` evaluates ``F_k`` at the server model ``w`` (before local training, as the published code does),
-runs ``local_steps`` full-batch gradient steps of size ``lr`` on ``F_k`` from ``w`` to get ``wbar_k``,
-and forms
+A round at the server model ``w``: the participating devices (all, weighted by ``p``, or ``K`` i.i.d.
+draws by ``p`` with replacement) evaluate ``F_k(w)`` (at the server model, before local training, as
+the published code does), run ``kappa`` full-batch gradient steps of size ``lr`` on ``F_k`` from ``w``
+to get ``wbar_k`` and send
 
-    Delta w_k = L (w - wbar_k)   (camera-ready convention, ``scaled=True``, default ``L = 1/lr``)
-    Delta w_k = w - wbar_k       (the seed's Alg. 1, ``scaled=False``)
-    Delta_k = (F_k + o)^q Delta w_k,   h_k = q (F_k + o)^{q-1} ||Delta w_k||^2 + L (F_k + o)^q,
+    Delta w_k = L (w - wbar_k)   (camera-ready convention, ``scaled=True``; default ``L = 1/lr``)
+    Delta w_k = w - wbar_k       (the seed's Alg. 1, ``scaled=False``).
 
-and the server sets ``w <- w - sum Delta_k / sum h_k`` (:func:`fairtheory.algorithms.qfedsgd.aggregate`).
-``o = offset = 1e-10`` by default (``fair_flearn``; flgo uses ``1e-8``).
+The server step is :func:`fairtheory.algorithms.qfedsgd.aggregate` with ``U_k = Delta w_k``:
+``w <- w - sum_k c_k d_k U_k / sum_k c_k (e_k ||U_k||^2 + L d_k)``, where ``d_k = lam_k/p_k`` and
+``e_k = curv_k/p_k`` come from the aggregator (default q-FFL, 003 eq. 2: ``d_k = (F_k + o)^q``,
+``e_k = q (F_k + o)^{q-1}``, i.e. ``Delta_k = (F_k + o)^q Delta w_k``, ``h_k = q (F_k + o)^{q-1}
+||Delta w_k||^2 + L (F_k + o)^q``, ``w <- w - sum Delta_k / sum h_k``), and ``c_k`` are ``p_k`` or the
+draw counts.  ``o = offset = 1e-10`` by default (``fair_flearn``; flgo uses ``1e-8``).
 
-With ``scaled=True``, ``q = 0`` and one local step, ``Delta w_k = L lr grad F_k = grad F_k`` and the
-round is exactly FedSGD with step ``1/L`` over the drawn devices (the ``qffl.qfedavg.reduction`` claim).
-Local solver: the paper runs ``E`` epochs of mini-batch SGD; here local training is full-batch
-gradient descent (``local_steps`` steps), deterministic given the draws.  Where the problem offers
-``subset(idx)`` (e.g. :class:`~fairtheory.problems.multinomial.MultinomialProblem`) only the drawn
-devices are computed; otherwise all devices are evaluated at once and the drawn rows kept.
+With ``scaled=True``, ``q = 0`` and ``kappa = 1``, ``Delta w_k = L lr grad F_k = grad F_k`` and the
+round is FedSGD with step ``1/L`` over the drawn devices (claim ``qffl.qfedavg.reduction``).
+Local solver: the paper runs ``E`` epochs of mini-batch SGD; here local training is ``kappa`` full-batch
+gradient steps (:func:`fairtheory.algorithms.base.local_steps`), deterministic given the draws, and
+only the participating devices are evaluated.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from fairtheory._validation import check_in_range, check_integer, check_positive
-from fairtheory.algorithms.base import sample_clients
-from fairtheory.algorithms.qfedsgd import State, _check_losses_nonneg, aggregate, init
-from fairtheory.backend import is_torch, namespace
+from fairtheory._validation import check_integer, check_positive
+from fairtheory.algorithms.base import (
+    Algorithm,
+    check_problem,
+    check_rng,
+    check_state,
+    draw_participants,
+    initial_model,
+    local_steps,
+)
+from fairtheory.algorithms.qfedsgd import DEFAULT_OFFSET, _aggregator, aggregate, derivatives
+from fairtheory.backend import namespace
+from fairtheory.errors import FairtheoryTypeError
 from fairtheory.problems.base import FederatedProblem
 
-__all__ = ["State", "init", "step", "local_updates"]
+__all__ = ["State", "make"]
 
 
-def local_updates(problem: FederatedProblem, w: Any, idx: Any, *, lr: float,
-                  local_steps: int) -> tuple[Any, Any]:
-    """``(F_k(w), w - wbar_k)`` for the distinct devices ``idx``: ``local_steps`` gradient steps of size
-    ``lr`` on each ``F_k`` from the server model ``w`` (vectorised over devices)."""
-    xp = namespace(w)
-    idx = np.asarray(idx, dtype=np.int64)
-    sub = problem.subset(idx) if hasattr(problem, "subset") and idx.size < problem.n else None
-    if sub is not None:
-        F = sub.losses(w)
-        W = xp.broadcast_to(w[None, :], (idx.size, problem.d))
-        W0 = W
-        for _ in range(local_steps):
-            W = W - lr * sub.grads_each(W)
-        return F, W0 - W
-    F = problem.losses(w)
-    W = xp.broadcast_to(w[None, :], (problem.n, problem.d))
-    W0 = W
-    for _ in range(local_steps):
-        W = W - lr * problem.grads_each(W)
-    if is_torch(w):
-        import torch
+@dataclass(frozen=True)
+class State:
+    """Server model ``w`` (numpy or torch), device uploads ``comms`` so far, rounds ``t``."""
 
-        sel = torch.as_tensor(idx, device=w.device)
-        return F[sel], (W0 - W)[sel]
-    return F[idx], (W0 - W)[idx]
+    w: Any
+    comms: int = 0
+    t: int = 0
 
 
-def step(state: State, problem: FederatedProblem, rng: np.random.Generator, *, q: float, lr: float,
-         L: float | None = None, local_steps: int = 1, K: int | None = None, offset: float = 1e-10,
-         scaled: bool = True) -> State:
-    """One round of q-FedAvg (003 Alg. 1).
+def make(problem: FederatedProblem, *, q: float | None = None, lr: float, L: float | None = None, kappa: int = 1,
+         K: int | None = None, offset: float = DEFAULT_OFFSET, scaled: bool = True,
+         aggregator: Any = None) -> Algorithm:
+    r"""q-FedAvg (003 Alg. 1) on ``problem`` with bound, validated hyper-parameters.
 
     Parameters
     ----------
-    q : ``q >= 0``.
-    lr : local step size ``eta > 0``.
-    L : Lipschitz estimate; default ``1/lr`` (camera-ready convention).
-    local_steps : local full-batch gradient steps (``>= 1``).
-    K : devices drawn with replacement by ``p``; ``None`` = all devices weighted by ``p``.
-    offset : added to ``F_k`` before powers (``>= 0``).
-    scaled : ``Delta w_k = L (w - wbar_k)`` if True (published code), ``w - wbar_k`` (seed) if False.
+    q : float
+        q-FFL exponent ``>= 0`` of the default aggregator ``QFFL(p, q, offset)``; give ``q`` or
+        ``aggregator``, not both.
+    lr : float
+        Local step size ``eta > 0``.
+    L : float, optional
+        Lipschitz estimate ``> 0``; default ``1/lr`` (camera-ready convention).
+    kappa : int
+        Local full-batch gradient steps per round (``>= 1``).
+    K : int or None
+        ``None``: every device, multiplicities ``p``; else ``K >= 1`` i.i.d. draws by ``p`` per round.
+    offset : float
+        ``o >= 0`` added to ``F_k`` before the powers (default aggregator only).
+    scaled : bool
+        ``Delta w_k = L (w - wbar_k)`` if True (published code), ``w - wbar_k`` (seed) if False.
+    aggregator : Aggregator, optional
+        Any aggregator of the client losses with weights ``p`` equal to ``problem.p`` (or none); its
+        ``curvature`` is used where it has one.
+
+    Returns
+    -------
+    Algorithm with ``init(w0=None) -> State`` and ``step(state, rng) -> State`` (``rng`` is needed for
+    partial participation only).
     """
-    q = check_in_range(q, "q", low=0.0)
+    problem = check_problem(problem)
     lr = check_positive(lr, "lr")
-    L = 1.0 / lr if L is None else check_positive(L, "L")
-    local_steps = check_integer(local_steps, "local_steps", low=1)
-    offset = check_in_range(offset, "offset", low=0.0)
-    if K is None:
-        uniq = np.arange(problem.n)
-        weights = problem.p
-        comms = problem.n
-    else:
-        K = check_integer(K, "K", low=1)
-        drawn = sample_clients(rng, problem.p, K)
-        uniq, counts = np.unique(drawn, return_counts=True)
-        weights = counts.astype(np.float64)
-        comms = K
-    F, dW = local_updates(problem, state.w, uniq, lr=lr, local_steps=local_steps)
-    _check_losses_nonneg(F)
-    if scaled:
-        dW = L * dW
-    w_new = aggregate(state.w, F, dW, q, L, weights, offset=offset)
-    return replace(state, w=w_new, comms=state.comms + comms, t=state.t + 1)
+    L_val = 1.0 / lr if L is None else check_positive(L, "L")
+    kappa = check_integer(kappa, "kappa", low=1)
+    K = None if K is None else check_integer(K, "K", low=1)
+    if not isinstance(scaled, (bool, np.bool_)):
+        raise FairtheoryTypeError(f"scaled must be True or False, got {scaled!r}")
+    agg = _aggregator(problem, q, offset, aggregator, "qfedavg")
+    p = problem.p
+
+    def init(w0: Any = None) -> State:
+        return State(w=initial_model(problem, w0))
+
+    def step(state: State, rng: np.random.Generator | None = None) -> State:
+        check_state(state, State, "qfedavg")
+        w = state.w
+        xp = namespace(w)
+        if K is None:
+            clients, c, comms = None, p, problem.n
+        else:
+            clients, counts = draw_participants(check_rng(rng), p, K)
+            c, comms = counts.astype(np.float64), K
+        rows = problem.n if clients is None else clients.size
+        W0 = xp.broadcast_to(w[None, :], (rows, problem.d))
+        loc = local_steps(problem, W0, lr=lr, kappa=kappa, clients=clients, want_losses=True)
+        U = W0 - loc.W
+        if scaled:
+            U = L_val * U
+        d, e = derivatives(agg, problem, w, loc.losses0, clients)
+        w_new = aggregate(w, U, c=c, d=d, e=e, L=L_val)
+        return State(w=w_new, comms=state.comms + comms, t=state.t + 1)
+
+    hyper = {"q": getattr(agg, "q", None), "lr": lr, "L": L_val, "kappa": kappa, "K": K,
+             "offset": getattr(agg, "offset", None), "scaled": bool(scaled), "aggregator": agg}
+    return Algorithm("qfedavg", problem, hyper, init, step, ("lr", "L"))

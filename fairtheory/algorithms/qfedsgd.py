@@ -1,111 +1,221 @@
-r"""q-FedSGD (003 Alg. 3): FedSGD on q-FFL with the dynamic step of Lemma 12.
+r"""q-FedSGD (003 Alg. 3): FedSGD on q-FFL with the dynamic step of Lemma 12, for any aggregator.
 
-Round ``t``: the server draws ``K`` devices i.i.d. with probabilities ``p`` (with replacement,
-:func:`fairtheory.algorithms.base.sample_clients`); each computes at the server model ``w``
+A round at the server model ``w``: the participating devices send ``U_k = grad F_k(w)`` and their
+losses ``F_k(w)``; with the aggregator's client weights ``lam = A.weights(F)``, the per-client
+derivatives ``d_k = lam_k/p_k`` (``0`` where ``p_k = 0``) and curvatures ``e_k = A.curvature(F)_k/p_k``
+(``0`` when ``A`` has no ``curvature``), the server sets
 
-    Delta_k = F_k^q grad F_k,        h_k = q F_k^{q-1} ||grad F_k||^2 + L F_k^q,
+    w <- w - sum_k c_k d_k U_k / sum_k c_k (e_k ||U_k||^2 + L d_k)          (:func:`aggregate`)
 
-and the server sets ``w <- w - sum_{k in S} Delta_k / sum_{k in S} h_k`` (a drawn device counts as
-often as it is drawn).  ``K=None`` is full participation with weights ``p``:
-``w <- w - sum_k p_k Delta_k / sum_k p_k h_k``, i.e. a gradient step on ``f_q`` (eq. 2) with step
-``1/sum_k p_k L_{q,k}(w)``, the average of the Lemma 12 estimates (deterministic; used to check
-convergence to the exact optimum).
+with multiplicities ``c_k = p_k`` (full participation, ``K=None``) or ``c_k`` = how often device ``k``
+was drawn among ``K`` i.i.d. draws by ``p`` (partial participation, with replacement).  For the default
+aggregator, q-FFL (003 eq. 2) with ``A(F) = sum_k p_k (F_k + o)^{q+1}/(q+1)``, ``d_k = (F_k + o)^q`` and
+``e_k = q (F_k + o)^{q-1}``: ``Delta_k = (F_k + o)^q grad F_k``, ``h_k = q (F_k + o)^{q-1} ||grad F_k||^2 +
+L (F_k + o)^q`` and ``w <- w - sum Delta_k / sum h_k``, 003 Alg. 3 exactly.  With full participation this
+is a gradient step on ``f_q`` of size ``1/sum_k p_k L_{q,k}(w)``, the average of the Lemma 12
+estimates (deterministic; it reaches the exact optimum).
 
-``F_k`` is replaced by ``F_k + offset`` inside the powers (``offset = 1e-10`` by default, as the
-published code does; ``0`` gives the seed's formula exactly and then needs ``F_k > 0`` for ``q < 1``).
-``L`` is estimated once at ``q = 0`` and reused for every ``q`` (003 Sec. 3.3): see :func:`estimate_L`.
-Numpy and torch iterates give the same client draws (the draws come from the numpy ``rng``).
+``offset = o = 1e-10`` (as the published code; ``0`` gives the seed's formula, which needs ``F_k > 0``
+for ``q < 1``).  ``L`` is estimated once at ``q = 0`` and reused for every ``q`` (003 Sec. 3.3):
+:func:`estimate_L`.  Numpy and torch iterates make the same client draws (from the numpy ``rng``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from fairtheory._validation import FairtheoryValueError, check_in_range, check_integer, check_positive
-from fairtheory.algorithms.base import initial_model, sample_clients
-from fairtheory.backend import like, namespace, to_numpy
+from fairtheory.aggregators import QFFL
+from fairtheory.algorithms.base import (
+    Algorithm,
+    aggregator_for,
+    check_problem,
+    check_rng,
+    check_state,
+    draw_participants,
+    initial_model,
+    run,
+)
+from fairtheory.backend import is_torch, like, namespace, to_numpy
+from fairtheory.errors import DivergenceError
 from fairtheory.problems.base import FederatedProblem
 
-__all__ = ["State", "init", "step", "aggregate", "estimate_L"]
+__all__ = ["State", "make", "aggregate", "derivatives", "estimate_L"]
+
+#: the constant the published code adds to ``F_k`` before taking powers
+DEFAULT_OFFSET = 1e-10
 
 
 @dataclass(frozen=True)
 class State:
-    """Server model ``w`` (numpy or torch), communication count ``comms`` (device uploads), round ``t``."""
+    """Server model ``w`` (numpy or torch), device uploads ``comms`` so far, rounds ``t``."""
 
     w: Any
     comms: int = 0
     t: int = 0
 
 
-def init(problem: FederatedProblem, w0: Any = None) -> State:
-    """Start at ``w0`` (numpy or torch, shape ``(d,)``) or at ``problem.initial_point()``."""
-    return State(w=initial_model(problem, w0))
-
-
-def _check_losses_nonneg(F: Any) -> None:
-    Fn = to_numpy(F)
-    if np.any(Fn < 0) or not np.all(np.isfinite(Fn)):
-        bad = int(np.argmin(np.where(np.isfinite(Fn), Fn, -np.inf)))
-        raise FairtheoryValueError(
-            f"q-FFL needs finite nonnegative client losses, got F[{bad}] = {Fn[bad]!r}")
-
-
-def aggregate(w: Any, F: Any, U: Any, q: float, L: float, weights: Any, *, offset: float = 1e-10) -> Any:
-    r"""The q-FFL server update shared by q-FedSGD and q-FedAvg (003 Alg. 1 and 3).
-
-    ``F`` (k,) losses at ``w``; ``U`` (k, d) update directions (gradients for q-FedSGD, ``Delta w_k``
-    for q-FedAvg); ``weights`` (k,) multiplicities or probabilities.  Returns
-    ``w - sum_k c_k (F_k+o)^q U_k / sum_k c_k [q (F_k+o)^{q-1} ||U_k||^2 + L (F_k+o)^q]``."""
-    xp = namespace(w)
-    c = like(np.asarray(weights, dtype=np.float64), w)
-    Fo = F + offset
-    Fq = Fo**q
-    delta = xp.sum((c * Fq)[:, None] * U, axis=0)
-    if q == 0.0:
-        h = L * xp.sum(c)
-    else:
-        pos = Fo > 0
-        Fs = xp.where(pos, Fo, xp.ones_like(Fo))  # F = 0 (offset 0): the term's limit 0, as in Lemma 12
-        sq = xp.sum(U * U, axis=1)
-        h = xp.sum(c * (xp.where(pos, q * Fs ** (q - 1.0) * sq, xp.zeros_like(sq)) + L * Fq))
-    if not float(h) > 0.0:
-        raise FairtheoryValueError(
-            f"sum of h_k must be > 0, got {float(h)!r} (all drawn losses 0 with offset 0?)")
-    return w - delta / h
-
-
-def step(state: State, problem: FederatedProblem, rng: np.random.Generator, *, q: float, L: float,
-         K: int | None = None, offset: float = 1e-10) -> State:
-    """One round of q-FedSGD (003 Alg. 3).
+def make(problem: FederatedProblem, *, q: float | None = None, L: float, K: int | None = None,
+         offset: float = DEFAULT_OFFSET, aggregator: Any = None) -> Algorithm:
+    r"""q-FedSGD (003 Alg. 3) on ``problem`` with bound, validated hyper-parameters.
 
     Parameters
     ----------
-    q : ``q >= 0``.
-    L : Lipschitz estimate of the ``grad F_k`` (``1/`` the best FedSGD step at ``q = 0``), ``> 0``.
-    K : devices drawn with replacement by ``p``; ``None`` = all devices weighted by ``p``.
-    offset : added to ``F_k`` before powers (``>= 0``).
+    q : float
+        q-FFL exponent ``>= 0`` of the default aggregator ``QFFL(p, q, offset)``; give ``q`` or
+        ``aggregator``, not both.
+    L : float
+        Lipschitz estimate of the ``grad F_k`` (``1/`` the best FedSGD step at ``q = 0``), ``> 0``.
+    K : int or None
+        ``None``: every device, multiplicities ``p``; else ``K >= 1`` i.i.d. draws by ``p`` per round.
+    offset : float
+        ``o >= 0`` added to ``F_k`` before the powers (default aggregator only).
+    aggregator : Aggregator, optional
+        Any aggregator of the client losses with weights ``p`` equal to ``problem.p`` (or none); its
+        ``curvature`` is used where it has one.
+
+    Returns
+    -------
+    Algorithm with ``init(w0=None) -> State`` and ``step(state, rng) -> State`` (``rng`` is needed for
+    partial participation only).
     """
-    q = check_in_range(q, "q", low=0.0)
+    problem = check_problem(problem)
     L = check_positive(L, "L")
-    offset = check_in_range(offset, "offset", low=0.0)
-    w = state.w
-    F = problem.losses(w)
-    _check_losses_nonneg(F)
-    G = problem.grads(w)
-    if K is None:
-        weights = problem.p
-        comms = problem.n
+    K = None if K is None else check_integer(K, "K", low=1)
+    agg = _aggregator(problem, q, offset, aggregator, "qfedsgd")
+    p = problem.p
+
+    def init(w0: Any = None) -> State:
+        return State(w=initial_model(problem, w0))
+
+    def step(state: State, rng: np.random.Generator | None = None) -> State:
+        check_state(state, State, "qfedsgd")
+        w = state.w
+        xp = namespace(w)
+        if K is None:
+            clients, c, comms = None, p, problem.n
+        else:
+            clients, counts = draw_participants(check_rng(rng), p, K)
+            c, comms = counts.astype(np.float64), K
+        rows = problem.n if clients is None else clients.size
+        F, U = problem.loss_grad_each(xp.broadcast_to(w[None, :], (rows, problem.d)), clients=clients)
+        d, e = derivatives(agg, problem, w, F, clients)
+        w_new = aggregate(w, U, c=c, d=d, e=e, L=L)
+        return State(w=w_new, comms=state.comms + comms, t=state.t + 1)
+
+    hyper = {"q": getattr(agg, "q", None), "L": L, "K": K, "offset": getattr(agg, "offset", None),
+             "aggregator": agg}
+    return Algorithm("qfedsgd", problem, hyper, init, step, ("L",))
+
+
+def _aggregator(problem: FederatedProblem, q: Any, offset: Any, aggregator: Any, name: str) -> Any:
+    """The checked aggregator of q-FedSGD/q-FedAvg: ``QFFL(p, q, offset)`` or the one given."""
+    if aggregator is None:
+        if q is None:
+            raise FairtheoryValueError(f"{name} needs q (>= 0) for the default q-FFL aggregator, or aggregator=")
+        q = check_in_range(q, "q", low=0.0)
+        offset = check_in_range(offset, "offset", low=0.0)
+        return QFFL(problem.p, q, offset)
+    if q is not None:
+        raise FairtheoryValueError(f"give q or aggregator, not both (got q={q!r} and aggregator={aggregator!r})")
+    if offset != DEFAULT_OFFSET:
+        raise FairtheoryValueError(
+            f"offset applies to the default q-FFL aggregator only (got offset={offset!r} with aggregator=); "
+            "build QFFL(p, q, offset) and pass it instead")
+    return aggregator_for(problem, aggregator, algorithm=name)
+
+
+def derivatives(agg: Any, problem: FederatedProblem, w: Any, F_rows: Any, clients: Any) -> tuple[Any, Any]:
+    r"""Per-client derivatives ``d_k = lam_k/p_k`` and curvatures ``e_k = curv_k/p_k`` of the rows' clients.
+
+    ``F_rows`` are the losses at ``w`` of ``clients`` (``None``: all clients in order).  For
+    :class:`~fairtheory.aggregators.QFFL` they come from the rows alone: ``d = (F + o)^q`` and
+    ``e = q (F + o)^{q-1}`` (0 where ``F + o = 0``; ``e = None`` at ``q = 0``).  Any other aggregator
+    needs the whole loss vector (``lam = A.weights(F)``), evaluated once at ``w`` when only some clients
+    were; ``e = None`` (i.e. 0) without ``A.curvature``.  Rows with ``p_k = 0`` get ``d_k = e_k = 0``.
+    Non-finite losses (an overflowing, diverging run) give ``d = nan``, so the server model becomes
+    non-finite and :func:`~fairtheory.algorithms.base.run` reports the divergence."""
+    xp = namespace(F_rows)
+    diverged = xp.full_like(F_rows, float("nan")), None
+    if isinstance(agg, QFFL):
+        if not bool(xp.all(xp.isfinite(F_rows))):
+            return diverged
+        _check_losses(agg, F_rows, clients)
+        d = agg.client_grads(F_rows, None)[0]
+        return d, (None if agg.q == 0.0 else agg.client_curvature(F_rows))
+    F = F_rows if clients is None else problem.losses(w)
+    if not bool(xp.all(xp.isfinite(F))):
+        return diverged
+    lam = _match(agg.weights(F), F_rows)
+    curv_fn = getattr(agg, "curvature", None)
+    curv = None
+    if callable(curv_fn):
+        native = not is_torch(F) or getattr(agg, "torch_native", False)
+        curv = _match(curv_fn(F) if native else curv_fn(to_numpy(F)), F_rows)
+    if clients is not None:
+        lam = _take(lam, clients)
+        curv = None if curv is None else _take(curv, clients)
+    pp = like(problem.p if clients is None else problem.p[clients], F_rows)
+    pos = pp > 0
+    ps = xp.where(pos, pp, xp.ones_like(pp))
+    zero = xp.zeros_like(pp)
+    d = xp.where(pos, lam / ps, zero)
+    e = None if curv is None else xp.where(pos, curv / ps, zero)
+    return d, e
+
+
+def _match(x: Any, ref: Any) -> Any:
+    """``x`` in ``ref``'s backend (an aggregator may answer numpy for torch input)."""
+    if is_torch(ref) and not is_torch(x):
+        return like(np.asarray(to_numpy(x), dtype=np.float64), ref)
+    return x
+
+
+def _take(x: Any, idx: np.ndarray) -> Any:
+    if is_torch(x):
+        import torch
+
+        return x[torch.as_tensor(idx, device=x.device)]
+    return np.asarray(x)[idx]
+
+
+def _check_losses(agg: QFFL, F: Any, clients: Any) -> None:
+    Fn = np.asarray(to_numpy(F), dtype=np.float64)
+    if np.any(Fn < 0):
+        k = int(np.flatnonzero(Fn < 0)[0])
+        client = k if clients is None else int(clients[k])
+        raise FairtheoryValueError(
+            f"q-FFL needs nonnegative client losses, got F[{client}] = {Fn[k]!r} (q = {agg.q:g})")
+
+
+def aggregate(w: Any, U: Any, *, c: Any, d: Any, e: Any, L: float) -> Any:
+    r"""The server update shared by q-FedSGD and q-FedAvg (003 Alg. 1 and 3, any aggregator).
+
+    ``U`` (k, d) update directions (gradients for q-FedSGD, ``Delta w_k`` for q-FedAvg); ``c`` (k,)
+    multiplicities or probabilities; ``d`` (k,) per-client derivatives ``lam_k/p_k``; ``e`` (k,)
+    per-client curvatures ``curv_k/p_k`` or ``None`` (no curvature, ``e = 0``).  Returns
+
+        w - sum_k c_k d_k U_k / sum_k c_k (e_k ||U_k||^2 + L d_k)
+
+    (q-FFL: ``d_k = (F_k+o)^q``, ``e_k = q (F_k+o)^{q-1}``).  The denominator must be ``> 0`` (``nan``, from
+    non-finite inputs of a diverging run, passes through as a non-finite model)."""
+    xp = namespace(w)
+    cw = like(np.asarray(to_numpy(c), dtype=np.float64), w)
+    cd = cw * d
+    delta = xp.sum(cd[:, None] * U, axis=0)
+    if e is None:
+        h = L * xp.sum(cd)
     else:
-        K = check_integer(K, "K", low=1)
-        idx = sample_clients(rng, problem.p, K)
-        weights = np.bincount(idx, minlength=problem.n).astype(np.float64)
-        comms = K
-    w_new = aggregate(w, F, G, q, L, weights, offset=offset)
-    return replace(state, w=w_new, comms=state.comms + comms, t=state.t + 1)
+        h = xp.sum(cw * (e * xp.sum(U * U, axis=1) + L * d))
+    hv = float(h)
+    if not (hv > 0.0 or math.isnan(hv)):
+        raise FairtheoryValueError(
+            f"sum of h_k must be > 0, got {hv!r} (all drawn losses 0 with offset 0, or zero client weights?)")
+    return w - delta / h
 
 
 def estimate_L(problem: FederatedProblem, *, method: str = "smoothness", grid: Any = None,
@@ -126,20 +236,18 @@ def estimate_L(problem: FederatedProblem, *, method: str = "smoothness", grid: A
     if grid is None:
         grid = [2.0**k / problem.smoothness() for k in range(-2, 4)]
     lrs = [check_positive(v, "grid entry") for v in np.ravel(np.asarray(grid, dtype=np.float64))]
-    rng = np.random.default_rng(0)  # unused with K=None
     best, best_lr = np.inf, None
     for lr in sorted(lrs, reverse=True):  # ties (runs that all converged) go to the largest step
-        s = init(problem, w0)
-        val = np.inf
+        alg = make(problem, q=0.0, L=1.0 / lr, offset=0.0)
         with np.errstate(all="ignore"):
             try:
-                for _ in range(rounds):
-                    s = step(s, problem, rng, q=0.0, L=1.0 / lr, K=None, offset=0.0)
-                val = float(problem.weighted_loss(s.w))
-            except FairtheoryValueError:  # diverged: non-finite losses
+                s, hist = run(alg, rounds, w0=w0, record_losses=False, record_every=rounds, on_divergence="stop")
+                val = np.inf if hist.diverged else float(problem.weighted_loss(s.w))
+            except (FairtheoryValueError, DivergenceError):  # diverged: non-finite losses
                 val = np.inf
         if np.isfinite(val) and val < best - 1e-12 * max(1.0, abs(best) if np.isfinite(best) else 1.0):
             best, best_lr = val, lr
     if best_lr is None:
         raise FairtheoryValueError(f"every step size in grid {lrs} diverged")
     return 1.0 / best_lr
+

@@ -1,16 +1,21 @@
-r"""rFedFair (002 Algorithm 1; 000 Algorithm 1): local gradient descent on the smoothed RC-FL objective.
+r"""rFedFair (002 Algorithm 1; 000 Algorithm 1): local gradient descent on a separable aggregator.
 
-Every client ``i`` holds ``theta_i = (w_i, eta_i)`` and descends its own smoothed objective
-(002 eq. 5)
+Every client ``i`` holds ``theta_i = (w_i, eta_i)`` and descends its own term of the separable form
+``A(f) = min_eta sum_i p_i h_i(f_i, eta)`` of an aggregator ``A`` (:mod:`fairtheory.aggregators`).
+The default is the smoothed ``Q_alpha`` loss of 002 eq. 5,
 
-.. math:: f^{\mu,i}(w, \eta) = \tfrac{1}{\alpha_i}\,\mathrm{softplus}_\mu(f_i(w) - \eta) + \eta,
+.. math:: f^{\mu,i}(w, \eta) = h_i(f_i(w), \eta) = \tfrac{1}{\alpha_i}\,\mathrm{softplus}_\mu(f_i(w) - \eta) + \eta,
 
 .. math::
-    \nabla_w f^{\mu,i} = s_i \nabla f_i(w), \qquad
-    \partial_\eta f^{\mu,i} = 1 - s_i, \qquad
-    s_i = \tfrac{1}{\alpha_i}\,\sigma\!\big((f_i(w) - \eta)/\mu\big).
+    \nabla_w f^{\mu,i} = \partial_f h_i\,\nabla f_i(w), \qquad
+    \partial_\eta f^{\mu,i} = \partial_\eta h_i, \qquad
+    (\partial_f h_i, \partial_\eta h_i) = (s_i, 1 - s_i), \quad
+    s_i = \tfrac{1}{\alpha_i}\,\sigma\!\big((f_i(w) - \eta)/\mu\big),
 
-Step ``t`` (``t = 0, 1, ...``): every client takes ``theta_i <- theta_i - beta grad f^{mu,i}(theta_i)``.
+and any aggregator with ``client_grads(f, eta) -> (dh/df, dh/deta)`` and ``client_values`` trains the
+same way (:class:`~fairtheory.aggregators.TERM`, :class:`~fairtheory.aggregators.QFFL`, your own).
+
+Step ``t`` (``t = 0, 1, ...``): every client takes ``theta_i <- theta_i - beta grad h_i(theta_i)``.
 When ``kappa`` divides ``t`` (a *communication step*; the seeds' "t does not divide kappa" means
 "kappa does not divide t") the stepped models are averaged and broadcast to all clients:
 
@@ -33,6 +38,12 @@ performs that step anyway so the state matches Algorithm 1, and reads the output
 The state carries the running sums both outputs need, so ``output(state)`` after any prefix of a
 run is the output of the algorithm with that shorter horizon (the iterates do not depend on ``T``).
 
+Usage (optax-style; hyper-parameters validated once by :func:`make`)::
+
+    alg = rfedfair.make(problem, beta=0.05, kappa=5, alpha=0.5, mu=0.1)      # or aggregator=...
+    state, hist = base.run(alg, T, rng=rng)                                  # T steps of Algorithm 1
+    w_tilde, eta_tilde = rfedfair.output(state, "002")
+
 Written once against the array API: numpy or torch (``float64``) iterates, chosen by the type of
 ``w0``; client draws come from the explicit ``numpy.random.Generator`` so both backends make the
 same draws.  No Python loop over clients.
@@ -40,31 +51,31 @@ same draws.  No Python loop over clients.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import numpy as np
-from scipy.special import expit
 
-from fairtheory._validation import (
-    FairtheoryValueError,
-    check_alpha,
-    check_in_range,
-    check_integer,
-    check_positive,
+from fairtheory._validation import FairtheoryValueError, check_in_range, check_integer, check_positive, check_rng
+from fairtheory.aggregators import SmoothedQalpha
+from fairtheory.algorithms.base import (
+    Algorithm,
+    History,
+    aggregator_for,
+    check_problem,
+    check_state,
+    initial_model,
+    run,
+    sample_clients,
 )
-from fairtheory.algorithms.base import History, sample_clients
-from fairtheory.algorithms.base import run_steps as _run
 from fairtheory.backend import like, namespace, to_numpy
+from fairtheory.errors import DivergenceError, FairtheoryTypeError
 from fairtheory.problems.base import FederatedProblem
 
 __all__ = [
     "State",
     "RunResult",
-    "init",
-    "step",
-    "stepper",
+    "make",
     "local_gradients",
     "output",
     "is_communication_step",
@@ -120,18 +131,6 @@ class RunResult:
 
 
 # ------------------------------------------------------------------------------------------ helpers
-def _check_common(problem: FederatedProblem, beta: Any, mu: Any, alpha: Any, kappa: Any,
-                  K: Any) -> tuple[float, float, np.ndarray, int, int | None]:
-    if not isinstance(problem, FederatedProblem):
-        raise FairtheoryValueError(f"problem must be a FederatedProblem, got {type(problem).__name__}")
-    beta_f = check_positive(beta, "beta")
-    mu_f = check_positive(mu, "mu")
-    alpha_arr = check_alpha(alpha, problem.p, "alpha")
-    kappa_i = check_integer(kappa, "kappa", low=1)
-    K_i = None if K is None else check_integer(K, "K", low=1)
-    return beta_f, mu_f, alpha_arr, kappa_i, K_i
-
-
 def is_communication_step(t: int, kappa: int) -> bool:
     """Whether step ``t`` averages (``kappa`` divides ``t``; 002 Algorithm 1)."""
     return int(t) % int(kappa) == 0
@@ -148,131 +147,33 @@ def rounds_for(T: Any, kappa: Any) -> int:
     return (T_i - 2) // kappa_i
 
 
-def local_gradients(problem: FederatedProblem, W: Any, E: Any, alpha: Any, mu: float) -> tuple[Any, Any]:
-    r"""All clients' gradients of ``f^{mu,i}`` at their own ``(W_i, E_i)`` (002 eq. 5).
+def _aggregator(problem: FederatedProblem, alpha: Any, mu: Any, aggregator: Any) -> Any:
+    """The separable aggregator: ``SmoothedQalpha(p, alpha, mu)`` or ``aggregator`` (never both)."""
+    if aggregator is not None:
+        if alpha is not None or mu is not None:
+            given = ", ".join(k for k, v in (("alpha", alpha), ("mu", mu)) if v is not None)
+            raise FairtheoryValueError(
+                f"give either (alpha, mu) for the smoothed Q_alpha objective or aggregator=, not both "
+                f"(got aggregator and {given})")
+        return aggregator_for(problem, aggregator, needs=("client_grads", "client_values"), algorithm="rfedfair")
+    missing = [k for k, v in (("alpha", alpha), ("mu", mu)) if v is None]
+    if missing:
+        raise FairtheoryValueError(
+            f"rfedfair needs alpha and mu (the smoothed Q_alpha objective, 002 eq. 5) or aggregator=; "
+            f"{' and '.join(missing)} missing")
+    return SmoothedQalpha(problem.p, alpha, mu)
 
-    Returns ``(G_w, g_eta)`` with ``G_w[i] = s_i grad f_i(W_i)`` (shape ``(n, d)``) and
-    ``g_eta[i] = 1 - s_i``, ``s_i = sigma((f_i(W_i) - E_i)/mu)/alpha_i``.  ``alpha`` is a validated
-    numpy vector; ``W``, ``E`` numpy or torch.
+
+def local_gradients(problem: FederatedProblem, W: Any, E: Any, aggregator: Any) -> tuple[Any, Any]:
+    r"""All clients' gradients of ``h_i(f_i(w), eta)`` at their own ``(W_i, E_i)`` (002 eq. 5).
+
+    Returns ``(G_w, g_eta)`` with ``G_w[i] = dh/df_i grad f_i(W_i)`` (shape ``(n, d)``) and
+    ``g_eta[i] = dh/deta_i``, from ``aggregator.client_grads`` (for :class:`SmoothedQalpha`:
+    ``s_i`` and ``1 - s_i``, ``s_i = sigma((f_i(W_i) - E_i)/mu)/alpha_i``).  ``W``, ``E`` numpy or torch.
     """
     f, G = problem.loss_grad_each(W)
-    s = _sigmoid((f - E) / mu) / like(alpha, f)
-    return s[:, None] * G, 1.0 - s
-
-
-def _sigmoid(x: Any) -> Any:
-    """:func:`fairtheory.objectives.qalpha.sigmoid` without its input validation, as one library
-    kernel (``scipy.special.expit`` / ``torch.sigmoid``; both stable for any ``x``)."""
-    if isinstance(x, np.ndarray):
-        return expit(x)
-    import torch
-
-    return torch.sigmoid(x)
-
-
-# ------------------------------------------------------------------------------------------ API
-def init(problem: FederatedProblem, w0: Any = None, eta0: float = 0.0) -> State:
-    """All clients start at ``(w0, eta0)`` (002 Algorithm 1 input).
-
-    ``w0`` (default ``problem.initial_point()``) decides the backend: a torch tensor gives torch
-    iterates of its dtype and device.
-    """
-    if not isinstance(problem, FederatedProblem):
-        raise FairtheoryValueError(f"problem must be a FederatedProblem, got {type(problem).__name__}")
-    if w0 is None:
-        w0 = problem.initial_point()
-    if isinstance(w0, (list, tuple)):
-        w0 = np.asarray(w0, dtype=np.float64)
-    xp = namespace(w0)
-    if tuple(w0.shape) != (problem.d,):
-        raise FairtheoryValueError(f"w0 must have shape ({problem.d},), got {tuple(w0.shape)}")
-    if not bool(xp.all(xp.isfinite(w0))):
-        raise FairtheoryValueError("w0 must be finite")
-    eta0_f = check_in_range(eta0, "eta0")
-    w = xp.asarray(w0, copy=True)
-    W = _broadcast_rows(xp, w, problem.n)
-    E = like(np.full(problem.n, eta0_f), w)
-    eta = like(np.asarray(eta0_f), w)
-    zero_w = like(np.zeros(problem.d), w)
-    zero = like(np.asarray(0.0), w)
-    # sum_{s=0}^{0} sum_i p_i theta_0^i = theta_0 (the p_i sum to one)
-    return State(w=w, eta=eta, W=W, E=E, t=0, comms=0, srv_w_sum=zero_w, srv_eta_sum=zero,
-                 avg_w_sum=xp.asarray(w, copy=True), avg_eta_sum=xp.asarray(eta, copy=True))
-
-
-def step(state: State, problem: FederatedProblem, rng: np.random.Generator | None, *, beta: float,
-         mu: float, alpha: Any, kappa: int, K: int | None = None) -> State:
-    r"""One step ``t = state.t`` of 002 Algorithm 1 (pure; returns a new state).
-
-    Every client takes ``theta_i - beta grad f^{mu,i}(theta_i)``; when ``kappa`` divides ``t`` the
-    server averages (weights ``p`` if ``K is None``, else the plain mean over ``K`` draws with
-    replacement by ``p`` from ``rng``) and broadcasts.
-
-    Parameters
-    ----------
-    beta : step size ``> 0``.  mu : smoothing ``> 0``.  alpha : scalar or ``(n,)``, ``alpha_i in [p_i, 1]``.
-    kappa : local steps per round ``>= 1``.  K : clients per round (``None``: full participation).
-    rng : ``numpy.random.Generator`` (required when ``K`` is given).
-
-    Validates every argument at every call; a loop taking many steps with fixed hyper-parameters
-    can validate them once with :func:`stepper`.
-    """
-    return stepper(problem, beta=beta, mu=mu, alpha=alpha, kappa=kappa, K=K)(state, rng)
-
-
-def stepper(problem: FederatedProblem, *, beta: float, mu: float, alpha: Any, kappa: int,
-            K: int | None = None) -> Callable[[State, np.random.Generator | None], State]:
-    """:func:`step` with ``problem`` and the hyper-parameters bound and validated once.
-
-    Returns ``step_fn(state, rng) -> State`` computing exactly what
-    ``step(state, problem, rng, beta=beta, mu=mu, alpha=alpha, kappa=kappa, K=K)`` computes, checking
-    only ``state`` and ``rng`` per call.
-    """
-    beta_f, mu_f, alpha_arr, kappa_i, K_i = _check_common(problem, beta, mu, alpha, kappa, K)
-
-    def step_fn(state: State, rng: np.random.Generator | None = None) -> State:
-        if K_i is not None and not isinstance(rng, np.random.Generator):
-            raise FairtheoryValueError(
-                f"rng must be a numpy.random.Generator for partial participation, got {rng!r}")
-        if not isinstance(state, State):
-            raise FairtheoryValueError(f"state must be an rfedfair.State, got {type(state).__name__}")
-        return _step(state, problem, rng, beta=beta_f, mu=mu_f, alpha=alpha_arr, kappa=kappa_i, K=K_i)
-
-    return step_fn
-
-
-def _step(state: State, problem: FederatedProblem, rng: np.random.Generator | None, *, beta: float,
-          mu: float, alpha: np.ndarray, kappa: int, K: int | None) -> State:
-    """:func:`step` on validated hyper-parameters (``alpha`` a numpy vector); no checks."""
-    beta_f, mu_f, alpha_arr, kappa_i, K_i = beta, mu, alpha, kappa, K
-    xp = namespace(state.W)
-    # one fused evaluation: theta_i - beta grad f^{mu,i} = (W_i - (beta s_i) grad f_i, E_i - beta (1 - s_i))
-    f, G = problem.loss_grad_each(state.W)
-    s = _sigmoid((f - state.E) / mu_f) / like(alpha_arr, f)
-    W_new = (-beta_f * s)[:, None] * G  # a fresh array: update it in place (W + (-x) == W - x exactly)
-    W_new += state.W
-    E_new = state.E - beta_f * (1.0 - s)
-    w, eta, comms = state.w, state.eta, state.comms
-    srv_w_sum, srv_eta_sum = state.srv_w_sum, state.srv_eta_sum
-    if is_communication_step(state.t, kappa_i):
-        if K_i is None:
-            p = like(problem.p, W_new)
-            w = p @ W_new
-            eta = p @ E_new
-        else:
-            idx_np = sample_clients(rng, problem.p, K_i)  # type: ignore[arg-type]
-            idx = _index_like(idx_np, W_new)
-            w = xp.mean(xp.take(W_new, idx, axis=0), axis=0)
-            eta = xp.mean(xp.take(E_new, idx, axis=0))
-        W_new = _broadcast_rows(xp, w, W_new.shape[0])
-        E_new = eta * xp.ones_like(E_new)
-        comms += 1
-        srv_w_sum = srv_w_sum + w
-        srv_eta_sum = srv_eta_sum + eta
-    p = like(problem.p, W_new)
-    return State(w=w, eta=eta, W=W_new, E=E_new, t=state.t + 1, comms=comms,
-                 srv_w_sum=srv_w_sum, srv_eta_sum=srv_eta_sum,
-                 avg_w_sum=state.avg_w_sum + p @ W_new, avg_eta_sum=state.avg_eta_sum + p @ E_new)
+    dh_df, dh_deta = aggregator.client_grads(f, E)
+    return dh_df[:, None] * G, dh_deta
 
 
 def _broadcast_rows(xp: Any, w: Any, n: int) -> Any:
@@ -293,6 +194,98 @@ def _index_like(idx: np.ndarray, ref: Any) -> Any:
     return np.asarray(idx, dtype=np.int64)
 
 
+# ------------------------------------------------------------------------------------------ API
+def make(problem: FederatedProblem, *, beta: float, kappa: int, alpha: Any = None, mu: float | None = None,
+         aggregator: Any = None, K: int | None = None) -> Algorithm:
+    r"""rFedFair (002 Algorithm 1) on ``problem`` with bound, validated hyper-parameters.
+
+    Parameters
+    ----------
+    beta : float
+        Step size ``> 0``.
+    kappa : int
+        Steps per round (``>= 1``): the server averages at steps ``t`` with ``kappa | t``.
+    alpha, mu : optional
+        The default objective, the smoothed ``Q_alpha`` loss (002 eq. 5):
+        ``SmoothedQalpha(problem.p, alpha, mu)`` with ``alpha`` a scalar or ``(n,)`` vector in
+        ``[p_i, 1]`` and ``mu > 0``.  Give both, or neither together with ``aggregator``.
+    aggregator : optional
+        Any separable aggregator (``client_grads`` and ``client_values``, client weights
+        ``problem.p``); the local step is ``W_i -= beta dh/df_i grad f_i(W_i)``,
+        ``E_i -= beta dh/deta_i``.  Not together with ``alpha``/``mu``.
+    K : int or None
+        ``None``: full participation (average with weights ``p``); else ``K >= 1`` draws with
+        replacement by ``p`` per communication, plain mean over the draws.
+
+    Returns
+    -------
+    Algorithm with ``init(w0=None, eta0=0.0) -> State`` (``w0`` numpy or torch decides the backend)
+    and ``step(state, rng) -> State`` (one step ``t = state.t``; ``rng`` is a
+    ``numpy.random.Generator``, needed for partial participation only).
+    """
+    problem = check_problem(problem)
+    beta_f = check_positive(beta, "beta")
+    kappa_i = check_integer(kappa, "kappa", low=1)
+    K_i = None if K is None else check_integer(K, "K", low=1)
+    agg = _aggregator(problem, alpha, mu, aggregator)
+    client_grads = agg.client_grads  # bound once: the step calls it with no further checks
+    p_np = problem.p
+    n = problem.n
+
+    def init(w0: Any = None, eta0: float = 0.0) -> State:
+        """All clients start at ``(w0, eta0)`` (002 Algorithm 1 input; ``w0`` default
+        ``problem.initial_point()``; a torch ``w0`` gives torch iterates of its dtype and device)."""
+        w = initial_model(problem, w0)
+        eta0_f = check_in_range(eta0, "eta0")
+        xp = namespace(w)
+        E = like(np.full(n, eta0_f), w)
+        eta = like(np.asarray(eta0_f), w)
+        # sum_{s=0}^{0} sum_i p_i theta_0^i = theta_0 (the p_i sum to one)
+        return State(w=w, eta=eta, W=_broadcast_rows(xp, w, n), E=E, t=0, comms=0,
+                     srv_w_sum=xp.zeros_like(w), srv_eta_sum=xp.zeros_like(eta),
+                     avg_w_sum=xp.asarray(w, copy=True), avg_eta_sum=xp.asarray(eta, copy=True))
+
+    def step(state: State, rng: np.random.Generator | None = None) -> State:
+        """One step ``t = state.t`` of 002 Algorithm 1 (pure; returns a new state)."""
+        check_state(state, State, "rfedfair")
+        if K_i is not None:
+            rng = check_rng(rng)
+        # Not base.local_steps: the per-client factor dh/df_i(f_i(W_i), E_i) multiplies each gradient
+        # and E moves too, and one call is one step of Algorithm 1 (averaging only when kappa | t).
+        xp = namespace(state.W)
+        f, G = problem.loss_grad_each(state.W)  # one fused evaluation
+        dh_df, dh_deta = client_grads(f, state.E)
+        W_new = (-beta_f * dh_df)[:, None] * G  # a fresh array: update it in place (W + (-x) == W - x exactly)
+        W_new += state.W
+        E_new = state.E - beta_f * dh_deta
+        w, eta, comms = state.w, state.eta, state.comms
+        srv_w_sum, srv_eta_sum = state.srv_w_sum, state.srv_eta_sum
+        if state.t % kappa_i == 0:
+            if K_i is None:
+                p = like(p_np, W_new)
+                w = p @ W_new
+                eta = p @ E_new
+            else:
+                # the raw draw sequence (base.sample_clients): a client drawn twice counts twice in the mean
+                idx = _index_like(sample_clients(rng, p_np, K_i), W_new)  # type: ignore[arg-type]
+                w = xp.mean(xp.take(W_new, idx, axis=0), axis=0)
+                eta = xp.mean(xp.take(E_new, idx, axis=0))
+            W_new = _broadcast_rows(xp, w, n)
+            E_new = eta * xp.ones_like(E_new)
+            comms += 1
+            srv_w_sum = srv_w_sum + w
+            srv_eta_sum = srv_eta_sum + eta
+        p = like(p_np, W_new)
+        return State(w=w, eta=eta, W=W_new, E=E_new, t=state.t + 1, comms=comms,
+                     srv_w_sum=srv_w_sum, srv_eta_sum=srv_eta_sum,
+                     avg_w_sum=state.avg_w_sum + p @ W_new, avg_eta_sum=state.avg_eta_sum + p @ E_new)
+
+    hyper: dict[str, Any] = {"beta": beta_f, "kappa": kappa_i, "K": K_i, "aggregator": agg}
+    if aggregator is None:
+        hyper.update(alpha=agg.alpha, mu=agg.mu)
+    return Algorithm("rfedfair", problem, hyper, init, step, ("beta",))
+
+
 def output(state: State, which: Output = "002") -> tuple[Any, Any]:
     r"""The output ``(w_tilde, eta_tilde)`` of a run whose iterates are ``theta_0, ..., theta_t``.
 
@@ -301,6 +294,8 @@ def output(state: State, which: Output = "002") -> tuple[Any, Any]:
     ``"000"`` (000 Algorithm 1): ``1/T sum_{s=0}^{T-1} sum_i p_i theta_s^i`` with ``T = t + 1``,
     i.e. including the current iterate ``theta_t``.
     """
+    if not isinstance(state, State):
+        raise FairtheoryTypeError(f"state must be a rfedfair.State, got {type(state).__name__}")
     if which == "002":
         if state.comms == 0:
             raise FairtheoryValueError("the 002 output needs at least one averaging step (comms >= 1), got 0")
@@ -316,9 +311,10 @@ def run_rfedfair(
     *,
     T: int,
     beta: float,
-    mu: float,
-    alpha: Any,
     kappa: int,
+    alpha: Any = None,
+    mu: float | None = None,
+    aggregator: Any = None,
     K: int | None = None,
     rng: np.random.Generator | None = None,
     w0: Any = None,
@@ -327,30 +323,32 @@ def run_rfedfair(
     record_every: int = 1,
     record_losses: bool = False,
     checkpoints: Any = None,
+    on_divergence: Literal["raise", "stop"] = "raise",
 ) -> RunResult:
     r"""Run Algorithm 1 for ``T`` steps (``t = 0, ..., T-1``) and return its output.
 
-    ``output_version="002"`` needs ``T - 2`` divisible by ``kappa`` (``T_N = (T-2)/kappa``, 002
-    Sec. 4); ``"000"`` accepts any ``T >= 1``.  ``checkpoints`` (optional iterable of horizons
-    ``T' <= T``) records both outputs for those shorter horizons in ``result.checkpoints`` as numpy
-    ``(w, eta)`` pairs (valid because the iterates do not depend on ``T``; the 002 entry is ``None``
-    before the first averaging).  ``record_every``/``record_losses`` go to
-    :func:`fairtheory.algorithms.base.run`, which records the server model ``w``.
+    ``make(problem, beta=, kappa=, alpha=, mu=, aggregator=, K=)`` iterated by
+    :func:`fairtheory.algorithms.base.run`.  ``output_version="002"`` needs ``T - 2`` divisible by
+    ``kappa`` (``T_N = (T-2)/kappa``, 002 Sec. 4); ``"000"`` accepts any ``T >= 1``.  ``checkpoints``
+    (optional iterable of horizons ``T' <= T``) records both outputs for those shorter horizons in
+    ``result.checkpoints`` as numpy ``(w, eta)`` pairs (valid because the iterates do not depend on
+    ``T``; the 002 entry is ``None`` before the first averaging).  ``record_every``/``record_losses``/
+    ``on_divergence`` go to :func:`~fairtheory.algorithms.base.run`, which records the server model ``w``.
     """
     if output_version not in ("002", "000"):
         raise FairtheoryValueError(f"output_version must be '002' or '000', got {output_version!r}")
     T_i = check_integer(T, "T", low=1)
+    T_N: int | None
     if output_version == "002":
-        T_N: int | None = rounds_for(T_i, kappa)
-    beta_f, mu_f, alpha_arr, kappa_i, K_i = _check_common(problem, beta, mu, alpha, kappa, K)
+        T_N = rounds_for(T_i, kappa)
+    alg = make(problem, beta=beta, kappa=kappa, alpha=alpha, mu=mu, aggregator=aggregator, K=K)
+    kappa_i = alg.hyper["kappa"]
     if output_version == "000":
-        T_N = (T_i - 2) // int(kappa) if T_i >= 2 and (T_i - 2) % int(kappa) == 0 else None
-    if rng is None:
-        if K is not None:
-            raise FairtheoryValueError("rng must be given for partial participation (K is not None)")
-        rng = np.random.default_rng(0)  # unused by full participation
+        T_N = (T_i - 2) // kappa_i if T_i >= 2 and (T_i - 2) % kappa_i == 0 else None
+    if K is not None and rng is None:
+        raise FairtheoryTypeError("rng must be a numpy.random.Generator for partial participation (K is given)")
     cps = sorted({check_integer(c, "checkpoints[...]", low=1, high=T_i) for c in (checkpoints or [])})
-    state0 = init(problem, w0, eta0)
+    state0 = alg.init(w0, eta0)
     captured: dict[int, tuple[Any, Any]] = {}
     chk: dict[int, dict[str, Any]] = {}
 
@@ -365,9 +363,12 @@ def run_rfedfair(
         captured[0] = output(state0, output_version)
     if 1 in cps:
         chk[1] = {"000": output(state0, "000"), "002": None}
-    state, hist = _run(state0, _step, T_i, problem=problem, rng=rng, record_every=record_every,
-                       record_losses=record_losses, callback=callback, beta=beta_f, mu=mu_f,
-                       alpha=alpha_arr, kappa=kappa_i, K=K_i)
+    state, hist = run(alg, T_i, rng=rng, state=state0, record_every=record_every, record_losses=record_losses,
+                      callback=callback, on_divergence=on_divergence)
+    if 0 not in captured:  # stopped early by on_divergence="stop": the output of the last finite state
+        if output_version == "002" and state.comms == 0:
+            raise DivergenceError("rfedfair diverged at its first step: no 002 output exists (use a smaller beta)")
+        captured[0] = output(state, output_version)
     w_out, eta_out = captured[0]
     cp_np = {k: {kk: (None if v is None else (to_numpy(v[0]).copy(), float(to_numpy(v[1]))))
                  for kk, v in d.items()} for k, d in chk.items()}

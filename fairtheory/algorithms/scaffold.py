@@ -1,52 +1,54 @@
-r"""Scaffold (Karimireddy et al. 2020, option II; ``baselines.md``): controlled local SGD.
+r"""Scaffold (Karimireddy et al. 2020, option II): controlled local SGD.
 
 Minimises ``sum_i p_i f_i(w)``.  Server state: model ``x``, server control ``c``; client controls
 ``c_i``.  One round (one communication):
 
 .. math::
-    y_{i,0} = x,\quad y_{i,k+1} = y_{i,k} - \eta_l\big(g_i(y_{i,k}) - c_i + c\big),\ k < J,
+    y_{i,0} = x,\quad y_{i,k+1} = y_{i,k} - \eta_l\big(g_i(y_{i,k}) - c_i + c\big),\ k < \kappa,
 
-    c_i^+ = c_i - c + \frac{x - y_{i,J}}{J \eta_l}\quad\text{(option II)},
+    c_i^+ = c_i - c + \frac{x - y_{i,\kappa}}{\kappa \eta_l}\quad\text{(option II)},
 
-    x^+ = x + \eta_g \,\mathrm{avg}_i (y_{i,J} - x),\qquad c^+ = c + \textstyle\sum_{i \in S} p_i (c_i^+ - c_i).
+    x^+ = x + \eta_g \,\mathrm{avg}_i (y_{i,\kappa} - x),\qquad c^+ = c + \textstyle\sum_{i \in S} p_i (c_i^+ - c_i).
 
 Participation follows the shared sampling rules: ``K is None`` - every client, ``avg`` weighted by
 ``p``; otherwise ``K`` clients drawn i.i.d. with replacement with probabilities ``p`` and ``avg``
-is the plain mean over the draw (a client drawn twice counts twice), only the drawn clients
-(``S``, without duplicates) refresh ``c_i``.  The server-control update is the ``p``-weighted
-form of Scaffold's ``c <- c + (|S|/N) mean_S (c_i^+ - c_i)`` and keeps the invariant
+is the plain mean over the draw (a client drawn twice counts twice); only the drawn clients
+(``S``, without duplicates) run local steps and refresh ``c_i``.  The server-control update is the
+``p``-weighted form of Scaffold's ``c <- c + (|S|/N) mean_S (c_i^+ - c_i)`` and keeps the invariant
 ``c = sum_i p_i c_i`` exactly (for uniform ``p`` it is Scaffold's update verbatim).
 
 With deterministic gradients, full participation and ``eta_l`` small enough, the fixed point is
 ``c_i = grad f_i(x*)``, ``c = 0`` with ``x*`` the exact minimiser of ``sum_i p_i f_i`` - for every
-number of local steps ``J`` (no client drift), which ``base.scaffold.converges`` checks.
+number of local steps ``kappa`` (the paper's ``K``; no client drift), which ``base.scaffold.converges``
+checks.
 
-``g_i`` is the exact gradient plus optional ``N(0, grad_noise^2 I)`` noise.  Written once against
-the array API (numpy or torch float64); draws come from the explicit numpy generator; the local
-steps of all clients run at once (no Python loop over clients).
+``g_i`` is the exact gradient plus optional ``N(0, grad_noise^2 I)`` noise, drawn afresh at every
+local step.  Written once against the array API (numpy or torch float64); draws come from the
+explicit numpy generator; the local steps of all participating clients run at once.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from fairtheory._validation import FairtheoryValueError, check_in_range, check_integer
 from fairtheory.algorithms.base import (
-    History,
+    Algorithm,
     check_problem,
     check_rng,
+    check_state,
+    draw_participants,
     gaussian,
     initial_model,
-    sample_clients,
+    local_steps,
 )
-from fairtheory.algorithms.base import run_steps as _run
-from fairtheory.backend import like, namespace
+from fairtheory.backend import is_torch, like, namespace, scatter_add
 from fairtheory.problems.base import FederatedProblem
 
-__all__ = ["State", "init", "step", "run"]
+__all__ = ["State", "make"]
 
 
 @dataclass(frozen=True)
@@ -59,60 +61,87 @@ class State:
     comms: int = 0
 
 
-def init(problem: FederatedProblem, w0: Any = None, *, warm_start: bool = False) -> State:
-    """Controls start at zero, or (``warm_start=True``) at ``c_i = grad f_i(w0)``, ``c = sum p_i c_i``."""
-    problem = check_problem(problem)
-    w = initial_model(problem, w0)
-    xp = namespace(w)
-    if warm_start:
-        ci = problem.grads(w)
-        ci = xp.asarray(ci, copy=True)
-        c = like(problem.p, w) @ ci
-    else:
-        ci = xp.zeros((problem.n, problem.d), dtype=w.dtype)
-        c = xp.zeros_like(w)
-    return State(w=w, c=c, ci=ci, comms=0)
+def make(problem: FederatedProblem, *, kappa: int, eta_l: float, eta_g: float = 1.0, K: int | None = None,
+         grad_noise: float = 0.0) -> Algorithm:
+    r"""Scaffold (option II) on ``problem`` with bound, validated hyper-parameters.
 
+    Parameters
+    ----------
+    kappa : int >= 1
+        Local steps per round (the paper's ``K``).
+    eta_l, eta_g : float > 0
+        Local and global step sizes.
+    K : int >= 1 or None
+        ``None``: full participation; else the number of i.i.d. draws by ``p`` per round.
+    grad_noise : float >= 0
+        Standard deviation of additive Gaussian noise on every local gradient.
 
-def step(state: State, problem: FederatedProblem, rng: np.random.Generator, *, J: int, eta_l: float,
-         eta_g: float = 1.0, K: int | None = None, grad_noise: float = 0.0) -> State:
-    """One Scaffold round (option II); see the module docstring."""
+    Returns
+    -------
+    Algorithm with ``init(w0=None, warm_start=False) -> State`` (controls at zero, or with
+    ``warm_start`` at ``c_i = grad f_i(w0)``, ``c = sum_i p_i c_i``) and ``step(state, rng) -> State``
+    (``rng`` is needed only for partial participation or gradient noise).
+    """
     problem = check_problem(problem)
-    rng = check_rng(rng)
-    J = check_integer(J, "J", low=1)
+    kappa = check_integer(kappa, "kappa", low=1)
     eta_l = check_in_range(eta_l, "eta_l", low=0.0, low_inclusive=False)
     eta_g = check_in_range(eta_g, "eta_g", low=0.0, low_inclusive=False)
+    K = None if K is None else check_integer(K, "K", low=1)
     grad_noise = check_in_range(grad_noise, "grad_noise", low=0.0)
     n, d = problem.n, problem.d
-    x, c, ci = state.w, state.c, state.ci
-    if tuple(ci.shape) != (n, d):
-        raise FairtheoryValueError(f"state.ci must have shape ({n}, {d}), got {tuple(ci.shape)}")
-    xp = namespace(x)
-    Y = xp.broadcast_to(x[None, :], (n, d))
-    corr = c[None, :] - ci
-    for _ in range(J):  # local steps, all clients at once
-        Y = Y - eta_l * (problem.grads_each(Y) + gaussian(rng, grad_noise, (n, d), x) + corr)
-    ci_plus = ci - c[None, :] + (x[None, :] - Y) / (J * eta_l)
-    if K is None:
-        weights = like(problem.p, x)           # avg_i = sum_i p_i (.)
-        refresh = like(problem.p, x)           # every client refreshes: c+ = c + sum p_i dc_i
-        mask = xp.ones((n,), dtype=x.dtype)
-    else:
-        K = check_integer(K, "K", low=1)
-        draw = sample_clients(rng, problem.p, K)
-        cnt = np.bincount(draw, minlength=n).astype(np.float64)
-        weights = like(cnt / K, x)             # plain mean over the draw (duplicates count)
-        hit = (cnt > 0).astype(np.float64)
-        mask = like(hit, x)
-        refresh = like(hit * problem.p, x)
-    x_new = x + eta_g * (weights @ (Y - x[None, :]))
-    dci = (ci_plus - ci) * mask[:, None]
-    c_new = c + refresh @ (ci_plus - ci)
-    return replace(state, w=x_new, c=c_new, ci=ci + dci, comms=state.comms + 1)
+    p = problem.p
+    random = K is not None or grad_noise > 0
+
+    def init(w0: Any = None, warm_start: bool = False) -> State:
+        w = initial_model(problem, w0)
+        xp = namespace(w)
+        if warm_start:
+            ci = xp.asarray(problem.grads(w), copy=True)
+            c = like(p, w) @ ci
+        else:
+            ci = xp.zeros((n, d), dtype=w.dtype)
+            c = xp.zeros_like(w)
+        return State(w=w, c=c, ci=ci, comms=0)
+
+    def step(state: State, rng: np.random.Generator | None = None) -> State:
+        check_state(state, State, "scaffold")
+        if random:
+            rng = check_rng(rng)
+        x, c, ci = state.w, state.c, state.ci
+        if tuple(ci.shape) != (n, d):
+            raise FairtheoryValueError(f"state.ci must have shape ({n}, {d}), got {tuple(ci.shape)}")
+        xp = namespace(x)
+        if K is None:
+            clients, weights, refresh = None, like(p, x), like(p, x)   # avg_i = sum_i p_i (.)
+        else:
+            clients, counts = draw_participants(rng, p, K)  # type: ignore[arg-type]
+            weights = like(counts / K, x)                        # plain mean over the draw (duplicates count)
+            refresh = like(p[clients], x)
+        rows = n if clients is None else clients.size
+        ci_rows = ci if clients is None else ci[clients]
+        Y0 = xp.broadcast_to(x[None, :], (rows, d))
+        corr = c[None, :] - ci_rows
+        if grad_noise == 0.0:
+            Y = local_steps(problem, Y0, lr=eta_l, kappa=kappa, clients=clients, correction=corr).W
+        else:  # fresh noise at every local step: outside what base.local_steps offers
+            Y = Y0
+            for _ in range(kappa):
+                Y = Y - eta_l * (problem.grads_each(Y, clients=clients) + gaussian(rng, grad_noise, (rows, d), x)  # type: ignore[arg-type]
+                                 + corr)
+        dci = -c[None, :] + (x[None, :] - Y) / (kappa * eta_l)   # c_i^+ - c_i
+        x_new = x + eta_g * (weights @ (Y - x[None, :]))
+        c_new = c + refresh @ dci
+        ci_new = ci + dci if clients is None else ci + scatter_add(n, _index(clients, x), dci)
+        return State(w=x_new, c=c_new, ci=ci_new, comms=state.comms + 1)
+
+    hyper = {"kappa": kappa, "eta_l": eta_l, "eta_g": eta_g, "K": K, "grad_noise": grad_noise}
+    return Algorithm("scaffold", problem, hyper, init, step, ("eta_l", "eta_g"))
 
 
-def run(problem: FederatedProblem, rounds: int, *, rng: np.random.Generator, w0: Any = None,
-        warm_start: bool = False, record_every: int = 1, **hyper: Any) -> tuple[State, History]:
-    """``init`` then ``rounds`` Scaffold rounds with a recorded :class:`History`."""
-    state = init(problem, w0, warm_start=warm_start)
-    return _run(state, step, rounds, problem=problem, rng=rng, record_every=record_every, **hyper)
+def _index(clients: np.ndarray, ref: Any) -> Any:
+    """Client indices in ``ref``'s library (torch's ``index_add_`` needs a tensor on ``ref``'s device)."""
+    if is_torch(ref):
+        import torch
+
+        return torch.as_tensor(clients, device=ref.device)
+    return clients

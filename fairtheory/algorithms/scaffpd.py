@@ -1,10 +1,12 @@
 r"""Scaff-PD (Yu, Karimireddy, Ma, Jordan 2023) and Scaff-PD-IA (001 Sec. 5, Alg. 1-2, reconstructed).
 
-Solves problem (8) of 001, ``min_w max_{lam in Lambda_phi(A, B)} lam . f(w)`` with the integrated
-set ``Lambda_phi = {(a - phi b)/(1 - phi) : a in A, b in B}`` (``relative.md`` Sec. 4, 6).
-``phi = 0`` (or passing a :class:`~fairtheory.sets.CappedSimplex` ``A``) is plain Scaff-PD for the
-DRO problem ``min_w max_{lam in A} lam . f(w)``: one implementation, the integrated set being the
-general case.
+Solves problem (8) of 001 (eqs. 6-8, reconstructed), ``min_w max_{lam in Lambda_phi(A, B)} lam . f(w)``
+with the integrated set ``Lambda_phi = {(a - phi b)/(1 - phi) : a in A, b in B}``, the set of the
+aggregator :func:`fairtheory.aggregators.integrated` ``(A, B, phi)``.  A set-support aggregator over a
+capped simplex ``A`` (:func:`~fairtheory.aggregators.afl`, ``cvar``, ``qalpha``, or a raw
+:class:`~fairtheory.sets.CappedSimplex`) means ``phi = 0``: plain Scaff-PD for the DRO problem
+``min_w max_{lam in A} lam . f(w)``.  One implementation, the integrated set being the general case;
+the default is the simplex (AFL's objective).
 
 Round ``r`` (accelerated primal-dual, APD, with Scaffold-corrected local steps):
 
@@ -27,13 +29,14 @@ Round ``r`` (accelerated primal-dual, APD, with Scaffold-corrected local steps):
 3. *Control variates.*  ``c_i = g_i(w_r)`` (client gradients at the server model) and
    ``c = sum_i lam_{r+1,i} c_i``, the gradient of ``lam_{r+1} . f`` (001 eq. 9).
 4. *Local steps*, all clients at once: ``y_{i,0} = w_r``,
-   ``y_{i,k+1} = y_{i,k} - eta_l (g_i(y_{i,k}) - c_i + c)``, ``k < J`` (001 Alg. 2).
-5. *Server*: ``w_{r+1} = w_r + eta_g rho_r sum_i lam_{r+1,i} (y_{i,J} - w_r)`` - the
+   ``y_{i,k+1} = y_{i,k} - eta_l (g_i(y_{i,k}) - c_i + c)``, ``k < kappa`` (001 Alg. 2, whose ``J``
+   is ``kappa`` here).
+5. *Server*: ``w_{r+1} = w_r + eta_g rho_r sum_i lam_{r+1,i} (y_{i,kappa} - w_r)`` - the
    ``lam``-weighted (possibly negatively weighted) average displacement.  The effective primal step
-   is ``tau_r = J eta_l eta_g rho_r``; with ``J = 1`` and exact gradients step 5 is exactly
+   is ``tau_r = kappa eta_l eta_g rho_r``; with ``kappa = 1`` and exact gradients step 5 is exactly
    ``w_{r+1} = w_r - tau_r grad_w (lam_{r+1} . f)(w_r)``, the APD primal step.
 
-Step sizes.  ``mu_accel = 0`` (default): constant ``tau_r = J eta_l eta_g``, ``sigma_r = sigma``,
+Step sizes.  ``mu_accel = 0`` (default): constant ``tau_r = kappa eta_l eta_g``, ``sigma_r = sigma``,
 ``theta_r = theta`` (default 1, the PDHG extrapolation).  ``mu_accel > 0`` (a lower bound on the
 strong convexity of ``lam . f`` over the set, ``(mu - phi L)/(1 - phi)`` by 001 Lemma 8): the
 Chambolle-Pock/APD acceleration schedule for a strongly convex primal,
@@ -55,19 +58,29 @@ generator, no Python loop over clients.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from fairtheory._validation import FairtheoryTypeError, FairtheoryValueError, check_in_range, check_integer
-from fairtheory.algorithms.base import History, check_problem, check_rng, gaussian, initial_model, initial_weights, project_to
-from fairtheory.algorithms.base import run_steps as _run
+from fairtheory.algorithms.afl import dual_set
+from fairtheory.algorithms.base import (
+    Algorithm,
+    check_problem,
+    check_rng,
+    check_state,
+    gaussian,
+    initial_model,
+    initial_weights,
+    local_steps,
+    project_to,
+)
 from fairtheory.backend import namespace
 from fairtheory.problems.base import FederatedProblem
 from fairtheory.sets import CappedSimplex, IntegratedSet
 
-__all__ = ["State", "init", "step", "run", "as_integrated", "dual_step"]
+__all__ = ["State", "make", "as_integrated", "dual_step"]
 
 
 @dataclass(frozen=True)
@@ -91,15 +104,15 @@ class State:
     comms: int = 0
 
 
-def as_integrated(iset: Any, n: int) -> IntegratedSet:
-    """``iset`` as an :class:`IntegratedSet` (a :class:`CappedSimplex` ``A`` means ``phi = 0``, ``B = A``)."""
-    if isinstance(iset, CappedSimplex):
-        iset = IntegratedSet(iset, iset, 0.0)
-    if not isinstance(iset, IntegratedSet):
-        raise FairtheoryTypeError(f"iset must be an IntegratedSet or a CappedSimplex, got {type(iset).__name__}")
-    if iset.n != n:
-        raise FairtheoryValueError(f"iset must have n = {n} (one weight per client), got n = {iset.n}")
-    return iset
+def as_integrated(S: Any, n: int) -> IntegratedSet:
+    """``S`` as an :class:`IntegratedSet` (a :class:`CappedSimplex` ``A`` means ``phi = 0``, ``B = A``)."""
+    if isinstance(S, CappedSimplex):
+        S = IntegratedSet(S, S, 0.0)
+    if not isinstance(S, IntegratedSet):
+        raise FairtheoryTypeError(f"the dual set must be an IntegratedSet or a CappedSimplex, got {type(S).__name__}")
+    if S.n != n:
+        raise FairtheoryValueError(f"the dual set must have n = {n} (one weight per client), got n = {S.n}")
+    return S
 
 
 def dual_step(iset: IntegratedSet, a: Any, b: Any, s: Any, sigma: float) -> tuple[Any, Any]:
@@ -114,43 +127,39 @@ def dual_step(iset: IntegratedSet, a: Any, b: Any, s: Any, sigma: float) -> tupl
     return a_new, b_new
 
 
-def init(problem: FederatedProblem, iset: Any, w0: Any = None, a0: Any = None, b0: Any = None) -> State:
-    """Start at ``w0`` and ``a0 in A``, ``b0 in B`` (defaults: projections of the uniform vector)."""
-    problem = check_problem(problem)
-    I = as_integrated(iset, problem.n)
-    w = initial_model(problem, w0)
-    a = initial_weights(I.A, a0, w, "a0")
-    b = initial_weights(I.B, b0, w, "b0")
-    lam = (a - I.phi * b) / (1.0 - I.phi)
-    return State(w=w, a=a, b=b, lam=lam)
-
-
-def step(state: State, problem: FederatedProblem, rng: np.random.Generator, *, iset: Any, J: int,
-         eta_l: float, eta_g: float, sigma: float, theta: float = 1.0, mu_accel: float = 0.0,
-         grad_noise: float = 0.0, loss_noise: float = 0.0) -> State:
-    """One Scaff-PD(-IA) round; see the module docstring.
+def make(problem: FederatedProblem, *, kappa: int, eta_l: float, sigma: float, eta_g: float = 1.0,
+         aggregator: Any = None, theta: float = 1.0, mu_accel: float = 0.0, grad_noise: float = 0.0,
+         loss_noise: float = 0.0) -> Algorithm:
+    """Scaff-PD(-IA) on ``problem`` with bound, validated hyper-parameters.
 
     Parameters
     ----------
-    iset : IntegratedSet or CappedSimplex
-        ``Lambda_phi(A, B)``; a capped simplex ``A`` gives Scaff-PD over ``A``.
-    J : int >= 1
-        Local steps per round.
+    kappa : int >= 1
+        Local steps per round (001 Alg. 2's ``J``).
     eta_l, eta_g : float > 0
-        Local and global step sizes (primal step ``tau_r = J eta_l eta_g rho_r``).
+        Local and global step sizes (primal step ``tau_r = kappa eta_l eta_g rho_r``).
     sigma : float > 0
         Initial dual step ``sigma_0`` (constant when ``mu_accel = 0``).
+    aggregator : SetSupport, IntegratedSet, CappedSimplex or None
+        The objective and its set: :func:`fairtheory.aggregators.integrated` ``(A, B, phi)`` (or a raw
+        :class:`IntegratedSet`) for Scaff-PD-IA; a capped-simplex set (``afl(n)``, ``cvar``, ``qalpha``
+        or a raw :class:`CappedSimplex`) for Scaff-PD; default the simplex.  ``init`` and ``step`` both
+        use this one set.
     theta : float >= 0
         Extrapolation weight when ``mu_accel = 0`` (with ``mu_accel > 0`` the schedule sets it).
     mu_accel : float >= 0
         Strong-convexity modulus driving the acceleration schedule (0: constant steps).
     grad_noise, loss_noise : float >= 0
         Standard deviations of the additive oracle noise (0: deterministic mode).
+
+    Returns
+    -------
+    Algorithm with ``init(w0=None, a0=None, b0=None) -> State`` (``a0 in A``, ``b0 in B``; defaults:
+    projections of the uniform vector) and ``step(state, rng) -> State`` (``rng`` is needed only
+    with noise).
     """
     problem = check_problem(problem)
-    rng = check_rng(rng)
-    I = as_integrated(iset, problem.n)
-    J = check_integer(J, "J", low=1)
+    kappa = check_integer(kappa, "kappa", low=1)
     eta_l = check_in_range(eta_l, "eta_l", low=0.0, low_inclusive=False)
     eta_g = check_in_range(eta_g, "eta_g", low=0.0, low_inclusive=False)
     sigma0 = check_in_range(sigma, "sigma", low=0.0, low_inclusive=False)
@@ -158,46 +167,58 @@ def step(state: State, problem: FederatedProblem, rng: np.random.Generator, *, i
     mu_accel = check_in_range(mu_accel, "mu_accel", low=0.0)
     grad_noise = check_in_range(grad_noise, "grad_noise", low=0.0)
     loss_noise = check_in_range(loss_noise, "loss_noise", low=0.0)
+    agg, S = dual_set(problem, aggregator, algorithm="scaffpd", integrated=True)
+    I = as_integrated(S, problem.n)
     n, d = problem.n, problem.d
-    w = state.w
-    xp = namespace(w)
     phi = I.phi
-
     accel = mu_accel > 0.0
-    sigma_r = state.sigma if (accel and state.sigma is not None) else sigma0
-    theta_r = state.theta if (accel and state.theta is not None) else theta
-    rho_r = state.rho if accel else 1.0
+    random = grad_noise > 0 or loss_noise > 0
 
-    # 1. losses and control variates at w_r (one communication)
-    f_r = problem.losses(w) + gaussian(rng, loss_noise, (n,), w)
-    C = problem.grads(w) + gaussian(rng, grad_noise, (n, d), w)
-    f_prev = f_r if state.f_prev is None else state.f_prev
-    s = f_r + theta_r * (f_r - f_prev)
-    # 2. dual step on (a, b)
-    a_new, b_new = dual_step(I, state.a, state.b, s, sigma_r)
-    lam = (a_new - phi * b_new) / (1.0 - phi)
-    # 3-4. Scaffold-corrected local steps with c = sum lam_i c_i
-    c = lam @ C
-    corr = c[None, :] - C
-    Y = xp.broadcast_to(w[None, :], (n, d))
-    for _ in range(J):
-        Y = Y - eta_l * (problem.grads_each(Y) + gaussian(rng, grad_noise, (n, d), w) + corr)
-    # 5. server: lam-weighted displacement
-    w_new = w + (eta_g * rho_r) * (lam @ (Y - w[None, :]))
+    def init(w0: Any = None, a0: Any = None, b0: Any = None) -> State:
+        w = initial_model(problem, w0)
+        a = initial_weights(I.A, a0, w, "a0")
+        b = initial_weights(I.B, b0, w, "b0")
+        return State(w=w, a=a, b=b, lam=(a - phi * b) / (1.0 - phi))
 
-    if accel:
-        tau_r = J * eta_l * eta_g * rho_r
-        omega = 1.0 / math.sqrt(1.0 + 2.0 * mu_accel * tau_r)
-        rho_next, sigma_next, theta_next = rho_r * omega, sigma_r / omega, omega
-    else:  # constant steps: nothing to carry
-        rho_next, sigma_next, theta_next = 1.0, None, None
-    return replace(state, w=w_new, a=a_new, b=b_new, lam=lam, f_prev=f_r, rho=rho_next,
-                   sigma=sigma_next, theta=theta_next, rounds=state.rounds + 1, comms=state.comms + 2)
+    def step(state: State, rng: np.random.Generator | None = None) -> State:
+        check_state(state, State, "scaffpd")
+        if random:
+            rng = check_rng(rng)
+        w = state.w
+        xp = namespace(w)
+        sigma_r = state.sigma if (accel and state.sigma is not None) else sigma0
+        theta_r = state.theta if (accel and state.theta is not None) else theta
+        rho_r = state.rho if accel else 1.0
 
+        # 1. losses and control variates at w_r (one communication)
+        f_r = problem.losses(w) + gaussian(rng, loss_noise, (n,), w)  # type: ignore[arg-type]
+        C = problem.grads(w) + gaussian(rng, grad_noise, (n, d), w)  # type: ignore[arg-type]
+        f_prev = f_r if state.f_prev is None else state.f_prev
+        s = f_r + theta_r * (f_r - f_prev)
+        # 2. dual step on (a, b)
+        a_new, b_new = dual_step(I, state.a, state.b, s, sigma_r)
+        lam = (a_new - phi * b_new) / (1.0 - phi)
+        # 3-4. Scaffold-corrected local steps with c = sum lam_i c_i
+        corr = (lam @ C)[None, :] - C
+        Y0 = xp.broadcast_to(w[None, :], (n, d))
+        if grad_noise == 0.0:
+            Y = local_steps(problem, Y0, lr=eta_l, kappa=kappa, correction=corr).W
+        else:  # fresh noise at every local step: outside what base.local_steps offers
+            Y = Y0
+            for _ in range(kappa):
+                Y = Y - eta_l * (problem.grads_each(Y) + gaussian(rng, grad_noise, (n, d), w) + corr)  # type: ignore[arg-type]
+        # 5. server: lam-weighted displacement
+        w_new = w + (eta_g * rho_r) * (lam @ (Y - w[None, :]))
 
-def run(problem: FederatedProblem, rounds: int, *, iset: Any, rng: np.random.Generator, w0: Any = None,
-        a0: Any = None, b0: Any = None, record_every: int = 1, **hyper: Any) -> tuple[State, History]:
-    """``init`` then ``rounds`` Scaff-PD(-IA) rounds with a recorded :class:`History`."""
-    state = init(problem, iset, w0, a0, b0)
-    return _run(state, step, rounds, problem=problem, rng=rng, record_every=record_every,
-                iset=iset, **hyper)
+        if accel:
+            tau_r = kappa * eta_l * eta_g * rho_r
+            omega = 1.0 / math.sqrt(1.0 + 2.0 * mu_accel * tau_r)
+            rho_next, sigma_next, theta_next = rho_r * omega, sigma_r / omega, omega
+        else:  # constant steps: nothing to carry
+            rho_next, sigma_next, theta_next = 1.0, None, None
+        return State(w=w_new, a=a_new, b=b_new, lam=lam, f_prev=f_r, rho=rho_next, sigma=sigma_next,
+                     theta=theta_next, rounds=state.rounds + 1, comms=state.comms + 2)
+
+    hyper = {"kappa": kappa, "eta_l": eta_l, "eta_g": eta_g, "sigma": sigma0, "aggregator": agg, "theta": theta,
+             "mu_accel": mu_accel, "grad_noise": grad_noise, "loss_noise": loss_noise}
+    return Algorithm("scaffpd", problem, hyper, init, step, ("eta_l", "eta_g", "sigma"))

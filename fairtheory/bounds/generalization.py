@@ -1,4 +1,4 @@
-r"""Generalisation bounds of RC-FL / FAFL (002 Sec. 5.2, App. E-G; spec ``rcfl.md`` Sec. 6).
+r"""Generalisation bounds of RC-FL / FAFL (002 Sec. 5.2, App. E-G).
 
 Notation: ``n`` clients with weights ``p``, conservatism ``alpha_i in [p_i, 1]``, caps
 ``u_i = p_i/alpha_i``, ``tau_alpha = sum_i u_i``; client ``i`` holds ``m_i`` i.i.d. points from

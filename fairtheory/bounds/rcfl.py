@@ -180,6 +180,7 @@ def heterogeneity_rho2(problem: Any, w: Any, eta: float, alpha: Any, mu: float) 
     ``||grad f^{mu,i}||^2 = s_i^2 ||grad f_i(w)||^2 + (1 - s_i)^2`` with
     ``s_i = sigma((f_i(w) - eta)/mu)/alpha_i``.
     """
+    from fairtheory.aggregators import SmoothedQalpha
     from fairtheory.algorithms.rfedfair import local_gradients
 
     w_arr = as_vector(w, "w")
@@ -189,5 +190,5 @@ def heterogeneity_rho2(problem: Any, w: Any, eta: float, alpha: Any, mu: float) 
     mu_f = check_positive(mu, "mu")
     a = check_alpha(alpha, problem.p, "alpha")
     W = np.broadcast_to(w_arr, (problem.n, problem.d))
-    Gw, ge = local_gradients(problem, W, np.full(problem.n, eta_f), a, mu_f)
+    Gw, ge = local_gradients(problem, W, np.full(problem.n, eta_f), SmoothedQalpha(problem.p, a, mu_f))
     return float(problem.p @ (np.sum(np.asarray(Gw) ** 2, axis=1) + np.asarray(ge) ** 2))

@@ -3,7 +3,10 @@ checked against.
 
 Every function builds an explicit LP or QP, solves it, raises :class:`SolverError` unless the status
 is ``optimal`` and returns an :class:`ExactResult` with a *certificate*: a bound from weak duality
-evaluated at the solver's own multiplier, so a wrong ``optimal`` is visible in the numbers.
+evaluated at the solver's own multiplier.  The LPs are solved on normalised data (the losses mapped
+affinely to ``[-1, 1]``, exact because members of the sets sum to one) and their value is accepted only
+when the certified gap is at most ``1e-9 |value| + 1e-11 max |v|`` (the second term is the resolution
+of an LP whose feasibility tolerance is ``1e-10``): a wrong ``optimal`` raises instead of being returned.
 
 * LPs use **HiGHS** on purpose.  Measured on this project's machine (``docs/exact.md`` Sec. 4):
   Clarabel, cvxpy's default for LPs, returned ``optimal`` with relative error ``1e-6`` at
@@ -36,7 +39,7 @@ from fairtheory._validation import (
     check_alpha,
     check_probability_vector,
 )
-from fairtheory.exact.result import ExactResult, solve_checked
+from fairtheory.exact.result import ExactResult, SolverError, solve_checked
 from fairtheory.sets import CappedSimplex, IntegratedSet
 
 __all__ = [
@@ -59,6 +62,9 @@ QP_SOLVER = "CLARABEL"
 #: same answer to 1e-14 on this machine); box constraints are passed as variable bounds for the same reason
 _HIGHS_OPTS: dict[str, Any] = {"highs_options": {"presolve": "off", "primal_feasibility_tolerance": 1e-10,
                                                 "dual_feasibility_tolerance": 1e-10}}
+#: an LP's value is accepted when its certified gap is at most ``GAP_RTOL |value| + GAP_DATA max |v|``
+GAP_RTOL = 1e-9
+GAP_DATA = 1e-11
 _CLARABEL_OPTS: dict[str, Any] = {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10,
                                   "max_iter": 500}
 
@@ -77,14 +83,30 @@ def _check_vec(v: Any, n: int, name: str = "v") -> np.ndarray:
     return x
 
 
-def _scale(v: np.ndarray) -> float:
-    """Objective scaling of the LPs: none (1.0).
+def _normalisations(v: np.ndarray) -> list[tuple[float, float]]:
+    """Affine maps ``v = c + s v'`` tried in order for the LPs over sets whose members sum to one.
 
-    Dividing the objective by ``max |v|`` was tried and made things worse: with a huge loss on a tiny
-    cap the scaled objective value is ``~1e-7`` and HiGHS stopped ``9e-7`` (absolute) below the
-    optimum.  With feasibility tolerances ``1e-10`` the unscaled LPs agree with the closed forms to
-    ``~1e-13`` relative on the Hypothesis instances."""
-    return 1.0
+    First ``c`` = midrange and ``s`` = half the range of ``v`` (``v'`` in ``[-1, 1]``): HiGHS' absolute
+    tolerances (``1e-10``) then act relative to the data, which matters for tiny losses - unscaled, the
+    LPs reported ``optimal`` while 6-41% wrong for losses of order ``1e-10``.  Then the data unscaled:
+    with a huge loss on a tiny cap the normalised objective is ``~1e-7`` and HiGHS stopped ``9e-7``
+    (absolute, normalised units) below the optimum, which the raw form avoids.  The first solution
+    whose certificate passes (:data:`GAP_RTOL`) is returned; if none does, :class:`SolverError`."""
+    lo, hi = float(v.min()), float(v.max())
+    c, s = 0.5 * lo + 0.5 * hi, 0.5 * hi - 0.5 * lo
+    out = [(c, s)] if s > 0 and np.isfinite(s) else [(c, 1.0)]
+    if out[0] != (0.0, 1.0):
+        out.append((0.0, 1.0))
+    return out
+
+
+def _gap_ok(gap: float, data: np.ndarray, *vals: float) -> bool:
+    """A certified gap is at most :data:`GAP_RTOL` relative to the values it brackets plus
+    :data:`GAP_DATA` relative to the data's magnitude (an LP with feasibility tolerance ``1e-10`` on
+    ``sum lam = 1`` cannot resolve the value more finely than a small multiple of ``1e-10 max |v|``;
+    seen: ``4e-7`` at ``max |v| = 9e5``, value 377)."""
+    allowed = GAP_RTOL * max([abs(x) for x in vals] + [0.0]) + GAP_DATA * float(np.max(np.abs(data))) + 1e-300
+    return -allowed <= gap <= allowed
 
 
 def _h(caps: np.ndarray, v: np.ndarray, eta: float) -> float:
@@ -96,12 +118,13 @@ def _times(x: Any, c: float) -> float | None:
     return None if x is None else float(np.squeeze(x)) * c
 
 
-def _dual_bound(caps: np.ndarray, v: np.ndarray, eta: Any) -> float:
-    """Best of ``h_u(eta)``, ``h_u(-eta)`` and ``h_u(0)`` (all valid upper bounds; ``eta`` may be None)."""
-    cands = [0.0]
+def _dual_bound(caps: np.ndarray, v: np.ndarray, eta: Any, *, shift: float = 0.0, scale: float = 1.0) -> float:
+    """Best of ``h_u`` at ``c + s eta``, ``c - s eta`` and ``c`` (all valid upper bounds; ``eta`` is the
+    multiplier of the LP solved on ``v' = (v - c)/s`` and may be None)."""
+    cands = [shift]
     if eta is not None and np.isfinite(float(np.squeeze(eta))):
         e = float(np.squeeze(eta))
-        cands += [e, -e]
+        cands += [shift + scale * e, shift - scale * e]
     return min(_h(caps, v, c) for c in cands)
 
 
@@ -120,16 +143,20 @@ def _box_variable(caps: np.ndarray) -> Any:
 def _support_lp(S: CappedSimplex, v: np.ndarray, what: str) -> ExactResult:
     import cvxpy as cp
 
-    sc = _scale(v)
-    lam = _box_variable(S.caps)
-    cons = [cp.sum(lam) == 1]
-    prob = cp.Problem(cp.Maximize((v / sc) @ lam), cons)
-    val = sc * solve_checked(prob, what, LP_SOLVER, **_HIGHS_OPTS)
-    w = np.asarray(lam.value, dtype=np.float64)
-    bound = _dual_bound(S.caps, v, _times(cons[0].dual_value, sc))
-    cert = {"dual_bound": bound, "gap": bound - val, "primal_infeasibility": _infeasibility(w, S.caps),
-            "weights_value": float(w @ v)}
-    return ExactResult(value=val, weights=w, solver=LP_SOLVER, status=str(prob.status), certificate=cert)
+    tried = []
+    for c, sc in _normalisations(v):
+        lam = _box_variable(S.caps)
+        cons = [cp.sum(lam) == 1]
+        prob = cp.Problem(cp.Maximize(((v - c) / sc) @ lam), cons)
+        val = c + sc * solve_checked(prob, what, LP_SOLVER, **_HIGHS_OPTS)
+        w = np.asarray(lam.value, dtype=np.float64)
+        bound = _dual_bound(S.caps, v, _times(cons[0].dual_value, 1.0), shift=c, scale=sc)
+        cert = {"dual_bound": bound, "gap": bound - val, "primal_infeasibility": _infeasibility(w, S.caps),
+                "weights_value": float(w @ v), "normalisation": (c, sc)}
+        if _gap_ok(bound - val, v, val, bound):
+            return ExactResult(value=val, weights=w, solver=LP_SOLVER, status=str(prob.status), certificate=cert)
+        tried.append(f"gap {bound - val:.3g} at value {val:.6g} (shift {c:.3g}, scale {sc:.3g})")
+    raise SolverError(what, LP_SOLVER, "uncertified: " + "; ".join(tried))
 
 
 # -------------------------------------------------------------------- capped simplex
@@ -185,8 +212,6 @@ def project_qp(S: CappedSimplex, v: Any) -> ExactResult:
     Compare objective values, or weights against ``sqrt(2 gap)``.
     """
     import cvxpy as cp
-
-    from fairtheory.exact.result import SolverError
 
     S = _check_set(S)
     x = _check_vec(v, S.n)
@@ -257,18 +282,23 @@ def qalpha_sup_lp(losses: Any, p: Any, alpha: Any) -> ExactResult:
 
     f, pv, a = _qalpha_args(losses, p, alpha)
     caps = np.minimum(pv / a, 1.0)
-    sc = _scale(f)
-    lam = _box_variable(caps)
-    cons = [cp.sum(lam) == 1]
-    prob = cp.Problem(cp.Maximize((f / sc) @ lam), cons)
-    val = sc * solve_checked(prob, "Q_alpha supremum LP (002 Def. 1)", LP_SOLVER, **_HIGHS_OPTS)
-    w = np.asarray(lam.value, dtype=np.float64)
-    bound = _dual_bound(caps, f, _times(cons[0].dual_value, sc))
-    cert = {"dual_bound": bound, "gap": bound - val, "primal_infeasibility": _infeasibility(w, caps),
-            "weights_value": float(w @ f)}
-    q = np.divide(w, pv, out=np.zeros_like(w), where=pv > 0)
-    return ExactResult(value=val, weights=w, solver=LP_SOLVER, status=str(prob.status), certificate=cert,
-                       extra={"q": q})
+    what = "Q_alpha supremum LP (002 Def. 1)"
+    tried = []
+    for c, sc in _normalisations(f):
+        lam = _box_variable(caps)
+        cons = [cp.sum(lam) == 1]
+        prob = cp.Problem(cp.Maximize(((f - c) / sc) @ lam), cons)
+        val = c + sc * solve_checked(prob, what, LP_SOLVER, **_HIGHS_OPTS)
+        w = np.asarray(lam.value, dtype=np.float64)
+        bound = _dual_bound(caps, f, _times(cons[0].dual_value, 1.0), shift=c, scale=sc)
+        if _gap_ok(bound - val, f, val, bound):
+            cert = {"dual_bound": bound, "gap": bound - val, "primal_infeasibility": _infeasibility(w, caps),
+                    "weights_value": float(w @ f), "normalisation": (c, sc)}
+            q = np.divide(w, pv, out=np.zeros_like(w), where=pv > 0)
+            return ExactResult(value=val, weights=w, solver=LP_SOLVER, status=str(prob.status), certificate=cert,
+                               extra={"q": q})
+        tried.append(f"gap {bound - val:.3g} at value {val:.6g}")
+    raise SolverError(what, LP_SOLVER, "uncertified: " + "; ".join(tried))
 
 
 def qalpha_dual_lp(losses: Any, p: Any, alpha: Any) -> ExactResult:
@@ -283,18 +313,28 @@ def qalpha_dual_lp(losses: Any, p: Any, alpha: Any) -> ExactResult:
 
     f, pv, a = _qalpha_args(losses, p, alpha)
     caps = pv / a
-    sc = _scale(f)
-    eta = cp.Variable()
-    s = cp.Variable(f.size, nonneg=True)
-    cons = [s >= f / sc - eta]
-    prob = cp.Problem(cp.Minimize(eta + caps @ s), cons)
-    val = sc * solve_checked(prob, "Lemma 1 dual LP (002 Lemma 1)", LP_SOLVER, **_HIGHS_OPTS)
-    eta_v = sc * float(eta.value)
-    lam = np.abs(np.asarray(cons[0].dual_value, dtype=np.float64))
-    cert = {"primal_bound": float(lam @ f), "gap": val - float(lam @ f),
-            "primal_infeasibility": _infeasibility(lam, caps)}
-    return ExactResult(value=val, argmin=np.array([eta_v]), weights=lam, solver=LP_SOLVER,
-                       status=str(prob.status), certificate=cert, extra={"eta": eta_v})
+    what = "Lemma 1 dual LP (002 Lemma 1)"
+    tried = []
+    for c, sc in _normalisations(f):
+        # eta = c + sc eta', f = c + sc f': eta + sum u (f - eta)_+ = c + sc (eta' + sum u (f' - eta')_+)
+        eta = cp.Variable()
+        s_var = cp.Variable(f.size, nonneg=True)
+        cons = [s_var >= (f - c) / sc - eta]
+        prob = cp.Problem(cp.Minimize(eta + caps @ s_var), cons)
+        val = c + sc * solve_checked(prob, what, LP_SOLVER, **_HIGHS_OPTS)
+        eta_v = c + sc * float(eta.value)
+        lam = np.abs(np.asarray(cons[0].dual_value, dtype=np.float64))
+        # the multipliers are a point of the capped simplex up to the solver's tolerance: project, then
+        # lam . f is a certified lower bound of the optimum
+        lam = CappedSimplex(caps).project(lam)
+        lower = float(lam @ f)
+        if _gap_ok(val - lower, f, val, lower):
+            cert = {"primal_bound": lower, "gap": val - lower, "primal_infeasibility": _infeasibility(lam, caps),
+                    "normalisation": (c, sc)}
+            return ExactResult(value=val, argmin=np.array([eta_v]), weights=lam, solver=LP_SOLVER,
+                               status=str(prob.status), certificate=cert, extra={"eta": eta_v})
+        tried.append(f"gap {val - lower:.3g} at value {val:.6g}")
+    raise SolverError(what, LP_SOLVER, "uncertified: " + "; ".join(tried))
 
 
 # -------------------------------------------------------------------- integrated set (001 eqs. 6-8)
@@ -309,25 +349,30 @@ def integrated_support_lp(I: IntegratedSet, v: Any) -> ExactResult:
     if not isinstance(I, IntegratedSet):
         raise FairtheoryTypeError(f"I must be an IntegratedSet, got {type(I).__name__}")
     x = _check_vec(v, I.n)
-    phi, sc = I.phi, _scale(x)
-    xs = x / sc
-    av, bv = _box_variable(I.A.caps), _box_variable(I.B.caps)
-    ca, cb = [cp.sum(av) == 1], [cp.sum(bv) == 1]
-    prob = cp.Problem(cp.Maximize((xs @ av - phi * (xs @ bv)) / (1.0 - phi)), ca + cb)
-    val = sc * solve_checked(prob, "integrated-set support LP (001 eqs. 6-8)", LP_SOLVER, **_HIGHS_OPTS)
-    a_, b_ = np.asarray(av.value, dtype=np.float64), np.asarray(bv.value, dtype=np.float64)
-    lam = (a_ - phi * b_) / (1.0 - phi)
-    # scale the multipliers back: the objective carries 1/(1-phi) and phi/(1-phi)
-    ea = ca[0].dual_value
-    eb = cb[0].dual_value
-    bound_a = _dual_bound(I.A.caps, x, _times(ea, sc * (1.0 - phi)))
-    if phi > 0 and eb is not None:
-        bound_b = _dual_bound(I.B.caps, -x, _times(eb, sc * (1.0 - phi) / phi))
-    else:
-        bound_b = _dual_bound(I.B.caps, -x, 0.0) if phi > 0 else 0.0
-    bound = (bound_a + phi * bound_b) / (1.0 - phi)
-    cert = {"dual_bound": bound, "gap": bound - val,
-            "primal_infeasibility": max(_infeasibility(a_, I.A.caps), _infeasibility(b_, I.B.caps)),
-            "weights_value": float(lam @ x), "weights_sum": float(lam.sum())}
-    return ExactResult(value=val, weights=lam, solver=LP_SOLVER, status=str(prob.status), certificate=cert,
-                       extra={"a": a_, "b": b_})
+    phi = I.phi
+    what = "integrated-set support LP (001 eqs. 6-8)"
+    tried = []
+    for c, sc in _normalisations(x):
+        xs = (x - c) / sc  # members of Lambda_phi sum to one: lam . x = c + sc lam . xs
+        av, bv = _box_variable(I.A.caps), _box_variable(I.B.caps)
+        ca, cb = [cp.sum(av) == 1], [cp.sum(bv) == 1]
+        prob = cp.Problem(cp.Maximize((xs @ av - phi * (xs @ bv)) / (1.0 - phi)), ca + cb)
+        val = c + sc * solve_checked(prob, what, LP_SOLVER, **_HIGHS_OPTS)
+        a_, b_ = np.asarray(av.value, dtype=np.float64), np.asarray(bv.value, dtype=np.float64)
+        lam = (a_ - phi * b_) / (1.0 - phi)
+        # scale the multipliers back: the objective carries 1/(1-phi) and phi/(1-phi), the data (v - c)/sc
+        ea, eb = ca[0].dual_value, cb[0].dual_value
+        bound_a = _dual_bound(I.A.caps, x, _times(ea, 1.0 - phi), shift=c, scale=sc)
+        if phi > 0 and eb is not None:
+            bound_b = _dual_bound(I.B.caps, -x, _times(eb, (1.0 - phi) / phi), shift=-c, scale=sc)
+        else:
+            bound_b = _dual_bound(I.B.caps, -x, None, shift=-c) if phi > 0 else 0.0
+        bound = (bound_a + phi * bound_b) / (1.0 - phi)
+        if _gap_ok(bound - val, x, val, bound):
+            cert = {"dual_bound": bound, "gap": bound - val,
+                    "primal_infeasibility": max(_infeasibility(a_, I.A.caps), _infeasibility(b_, I.B.caps)),
+                    "weights_value": float(lam @ x), "weights_sum": float(lam.sum()), "normalisation": (c, sc)}
+            return ExactResult(value=val, weights=lam, solver=LP_SOLVER, status=str(prob.status), certificate=cert,
+                               extra={"a": a_, "b": b_})
+        tried.append(f"gap {bound - val:.3g} at value {val:.6g}")
+    raise SolverError(what, LP_SOLVER, "uncertified: " + "; ".join(tried))

@@ -1,4 +1,4 @@
-r"""Exact q-FFL optimum (spec ``exact.md`` Sec. 5): the p-norm form, Clarabel, then Newton polish.
+r"""Exact q-FFL optimum (003 eq. 2, eq. 22, App. A.1): the p-norm form, Clarabel, then Newton polish.
 
 For weights ``c`` (``p`` for the weighted eq. 2, ``1/m`` for eq. 22 and the root form) every form of
 q-FFL is a monotone transform of ``|| c^{1/(q+1)} * F(w) ||_{q+1}``, so all share the minimiser
@@ -6,9 +6,10 @@ q-FFL is a monotone transform of ``|| c^{1/(q+1)} * F(w) ||_{q+1}``, so all shar
     w*_q = argmin_w  || c^{1/(q+1)} * t ||_{q+1}   s.t.  F_k(w) <= t_k,  t >= 0,
 
 solved with ``cp.pnorm`` (Clarabel).  The epigraph variables ``t`` make the model DCP for any convex
-client losses (cvxpy need not know ``F_k >= 0``).  ``exact.md`` Sec. 5 measured this form accurate
-for ``q`` up to 15 where the ``power`` form fails at ``q >= 5``.  (cvxpy realises non-integer norms by
-a rational approximation of ``q+1`` with denominator <= 1024; ``q`` in {0.1, 1.5, ...} is exact.)
+client losses (cvxpy need not know ``F_k >= 0``).  This form is accurate for ``q`` up to 15, where
+the ``power`` form ``sum_k c_k power(F_k, q+1)`` fails from ``q >= 5`` on (measured with cvxpy 1.9 and
+Clarabel 0.11).  cvxpy realises non-integer norms by a rational approximation of ``q+1`` with
+denominator <= 1024; ``q`` in {0.1, 1.5, ...} is exact.
 
 Certification: where the problem provides Hessians and ``d <= max_polish_d``, a few damped Newton
 steps on ``g(w) = sum_k c_k F_k(w)^{q+1}`` polish the solver's point (accepted only if ``g`` does
@@ -99,7 +100,7 @@ def solve_qffl(problem: FederatedProblem, q: float, *, form: str = "weighted", s
     problem : a :class:`FederatedProblem` with convex, nonnegative client losses and ``cvxpy_losses``.
     q : ``q >= 0``.
     form : ``"weighted"`` (``c = p``) or ``"unweighted"``/``"root"`` (``c = 1/m``).
-    solver : cvxpy solver (Clarabel by default; ``exact.md`` Sec. 5 found SCS unreliable here).
+    solver : cvxpy solver (Clarabel by default, the solver this model was validated with).
     polish : Newton-polish the solver's point (needs ``problem.hessians``; skipped when
         ``d > max_polish_d``).
 

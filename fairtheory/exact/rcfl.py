@@ -1,4 +1,4 @@
-r"""Exact optima of the RC-FL family over the model (spec ``exact.md`` Secs. 2 and 5).
+r"""Exact optima of the RC-FL family over the model (routes and solver measurements: docs/exact.md).
 
 All three minimax objectives are support functions of capped simplices (``fairtheory.sets``):
 
@@ -12,7 +12,7 @@ All three minimax objectives are support functions of capped simplices (``fairth
   0.5 r(lam)^T H(lam)^{-1} r(lam)`` written as an explicit SDP (epigraph of ``matrix_frac``)
   - :func:`maxmin_quadratic`.
 
-Solver choices follow the measurements of ``exact.md`` Sec. 5: Clarabel with tight tolerances
+Solver choices follow the measurements in docs/exact.md: Clarabel with tight tolerances
 (``1e-10``) for the conic models, falling back to Clarabel's defaults with
 ``max_step_fraction = 0.9`` when the tight solve does not end ``optimal``; a shared ridge term of a
 :class:`~fairtheory.problems.logistic.LogisticProblem` is moved outside ``pos()``/``logistic()`` by
@@ -42,18 +42,18 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from scipy.special import expit
 
 from fairtheory._validation import FairtheoryTypeError, check_alpha, check_in_range, check_positive
 from fairtheory.exact.result import ExactResult, SolverError, solve_checked
 from fairtheory.problems.base import FederatedProblem
 from fairtheory.problems.quadratic import QuadraticProblem
 from fairtheory.sets import CappedSimplex
+from fairtheory.stable import sigmoid_unchecked, softplus_unchecked
 
 __all__ = ["solve_fedavg", "solve_rcfl", "solve_smoothed_rcfl", "solve_afl", "maxmin_quadratic",
            "smoothed_objective", "TIGHT"]
 
-#: Clarabel settings used first for every conic model (tolerances 1e-10, exact.md Sec. 5)
+#: Clarabel settings used first for every conic model (tolerances 1e-10; see docs/exact.md)
 TIGHT: dict[str, Any] = {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10, "tol_ktratio": 1e-8,
                          "max_iter": 400}
 #: settings tried in order until one ends ``optimal`` (exponential cones often end
@@ -217,7 +217,7 @@ def solve_smoothed_rcfl(problem: FederatedProblem, alpha: Any, mu: float, *, met
 def maxmin_quadratic(problem: Any, S: CappedSimplex, *, gap_tol: float = DEFAULT_GAP_TOL) -> ExactResult:
     r"""Max-min route ``max_{lam in S} g(lam)``, ``g(lam) = min_w sum_i lam_i f_i(w) = k(lam) - 0.5
     r(lam)^T H(lam)^{-1} r(lam)`` for quadratic clients ``f_i = 0.5 w^T H_i w - r_i^T w + k_i``
-    (``exact.md`` Sec. 2; equals ``min_w max_{lam in S} lam . f(w)`` by Sion's theorem).
+    (equals ``min_w max_{lam in S} lam . f(w)`` by Sion's theorem; see docs/exact.md).
 
     ``g`` is concave: ``k(lam) - 0.5 matrix_frac(r(lam), H(lam))``; it is written as the explicit SDP
     ``max k.lam - t/2`` s.t. ``[[H(lam), r(lam)], [r(lam)^T, t]] >= 0`` (Clarabel, tolerances 1e-10).
@@ -448,9 +448,8 @@ def _smoothed(problem: FederatedProblem, w: np.ndarray, eta: float, c: np.ndarra
               *, hessian: bool) -> tuple[float, np.ndarray, np.ndarray]:
     f = np.asarray(problem.losses(w), dtype=np.float64)
     G = np.asarray(problem.grads(w), dtype=np.float64)
-    x = (f - eta) / mu
-    s = expit(x)
-    F = float(c @ (mu * np.logaddexp(0.0, x)) + eta)
+    s = sigmoid_unchecked((f - eta) / mu)
+    F = float(c @ softplus_unchecked(f - eta, mu) + eta)
     grad = np.concatenate([(c * s) @ G, [1.0 - c @ s]])
     if not hessian:
         return F, grad, np.zeros(0)

@@ -1,13 +1,13 @@
 r"""Exact solutions of the integrated-set minimax problem (8) of relative fairness.
 
-Problem (8) (001 eqs. 7-8, reconstructed in ``relative.md`` Sec. 4):
+Problem (8) (001 eqs. 7-8, reconstructed):
 
 .. math:: \min_w \max_{\lambda\in\Lambda_\phi(A,B)} \lambda\cdot f(w),\qquad
           \Lambda_\phi(A,B) = \{(a - \phi b)/(1-\phi) : a\in A,\ b\in B\}.
 
 For quadratic clients ``f_i(w) = 0.5 w^T H_i w - r_i^T w + k_i`` the dual function is
 ``g(lam) = k(lam) - 0.5 r(lam)^T H(lam)^{-1} r(lam)`` (``H(lam) = sum lam_i H_i`` etc.), concave,
-and (``exact.md`` Sec. 3, 5) the dual ``max_{a in A, b in B} g((a - phi b)/(1 - phi))`` is written as
+and the dual ``max_{a in A, b in B} g((a - phi b)/(1 - phi))`` is written as
 the explicit SDP
 
 .. math:: \max_{a\in A,\ b\in B,\ s}\ k(\lambda) - s/2 \quad\text{s.t.}\quad
@@ -58,7 +58,7 @@ __all__ = [
 
 Array = NDArray[np.float64]
 
-#: Clarabel tolerances used for the SDP (``exact.md`` Sec. 5)
+#: Clarabel tolerances used for the SDP
 CLARABEL_TOL = 1e-10
 
 
@@ -90,7 +90,7 @@ def solve_integrated_minimax(
     tol: float = CLARABEL_TOL,
     precondition: bool = True,
 ) -> ExactResult:
-    r"""Certified solution of problem (8) for quadratic clients (SDP dual route, ``exact.md`` Sec. 3, 5).
+    r"""Certified solution of problem (8) for quadratic clients (SDP dual route, module docstring).
 
     Parameters
     ----------
@@ -165,7 +165,7 @@ def solve_integrated_minimax(
     psd = Msym >> 0
     cons.append(psd)
     prob = cp.Problem(cp.Maximize(k @ lam - 0.5 * s), cons)
-    what = "integrated-set minimax SDP (exact.md Sec. 3)"
+    what = "integrated-set minimax SDP (001 problem (8))"
     statuses = []
     for used_tol in (tol, 10 * tol, 100 * tol):  # retry ladder; the certified gap below is the guard
         try:
@@ -293,7 +293,7 @@ def global_search_minimax(
     rng: np.random.Generator | None = None,
 ) -> ExactResult:
     r"""Uncertified global search for problem (8), quadratic clients, ``d <= 3``, any regime
-    (``exact.md`` Sec. 3).
+    (module docstring).
 
     Works in the coordinates ``w = w0 + T z`` of the SDP route (centred at the mean-loss minimiser,
     mean Hessian whitened).  A dense grid over the box containing every client centre (enlarged by

@@ -31,13 +31,23 @@ class ExactResult:
 
 
 def solve_checked(problem: Any, what: str, solver: str, **kwargs: Any) -> float:
-    """``problem.solve(solver=solver, **kwargs)``; raise :class:`SolverError` unless status is optimal."""
+    """``problem.solve(solver=solver, **kwargs)``; raise :class:`SolverError` unless status is optimal.
+
+    cvxpy's own failures (a solver crash, "Cannot unpack invalid solution", a non-finite value) become
+    :class:`SolverError`; its "Solution may be inaccurate" warning is not printed - the status carries
+    the same information and is checked here."""
+    import warnings
+
     import cvxpy as cp
 
     try:
-        val = problem.solve(solver=solver, **kwargs)
-    except cp.error.SolverError as exc:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="Solution may be inaccurate")
+            val = problem.solve(solver=solver, **kwargs)
+    except (cp.error.SolverError, ValueError, ArithmeticError) as exc:
         raise SolverError(what, solver, f"solver failure: {exc}") from exc
     if problem.status != cp.OPTIMAL:
         raise SolverError(what, solver, str(problem.status))
+    if val is None or not np.isfinite(float(val)):
+        raise SolverError(what, solver, f"optimal with a non-finite value {val!r}")
     return float(val)

@@ -21,7 +21,8 @@ Behaviour at ``f = 0`` (documented choice): for ``q < 1`` the factor ``f^{q-1}``
 term as ``0`` where ``f = 0`` and ``grad f = 0``, and raise where ``f = 0`` but ``grad f != 0`` (such
 data cannot come from a nonnegative smooth function).  ``q = 0`` gives ``L_0 = L`` (``f^0 = 1``).
 The algorithms avoid the issue altogether by adding a small ``offset`` (``1e-10``, as in the published
-code) to ``F_k`` before taking powers.
+code) to ``F_k`` before taking powers: they take their client weights from the aggregator form
+:class:`fairtheory.aggregators.QFFL` (``weights = p_k (F_k + o)^q``, ``curvature = q p_k (F_k + o)^{q-1}``).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 r"""Relative fairness: unfairness index, discrepancy, Prop. 9 bounds, convex regime, skewness.
 
-All definitions follow ``relative.md`` (a reconstruction of 001, whose formulas were lost; cite as
-"001 ... (reconstructed)").  With ``A``, ``B`` capped simplices (:class:`fairtheory.sets.CappedSimplex`)
+All definitions are reconstructions of 001 (its formulas were lost in extraction; every label is
+cited as "001 ... (reconstructed)").  With ``A``, ``B`` capped simplices (:class:`fairtheory.sets.CappedSimplex`)
 and a loss vector ``f``:
 
 .. math::
@@ -119,7 +119,7 @@ def discrepancy_at(problem: Any, w: Any, A: CappedSimplex, B: CappedSimplex, phi
 
 
 def prop9_bounds(U: float, V: float, phi: Any, c: float, C: float) -> tuple[Any, Any]:
-    r"""Majorisation bounds of 001 Prop. 9 (reconstructed, ``relative.md`` Sec. 3):
+    r"""Majorisation bounds of 001 Prop. 9 (reconstructed):
 
     .. math:: \phi + \frac{U - \phi V}{C} \;\le\; \frac{U}{V} \;\le\; \phi + \frac{U - \phi V}{c}
 
@@ -161,7 +161,7 @@ def prop9_bounds(U: float, V: float, phi: Any, c: float, C: float) -> tuple[Any,
 def lemma8_bound(mu: float, L: float, phi: float) -> float:
     r"""``(mu - phi L)/(1 - phi)``: lower bound on the Hessian of ``sum_i lam_i f_i`` for every
     ``lam in Lambda_phi`` when each ``f_i`` is ``mu``-strongly convex and ``L``-smooth
-    (001 Lemma 8 / Prop. 10, reconstructed; ``relative.md`` Sec. 4)."""
+    (001 Lemma 8 / Prop. 10, reconstructed)."""
     mu = check_in_range(mu, "mu", low=0.0)
     L = check_in_range(L, "L", low=mu)
     phi = check_in_range(phi, "phi", low=0.0, high=1.0, high_inclusive=False)
@@ -197,7 +197,7 @@ def _pair_candidates(iset: IntegratedSet) -> tuple[Array, Array] | None:
 
 
 def convex_regime(problem: Any, iset: IntegratedSet, *, tol: float = 0.0) -> ConvexRegime:
-    r"""Convex-regime test of ``exact.md`` Sec. 3 for quadratic clients.
+    r"""Convex-regime test of problem (8) (001 Lemma 8 / Prop. 10, reconstructed) for quadratic clients.
 
     Problem (8) is convex (strongly) iff ``H(lam) = sum_i lam_i H_i`` is positive definite for every
     ``lam in Lambda_phi(A, B)``.  ``lam -> lambda_min(H(lam))`` is concave, so its minimum over the

@@ -19,12 +19,60 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from fairtheory._validation import FairtheoryValueError, check_probability_vector
+from fairtheory._validation import FairtheoryTypeError, FairtheoryValueError, check_probability_vector
 from fairtheory.backend import namespace
+from fairtheory.errors import NonFiniteError
 
 Array = NDArray[np.float64]
 
-__all__ = ["FederatedProblem"]
+__all__ = ["FederatedProblem", "as_float_array"]
+
+
+def as_float_array(x: Any, name: str, shape: tuple[int, ...]) -> Any:
+    """The input policy of every problem evaluation: ``x`` as a finite floating array of ``shape``.
+
+    Lists, tuples and numpy arrays become numpy arrays; integer arrays (numpy or torch) become float64;
+    floating arrays keep their dtype (float32 for scale runs) and torch tensors their device (a tensor
+    with ``requires_grad`` is evaluated differentiably).  Booleans, complex numbers, strings, a wrong
+    shape and non-finite entries raise :class:`~fairtheory.errors.FairtheoryTypeError` /
+    :class:`~fairtheory.errors.FairtheoryValueError` naming ``name``.  A stride-0 broadcast of one row
+    (a server model sent to every client) is checked through that row only."""
+    from fairtheory.backend import is_torch
+
+    if is_torch(x):
+        import torch
+
+        if x.dtype == torch.bool or x.is_complex():
+            raise FairtheoryTypeError(f"{name} must hold real numbers, got a tensor of dtype {x.dtype}")
+        if not x.is_floating_point():
+            x = x.to(torch.float64)
+        arr_shape = tuple(x.shape)
+    else:
+        if isinstance(x, (str, bytes)) or x is None:
+            raise FairtheoryTypeError(f"{name} must be an array of real numbers, got {type(x).__name__}")
+        try:
+            x = np.asarray(x)
+        except (TypeError, ValueError) as exc:  # ragged nested lists
+            raise FairtheoryTypeError(f"{name} must be an array of real numbers, got {x!r}"[:200]) from exc
+        if x.dtype.kind not in "iuf":
+            what = "booleans" if x.dtype.kind == "b" else f"dtype {x.dtype}"
+            raise FairtheoryTypeError(f"{name} must hold real numbers, got {what}")
+        if x.dtype.kind != "f" or x.dtype.itemsize < 4:
+            x = x.astype(np.float64)
+        arr_shape = x.shape
+    if arr_shape != shape:
+        raise FairtheoryValueError(f"{name} must have shape {shape}, got {arr_shape}")
+    if is_torch(x):
+        import torch
+
+        row0 = len(shape) == 2 and shape[0] > 1 and x.stride(0) == 0
+        finite = bool(torch.isfinite(x[:1] if row0 else x).all())
+    else:
+        row0 = len(shape) == 2 and shape[0] > 1 and x.strides[0] == 0
+        finite = bool(np.isfinite(x[:1] if row0 else x).all())
+    if not finite:
+        raise NonFiniteError(f"{name} must be finite, got nan or inf entries")
+    return x
 
 
 class FederatedProblem(ABC):
@@ -75,18 +123,20 @@ class FederatedProblem(ABC):
             raise FairtheoryValueError(f"clients must lie in [0, {self.n - 1}], got min {c.min()} max {c.max()}")
         return c.astype(np.int64, copy=False)
 
-    def _check_models(self, W: Any, c: Any) -> None:
-        """Raise unless ``W`` has one row of length ``d`` per selected client."""
+    def _check_models(self, W: Any, c: Any) -> Any:
+        """``W`` under the input policy (:func:`as_float_array`) with one row of length ``d`` per
+        selected client (``c`` from :meth:`client_index`)."""
         k = self.n if c is None else int(c.size)
-        if getattr(W, "ndim", None) != 2 or tuple(W.shape) != (k, self.d):
-            raise FairtheoryValueError(f"W must have shape ({k}, {self.d}), got {tuple(getattr(W, 'shape', ()))}")
+        return as_float_array(W, "W", (k, self.d))
+
+    def as_model(self, w: Any, name: str = "w") -> Any:
+        """A shared model ``w`` of shape ``(d,)`` under the input policy (:func:`as_float_array`)."""
+        return as_float_array(w, name, (self.d,))
 
     # ------------------------------------------------------------ one shared model
     def _broadcast(self, w: Any) -> Any:
-        xp = namespace(w)
-        if tuple(w.shape) != (self.d,):
-            raise FairtheoryValueError(f"w must have shape ({self.d},), got {tuple(w.shape)}")
-        return xp.broadcast_to(w[None, :], (self.n, self.d))
+        w = self.as_model(w)
+        return namespace(w).broadcast_to(w[None, :], (self.n, self.d))
 
     def losses(self, w: Any) -> Any:
         """``f(w) = (f_1(w), ..., f_n(w))``."""

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from fairtheory._validation import FairtheoryValueError, check_in_range, check_integer
+from fairtheory._validation import FairtheoryValueError, check_in_range, check_integer, check_rng
 from fairtheory.problems.least_squares import LeastSquaresProblem
 from fairtheory.problems.logistic import LogisticProblem
 
@@ -80,6 +80,7 @@ def random_logistic(
         Client weights; default ``m_i / sum m``.
     """
     n = check_integer(n, "n", low=1)
+    rng = check_rng(rng)
     d = check_integer(d, "d", low=2 if intercept else 1)
     h = check_in_range(heterogeneity, "heterogeneity", low=0.0)
     flip = check_in_range(flip, "flip", low=0.0, high=0.5)
@@ -121,6 +122,7 @@ def random_least_squares(
     r"""Heterogeneous linear-regression clients: ``x ~ N(h c_i, I)``, ``y = x^T w_i + noise * N(0, 1)``
     with ``w_i = w_0 + h N(0, I)``, ``w_0 ~ N(0, I)``."""
     n = check_integer(n, "n", low=1)
+    rng = check_rng(rng)
     d = check_integer(d, "d", low=1)
     h = check_in_range(heterogeneity, "heterogeneity", low=0.0)
     noise = check_in_range(noise, "noise", low=0.0)
@@ -154,6 +156,7 @@ def digits_federated(
     from sklearn.datasets import load_digits
 
     n = check_integer(n, "n", low=1)
+    rng = check_rng(rng)
     a = check_in_range(alpha_dirichlet, "alpha_dirichlet", low=0.0, low_inclusive=False)
     min_samples = check_integer(min_samples, "min_samples", low=1)
     max_tries = check_integer(max_tries, "max_tries", low=1)

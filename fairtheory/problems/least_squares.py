@@ -57,14 +57,14 @@ class LeastSquaresProblem(SampleProblem):
         return loss, res
 
     def losses(self, w: Any) -> Any:
-        self._check_w(w)
+        w = self.as_model(w)
         data = self._data(w)
         res = data["X"] @ w - data["y"]
         return 0.5 * self._segment_sum(res * res, self.seg, self.offsets[:-1], self.n) / like(
             self.m.astype(np.float64), w)
 
     def grads(self, w: Any) -> Any:
-        self._check_w(w)
+        w = self.as_model(w)
         data = self._data(w)
         res = data["X"] @ w - data["y"]
         return self._segment_sum(res[:, None] * data["X"], self.seg, self.offsets[:-1], self.n) / like(
@@ -72,7 +72,7 @@ class LeastSquaresProblem(SampleProblem):
 
     def hessians(self, w: Any) -> Array:
         """``G_i = X_i^T X_i / m_i`` (independent of ``w``)."""
-        self._check_w(np.asarray(to_numpy(w)))
+        self.as_model(to_numpy(w))
         return self.gram().copy()
 
     # ---------------------------------------------------------------- conversions / cvxpy

@@ -188,9 +188,6 @@ class SampleProblem(FederatedProblem):
             return out.index_add_(0, idx, vals)
         return np.add.reduceat(vals, starts, axis=0)
 
-    def _check_w(self, w: Any) -> None:
-        if getattr(w, "ndim", None) != 1 or tuple(w.shape) != (self.d,):
-            raise FairtheoryValueError(f"w must have shape ({self.d},), got {tuple(getattr(w, 'shape', ()))}")
 
     # ---------------------------------------------------------------- evaluation
     def loss_grad_each(self, W: Any, clients: Any = None) -> tuple[Any, Any]:
@@ -208,14 +205,10 @@ class SampleProblem(FederatedProblem):
         return self._evaluate(W, clients, False, True)[1]
 
     def _evaluate(self, W: Any, clients: Any, want_loss: bool, want_grad: bool) -> tuple[Any, Any]:
-        torch_w = is_torch(W)
-        if not torch_w:
-            W = np.asarray(W, dtype=np.float64)
         c = self.client_index(clients)
         k = self.n if c is None else int(c.size)
-        if getattr(W, "ndim", None) != 2 or tuple(W.shape) != (k, self.d):
-            raise FairtheoryValueError(
-                f"W must have shape ({k}, {self.d}), got {tuple(getattr(W, 'shape', ()))}")
+        W = self._check_models(W, c)
+        torch_w = is_torch(W)
         if self.layout not in ("batched", "flat"):
             raise FairtheoryValueError(f"layout must be 'batched' or 'flat', got {self.layout!r}")
         data = self._eval_data(W)
@@ -357,8 +350,8 @@ class LogisticProblem(SampleProblem):
 
     def losses(self, w: Any) -> Any:
         """``(f_i(w))_i`` at a shared model (one product ``X w``)."""
+        w = self.as_model(w)
         xp = namespace(w)
-        self._check_w(w)
         data = self._data(w)
         z = data["y"] * (data["X"] @ w)
         out = self._segment_sum(softplus_unchecked(-z), self.seg, self.offsets[:-1], self.n)
@@ -367,7 +360,7 @@ class LogisticProblem(SampleProblem):
 
     def grads(self, w: Any) -> Any:
         """``(grad f_i(w))_i``, shape ``(n, d)``."""
-        self._check_w(w)
+        w = self.as_model(w)
         data = self._data(w)
         z = data["y"] * (data["X"] @ w)
         coef = -data["y"] * sigmoid_unchecked(-z)
@@ -377,8 +370,7 @@ class LogisticProblem(SampleProblem):
 
     def hessians(self, w: Any) -> Array:
         r"""``Hess f_i(w) = (1/m_i) sum_j s_ij x_ij x_ij^T + l2 I`` with ``s = sigma(z)(1 - sigma(z))``."""
-        w_np = np.asarray(to_numpy(w), dtype=np.float64)
-        self._check_w(w_np)
+        w_np = np.asarray(self.as_model(to_numpy(w)), dtype=np.float64)
         z = self.y * (self.X @ w_np)
         s = sigmoid_unchecked(-z) * sigmoid_unchecked(z)
         H = _segment_outer(self.X, s, self.seg, self.n) / self.m[:, None, None]
@@ -386,8 +378,7 @@ class LogisticProblem(SampleProblem):
 
     def accuracies(self, w: Any) -> Array:
         """Per-client accuracy of the rule ``sign(x.w)``; ``x.w = 0`` counts as an error."""
-        w_np = np.asarray(to_numpy(w), dtype=np.float64)
-        self._check_w(w_np)
+        w_np = np.asarray(self.as_model(to_numpy(w)), dtype=np.float64)
         correct = (self.y * (self.X @ w_np) > 0).astype(np.float64)
         return np.add.reduceat(correct, self.offsets[:-1]) / self.m
 

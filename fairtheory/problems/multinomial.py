@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from fairtheory._validation import FairtheoryValueError, check_in_range, check_integer
-from fairtheory.backend import like, namespace
+from fairtheory.backend import like, namespace, to_numpy
 from fairtheory.problems.base import Array, FederatedProblem
 
 __all__ = ["MultinomialProblem"]
@@ -81,13 +81,13 @@ class MultinomialProblem(FederatedProblem):
         self._inv_m = 1.0 / sizes.astype(np.float64)
 
     # ------------------------------------------------------------------ helpers
-    def _padded(self, W: Any, clients: Any) -> tuple[Any, Any, Any, Any]:
+    def _padded(self, W: Any, clients: Any) -> tuple[Any, Any, Any, Any, Any]:
         """Validated ``W`` and the padded data ``(X, Y, mask, 1/m)`` of the selected clients."""
         c = self.client_index(clients)
-        self._check_models(W, c)
+        W = self._check_models(W, c)
         if c is None:
-            return self._Xpad, self._Ypad, self._mask, self._inv_m
-        return self._Xpad[c], self._Ypad[c], self._mask[c], self._inv_m[c]
+            return W, self._Xpad, self._Ypad, self._mask, self._inv_m
+        return W, self._Xpad[c], self._Ypad[c], self._mask[c], self._inv_m[c]
 
     def _logits(self, W: Any, X: Any = None) -> Any:
         """``Z = X_k W_k`` for models ``W`` (k, d) -> (k, m_max, C) (all clients unless ``X`` is given)."""
@@ -96,7 +96,7 @@ class MultinomialProblem(FederatedProblem):
         return xp.matmul(like(self._Xpad if X is None else X, W), Wm)
 
     def losses_each(self, W: Any, clients: Any = None) -> Any:
-        X, Yp, M, inv = self._padded(W, clients)
+        W, X, Yp, M, inv = self._padded(W, clients)
         xp = namespace(W)
         Z = self._logits(W, X)
         zmax = xp.max(Z, axis=2, keepdims=True)
@@ -112,7 +112,7 @@ class MultinomialProblem(FederatedProblem):
 
     def loss_grad_each(self, W: Any, clients: Any = None) -> tuple[Any, Any]:
         """``(losses_each(W), grads_each(W))`` sharing one pass over the data."""
-        X, Yp, M, inv = self._padded(W, clients)
+        W, X, Yp, M, inv = self._padded(W, clients)
         xp = namespace(W)
         Z = self._logits(W, X)
         zmax = xp.max(Z, axis=2, keepdims=True)
@@ -135,9 +135,7 @@ class MultinomialProblem(FederatedProblem):
 
         Cheaper than :meth:`grads` when only a weighted sum of client gradients is needed (e.g. the
         q-FFL gradient ``vjp(p * F^q)``): a single ``X^T R`` product, no per-client Jacobian."""
-        w = np.asarray(w, dtype=np.float64)
-        if w.shape != (self.d,):
-            raise FairtheoryValueError(f"w must have shape ({self.d},), got {w.shape}")
+        w = np.asarray(self.as_model(to_numpy(w)), dtype=np.float64)
         if not hasattr(self, "_Xa"):
             self._Xa = np.hstack([self.X, np.ones((self.X.shape[0], 1))]) if self.intercept else self.X
             self._row_client = np.repeat(np.arange(self.n), self.sizes)
@@ -169,7 +167,7 @@ class MultinomialProblem(FederatedProblem):
         """``(1/m_k) sum_j (diag(s_j) - s_j s_j^T) (x) x_j x_j^T`` (+ ``l2 I``), shape (n, d, d).
 
         Memory ``n d^2`` floats: meant for small ``d`` (exact checks), not for the 610-parameter model."""
-        w = np.asarray(w, dtype=np.float64)
+        w = np.asarray(self.as_model(to_numpy(w)), dtype=np.float64)
         W = np.broadcast_to(w[None, :], (self.n, self.d))
         Z = self._logits(W)
         Z = Z - Z.max(axis=2, keepdims=True)

@@ -1,4 +1,4 @@
-r"""The Palmer penguins regression of 001 Sec. 4.3 / App. J.1 (reconstructed, ``relative.md`` Sec. 5).
+r"""The Palmer penguins regression of 001 Sec. 4.3 / App. J.1 (reconstructed).
 
 Three clients (species Adelie, Chinstrap, Gentoo), each holding the first ``m = 10`` complete rows of
 its species in the ``palmerpenguins`` package data (shipped with the package; no network).  The model

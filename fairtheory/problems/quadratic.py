@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from fairtheory._validation import FairtheoryValueError, as_vector
-from fairtheory.backend import like, namespace
+from fairtheory.backend import like, namespace, to_numpy
 from fairtheory.problems.base import Array, FederatedProblem
 
 __all__ = ["QuadraticProblem", "random_quadratic"]
@@ -57,27 +57,28 @@ class QuadraticProblem(FederatedProblem):
     def k(self) -> Array:
         return 0.5 * np.einsum("ni,ni->n", self.c, self.r) + self.e
 
-    def _select(self, W: Any, clients: Any) -> tuple[Any, Any, Any]:
+    def _select(self, W: Any, clients: Any) -> tuple[Any, Any, Any, Any]:
         c = self.client_index(clients)
-        self._check_models(W, c)
+        W = self._check_models(W, c)
         if c is None:
-            return self.H, self.c, self.e
-        return self.H[c], self.c[c], self.e[c]
+            return W, self.H, self.c, self.e
+        return W, self.H[c], self.c[c], self.e[c]
 
     def losses_each(self, W: Any, clients: Any = None) -> Any:
-        H, C, e = self._select(W, clients)
+        W, H, C, e = self._select(W, clients)
         xp = namespace(W)
         D = W - like(C, W)
         HD = xp.matmul(like(H, W), D[..., None])[..., 0]
         return 0.5 * xp.sum(D * HD, axis=1) + like(e, W)
 
     def grads_each(self, W: Any, clients: Any = None) -> Any:
-        H, C, _ = self._select(W, clients)
+        W, H, C, _ = self._select(W, clients)
         xp = namespace(W)
         D = W - like(C, W)
         return xp.matmul(like(H, W), D[..., None])[..., 0]
 
     def hessians(self, w: Array) -> Array:
+        self.as_model(to_numpy(w))
         return self.H.copy()
 
     def cvxpy_losses(self, w: Any) -> list[Any]:
@@ -102,9 +103,10 @@ def random_quadratic(
 ) -> QuadraticProblem:
     """Random heterogeneous quadratics with eigenvalues in ``[mu, L]``, centres ``~ N(0, spread^2)``,
     offsets ``e_i ~ offset * U(0, 1)``; ``p`` uniform unless given."""
-    from fairtheory._validation import check_in_range, check_integer
+    from fairtheory._validation import check_in_range, check_integer, check_rng
 
     n = check_integer(n, "n", low=1)
+    rng = check_rng(rng)
     d = check_integer(d, "d", low=1)
     mu = check_in_range(mu, "mu", low=0.0)
     L = check_in_range(L, "L", low=mu, low_inclusive=True)

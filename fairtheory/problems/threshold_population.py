@@ -1,7 +1,7 @@
 r"""A federated population of 1-D threshold classifiers whose true risks are known in closed form.
 
-Used to check the generalisation bounds of RC-FL / FAFL (002 Thm. 3, Remark 3, Thm. G.1; spec
-``rcfl.md`` Sec. 6), which need the *population* losses ``f_i(w)`` exactly.
+Used to check the generalisation bounds of RC-FL / FAFL (002 Thm. 3, Remark 3, Thm. G.1), which need
+the *population* losses ``f_i(w)`` exactly.
 
 Model (client ``i = 1..n``):
 

@@ -1,4 +1,4 @@
-r"""Generalisation bounds of RC-FL / FAFL: 002 Thm. 3, Remark 3 and Thm. G.1 (spec ``rcfl.md`` Sec. 6).
+r"""Generalisation bounds of RC-FL / FAFL: 002 Thm. 3, Remark 3 and Thm. G.1 (002 Sec. 5.2, App. E-G).
 
 Ground truth: :func:`fairtheory.problems.threshold_population.default_population`, four Gaussian
 clients with label noise and 1-D threshold classifiers on a grid of ``K = 41`` thresholds (VC
@@ -103,7 +103,9 @@ def _frequency_outcome(rows: list[dict[str, Any]], note: str) -> Outcome:
                    margin=min(r["delta"] - r["frequency"] for r in rows),
                    tightness=max(r["frequency"] / r["delta"] for r in rows),
                    instances=sum(r["samples"] for r in rows), counterexample=cx, note=note,
-                   details={"configs": rows, "family_level": _FAMILY_LEVEL, "z": _Z})
+                   details={"configs": rows, "family_level": _FAMILY_LEVEL, "z": _Z}, relation="<=",
+                   explain=("measured = frequency of samples S violating the uniform bound (sup_w f_alpha - RHS > 0), "
+                            "bound = delta (refuted only if the Clopper-Pearson lower end exceeds delta)"))
 
 
 def _generalization(ctx: Context, which: str) -> Outcome:
@@ -226,7 +228,9 @@ def check_remark3(ctx: Context) -> Outcome:
                     status, measured=float(mean), bound=bound, margin=bound - float(mean),
                     tightness=float(mean) / bound, instances=1 if kind == "expected" else n_fixed,
                     counterexample=inst if status == "refuted" else None,
-                    details={"stderr": se, "replicates": reps if kind == "expected" else reps_fixed})
+                    details={"stderr": se, "replicates": reps if kind == "expected" else reps_fixed},
+                    relation="<=", explain=f"measured = Monte Carlo R_m of the signed loss class ({kind}), "
+                                           "bound = VC bound sqrt(sum_i 2 d p_i^2 log(e m/d)/(alpha_i^2 m_i))")
     out = combine(parts, note=f"Remark 3 (d = 1, signed loss 1 - 2*1[error]): Monte Carlo R_m vs VC bound, "
                               f"{reps} (S, sigma) replicates; refuted only if mean - {_Z:g} se > bound")
     out.tightness = max(o.tightness for o in parts.values() if o.tightness is not None)

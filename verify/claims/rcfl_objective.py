@@ -1,37 +1,31 @@
-r"""Claims on RC-FL's objective: ``Q_alpha`` limits, Lemma 1 (dual, HCVaR), Remarks 1-2, deviation,
-softplus smoothing (Prop. 1, smoothness constant) and Lemma 2 (spec ``rcfl.md`` Secs. 1-3).
+r"""Claims on RC-FL's objective (002 Def. 1-2, Sec. 3, Lemma 1, Remarks 1-2, Sec. 4, Prop. 1, Lemma 2;
+000 deviation): each instance goes through one function of :mod:`fairtheory.instances.rcfl`.
 
 Instances: seeded random ``(p, alpha, losses)`` (Dirichlet weights with zeros, mixed scales, ties) plus
 Hypothesis-drawn edge cases from :mod:`fairtheory.testing` (ties, extreme weights, tiny/huge losses).
-Equalities are checked to ``1e-8`` relative (``verify.core.relative_error``); inequalities with the
-float-rounding slack of :class:`verify.core.Tally`.  Where a difference of large numbers is compared with
-zero, it is measured relative to ``max(1, max|f|)`` so that float cancellation is not mistaken for a
-violation (stated in each check).
+Equalities report the measured value and the theory's value with ``Tally.equal(..., rtol=1e-8,
+scale=1.0)`` (``|m - t| <= 1e-8 max(1, |t|)``); inequalities use the float-rounding slack of
+:class:`verify.core.Tally`.  Where a difference of large numbers is compared with zero, it is measured
+relative to ``max(1, max|f|)`` so that float cancellation is not mistaken for a violation (stated in
+each check's ``explain``).
 """
 
 from __future__ import annotations
 
 import functools
-import math
 from typing import Any
 
 import numpy as np
 
-from fairtheory.objectives.qalpha import (
-    F_alpha,
-    F_mu,
-    hcvar,
-    qalpha_dual,
-    qalpha_loss,
-    sigmoid,
-    softplus,
-    tau_alpha,
-)
-from fairtheory.sets import CappedSimplex
-from verify.core import Context, Outcome, Tally, claim, combine, relative_error
+from fairtheory.instances import rcfl as I
+from fairtheory.instances.rcfl import ru_cvar_reference
+from fairtheory.objectives.qalpha import qalpha_dual
+from verify.core import Context, Outcome, Tally, claim, combine
 
-#: relative agreement required of two exact computations of the same value (claims.md)
+#: relative agreement required of two exact computations of the same value
 EQ_TOL = 1e-8
+
+__all__ = ["EQ_TOL", "HCVAR_CONDITIONAL_COUNTEREXAMPLE", "ru_cvar_reference", "instances", "random_instances"]
 
 Instance = tuple[np.ndarray, np.ndarray, np.ndarray]
 
@@ -115,18 +109,14 @@ def _inst(p: np.ndarray, alpha: Any, f: np.ndarray, **extra: Any) -> dict[str, A
 
 
 def _report(outcomes: dict[str, Outcome], main: str, note: str) -> Outcome:
-    """``combine`` for the status; measured/bound/tightness of part ``main`` when nothing failed."""
+    """``combine`` for the status; the numbers (and relation, explain) of part ``main`` when nothing failed."""
     out = combine(outcomes, note)
     if out.status == "verified":
         m = outcomes[main]
         out.measured, out.bound, out.margin, out.tightness = m.measured, m.bound, m.margin, m.tightness
+        out.relation, out.error, out.tolerance, out.explain = m.relation, m.error, m.tolerance, m.explain
         out.note = note + f" [headline part: {main}]"
     return out
-
-
-def _g(f: np.ndarray, c: np.ndarray, eta: np.ndarray) -> np.ndarray:
-    """``g(eta) = eta + sum_i c_i (f_i - eta)_+`` for a vector of ``eta``."""
-    return eta + np.maximum(f[None, :] - eta[:, None], 0.0) @ c
 
 
 # --------------------------------------------------------------------------- Q_alpha limits
@@ -134,16 +124,16 @@ def _g(f: np.ndarray, c: np.ndarray, eta: np.ndarray) -> np.ndarray:
 def check_limits(ctx: Context) -> Outcome:
     """002 Sec. 3.1: ``alpha = 1`` gives ``sum_i p_i f_i`` (FedAvg) and ``alpha = p`` gives ``max_i f_i``
     (AFL; clients with ``p_i = 0`` get cap 0 via ``alpha_i = 1`` and the maximum is over the support of
-    ``p``).  Relative error of :func:`qalpha_loss` against the two references, tolerance 1e-8."""
-    fedavg, afl = Tally("equal"), Tally("equal")
+    ``p``).  :func:`fairtheory.instances.rcfl.qalpha_limit`; ``|f_alpha - limit| <= 1e-8 max(1, |limit|)``."""
+    fedavg, afl = Tally(), Tally()
     for p, _, f in instances(ctx, "limits"):
-        v1, _ = qalpha_loss(f, p, 1.0)
-        fedavg.add(relative_error(v1, float(p @ f)), EQ_TOL, _inst(p, 1.0, f), size=p.size)
-        a = np.where(p > 0, p, 1.0)
-        vp, _ = qalpha_loss(f, p, a)
-        afl.add(relative_error(vp, float(f[p > 0].max())), EQ_TOL, _inst(p, a, f), size=p.size)
-    return combine({"alpha=1 (FedAvg)": fedavg.outcome(), "alpha=p (AFL)": afl.outcome()},
-                   "relative error of f_alpha against sum p_i f_i and max f")
+        m, t, x = I.qalpha_limit(p=p, losses=f, limit="fedavg")
+        fedavg.equal(m, t, rtol=EQ_TOL, scale=1.0, instance=_inst(p, x["alpha"], f), size=p.size)
+        m, t, x = I.qalpha_limit(p=p, losses=f, limit="afl")
+        afl.equal(m, t, rtol=EQ_TOL, scale=1.0, instance=_inst(p, x["alpha"], f), size=p.size)
+    return combine({"alpha=1 (FedAvg)": fedavg.outcome(explain="measured = f_alpha at alpha = 1, theory = sum_i p_i f_i"),
+                    "alpha=p (AFL)": afl.outcome(explain="measured = f_alpha at alpha = p, theory = max_i f_i")},
+                   "f_alpha against sum p_i f_i and max f (rtol 1e-8, scale 1)")
 
 
 # --------------------------------------------------------------------------- Lemma 1
@@ -151,95 +141,59 @@ def check_limits(ctx: Context) -> Outcome:
 def check_lemma1_dual(ctx: Context) -> Outcome:
     """002 Lemma 1 (first equality): ``sup_{Q_alpha} = inf_eta {eta + sum_i (p_i/alpha_i)(f_i - eta)_+}``.
 
-    Parts: (i) closed-form sup (:meth:`CappedSimplex.support` via :func:`qalpha_loss`) against the exact
-    1-D dual (:func:`qalpha_dual`), relative 1e-8; (ii) the returned ``eta*`` attains the global
-    minimum of ``g``, i.e. the minimum over all breakpoints ``f_k`` (outside ``[min f, max f]`` ``g`` is
-    linear with slopes ``1 - tau_alpha <= 0`` and ``1``), relative 1e-8; (iii) ``eta* in [min f, max f]``;
-    (iv) the cvxpy LP dual (``fairtheory.exact.capped.qalpha_dual_lp``, HiGHS) on a subset in quick mode
-    and on >= 1000 instances in full mode, relative 1e-8."""
-    primal_dual, brute, in_range, lp = Tally("equal"), Tally("equal"), Tally("upper"), Tally("equal")
+    :func:`fairtheory.instances.rcfl.lemma1_dual`.  Parts: (i) exact 1-D dual (:func:`qalpha_dual`)
+    against the closed-form sup (:meth:`CappedSimplex.support`), rtol 1e-8; (ii) the returned ``eta*``
+    attains the global minimum of ``g``, i.e. the minimum over all breakpoints ``f_k`` (outside
+    ``[min f, max f]`` ``g`` is linear with slopes ``1 - tau_alpha <= 0`` and ``1``), rtol 1e-8; (iii)
+    ``min f <= eta* <= max f``; (iv) the cvxpy LP dual (``fairtheory.exact.capped.qalpha_dual_lp``,
+    HiGHS) on an evenly spaced subset in quick mode and on >= 1000 instances in full mode, rtol 1e-8."""
+    primal_dual, brute, below, above, lp = Tally(), Tally(), Tally(), Tally(), Tally()
     insts = instances(ctx, "lemma1.dual")
     unbounded = 0
     for p, a, f in insts:
-        vp, _ = qalpha_loss(f, p, a)
-        vd, eta = qalpha_dual(f, p, a)
-        inst = _inst(p, a, f, eta=eta)
-        primal_dual.add(relative_error(vd, vp), EQ_TOL, inst, size=p.size)
-        c = p / np.asarray(a)
-        gmin = float(_g(f, c, f).min())
-        brute.add((vd - gmin) / max(1.0, abs(gmin)), EQ_TOL, inst, size=p.size)
-        scale = max(1.0, float(np.abs(f).max()))
-        in_range.add(max(eta - f.max(), f.min() - eta) / scale, 0.0, inst, size=p.size)
-        unbounded += int(abs(c.sum() - 1.0) <= 1e-15)
-    parts = {"closed form = 1-D dual": primal_dual.outcome(), "eta* attains the global min": brute.outcome(),
-             "eta* in [min f, max f]": in_range.outcome()}
-    try:
-        from fairtheory.exact.capped import qalpha_dual_lp
-        lp_name = "fairtheory.exact.capped.qalpha_dual_lp"
-    except ImportError:
-        qalpha_dual_lp = _dual_lp_fallback
-        lp_name = "local cvxpy/HiGHS LP (fairtheory.exact.capped not available)"
+        m, t, x = I.lemma1_dual(p=p, alpha=a, losses=f)
+        inst = _inst(p, a, f, eta=x["eta"])
+        primal_dual.equal(m, t, rtol=EQ_TOL, scale=1.0, instance=inst, size=p.size)
+        brute.equal(m, x["g_min"], rtol=EQ_TOL, scale=1.0, instance=inst, size=p.size)
+        below.upper(x["eta"], x["f_max"], instance=inst, size=p.size)
+        above.lower(x["eta"], x["f_min"], instance=inst, size=p.size)
+        unbounded += int(abs(x["tau_alpha"] - 1.0) <= 1e-15)
     n_lp = ctx.count(25, 1000)
-    lp_insts = insts[:: max(1, len(insts) // n_lp)][:n_lp]  # evenly spaced: random and Hypothesis
-    for p, a, f in lp_insts:
-        lp_value = float(qalpha_dual_lp(f, p, a).value)
-        vd, _ = qalpha_dual(f, p, a)
-        lp.add(relative_error(vd, lp_value), EQ_TOL, _inst(p, a, f, lp_value=lp_value), size=p.size)
-    parts["1-D dual = cvxpy LP"] = lp.outcome()
-    lp_note = f"LP part ({lp_name}) on {lp.instances} instances"
-    note = (f"sup over Q_alpha vs exact 1-D dual (tol {EQ_TOL} relative); {lp_note}; "
+    for p, a, f in insts[:: max(1, len(insts) // n_lp)][:n_lp]:  # evenly spaced: random and Hypothesis
+        m, _, x = I.lemma1_dual(p=p, alpha=a, losses=f, lp=True)
+        lp.equal(m, x["lp_value"], rtol=EQ_TOL, scale=1.0, instance=_inst(p, a, f, lp_value=x["lp_value"]),
+                 size=p.size)
+    parts = {"closed form = 1-D dual": primal_dual.outcome(explain="measured = min_eta g(eta) (exact 1-D dual), "
+                                                                   "theory = sup over Q_alpha (closed form)"),
+             "eta* attains the global min": brute.outcome(explain="measured = g(eta*), theory = min of g over all "
+                                                                  "breakpoints f_k"),
+             "eta* <= max f": below.outcome(explain="measured = eta*, bound = max f"),
+             "eta* >= min f": above.outcome(explain="measured = eta*, bound = min f"),
+             "1-D dual = cvxpy LP": lp.outcome(explain="measured = g(eta*), theory = HiGHS LP value of the dual")}
+    note = (f"sup over Q_alpha vs exact 1-D dual (rtol {EQ_TOL}, scale 1); LP part "
+            f"(fairtheory.exact.capped.qalpha_dual_lp) on {lp.instances} instances; "
             f"{unbounded} instances with tau_alpha = 1, where every eta <= min f is also optimal")
     return _report(parts, "closed form = 1-D dual", note)
-
-
-def _dual_lp_fallback(f: np.ndarray, p: np.ndarray, a: Any) -> Any:
-    """``min_{eta, s >= 0, s >= f - eta} eta + sum_i (p_i/alpha_i) s_i``, cvxpy/HiGHS (exact.md Sec. 1)."""
-    import cvxpy as cp
-
-    from fairtheory.exact.result import solve_checked
-
-    c = p / np.broadcast_to(np.asarray(a, dtype=float), p.shape)
-    eta, s = cp.Variable(), cp.Variable(p.size, nonneg=True)
-    prob = cp.Problem(cp.Minimize(eta + c @ s), [s >= f - eta])
-    solve_checked(prob, "Lemma 1 dual LP", cp.HIGHS)
-    return prob
-
-
-def _pi_beta(p: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, float]:
-    c = p / a
-    tau = float(c.sum())
-    return c / tau, 1.0 - 1.0 / tau
-
-
-def ru_cvar_reference(f: np.ndarray, w: np.ndarray, beta: float) -> float:
-    r"""Independent CVaR reference: ``(1/(1-beta)) int_beta^1 VaR_u(f) du`` under weights ``w``
-    (Acerbi-Tasche integral of the quantile function; equals the RU minimum, Rockafellar-Uryasev 2002)."""
-    order = np.argsort(f, kind="stable")
-    fs, ws = f[order], w[order]
-    hi = np.cumsum(ws)
-    hi[-1] = max(hi[-1], 1.0)
-    lo = np.concatenate([[0.0], hi[:-1]])
-    width = np.clip(hi, beta, 1.0) - np.clip(lo, beta, 1.0)
-    return float(width @ fs / (1.0 - beta))
 
 
 @claim("rcfl.lemma1.hcvar_ru")
 def check_hcvar_ru(ctx: Context) -> Outcome:
     """002 Lemma 1 (second equality, RU reading): ``f_alpha = min_eta eta + E_pi[(f - eta)_+]/(1-beta)``
-    with ``pi_i = p_i/(alpha_i tau_alpha)``, ``beta = 1 - 1/tau_alpha``.  Parts: :func:`hcvar` (RU, at
-    its exact minimiser) against the closed-form ``f_alpha``; and the independent quantile-integral
-    CVaR ``(1/(1-beta)) int_beta^1 VaR_u du`` against ``f_alpha``.  Relative 1e-8."""
-    ru, integral = Tally("equal"), Tally("equal")
+    with ``pi_i = p_i/(alpha_i tau_alpha)``, ``beta = 1 - 1/tau_alpha``.
+    :func:`fairtheory.instances.rcfl.lemma1_hcvar`.  Parts: :func:`hcvar` (RU, at its exact minimiser)
+    against the closed-form ``f_alpha``; and the independent quantile-integral CVaR
+    ``(1/(1-beta)) int_beta^1 VaR_u du`` against ``f_alpha``.  rtol 1e-8, scale 1."""
+    ru, integral = Tally(), Tally()
     for p, a, f in instances(ctx, "lemma1.ru"):
-        vp, _ = qalpha_loss(f, p, a)
-        h = hcvar(f, p, a, "ru")
-        pi, beta = _pi_beta(p, a)
-        ref = ru_cvar_reference(f, pi, beta)
-        ru.add(relative_error(h, vp), EQ_TOL, _inst(p, a, f, hcvar_ru=h, f_alpha=vp), size=p.size)
-        integral.add(relative_error(ref, vp), EQ_TOL, _inst(p, a, f, cvar_integral=ref, f_alpha=vp),
-                     size=p.size)
-    return _report({"hcvar(ru) = f_alpha": ru.outcome(), "quantile integral = f_alpha": integral.outcome()},
-                   "hcvar(ru) = f_alpha", f"relative error, tol {EQ_TOL}")
+        h, vp, x = I.lemma1_hcvar(p=p, alpha=a, losses=f, reading="ru")
+        ref = x["cvar_integral"]
+        ru.equal(h, vp, rtol=EQ_TOL, scale=1.0, instance=_inst(p, a, f, hcvar_ru=h, f_alpha=vp), size=p.size)
+        integral.equal(ref, vp, rtol=EQ_TOL, scale=1.0, instance=_inst(p, a, f, cvar_integral=ref, f_alpha=vp),
+                       size=p.size)
+    return _report({"hcvar(ru) = f_alpha": ru.outcome(explain="measured = HCVaR (RU reading), theory = f_alpha"),
+                    "quantile integral = f_alpha": integral.outcome(
+                        explain="measured = (1/(1-beta)) int_beta^1 VaR_u du under pi, theory = f_alpha")},
+                   "hcvar(ru) = f_alpha", f"rtol {EQ_TOL}, scale 1")
 
 
 #: the hand-sized counterexample to the literal Def. 2 (n = 2: a single client cannot violate it)
@@ -258,23 +212,22 @@ def check_hcvar_conditional(ctx: Context) -> Outcome:
     quantile convention), ``f = (0, 1)``: conditional ``1``, ``f_alpha = 2/3``.  Instances: the hand
     example first (``size = n``), then random and Hypothesis draws (``size = n + 1/2`` so that a hand
     example is preferred at equal ``n``)."""
-    t = Tally("equal")
+    t = Tally()
     cx = HCVAR_CONDITIONAL_COUNTEREXAMPLE
     hand = [(np.array(cx["p"]), np.full(2, cx["alpha"]), np.array(cx["losses"]))]
     hand += [(np.array([0.5, 0.5]), np.full(2, chi), np.array([0.0, 1.0])) for chi in (0.5, 0.6, 0.9, 1.0)]
     hand += [(np.array([1.0]), np.array([1.0]), np.array([3.0]))]
     atom = 0
     for k, (p, a, f) in enumerate(hand + instances(ctx, "lemma1.cond")):
-        vp, _ = qalpha_loss(f, p, a)
-        hc = hcvar(f, p, a, "conditional")
-        pi, beta = _pi_beta(p, a)
+        hc, vp, x = I.lemma1_hcvar(p=p, alpha=a, losses=f, reading="conditional")
         size = p.size + (0.0 if k == 0 else 0.5)
-        ok = t.add(relative_error(hc, vp), EQ_TOL,
-                   _inst(p, a, f, conditional=hc, f_alpha=vp, beta=beta), size=size)
+        ok = t.equal(hc, vp, rtol=EQ_TOL, scale=1.0,
+                     instance=_inst(p, a, f, conditional=hc, f_alpha=vp, beta=x["beta"]), size=size)
         atom += int(not ok)
-    out = t.outcome(note=(f"literal conditional expectation vs f_alpha (tol {EQ_TOL}); it differs on {atom} "
-                          f"of {t.instances} instances (an atom at the quantile)"),
-                    details={"hand_counterexample": cx})
+    out = t.outcome(note=(f"literal conditional expectation vs f_alpha (rtol {EQ_TOL}, scale 1); it differs on "
+                          f"{atom} of {t.instances} instances (an atom at the quantile)"),
+                    details={"hand_counterexample": cx},
+                    explain="measured = E_pi[f | f > Q_beta(f)] (literal Def. 2), theory = f_alpha")
     return out
 
 
@@ -282,10 +235,10 @@ def check_hcvar_conditional(ctx: Context) -> Outcome:
 def check_remark1(ctx: Context) -> Outcome:
     """002 Remark 1: ``alpha_i = chi`` for all ``i`` gives ``CVaR_{1-chi}`` of ``f`` under ``p``.
 
-    ``chi in [max p, 1]``.  Reference: the quantile integral ``(1/chi) int_{1-chi}^1 VaR_u du`` under
-    ``p`` (independent of the capped-simplex code); for uniform ``p`` also the 001 CVaR set
-    ``CappedSimplex.cvar(n, chi)``.  Relative 1e-8."""
-    t, unif = Tally("equal"), Tally("equal")
+    ``chi in [max p, 1]``.  :func:`fairtheory.instances.rcfl.remark1_cvar`.  Reference: the quantile
+    integral ``(1/chi) int_{1-chi}^1 VaR_u du`` under ``p`` (independent of the capped-simplex code); for
+    uniform ``p`` also the CVaR set ``CappedSimplex.cvar(n, chi)``.  rtol 1e-8, scale 1."""
+    t, unif = Tally(), Tally()
     rng = ctx.rng("remark1")
     insts = [(p, float(p.max() + rng.random() * (1 - p.max())), f)
              for p, _, f in random_instances(rng, ctx.count(300, 5000))]
@@ -295,26 +248,26 @@ def check_remark1(ctx: Context) -> Outcome:
               for p, a, f in hypothesis_draws(qalpha_instances(max_n=12, scalar_alpha=True),
                                               ctx.count(60, 1000), ctx.seed + 1)]
     for p, chi, f in insts:
-        vp, _ = qalpha_loss(f, p, chi)
-        ref = ru_cvar_reference(f, p, 1.0 - chi)
-        t.add(relative_error(vp, ref), EQ_TOL, _inst(p, chi, f, cvar=ref, f_alpha=vp), size=p.size)
+        vp, ref, x = I.remark1_cvar(p=p, chi=chi, losses=f)
+        t.equal(vp, ref, rtol=EQ_TOL, scale=1.0, instance=_inst(p, chi, f, cvar=ref, f_alpha=vp), size=p.size)
         n = p.size
-        u = np.full(n, 1.0 / n)
-        chi_u = max(chi, 1.0 / n)
-        vu, _ = qalpha_loss(f, u, chi_u)
-        unif.add(relative_error(vu, CappedSimplex.cvar(n, chi_u).support(f)), EQ_TOL,
-                 _inst(u, chi_u, f), size=n)
-    return _report({"quantile-integral CVaR": t.outcome(), "uniform p: CVaR set C(chi)": unif.outcome()},
-                   "quantile-integral CVaR", f"f_alpha at scalar alpha = chi vs CVaR_(1-chi) (tol {EQ_TOL})")
+        unif.equal(x["uniform_f_alpha"], x["uniform_cvar_set"], rtol=EQ_TOL, scale=1.0,
+                   instance=_inst(np.full(n, 1.0 / n), x["chi_uniform"], f), size=n)
+    return _report({"quantile-integral CVaR": t.outcome(
+        explain="measured = f_alpha at scalar alpha = chi, theory = CVaR_(1-chi) under p (quantile integral)"),
+        "uniform p: CVaR set C(chi)": unif.outcome(
+            explain="measured = f_alpha at uniform p, theory = support of the CVaR set C(chi)")},
+        "quantile-integral CVaR", f"f_alpha at scalar alpha = chi vs CVaR_(1-chi) (rtol {EQ_TOL}, scale 1)")
 
 
 @claim("rcfl.remark2.eta_range")
 def check_remark2(ctx: Context) -> Outcome:
     """002 Remark 2: for losses in ``[0, B]`` the dual variable can be restricted to ``[0, B]``: the
     exact minimiser ``eta*`` of :func:`qalpha_dual` lies in ``[0, B]`` (reported as ``eta*/B <= 1`` and
-    ``-eta* <= 0``) and attains the global minimum (checked in ``rcfl.lemma1.dual``).  ``B`` is drawn per
-    instance (``1e-3 .. 1e6``); losses uniform on ``[0, B]`` with the ends and ties included."""
-    upper, lower = Tally("upper"), Tally("upper")
+    ``eta*/B >= 0``; :func:`fairtheory.instances.rcfl.remark2_eta`) and attains the global minimum
+    (checked in ``rcfl.lemma1.dual``).  ``B`` is drawn per instance (``1e-3 .. 1e6``); losses uniform on
+    ``[0, B]`` with the ends and ties included."""
+    upper, lower = Tally(), Tally()
     rng = ctx.rng("remark2")
     insts = []
     for p, a, _ in random_instances(rng, ctx.count(300, 5000)):
@@ -326,41 +279,39 @@ def check_remark2(ctx: Context) -> Outcome:
     insts += [(p, a, f, max(float(f.max()), 1e-300))
               for p, a, f in _hyp_instances(ctx.count(60, 1000), ctx.seed)]
     for p, a, f, B in insts:
-        _, eta = qalpha_dual(f, p, a)
-        inst = _inst(p, a, f, B=B, eta=eta)
-        upper.add(eta / B, 1.0, inst, size=p.size)
-        lower.add(-eta / B, 0.0, inst, size=p.size)
-    note = ("eta*/B <= 1 and -eta*/B <= 0; when tau_alpha = 1 (alpha = 1) every eta <= min f is optimal too, "
+        ratio, one, x = I.remark2_eta(p=p, alpha=a, losses=f, B=B)
+        inst = _inst(p, a, f, B=B, eta=x["eta"])
+        upper.upper(ratio, one, inst, size=p.size)
+        lower.lower(ratio, 0.0, inst, size=p.size)
+    note = ("eta*/B in [0, 1]; when tau_alpha = 1 (alpha = 1) every eta <= min f is optimal too, "
             "so 'can be restricted' (some minimiser in [0, B]) is what holds")
-    return _report({"eta* <= B": upper.outcome(), "eta* >= 0": lower.outcome()}, "eta* <= B", note)
+    return _report({"eta* <= B": upper.outcome(explain="measured = eta*/B (the exact minimiser over the loss "
+                                                       "bound B), bound = 1"),
+                    "eta* >= 0": lower.outcome(explain="measured = eta*/B, bound = 0")}, "eta* <= B", note)
 
 
 @claim("rcfl.deviation")
 def check_deviation(ctx: Context) -> Outcome:
     """000 / 002 Sec. 3.2: ``D_000 = HCVaR(f) - E_pi f`` and ``D_002 = HCVaR(f - E_pi f)`` (RU reading)
-    agree (relative 1e-8), ``D >= 0``, ``D = 0`` for constant ``f`` and ``f_alpha = E_pi f + D``.
-    Sign and zero checks are measured relative to ``max(1, max|f|)`` (they compare a difference of
-    numbers of that size with 0)."""
-    from fairtheory.objectives.qalpha import deviation
-
-    agree, nonneg, ident, const = Tally("equal"), Tally("upper"), Tally("equal"), Tally("equal")
-    insts = instances(ctx, "deviation")
-    for p, a, f in insts:
-        d0, d2 = deviation(f, p, a, "000"), deviation(f, p, a, "002")
-        scale = max(1.0, float(np.abs(f).max()))
+    agree (rtol 1e-8, scale 1), ``D >= 0``, ``D = 0`` for constant ``f`` and ``f_alpha = E_pi f + D``
+    (:func:`fairtheory.instances.rcfl.deviation_agreement`).  The sign and zero checks are measured
+    relative to ``max(1, max|f|)`` (they compare a difference of numbers of that size with 0)."""
+    agree, nonneg, ident, const = Tally(), Tally(), Tally(), Tally()
+    for p, a, f in instances(ctx, "deviation"):
+        d0, d2, x = I.deviation_agreement(p=p, alpha=a, losses=f)
         inst = _inst(p, a, f, d000=d0, d002=d2)
-        agree.add(relative_error(d0, d2), EQ_TOL, inst, size=p.size)
-        nonneg.add(-min(d0, d2) / scale, 0.0, inst, size=p.size)
-        pi, _ = _pi_beta(p, a)
-        vp, _ = qalpha_loss(f, p, a)
-        ident.add(relative_error(float(pi @ f) + d2, vp), EQ_TOL, inst, size=p.size)
+        agree.equal(d0, d2, rtol=EQ_TOL, scale=1.0, instance=inst, size=p.size)
+        nonneg.lower(min(d0, d2) / x["scale"], 0.0, inst, size=p.size)
+        ident.equal(x["mean"] + d2, x["f_alpha"], rtol=EQ_TOL, scale=1.0, instance=inst, size=p.size)
+        e0, e2 = x["const_d000"], x["const_d002"]
         cf = np.full(p.size, f[0])
-        e0, e2 = deviation(cf, p, a, "000"), deviation(cf, p, a, "002")
-        const.add(max(abs(e0), abs(e2)) / max(1.0, abs(f[0])), 1e-12, _inst(p, a, cf, d000=e0, d002=e2),
-                  size=p.size)
-    return _report({"D_000 = D_002": agree.outcome(), "D >= 0": nonneg.outcome(),
-                    "f_alpha = E_pi f + D": ident.outcome(),
-                    "D = 0 for constant f (rel. 1e-12)": const.outcome()},
+        const.equal(e0 if abs(e0) >= abs(e2) else e2, 0.0, rtol=1e-12, scale=x["const_scale"],
+                    instance=_inst(p, a, cf, d000=e0, d002=e2), size=p.size)
+    return _report({"D_000 = D_002": agree.outcome(explain="measured = D_000, theory = D_002"),
+                    "D >= 0": nonneg.outcome(explain="measured = min(D_000, D_002)/max(1, max|f|), bound = 0"),
+                    "f_alpha = E_pi f + D": ident.outcome(explain="measured = E_pi f + D_002, theory = f_alpha"),
+                    "D = 0 for constant f (rel. 1e-12)": const.outcome(
+                        explain="measured = D of a constant loss vector, theory = 0 (rtol 1e-12, scale max(1, |f|))")},
                    "D_000 = D_002", "both deviation definitions (RU HCVaR)")
 
 
@@ -383,43 +334,40 @@ def _softplus_points(ctx: Context) -> list[tuple[float, np.ndarray]]:
 
 @claim("rcfl.softplus.smoothness")
 def check_softplus_smoothness(ctx: Context) -> Outcome:
-    """002 Sec. 4: ``softplus_mu`` is ``1/mu``-smooth.  Measured: central second differences of the
-    implemented :func:`softplus` (step ``h = 1e-3 mu``) against ``1/mu`` - tightness ``~0.25``, the tight
-    constant being ``1/(4 mu)`` at ``x = 0``.  Part 2: the analytic ``sigma(x/mu)(1 - sigma(x/mu))/mu``
-    against ``1/(4 mu)`` (equality at 0)."""
-    fd, tight = Tally("upper"), Tally("upper")
+    """002 Sec. 4: ``softplus_mu`` is ``1/mu``-smooth (:func:`fairtheory.instances.rcfl.softplus_smoothness`).
+    Measured: ``mu`` times the largest central second difference of the implemented softplus (step
+    ``h = 1e-3 mu``) against 1 - tightness ``~0.25``, the tight constant being ``1/(4 mu)`` at ``x = 0``.
+    Part 2: the analytic ``mu sigma(x/mu)(1 - sigma(x/mu))/mu`` against ``1/4`` (equality at 0)."""
+    fd, tight = Tally(), Tally()
     for mu, x in _softplus_points(ctx):
-        h = 1e-3 * mu
-        with np.errstate(over="ignore", invalid="ignore"):
-            sec = (softplus(x + h, mu) - 2.0 * softplus(x, mu) + softplus(x - h, mu)) / h**2
-            s = sigmoid(x / mu)
-        ana = s * (1.0 - s) / mu
-        k = int(np.argmax(sec * mu))
-        fd.add(float(sec[k] * mu), 1.0, {"mu": mu, "x": float(x[k])})
-        j = int(np.argmax(ana * mu))
-        tight.add(float(ana[j] * mu), 0.25, {"mu": mu, "x": float(x[j])})
-    return _report({"finite-difference second derivative * mu <= 1": fd.outcome(),
-                    "analytic second derivative * mu <= 1/4": tight.outcome()},
-                   "finite-difference second derivative * mu <= 1",
-                   "max over x of mu * softplus_mu''(x); tightness vs the seed's 1/mu "
-                   "(tight constant 1/(4 mu))")
+        m, one, ex = I.softplus_smoothness(mu=mu, x=x)
+        fd.upper(m, one, {"mu": mu, "x": ex["x_fd"]})
+        tight.upper(ex["analytic"], 0.25, {"mu": mu, "x": ex["x_analytic"]})
+    return _report({"finite-difference second derivative * mu <= 1": fd.outcome(
+        explain="measured = mu max_x softplus_mu''(x) (finite differences), bound = 1 (the seed's 1/mu, in units of 1/mu)"),
+        "analytic second derivative * mu <= 1/4": tight.outcome(
+            explain="measured = mu max_x sigma(x/mu)(1 - sigma(x/mu))/mu, bound = 1/4 (tight constant 1/(4 mu))")},
+        "finite-difference second derivative * mu <= 1",
+        "max over x of mu * softplus_mu''(x); tightness vs the seed's 1/mu (tight constant 1/(4 mu))")
 
 
 @claim("rcfl.prop1.softplus")
 def check_prop1(ctx: Context) -> Outcome:
-    """002 Prop. 1 (Bullins 2020, Lemma 3): ``(x)_+ <= softplus_mu(x) <= (x)_+ + mu``.  Measured: the gap
-    ``softplus_mu(x) - (x)_+`` against ``mu`` (tightness ``log 2 = 0.693``), against the tight constant
-    ``mu log 2`` (tightness 1, attained at ``x = 0``) and ``-gap <= 0``."""
-    up, tight, low = Tally("upper"), Tally("upper"), Tally("upper")
+    """002 Prop. 1 (Bullins 2020, Lemma 3): ``(x)_+ <= softplus_mu(x) <= (x)_+ + mu``
+    (:func:`fairtheory.instances.rcfl.prop1_softplus`).  Measured: the gap ``softplus_mu(x) - (x)_+``
+    against ``mu`` (tightness ``log 2 = 0.693``), against the tight constant ``mu log 2`` (tightness 1,
+    attained at ``x = 0``) and ``gap >= 0``."""
+    up, tight, low = Tally(), Tally(), Tally()
     for mu, x in _softplus_points(ctx):
-        gap = softplus(x, mu) - np.maximum(x, 0.0)
-        k = int(np.argmax(gap))
-        inst = {"mu": mu, "x": float(x[k])}
-        up.add(float(gap[k]), mu, inst)
-        tight.add(float(gap[k]), mu * math.log(2.0), inst)
-        j = int(np.argmin(gap))
-        low.add(float(-gap[j]), 0.0, {"mu": mu, "x": float(x[j])})
-    return _report({"gap <= mu": up.outcome(), "gap <= mu log 2": tight.outcome(), "gap >= 0": low.outcome()},
+        gap, bound, ex = I.prop1_softplus(mu=mu, x=x)
+        inst = {"mu": mu, "x": ex["x_max"]}
+        up.upper(gap, bound, inst)
+        tight.upper(gap, ex["tight"], inst)
+        low.lower(ex["min_gap"], 0.0, {"mu": mu, "x": ex["x_min"]})
+    return _report({"gap <= mu": up.outcome(explain="measured = max_x (softplus_mu(x) - (x)_+), bound = mu"),
+                    "gap <= mu log 2": tight.outcome(explain="measured = max_x (softplus_mu(x) - (x)_+), "
+                                                             "bound = mu log 2 (tight)"),
+                    "gap >= 0": low.outcome(explain="measured = min_x (softplus_mu(x) - (x)_+), bound = 0")},
                    "gap <= mu", "max_x (softplus_mu(x) - (x)_+) against mu; tight constant mu log 2")
 
 
@@ -441,28 +389,27 @@ def _lemma2_cases(ctx: Context) -> list[tuple[np.ndarray, np.ndarray, np.ndarray
 
 @claim("rcfl.lemma2.gap")
 def check_lemma2(ctx: Context) -> Outcome:
-    """002 Lemma 2: ``F_alpha <= F^mu_alpha <= F_alpha + mu tau_alpha``.
+    """002 Lemma 2: ``F_alpha <= F^mu_alpha <= F_alpha + mu tau_alpha``
+    (:func:`fairtheory.instances.rcfl.lemma2_gap`).
 
     The gap is measured term by term, ``F^mu - F = sum_i (p_i/alpha_i)(softplus_mu(x_i) - (x_i)_+)`` with
     ``x_i = f_i - eta`` (the difference of the public :func:`F_mu` and :func:`F_alpha` loses the gap to
-    cancellation when ``|f| >> mu``; their agreement to ``1e-12 * scale`` is reported in ``details``).
+    cancellation when ``|f| >> mu``; their agreement to ``1e-12 * scale`` is reported in the note).
     Parts: gap against ``mu tau_alpha`` (headline), against the tight ``mu tau_alpha log 2`` (equality
-    when every ``f_i = eta``) and ``-gap <= 0``.  eta: the dual minimiser, ``min f``, ``max f`` and a random
+    when every ``f_i = eta``) and ``gap >= 0``.  eta: the dual minimiser, ``min f``, ``max f`` and a random
     value; ``mu in {1e-6, 1e-3, 1, 1e3}``."""
-    up, tight, low = Tally("upper"), Tally("upper"), Tally("upper")
+    up, tight, low = Tally(), Tally(), Tally()
     worst_pub = 0.0
     for p, a, f, eta, mu in _lemma2_cases(ctx):
-        c = p / a
-        x = f - eta
-        gap = float(c @ (softplus(x, mu) - np.maximum(x, 0.0)))
-        tau = tau_alpha(p, a)
+        gap, bound, x = I.lemma2_gap(p=p, alpha=a, losses=f, eta=eta, mu=mu)
         inst = _inst(p, a, f, eta=eta, mu=mu)
-        up.add(gap, mu * tau, inst, size=p.size)
-        tight.add(gap, mu * tau * math.log(2.0), inst, size=p.size)
-        low.add(-gap, 0.0, inst, size=p.size)
-        Fa, Fm = F_alpha(f, eta, p, a), F_mu(f, eta, p, a, mu)
-        scale = max(1.0, abs(Fa), float(c @ np.abs(x)), abs(eta))
-        worst_pub = max(worst_pub, abs((Fm - Fa) - gap) / scale)
-    return _report({"gap <= mu tau_alpha": up.outcome(), "gap <= mu tau_alpha log 2": tight.outcome(),
-                    "gap >= 0": low.outcome()}, "gap <= mu tau_alpha",
+        up.upper(gap, bound, inst, size=p.size)
+        tight.upper(gap, x["tight"], inst, size=p.size)
+        low.lower(gap, 0.0, inst, size=p.size)
+        worst_pub = max(worst_pub, x["public_mismatch"])
+    return _report({"gap <= mu tau_alpha": up.outcome(explain="measured = F^mu_alpha - F_alpha, bound = mu tau_alpha"),
+                    "gap <= mu tau_alpha log 2": tight.outcome(
+                        explain="measured = F^mu_alpha - F_alpha, bound = mu tau_alpha log 2 (tight)"),
+                    "gap >= 0": low.outcome(explain="measured = F^mu_alpha - F_alpha, bound = 0")},
+                   "gap <= mu tau_alpha",
                    f"F^mu - F against mu tau_alpha; max |(F_mu - F_alpha) - gap|/scale = {worst_pub:.2e}")

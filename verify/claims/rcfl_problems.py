@@ -1,15 +1,17 @@
 r"""Claims checked on federated *problems* (convex clients over a model ``w``), not on loss vectors:
 
 * ``rcfl.qalpha.convex`` (002 Sec. 3.2): ``w -> f_alpha(w) = support_{Q_alpha}(f(w))`` is convex when
-  every ``f_i`` is; midpoint convexity on quadratic and logistic clients over many random pairs.
+  every ``f_i`` is; midpoint convexity ``f_alpha((a+b)/2) <= (f_alpha(a) + f_alpha(b))/2`` on quadratic
+  and logistic clients over many random pairs (:func:`fairtheory.instances.rcfl.qalpha_midpoint`).
 * ``rcfl.lemmaC1.smoothness`` (002 Lemma C.1): the Hessians of ``f^{mu,i}(w, eta)`` and of
   ``F^mu_alpha`` have spectral norm at most ``L = (L1 + (L2^2 + 1)/mu) max_i 1/alpha_i`` (and are
   PSD), at sampled points of unregularised logistic clients (the only convex, smooth *and* Lipschitz
-  clients here; ``L1``, ``L2`` are the data bounds of :class:`~fairtheory.problems.LogisticProblem`).
-* ``base.fedavg.converges`` (McMahan et al. 2017, ``baselines.md``): FedAvg with one local step and
-  step ``1/L1`` reaches the exact optimum of ``sum_i p_i f_i``
-  (from :func:`fairtheory.exact.rcfl.solve_fedavg`);
-  the behaviour with ``kappa > 1`` local steps and with partial participation is reported as details.
+  clients here; ``L1``, ``L2`` are the data bounds of :class:`~fairtheory.problems.LogisticProblem`;
+  :func:`fairtheory.instances.rcfl.lemmaC1_smoothness`).
+* ``base.fedavg.converges`` (McMahan et al. 2017): FedAvg with one local step and step ``1/L1``
+  reaches the exact optimum of ``sum_i p_i f_i`` (from :func:`fairtheory.exact.rcfl.solve_fedavg`;
+  :func:`fairtheory.instances.rcfl.fedavg_converges`); the behaviour with ``kappa > 1`` local steps
+  and with partial participation is reported as details.
 
 The exact Hessian of one smoothed client, with ``s = sigma((f_i - eta)/mu)`` and ``g = grad f_i``, is
 ``(1/alpha_i) [ s(1-s)/mu (g, -1)(g, -1)^T + s (Hess f_i, 0) ]`` (checked against finite differences of
@@ -22,14 +24,14 @@ import math
 from typing import Any
 
 import numpy as np
-from scipy.special import expit
 
 from fairtheory.algorithms import fedavg
 from fairtheory.algorithms.base import run
-from fairtheory.exact.rcfl import smoothed_objective, solve_fedavg
+from fairtheory.exact.rcfl import smoothed_objective
+from fairtheory.instances import rcfl as I
+from fairtheory.instances.rcfl import smoothed_client_hessians
 from fairtheory.problems import random_least_squares, random_logistic, random_quadratic
 from fairtheory.problems.base import FederatedProblem
-from fairtheory.sets import CappedSimplex
 from verify.core import Context, Outcome, Tally, claim, combine
 
 #: FedAvg "reaches the optimum": relative suboptimality after the run (strongly convex instances,
@@ -70,51 +72,34 @@ def _problems_convex(rng: np.random.Generator, count: int) -> list[tuple[str, Fe
 def check_qalpha_convex(ctx: Context) -> Outcome:
     r"""002 Sec. 3.2: convex ``f_i`` make ``f_alpha`` convex.
 
-    ``measured = (f_alpha((a+b)/2) - (f_alpha(a) + f_alpha(b))/2) / max(1, |(f_alpha(a)+f_alpha(b))/2|)``
-    (a relative midpoint-convexity defect, so float cancellation on large values is not mistaken for
-    a violation), ``bound = 0``; pairs at three scales and nearby pairs."""
+    Every pair ``(a, b)`` is one instance of ``f_alpha((a+b)/2) <= (f_alpha(a) + f_alpha(b))/2``
+    (:func:`fairtheory.instances.rcfl.qalpha_midpoint`); pairs at three scales and nearby pairs (a
+    quarter of them ``b = a + 1e-3 N(0, I)``, where the inequality is nearly tight)."""
     rng = ctx.rng("rcfl.qalpha.convex")
-    tally = Tally("upper")
+    tally = Tally()
     n_prob, n_pairs = ctx.count(8, 40), ctx.count(60, 400)
     most_negative = 0.0
+    cases = 0
     for kind, P in _problems_convex(rng, n_prob):
         for _ in range(3):
             alpha = _random_alpha(rng, P.p)
-            S = CappedSimplex.qalpha(P.p, alpha)
             scale = rng.choice([0.3, 2.0, 8.0], size=(n_pairs, 1))
             A = scale * rng.normal(size=(n_pairs, P.d))
             B = np.where(rng.uniform(size=(n_pairs, 1)) < 0.25, A + 1e-3 * rng.normal(size=A.shape),
                          scale * rng.normal(size=(n_pairs, P.d)))
-            fa = np.array([S.support(P.losses(a)) for a in A])
-            fb = np.array([S.support(P.losses(b)) for b in B])
-            fm = np.array([S.support(P.losses(m)) for m in 0.5 * (A + B)])
-            avg = 0.5 * (fa + fb)
-            defect = (fm - avg) / np.maximum(1.0, np.abs(avg))
-            most_negative = min(most_negative, float(defect.min()))
-            k = int(np.argmax(defect))
-            tally.add(float(defect[k]), 0.0,
-                      instance={"kind": kind, "n": P.n, "d": P.d, "a": A[k], "b": B[k], "alpha": alpha,
-                                "p": P.p},
-                      size=P.n * P.d)
+            cases += 1
+            for a, b in zip(A, B, strict=True):
+                fm, avg, _ = I.qalpha_midpoint(problem=P, alpha=alpha, a=a, b=b)
+                most_negative = min(most_negative, (fm - avg) / max(1.0, abs(avg)))
+                tally.upper(fm, avg, instance={"kind": kind, "n": P.n, "d": P.d, "a": a, "b": b, "alpha": alpha,
+                                               "p": P.p}, size=P.n * P.d)
     return tally.outcome(
-        note=f"{tally.instances} (problem, alpha) cases x {n_pairs} pairs; measured = worst relative "
-             "midpoint defect per case",
-        details={"typical_strictness": most_negative, "pairs_per_case": n_pairs})
+        note=f"{cases} (problem, alpha) cases x {n_pairs} pairs",
+        details={"typical_strictness": most_negative, "pairs_per_case": n_pairs},
+        explain="measured = f_alpha at the midpoint (a+b)/2, bound = average of f_alpha(a) and f_alpha(b)")
 
 
 # --------------------------------------------------------------------------- rcfl.lemmaC1.smoothness
-def smoothed_client_hessians(P: FederatedProblem, w: np.ndarray, eta: float, alpha: np.ndarray,
-                             mu: float) -> np.ndarray:
-    r"""Exact Hessians of ``f^{mu,i}(w, eta) = (1/alpha_i) softplus_mu(f_i(w) - eta) + eta``, shape
-    ``(n, d+1, d+1)``: ``(1/alpha_i)[s(1-s)/mu (g, -1)(g, -1)^T + s (Hess f_i, 0)]``."""
-    f, G, H = P.losses(w), P.grads(w), P.hessians(w)
-    s = expit((f - eta) / mu)
-    Ge = np.hstack([G, -np.ones((P.n, 1))])
-    out = (s * (1 - s) / mu)[:, None, None] * Ge[:, :, None] * Ge[:, None, :]
-    out[:, :P.d, :P.d] += s[:, None, None] * H
-    return out / alpha[:, None, None]
-
-
 def _fd_check(P: FederatedProblem, w: np.ndarray, eta: float, alpha: np.ndarray, mu: float) -> float:
     """Relative mismatch of the analytic Hessian of ``F^mu`` against central differences of its gradient."""
     x = np.concatenate([w, [eta]])
@@ -137,40 +122,35 @@ def check_lemma_c1(ctx: Context) -> Outcome:
     Points: ``w ~ N(0, s^2 I)`` (``s`` in {0.3, 1, 3}) and ``eta`` either a client's loss (where the
     curvature ``s(1-s)/mu`` peaks) or uniform around the loss range."""
     rng = ctx.rng("rcfl.lemmaC1.smoothness")
-    t_client, t_F = Tally("upper"), Tally("upper")
+    t_client, t_F = Tally(), Tally()
     min_eig, fd_err, ratio_quarter = math.inf, 0.0, 0.0
     for k in range(ctx.count(6, 30)):
         n, d = int(rng.integers(2, 10)), int(rng.integers(2, 6))
         P = random_logistic(n, d, int(rng.integers(3 * d + 10, 6 * d + 20)), rng=rng,
                             heterogeneity=float(rng.choice([0.5, 1.5])),
                             p=rng.dirichlet(np.ones(n)))
-        L1, L2 = P.smoothness(), P.lipschitz()
         for mu in (1.0, 0.1, 0.01):
             alpha = _random_alpha(rng, P.p)
-            Lc = (L1 + (L2 ** 2 + 1.0) / mu) * float(np.max(1.0 / alpha))
-            # sharper constant from s(1-s) <= 1/4, s <= 1 (not part of the verdict; reported)
-            Lq = (L1 + (L2 ** 2 + 1.0) / (4.0 * mu)) * float(np.max(1.0 / alpha))
             for _ in range(ctx.count(8, 30)):
                 w = float(rng.choice([0.3, 1.0, 3.0])) * rng.normal(size=d)
                 f = P.losses(w)
                 eta = float(f[rng.integers(n)]) if rng.uniform() < 0.5 else float(
                     rng.uniform(f.min() - 1.0, f.max() + 1.0))
-                Hc = smoothed_client_hessians(P, w, eta, alpha, mu)
-                ev = np.linalg.eigvalsh(Hc)
-                HF = np.einsum("n,nij->ij", P.p, Hc)
-                evF = np.linalg.eigvalsh(HF)
-                min_eig = min(min_eig, float(ev[:, 0].min() / max(1.0, ev[:, -1].max())),
-                              float(evF[0] / max(1.0, evF[-1])))
-                inst = {"n": n, "d": d, "mu": mu, "alpha": alpha, "w": w, "eta": eta, "L1": L1, "L2": L2}
-                t_client.add(float(np.abs(ev).max()), Lc, instance=inst, size=n * d)
-                t_F.add(float(np.abs(evF).max()), Lc, instance=inst, size=n * d)
-                ratio_quarter = max(ratio_quarter, float(np.abs(ev).max()) / Lq)
+                norm, L, x = I.lemmaC1_smoothness(problem=P, w=w, eta=eta, alpha=alpha, mu=mu)
+                min_eig = min(min_eig, x["min_relative_eigenvalue"])
+                inst = {"n": n, "d": d, "mu": mu, "alpha": alpha, "w": w, "eta": eta, "L1": x["L1"], "L2": x["L2"]}
+                t_client.upper(norm, L, instance=inst, size=n * d)
+                t_F.upper(x["F_norm"], L, instance=inst, size=n * d)
+                ratio_quarter = max(ratio_quarter, norm / x["L_quarter"])
         if k == 0:
             fd_err = _fd_check(P, w, eta, alpha, mu)
     details = {"min_relative_eigenvalue": min_eig, "hessian_vs_finite_differences": fd_err,
                "max_norm_over_quarter_constant": ratio_quarter,
                "convex": min_eig >= -1e-12}
-    out = combine({"client": t_client.outcome(), "F_mu": t_F.outcome()},
+    out = combine({"client": t_client.outcome(explain="measured = max_i ||Hess f^{mu,i}(w, eta)||_2, "
+                                                      "bound = L = (L1 + (L2^2+1)/mu) max_i 1/alpha_i"),
+                   "F_mu": t_F.outcome(explain="measured = ||Hess F^mu_alpha(w, eta)||_2, "
+                                               "bound = L = (L1 + (L2^2+1)/mu) max_i 1/alpha_i")},
                   note="spectral norms at sampled (w, eta) vs L = (L1 + (L2^2+1)/mu) max 1/alpha_i")
     out.details.update(details)
     if min_eig < -1e-12 or fd_err > 1e-5:
@@ -198,47 +178,39 @@ def _fedavg_instances(rng: np.random.Generator, count: int) -> list[tuple[str, F
     return out
 
 
-def _weighted_hessian_extremes(P: FederatedProblem, w: np.ndarray) -> tuple[float, float]:
-    ev = np.linalg.eigvalsh(np.einsum("n,nij->ij", P.p, P.hessians(w)))
-    return float(ev[-1]), float(ev[0])
-
-
 @claim("base.fedavg.converges")
 def check_fedavg(ctx: Context) -> Outcome:
     r"""FedAvg with ``kappa = 1``, full participation and step ``1/L1`` is gradient descent on
     ``F = sum_i p_i f_i``; on strongly convex instances it converges linearly, so after
     ``R = ceil(40 L1/mu_F)`` rounds (``mu_F`` = smallest eigenvalue of ``sum p_i Hess f_i`` at ``w*``,
     a lower bound of the local strong convexity for quadratics/least squares and an estimate for
-    logistic) the relative suboptimality ``(F(w_R) - F*)/max(1, |F*|)`` must be ``<= 1e-9``.
+    logistic) ``|F(w_R) - F*| <= 1e-9 max(1, |F*|)`` (:func:`fairtheory.instances.rcfl.fedavg_converges`).
 
     Details (not part of the verdict): the fixed point reached with ``kappa in {2, 5, 10}`` local
     steps (client drift: a plateau above ``F*`` on heterogeneous clients) and partial participation
     (``K = 3`` draws, decaying step ``1/(L1 (1 + r/20))``)."""
     rng = ctx.rng("base.fedavg.converges")
-    tally = Tally("equal")
+    tally = Tally()
     drift: list[dict[str, Any]] = []
     for kind, P in _fedavg_instances(rng, ctx.count(6, 24)):
-        ex = solve_fedavg(P)
-        L1 = P.smoothness()
-        _, mu_F = _weighted_hessian_extremes(P, ex.argmin)
-        rounds = int(min(20000, math.ceil(40 * L1 / max(mu_F, 1e-12))))
-        s, _ = run(fedavg.make(P, lr=1.0 / L1, kappa=1), rounds, rng=rng, record_losses=False,
-                   record_every=max(1, rounds))
-        sub = float(P.p @ P.losses(s.w) - ex.value) / max(1.0, abs(ex.value))
-        tally.add(abs(sub), FEDAVG_TOL,
-                  instance={"kind": kind, "n": P.n, "d": P.d, "rounds": rounds, "dist_to_w*":
-                            float(np.linalg.norm(s.w - ex.argmin))}, size=P.n * P.d)
+        F_R, F_star, x = I.fedavg_converges(problem=P)
+        rounds = x["rounds"]
+        tally.equal(F_R, F_star, rtol=FEDAVG_TOL, scale=1.0,
+                    instance={"kind": kind, "n": P.n, "d": P.d, "rounds": rounds, "dist_to_w*": x["dist"]},
+                    size=P.n * P.d)
         if len(drift) < ctx.count(2, 12):
+            L1 = P.smoothness()
             row: dict[str, Any] = {"kind": kind, "n": P.n, "d": P.d}
             for kappa in (2, 5, 10):
                 sk, _ = run(fedavg.make(P, lr=1.0 / L1, kappa=kappa), max(200, rounds // kappa), rng=rng,
                             record_losses=False, record_every=10**9)
-                row[f"kappa={kappa}"] = float(P.p @ P.losses(sk.w) - ex.value)
+                row[f"kappa={kappa}"] = float(P.p @ P.losses(sk.w) - F_star)
             sp, _ = run(fedavg.make(P, lr=lambda r, L1=L1: 1.0 / (L1 * (1 + r / 20)), kappa=1, K=3), 2000,
                         rng=rng, record_losses=False, record_every=10**9)
-            row["partial K=3 decaying, 2000 rounds"] = float(P.p @ P.losses(sp.w) - ex.value)
+            row["partial K=3 decaying, 2000 rounds"] = float(P.p @ P.losses(sp.w) - F_star)
             drift.append(row)
     return tally.outcome(
         note="kappa=1, full participation, lr=1/L1 vs exact optimum (solve_fedavg); "
              "details: suboptimality plateaus for kappa>1 and partial participation",
-        details={"suboptimality_other_settings": drift})
+        details={"suboptimality_other_settings": drift},
+        explain="measured = F(w_R) = sum_i p_i f_i(w_R) after R FedAvg rounds, theory = F* (certified exact minimum)")

@@ -82,12 +82,11 @@ def _converges(ctx: Context, which: str) -> Outcome:
     for name, P in _problems(ctx):
         agg = PropFair(P.p, M)
         ex = solve_aggregator(P, agg)
-        beta = _step(P)
         steps = ctx.count(3000, 10000)
         if which == "rfedfair":
-            alg = rfedfair.make(P, beta=beta, kappa=1, aggregator=agg)
-        else:
-            alg = qfedavg.make(P, lr=beta, kappa=1, aggregator=agg)
+            alg = rfedfair.make(P, beta=_step(P), kappa=1, aggregator=agg)
+        else:  # local step 1/L (003 Sec. 3.3); the server step is sized by the aggregator's curvature
+            alg = qfedavg.make(P, lr=1.0 / P.smoothness(), kappa=1, aggregator=agg)
         state, _ = run(alg, steps, rng=np.random.default_rng(0), record_losses=False, record_every=steps)
         value = agg.value(P.losses(np.asarray(state.w)))
         tally.equal(value, ex.value, rtol=1e-6, scale=1.0, instance={"problem": name, "steps": steps})
