@@ -33,14 +33,38 @@ SUM_TOL = 1e-9
 
 
 def _short(x: Any) -> str:
-    s = np.array2string(np.asarray(x), threshold=6, precision=4) if np.ndim(x) else repr(x)
+    try:
+        s = np.array2string(np.asarray(x), threshold=6, precision=4) if np.ndim(x) else repr(x)
+    except (TypeError, ValueError):  # ragged or exotic input
+        s = repr(x)
     return s if len(s) <= 80 else s[:77] + "..."
 
 
+def has_bool(x: Any) -> bool:
+    """Whether a (nested) list/tuple holds a Python or numpy boolean."""
+    if isinstance(x, (bool, np.bool_)):
+        return True
+    return isinstance(x, (list, tuple)) and any(has_bool(v) for v in x)
+
+
 def as_vector(x: Any, name: str, *, allow_empty: bool = False) -> NDArray[np.float64]:
-    """Return ``x`` as a finite 1-D float64 array, or raise naming ``name``."""
+    """Return ``x`` as a finite 1-D float64 array, or raise naming ``name``.
+
+    The input policy of the numpy-level API: lists, tuples, numpy arrays of any real dtype and torch
+    tensors (copied to host) are converted to float64; booleans (a mask passed by mistake) and complex
+    numbers are rejected, never converted silently."""
     if isinstance(x, (str, bytes)) or x is None:
         raise FairtheoryTypeError(f"{name} must be a 1-D array of real numbers, got {type(x).__name__}")
+    if hasattr(x, "detach") and hasattr(x, "cpu"):  # a torch tensor (without importing torch)
+        x = x.detach().cpu().numpy()
+    try:
+        raw = np.asarray(x)
+    except (TypeError, ValueError) as exc:  # ragged nested sequences
+        raise FairtheoryTypeError(f"{name} must be a 1-D array of real numbers, got {_short(x)}") from exc
+    if raw.dtype.kind == "b" or (isinstance(x, (list, tuple)) and has_bool(x)):
+        raise FairtheoryTypeError(f"{name} must hold real numbers, got booleans")
+    if raw.dtype.kind == "c":
+        raise FairtheoryTypeError(f"{name} must hold real numbers, got complex values")
     try:
         arr = np.asarray(x, dtype=np.float64)
     except (TypeError, ValueError) as exc:

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from fairtheory._validation import FairtheoryTypeError, FairtheoryValueError, check_probability_vector
+from fairtheory._validation import FairtheoryTypeError, FairtheoryValueError, check_probability_vector, has_bool
 from fairtheory.backend import namespace
 from fairtheory.errors import NonFiniteError
 
@@ -50,6 +50,8 @@ def as_float_array(x: Any, name: str, shape: tuple[int, ...]) -> Any:
     else:
         if isinstance(x, (str, bytes)) or x is None:
             raise FairtheoryTypeError(f"{name} must be an array of real numbers, got {type(x).__name__}")
+        if has_bool(x):
+            raise FairtheoryTypeError(f"{name} must hold real numbers, got booleans")
         try:
             x = np.asarray(x)
         except (TypeError, ValueError) as exc:  # ragged nested lists
