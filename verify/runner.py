@@ -127,6 +127,17 @@ def results_table(results: Sequence[ClaimResult]) -> Table:
     return t
 
 
+def _previous_seconds(path: str | None) -> dict[str, float]:
+    """Per-claim seconds of an earlier report at ``path`` (empty when there is none or it is unreadable)."""
+    import json
+
+    try:
+        doc = json.loads(Path(path).read_text()) if path else {}
+        return {r["id"]: float(r["seconds"]) for r in doc.get("claims", [])}
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+
+
 def _run_all(ids: Sequence[str], args: argparse.Namespace, executor: Any,
              finished: Callable[[ClaimResult], None]) -> None:
     """Run every claim; ``finished`` is called in the main thread as each one ends.
@@ -139,13 +150,17 @@ def _run_all(ids: Sequence[str], args: argparse.Namespace, executor: Any,
             finished(run_claim(cid, ctx))
         return
     chunked = [i for i in ids if i in REGISTRY and REGISTRY[i].chunked]
+    # longest first (timings of the previous report at --json, when there is one), so that a long claim
+    # does not start last on an otherwise idle pool; the report keeps the id order whatever runs first
+    hint = _previous_seconds(args.json)
+    order = sorted(ids, key=lambda i: -hint.get(i, 0.0))
     futures: dict[Future[Any], str] = {}
     local = ThreadPoolExecutor(max_workers=1)
     try:
         ctx_chunked = Context(quick=args.quick, seed=args.seed, executor=executor)
         for cid in chunked:
             futures[local.submit(run_claim, cid, ctx_chunked)] = cid
-        for cid in ids:
+        for cid in order:
             if cid not in chunked:
                 futures[executor.submit(run_claim_task, cid, args.quick, args.seed)] = cid
         for fut in as_completed(futures):
