@@ -1,0 +1,19 @@
+"""Exact worst cases (performance estimation, PEP) of federated first-order methods.
+
+* :func:`local_gd_worst_case` / :func:`worst_case_vs_rounds`: local GD with averaging (FedAvg / rFedFair).
+* :func:`theorem_ratio` / :func:`sampled_ratio`: the largest ratio to 002 / 000 Theorems 1-2.
+* :func:`horizon_free_constants` / :func:`stepsize_region`: one-round potential certificates.
+* :func:`scaffold_worst_case`: deterministic Scaffold.
+* :mod:`fairtheory.worstcase.replay`: explicit worst-case functions, replayed with the project's algorithms.
+
+See docs/worstcase.md for the derivation.
+"""
+
+from fairtheory.worstcase.local_gd import Instance, WorstCase, local_gd_worst_case, report_value, worst_case_vs_rounds
+from fairtheory.worstcase.potential import certificate_bound, horizon_free_constants, round_constant, stepsize_region
+from fairtheory.worstcase.ratio import sampled_ratio, theorem_ratio
+from fairtheory.worstcase.scaffold import scaffold_worst_case
+
+__all__ = ["Instance", "WorstCase", "local_gd_worst_case", "report_value", "worst_case_vs_rounds",
+           "certificate_bound", "horizon_free_constants", "round_constant", "stepsize_region",
+           "sampled_ratio", "theorem_ratio", "scaffold_worst_case"]

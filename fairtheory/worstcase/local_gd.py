@@ -1,0 +1,299 @@
+r"""Exact worst case of local gradient descent with periodic averaging (FedAvg / rFedFair).
+
+Setting (the smoothed problem of 002 App. C): ``n`` clients with weights ``p``, each client objective
+``g_i`` (rFedFair's ``f^{mu,i}`` of ``theta = (w, eta)``) an arbitrary ``L``-smooth convex function on
+``R^D`` (any ``D``), ``G = sum_i p_i g_i`` with minimiser ``theta*``.  002 Algorithm 1 with full
+participation: step ``t = 0, ..., T - 1`` with ``T = T_N kappa + 2``; every client takes
+``theta_i <- theta_i - beta grad g_i(theta_i)`` and when ``kappa`` divides ``t`` the server averages
+``theta_{t+1} = sum_i p_i (theta_t^i - beta grad g_i(theta_t^i))`` and broadcasts.  Outputs:
+
+* ``"002"`` (002 Alg. 1): ``theta_tilde = 1/(T_N+1) sum_{r=0}^{T_N} theta_{r kappa + 1}``;
+* ``"000"`` (000 Alg. 1): ``theta_tilde = 1/T sum_{t=0}^{T-1} sum_i p_i theta_t^i``;
+* ``"last"``: the last server model ``theta_{T_N kappa + 1}`` (``T_N kappa + 1`` gradient steps; with
+  ``n = 1`` this is gradient descent, whose exact worst case ``L D0/(4N+2)`` at ``beta = 1/L`` is
+  Drori & Teboulle 2014).
+
+With ``K`` given, partial participation (002 Thm. 2): at every averaging the server takes the plain
+mean of ``K`` clients drawn i.i.d. with replacement by ``p`` (all clients run the local steps, 002
+App. D eq. D.1); the PEP then maximises the *expectation* over the draws, one branch per draw outcome
+(exponential in ``T_N``: tiny ``n, K, T_N`` only).
+
+The PEP maximises ``G(theta_tilde) - G(theta*)`` over all such functions with
+``||theta_0 - theta*||^2 <= D0`` and ``rho^2 = sum_i p_i ||grad g_i(theta*)||^2 <= rho2``
+(``sum_i p_i grad g_i(theta*) = 0``).  Internally everything is scaled to ``L = 1`` and
+``D0 + rho2/L^2 = 1``; the results are scaled back.  See docs/worstcase.md.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+
+from fairtheory._validation import check_in_range, check_integer, check_positive, check_probability_vector
+from fairtheory.errors import FairtheoryValueError
+from fairtheory.worstcase.sdp import PEP, Function, Scalar, SDPSolution, Vec, sqnorm, vsum
+
+__all__ = ["WorstCase", "Instance", "local_gd_worst_case", "worst_case_vs_rounds", "build_local_gd",
+           "report_value", "TINY"]
+
+Output = Literal["002", "000", "last"]
+
+#: results below ``TINY * L * D0`` are reported as such, never as exact values
+TINY = 1e-6
+
+
+@dataclass
+class Instance:
+    """A worst-case instance extracted from a PEP solution (original units).
+
+    ``points[i]`` is a list of ``(x, g, f)`` triples of client ``i`` (``x`` and ``g`` in ``R^dim``,
+    ``theta* = 0`` and ``g_i(theta*) = 0`` by convention); ``x0`` is the starting point."""
+
+    x0: np.ndarray
+    points: list[list[tuple[np.ndarray, np.ndarray, float]]]
+    p: np.ndarray
+    L: float
+    params: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def dim(self) -> int:
+        return int(self.x0.size)
+
+
+@dataclass
+class WorstCase:
+    """Result of a worst-case (PEP) computation, in the caller's units.
+
+    ``value`` is the worst case found (primal objective), ``dual_value`` the dual objective (an upper
+    bound certified by the dual multipliers), ``gap = dual_value - value``."""
+
+    value: float
+    dual_value: float
+    gap: float
+    status: str
+    dim: int
+    n_constraints: int
+    seconds: float
+    build_seconds: float
+    scale: float
+    params: dict[str, Any]
+    instance: Instance | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def solved(self) -> bool:
+        return self.status == "Solved"
+
+    @property
+    def rel_gap(self) -> float:
+        return abs(self.gap) / max(abs(self.value), abs(self.dual_value), 1e-300)
+
+    def certified(self, tol: float = 1e-6) -> bool:
+        """Clarabel reports ``Solved`` or ``AlmostSolved`` (its reduced tolerances: PEPs are degenerate at the
+        optimum, low-rank Gram), the duality gap is ``<= tol * max(|value|, scale)`` and the primal and
+        dual residuals are ``<= tol`` (``scale`` = the problem's unit ``L (D0 + rho2/L^2)``)."""
+        return (self.status in ("Solved", "AlmostSolved") and abs(self.gap) <= tol * max(abs(self.value), self.scale)
+                and self.extra.get("r_prim", 0.0) <= tol and self.extra.get("r_dual", 0.0) <= tol)
+
+
+def report_value(value: float, L: float, D0: float) -> str:
+    """``value`` as text, or ``"below 1e-6 L D0"`` when it is below ``TINY L D0`` (not resolvable)."""
+    if value < TINY * L * D0:
+        return "below 1e-6 L D0"
+    return f"{value:.6g}"
+
+
+# ------------------------------------------------------------------------------------------ builder
+@dataclass
+class Built:
+    """Symbols of a built local-GD PEP (normalised units)."""
+
+    pep: PEP
+    funcs: list[Function]
+    x0: Vec
+    stars: list[Vec]
+    objective: Scalar
+    leaves: int
+
+
+def _outcomes(p: np.ndarray, K: int) -> list[tuple[float, np.ndarray]]:
+    """Multisets of ``K`` i.i.d. draws by ``p``: (probability, counts)."""
+    n = p.size
+    out = []
+    for combo in itertools.combinations_with_replacement(range(n), K):
+        counts = np.bincount(combo, minlength=n)
+        prob = math.factorial(K) * np.prod([p[i] ** c / math.factorial(c) for i, c in enumerate(counts)])
+        if prob > 0:
+            out.append((float(prob), counts.astype(np.float64)))
+    return out
+
+
+def build_local_gd(*, n: int, p: np.ndarray, beta: float, kappa: int, T_N: int, output: Output,
+                   K: int | None = None, L: float = 1.0, first_steps: int = 1) -> Built:
+    r"""Build the local-GD PEP symbols: clients, starting point ``theta_0 - theta*`` (a basis vector),
+    the clients' optimum gradients (``sum_i p_i g_i* = 0`` eliminated), and the objective
+    ``E[G(theta_tilde)] - G*`` (``G* = 0``: ``g_i(theta*) = 0`` for every client).  ``first_steps``: local
+    steps of the first round (1 in 002 Alg. 1; ``kappa`` gives FedAvg's schedule of ``T_N + 1`` equal rounds)."""
+    pep = PEP()
+    funcs = [pep.function(L, f"g{i}") for i in range(n)]
+    x0 = pep.vector()
+    zero = Vec(np.zeros(0))
+    stars: list[Vec] = [pep.vector() for _ in range(n - 1)]
+    last = Vec(np.zeros(0))
+    for i in range(n - 1):
+        last = last - (p[i] / p[n - 1]) * stars[i]
+    stars.append(last)
+    for f, gs in zip(funcs, stars, strict=True):
+        f.add_point(zero, gs, Scalar())
+    outcomes = None if K is None else _outcomes(p, K)
+
+    def local(theta: Vec, steps: int) -> tuple[list[Vec], list[Vec]]:
+        Y = [theta] * n
+        avgs = []
+        for s in range(steps):
+            Y = [Y[i] - beta * funcs[i].grad(Y[i]) for i in range(n)]
+            if s < steps - 1:
+                avgs.append(vsum(Y, p))
+        return Y, avgs
+
+    # nodes: (probability, server model, server path, virtual-average path)
+    nodes: list[tuple[float, Vec, list[Vec], list[Vec]]] = [(1.0, x0, [], [x0])]
+    for r in range(T_N + 1):
+        steps = first_steps if r == 0 else kappa
+        new_nodes = []
+        for prob, theta, spath, vpath in nodes:
+            Y, avgs = local(theta, steps)
+            if outcomes is None:
+                branches = [(1.0, vsum(Y, p))]
+            else:
+                branches = [(q, vsum(Y, c / K)) for q, c in outcomes]
+            for q, srv in branches:
+                new_nodes.append((prob * q, srv, spath + [srv], vpath + avgs + [srv]))
+        nodes = new_nodes
+    obj = Scalar()
+    for prob, theta, spath, vpath in nodes:
+        if output == "002":
+            out = vsum(spath) / len(spath)
+        elif output == "000":
+            out = vsum(vpath) / len(vpath)
+        else:
+            out = theta
+        for i in range(n):
+            obj = obj + (prob * p[i]) * funcs[i].value(out)
+    return Built(pep, funcs, x0, stars, obj, len(nodes))
+
+
+def rho2_expr(b: Built, p: np.ndarray) -> Scalar:
+    """``sum_i p_i ||g_i(theta*)||^2`` as a Gram expression."""
+    s = Scalar()
+    for pi, g in zip(p, b.stars, strict=True):
+        s = s + float(pi) * sqnorm(g)
+    return s
+
+
+def _check(n: Any, kappa: Any, T_N: Any, beta: Any, L: Any, p: Any, output: Any,
+           K: Any) -> tuple[int, int, int, float, float, np.ndarray, str, int | None]:
+    n_i = check_integer(n, "n", low=1)
+    kappa_i = check_integer(kappa, "kappa", low=1)
+    T_N_i = check_integer(T_N, "T_N", low=0)
+    beta_f = check_positive(beta, "beta")
+    L_f = check_positive(L, "L")
+    p_arr = np.full(n_i, 1.0 / n_i) if p is None else check_probability_vector(p, "p")
+    if p_arr.shape != (n_i,):
+        raise FairtheoryValueError(f"p must have shape ({n_i},), got {p_arr.shape}")
+    if np.any(p_arr <= 0):
+        raise FairtheoryValueError("p must be positive (a client of weight 0 plays no part)")
+    if output not in ("002", "000", "last"):
+        raise FairtheoryValueError(f"output must be '002', '000' or 'last', got {output!r}")
+    K_i = None if K is None else check_integer(K, "K", low=1)
+    return n_i, kappa_i, T_N_i, beta_f, L_f, p_arr, str(output), K_i
+
+
+def extract_instance(b: Built, sol: SDPSolution, *, unit: float, L: float, p: np.ndarray,
+                     params: dict[str, Any]) -> Instance:
+    """Factor the Gram matrix (``G = V^T V``) and read every client's points in original units.
+
+    Normalised coordinates: ``x' = x/sqrt(unit)``, ``g' = g/(L sqrt(unit))``, ``f' = f/(L unit)``."""
+    w, U = np.linalg.eigh(sol.gram)
+    keep = w > 1e-12 * max(1.0, float(w.max()))
+    V = (U[:, keep] * np.sqrt(w[keep])).T  # (rank, dim)
+    su = math.sqrt(unit)
+
+    def coords(v: Vec) -> np.ndarray:
+        c = np.zeros(sol.dim)
+        c[: v.c.size] = v.c
+        return V @ c
+
+    pts = []
+    for f in b.funcs:
+        rows = []
+        for pt in f.points:
+            fv = b.pep.evaluate(pt.f, sol)
+            rows.append((coords(pt.x) * su, coords(pt.g) * (L * su), fv * L * unit))
+        pts.append(rows)
+    return Instance(x0=coords(b.x0) * su, points=pts, p=p.copy(), L=L, params=params)
+
+
+def local_gd_worst_case(*, n: int, kappa: int, T_N: int, beta: float, L: float, D0: float, rho2: float,
+                        p: Any = None, output: Output = "002", K: int | None = None,
+                        schedule: Literal["rfedfair", "fedavg"] = "rfedfair",
+                        return_instance: bool = False, tol: float = 1e-8) -> WorstCase:
+    r"""Exact worst case of ``G(theta_tilde) - G*`` for local GD with averaging (see the module doc).
+
+    Parameters
+    ----------
+    n : clients (``>= 1``; ``n = 2`` suffices for many questions, larger ``n`` grows the SDP).
+    kappa : local steps per round.  T_N : rounds after the first averaging (``T = T_N kappa + 2``).
+    beta : step size.  L : smoothness of every client.  D0 : bound on ``||theta_0 - theta*||^2``.
+    rho2 : bound on ``sum_i p_i ||grad g_i(theta*)||^2``.  p : client weights (default uniform).
+    output : ``"002"``, ``"000"`` or ``"last"``.  K : draws per averaging (partial participation;
+        the value is then the worst *expected* suboptimality).
+    schedule : ``"rfedfair"`` (002 Alg. 1: a first averaging after one step, then ``T_N`` rounds of
+        ``kappa`` steps) or ``"fedavg"`` (:mod:`fairtheory.algorithms.fedavg`: ``T_N + 1`` rounds of
+        ``kappa`` steps; the outputs are then the same averages of its server models / local iterates).
+    return_instance : also return the worst-case functions' data at the iterates (:class:`Instance`).
+
+    Returns
+    -------
+    :class:`WorstCase` with ``value`` (the worst case), ``status``, ``gap`` (dual minus primal),
+    ``dim`` (Gram size), ``n_constraints``, ``seconds``.
+    """
+    n_i, kappa_i, T_N_i, beta_f, L_f, p_arr, out, K_i = _check(n, kappa, T_N, beta, L, p, output, K)
+    D0_f = check_in_range(D0, "D0", low=0.0)
+    rho2_f = check_in_range(rho2, "rho2", low=0.0)
+    unit = D0_f + rho2_f / L_f**2
+    if unit <= 0:
+        raise FairtheoryValueError("D0 and rho2 are both 0: the worst case is 0 (nothing to compute)")
+    if schedule not in ("rfedfair", "fedavg"):
+        raise FairtheoryValueError(f"schedule must be 'rfedfair' or 'fedavg', got {schedule!r}")
+    b = build_local_gd(n=n_i, p=p_arr, beta=beta_f * L_f, kappa=kappa_i, T_N=T_N_i, output=out, K=K_i,  # type: ignore[arg-type]
+                       first_steps=1 if schedule == "rfedfair" else kappa_i)
+    b.pep.add_le(sqnorm(b.x0) - D0_f / unit)
+    if n_i > 1:
+        b.pep.add_le(rho2_expr(b, p_arr) - rho2_f / (L_f**2 * unit))
+    b.pep.maximize(b.objective)
+    sol = b.pep.solve(tol=tol)
+    s = L_f * unit
+    params = {"n": n_i, "kappa": kappa_i, "T_N": T_N_i, "beta": beta_f, "L": L_f, "D0": D0_f, "rho2": rho2_f,
+              "p": p_arr.tolist(), "output": out, "K": K_i, "schedule": schedule}
+    inst = extract_instance(b, sol, unit=unit, L=L_f, p=p_arr, params=params) if return_instance else None
+    return WorstCase(value=sol.value * s, dual_value=sol.dual_value * s, gap=sol.gap * s, status=sol.status,
+                     dim=sol.dim, n_constraints=sol.n_constraints, seconds=sol.seconds,
+                     build_seconds=sol.build_seconds, scale=s, params=params, instance=inst,
+                     extra={"iterations": sol.iterations, "r_prim": sol.r_prim, "r_dual": sol.r_dual,
+                            "branches": b.leaves, "n_interp": sol.n_interp})
+
+
+def worst_case_vs_rounds(*, T_N_values: Any, **kw: Any) -> dict[str, np.ndarray]:
+    r""":func:`local_gd_worst_case` for every ``T_N`` in ``T_N_values`` (one SDP each), for plotting the
+    worst case between a measured curve and a theorem's bound.
+
+    Returns ``{"T_N", "value", "gap", "status_ok"}`` arrays (``status_ok``: :meth:`WorstCase.certified`)."""
+    Ts = [check_integer(t, "T_N_values[...]", low=0) for t in T_N_values]
+    res = [local_gd_worst_case(T_N=t, **kw) for t in Ts]
+    return {"T_N": np.array(Ts), "value": np.array([r.value for r in res]),
+            "gap": np.array([r.gap for r in res]), "status_ok": np.array([r.certified() for r in res])}

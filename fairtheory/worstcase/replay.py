@@ -1,0 +1,214 @@
+r"""Replay a worst-case instance: explicit ``L``-smooth convex functions through the PEP's data.
+
+Given points ``(x_k, g_k, f_k)`` of one function that satisfy the ``L``-smooth convex interpolation
+conditions, the function (Taylor, Hendrickx & Glineur 2017, via conjugation: ``f*`` is the
+``1/L``-strongly convex function ``max_k {<x_k - g_k/L, .> + const} + ||.||^2/(2L)``)
+
+.. math:: f(x) = \min_{\lambda \in \Delta} \; \tfrac{L}{2}\Big\|x - \sum_k \lambda_k (x_k - g_k/L)\Big\|^2
+          + \sum_k \lambda_k \big(f_k - \|g_k\|^2/(2L)\big)
+
+is convex and ``L``-smooth on the whole space (it is the conjugate of a ``1/L``-strongly convex
+function) and interpolates the data: ``f(x_k) = f_k``, ``grad f(x_k) = g_k``; its gradient is
+``L (x - sum_k lambda*_k (x_k - g_k/L))``.  Each evaluation is a small QP over the simplex (Clarabel).
+
+:class:`InterpolatedProblem` wraps one such function per client as a
+:class:`~fairtheory.problems.base.FederatedProblem`, so the project's own algorithms
+(:mod:`fairtheory.algorithms.fedavg`, :mod:`fairtheory.algorithms.scaffold`) run on the worst case;
+:func:`replay_fedavg` and :func:`replay_scaffold` do so and return the suboptimality they reach, to
+compare with the PEP value.  :func:`simulate_local_gd` is a plain numpy simulator of 002 Algorithm 1
+on any gradient oracles (both outputs; partial participation in exact expectation by enumerating the
+draws), used for sampled instances.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from fairtheory.errors import FairtheoryValueError, SolverError
+from fairtheory.problems.base import FederatedProblem
+from fairtheory.worstcase.local_gd import Instance
+
+__all__ = ["SmoothConvexInterpolant", "InterpolatedProblem", "replay_fedavg", "replay_scaffold",
+           "simulate_local_gd", "interpolation_violation"]
+
+
+def interpolation_violation(points: Sequence[tuple[np.ndarray, np.ndarray, float]], L: float) -> float:
+    """Largest violation of ``f_j >= f_k + <g_k, x_j - x_k> + ||g_j - g_k||^2/(2L)`` over pairs."""
+    worst = 0.0
+    for j, (xj, gj, fj) in enumerate(points):
+        for k, (xk, gk, fk) in enumerate(points):
+            if j != k:
+                v = fk + gk @ (xj - xk) + (gj - gk) @ (gj - gk) / (2 * L) - fj
+                worst = max(worst, float(v))
+    return worst
+
+
+class SmoothConvexInterpolant:
+    """The ``L``-smooth convex interpolant of ``points`` (module doc); callable ``f(x) -> (value, grad)``."""
+
+    def __init__(self, points: Sequence[tuple[np.ndarray, np.ndarray, float]], L: float) -> None:
+        if not points:
+            raise FairtheoryValueError("points must be non-empty")
+        self.L = float(L)
+        X = np.array([np.asarray(x, dtype=np.float64) for x, _, _ in points])
+        Gr = np.array([np.asarray(g, dtype=np.float64) for _, g, _ in points])
+        F = np.array([float(f) for _, _, f in points])
+        self.S = X - Gr / self.L                       # (m, d) rows s_k = x_k - g_k/L
+        self.c = F - np.einsum("kd,kd->k", Gr, Gr) / (2 * self.L)
+        self.m = len(points)
+        self._P = sp.csc_matrix(self.L * (self.S @ self.S.T))
+        A = sp.vstack([sp.csc_matrix(np.ones((1, self.m))), -sp.identity(self.m, format="csc")]).tocsc()
+        self._A = A
+        self._b = np.concatenate([[1.0], np.zeros(self.m)])
+
+    def __call__(self, x: np.ndarray) -> tuple[float, np.ndarray]:
+        import clarabel
+
+        x = np.asarray(x, dtype=np.float64)
+        if self.m == 1:
+            lam = np.ones(1)
+        else:
+            q = self.c - self.L * (self.S @ x)
+            st = clarabel.DefaultSettings()
+            st.verbose = False
+            st.tol_gap_abs = st.tol_gap_rel = st.tol_feas = 1e-12
+            st.max_threads = 1
+            sol = clarabel.DefaultSolver(self._P, q, self._A, self._b,
+                                         [clarabel.ZeroConeT(1), clarabel.NonnegativeConeT(self.m)], st).solve()
+            status = str(sol.status).split(".")[-1]
+            if status not in ("Solved", "AlmostSolved"):
+                raise SolverError(f"interpolant QP: Clarabel status {status}")
+            lam = np.clip(np.asarray(sol.x), 0.0, None)
+            lam /= lam.sum()
+        z = x - lam @ self.S
+        return float(0.5 * self.L * z @ z + lam @ self.c), self.L * z
+
+
+class InterpolatedProblem(FederatedProblem):
+    """A federated problem whose client ``i`` is the interpolant of the worst-case data of client ``i``."""
+
+    def __init__(self, inst: Instance) -> None:
+        self.inst = inst
+        self.clients = [SmoothConvexInterpolant(pts, inst.L) for pts in inst.points]
+        self.n, self.d = len(self.clients), inst.dim
+        self._set_weights(inst.p, self.n)
+
+    def _eval(self, W: Any, clients: Any) -> tuple[np.ndarray, np.ndarray]:
+        c = self.client_index(clients)
+        W = np.asarray(W, dtype=np.float64)
+        idx = range(self.n) if c is None else c
+        out = [self.clients[int(i)](W[k]) for k, i in enumerate(idx)]
+        return np.array([v for v, _ in out]), np.array([g for _, g in out])
+
+    def losses_each(self, W: Any, clients: Any = None) -> Any:
+        return self._eval(W, clients)[0]
+
+    def grads_each(self, W: Any, clients: Any = None) -> Any:
+        return self._eval(W, clients)[1]
+
+    def loss_grad_each(self, W: Any, clients: Any = None) -> tuple[Any, Any]:
+        return self._eval(W, clients)
+
+    def hessians(self, w: Any) -> Any:
+        raise FairtheoryValueError("an interpolated worst-case problem has no closed-form Hessian")
+
+    def cvxpy_losses(self, w: Any) -> list[Any]:
+        raise FairtheoryValueError("an interpolated worst-case problem has no cvxpy form")
+
+    def smoothness(self) -> float:
+        return float(self.inst.L)
+
+    def initial_point(self) -> Any:
+        return self.inst.x0.copy()
+
+    def G(self, x: np.ndarray) -> float:
+        """``sum_i p_i g_i(x)`` (``G* = G(theta*) = 0`` by construction of the data)."""
+        return float(self.p @ self.losses(x))
+
+
+def replay_fedavg(inst: Instance) -> dict[str, float]:
+    r"""Run the project's FedAvg (:func:`fairtheory.algorithms.fedavg.make`, full participation, default
+    aggregator ``sum_i p_i g_i``) on the interpolated worst case with 002 Algorithm 1's schedule (one
+    round of one local step, then ``T_N`` rounds of ``kappa``) and return ``G(output) - G(theta*)`` for the
+    ``"002"`` and ``"last"`` outputs (FedAvg exposes server models only) plus ``||grad G(theta*)||``."""
+    from fairtheory.algorithms import fedavg
+    from fairtheory.algorithms.base import run
+
+    prm = inst.params
+    if prm.get("K") is not None:
+        raise FairtheoryValueError("replay_fedavg replays full participation only")
+    prob = InterpolatedProblem(inst)
+    beta, kappa, T_N = float(prm["beta"]), int(prm["kappa"]), int(prm["T_N"])
+    first = 1 if prm.get("schedule", "rfedfair") == "rfedfair" else kappa
+    servers = []
+    alg1 = fedavg.make(prob, lr=beta, kappa=first)
+    state, _ = run(alg1, 1, state=alg1.init(inst.x0.copy()), record_losses=False)
+    servers.append(np.asarray(state.w, dtype=np.float64))
+    alg = fedavg.make(prob, lr=beta, kappa=kappa)
+    for _ in range(T_N):
+        state, _ = run(alg, 1, state=state, record_losses=False)
+        servers.append(np.asarray(state.w, dtype=np.float64))
+    grad_star = np.asarray(prob.p @ prob.grads(np.zeros(prob.d)))
+    return {"002": prob.G(np.mean(servers, axis=0)), "last": prob.G(servers[-1]),
+            "grad_G_star": float(np.linalg.norm(grad_star))}
+
+
+def replay_scaffold(inst: Instance) -> dict[str, float]:
+    """Run the project's Scaffold (:func:`fairtheory.algorithms.scaffold.make`, ``K=None``) on the
+    interpolated worst case of :func:`~fairtheory.worstcase.scaffold.scaffold_worst_case`; returns
+    ``G(x_R) - G*`` (``"last"``) and ``G(avg) - G*`` (``"avg"``)."""
+    from fairtheory.algorithms import scaffold
+    from fairtheory.algorithms.base import run
+
+    prm = inst.params
+    prob = InterpolatedProblem(inst)
+    alg = scaffold.make(prob, kappa=int(prm["kappa"]), eta_l=float(prm["eta_l"]), eta_g=float(prm["eta_g"]))
+    state = alg.init(inst.x0.copy(), warm_start=bool(prm["warm_start"]))
+    xs = []
+    for _ in range(int(prm["R"])):
+        state, _ = run(alg, 1, state=state, record_losses=False)
+        xs.append(np.asarray(state.w, dtype=np.float64))
+    return {"last": prob.G(xs[-1]), "avg": prob.G(np.mean(xs, axis=0))}
+
+
+def _outcomes(p: np.ndarray, K: int) -> list[tuple[float, np.ndarray]]:
+    out = []
+    for combo in itertools.combinations_with_replacement(range(p.size), K):
+        counts = np.bincount(combo, minlength=p.size)
+        prob = math.factorial(K) * np.prod([p[i] ** c / math.factorial(c) for i, c in enumerate(counts)])
+        if prob > 0:
+            out.append((float(prob), counts / K))
+    return out
+
+
+def simulate_local_gd(grad: Callable[[int, np.ndarray], np.ndarray], *, p: np.ndarray, x0: np.ndarray,
+                      beta: float, kappa: int, T_N: int, K: int | None = None) -> list[tuple[float, dict[str, np.ndarray]]]:
+    r"""002 Algorithm 1 (all clients step; averaging when ``kappa`` divides ``t``; ``T = T_N kappa + 2``) on
+    oracles ``grad(i, x)``.  Returns ``[(probability, {"002", "000", "last"})]``: one entry for full
+    participation, one per draw sequence (exact expectation) for ``K`` draws with replacement."""
+    n = p.size
+    outcomes = None if K is None else _outcomes(p, K)
+    nodes: list[tuple[float, np.ndarray, list[np.ndarray], list[np.ndarray]]] = [(1.0, x0, [], [x0])]
+    for r in range(T_N + 1):
+        steps = 1 if r == 0 else kappa
+        new = []
+        for prob, th, sp_, vp in nodes:
+            Y = [th.copy() for _ in range(n)]
+            avgs = []
+            for s in range(steps):
+                Y = [Y[i] - beta * grad(i, Y[i]) for i in range(n)]
+                if s < steps - 1:
+                    avgs.append(sum(p[i] * Y[i] for i in range(n)))
+            branches = [(1.0, sum(p[i] * Y[i] for i in range(n)))] if outcomes is None else \
+                [(q, sum(w[i] * Y[i] for i in range(n))) for q, w in outcomes]
+            for q, srv in branches:
+                new.append((prob * q, srv, sp_ + [srv], vp + avgs + [srv]))
+        nodes = new
+    return [(pr, {"002": np.mean(sp_, axis=0), "000": np.mean(vp, axis=0), "last": th})
+            for pr, th, sp_, vp in nodes]

@@ -1,0 +1,388 @@
+r"""A small sparse Gram-matrix SDP builder for performance estimation (PEP), solved by Clarabel.
+
+A PEP (Drori & Teboulle 2014; Taylor, Hendrickx & Glineur 2017) describes a first-order method on
+symbolic vectors: the starting point and every gradient the method asks for are basis vectors
+``e_k``; every iterate is a linear combination of them.  All inner products then live in the Gram
+matrix ``G = [<e_j, e_k>]`` (positive semidefinite, of any rank - the dimension of the space is
+free) and all function values in a vector ``F``.  The worst case of a method over a function class
+is a linear SDP in ``(G, F)`` once the class is described by its interpolation conditions; for
+``L``-smooth convex functions (Taylor, Hendrickx & Glineur 2017, Thm. 4), for every pair of points
+``(x_j, g_j, f_j)``, ``(x_k, g_k, f_k)`` of one function
+
+.. math:: f_j \ge f_k + \langle g_k, x_j - x_k\rangle + \tfrac{1}{2L}\|g_j - g_k\|^2 .
+
+:class:`PEP` records the points each function is evaluated at (:meth:`Function.oracle`), builds
+these conditions for every ordered pair, adds the user's constraints and objective, and assembles
+the conic problem directly in Clarabel's sparse form (one row per scalar constraint, with only the
+Gram entries it touches, plus one ``PSDTriangleCone``) - no dense matrix per constraint.  The solve
+returns the primal and dual objective values (their difference is the duality gap reported with
+every result), the Gram matrix and the function values.
+
+Scalars (:class:`Scalar`) are linear combinations of Gram entries ``<u, v>``, function values and a
+constant; constraints are ``Scalar <= 0`` or ``Scalar == 0``.  See docs/worstcase.md.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from fairtheory.errors import FairtheoryValueError, SolverError
+
+__all__ = ["Vec", "Scalar", "Function", "PEP", "SDPSolution", "inner"]
+
+_SQRT2 = math.sqrt(2.0)
+_METHOD = ["faer"]
+
+
+class Vec:
+    """A symbolic vector: coefficients on the PEP's basis (a dense numpy array, padded lazily)."""
+
+    __slots__ = ("c",)
+
+    def __init__(self, c: np.ndarray) -> None:
+        self.c = c
+
+    def _pair(self, other: Vec) -> tuple[np.ndarray, np.ndarray]:
+        a, b = self.c, other.c
+        if a.size < b.size:
+            a = np.concatenate([a, np.zeros(b.size - a.size)])
+        elif b.size < a.size:
+            b = np.concatenate([b, np.zeros(a.size - b.size)])
+        return a, b
+
+    def __add__(self, other: Vec) -> Vec:
+        a, b = self._pair(other)
+        return Vec(a + b)
+
+    def __sub__(self, other: Vec) -> Vec:
+        a, b = self._pair(other)
+        return Vec(a - b)
+
+    def __neg__(self) -> Vec:
+        return Vec(-self.c)
+
+    def __mul__(self, s: float) -> Vec:
+        return Vec(float(s) * self.c)
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, s: float) -> Vec:
+        return Vec(self.c / float(s))
+
+    def key(self) -> bytes:
+        """Exact identity of the point (trailing zeros stripped), for de-duplicating oracle calls."""
+        nz = np.flatnonzero(self.c)
+        end = int(nz[-1]) + 1 if nz.size else 0
+        return self.c[:end].tobytes()
+
+
+def vsum(vecs: list[Vec], weights: Any = None) -> Vec:
+    """``sum_k w_k v_k`` (plain sum when ``weights`` is None)."""
+    w = np.ones(len(vecs)) if weights is None else np.asarray(weights, dtype=np.float64)
+    out = Vec(np.zeros(0))
+    for wk, v in zip(w, vecs, strict=True):
+        out = out + float(wk) * v
+    return out
+
+
+@dataclass
+class Scalar:
+    """``sum_t coef_t <u_t, v_t> + sum_k F_coef[k] F_k + const``."""
+
+    quad: list[tuple[float, Vec, Vec]] = field(default_factory=list)
+    lin: dict[int, float] = field(default_factory=dict)
+    const: float = 0.0
+
+    def __add__(self, other: Any) -> Scalar:
+        if isinstance(other, (int, float)):
+            return Scalar(list(self.quad), dict(self.lin), self.const + float(other))
+        lin = dict(self.lin)
+        for k, v in other.lin.items():
+            lin[k] = lin.get(k, 0.0) + v
+        return Scalar(self.quad + other.quad, lin, self.const + other.const)
+
+    __radd__ = __add__
+
+    def __mul__(self, s: float) -> Scalar:
+        s = float(s)
+        return Scalar([(s * c, u, v) for c, u, v in self.quad], {k: s * v for k, v in self.lin.items()},
+                      s * self.const)
+
+    __rmul__ = __mul__
+
+    def __neg__(self) -> Scalar:
+        return self * -1.0
+
+    def __sub__(self, other: Any) -> Scalar:
+        return self + (-other if isinstance(other, Scalar) else -float(other))
+
+    def __rsub__(self, other: Any) -> Scalar:
+        return (-self) + other
+
+
+def inner(u: Vec, v: Vec) -> Scalar:
+    """The Gram entry ``<u, v>`` as a :class:`Scalar`."""
+    return Scalar([(1.0, u, v)])
+
+
+def sqnorm(u: Vec) -> Scalar:
+    """``||u||^2``."""
+    return inner(u, u)
+
+
+@dataclass
+class _Point:
+    x: Vec
+    g: Vec
+    f: Scalar
+
+
+class Function:
+    """One ``L``-smooth convex function of the PEP: its evaluated points and its optimum data."""
+
+    def __init__(self, pep: PEP, L: float, name: str) -> None:
+        self.pep, self.L, self.name = pep, float(L), name
+        self.points: list[_Point] = []
+        self._index: dict[bytes, int] = {}
+
+    def add_point(self, x: Vec, g: Vec, f: Scalar) -> None:
+        """Declare a known point (e.g. the optimum ``x*`` with its gradient and value)."""
+        self._index[x.key()] = len(self.points)
+        self.points.append(_Point(x, g, f))
+
+    def oracle(self, x: Vec) -> tuple[Vec, Scalar]:
+        """Gradient and value at ``x``: new basis vector and value variable unless ``x`` was seen."""
+        k = x.key()
+        if k in self._index:
+            pt = self.points[self._index[k]]
+            return pt.g, pt.f
+        g = self.pep.vector()
+        f = self.pep.value()
+        self.add_point(x, g, f)
+        return g, f
+
+    def grad(self, x: Vec) -> Vec:
+        return self.oracle(x)[0]
+
+    def value(self, x: Vec) -> Scalar:
+        return self.oracle(x)[1]
+
+
+@dataclass
+class SDPSolution:
+    """What :meth:`PEP.solve` returns (values in the PEP's own units)."""
+
+    value: float            #: primal objective (the worst case found)
+    dual_value: float       #: dual objective (an upper bound when the dual is feasible)
+    gap: float              #: ``dual_value - value``
+    status: str             #: Clarabel status name
+    gram: np.ndarray        #: the Gram matrix (dim x dim)
+    F: np.ndarray           #: the function-value variables
+    dim: int                #: Gram dimension
+    n_constraints: int      #: scalar constraints (interpolation + user)
+    n_interp: int           #: interpolation conditions among them
+    seconds: float          #: solve time (Clarabel)
+    build_seconds: float    #: time to assemble the sparse problem
+    iterations: int
+    r_prim: float
+    r_dual: float
+    duals: np.ndarray       #: multipliers of the user inequality constraints (in order)
+
+    @property
+    def solved(self) -> bool:
+        return self.status == "Solved"
+
+
+class PEP:
+    """Assemble and solve one performance-estimation SDP (maximise a :class:`Scalar`)."""
+
+    def __init__(self) -> None:
+        self.dim = 0
+        self.nf = 0
+        self.functions: list[Function] = []
+        self._ineq: list[Scalar] = []
+        self._eq: list[Scalar] = []
+        self._objective: Scalar | None = None
+
+    # ------------------------------------------------------------ symbols
+    def vector(self) -> Vec:
+        """A new basis vector."""
+        c = np.zeros(self.dim + 1)
+        c[self.dim] = 1.0
+        self.dim += 1
+        return Vec(c)
+
+    def value(self) -> Scalar:
+        """A new function-value variable."""
+        s = Scalar(lin={self.nf: 1.0})
+        self.nf += 1
+        return s
+
+    def function(self, L: float, name: str = "") -> Function:
+        f = Function(self, L, name or f"f{len(self.functions)}")
+        self.functions.append(f)
+        return f
+
+    # ------------------------------------------------------------ constraints / objective
+    def add_le(self, s: Scalar) -> None:
+        """``s <= 0``."""
+        self._ineq.append(s)
+
+    def add_eq(self, s: Scalar) -> None:
+        """``s == 0``."""
+        self._eq.append(s)
+
+    def maximize(self, s: Scalar) -> None:
+        self._objective = s
+
+    # ------------------------------------------------------------ assembly
+    def _interpolation(self) -> list[Scalar]:
+        rows: list[Scalar] = []
+        for fn in self.functions:
+            pts = fn.points
+            inv2L = 0.5 / fn.L
+            for j, pj in enumerate(pts):
+                for k, pk in enumerate(pts):
+                    if j == k:
+                        continue
+                    # f_k - f_j + <g_k, x_j - x_k> + 1/(2L) ||g_j - g_k||^2 <= 0
+                    dg = pj.g - pk.g
+                    s = pk.f - pj.f
+                    s.quad.append((1.0, pk.g, pj.x - pk.x))
+                    s.quad.append((inv2L, dg, dg))
+                    rows.append(s)
+        return rows
+
+    def _row(self, s: Scalar, nG: int) -> tuple[np.ndarray, np.ndarray]:
+        """Column indices and values of one scalar over ``x = [svec(G), F]``."""
+        cols: list[np.ndarray] = []
+        vals: list[np.ndarray] = []
+        for coef, u, v in s.quad:
+            iu = np.flatnonzero(u.c)
+            iv = np.flatnonzero(v.c)
+            if iu.size == 0 or iv.size == 0:
+                continue
+            out = coef * np.outer(u.c[iu], v.c[iv])
+            I, J = np.meshgrid(iu, iv, indexing="ij")
+            a = np.minimum(I, J).ravel()
+            b = np.maximum(I, J).ravel()
+            val = out.ravel()
+            val = np.where(a == b, val, val / _SQRT2)
+            cols.append(b * (b + 1) // 2 + a)
+            vals.append(val)
+        for k, v in s.lin.items():
+            cols.append(np.array([nG + k]))
+            vals.append(np.array([v]))
+        if not cols:
+            return np.zeros(0, dtype=np.int64), np.zeros(0)
+        return np.concatenate(cols), np.concatenate(vals)
+
+    def solve(self, *, tol: float = 1e-8, max_iter: int = 400, verbose: bool = False) -> SDPSolution:
+        """Assemble the sparse conic problem and solve it with Clarabel.
+
+        ``maximise obj`` s.t. interpolation conditions, user constraints, ``G >= 0`` becomes Clarabel's
+        ``min -obj'x`` s.t. ``A x + s = b``, ``s`` in (zero cone, nonnegative cone, PSD triangle cone)
+        with ``x = [svec(G), F]`` (upper triangle, column-major, off-diagonals scaled by ``sqrt 2``)."""
+        import clarabel
+
+        if self._objective is None:
+            raise FairtheoryValueError("no objective: call maximize(...) first")
+        t0 = time.perf_counter()
+        dim, nf = self.dim, self.nf
+        nG = dim * (dim + 1) // 2
+        nx = nG + nf
+        interp = self._interpolation()
+        groups = [self._eq, interp + self._ineq]
+        R: list[np.ndarray] = []
+        C: list[np.ndarray] = []
+        V: list[np.ndarray] = []
+        b: list[float] = []
+        r = 0
+        for grp in groups:
+            for s in grp:
+                c, v = self._row(s, nG)
+                R.append(np.full(c.size, r))
+                C.append(c)
+                V.append(v)
+                b.append(-s.const)
+                r += 1
+        n_eq = len(self._eq)
+        n_ineq = r - n_eq
+        # PSD block: -x_G + s = 0
+        R.append(np.arange(r, r + nG))
+        C.append(np.arange(nG))
+        V.append(-np.ones(nG))
+        b.extend([0.0] * nG)
+        A = sp.csc_matrix((np.concatenate(V), (np.concatenate(R), np.concatenate(C))), shape=(r + nG, nx))
+        A.sum_duplicates()
+        qc, qv = self._row(self._objective, nG)
+        q = np.zeros(nx)
+        np.add.at(q, qc, -qv)
+        P = sp.csc_matrix((nx, nx))
+        cones = []
+        if n_eq:
+            cones.append(clarabel.ZeroConeT(n_eq))
+        if n_ineq:
+            cones.append(clarabel.NonnegativeConeT(n_ineq))
+        cones.append(clarabel.PSDTriangleConeT(dim))
+        settings = clarabel.DefaultSettings()
+        settings.verbose = verbose
+        settings.tol_gap_abs = tol
+        settings.tol_gap_rel = tol
+        settings.tol_feas = 10 * tol
+        settings.max_iter = max_iter
+        settings.max_threads = 1
+        settings.presolve_enable = False
+        settings.direct_solve_method = _METHOD[0]
+        build = time.perf_counter() - t0
+        solver = clarabel.DefaultSolver(P, q, A, np.asarray(b), cones, settings)
+        sol = solver.solve()
+        status = str(sol.status).split(".")[-1]
+        x = np.asarray(sol.x)
+        z = np.asarray(sol.z)
+        gram = _unsvec(x[:nG], dim)
+        F = x[nG:].copy()
+        value = -float(sol.obj_val) + self._objective.const
+        dual = -float(sol.obj_val_dual) + self._objective.const
+        n_user = len(self._ineq)
+        duals = z[n_eq + len(interp): n_eq + len(interp) + n_user].copy()
+        return SDPSolution(value=value, dual_value=dual, gap=dual - value, status=status, gram=gram, F=F,
+                           dim=dim, n_constraints=n_eq + n_ineq, n_interp=len(interp),
+                           seconds=float(sol.solve_time), build_seconds=build, iterations=int(sol.iterations),
+                           r_prim=float(sol.r_prim), r_dual=float(sol.r_dual), duals=duals)
+
+    def evaluate(self, s: Scalar, sol: SDPSolution) -> float:
+        """Value of a :class:`Scalar` at a solution."""
+        out = s.const
+        for coef, u, v in s.quad:
+            a, bb = u.c, v.c
+            out += coef * float(a @ sol.gram[: a.size, : bb.size] @ bb)
+        for k, v in s.lin.items():
+            out += v * float(sol.F[k])
+        return float(out)
+
+
+def _unsvec(x: np.ndarray, dim: int) -> np.ndarray:
+    G = np.zeros((dim, dim))
+    iu = np.triu_indices(dim)
+    # column-major upper triangle: index of (a, b), a <= b, is b (b + 1)/2 + a
+    a, b = iu
+    idx = b * (b + 1) // 2 + a
+    vals = x[idx]
+    vals = np.where(a == b, vals, vals / _SQRT2)
+    G[a, b] = vals
+    G[b, a] = vals
+    return G
+
+
+def require_solved(sol: SDPSolution, what: str) -> None:
+    """Raise :class:`SolverError` unless Clarabel reports ``Solved``."""
+    if not sol.solved:
+        raise SolverError(f"{what}: Clarabel status {sol.status} (gap {sol.gap:.3g}, r_prim {sol.r_prim:.3g}, "
+                          f"r_dual {sol.r_dual:.3g})")
