@@ -5,10 +5,14 @@ r"""Pareto-stationarity measure: the min-norm point of the convex hull of gradie
 (004 Def. 4, after Desideri 2012: ``theta`` is Pareto-stationary iff ``rho = 0`` at its client
 gradients.)  Two routes:
 
-* :func:`min_norm_point` - the exact QP ``min ||U^T lam||^2`` over the simplex (cvxpy, Clarabel,
-  tight tolerances), certified by the Frank-Wolfe gap of the returned point ``v = U^T lam``:
+* :func:`min_norm_point` - the exact QP ``min lam^T G lam`` over the simplex on the ``m x m`` Gram
+  matrix ``G = U U^T`` (:func:`fairtheory.exact.min_norm.min_norm_point`: active set, Clarabel
+  fallback), certified by the Frank-Wolfe gap of the returned point ``v = U^T lam``:
   ``gap = ||v||^2 - min_i g_i . v >= 0``, zero exactly at the optimum (``v`` minimises ``||.||`` over
   the hull iff ``g_i . v >= ||v||^2`` for every ``i``);
+* :func:`min_norm_point_qp` - the same QP posed in ``R^d`` for cvxpy (Clarabel), an independent twin
+  (and the route this project used before the Gram solver: 145-186x slower at ``m = 50``,
+  ``d = 10,000``, ``benchmarks/bench_min_norm.py``);
 * :func:`min_norm_point_2` - the closed form for two vectors,
   ``lam_1 = clip((g_2 - g_1) . g_2 / ||g_1 - g_2||^2, 0, 1)``.
 """
@@ -23,7 +27,7 @@ from fairtheory._validation import FairtheoryValueError
 from fairtheory.backend import to_numpy
 from fairtheory.exact.result import ExactResult, solve_checked
 
-__all__ = ["min_norm_point", "min_norm_point_2", "pareto_stationarity"]
+__all__ = ["min_norm_point", "min_norm_point_qp", "min_norm_point_2", "pareto_stationarity"]
 
 
 def _as_matrix(U: Any) -> np.ndarray:
@@ -47,14 +51,17 @@ def min_norm_point_2(g1: Any, g2: Any) -> ExactResult:
     ``weights = (l, 1 - l)``, ``argmin`` the min-norm point; ``g1 = g2`` gives ``l = 1/2``."""
     U = _as_matrix(np.stack([np.asarray(to_numpy(g1), dtype=np.float64),
                              np.asarray(to_numpy(g2), dtype=np.float64)]))
-    a, b = U
+    s = float(np.max(np.abs(U))) or 1.0  # scaled so that squared norms cannot overflow
+    a, b = U / s
     diff = a - b
     dd = float(diff @ diff)
     lam1 = 0.5 if dd == 0.0 else float(np.clip(-(diff @ b) / dd, 0.0, 1.0))
     lam = np.array([lam1, 1.0 - lam1])
-    v, gap = _fw_gap(U, lam)
-    return ExactResult(value=float(np.linalg.norm(v)), argmin=v, weights=lam, solver="closed form",
-                       status="optimal", certificate={"fw_gap": gap})
+    vs, gap = _fw_gap(U / s, lam)
+    with np.errstate(over="ignore"):
+        fw_gap = gap * s * s
+    return ExactResult(value=s * float(np.linalg.norm(vs)), argmin=s * vs, weights=lam, solver="closed form",
+                       status="optimal", certificate={"fw_gap": fw_gap, "fw_gap_relative": gap})
 
 
 def _polish(A: np.ndarray, w: np.ndarray) -> np.ndarray:
@@ -78,8 +85,24 @@ def _polish(A: np.ndarray, w: np.ndarray) -> np.ndarray:
     return cand if np.linalg.norm(cand @ A) <= np.linalg.norm(w @ A) else w
 
 
-def min_norm_point(U: Any, *, solver: str = "CLARABEL") -> ExactResult:
-    r"""Exact ``min_{lam in simplex} ||sum_i lam_i g_i||`` for the rows ``g_i`` of ``U`` (m, d).
+def min_norm_point(U: Any) -> ExactResult:
+    r"""Exact ``min_{lam in simplex} ||sum_i lam_i g_i||`` for the rows ``g_i`` of ``U`` (m, d), on the
+    Gram matrix (:func:`fairtheory.exact.min_norm.min_norm_point`); ``certificate["fw_gap"]``; for
+    ``m = 2`` also ``certificate["closed_form"]``."""
+    from fairtheory.exact.min_norm import min_norm_point as gram_route
+
+    A = _as_matrix(U)
+    res = gram_route(A)
+    if A.shape[0] != 2:
+        return res
+    cert = dict(res.certificate)
+    cert["closed_form"] = min_norm_point_2(A[0], A[1]).value
+    return ExactResult(res.value, res.argmin, res.weights, res.solver, res.status, cert, res.extra)
+
+
+def min_norm_point_qp(U: Any, *, solver: str = "CLARABEL") -> ExactResult:
+    r"""Exact ``min_{lam in simplex} ||sum_i lam_i g_i||`` for the rows ``g_i`` of ``U`` (m, d) as a QP in
+    ``R^d`` (cvxpy): the independent twin of :func:`min_norm_point`.
 
     Solved as the QP ``min ||U^T lam||^2`` (rows scaled by the largest norm; Clarabel, tolerances 1e-10).
     Returns ``ExactResult(value=rho, argmin=U^T lam, weights=lam, certificate={"fw_gap": ...,

@@ -1,0 +1,138 @@
+r"""FedMGDA+ (Hu, Shaloudegi, Zhang, Yu 2022, Alg. 1): a common descent direction of normalised updates.
+
+One round from the server model ``w``: every participating client runs ``kappa`` local gradient
+steps of size ``lr`` from ``w`` and sends its update ``g_i = w - w_i``.  The server normalises them,
+``u_i = g_i / (||g_i|| + offset)`` (``u_i = 0`` for a zero update), and takes the min-norm point of
+their convex hull with the weights held within ``epsilon`` of the sample weights ``lam0``:
+
+.. math:: \lambda^\star = \arg\min_{\lambda \in \Delta,\ \|\lambda - \lambda_0\|_\infty \le \epsilon}
+          \Big\| \sum_i \lambda_i u_i \Big\|^2, \qquad
+          w^+ = w - \eta \sum_i \lambda^\star_i u_i ,
+
+solved exactly on the ``m x m`` Gram matrix (:func:`fairtheory.exact.min_norm.min_norm_weights`).
+``epsilon = 0`` pins ``lam = lam0`` (FedAvg of the normalised updates); ``epsilon >= 1`` lets the
+weights range over the whole simplex (MGDA: with ``kappa = 1`` the direction is the min-norm element
+of the hull of the normalised gradients, which is zero exactly at Pareto-stationary points).
+
+Sample weights: full participation (``K=None``) uses ``lam0 = p``; partial participation draws ``K``
+clients i.i.d. with replacement by ``p`` and uses ``lam0 = counts / K`` over the distinct clients
+drawn (the empirical weights of the draw; a client drawn twice counts twice).  ``offset`` is the
+constant some implementations add to the norm (FLGo: ``1e-8``); the default ``0`` is the paper's
+exact normalisation.  Written against the array API (numpy or torch, chosen by ``w0``); the local
+steps of all participants run at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from fairtheory._validation import check_in_range, check_integer, check_positive
+from fairtheory.algorithms.base import (
+    Algorithm,
+    check_problem,
+    check_rng,
+    check_state,
+    draw_participants,
+    initial_model,
+    local_steps,
+)
+from fairtheory.backend import like, namespace, to_numpy
+from fairtheory.exact.min_norm import fedmgda_box, min_norm_weights
+from fairtheory.problems.base import FederatedProblem
+
+__all__ = ["State", "make", "normalise", "aggregate"]
+
+
+@dataclass(frozen=True)
+class State:
+    """Server model ``w``, communication rounds ``comms`` (= rounds done), local steps ``steps``,
+    and the weights ``lam`` of the last server step (``None`` before the first)."""
+
+    w: Any
+    comms: int = 0
+    steps: int = 0
+    lam: Any = None
+
+
+def normalise(U: Any, offset: float = 0.0) -> Any:
+    """Rows ``g_i / (||g_i|| + offset)`` of ``U`` (numpy or torch); a zero row stays zero."""
+    xp = namespace(U)
+    nrm = xp.linalg.vector_norm(U, axis=1)
+    den = nrm + offset
+    safe = xp.where(den > 0, den, xp.ones_like(den))
+    return xp.where((den > 0)[:, None], U / safe[:, None], xp.zeros_like(U))
+
+
+def aggregate(U: Any, lam0: Any, *, epsilon: float, offset: float = 0.0) -> tuple[Any, np.ndarray]:
+    r"""FedMGDA+'s server direction from the raw updates ``U`` (``m x d``, rows ``g_i = w - w_i``).
+
+    Returns ``(d, lam)``: ``d = sum_i lam_i u_i`` in ``U``'s library and the optimal weights ``lam``
+    (numpy) of the min-norm problem over ``{lam in simplex : |lam_i - lam0_i| <= epsilon}``."""
+    eps = check_in_range(epsilon, "epsilon", low=0.0)
+    off = check_in_range(offset, "offset", low=0.0)
+    Un = normalise(U, off)
+    lo, hi = fedmgda_box(to_numpy(lam0), eps)
+    G = np.asarray(to_numpy(Un @ Un.T), dtype=np.float64)
+    lam, _ = min_norm_weights(G, lo=lo, hi=hi)
+    return like(lam, Un) @ Un, lam
+
+
+def make(problem: FederatedProblem, *, lr: float | Callable[[int], float], kappa: int = 1, K: int | None = None,
+         epsilon: float, server_lr: float = 1.0, offset: float = 0.0) -> Algorithm:
+    r"""FedMGDA+ on ``problem`` with bound, validated hyper-parameters.
+
+    Parameters
+    ----------
+    lr : float or callable
+        Local step size ``> 0``, or a schedule ``lr(r)`` of the round ``r = state.comms`` (0-based).
+    kappa : int
+        Local gradient steps per round (``>= 1``).
+    K : int or None
+        ``None``: full participation (``lam0 = p``); else ``K >= 1`` i.i.d. draws by ``p``.
+    epsilon : float
+        Half-width ``>= 0`` of the weight box around ``lam0`` (Hu et al.'s ``epsilon``).
+    server_lr : float
+        Server step ``eta > 0`` along the normalised direction (FLGo's ``eta``, default 1).
+    offset : float
+        ``>= 0`` added to each update norm before dividing (``0``: exact normalisation).
+
+    Returns
+    -------
+    Algorithm with ``init(w0=None) -> State`` and ``step(state, rng) -> State`` (``rng`` is needed
+    for partial participation only).
+    """
+    problem = check_problem(problem)
+    kappa = check_integer(kappa, "kappa", low=1)
+    K = None if K is None else check_integer(K, "K", low=1)
+    lr_fixed = None if callable(lr) else check_positive(lr, "lr")
+    epsilon = check_in_range(epsilon, "epsilon", low=0.0)
+    server_lr = check_positive(server_lr, "server_lr")
+    offset = check_in_range(offset, "offset", low=0.0)
+    p = problem.p
+
+    def init(w0: Any = None) -> State:
+        return State(w=initial_model(problem, w0))
+
+    def step(state: State, rng: np.random.Generator | None = None) -> State:
+        check_state(state, State, "fedmgda")
+        eta = lr_fixed if lr_fixed is not None else check_positive(lr(state.comms), "lr(r)")  # type: ignore[operator]
+        w = state.w
+        xp = namespace(w)
+        if K is None:
+            clients, lam0 = None, p
+            rows = problem.n
+        else:
+            clients, counts = draw_participants(check_rng(rng), p, K)
+            lam0 = counts / K
+            rows = clients.size
+        W0 = xp.broadcast_to(w[None, :], (rows, problem.d))
+        loc = local_steps(problem, W0, lr=eta, kappa=kappa, clients=clients)
+        d, lam = aggregate(w - loc.W, lam0, epsilon=epsilon, offset=offset)
+        return State(w=w - server_lr * d, comms=state.comms + 1, steps=state.steps + kappa, lam=lam)
+
+    return Algorithm("fedmgda", problem, {"lr": lr, "kappa": kappa, "K": K, "epsilon": epsilon,
+                                          "server_lr": server_lr, "offset": offset}, init, step, ("lr", "server_lr"))
