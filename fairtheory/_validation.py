@@ -56,7 +56,10 @@ def as_vector(x: Any, name: str, *, allow_empty: bool = False) -> NDArray[np.flo
     if isinstance(x, (str, bytes)) or x is None:
         raise FairtheoryTypeError(f"{name} must be a 1-D array of real numbers, got {type(x).__name__}")
     if hasattr(x, "detach") and hasattr(x, "cpu"):  # a torch tensor (without importing torch)
-        x = x.detach().cpu().numpy()
+        try:
+            x = x.detach().cpu().numpy()
+        except (NotImplementedError, RuntimeError, TypeError) as exc:  # meta device, unsupported dtype
+            raise FairtheoryTypeError(f"{name} must be a tensor with data on a real device, got {x!r}"[:200]) from exc
     try:
         raw = np.asarray(x)
     except (TypeError, ValueError) as exc:  # ragged nested sequences
@@ -101,7 +104,13 @@ def check_alpha(alpha: Any, p: NDArray[np.float64], name: str = "alpha") -> NDAr
     ``alpha_i >= p_i`` keeps the cap ``p_i/alpha_i <= 1``; ``alpha_i > 0`` is required so the cap is
     finite (a client with ``p_i = 0`` must still have ``alpha_i > 0``).
     """
-    if np.ndim(alpha) == 0:
+    if isinstance(alpha, (bool, np.bool_, str, bytes)) or alpha is None or has_bool(alpha):
+        raise FairtheoryTypeError(f"{name} must be a number or a vector of numbers, got {alpha!r}"[:200])
+    try:
+        scalar = np.ndim(alpha) == 0
+    except (TypeError, ValueError) as exc:  # ragged nested sequences
+        raise FairtheoryTypeError(f"{name} must be a number or a vector of numbers, got {_short(alpha)}") from exc
+    if scalar:
         try:
             a = float(alpha)
         except (TypeError, ValueError) as exc:

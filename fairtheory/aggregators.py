@@ -40,15 +40,16 @@ from scipy.optimize import brentq
 
 from fairtheory._validation import (
     as_vector,
-    check_alpha,
     check_in_range,
     check_positive,
     check_probability_vector,
 )
-from fairtheory.backend import is_torch, like, namespace, to_numpy
-from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError
+from fairtheory.backend import as_alpha, is_torch, like, namespace, to_numpy
+from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError, NonFiniteError
 from fairtheory.sets import FEASIBILITY_TOL, CappedSimplex, IntegratedSet
-from fairtheory.stable import sigmoid_unchecked, softplus_unchecked
+from fairtheory.stable import mul_pow, sigmoid_unchecked, softplus_unchecked
+
+_TINY = float(np.finfo(np.float64).tiny)
 
 __all__ = [
     "Aggregator",
@@ -90,7 +91,12 @@ class BaseAggregator:
 
     Subclasses implement ``_value(f)`` and ``_weights(f)`` on a validated float array of ``f``'s own
     library (numpy, or torch where the subclass supports it) and set ``n`` (and ``p`` where the
-    formula has client weights).  ``aggregator(f)`` is ``aggregator.value(f)``."""
+    formula has client weights).  ``aggregator(f)`` is ``aggregator.value(f)``.
+
+    ``f`` may be a list, a numpy array of any real dtype or a torch tensor; a tensor with
+    ``requires_grad`` is detached on purpose (``value`` is a Python float, ``weights`` a tensor outside
+    the graph: the weights *are* the gradient in ``f``).  Booleans, nan and inf are rejected naming
+    ``f``."""
 
     n: int
     p: Array
@@ -129,6 +135,9 @@ class BaseAggregator:
 
     # ---------------------------------------------------------------- helpers
     def _losses(self, f: Any) -> Any:
+        """``f`` validated: a torch tensor is detached on purpose (``value`` returns a float, ``weights``
+        a tensor outside the autograd graph), integer tensors become float64; everything else becomes
+        float64 numpy.  Booleans, complex numbers, nan and inf are rejected naming ``f``."""
         if is_torch(f):
             import torch
 
@@ -140,7 +149,8 @@ class BaseAggregator:
             if tuple(t.shape) != (self.n,):
                 raise FairtheoryValueError(f"f must have shape ({self.n},) (one loss per client), got {tuple(t.shape)}")
             if not bool(torch.isfinite(t).all()):
-                raise FairtheoryValueError("f must be finite")
+                bad = int(np.flatnonzero(~np.isfinite(to_numpy(t)))[0])
+                raise NonFiniteError(f"f must be finite, got {float(t[bad])} at index {bad}")
             self._check_domain(to_numpy(t))
             return t if self.torch_native else t.cpu().numpy().astype(np.float64)
         if isinstance(f, np.ndarray) and f.dtype == np.bool_:
@@ -262,7 +272,7 @@ class SmoothedQalpha(BaseAggregator):
 
     def __init__(self, p: Any, alpha: Any, mu: float) -> None:
         self.p = check_probability_vector(p, "p")
-        self.alpha = check_alpha(alpha, self.p, "alpha")
+        self.alpha = as_alpha(alpha, self.p, "alpha")
         self.mu = check_positive(mu, "mu")
         self.n = self.p.size
         self.c = self.p / self.alpha
@@ -282,25 +292,47 @@ class SmoothedQalpha(BaseAggregator):
         lo, hi = float(f.min()) + shift, float(f.max()) + shift
 
         def g(eta: float) -> float:
-            return float(self.c @ sigmoid_unchecked((f - eta) / self.mu)) - 1.0
+            with np.errstate(over="ignore", invalid="ignore"):  # (f - eta)/mu = +-inf: sigma = 1, 0
+                return float(self.c @ sigmoid_unchecked((f - eta) / self.mu)) - 1.0
 
         if lo == hi or g(lo) <= 0.0:
             return lo
         if g(hi) >= 0.0:
             return hi
-        return float(brentq(g, lo, hi, xtol=1e-15 * max(1.0, abs(lo), abs(hi)), rtol=8.9e-16, maxiter=400))
+        try:
+            return float(brentq(g, lo, hi, xtol=1e-15 * max(1.0, abs(lo), abs(hi)), rtol=8.9e-16, maxiter=400))
+        except RuntimeError:  # g is a step function at this scale (losses near the float range, spacing >> mu)
+            for _ in range(2200):  # bisection to adjacent floats, midpoint without overflow
+                mid = 0.5 * lo + 0.5 * hi
+                if not lo < mid < hi:
+                    break
+                if g(mid) > 0.0:
+                    lo = mid
+                else:
+                    hi = mid
+            return lo if abs(g(lo)) <= abs(g(hi)) else hi
 
     def _value(self, f: Array) -> float:
         eta = self._eta_star(f)
         if not np.isfinite(eta):
             return float(self.p @ f)
-        return float(self.c @ softplus_unchecked(f - eta, self.mu) + eta * self.p.sum())
+        with np.errstate(over="ignore", invalid="ignore"):
+            x = f - eta
+            val = float(self.c @ softplus_unchecked(x, self.mu) + eta * self.p.sum())
+            if not np.isfinite(val):  # f - eta overflowed: (x)_+ in the masked form plus mu log1p(e^{-|x|/mu})
+                gt = f > eta
+                val = float(self.c[gt] @ f[gt] + (self.p.sum() - self.c[gt].sum()) * eta
+                            + self.c @ (self.mu * np.log1p(np.exp(-np.abs(x) / self.mu))))
+        if not np.isfinite(val):
+            raise FairtheoryValueError(f"the value of {self!r} exceeds the float64 range for this f")
+        return val
 
     def _weights(self, f: Array) -> Array:
         eta = self._eta_star(f)
         if not np.isfinite(eta):
             return self.p.copy()
-        return self.c * sigmoid_unchecked((f - eta) / self.mu)
+        with np.errstate(over="ignore", invalid="ignore"):
+            return self.c * sigmoid_unchecked((f - eta) / self.mu)
 
     def client_values(self, f: Any, eta: Any) -> Any:
         """``h_i(f_i, eta_i)`` for per-client vectors (numpy or torch; no validation)."""
@@ -338,15 +370,43 @@ class QFFL(BaseAggregator):
         self.name = f"qffl(q={self.q:g})"
 
     def _value(self, f: Any) -> Any:
-        xp = namespace(f)
-        return xp.sum(like(self.p, f) * (f + self.offset) ** (self.q + 1.0)) / (self.q + 1.0)
+        from fairtheory.objectives.qffl import qffl_value
+
+        # the same direct formula, re-evaluated on scaled losses where a power leaves the float range
+        return qffl_value(f + self.offset, self.q, self.p)
 
     def _weights(self, f: Any) -> Any:
-        return like(self.p, f) * self.client_grads(f, None)[0]
+        with np.errstate(over="ignore", under="ignore"):
+            out = like(self.p, f) * self.client_grads(f, None)[0]
+        return self._powered(out, f, self.p, self.q, "weights")
 
     def curvature(self, f: Any) -> Any:
-        """``d^2 A/d f_k^2 = q p_k (f_k + o)^{q-1}`` (0 where ``f_k + o = 0``)."""
-        return like(self.p, f) * self.client_curvature(f)
+        """``d^2 A/d f_k^2 = q p_k (f_k + o)^{q-1}`` (0 where ``f_k + o = 0``); ``f`` validated as in
+        :meth:`weights` (a tensor of ``f``'s dtype and device for torch input)."""
+        fa = self._losses(f)
+        with np.errstate(over="ignore", under="ignore", divide="ignore"):
+            out = like(self.p, fa) * self.client_curvature(fa)
+        if self.q == 0.0:
+            return out
+        return self._powered(out, fa, self.q * self.p, self.q - 1.0, "curvature")
+
+    def _powered(self, out: Any, f: Any, coef: Array, expo: float, what: str) -> Any:
+        """``coef_k (f_k + o)^expo`` given its direct evaluation ``out``: entries that overflowed or
+        underflowed are recomputed without intermediate overflow (:func:`~fairtheory.stable.mul_pow`);
+        a value beyond the float64 range raises."""
+        o_np = np.asarray(to_numpy(out), dtype=np.float64)
+        Fo = np.asarray(to_numpy(f), dtype=np.float64) + self.offset
+        bad = ~np.isfinite(o_np) | ((o_np < _TINY) & (coef > 0) & (Fo > 0))
+        if not np.any(bad):
+            return out
+        fixed = o_np.copy()
+        for k in np.flatnonzero(bad):
+            fixed[k] = mul_pow(coef[k], Fo[k], expo)
+        if not np.all(np.isfinite(fixed)):
+            k = int(np.flatnonzero(~np.isfinite(fixed))[0])
+            raise FairtheoryValueError(f"the {what} of {self!r} exceed the float64 range at f[{k}] = {Fo[k] - self.offset!r}: "
+                                       "the true value does not fit a float64; rescale the losses")
+        return like(fixed, out) if is_torch(out) else fixed
 
     def client_curvature(self, f: Any) -> Any:
         """``h''(f_k) = q (f_k + o)^{q-1}`` per client (0 where ``f_k + o = 0`` or ``q = 0``)."""
@@ -392,20 +452,27 @@ class TERM(BaseAggregator):
         self.n = self.p.size
         self.name = f"term(t={self.t:g})"
 
-    def _value(self, f: Any) -> Any:
+    def _tilted(self, f: Any) -> tuple[Any, Any, Any, Any]:
+        """``(xp, p, fmax, x)`` with ``x = t (f - max f) <= 0`` over the support of ``p`` (``-inf`` off it);
+        where ``f - max f`` overflows, ``t f - t max f`` (finite for a small tilt)."""
         xp = namespace(f)
         pp = like(self.p, f)
         support = pp > 0
         fmax = xp.max(xp.where(support, f, xp.full_like(f, -np.inf)))
-        s = xp.sum(xp.where(support, pp * xp.exp(self.t * (f - fmax)), xp.zeros_like(f)))
-        return fmax + xp.log(s) / self.t
+        with np.errstate(over="ignore", invalid="ignore"):
+            x = self.t * (f - fmax)
+            x = xp.where(xp.isfinite(x), x, self.t * f - self.t * fmax)
+        return xp, pp, fmax, xp.where(support, x, xp.full_like(f, -np.inf))
+
+    def _value(self, f: Any) -> Any:
+        # log1p/expm1 keep the small-t limit (the p-mean) where e^{x} would round to one
+        xp, pp, fmax, x = self._tilted(f)
+        s = xp.sum(pp * xp.expm1(x))
+        return fmax + xp.log1p(s) / self.t
 
     def _weights(self, f: Any) -> Any:
-        xp = namespace(f)
-        pp = like(self.p, f)
-        support = pp > 0
-        fmax = xp.max(xp.where(support, f, xp.full_like(f, -np.inf)))
-        e = xp.where(support, pp * xp.exp(self.t * (f - fmax)), xp.zeros_like(f))
+        xp, pp, _, x = self._tilted(f)
+        e = pp * xp.exp(x)
         return e / xp.sum(e)
 
     def client_values(self, f: Any, eta: Any) -> Any:

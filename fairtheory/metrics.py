@@ -2,15 +2,31 @@
 
 Each function takes a 1-D vector, validates it, and returns a float.  Sections are added per family
 (q-FFL uniformity measures, relative-fairness inequality measures); do not define a measure twice.
+
+Input policy: lists, tuples, numpy arrays of any real dtype and torch tensors are converted to float64
+numpy (torch tensors are detached: the measures are not differentiable); booleans, complex numbers,
+empty, 2-D and non-finite inputs raise a :class:`~fairtheory.errors.FairtheoryError` naming ``a``.
+Every measure is computed on ``a / 2^e`` with ``2^e`` the power of two just above ``max |a|`` (exact, as
+``np.hypot`` does), so entries anywhere in the float64 range give the correctly rounded value (the
+scale-invariant measures never overflow; :func:`variance` raises only when the variance itself exceeds
+the float64 range).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from fairtheory._validation import as_vector
+from fairtheory._validation import FairtheoryValueError, as_vector, check_in_range
+from fairtheory.stable import pow2_exponent, times_pow2
 
 __all__: list[str] = []
+
+
+def _unit(arr: np.ndarray) -> tuple[np.ndarray, int]:
+    """``(arr / 2^e, e)`` with ``max |arr / 2^e|`` in ``[0.5, 1)`` (exact; ``e = 0`` for a zero vector)."""
+    top = float(np.max(np.abs(arr)))
+    e = pow2_exponent(top) if top > 0 else 0
+    return np.ldexp(arr, -e), e
 
 
 # --------------------------------------------------------------------------------------------------
@@ -20,26 +36,36 @@ __all__ += ["variance", "angle_cosine", "angle_degrees", "entropy", "kl_to_unifo
             "worst_mean", "best_mean"]
 
 
-def _nonneg(a: object, name: str) -> np.ndarray:
+def _nonneg(a: object, name: str, *, positive: bool = False, scaled: bool = True) -> np.ndarray:
+    """``a`` validated (``>= 0``, positive sum; ``> 0`` with ``positive``) and, with ``scaled``, divided by
+    a power of two into ``[0, 1)`` (the callers compute scale-invariant measures)."""
     arr = as_vector(a, name)
+    if positive and np.any(arr <= 0):
+        bad = int(np.argmin(arr))
+        raise FairtheoryValueError(f"{name} must be > 0 here, got {arr[bad]!r} at index {bad}")
     if np.any(arr < 0):
         bad = int(np.argmin(arr))
-        from fairtheory._validation import FairtheoryValueError
-
         raise FairtheoryValueError(f"{name} must be >= 0, got {arr[bad]!r} at index {bad}")
-    if not arr.sum() > 0:
-        from fairtheory._validation import FairtheoryValueError
-
+    if not np.any(arr > 0):
         raise FairtheoryValueError(f"{name} must have a positive sum, got all zeros")
-    return arr
+    return _unit(arr)[0] if scaled else arr
 
 
 def variance(a: object) -> float:
     """003 Def. 3: population variance ``mean((a - mean a)^2)`` (``ddof = 0``); smaller = more uniform.
 
-    The paper's tables report it for accuracies in percent (e.g. 724 for Synthetic, q = 0)."""
-    arr = as_vector(a, "a")
-    return float(np.mean((arr - arr.mean()) ** 2))
+    The paper's tables report it for accuracies in percent (e.g. 724 for Synthetic, q = 0).  Raises
+    :class:`~fairtheory.errors.FairtheoryValueError` when the variance exceeds the float64 range (spreads
+    beyond about ``1e154``)."""
+    b, e = _unit(as_vector(a, "a"))
+    with np.errstate(under="ignore"):
+        v = float(np.mean((b - b.mean()) ** 2))
+    with np.errstate(over="ignore"):
+        out = float(times_pow2(v, 2 * e))
+    if not np.isfinite(out):
+        raise FairtheoryValueError(f"the variance of a exceeds the float64 range (about 1.8e308): it is about "
+                                   f"{v:.3g} * 2^{2 * e}")
+    return out
 
 
 def angle_cosine(a: object) -> float:
@@ -47,7 +73,8 @@ def angle_cosine(a: object) -> float:
 
     In ``(0, 1]``; larger = more uniform (1 iff all entries are equal)."""
     arr = _nonneg(a, "a")
-    return float(min(1.0, arr.mean() / np.sqrt(np.mean(arr**2))))
+    with np.errstate(under="ignore"):
+        return float(min(1.0, arr.mean() / np.sqrt(np.mean(arr**2))))
 
 
 def angle_degrees(a: object) -> float:
@@ -60,9 +87,10 @@ def entropy(a: object) -> float:
 
     At most ``log m``; larger = more uniform."""
     arr = _nonneg(a, "a")
-    q = arr / arr.sum()
+    with np.errstate(under="ignore"):
+        q = arr / arr.sum()
     nz = q > 0
-    return float(-np.sum(q[nz] * np.log(q[nz])))
+    return float(-np.sum(q[nz] * np.log(q[nz]))) + 0.0  # + 0.0: no -0.0 for a one-point distribution
 
 
 def kl_to_uniform(a: object) -> float:
@@ -72,9 +100,13 @@ def kl_to_uniform(a: object) -> float:
     return float(max(0.0, np.log(arr.size) - entropy(arr)))
 
 
-def _frac_count(m: int, k: float) -> int:
-    from fairtheory._validation import check_in_range
+def _mean(x: np.ndarray) -> float:
+    """Mean without overflow of the sum (computed on ``x / 2^e``, exact scaling)."""
+    b, e = _unit(x)
+    return float(times_pow2(b.mean(), e))
 
+
+def _frac_count(m: int, k: float) -> int:
     k = check_in_range(k, "k", low=0.0, high=1.0, low_inclusive=False)
     return max(1, int(np.ceil(k * m - 1e-9)))
 
@@ -85,14 +117,14 @@ def worst_mean(a: object, k: float = 0.1, *, higher_is_better: bool = True) -> f
     Worst = lowest when ``higher_is_better`` (accuracies), highest otherwise (losses)."""
     arr = np.sort(as_vector(a, "a"))
     c = _frac_count(arr.size, k)
-    return float(arr[:c].mean() if higher_is_better else arr[-c:].mean())
+    return _mean(arr[:c] if higher_is_better else arr[-c:])
 
 
 def best_mean(a: object, k: float = 0.1, *, higher_is_better: bool = True) -> float:
     """Mean of the best ``ceil(k m)`` entries (003 Table 1 "Best 10%")."""
     arr = np.sort(as_vector(a, "a"))
     c = _frac_count(arr.size, k)
-    return float(arr[-c:].mean() if higher_is_better else arr[:c].mean())
+    return _mean(arr[-c:] if higher_is_better else arr[:c])
 
 
 # --------------------------------------------------------------------------------------------------
@@ -115,7 +147,8 @@ def gini(a: object) -> float:
     arr = np.sort(_nonneg(a, "a"))
     m = arr.size
     k = np.arange(1, m + 1, dtype=np.float64)
-    return float(max(0.0, 2.0 * (k @ arr) / (m * arr.sum()) - (m + 1.0) / m))
+    with np.errstate(under="ignore"):
+        return float(max(0.0, 2.0 * (k @ arr) / (m * arr.sum()) - (m + 1.0) / m))
 
 
 def lorenz_curve(a: object) -> tuple[np.ndarray, np.ndarray]:
@@ -125,7 +158,8 @@ def lorenz_curve(a: object) -> tuple[np.ndarray, np.ndarray]:
     convex, from ``(0, 0)`` to ``(1, 1)``, on the diagonal iff all entries are equal."""
     arr = np.sort(_nonneg(a, "a"))
     x = np.arange(arr.size + 1, dtype=np.float64) / arr.size
-    y = np.concatenate([[0.0], np.cumsum(arr) / arr.sum()])
+    with np.errstate(under="ignore"):
+        y = np.concatenate([[0.0], np.cumsum(arr) / arr.sum()])
     y[-1] = 1.0
     return x, y
 
@@ -146,13 +180,21 @@ def relative_unfairness(a: object, top: float = 0.2, bottom: float = 0.2) -> flo
     the relative unfairness index ``I(a; C(top), C(bottom))`` (001 Def. 1 with CVaR sets, Table 1's
     "worst-20% loss / best-20% loss" for ``top = bottom = 0.2``; reconstructed).
 
-    Fractions use the CVaR convention (``top * m`` entries, fractional last entry).  Needs
-    ``a >= 0`` with a positive bottom mean."""
+    Fractions use the CVaR convention (``top * m`` entries, fractional last entry); ``top`` and
+    ``bottom`` lie in ``(0, 1]``.  Needs ``a >= 0`` with a positive bottom mean."""
     from fairtheory.objectives.relative import relative_index
     from fairtheory.sets import CappedSimplex
 
-    arr = _nonneg(a, "a")
-    return relative_index(arr, CappedSimplex.cvar(arr.size, top), CappedSimplex.cvar(arr.size, bottom))
+    top = check_in_range(top, "top", low=0.0, high=1.0, low_inclusive=False)
+    bottom = check_in_range(bottom, "bottom", low=0.0, high=1.0, low_inclusive=False)
+    arr = _nonneg(a, "a", scaled=False)  # the set supports do not overflow on nonnegative vectors
+    try:
+        return relative_index(arr, CappedSimplex.cvar(arr.size, top), CappedSimplex.cvar(arr.size, bottom))
+    except FairtheoryValueError as exc:
+        if "Assumption 1" not in str(exc):
+            raise
+        raise FairtheoryValueError(f"a must have a positive mean over its bottom {bottom!r} fraction "
+                                   "(the denominator of the index), got 0") from exc
 
 
 def ratio_2020(a: object) -> float:
@@ -178,23 +220,27 @@ def atkinson(a: object, epsilon: float = float("inf")) -> float:
     ``min a`` for ``eps = inf`` (infinite aversion, the default).  For ``eps = inf`` the relative
     unfairness index with ``A = {uniform}``, ``B = Delta_m`` is ``mean/min = 1/(1 - atkinson)``.
     Entries must be ``> 0`` when ``eps >= 1``."""
-    from fairtheory._validation import FairtheoryValueError, check_in_range
-
     if isinstance(epsilon, (float, np.floating)) and epsilon == np.inf:
         eps = float("inf")
     else:
         eps = check_in_range(epsilon, "epsilon", low=0.0)
-    arr = _nonneg(a, "a")
-    if eps >= 1 and np.any(arr <= 0):
-        raise FairtheoryValueError(f"a must be > 0 for epsilon >= 1, got min {arr.min()!r}")
-    mean = arr.mean()
-    if eps == float("inf"):
-        ede = arr.min()
-    elif eps == 1.0:
-        ede = np.exp(np.mean(np.log(arr)))
-    else:
-        scale = arr.max()  # scale-invariant; avoids overflow of powers
-        ede = scale * np.mean((arr / scale) ** (1.0 - eps)) ** (1.0 / (1.0 - eps))
+    try:
+        arr = _nonneg(a, "a", positive=eps >= 1)
+    except FairtheoryValueError as exc:
+        if "must be > 0 here" not in str(exc):
+            raise
+        raise FairtheoryValueError(f"a must be > 0 for epsilon >= 1 ({str(exc)[len('a must be > 0 here, '):]})") from exc
+    mean = arr.mean()  # arr is scaled into [0, 1): no overflow; EDE/mean is scale invariant
+    # entries below 2^-1074 max(a) vanish in the scaling; their powers then overflow to +inf (eps > 1),
+    # which gives EDE = 0: the correctly rounded limit, so those warnings are silenced
+    with np.errstate(over="ignore", under="ignore", divide="ignore"):
+        if eps == float("inf"):
+            ede = arr.min()
+        elif eps == 1.0:
+            ede = np.exp(np.mean(np.log(arr)))
+        else:
+            scale = arr.max()  # scale-invariant; avoids overflow of powers
+            ede = scale * np.mean((arr / scale) ** (1.0 - eps)) ** (1.0 / (1.0 - eps))
     return float(min(1.0, max(0.0, 1.0 - ede / mean)))
 
 
@@ -202,4 +248,5 @@ def jain(a: object) -> float:
     r"""Jain's fairness index ``(sum a)^2 / (m sum a^2)`` of ``a >= 0`` (Jain et al. 1984): in
     ``[1/m, 1]``, ``1`` iff all entries are equal.  Equals ``angle_cosine(a)**2``."""
     arr = _nonneg(a, "a")
-    return float(min(1.0, arr.sum() ** 2 / (arr.size * (arr @ arr))))
+    with np.errstate(under="ignore"):
+        return float(min(1.0, arr.sum() ** 2 / (arr.size * (arr @ arr))))

@@ -30,6 +30,12 @@ cancellation), ``O(n log n)``.
 The *integrated set* of relative fairness (001 eqs. 6-8, reconstructed) is
 ``Lambda_phi(A, B) = {(a - phi b)/(1 - phi) : a in A, b in B}``; its members sum to one but may be
 negative, and ``max_{lam in Lambda_phi} lam . v = (sigma_A(v) - phi min_B v)/(1 - phi)``.
+
+Inputs ``v``, ``caps``, ``lam`` may be lists, tuples, numpy arrays of any real dtype or torch tensors
+(converted to float64 numpy; tensors are detached on purpose - these are exact combinatorial routines,
+not differentiable); booleans, nan and infinities are rejected naming the argument.  Values anywhere in
+the float64 range are handled without intermediate overflow; only an integrated-set value beyond the
+range (possible since ``|support| <= (1 + phi)/(1 - phi) max |v|``) raises.
 """
 
 from __future__ import annotations
@@ -46,12 +52,11 @@ from fairtheory._validation import (
     FairtheoryTypeError,
     FairtheoryValueError,
     as_vector,
-    check_alpha,
     check_in_range,
     check_integer,
     check_probability_vector,
 )
-from fairtheory.errors import NonFiniteError
+from fairtheory.backend import as_alpha, as_array
 
 if TYPE_CHECKING:  # pragma: no cover
     import cvxpy as cp
@@ -63,6 +68,7 @@ Array = NDArray[np.float64]
 #: relative slack on ``sum(caps) >= 1`` (caps that sum to one up to rounding are accepted)
 FEASIBILITY_TOL = 1e-12
 _SMALL = 2048  # below this many candidates the selection finishes with a sort
+FLOAT_MIN = float(np.finfo(np.float64).tiny)
 _SEED = 0x5E75  # fixed seed of the selection's sample: results never depend on it, speed barely
 
 
@@ -132,7 +138,7 @@ class CappedSimplex:
 
         ``alpha`` is a scalar or a vector with ``alpha_i in [p_i, 1]``, ``alpha_i > 0``."""
         p = check_probability_vector(p, "p")
-        a = check_alpha(alpha, p, "alpha")
+        a = as_alpha(alpha, p, "alpha")
         return cls(p / a)
 
     @classmethod
@@ -190,18 +196,24 @@ class CappedSimplex:
         ``sum_(k) min(u_(k), (1 - sum_{l<k} u_(l))_+) v_(k)`` (exact, independent of tie order; any
         mass left by caps that sum to one only up to rounding goes to the smallest entry, as in
         :meth:`support`).  ``O(n log n)`` per row, for many small vectors at once."""
-        arr = np.asarray(V, dtype=np.float64)
+        arr = as_array(V, "V")
         if arr.ndim < 1 or arr.shape[-1] != self.n:
             raise FairtheoryValueError(f"V must have last axis of length n = {self.n}, got shape {arr.shape}")
-        if not np.all(np.isfinite(arr)):
-            raise NonFiniteError("V must be finite")
         order = np.argsort(-arr, axis=-1, kind="stable")
         v = np.take_along_axis(arr, order, axis=-1)
         u = self.caps[order]
         before = np.cumsum(u, axis=-1) - u
         mass = np.minimum(u, np.clip(1.0 - before, 0.0, None))
         left = np.clip(1.0 - mass.sum(axis=-1), 0.0, None)
-        return np.sum(mass * v, axis=-1) + left * v[..., -1]
+        with np.errstate(over="ignore", invalid="ignore"):
+            out = np.sum(mass * v, axis=-1) + left * v[..., -1]
+        if np.all(np.isfinite(out)):
+            return out
+        # a sum of terms near the float range overflowed: scale each row by a power of two (exact)
+        top = np.max(np.abs(arr), axis=-1)
+        e = np.where(top > 0, np.frexp(top)[1], 0)[..., None]
+        vs = np.ldexp(v, -e)
+        return np.ldexp(np.sum(mass * vs, axis=-1) + left * vs[..., -1], e[..., 0])
 
     def lower(self, v: Any) -> float:
         """``min_{lam in S(u)} lam . v = -support(-v)``."""
@@ -306,14 +318,20 @@ class IntegratedSet:
         return self.A.n
 
     def support(self, v: Any) -> float:
-        """``max_{lam in Lambda_phi} lam . v = (sigma_A(v) - phi min_B v)/(1 - phi)``."""
+        """``max_{lam in Lambda_phi} lam . v = (sigma_A(v) - phi min_B v)/(1 - phi)``.
+
+        Raises :class:`FairtheoryValueError` when the value exceeds the float64 range (only possible for
+        entries near it: ``|value| <= (1 + phi)/(1 - phi) max |v|``)."""
         x = self.A._vec(v)
-        return (self.A.support(x) - self.phi * self.B.lower(x)) / (1.0 - self.phi)
+        with np.errstate(over="ignore", invalid="ignore"):
+            return _finite((self.A.support(x) - self.phi * self.B.lower(x)) / (1.0 - self.phi), "support")
 
     def lower(self, v: Any) -> float:
-        """``min_{lam in Lambda_phi} lam . v = (min_A v - phi sigma_B(v))/(1 - phi)``."""
+        """``min_{lam in Lambda_phi} lam . v = (min_A v - phi sigma_B(v))/(1 - phi)`` (raises like
+        :meth:`support` when it exceeds the float64 range)."""
         x = self.A._vec(v)
-        return (self.A.lower(x) - self.phi * self.B.support(x)) / (1.0 - self.phi)
+        with np.errstate(over="ignore", invalid="ignore"):
+            return _finite((self.A.lower(x) - self.phi * self.B.support(x)) / (1.0 - self.phi), "lower")
 
     def argmax(self, v: Any) -> Array:
         """``(argmax_A v - phi argmin_B v)/(1 - phi)``."""
@@ -354,6 +372,13 @@ class IntegratedSet:
 
 
 # -------------------------------------------------------------------- kernels
+def _finite(value: float, what: str) -> float:
+    if not math.isfinite(value):
+        raise FairtheoryValueError(f"the {what} of this integrated set at v exceeds the float64 range (about "
+                                   "1.8e308): the true value does not fit a float64; rescale v")
+    return float(value)
+
+
 def _check_n(n: Any) -> int:
     return check_integer(n, "n", low=1)
 
@@ -367,14 +392,16 @@ def _mass(cc: Array, mask: NDArray[np.bool_], equal: bool) -> float:
 
 def _value_at(v: Array, caps: Array, t: float) -> float:
     """``t + sum_i u_i (v_i - t)_+`` (the support once the threshold is known; no cancellation)."""
-    w = v - t
-    np.maximum(w, 0.0, out=w)
-    val = t + float(np.einsum("i,i->", caps, w))
+    with np.errstate(over="ignore", invalid="ignore"):
+        w = v - t
+        np.maximum(w, 0.0, out=w)
+        val = t + float(np.einsum("i,i->", caps, w))
     if math.isfinite(val):
         return val
     gt = v > t  # |v - t| overflowed (values near the float range): the masked form stays finite
     ug = caps[gt]
-    return float(ug @ v[gt] + (1.0 - ug.sum()) * t)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return float(ug @ v[gt] + (1.0 - ug.sum()) * t)
 
 
 def _threshold(v: Array, caps: Array, vmin: float, vmax: float, total: float, equal: bool,
@@ -452,60 +479,86 @@ def _fill_at_threshold(v: Array, caps: Array, t: float) -> Array:
 
 
 def _project(v: Array, caps: Array) -> Array:
+    with np.errstate(over="ignore", invalid="ignore"):
+        lam = _project_sweep(v, caps, 1.0)
+    if lam is None or (abs(float(lam.sum()) - 1.0) > 1e-9 and caps.sum() >= 1.0 - 1e-9):
+        # breakpoints v_i and v_i - u_i that coincide in float64 (caps below the spacing of huge |v_i|)
+        # lose the capped entries' mass, and gaps between values of opposite sign near the float range
+        # overflow: project cluster by cluster instead
+        lam = _project_clusters(v, caps)
+    return lam
+
+
+def _project_sweep(v: Array, caps: Array, mass: float) -> Array | None:
+    """``lam_i = clip(v_i - s, 0, u_i)`` with ``sum lam = mass`` by the breakpoint sweep; ``None`` when an
+    intermediate left the float range (values near it, of both signs)."""
     # g(s) = sum_i clip(v_i - s, 0, u_i) is non-increasing and piecewise linear in s, with
     # breakpoints v_i - u_i (entry i stops being capped as s increases past it) and v_i (entry i
     # becomes zero).  Sweep the 2n sorted breakpoints; g at each one is a sum of non-negative
     # increments slope * gap, so it carries no cancellation even for large |v|.
     n = v.size
-    keys = np.concatenate([np.sort(v - caps), np.sort(v)])
+    start = v - caps
+    if float(np.sum(np.abs((v - start) - caps))) > 1e-9 * mass:
+        return None  # v_i - u_i rounds away (part of) u_i: the sweep would lose that mass
+    keys = np.concatenate([np.sort(start), np.sort(v)])
     order = np.argsort(keys, kind="stable")  # two sorted runs: a linear-time merge
     b = keys[order]
     nlin = np.cumsum(np.where(order < n, 1, -1))[:-1]  # number of linear entries on (b_k, b_k+1)
     inc = nlin * np.diff(b)  # g(b_k) - g(b_k+1) >= 0
+    if not np.all(np.isfinite(inc)):
+        return None
     g = np.concatenate([np.cumsum(inc[::-1])[::-1], [0.0]])
-    k = int(np.searchsorted(-g, -1.0, side="right")) - 1  # last breakpoint with g >= 1
-    if k < 0:  # sum(caps) = 1 up to rounding (g(b_0) = sum(caps) came out below 1): lam = u
+    k = int(np.searchsorted(-g, -mass, side="right")) - 1  # last breakpoint with g >= mass
+    if k < 0:  # sum(caps) = mass up to rounding (g(b_0) = sum(caps) came out below it): lam = u
         lam = caps.copy()
     elif k >= b.size - 1 or nlin[k] <= 0:  # no linear entry: every entry at a bound
         lam = np.where((v - caps) >= float(b[k]), caps, np.clip(v - float(b[k]), 0.0, caps))
     else:
         # lam_i = v_i - s with s = b_k+1 - delta, written so that v_i - b_k+1 is formed first (exact
         # for the linear entries, which lie within one cap of s)
-        delta = (1.0 - float(g[k + 1])) / float(nlin[k])
+        delta = (mass - float(g[k + 1])) / float(nlin[k])
         hi_b = float(b[k + 1])
         capped = (v - caps) >= hi_b  # at the cap on the whole segment: exactly u_i
         linear = ~capped & (v > float(b[k]))  # entries <= b_k are exactly zero
         lam = np.where(capped, caps, 0.0)
         lin = np.clip((v[linear] - hi_b) + delta, 0.0, caps[linear])
-        if lin.size:  # one Newton step on sum(lam) = 1 over the active set removes the rounding
-            lin = np.clip(lin + (1.0 - float(lam.sum()) - float(lin.sum())) / lin.size, 0.0, caps[linear])
+        if lin.size:  # one Newton step on sum(lam) = mass over the active set removes the rounding
+            lin = np.clip(lin + (mass - float(lam.sum()) - float(lin.sum())) / lin.size, 0.0, caps[linear])
         lam[linear] = lin
-    if abs(float(lam.sum()) - 1.0) > 1e-9 and caps.sum() >= 1.0 - 1e-9:
-        # breakpoints v_i and v_i - u_i that coincide in float64 (caps below the spacing of huge
-        # |v_i|) lose the capped entries' mass: fall back to a direct bisection on s
-        lam = _project_bisect(v, caps)
     return lam
 
 
-def _project_bisect(v: Array, caps: Array) -> Array:
-    """Projection for values whose float spacing exceeds the caps: bisection on
-    ``g(s) = sum clip(v - s, 0, u)`` to adjacent floats, then the excess mass is taken from the
-    entries of smallest ``v`` first (the ones that leave first as ``s`` grows); always feasible."""
-    lo, hi = float(v.min()) - 1.0, float(v.max())  # g(lo) = sum(u) >= 1 > 0 = g(hi)
-    for _ in range(2100):
-        mid = 0.5 * (lo + hi)
-        if not lo < mid < hi:
-            break
-        if float(np.clip(v - mid, 0.0, caps).sum()) >= 1.0:
-            lo = mid
-        else:
-            hi = mid
-    lam = np.clip(v - lo, 0.0, caps)
-    excess = float(lam.sum()) - 1.0
-    if excess > 0:
-        order = np.argsort(v, kind="stable")
-        take = np.minimum(lam[order], np.maximum(excess - (np.cumsum(lam[order]) - lam[order]), 0.0))
-        lam[order] -= take
+def _project_clusters(v: Array, caps: Array) -> Array:
+    """Projection through clusters of values: sorted decreasingly, the values split where consecutive
+    ones differ by at least ``max u`` (always the case near the float range, where the spacing exceeds
+    one).  With ``s`` the projection's shift, a cluster with a positive entry has every cluster above
+    it at its caps and every cluster below it at zero (KKT: ``v_i - s >= u_i`` resp. ``<= 0`` across
+    such a gap), so the clusters are filled from the top and the one where the mass runs out is
+    projected on its own, shifted by its top value (a moderate range: no overflow)."""
+    n = v.size
+    order = np.argsort(-v, kind="stable")
+    vs, us = v[order], caps[order]
+    with np.errstate(over="ignore", invalid="ignore"):
+        gaps = vs[:-1] - vs[1:]  # >= 0; inf where the difference overflows
+    cuts = np.flatnonzero(gaps >= max(float(caps.max()), FLOAT_MIN))
+    starts = np.concatenate([[0], cuts + 1])
+    ends = np.concatenate([cuts + 1, [n]])
+    lam_s = np.zeros(n)
+    rem = 1.0
+    for a, e in zip(starts, ends, strict=True):
+        cap_c = float(us[a:e].sum())
+        if cap_c <= rem * (1.0 + 1e-15):
+            lam_s[a:e] = us[a:e]
+            rem -= cap_c
+            if rem <= 0.0:
+                break
+            continue
+        x = vs[a:e] - vs[a]  # the cluster spans at most (e - a) max u: exact enough, finite
+        part = _project_sweep(x, us[a:e], rem)
+        lam_s[a:e] = part if part is not None else us[a:e] * (rem / cap_c)
+        break
+    lam = np.empty(n)
+    lam[order] = lam_s
     return lam
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,21 +32,37 @@ def figure(name: str, description: str) -> Callable[[FigureFn], FigureFn]:
     return deco
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def save(fig: object, out_dir: Path, name: str, formats: tuple[str, ...]) -> list[Path]:
-    """Save a matplotlib figure as ``out_dir/name.<fmt>`` for each format, atomically; close it."""
-    import os
+    """Save a matplotlib figure as ``out_dir/name.<fmt>`` for each format, atomically; close it.
+
+    Files get the usual mode (``0666`` less the umask), not the ``0600`` of a temporary file; a
+    failed save leaves no temporary file behind."""
     import tempfile
 
     import matplotlib.pyplot as plt
 
-    out_dir.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for ext in formats:
-        target = out_dir / f"{name}.{ext}"
-        fd, tmp = tempfile.mkstemp(dir=out_dir, prefix=f".{name}.", suffix=f".{ext}")
-        os.close(fd)
-        fig.savefig(tmp, format=ext, dpi=130, bbox_inches="tight")  # type: ignore[attr-defined]
-        os.replace(tmp, target)
-        paths.append(target)
-    plt.close(fig)  # type: ignore[arg-type]
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        mode = 0o666 & ~_umask()
+        paths = []
+        for ext in formats:
+            target = out_dir / f"{name}.{ext}"
+            fd, tmp = tempfile.mkstemp(dir=out_dir, prefix=f".{name}.", suffix=f".{ext}")
+            os.close(fd)
+            try:
+                fig.savefig(tmp, format=ext, dpi=130, bbox_inches="tight")  # type: ignore[attr-defined]
+                os.chmod(tmp, mode)
+                os.replace(tmp, target)
+            except BaseException:
+                Path(tmp).unlink(missing_ok=True)
+                raise
+            paths.append(target)
+    finally:
+        plt.close(fig)  # type: ignore[arg-type]
     return paths

@@ -4,25 +4,70 @@ from __future__ import annotations
 
 import argparse
 import fnmatch
+import os
 import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NoReturn
 
 from rich.console import Console
 
 from figures import load_all
 from figures.registry import FIGURES
 
+PROG = "python -m figures"
 
-def main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m figures", description=__doc__)
+
+class UsageError(Exception):
+    """A bad command line (reported on one line, exit status 2, before any figure is made)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:  # argparse's usage errors become one-line UsageErrors
+        raise UsageError(message)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = _Parser(prog=PROG, description=__doc__)
     ap.add_argument("--out", default="figures_out", help="output folder (default figures_out)")
     ap.add_argument("--only", action="append", metavar="NAME", help="figure name or fnmatch pattern")
     ap.add_argument("--pdf", action="store_true", help="also write PDF")
     ap.add_argument("--list", action="store_true", help="list figure names")
     ap.add_argument("--full", action="store_true", help="larger sweeps (slower)")
-    args = ap.parse_args(argv)
+    return ap
+
+
+def check_out_dir(path: str) -> Path:
+    """``path`` as the output folder, or :class:`UsageError` unless it is (or can be created as) a
+    writable directory."""
+    if not path.strip():
+        raise UsageError("--out needs a folder path, got an empty string")
+    out = Path(path)
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out {path!r} exists and is not a directory")
+    existing = out
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise UsageError(f"--out {path!r}: {existing} is not a directory")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise UsageError(f"--out {path!r} is not writable ({existing} does not allow writing)")
+    return out
+
+
+def _usage_error(message: str) -> int:
+    print(f"{PROG}: error: {message}".replace("\n", " "), file=sys.stderr)
+    return 2
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the exit status (2 for a bad command line, checked before any figure)."""
+    try:
+        args = build_parser().parse_args(argv)
+        out = None if args.list else check_out_dir(args.out)
+    except UsageError as exc:
+        return _usage_error(str(exc))
     import matplotlib
 
     matplotlib.use("Agg")
@@ -33,14 +78,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         pats = [p for s in args.only for p in s.split(",")]
         names = [n for n in names if any(fnmatch.fnmatchcase(n, p) for p in pats)]
         if not names:
-            console.print(f"[red]no figure matches {args.only}; known: {', '.join(FIGURES)}[/]")
-            return 2
+            return _usage_error(f"no figure matches {args.only}; known: {', '.join(FIGURES)}")
     if args.list:
         for n in names:
             console.print(f"{n:32s} {FIGURES[n].description}")
         return 0
+    assert out is not None
     formats = ("png", "pdf") if args.pdf else ("png",)
-    out = Path(args.out)
     failed = []
     for k, name in enumerate(names, 1):
         t0 = time.perf_counter()

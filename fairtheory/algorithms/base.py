@@ -23,10 +23,10 @@ from typing import Any, Literal, NamedTuple
 
 import numpy as np
 
-from fairtheory._validation import check_integer, check_rng
+from fairtheory._validation import as_vector, check_integer, check_rng
 from fairtheory.backend import like, namespace, to_numpy
 from fairtheory.errors import DivergenceError, FairtheoryTypeError, FairtheoryValueError, NonFiniteError
-from fairtheory.problems.base import FederatedProblem
+from fairtheory.problems.base import FederatedProblem, as_float_array
 from fairtheory.sets import CappedSimplex
 
 __all__ = ["Algorithm", "History", "run", "local_steps", "LocalSteps", "draw_participants", "sample_clients",
@@ -96,9 +96,11 @@ def run(
 
     Records the server model ``w`` (and, with ``record_losses``, the client losses there) at the start,
     every ``record_every`` steps and at the end.  ``callback(k, state)`` is called after step ``k``
-    (``k = 1..rounds``), e.g. to drive a progress bar.  Non-finite server models stop the run:
-    ``on_divergence="raise"`` raises :class:`~fairtheory.errors.DivergenceError` naming the step sizes,
-    ``"stop"`` returns the last finite state with ``history.diverged = True``."""
+    (``k = 1..rounds``), e.g. to drive a progress bar.  Non-finite server models - or recorded losses that
+    do not fit float64 - stop the run: ``on_divergence="raise"`` raises
+    :class:`~fairtheory.errors.DivergenceError` naming the step sizes, ``"stop"`` returns the last finite
+    state with ``history.diverged = True``.  Steps run with numpy's overflow warnings silenced: a diverging
+    run is reported once, by this error."""
     if not isinstance(alg, Algorithm):
         raise FairtheoryTypeError(f"alg must be an Algorithm (what an algorithm's make returns), got {type(alg).__name__}")
     rounds = check_integer(rounds, "rounds", low=0)
@@ -115,9 +117,10 @@ def run(
     problem = alg.problem
 
     def record(s: Any, k: int) -> None:
+        losses = to_numpy(problem.losses(s.w)).astype(np.float64, copy=True) if record_losses else None
         hist.iterates.append(to_numpy(s.w).astype(np.float64, copy=True))
-        if record_losses:
-            hist.losses.append(to_numpy(problem.losses(s.w)).astype(np.float64, copy=True))
+        if losses is not None:
+            hist.losses.append(losses)
         hist.comms.append(int(s.comms))
         hist.rounds.append(k)
 
@@ -125,8 +128,12 @@ def run(
     last = 0
     for k in range(1, rounds + 1):
         try:
-            new = alg.step(state, rng)
-        except NonFiniteError:  # the algorithm's own local iterates left the float range inside the step
+            with np.errstate(over="ignore", invalid="ignore", divide="ignore"):  # reported below, once
+                new = alg.step(state, rng)
+            if new is not None and _finite(new.w) and (k % record_every == 0 or k == rounds):
+                record(new, k)
+                last = k
+        except NonFiniteError:  # the iterates (or the losses at them) left the float range
             new = None
         if new is None or not _finite(new.w):
             if on_divergence == "stop":
@@ -139,9 +146,6 @@ def run(
                 f"{alg.name} diverged: the server model became non-finite at step {k} of {rounds} "
                 f"(step sizes {sizes}); use a smaller step size or on_divergence='stop'")
         state = new
-        if k % record_every == 0 or k == rounds:
-            record(state, k)
-            last = k
         if callback is not None:
             callback(k, state)
     return state, hist
@@ -226,28 +230,25 @@ def check_set(S: Any, n: int, name: str = "Lambda") -> CappedSimplex:
     return S
 
 
-def initial_model(problem: FederatedProblem, w0: Any) -> Any:
-    """A copy of ``w0`` (numpy or torch; its floating dtype is kept - float64 unless the caller chose
-    float32 for a scale run - and integer input becomes float64), or the problem's default start."""
+def initial_model(problem: FederatedProblem, w0: Any, name: str = "w0") -> Any:
+    """A copy of ``w0`` under the problems' input policy
+    (:func:`fairtheory.problems.base.as_float_array`: lists, tuples, numpy of any real dtype and torch
+    tensors; integers become float64, a floating dtype (float32 for a scale run) and a torch device are
+    kept; booleans, strings, a wrong shape and nan/inf are refused naming ``name``), detached from any
+    autograd graph (an algorithm iterates values); ``None`` gives the problem's default start."""
     if w0 is None:
         return np.asarray(problem.initial_point(), dtype=np.float64).copy()
-    if not hasattr(w0, "shape"):
-        w0 = np.asarray(w0, dtype=np.float64)
-    xp = namespace(w0)
-    if tuple(w0.shape) != (problem.d,):
-        raise FairtheoryValueError(f"w0 must have shape ({problem.d},), got {tuple(w0.shape)}")
-    floating = xp.isdtype(w0.dtype, "real floating")
-    w = xp.asarray(w0, dtype=w0.dtype if floating else xp.float64, copy=True)
-    if not bool(xp.all(xp.isfinite(w))):
-        raise FairtheoryValueError("w0 must be finite")
-    return w
+    w = as_float_array(w0, name, (problem.d,))
+    if getattr(w, "requires_grad", False):
+        w = w.detach()
+    return namespace(w).asarray(w, copy=True)
 
 
 def initial_weights(S: CappedSimplex, lam0: Any, ref: Any, name: str = "lam0") -> Any:
     """``lam0`` (checked to lie in ``S``) or the projection of the uniform vector, in ``ref``'s backend."""
     if lam0 is None:
         return like(S.project(np.full(S.n, 1.0 / S.n)), ref)
-    lam = to_numpy(lam0).astype(np.float64)
+    lam = as_vector(lam0, name)
     if lam.shape != (S.n,) or not S.contains(lam, tol=1e-9):
         raise FairtheoryValueError(f"{name} must be a point of the set (shape ({S.n},)), got {lam!r}")
     return like(lam, ref)

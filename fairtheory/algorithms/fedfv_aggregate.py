@@ -53,7 +53,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from fairtheory._validation import FairtheoryValueError, check_in_range, check_integer
+from fairtheory._validation import FairtheoryTypeError, FairtheoryValueError, as_vector, check_in_range, check_integer
 from fairtheory.backend import like, namespace, to_numpy
 from fairtheory.errors import NonFiniteError
 
@@ -94,7 +94,7 @@ def n_unprojected(m: int, alpha: float, rule: KeepRule = "paper") -> int:
 
 
 def _losses_numpy(losses: Any, m: int) -> np.ndarray:
-    arr = np.asarray(to_numpy(losses), dtype=np.float64)
+    arr = as_vector(losses, "losses", allow_empty=True)
     if arr.shape != (m,):
         raise FairtheoryValueError(f"losses must have shape ({m},) (one per update), got {arr.shape}")
     if not np.all(np.isfinite(arr)):
@@ -111,9 +111,9 @@ def projection_order(losses: Any, order: Order | Any = "ascending",
     ``"random"``: a uniformly random permutation drawn from ``rng``;
     an integer permutation of ``range(m)``: used as given.
     """
-    loss = np.asarray(to_numpy(losses), dtype=np.float64)
-    if loss.ndim != 1 or loss.size == 0:
-        raise FairtheoryValueError(f"losses must be a non-empty 1-D array, got shape {loss.shape}")
+    if np.ndim(losses) != 1 or np.size(losses) == 0:
+        raise FairtheoryValueError(f"losses must be a non-empty 1-D array, got shape {np.shape(losses)}")
+    loss = as_vector(losses, "losses")
     m = loss.size
     if isinstance(order, str):
         if order == "ascending":
@@ -132,12 +132,39 @@ def projection_order(losses: Any, order: Order | Any = "ascending",
     return perm.astype(np.int64)
 
 
+def _as_array(x: Any, name: str) -> Any:
+    """``x`` under the input policy of the problems (:func:`fairtheory.problems.base.as_float_array`):
+    lists and integer arrays become float64, numpy/torch floating arrays keep their dtype and device,
+    booleans, strings, ragged nesting and nan/inf are refused naming ``name``."""
+    from fairtheory.problems.base import as_float_array
+
+    if isinstance(x, (str, bytes)) or x is None:
+        raise FairtheoryTypeError(f"{name} must be an array of real numbers, got {type(x).__name__}")
+    try:
+        shape = tuple(x.shape) if hasattr(x, "shape") else np.shape(x)
+    except ValueError as exc:  # ragged nested lists
+        raise FairtheoryTypeError(f"{name} must be an array of real numbers, got ragged nesting") from exc
+    return as_float_array(x, name, shape)
+
+
 def _check_updates(U: Any) -> tuple[Any, int, int]:
     xp = namespace(U)
     if len(U.shape) != 2 or U.shape[0] == 0 or U.shape[1] == 0:
         raise FairtheoryValueError(
             f"U must be a non-empty 2-D array (m updates x d), got shape {tuple(U.shape)}")
     return xp, int(U.shape[0]), int(U.shape[1])
+
+
+#: entries beyond this range (in magnitude) are rescaled before the Gram matrix: its squares would
+#: overflow (or underflow to 0, turning every update into a "zero-norm" one) although the result fits
+_SAFE = (1e-100, 1e100)
+
+
+def _extreme_scale(U: Any) -> float | None:
+    """``max |U|`` when it lies outside :data:`_SAFE` (and is > 0), else ``None`` (no rescaling)."""
+    xp = namespace(U)
+    s = float(to_numpy(xp.max(xp.abs(U))))
+    return s if (0.0 < s < _SAFE[0] or s > _SAFE[1]) else None
 
 
 def _gram(U: Any) -> Any:
@@ -224,8 +251,13 @@ def internal_projection(U: Any, losses: Any, *, alpha: float = 0.0, order: Order
     The unprojected clients are the ``n_unprojected(m, alpha, keep_rule)`` largest losses (whatever
     the target order).  ``G`` may pass a precomputed ``U U^T``.
     """
+    U = _as_array(U, "U")
     xp, m, _ = _check_updates(U)
     loss = _losses_numpy(losses, m)
+    s = _extreme_scale(U) if G is None else None
+    if s is not None:  # g is homogeneous of degree 1 in U, C of degree 0
+        g, C = internal_projection(U / s, loss, alpha=alpha, order=order, keep_rule=keep_rule, rng=rng)
+        return g * s, C
     perm = projection_order(loss, order, rng)
     n_keep = n_unprojected(m, alpha, keep_rule)
     project = np.ones(m, dtype=bool)
@@ -291,6 +323,12 @@ def rescale(g: Any, U: Any, *, G: Any = None) -> Any:
     Zero-norm guard: returns the zero vector when ``||g|| <= ZERO_RTOL * max_k ||g_k||`` (the
     projections cancelled; the model does not move).  With the Gram matrix ``G = U U^T`` the two
     norms of ``U`` come from it (``||mean||^2 = 1^T G 1 / m^2``, ``||g_k||^2 = G_kk``)."""
+    g = _as_array(g, "g")
+    if G is None:
+        U = _as_array(U, "U")
+        sU, sg = _extreme_scale(U), _extreme_scale(g)
+        if sU is not None or sg is not None:  # degree 1 in U, degree 0 in g
+            return rescale(g / (sg or 1.0), U / (sU or 1.0)) * (sU or 1.0)
     xp = namespace(g, U)
     if G is None:
         target = xp.linalg.vector_norm(xp.mean(U, axis=0))
@@ -312,9 +350,21 @@ def aggregate(U: Any, losses: Any, *, alpha: float = 0.0, tau: int = 0, t: int =
     """The FedFV server direction (004 Alg. 1 lines 5-10): internal projection, external
     projection (when ``history`` is given and ``t >= tau``), rescaling to the mean norm.
 
-    The model update is ``theta <- theta - aggregate(...)``.
+    The model update is ``theta <- theta - aggregate(...)``.  Updates of magnitude beyond
+    ``1e100`` or below ``1e-100`` are aggregated as ``s * aggregate(U / s)`` (the direction is
+    homogeneous of degree 1 in ``U``), so the result is not lost to overflow or underflow.
     """
+    U = _as_array(U, "U")
     _check_updates(U)
+    if history is not None:
+        history = _as_array(history, "history")
+        sh = _extreme_scale(history)
+        if sh is not None:  # the external projection is homogeneous of degree 0 in the history
+            history = history / sh
+    s = _extreme_scale(U)
+    if s is not None:
+        return s * aggregate(U / s, losses, alpha=alpha, tau=tau, t=t, history=history, history_round=history_round,
+                             order=order, keep_rule=keep_rule, window=window, rng=rng, do_rescale=do_rescale)
     G = _gram(U)
     g, _ = internal_projection(U, losses, alpha=alpha, order=order, keep_rule=keep_rule, rng=rng, G=G)
     if history is not None and tau > 0:

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from fairtheory._validation import FairtheoryValueError, check_in_range, check_integer, check_positive
+from fairtheory._validation import FairtheoryValueError, as_vector, check_in_range, check_integer, check_positive
 from fairtheory.aggregators import QFFL
 from fairtheory.algorithms.base import (
     Algorithm,
@@ -203,6 +203,7 @@ def aggregate(w: Any, U: Any, *, c: Any, d: Any, e: Any, L: float) -> Any:
 
     (q-FFL: ``d_k = (F_k+o)^q``, ``e_k = q (F_k+o)^{q-1}``).  The denominator must be ``> 0`` (``nan``, from
     non-finite inputs of a diverging run, passes through as a non-finite model)."""
+    L = check_positive(L, "L")
     xp = namespace(w)
     cw = like(np.asarray(to_numpy(c), dtype=np.float64), w)
     cd = cw * d
@@ -228,6 +229,7 @@ def estimate_L(problem: FederatedProblem, *, method: str = "smoothness", grid: A
     step size ``lr`` in ``grid`` (default ``problem.smoothness()^{-1} * 2^{-2..3}``) and return ``1/lr``
     of the step with the smallest final ``f_0`` (diverged runs are discarded; values equal to
     ``1e-12`` relative count as ties and go to the largest step)."""
+    problem = check_problem(problem)
     if method == "smoothness":
         return check_positive(problem.smoothness(), "problem.smoothness()")
     if method != "grid":
@@ -235,7 +237,7 @@ def estimate_L(problem: FederatedProblem, *, method: str = "smoothness", grid: A
     rounds = check_integer(rounds, "rounds", low=1)
     if grid is None:
         grid = [2.0**k / problem.smoothness() for k in range(-2, 4)]
-    lrs = [check_positive(v, "grid entry") for v in np.ravel(np.asarray(grid, dtype=np.float64))]
+    lrs = [check_positive(v, "grid entry") for v in as_vector(np.ravel(grid) if np.ndim(grid) > 1 else grid, "grid")]
     best, best_lr = np.inf, None
     for lr in sorted(lrs, reverse=True):  # ties (runs that all converged) go to the largest step
         alg = make(problem, q=0.0, L=1.0 / lr, offset=0.0)

@@ -161,6 +161,10 @@ def _aggregator(problem: FederatedProblem, alpha: Any, mu: Any, aggregator: Any)
         raise FairtheoryValueError(
             f"rfedfair needs alpha and mu (the smoothed Q_alpha objective, 002 eq. 5) or aggregator=; "
             f"{' and '.join(missing)} missing")
+    if isinstance(alpha, (bool, np.bool_, str, bytes)):  # float(True), float("0.5") would pass
+        raise FairtheoryTypeError(f"alpha must be a number or a vector of numbers, got {alpha!r}")
+    if isinstance(mu, (bool, np.bool_, str, bytes)):
+        raise FairtheoryTypeError(f"mu must be a real number, got {mu!r}")
     return SmoothedQalpha(problem.p, alpha, mu)
 
 

@@ -27,6 +27,11 @@ complexities satisfy ``R(l') = 2 R(l)`` exactly (``E sigma = 0``), so the VC rou
 Rademacher complexities are estimated by plain Monte Carlo over independent pairs ``(S, sigma)``
 (:func:`weighted_rademacher`): the replicates ``sup_w sum c_ij sigma_ij l_ij(w)`` are i.i.d. and
 bounded, so their mean has the usual standard error (:class:`RademacherEstimate`).
+
+Array inputs (``F``, ``fhat_alpha``, ``p``, ``alpha``, ``rademacher_each``) may be lists, numpy arrays
+of any real dtype or torch tensors (detached: the bounds are not differentiable); booleans, nan and inf
+are rejected naming the argument; sample sizes ``m`` must be integers.  A right-hand side beyond the
+float64 range raises :class:`~fairtheory.errors.FairtheoryValueError`.
 """
 
 from __future__ import annotations
@@ -43,12 +48,12 @@ from fairtheory._validation import (
     FairtheoryTypeError,
     FairtheoryValueError,
     as_vector,
-    check_alpha,
     check_in_range,
     check_integer,
     check_positive,
     check_probability_vector,
 )
+from fairtheory.backend import as_alpha, as_array
 
 __all__ = [
     "qalpha_values",
@@ -69,10 +74,30 @@ Array = NDArray[np.float64]
 # --------------------------------------------------------------------------- validation
 def _p_alpha(p: Any, alpha: Any) -> tuple[Array, Array]:
     p_arr = check_probability_vector(p, "p")
-    return p_arr, check_alpha(alpha, p_arr, "alpha")
+    return p_arr, as_alpha(alpha, p_arr, "alpha")
+
+
+def _log_ratio(num: float, d: float) -> float:
+    """``log(num/d)``, without overflow of ``num/d`` for a tiny ``d``."""
+    with np.errstate(over="ignore", divide="ignore"):
+        r = float(np.float64(num) / d)
+    return math.log(r) if math.isfinite(r) else math.log(num) - math.log(d)
+
+
+def _fhat(fhat_alpha: Any) -> Array:
+    return as_array(fhat_alpha, "fhat_alpha")
+
+
+def _bound_fits(out: Array, what: str) -> Array:
+    if not np.all(np.isfinite(out)):
+        raise FairtheoryValueError(f"the {what} right-hand side exceeds the float64 range (about 1.8e308) for these "
+                                   "inputs: the true value does not fit a float64")
+    return out
 
 
 def _m(m: Any, n: int) -> Array:
+    if hasattr(m, "detach"):  # a torch tensor of sizes
+        m = m.detach().cpu().numpy()
     arr = np.asarray(m)
     if arr.shape != (n,) or not np.issubdtype(arr.dtype, np.integer):
         raise FairtheoryTypeError(f"m must be an integer array of shape ({n},) (one size per client), "
@@ -114,7 +139,7 @@ def qalpha_values(F: Any, p: Any, alpha: Any) -> Array:
     from fairtheory.sets import CappedSimplex
 
     p_arr, a_arr = _p_alpha(p, alpha)
-    arr = np.asarray(F, dtype=np.float64)
+    arr = as_array(F, "F")
     if arr.ndim < 1 or arr.shape[-1] != p_arr.size:
         raise FairtheoryValueError(f"F must have last axis of length n = {p_arr.size}, got shape {arr.shape}")
     return CappedSimplex(p_arr / a_arr).support_many(arr)
@@ -133,7 +158,7 @@ def theorem3_concentration(p: Any, alpha: Any, m: Any, delta: float, B: float = 
     m_arr = _m(m, p_arr.size)
     d = _delta(delta)
     B = check_positive(B, "B")
-    return float(B * math.sqrt(np.sum(p_arr**2 / (2.0 * a_arr**2 * m_arr)) * math.log(1.0 / d)))
+    return float(B * math.sqrt(np.sum(p_arr**2 / (2.0 * a_arr**2 * m_arr)) * _log_ratio(1.0, d)))
 
 
 def theorem3_bound(fhat_alpha: Any, p: Any, alpha: Any, m: Any, delta: float, rademacher: float,
@@ -153,10 +178,9 @@ def theorem3_bound(fhat_alpha: Any, p: Any, alpha: Any, m: Any, delta: float, ra
     tau = float(np.sum(p_arr / a_arr))
     conc = theorem3_concentration(p_arr, a_arr, m, delta, B)
     R = check_in_range(rademacher, "rademacher", low=0.0)
-    fh = np.asarray(fhat_alpha, dtype=np.float64)
-    if not np.all(np.isfinite(fh)):
-        raise FairtheoryValueError("fhat_alpha must be finite")
-    return tau * fh + 2.0 * R + conc
+    fh = _fhat(fhat_alpha)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return _bound_fits(tau * fh + 2.0 * R + conc, "Thm. 3")
 
 
 def remark3_vc_bound(p: Any, alpha: Any, m: Any, d: int) -> float:
@@ -184,7 +208,7 @@ def theorem4_concentration(p: Any, alpha: Any, m: Any, delta: float, B: float = 
     m_arr = _m(m, p_arr.size)
     d = _delta(delta)
     B = check_positive(B, "B")
-    return float(np.sum(p_arr / a_arr * B * np.sqrt(math.log(2.0 * p_arr.size / d) / (2.0 * m_arr))))
+    return float(np.sum(p_arr / a_arr * B * np.sqrt(_log_ratio(2.0 * p_arr.size, d) / (2.0 * m_arr))))
 
 
 def theorem4_bound(fhat_alpha: Any, p: Any, alpha: Any, m: Any, delta: float, rademacher_each: Any,
@@ -204,10 +228,9 @@ def theorem4_bound(fhat_alpha: Any, p: Any, alpha: Any, m: Any, delta: float, ra
     R = as_vector(rademacher_each, "rademacher_each")
     if R.shape != p_arr.shape or np.any(R < 0):
         raise FairtheoryValueError(f"rademacher_each must be >= 0 with shape {p_arr.shape}, got {R!r}")
-    fh = np.asarray(fhat_alpha, dtype=np.float64)
-    if not np.all(np.isfinite(fh)):
-        raise FairtheoryValueError("fhat_alpha must be finite")
-    return fh + 2.0 * float(np.sum(p_arr / a_arr * R)) + conc
+    fh = _fhat(fhat_alpha)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return _bound_fits(fh + 2.0 * float(np.sum(p_arr / a_arr * R)) + conc, "Thm. G.1")
 
 
 # --------------------------------------------------------------------------- Monte Carlo
@@ -272,6 +295,10 @@ def weighted_rademacher(population: FinitePopulation, m: Any, coef: Any, rng: np
     """
     if not isinstance(rng, np.random.Generator):
         raise FairtheoryTypeError(f"rng must be a numpy Generator, got {type(rng).__name__}")
+    if not (callable(getattr(population, "sample", None)) and callable(getattr(population, "loss_sums", None))
+            and isinstance(getattr(population, "n", None), (int, np.integer))):
+        raise FairtheoryTypeError("population must have an integer n and sample(m, rng, size) and loss_sums(...) "
+                                  f"methods (e.g. a ThresholdPopulation), got {type(population).__name__}")
     n = int(population.n)
     m_arr = _m(m, n).astype(np.int64)
     c = as_vector(coef, "coef")

@@ -16,7 +16,8 @@ Two choices of ``lam`` with a known conjugate are tried and the larger bound kep
 * for support functions of a set ``S`` (``aggregator.set``): the solver's multipliers projected onto
   ``S`` (``A* = 0`` on ``S``).
 
-The result is returned only when ``A(f(w*))`` minus the bound is at most ``gap_tol max(1, |value|)``;
+The result is returned only when ``A(f(w*))`` minus the bound is at most
+``gap_tol max(|value|, min(1, unit))`` (``unit``: the loss scale, 1 for ordinary problems);
 otherwise :class:`~fairtheory.errors.SolverError` (status ``uncertified``).  The certificate assumes
 ``A`` convex; check a new aggregator with :func:`fairtheory.testing.audit` first.
 """
@@ -31,10 +32,20 @@ import numpy as np
 from fairtheory._validation import check_in_range
 from fairtheory.aggregators import as_aggregator
 from fairtheory.errors import FairtheoryTypeError, SolverError
-from fairtheory.exact.rcfl import DEFAULT_GAP_TOL, _check_problem, _dual_value, _loss_vector, _newton, _solve, _status
+from fairtheory.exact.rcfl import (
+    DEFAULT_GAP_TOL,
+    _cert_scale,
+    _check_problem,
+    _dual_value,
+    _loss_vector,
+    _newton,
+    _solve,
+    _status,
+    _unit,
+)
 from fairtheory.exact.result import ExactResult
 from fairtheory.problems.base import FederatedProblem
-from fairtheory.sets import CappedSimplex
+from fairtheory.sets import CappedSimplex, IntegratedSet
 
 __all__ = ["solve_aggregator"]
 
@@ -68,18 +79,28 @@ def solve_aggregator(problem: FederatedProblem, aggregator: Any, *, expr: Callab
     if not callable(build):
         raise FairtheoryTypeError(
             f"aggregator {agg!r} has no cvxpy(t) method: pass expr=lambda t: <cvxpy expression of t>")
+    unit = _unit(problem)
+    # support functions of sets are positively homogeneous: solve in units of the losses (f/unit has
+    # the same minimisers); any other aggregator is solved as written, its certificate still scale-aware
+    model_unit = unit if expr is None and isinstance(getattr(agg, "set", None), (CappedSimplex, IntegratedSet)) else 1.0
     w, t = cp.Variable(problem.d), cp.Variable(problem.n)
-    fvec, shared = _loss_vector(problem, w)
+    fvec, shared = _loss_vector(problem, w, model_unit)
     cons = [fvec + shared <= t]
-    objective = build(t)
-    prob = cp.Problem(cp.Minimize(objective), cons)
+    what = "expr(t)" if expr is not None else f"{type(agg).__name__}.cvxpy(t)"
+    try:
+        objective = build(t)
+        prob = cp.Problem(cp.Minimize(objective), cons)
+    except (ValueError, TypeError, ArithmeticError, cp.error.DCPError) as exc:
+        raise FairtheoryTypeError(f"{what} must build a scalar cvxpy expression of t (shape ({problem.n},)): "
+                                  f"{type(exc).__name__}: {exc}") from exc
     if not prob.is_dcp():
-        raise FairtheoryTypeError("the aggregator's cvxpy expression must be convex (DCP) in t")
+        raise FairtheoryTypeError(f"{what}: the expression (expr or the aggregator's cvxpy) must be convex (DCP) in t")
 
     def value_at(x: np.ndarray) -> float:
         return agg.value(np.asarray(problem.losses(x), dtype=np.float64))
 
     solver_value, solver, status = _solve(prob, "solve_aggregator", lambda: value_at(np.asarray(w.value, np.float64)))
+    solver_value *= model_unit
     w_star = np.asarray(w.value, dtype=np.float64)
     steps = 0
     if polish:
@@ -104,7 +125,7 @@ def solve_aggregator(problem: FederatedProblem, aggregator: Any, *, expr: Callab
                                                       "solution (not monotone), so no duality bound applies")
     lower, route, lam_c = max(bounds, key=lambda b: b[0])
     gap = value - lower
-    scale = max(1.0, abs(value))
+    scale = _cert_scale(value, unit)
     if not -gap_tol * scale <= gap <= gap_tol * scale:
         raise SolverError("solve_aggregator", solver,
                           f"uncertified: value {value!r} vs lower bound {lower!r} (gap {gap:.3g})")

@@ -257,6 +257,8 @@ def _qalpha_args(losses: Any, p: Any, alpha: Any) -> tuple[np.ndarray, np.ndarra
     f = as_vector(losses, "losses")
     if f.shape != pv.shape:
         raise FairtheoryValueError(f"losses and p must have the same shape, got {f.shape} and {pv.shape}")
+    if isinstance(alpha, (bool, np.bool_, str, bytes)) or alpha is None:  # float(True), float("0.5") would pass
+        raise FairtheoryTypeError(f"alpha must be a number or a vector of numbers, got {alpha!r}")
     a = check_alpha(alpha, pv, "alpha")
     return f, pv, a
 

@@ -29,7 +29,14 @@ Clarabel setting ends ``optimal_inaccurate`` is still returned (status ``"optima
 * ``dual_value`` - ``g(lam*) = min_w lam* . f(w)`` at the solver's optimal client weights ``lam*``
   (from the constraint multipliers), computed by Newton's method from ``w*`` (closed form for
   quadratics).  By weak duality ``dual_value <= f* <= value``; ``gap = value - dual_value``.
-  A gap above ``gap_tol * max(1, |value|)`` raises :class:`SolverError` (status ``uncertified``).
+  A gap above ``gap_tol * max(|value|, min(1, unit))`` (Scale, below) raises :class:`SolverError` (status ``uncertified``).
+
+Scale: certificates are relative - a gap or gradient norm is compared with ``tol * max(|value|,
+min(1, unit))`` - and when the losses at a reference point (the mean-loss minimiser for quadratic
+clients, else the initial point) are far from order one (outside ``[1e-3, 1e3]``) the conic models
+are written for ``f / unit`` (same minimisers; values converted back), so losses of order ``1e-12``
+or ``1e12`` are solved as accurately as ordinary ones instead of being accepted 10-40% wrong by an
+absolute tolerance.
 
 The smoothed problem is polished by damped Newton steps on ``F^mu`` in float64 after the conic
 solve (the theorem checks need ``(w*, eta*)`` far more accurately than an interior-point
@@ -43,7 +50,14 @@ from typing import Any
 
 import numpy as np
 
-from fairtheory._validation import FairtheoryTypeError, check_alpha, check_in_range, check_positive
+from fairtheory._validation import (
+    FairtheoryTypeError,
+    FairtheoryValueError,
+    check_alpha,
+    check_in_range,
+    check_positive,
+)
+from fairtheory.backend import to_numpy
 from fairtheory.exact.result import ExactResult, SolverError, solve_checked
 from fairtheory.problems.base import FederatedProblem
 from fairtheory.problems.quadratic import QuadraticProblem
@@ -65,6 +79,8 @@ _CASCADE: tuple[tuple[str, dict[str, Any]], ...] = (
     ("no-equilibration", {"equilibrate_enable": False}),
 )
 DEFAULT_GAP_TOL = 1e-6
+#: loss magnitudes (at the initial point) solved as written; outside, the models are rescaled (:func:`_unit`)
+_UNIT_BAND = (1e-3, 1e3)
 
 
 # ==================================================================== public solvers
@@ -73,23 +89,26 @@ def solve_fedavg(problem: FederatedProblem, *, polish: bool = True, grad_tol: fl
 
     Conic solve (Clarabel) followed by Newton polishing on ``w -> p . f(w)`` in float64.
     ``certificate``: ``solver_value``, ``grad_norm`` (of ``p . f`` at ``w*``), ``newton_steps``;
-    raises :class:`SolverError` when ``grad_norm > grad_tol * max(1, |value|)``."""
+    raises :class:`SolverError` when ``grad_norm > grad_tol * max(|value|, min(1, unit))``."""
     import cvxpy as cp
 
     _check_problem(problem)
+    grad_tol = check_positive(grad_tol, "grad_tol")
+    unit = _unit(problem)
     w = cp.Variable(problem.d)
-    fvec, shared = _loss_vector(problem, w)
+    fvec, shared = _loss_vector(problem, w, unit)
     prob = cp.Problem(cp.Minimize(problem.p @ fvec + shared))
     solver_value, solver, status = _solve(
         prob, "solve_fedavg",
         lambda: float(problem.p @ problem.losses(np.asarray(w.value, dtype=np.float64))))
+    solver_value *= unit
     w_star = np.asarray(w.value, dtype=np.float64)
     steps = 0
     if polish:
         w_star, steps = _newton_weighted(problem, problem.p, w_star)
     gnorm = float(np.linalg.norm(problem.p @ problem.grads(w_star)))
     value = float(problem.p @ problem.losses(w_star))
-    if not gnorm <= check_positive(grad_tol, "grad_tol") * max(1.0, abs(value)):
+    if not gnorm <= grad_tol * _cert_scale(value, unit):
         raise SolverError("solve_fedavg", solver, f"uncertified: gradient norm {gnorm:.3g} at the solution")
     return ExactResult(value, w_star, problem.p.copy(), solver, _status(status),
                        {"solver_value": solver_value, "grad_norm": gnorm, "newton_steps": float(steps)})
@@ -106,23 +125,25 @@ def solve_rcfl(problem: FederatedProblem, alpha: Any, *, gap_tol: float = DEFAUL
     import cvxpy as cp
 
     _check_problem(problem)
-    a = check_alpha(alpha, problem.p, "alpha")
+    a = _alpha(alpha, problem.p)
     gap_tol = check_in_range(gap_tol, "gap_tol", low=0.0)
     S = CappedSimplex(problem.p / a)
+    unit = _unit(problem)
     w, eta, s = cp.Variable(problem.d), cp.Variable(), cp.Variable(problem.n)
-    fvec, shared = _loss_vector(problem, w)
+    fvec, shared = _loss_vector(problem, w, unit)
     cons = [s >= fvec - eta, s >= 0]
     prob = cp.Problem(cp.Minimize(eta + S.caps @ s + shared), cons)
     solver_value, solver, status = _solve(prob, "solve_rcfl",
                                           lambda: S.support(problem.losses(np.asarray(w.value, np.float64))))
+    solver_value *= unit
     w_star, lam = _kkt_polish(problem, S, np.asarray(w.value, dtype=np.float64),
                               _clean_weights(cons[0].dual_value, S))
     f = np.asarray(problem.losses(w_star), dtype=np.float64)
     value = S.support(f)
     eta_star = S.threshold(f)
-    cert = _certify(problem, lam, w_star, value, solver_value, gap_tol, "solve_rcfl", solver)
+    cert = _certify(problem, lam, w_star, value, solver_value, gap_tol, "solve_rcfl", solver, unit)
     return ExactResult(value, w_star, lam, solver, _status(status), cert,
-                       {"eta": eta_star, "eta_solver": float(eta.value) + _shared_value(problem, w_star),
+                       {"eta": eta_star, "eta_solver": unit * float(eta.value) + _shared_value(problem, w_star),
                         "alpha": a})
 
 
@@ -136,16 +157,18 @@ def solve_afl(problem: FederatedProblem, *, gap_tol: float = DEFAULT_GAP_TOL) ->
     _check_problem(problem)
     gap_tol = check_in_range(gap_tol, "gap_tol", low=0.0)
     S = CappedSimplex.simplex(problem.n)
+    unit = _unit(problem)
     w, t = cp.Variable(problem.d), cp.Variable()
-    fvec, shared = _loss_vector(problem, w)
+    fvec, shared = _loss_vector(problem, w, unit)
     cons = [fvec <= t]
     prob = cp.Problem(cp.Minimize(t + shared), cons)
     solver_value, solver, status = _solve(
         prob, "solve_afl", lambda: float(np.max(problem.losses(np.asarray(w.value, dtype=np.float64)))))
+    solver_value *= unit
     w_star, lam = _kkt_polish(problem, S, np.asarray(w.value, dtype=np.float64),
                               _clean_weights(cons[0].dual_value, S))
     value = float(np.max(problem.losses(w_star)))
-    cert = _certify(problem, lam, w_star, value, solver_value, gap_tol, "solve_afl", solver)
+    cert = _certify(problem, lam, w_star, value, solver_value, gap_tol, "solve_afl", solver, unit)
     return ExactResult(value, w_star, lam, solver, _status(status), cert)
 
 
@@ -157,9 +180,16 @@ def smoothed_objective(problem: FederatedProblem, w: Any, eta: float, alpha: Any
     ``F = sum_i c_i mu log(1 + e^{x_i}) + eta``; ``grad_w = sum_i c_i s_i grad f_i``;
     ``dF/deta = 1 - sum_i c_i s_i``;
     ``Hess = sum_i c_i [s_i(1-s_i)/mu (g_i, -1)(g_i, -1)^T + s_i (H_i, 0)]``."""
-    a = check_alpha(alpha, problem.p, "alpha")
+    _check_problem(problem)
+    a = _alpha(alpha, problem.p)
     mu = check_positive(mu, "mu")
-    return _smoothed(problem, np.asarray(w, dtype=np.float64), float(eta), problem.p / a, mu, hessian=True)
+    w_arr = np.asarray(to_numpy(problem.as_model(w, "w")), dtype=np.float64)
+    eta_f = check_in_range(eta, "eta")
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = _smoothed(problem, w_arr, eta_f, problem.p / a, mu, hessian=True)
+    if not (np.isfinite(out[0]) and np.all(np.isfinite(out[1])) and np.all(np.isfinite(out[2]))):
+        raise FairtheoryValueError("smoothed_objective: the value does not fit float64 at this (w, eta)")
+    return out
 
 
 def solve_smoothed_rcfl(problem: FederatedProblem, alpha: Any, mu: float, *, method: str = "cvxpy",
@@ -170,7 +200,8 @@ def solve_smoothed_rcfl(problem: FederatedProblem, alpha: Any, mu: float, *, met
     (exponential cones), then damped Newton polishing in float64.  ``method="newton"``: Newton from
     the FedAvg optimum and ``eta`` = the ``Q_alpha`` threshold there (no conic solve; for instances
     too large for the exponential-cone model).  Raises :class:`SolverError` when the final gradient
-    norm exceeds ``grad_tol * max(1, |F|)``.
+    norm exceeds ``grad_tol * max(1, |F|)`` (for losses far from order one: the ``w`` part exceeds
+    ``grad_tol * max(|F|, min(1, unit))`` or the dimensionless ``eta`` part exceeds ``grad_tol``).
 
     ``certificate``: ``grad_norm`` (of ``F^mu`` in ``(w, eta)``), ``solver_value`` (cvxpy only),
     ``newton_steps``, ``polish_change`` (``||(w, eta)`` moved by polishing``||``).
@@ -178,20 +209,24 @@ def solve_smoothed_rcfl(problem: FederatedProblem, alpha: Any, mu: float, *, met
     import cvxpy as cp
 
     _check_problem(problem)
-    a = check_alpha(alpha, problem.p, "alpha")
+    a = _alpha(alpha, problem.p)
     mu = check_positive(mu, "mu")
     grad_tol = check_positive(grad_tol, "grad_tol")
     c = problem.p / a
     solver_value = float("nan")
+    unit = _unit(problem)
     if method == "cvxpy":
+        # in units of the losses: f/unit, mu/unit, eta/unit (F^mu is positively homogeneous in them)
         w, eta = cp.Variable(problem.d), cp.Variable()
-        fvec, shared = _loss_vector(problem, w)
-        prob = cp.Problem(cp.Minimize(mu * (c @ cp.logistic((fvec - eta) / mu)) + eta + shared))
+        fvec, shared = _loss_vector(problem, w, unit)
+        mu_u = mu / unit
+        prob = cp.Problem(cp.Minimize(mu_u * (c @ cp.logistic((fvec - eta) / mu_u)) + eta + shared))
         solver_value, solver, status = _solve(prob, "solve_smoothed_rcfl", lambda: _smoothed(
             problem, np.asarray(w.value, dtype=np.float64),
-            float(eta.value) + _shared_value(problem, np.asarray(w.value)), c, mu, hessian=False)[0])
+            unit * float(eta.value) + _shared_value(problem, np.asarray(w.value)), c, mu, hessian=False)[0])
+        solver_value *= unit
         x0 = np.concatenate([np.asarray(w.value, dtype=np.float64),
-                             [float(eta.value) + _shared_value(problem, np.asarray(w.value))]])
+                             [unit * float(eta.value) + _shared_value(problem, np.asarray(w.value))]])
     elif method == "newton":
         w0 = solve_fedavg(problem).argmin
         x0 = np.concatenate([w0, [CappedSimplex(c).threshold(problem.losses(w0))]])
@@ -205,7 +240,12 @@ def solve_smoothed_rcfl(problem: FederatedProblem, alpha: Any, mu: float, *, met
                            max_iter=200 if method == "newton" else 60)
     F, g, _ = _smoothed(problem, x[:-1], x[-1], c, mu, hessian=False)
     gnorm = float(np.linalg.norm(g))
-    if not np.isfinite(F) or gnorm > grad_tol * max(1.0, abs(F)):
+    if unit == 1.0:
+        certified = gnorm <= grad_tol * max(1.0, abs(F))
+    else:  # d/dw is in units of the losses, d/deta = 1 - sum c s is dimensionless
+        certified = (float(np.linalg.norm(g[:-1])) <= grad_tol * _cert_scale(F, unit)
+                     and abs(float(g[-1])) <= grad_tol)
+    if not np.isfinite(F) or not certified:
         raise SolverError("solve_smoothed_rcfl", solver,
                           f"uncertified: gradient norm {gnorm:.3g} at the solution")
     return ExactResult(float(F), x[:-1].copy(), None, solver, _status(status),
@@ -224,7 +264,7 @@ def maxmin_quadratic(problem: Any, S: CappedSimplex, *, gap_tol: float = DEFAULT
     The model is recovered from the PSD multiplier ``Y`` as ``w = -Y[:d, d]/Y[d, d]`` and, alternatively,
     as ``H(lam*)^+ r(lam*)``; the one with the smaller closed-form primal value ``S.support(f(w))`` is
     returned.  ``certificate``: ``primal_value`` (at the returned ``w``), ``gap = primal - value``;
-    a gap above ``gap_tol * max(1, |value|)`` raises :class:`SolverError`.
+    a gap above ``gap_tol * max(|value|, min(1, unit))`` raises :class:`SolverError`.
 
     ``problem`` is a :class:`QuadraticProblem` or has ``as_quadratic()`` (least squares).
     """
@@ -236,18 +276,23 @@ def maxmin_quadratic(problem: Any, S: CappedSimplex, *, gap_tol: float = DEFAULT
         else:
             raise FairtheoryTypeError(f"problem must be a QuadraticProblem (or have as_quadratic()), got "
                                       f"{type(problem).__name__}")
-    if not isinstance(S, CappedSimplex) or S.n != problem.n:
-        raise FairtheoryTypeError(f"S must be a CappedSimplex with n = {problem.n}, got {S!r}")
+    if not isinstance(S, CappedSimplex):
+        raise FairtheoryTypeError(f"S must be a CappedSimplex, got {type(S).__name__}")
+    if S.n != problem.n:
+        raise FairtheoryValueError(f"S must have n = {problem.n} (one weight per client), got n = {S.n}")
     gap_tol = check_in_range(gap_tol, "gap_tol", low=0.0)
     n, d = problem.n, problem.d
+    unit = _unit(problem)  # the SDP is written for f/unit (g is positively homogeneous in f)
     H, r, k = problem.H, problem.r, problem.k
+    Hu, ru, ku = H / unit, r / unit, k / unit
     lam, t = cp.Variable(n), cp.Variable()
-    Hl = cp.reshape(H.reshape(n, d * d).T @ lam, (d, d), order="C")
-    rl = cp.reshape(r.T @ lam, (d, 1), order="C")
+    Hl = cp.reshape(Hu.reshape(n, d * d).T @ lam, (d, d), order="C")
+    rl = cp.reshape(ru.T @ lam, (d, 1), order="C")
     M = cp.bmat([[Hl, rl], [rl.T, cp.reshape(t, (1, 1), order="C")]])
     lmi = (M + M.T) / 2 >> 0
-    prob = cp.Problem(cp.Maximize(k @ lam - 0.5 * t), [lmi, *S.cvxpy_constraints(lam)])
+    prob = cp.Problem(cp.Maximize(ku @ lam - 0.5 * t), [lmi, *S.cvxpy_constraints(lam)])
     value, solver, status = _solve(prob, "maxmin_quadratic")
+    value *= unit
     lam_v = _clean_weights(lam.value, S)
     cands: dict[str, np.ndarray] = {}
     Y = lmi.dual_value
@@ -258,7 +303,7 @@ def maxmin_quadratic(problem: Any, S: CappedSimplex, *, gap_tol: float = DEFAULT
     primal = {name: S.support(problem.losses(wc)) for name, wc in cands.items()}
     best = min(primal, key=primal.__getitem__)
     gap = primal[best] - value
-    if not gap <= gap_tol * max(1.0, abs(value)):
+    if not gap <= gap_tol * _cert_scale(value, unit):
         raise SolverError("maxmin_quadratic", solver, f"uncertified: primal-dual gap {gap:.3g}")
     cert = {"primal_value": primal[best], "gap": gap}
     cert.update({f"primal_value_{name}": v for name, v in primal.items()})
@@ -266,32 +311,82 @@ def maxmin_quadratic(problem: Any, S: CappedSimplex, *, gap_tol: float = DEFAULT
 
 
 # ==================================================================== internals
+def _alpha(alpha: Any, p: np.ndarray) -> np.ndarray:
+    """``check_alpha`` that also refuses booleans and strings (``float(True)``, ``float("0.5")``)."""
+    if isinstance(alpha, (bool, np.bool_, str, bytes)) or alpha is None:
+        raise FairtheoryTypeError(f"alpha must be a number or a vector of numbers, got {alpha!r}")
+    return check_alpha(alpha, p, "alpha")
+
+
 def _check_problem(problem: Any) -> None:
     if not isinstance(problem, FederatedProblem):
         raise FairtheoryTypeError(f"problem must be a FederatedProblem, got {type(problem).__name__}")
 
 
-def _loss_vector(problem: FederatedProblem, w: Any) -> tuple[Any, Any]:
-    """Client losses as one cvxpy vector (shared term split off where the problem provides one)."""
+def _unit(problem: FederatedProblem) -> float:
+    """The unit the conic models are written in: ``max_i |f_i(w_ref)|`` when it lies outside
+    ``[1e-3, 1e3]`` (losses of order 1e-12 or 1e12 are rescaled to order 1, so that the solver's
+    absolute tolerances mean the same), else 1 (ordinary problems are solved as written).  ``w_ref``
+    is the minimiser of the mean loss for quadratic clients (closed form), else the problem's
+    initial point.  Every value is converted back; certificates use :func:`_cert_scale`."""
+    try:
+        with np.errstate(all="ignore"):
+            f = np.asarray(to_numpy(problem.losses(_reference_point(problem))), dtype=np.float64)
+    except (ArithmeticError, ValueError, TypeError, AttributeError, np.linalg.LinAlgError):
+        return 1.0
+    s = float(np.max(np.abs(f))) if f.size else 0.0
+    if not np.isfinite(s) or s == 0.0 or _UNIT_BAND[0] <= s <= _UNIT_BAND[1]:
+        return 1.0
+    return s
+
+
+def _reference_point(problem: Any) -> np.ndarray:
+    """``argmin_w p . f(w)`` for quadratic clients (``H``/``r`` or ``quadratic_form()``), else the
+    problem's initial point (zeros)."""
+    H = r = None
+    if hasattr(problem, "H") and hasattr(problem, "r"):
+        H, r = np.asarray(problem.H, dtype=np.float64), np.asarray(problem.r, dtype=np.float64)
+    elif hasattr(problem, "quadratic_form"):
+        H, r, _ = problem.quadratic_form()
+    if H is not None and r is not None:
+        p = np.asarray(problem.p, dtype=np.float64)
+        return np.linalg.lstsq(np.einsum("n,nij->ij", p, H), p @ r, rcond=None)[0]
+    return problem.initial_point() if hasattr(problem, "initial_point") else np.zeros(problem.d)
+
+
+def _cert_scale(value: float, unit: float) -> float:
+    """Scale of a certificate's tolerance: ``max(|value|, min(1, unit))`` (``max(1, |value|)`` for
+    ordinary problems; proportional to the losses for tiny ones, so a 10% error at 1e-12 is caught)."""
+    return max(abs(float(value)), min(1.0, unit))
+
+
+def _loss_vector(problem: FederatedProblem, w: Any, unit: float = 1.0) -> tuple[Any, Any]:
+    """Client losses divided by ``unit`` as one cvxpy vector, and the shared term (split off where
+    the problem provides one), also divided by ``unit``."""
     import cvxpy as cp
 
     if isinstance(problem, QuadraticProblem):
-        # f_i = 0.5 ||B_i (w - c_i)||^2 + e_i with H_i = B_i^T B_i: one stacked expression
+        # f_i/unit = 0.5 ||B_i (w - c_i)||^2 + e_i/unit with H_i/unit = B_i^T B_i: one stacked expression
         ev, Q = np.linalg.eigh(problem.H)
-        B = np.sqrt(np.clip(ev, 0.0, None))[:, :, None] * np.swapaxes(Q, 1, 2)  # (n, d, d)
+        B = np.sqrt(np.clip(ev / unit, 0.0, None))[:, :, None] * np.swapaxes(Q, 1, 2)  # (n, d, d)
         n, d = problem.n, problem.d
         Bs = B.reshape(n * d, d)
         off = np.einsum("nij,nj->ni", B, problem.c).reshape(-1)
         import scipy.sparse as sp
 
         A = sp.kron(sp.eye(n), np.ones((1, d)), format="csr")
-        return 0.5 * (A @ cp.square(Bs @ w - off)) + problem.e, 0.0
+        return 0.5 * (A @ cp.square(Bs @ w - off)) + problem.e / unit, 0.0
     if hasattr(problem, "cvxpy_loss_vector"):
         shared_fn = getattr(problem, "cvxpy_shared_term", None)
         if shared_fn is not None:
-            return problem.cvxpy_loss_vector(w, shared=False), shared_fn(w)
-        return problem.cvxpy_loss_vector(w), 0.0
-    return cp.hstack(problem.cvxpy_losses(w)), 0.0
+            fvec, shared = problem.cvxpy_loss_vector(w, shared=False), shared_fn(w)
+        else:
+            fvec, shared = problem.cvxpy_loss_vector(w), 0.0
+    else:
+        fvec, shared = cp.hstack(problem.cvxpy_losses(w)), 0.0
+    if unit != 1.0:
+        fvec, shared = fvec / unit, shared / unit
+    return fvec, shared
 
 
 def _shared_value(problem: Any, w: np.ndarray) -> float:
@@ -299,10 +394,12 @@ def _shared_value(problem: Any, w: np.ndarray) -> float:
     return 0.5 * l2 * float(w @ w)
 
 
-def _solve(prob: Any, what: str, score: Callable[[], float] | None = None) -> tuple[float, str, str]:
-    """Clarabel under a cascade of settings; returns ``(value, solver label, status)``.
+def _solve(prob: Any, what: str, score: Callable[[], float] | None = None,
+           attempts: tuple[tuple[str, str, dict[str, Any]], ...] | None = None) -> tuple[float, str, str]:
+    """Solve under a cascade of ``(label, solver, settings)`` attempts (default: Clarabel under
+    :data:`_CASCADE`); returns ``(value, solver label, status)``.
 
-    The first setting that ends ``optimal`` wins.  When every setting ends ``optimal_inaccurate``, the
+    The first attempt that ends ``optimal`` wins.  When every attempt ends ``optimal_inaccurate``, the
     attempt with the smallest ``score()`` (the caller's closed-form objective at the attempt's
     variables; default: the solver value) is restored and returned with that status: every caller
     then certifies the solution independently (duality gap or gradient norm) and raises
@@ -311,28 +408,37 @@ def _solve(prob: Any, what: str, score: Callable[[], float] | None = None) -> tu
 
     import cvxpy as cp
 
+    if attempts is None:
+        attempts = tuple((name, "CLARABEL", settings) for name, settings in _CASCADE)
     best: tuple[float, float, str, list[Any], list[Any]] | None = None
-    for name, settings in _CASCADE:
+    last_solver = attempts[0][1] if attempts else "CLARABEL"
+    for name, solver, settings in attempts:
+        last_solver = solver
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
             try:
-                return solve_checked(prob, what, "CLARABEL", **settings), f"CLARABEL({name})", "optimal"
+                return solve_checked(prob, what, solver, **settings), f"{solver}({name})", "optimal"
             except SolverError as exc:
                 if exc.status != cp.OPTIMAL_INACCURATE:
                     raise
+        if prob.value is None:
+            continue
         val = float(prob.value)
-        sc = float(score()) if score is not None else val
+        try:
+            sc = float(score()) if score is not None else val
+        except (TypeError, ValueError, ArithmeticError):  # no point, or one outside the objective's domain
+            continue
         if np.isfinite(sc) and (best is None or sc < best[0]):
-            best = (sc, val, name, [v.value for v in prob.variables()],
+            best = (sc, val, f"{solver}({name})", [v.value for v in prob.variables()],
                     [c.dual_value for c in prob.constraints])
     if best is None:
-        raise SolverError(what, "CLARABEL", cp.OPTIMAL_INACCURATE)
+        raise SolverError(what, last_solver, cp.OPTIMAL_INACCURATE)
     for v, val in zip(prob.variables(), best[3], strict=True):
         v.value = val
     for c, dv in zip(prob.constraints, best[4], strict=True):
         if dv is not None:
             c.save_dual_value(dv)
-    return best[1], f"CLARABEL({best[2]})", cp.OPTIMAL_INACCURATE
+    return best[1], best[2], cp.OPTIMAL_INACCURATE
 
 
 def _status(status: str) -> str:
@@ -415,12 +521,12 @@ def _kkt_polish_once(problem: FederatedProblem, S: CappedSimplex, w0: np.ndarray
 
 
 def _certify(problem: FederatedProblem, lam: np.ndarray, w: np.ndarray, value: float, solver_value: float,
-             gap_tol: float, what: str, solver: str) -> dict[str, float]:
+             gap_tol: float, what: str, solver: str, unit: float = 1.0) -> dict[str, float]:
     dual, dual_grad = _dual_value(problem, lam, w)
     gap = value - dual
     cert = {"solver_value": solver_value, "dual_value": dual, "dual_grad_norm": dual_grad, "gap": gap,
             "solver_gap": abs(value - solver_value)}
-    scale = max(1.0, abs(value))
+    scale = _cert_scale(value, unit)
     if not (gap <= gap_tol * scale and gap >= -gap_tol * scale):
         raise SolverError(what, solver, f"uncertified: primal {value!r} vs dual {dual!r} (gap {gap:.3g})")
     return cert

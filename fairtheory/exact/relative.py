@@ -41,8 +41,10 @@ from fairtheory._validation import (
     as_vector,
     check_in_range,
     check_integer,
+    check_rng,
 )
-from fairtheory.exact.result import ExactResult, SolverError
+from fairtheory.exact.rcfl import _cert_scale, _unit
+from fairtheory.exact.result import ExactResult, SolverError, solve_checked
 from fairtheory.objectives.relative import convex_regime, unfairness_parts
 from fairtheory.sets import CappedSimplex, IntegratedSet
 
@@ -102,7 +104,8 @@ def solve_integrated_minimax(
         :class:`NotConvexRegimeError` when it finds a member with ``lambda_min(H(lam)) <= 0``.  An
         undecided sufficient test (large ``n``) does not raise: the duality gap then decides.
     gap_tol : float
-        Raise :class:`SolverError` when the certified gap exceeds ``gap_tol * max(1, |value|)``.
+        Raise :class:`SolverError` when the certified gap exceeds ``gap_tol * max(|value|, min(1, unit))``
+        (``unit`` = the loss scale, 1 for ordinary losses; the SDP is then written for ``f/unit``).
     tol : float
         Clarabel's ``tol_gap_abs``, ``tol_gap_rel``, ``tol_feas``.  If Clarabel does not report
         ``optimal`` the solve is retried at ``10 tol`` and ``100 tol`` (recorded in ``extra``);
@@ -146,6 +149,14 @@ def solve_integrated_minimax(
     n, d = problem.n, problem.d
     # precondition: w = w0 + T z (centre and whiten); the minimax value is invariant
     H, r, k, w0, T = _reparametrise(problem, precondition)
+    # losses of order 1e-12 or 1e12: write the SDP for f/unit (in coordinates y = z/sqrt(unit) when
+    # preconditioned, so that H stays whitened); values are converted back, the certificate is relative
+    unit = _unit(problem)
+    if unit != 1.0:
+        if precondition:
+            r, k, T = r / np.sqrt(unit), k / unit, T * np.sqrt(unit)
+        else:
+            H, r, k = H / unit, r / unit, k / unit
     phi = iset.phi
 
     a = cp.Variable(n)
@@ -166,34 +177,35 @@ def solve_integrated_minimax(
     cons.append(psd)
     prob = cp.Problem(cp.Maximize(k @ lam - 0.5 * s), cons)
     what = "integrated-set minimax SDP (001 problem (8))"
-    statuses = []
+    statuses: list[str] = []
+    solved = False
     for used_tol in (tol, 10 * tol, 100 * tol):  # retry ladder; the certified gap below is the guard
         try:
             with warnings.catch_warnings():
-                warnings.simplefilter("ignore", UserWarning)  # "solution may be inaccurate": status checked
-                prob.solve(solver="CLARABEL", tol_gap_abs=used_tol, tol_gap_rel=used_tol, tol_feas=used_tol,
-                           max_iter=500)
-        except cp.error.SolverError as exc:
-            statuses.append(f"solver failure: {exc}")
+                warnings.simplefilter("ignore", UserWarning)
+                solve_checked(prob, what, "CLARABEL", tol_gap_abs=used_tol, tol_gap_rel=used_tol,
+                              tol_feas=used_tol, max_iter=500)
+        except SolverError as exc:
+            statuses.append(exc.status)
             continue
         statuses.append(str(prob.status))
-        if prob.status == cp.OPTIMAL:
-            break
-    if prob.status != cp.OPTIMAL:
+        solved = True
+        break
+    if not solved:
         raise SolverError(what, "CLARABEL", " / ".join(statuses))
     Z = np.asarray(psd.dual_value, dtype=np.float64)
     if Z.shape != (d + 1, d + 1) or not abs(Z[d, d]) > 0:
         raise SolverError(what, "CLARABEL", f"unusable PSD multiplier {Z!r}")
     w = w0 + T @ (-Z[:d, d] / Z[d, d])
-    dual = float(prob.value)
+    dual = unit * float(prob.value)
     primal = float(iset.support(np.asarray(problem.losses(w))))
     gap = primal - dual
-    if gap > gap_tol * max(1.0, abs(primal)) or not np.isfinite(gap):
+    if gap > gap_tol * _cert_scale(primal, unit) or not np.isfinite(gap):
         raise SolverError(what, "CLARABEL", f"optimal but certified gap {gap:.3g} > {gap_tol:.1g} (relative)")
     a_v = iset.A.project(np.asarray(a.value, dtype=np.float64))
     b_v = iset.B.project(np.asarray(b.value, dtype=np.float64)) if b is not None else a_v.copy()
     lam_v = (a_v - phi * b_v) / (1.0 - phi)
-    g_cf = _dual_function(H, r, k, lam_v)
+    g_cf = unit * _dual_function(H, r, k, lam_v)
     return ExactResult(
         value=primal,
         argmin=w,
@@ -326,12 +338,14 @@ def global_search_minimax(
     starts = check_integer(starts, "starts", low=1)
     radius = check_in_range(radius, "radius", low=1.0)
     g = {1: 201, 2: 61, 3: 25}[d] if grid is None else check_integer(grid, "grid", low=2)
-    rng = np.random.default_rng(0) if rng is None else rng
+    rng = np.random.default_rng(0) if rng is None else check_rng(rng)
+    unit = _unit(problem)  # the local refinements work on f/unit (their tolerances are absolute)
     _, _, _, w0, T = _reparametrise(problem, True)
     Tinv = np.linalg.inv(T)
     zc = (np.asarray(problem.c, dtype=np.float64) - w0) @ Tinv.T
     mid, half = 0.5 * (zc.max(axis=0) + zc.min(axis=0)), 0.5 * (zc.max(axis=0) - zc.min(axis=0))
-    half = radius * np.maximum(half, 1e-3 * max(1.0, float(np.abs(zc).max())))
+    # whitened coordinates scale like sqrt(loss): the floor of the box is 1e-3 in units of sqrt(unit)
+    half = radius * np.maximum(half, 1e-3 * max(float(np.sqrt(unit)), float(np.abs(zc).max())))
     lo, hi = mid - half, mid + half
     axes = [np.linspace(lo[j], hi[j], g) for j in range(d)]
     Zg = np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1).reshape(-1, d)
@@ -343,13 +357,13 @@ def global_search_minimax(
     step = (hi - lo) / (g - 1)
 
     def F(z: Array) -> float:
-        return float(_support_rows(iset, _losses_rows(problem, (w0 + T @ z)[None, :]))[0])
+        return float(_support_rows(iset, _losses_rows(problem, (w0 + T @ z)[None, :]))[0]) / unit
 
-    best_z, best_v = Zg[best_idx[0]].copy(), float(vals[best_idx[0]])
+    best_z, best_v = Zg[best_idx[0]].copy(), float(vals[best_idx[0]]) / unit
     for t, i in enumerate(best_idx):  # a few local refinements
         z0 = Zg[i] + (0.0 if t == 0 else 0.25) * step * rng.uniform(-1, 1, size=d)
         if pieces is not None:
-            z = _epigraph_refine(problem, pieces, w0, T, z0)
+            z = _epigraph_refine(problem, pieces, w0, T, z0, unit)
         else:
             simplex = np.vstack([z0] + [z0 + step[j] * np.eye(d)[j] for j in range(d)])
             z = minimize(F, z0, method="Nelder-Mead", options={
@@ -390,8 +404,8 @@ def _start_indices(vals: Array, shape: tuple[int, ...], starts: int) -> Array:
     return np.array(out[:starts], dtype=np.int64)
 
 
-def _epigraph_refine(problem: Any, pieces: Array, w0: Array, T: Array, z0: Array) -> Array:
-    """SLSQP on ``min_{z, t} t`` s.t. ``t >= pieces @ f(w0 + T z)`` (each piece a quadratic)."""
+def _epigraph_refine(problem: Any, pieces: Array, w0: Array, T: Array, z0: Array, unit: float = 1.0) -> Array:
+    """SLSQP on ``min_{z, t} t`` s.t. ``t >= pieces @ f(w0 + T z) / unit`` (each piece a quadratic)."""
     from scipy.optimize import minimize
 
     d = z0.size
@@ -400,14 +414,14 @@ def _epigraph_refine(problem: Any, pieces: Array, w0: Array, T: Array, z0: Array
 
     def cons(x: Array) -> Array:
         w = w0 + T @ x[:d]
-        return x[d] - pieces @ _losses_rows(problem, w[None, :])[0]
+        return x[d] - pieces @ _losses_rows(problem, w[None, :])[0] / unit
 
     def cons_jac(x: Array) -> Array:
         w = w0 + T @ x[:d]
-        G = np.einsum("nij,nj->ni", H, w - c) @ T  # d f_i / d z
+        G = np.einsum("nij,nj->ni", H, w - c) @ T / unit  # d (f_i/unit) / d z
         return np.hstack([-(pieces @ G), np.ones((pieces.shape[0], 1))])
 
-    x0 = np.concatenate([z0, [float(np.max(pieces @ _losses_rows(problem, (w0 + T @ z0)[None, :])[0]))]])
+    x0 = np.concatenate([z0, [float(np.max(pieces @ _losses_rows(problem, (w0 + T @ z0)[None, :])[0])) / unit]])
     res = minimize(lambda x: x[d], x0, jac=lambda x: np.eye(d + 1)[d], method="SLSQP",
                    constraints=[{"type": "ineq", "fun": cons, "jac": cons_jac}],
                    options={"ftol": 1e-15, "maxiter": 500})

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from fairtheory.errors import SolverError
+from fairtheory.errors import FairtheoryTypeError, SolverError
 
 __all__ = ["ExactResult", "SolverError", "solve_checked"]
 
@@ -40,6 +40,10 @@ def solve_checked(problem: Any, what: str, solver: str, **kwargs: Any) -> float:
 
     import cvxpy as cp
 
+    if not isinstance(problem, cp.Problem):
+        raise FairtheoryTypeError(f"problem must be a cvxpy.Problem, got {type(problem).__name__}")
+    if not isinstance(solver, str):
+        raise FairtheoryTypeError(f"solver must be a cvxpy solver name (a string), got {solver!r}")
     try:
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message="Solution may be inaccurate")

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-__all__ = ["InstanceResult"]
+__all__ = ["InstanceResult", "check_problem"]
 
 
 class InstanceResult(NamedTuple):
@@ -24,3 +24,15 @@ class InstanceResult(NamedTuple):
     measured: float
     theory: float
     extra: dict[str, Any] = {}
+
+
+def check_problem(problem: Any, kind: type | None = None, name: str = "problem") -> Any:
+    """``problem`` if it is a federated problem (an instance of ``kind``, default
+    :class:`~fairtheory.problems.base.FederatedProblem`), else a :class:`FairtheoryTypeError` naming it."""
+    from fairtheory.errors import FairtheoryTypeError
+    from fairtheory.problems.base import FederatedProblem
+
+    want = FederatedProblem if kind is None else kind
+    if not isinstance(problem, want):
+        raise FairtheoryTypeError(f"{name} must be a {want.__name__}, got {type(problem).__name__}")
+    return problem

@@ -19,9 +19,16 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from fairtheory._validation import (
+    FairtheoryValueError,
+    as_vector,
+    check_in_range,
+    check_integer,
+    check_positive,
+)
 from fairtheory.algorithms import afl, drfa, scaffold, scaffpd
 from fairtheory.algorithms.base import run
-from fairtheory.instances import InstanceResult
+from fairtheory.instances import InstanceResult, check_problem
 from fairtheory.problems.quadratic import QuadraticProblem
 from fairtheory.sets import CappedSimplex, IntegratedSet
 
@@ -48,7 +55,10 @@ FLOOR = 1e-16
 # ---------------------------------------------------------------------------- closed forms and helpers
 def dual_value(problem: QuadraticProblem, lam: Any) -> tuple[float, Array]:
     """``g(lam) = min_w lam . f(w)`` and its minimiser for quadratic clients (closed form, ``H(lam)`` PD)."""
-    lam = np.asarray(lam, dtype=np.float64)
+    check_problem(problem, QuadraticProblem)
+    lam = as_vector(lam, "lam")
+    if lam.shape != (problem.n,):
+        raise FairtheoryValueError(f"lam must have shape ({problem.n},) (one weight per client), got {lam.shape}")
     Hl = np.einsum("i,ijk->jk", lam, problem.H)
     rl = lam @ problem.r
     w = np.linalg.solve(Hl, rl)
@@ -63,8 +73,9 @@ def certified_distance(problem: QuadraticProblem, iset: IntegratedSet, w: Any, a
     (weak duality), so ``mu/2 ||w - w*||^2 <= Phi(w) - Phi* <= Phi(w) - g(lam)``.  ``a``, ``b`` are
     projected onto ``A``, ``B`` first so that ``lam = (a - phi b)/(1 - phi)`` is a member of the set
     to rounding (a dual point off the set by ``1e-12`` can overstate ``g`` and void the bound)."""
-    a_p = iset.A.project(np.asarray(a, dtype=np.float64))
-    b_p = iset.B.project(np.asarray(b, dtype=np.float64))
+    mu = check_positive(mu, "mu")
+    a_p = iset.A.project(as_vector(a, "a"))
+    b_p = iset.B.project(as_vector(b, "b"))
     lam = (a_p - iset.phi * b_p) / (1.0 - iset.phi)
     gap = iset.support(problem.losses(np.asarray(w, dtype=np.float64))) - dual_value(problem, lam)[0]
     return math.sqrt(max(2.0 * gap / mu, 0.0))
@@ -72,6 +83,7 @@ def certified_distance(problem: QuadraticProblem, iset: IntegratedSet, w: Any, a
 
 def fedavg_closed_form(problem: QuadraticProblem) -> Array:
     """``argmin_w sum_i p_i f_i(w) = (sum_i p_i H_i)^{-1} sum_i p_i r_i`` for quadratic clients."""
+    check_problem(problem, QuadraticProblem)
     Hp = np.einsum("i,ijk->jk", problem.p, problem.H)
     return np.linalg.solve(Hp, problem.p @ problem.r)
 
@@ -81,6 +93,8 @@ def safe_steps(problem: QuadraticProblem, phi: float = 0.0, *, kappa: int = 5) -
     ``L_phi = L (1 + phi)/(1 - phi)``, ``eta_g = 1`` and ``sigma`` with ``tau sigma ||Jf(0)||^2 <= 1/4``
     (``tau = kappa eta_l``, ``||Jf(0)||`` the spectral norm of the client gradients at 0 over ``1 - phi``);
     keyword arguments of :func:`fairtheory.algorithms.scaffpd.make`."""
+    phi = check_in_range(phi, "phi", low=0.0, high=1.0, high_inclusive=False)
+    kappa = check_integer(kappa, "kappa", low=1)
     L = problem.smoothness()
     Lphi = L * (1 + phi) / (1 - phi)
     eta_l = 1.0 / (4 * Lphi * kappa)
@@ -95,8 +109,9 @@ def scaffpd_errors(problem: QuadraticProblem, aggregator: Any, w_star: Any, roun
     """``||w_r - w*||^2`` after rounds ``r = 1..rounds`` of Scaff-PD(-IA) over ``aggregator`` (a set or a
     set-support aggregator) and the final state; ``hyper`` go to :func:`fairtheory.algorithms.scaffpd.make`,
     ``seed`` seeds the oracle noise."""
+    rounds = check_integer(rounds, "rounds", low=1)
     alg = scaffpd.make(problem, aggregator=aggregator, **hyper)
-    w_star = np.asarray(w_star, dtype=np.float64)
+    w_star = as_vector(w_star, "w_star")
     err = np.empty(rounds)
 
     def record(k: int, state: Any) -> None:
@@ -113,7 +128,10 @@ def loglog_slope(err: Any, r0: int = 10, floor: float = FLOOR, points: int = 12)
     ``err[r-1]`` is the error after ``r`` rounds.  ``r_end`` is the last round before ``err`` first drops
     below ``floor`` (the exact solution's accuracy) or the horizon.  ``reached_floor`` says the iterates
     hit the floor - geometric (linear) convergence, faster than any polynomial, within the horizon."""
-    err = np.asarray(err, dtype=np.float64)
+    err = as_vector(err, "err")
+    r0 = check_integer(r0, "r0", low=1)
+    floor = check_in_range(floor, "floor", low=0.0)
+    points = check_integer(points, "points", low=2)
     R = err.size
     below = np.flatnonzero(err < floor)
     r_end = int(below[0]) if below.size else R
@@ -139,6 +157,8 @@ def afl_convergence(*, problem: QuadraticProblem, T: int) -> InstanceResult:
     between the two sides of the gap) and ``value_error = |value - V*|``."""
     from fairtheory.exact.rcfl import solve_afl
 
+    check_problem(problem, QuadraticProblem)
+    T = check_integer(T, "T", low=1)
     ex = solve_afl(problem)
     n = problem.n
     lr_w, lr_l = 1.0 / (problem.smoothness() * math.sqrt(T)), 0.5 / math.sqrt(T)
@@ -171,6 +191,9 @@ def drfa_convergence(*, problem: QuadraticProblem, T: int, seeds: int = 4) -> In
     duality gap ``max_i f_i(w_avg) - min_w lam_avg . f(w)``, ``kappa``, ``T^{-3/8}``."""
     from fairtheory.exact.rcfl import solve_afl
 
+    check_problem(problem, QuadraticProblem)
+    T = check_integer(T, "T", low=1)
+    seeds = check_integer(seeds, "seeds", low=1)
     ex = solve_afl(problem)
     kappa = max(1, int(round(T ** 0.25)))
     alg = drfa.make(problem, kappa=kappa, eta=1.0 / (6 * problem.smoothness() * math.sqrt(T)), gamma=0.1 / T ** 0.625,
@@ -198,6 +221,10 @@ def scaffold_convergence(*, problem: QuadraticProblem, rounds: int, kappa: int =
     local GD without control variates (FedAvg with the same steps), which drifts."""
     from fairtheory.exact.rcfl import solve_fedavg
 
+    check_problem(problem, QuadraticProblem)
+    rounds = check_integer(rounds, "rounds", low=1)
+    kappa = check_integer(kappa, "kappa", low=1)
+    K = None if K is None else check_integer(K, "K", low=1)
     ex = solve_fedavg(problem)
     eta_l = 0.5 / (problem.smoothness() * kappa)
     alg = scaffold.make(problem, kappa=kappa, eta_l=eta_l, K=K)
@@ -227,6 +254,8 @@ def scaffpd_convergence(*, problem: QuadraticProblem, A: CappedSimplex, rounds: 
     from fairtheory.exact.rcfl import solve_afl
     from fairtheory.exact.relative import solve_integrated_minimax
 
+    check_problem(problem, QuadraticProblem)
+    rounds = check_integer(rounds, "rounds", low=1)
     I = IntegratedSet(A, A, 0.0)
     simplex = bool(np.all(A.caps >= 1.0))
     ex = solve_afl(problem) if simplex else solve_integrated_minimax(problem, I)

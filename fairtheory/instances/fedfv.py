@@ -31,9 +31,9 @@ from typing import Any, Literal
 
 import numpy as np
 
-from fairtheory._validation import FairtheoryValueError, check_integer, check_positive
-from fairtheory.backend import to_numpy
-from fairtheory.instances import InstanceResult
+from fairtheory._validation import FairtheoryValueError, check_in_range, check_integer, check_positive, check_rng
+from fairtheory.backend import as_array
+from fairtheory.instances import InstanceResult, check_problem
 
 __all__ = [
     "MIN_ABSOLUTE",
@@ -83,6 +83,7 @@ MIN_THEOREM3_PARETO: dict[str, Any] = {"H1": [[1.0, 0.0], [0.0, 0.2]], "H2": [[0
 def noisy_simplex(m: int, d: int, rng: np.random.Generator) -> np.ndarray:
     """``m`` noisy regular-simplex directions in ``R^d`` (pairwise ``cos = -1/(m-1)`` before noise, so
     most projection steps conflict) with log-normal magnitudes."""
+    rng = check_rng(rng)
     m = check_integer(m, "m", low=1)
     d = check_integer(d, "d", low=1)
     E = np.eye(m) - 1.0 / m
@@ -95,6 +96,7 @@ def noisy_simplex(m: int, d: int, rng: np.random.Generator) -> np.ndarray:
 def gradient_sets(rng: np.random.Generator, count: int) -> list[np.ndarray]:
     """``count`` seeded gradient sets (``2 <= m <= 6``, ``2 <= d <= 5``), cycling through four kinds:
     Gaussian, Gaussian with wide magnitudes, near-antiparallel, noisy simplices."""
+    rng = check_rng(rng)
     count = check_integer(count, "count", low=0)
     out = []
     for i in range(count):
@@ -116,11 +118,11 @@ def gradient_sets(rng: np.random.Generator, count: int) -> list[np.ndarray]:
 
 # ------------------------------------------------------------------------------------ conflict results
 def _grads(grads: Any) -> np.ndarray:
-    A = np.asarray(to_numpy(grads), dtype=np.float64)
+    """``grads`` as a finite float64 ``(m, d)`` array (lists, integer arrays, torch tensors detached);
+    booleans, nan and inf are rejected naming ``grads``."""
+    A = as_array(grads, "grads")
     if A.ndim != 2 or A.shape[0] < 1 or A.shape[1] < 1:
         raise FairtheoryValueError(f"grads must be a non-empty 2-D array (m gradients x d), got shape {A.shape}")
-    if not np.all(np.isfinite(A)):
-        raise FairtheoryValueError("grads must be finite")
     return A
 
 
@@ -276,7 +278,12 @@ def alpha_limit(*, grads: Any, losses: Any, alpha: float, keep_rule: Literal["pa
 
     A = _grads(grads)
     m = A.shape[0]
-    loss = np.asarray(to_numpy(losses), dtype=np.float64)
+    loss = as_array(losses, "losses", ndim=1)
+    if loss.shape != (m,):
+        raise FairtheoryValueError(f"losses must have shape ({m},) (one per gradient), got {loss.shape}")
+    alpha = check_in_range(alpha, "alpha", low=0.0, high=1.0)
+    if keep_rule not in ("paper", "reference"):
+        raise FairtheoryValueError(f"keep_rule must be 'paper' or 'reference', got {keep_rule!r}")
     if alpha == 1.0:
         g, C = internal_projection(A, loss, alpha=1.0, keep_rule=keep_rule)
         scale = float(np.max(np.linalg.norm(A, axis=1)))
@@ -295,6 +302,12 @@ def alpha_limit(*, grads: Any, losses: Any, alpha: float, keep_rule: Literal["pa
 def eq10_direction(g1: np.ndarray, g2: np.ndarray) -> np.ndarray:
     """004 App. A.3 eq. 10: ``g_1 + g_2 - (g_1.g_2/||g_1||^2) g_1 - (g_1.g_2/||g_2||^2) g_2`` when
     ``g_1 . g_2 < 0``; the FedAvg mean ``(g_1 + g_2)/2`` otherwise."""
+    if not (isinstance(g1, np.ndarray) and g1.dtype == np.float64 and g1.ndim == 1):
+        g1 = as_array(g1, "g1", ndim=1)
+    if not (isinstance(g2, np.ndarray) and g2.dtype == np.float64 and g2.shape == g1.shape):
+        g2 = as_array(g2, "g2", ndim=1)
+        if g2.shape != g1.shape:
+            raise FairtheoryValueError(f"g2 must have the shape of g1 {g1.shape}, got {g2.shape}")
     c = float(g1 @ g2)
     if c >= 0:
         return 0.5 * (g1 + g2)
@@ -302,13 +315,20 @@ def eq10_direction(g1: np.ndarray, g2: np.ndarray) -> np.ndarray:
 
 
 def _quad(H1: Any, H2: Any, c1: Any, c2: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    H = np.asarray(H1, dtype=np.float64), np.asarray(H2, dtype=np.float64)
-    c = np.asarray(c1, dtype=np.float64), np.asarray(c2, dtype=np.float64)
+    H = as_array(H1, "H1"), as_array(H2, "H2")
+    c = as_array(c1, "c1"), as_array(c2, "c2")
     d = c[0].shape[0] if c[0].ndim == 1 else -1
     if d < 1 or c[1].shape != (d,) or H[0].shape != (d, d) or H[1].shape != (d, d):
         raise FairtheoryValueError(f"c1, c2 must have shape (d,) and H1, H2 shape (d, d), got "
                                    f"{c[0].shape}, {c[1].shape}, {H[0].shape}, {H[1].shape}")
     return H[0], H[1], c[0], c[1]
+
+
+def _point(theta: Any, name: str, d: int) -> np.ndarray:
+    w = as_array(theta, name, ndim=1)
+    if w.shape != (d,):
+        raise FairtheoryValueError(f"{name} must have shape ({d},) to match c1, c2, got {w.shape}")
+    return w
 
 
 def _F(H1: np.ndarray, H2: np.ndarray, c1: np.ndarray, c2: np.ndarray,
@@ -331,7 +351,7 @@ def theorem3_descent(*, H1: Any, H2: Any, c1: Any, c2: Any, theta: Any, eta: flo
         raise FairtheoryValueError(f"reading must be 'printed' or 'sum', got {reading!r}")
     eta = check_positive(eta, "eta")
     h1, h2, a1, a2 = _quad(H1, H2, c1, c2)
-    w = np.asarray(theta, dtype=np.float64)
+    w = _point(theta, "theta", a1.shape[0])
     f1, f2, g1, g2 = _F(h1, h2, a1, a2, w)
     c = float(g1 @ g2)
     n1n2 = float(g1 @ g1) * float(g2 @ g2)
@@ -361,7 +381,7 @@ def pareto_two_client(*, H1: Any, H2: Any, c1: Any, c2: Any, theta0: Any, eta: f
     T = check_integer(T, "T", low=0)
     h1, h2, a1, a2 = _quad(H1, H2, c1, c2)
     L = float(max(np.linalg.eigvalsh(h1).max(), np.linalg.eigvalsh(h2).max()))
-    w0 = np.asarray(theta0, dtype=np.float64)
+    w0 = _point(theta0, "theta0", a1.shape[0])
 
     def rho(w: np.ndarray) -> float:
         _, _, g1, g2 = _F(h1, h2, a1, a2, w)
@@ -400,8 +420,9 @@ def theorem4_descent(*, problem: Any, w: Any, eta: float, rescaled: bool = True)
     ``||gbar|| >= ||gbar'||``, which is equality for the rescaled direction)."""
     from fairtheory.algorithms.fedfv_aggregate import aggregate
 
+    check_problem(problem)
     eta = check_positive(eta, "eta")
-    w = np.asarray(w, dtype=np.float64)
+    w = as_array(w, "w", ndim=1)
     G = problem.grads(w)
     losses = problem.losses(w)
     L = float(problem.smoothness())
@@ -428,6 +449,8 @@ def order_effect(*, seed: int = 0, replicate: int = 0, rounds: int = 60) -> Inst
     from fairtheory.problems.generators import random_logistic
 
     rounds = check_integer(rounds, "rounds", low=1)
+    seed = check_integer(seed, "seed", low=0)
+    replicate = check_integer(replicate, "replicate", low=0)
     rng = np.random.default_rng([seed, replicate])
     prob = random_logistic(10, 5, rng.integers(20, 200, size=10), rng=rng, heterogeneity=2.0)
     var = {}

@@ -28,9 +28,18 @@ from typing import Any
 
 import numpy as np
 
+from fairtheory._validation import (
+    FairtheoryValueError,
+    as_vector,
+    check_in_range,
+    check_integer,
+    check_positive,
+    check_rng,
+)
+from fairtheory.backend import as_array
 from fairtheory.exact.qffl import newton_polish, solve_qffl
 from fairtheory.exact.result import SolverError, solve_checked
-from fairtheory.instances import InstanceResult
+from fairtheory.instances import InstanceResult, check_problem
 from fairtheory.metrics import angle_cosine, entropy, variance
 from fairtheory.objectives.qffl import hessian_powered, lipschitz_estimate, qffl_value
 from fairtheory.problems.base import FederatedProblem
@@ -46,6 +55,9 @@ __all__ = ["random_convex_instance", "random_multinomial", "exact_losses", "afl_
 def random_convex_instance(rng: np.random.Generator, n_max: int = 6, d_max: int = 3) -> QuadraticProblem:
     """Random strongly convex quadratic clients (``mu = 0.2``, ``L = 2``) with positive losses (offsets
     ``e_k >= 0.05``), ``2 <= n <= n_max`` clients in dimension ``1 <= d <= d_max``."""
+    rng = check_rng(rng)
+    n_max = check_integer(n_max, "n_max", low=2)
+    d_max = check_integer(d_max, "d_max", low=1)
     n = int(rng.integers(2, n_max + 1))
     d = int(rng.integers(1, d_max + 1))
     P = random_quadratic(n, d, rng=rng, mu=0.2, L=2.0, spread=float(rng.uniform(0.3, 3.0)), offset=1.0)
@@ -56,6 +68,8 @@ def random_multinomial(rng: np.random.Generator, *, n: int = 3, d_in: int = 3, C
                        sizes: tuple[int, int] = (5, 15), shift: float = 1.0) -> MultinomialProblem:
     """Multinomial logistic clients with random labels: sizes uniform in ``[sizes[0], sizes[1])``,
     features ``N(0, I)`` shifted per client by ``shift * N(0, I)``; ridge ``l2``."""
+    rng = check_rng(rng)
+    n = check_integer(n, "n", low=1)
     m = rng.integers(sizes[0], sizes[1], size=n)
     N = int(m.sum())
     X = rng.normal(size=(N, d_in)) + np.repeat(rng.normal(size=(n, d_in)) * shift, m, axis=0)
@@ -69,6 +83,8 @@ _EXACT: weakref.WeakKeyDictionary[Any, dict[tuple[float, str], np.ndarray]] = we
 def exact_losses(problem: FederatedProblem, q: float, *, form: str = "unweighted") -> np.ndarray:
     """``F(w*_q)`` at the exact minimiser of the q-FFL ``form`` (remembered per problem object, so
     Lemmas 6 and 7 on one instance solve once)."""
+    check_problem(problem)
+    q = check_in_range(q, "q", low=0.0)
     try:
         memo = _EXACT.setdefault(problem, {})
     except TypeError:  # an unhashable problem class: no memo
@@ -84,6 +100,7 @@ def afl_value(problem: FederatedProblem) -> float:
     solver's point."""
     import cvxpy as cp
 
+    check_problem(problem)
     w, t = cp.Variable(problem.d), cp.Variable()
     prob = cp.Problem(cp.Minimize(t), [f <= t for f in problem.cvxpy_losses(w)])
     solve_checked(prob, "AFL epigraph", "CLARABEL")
@@ -95,7 +112,8 @@ def q0_is_fedavg(*, problem: FederatedProblem, w: Any) -> InstanceResult:
     """003 Sec. 3.2: at ``q = 0``, ``f_q`` is the FedAvg objective: ``f_0(F(w)) = sum_k p_k F_k(w)``.
 
     ``extra["scale"] = max(1, max_k F_k(w))`` (the claim's reference for the comparison)."""
-    w = np.asarray(w, dtype=np.float64)
+    check_problem(problem)
+    w = as_vector(w, "w")
     F = problem.losses(w)
     return InstanceResult(float(qffl_value(F, 0.0, problem.p)), float(problem.weighted_loss(w)),
                           {"scale": max(1.0, float(F.max()))})
@@ -108,7 +126,9 @@ def limits(*, problem: FederatedProblem, q: float, afl: float | None = None) -> 
     upper bound; the lower bound is the definition of ``AFL*``.  ``measured = max_k F_k(w*_q)`` (``w*_q``
     the exact minimiser of eq. 2), ``theory`` the upper bound; ``extra["afl"] = AFL*`` (solved unless
     given)."""
-    afl = afl_value(problem) if afl is None else float(afl)
+    check_problem(problem)
+    q = check_in_range(q, "q", low=0.0)
+    afl = afl_value(problem) if afl is None else check_in_range(afl, "afl")
     M = float(solve_qffl(problem, q).extra["losses"].max())
     return InstanceResult(M, float(problem.p.min() ** (-1.0 / (q + 1.0)) * afl), {"afl": afl})
 
@@ -120,10 +140,14 @@ def lemma12(*, loss: float, grad: Any, hess: Any, L: float, q: float) -> Instanc
 
     ``loss = f(w) >= 0``, ``grad = g`` (d,), ``hess = H`` (d, d); ``extra["hessian"]`` is the powered
     Hessian (the figure averages them over clients)."""
-    g = np.asarray(grad, dtype=np.float64).reshape(1, -1)
-    Hq = hessian_powered(np.array([float(loss)]), g, np.asarray(hess, dtype=np.float64)[None], q)[0]
+    loss = check_in_range(loss, "loss", low=0.0)
+    g = as_array(grad, "grad", ndim=1).reshape(1, -1)
+    H = as_array(hess, "hess", ndim=2)
+    if H.shape != (g.shape[1], g.shape[1]):
+        raise FairtheoryValueError(f"hess must have shape ({g.shape[1]}, {g.shape[1]}) to match grad, got {H.shape}")
+    Hq = hessian_powered(np.array([loss]), g, H[None], q)[0]
     norm = float(np.abs(np.linalg.eigvalsh(Hq)).max())
-    bound = float(lipschitz_estimate(np.array([float(loss)]), np.sum(g * g, axis=1), L, q)[0])
+    bound = float(lipschitz_estimate(np.array([loss]), np.sum(g * g, axis=1), L, q)[0])
     return InstanceResult(norm, bound, {"hessian": Hq})
 
 
@@ -148,6 +172,7 @@ def entropy_derivative_ift(problem: FederatedProblem, w: np.ndarray, p: float, q
     r"""``d/dp H(F^q(w*_p))`` by the implicit function theorem at a minimiser ``w`` of ``G = sum_k F_k^p``:
     ``dw/dp = -(Hess G)^{-1} sum_k F_k^{p-1} (1 + p ln F_k) grad F_k`` and
     ``dH/dF_k = -(q/F_k) pi_k (ln pi_k + H)`` with ``pi = F^q / sum F^q``."""
+    check_problem(problem)
     F, J, Hs = problem.losses(w), problem.grads(w), problem.hessians(w)
     HG = (np.einsum("n,ni,nj->ij", p * (p - 1) * F ** (p - 2), J, J)
           + np.einsum("n,nij->ij", p * F ** (p - 1), Hs))
@@ -165,6 +190,9 @@ def lemma8(*, problem: FederatedProblem, q: float, h: float = 1e-3) -> InstanceR
     (cvxpy at ``p = q``, certified Newton continuation to ``q +- h``); ``theory = 0``.  Needs ``q - h >= 1``
     (``sum F^p`` convex on both sides).  ``extra``: the implicit-function derivative ``ift`` (a second
     route) and the worst Newton gradient norm ``polish_grad``."""
+    check_problem(problem)
+    q = check_in_range(q, "q", low=1.0)
+    h = check_in_range(h, "h", low=0.0, high=q - 1.0, low_inclusive=False)
     c = np.full(problem.n, 1.0 / problem.n)
     w = solve_qffl(problem, q - 1.0, form="unweighted").argmin
     wp, ip = newton_polish(problem, w, q + h - 1.0, weights=c, max_steps=50)
@@ -215,8 +243,11 @@ def lemma10(*, F: Any, lam: Any, q: float, solve: bool = False) -> InstanceResul
     ``dual_closed_form = nu . F`` at the closed-form maximiser ``nu = F^q / ||F^q||_p`` (``1`` at
     ``q = 0``), and with ``solve`` (``q > 0``) ``dual_cvxpy``, a certified lower bound of the maximum from
     a conic solve, with ``cvxpy_status``."""
-    F = np.asarray(F, dtype=np.float64)
-    lam = np.asarray(lam, dtype=np.float64)
+    F = as_vector(F, "F")
+    lam = as_vector(lam, "lam")
+    if lam.shape != F.shape:
+        raise FairtheoryValueError(f"lam must have the same shape as F {F.shape}, got {lam.shape}")
+    q = check_in_range(q, "q", low=0.0)
     p = np.inf if q == 0 else (q + 1.0) / q
     nF = float(np.linalg.norm(F, q + 1.0))
     nu = np.ones(F.size) if q == 0 else F**q / np.linalg.norm(F**q, p)
@@ -238,7 +269,8 @@ def reduction(*, problem: FederatedProblem, w: Any, lr: float, K: int | None = N
     from fairtheory.algorithms import fedavg, qfedavg
     from fairtheory.algorithms.base import sample_clients
 
-    w = np.asarray(w, dtype=np.float64)
+    check_problem(problem)
+    w = as_vector(w, "w")
     alg = qfedavg.make(problem, q=0.0, lr=lr, K=K)
     a = np.asarray(alg.step(alg.init(w), np.random.default_rng(seed)).w)
     G = problem.grads(w)
@@ -266,8 +298,13 @@ def convergence(*, problem: FederatedProblem, q: float, L: float | None = None, 
     ``gap`` (relative), ``L``, and ``trace`` = ``(rounds, gaps)`` arrays from round 0."""
     from fairtheory.algorithms import qfedsgd
 
+    check_problem(problem)
+    q = check_in_range(q, "q", low=0.0)
+    rounds = check_integer(rounds, "rounds", low=0)
+    check_every = check_integer(check_every, "check_every", low=1)
+    rtol = check_in_range(rtol, "rtol", low=0.0)
     ref = float(solve_qffl(problem, q).value)
-    L = qfedsgd.estimate_L(problem) if L is None else float(L)
+    L = qfedsgd.estimate_L(problem) if L is None else check_positive(L, "L")
     alg = qfedsgd.make(problem, q=q, L=L)
     s = alg.init()
 

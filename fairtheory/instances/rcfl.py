@@ -37,8 +37,16 @@ from typing import Any, Literal
 
 import numpy as np
 
-from fairtheory._validation import FairtheoryValueError, check_integer, check_positive
-from fairtheory.instances import InstanceResult
+from fairtheory._validation import (
+    FairtheoryTypeError,
+    FairtheoryValueError,
+    as_vector,
+    check_in_range,
+    check_integer,
+    check_positive,
+)
+from fairtheory.backend import as_alpha, as_array
+from fairtheory.instances import InstanceResult, check_problem
 from fairtheory.objectives.qalpha import (
     F_alpha,
     F_mu,
@@ -78,10 +86,21 @@ __all__ = [
 Version = Literal["002", "000"]
 
 
+def _alpha_vector(alpha: Any, n: int) -> np.ndarray:
+    """``alpha`` (a scalar or an ``(n,)`` vector; array-likes or torch) as a float64 ``(n,)`` vector."""
+    if np.ndim(alpha) == 0 and not hasattr(alpha, "detach"):
+        return np.full(n, check_in_range(alpha, "alpha"))
+    a = as_array(alpha, "alpha", ndim=(0, 1))
+    if a.ndim == 1 and a.shape != (n,):
+        raise FairtheoryValueError(f"alpha must be a scalar or have shape ({n},) (one per client), got {a.shape}")
+    return np.broadcast_to(a, (n,)).copy()
+
+
 def _vectors(p: Any, alpha: Any, losses: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    p_arr = np.asarray(p, dtype=np.float64)
-    return p_arr, np.broadcast_to(np.asarray(alpha, dtype=np.float64), p_arr.shape).copy(), \
-        np.asarray(losses, dtype=np.float64)
+    """``(p, alpha, losses)`` as float64 vectors (lists, integer arrays, torch tensors detached; booleans,
+    nan and inf rejected naming the argument); ranges are checked by the objective functions."""
+    p_arr = as_vector(p, "p")
+    return p_arr, _alpha_vector(alpha, p_arr.size), as_vector(losses, "losses")
 
 
 # =========================================================================== objective
@@ -94,7 +113,7 @@ def qalpha_closed_form(*, p: Any, alpha: Any, losses: Any) -> InstanceResult:
     which an LP's feasibility tolerance is measured."""
     from fairtheory.exact.capped import qalpha_sup_lp
 
-    f = np.asarray(losses, dtype=np.float64)
+    f = as_vector(losses, "losses")
     closed = CappedSimplex.qalpha(p, alpha).support(f)
     lp = qalpha_sup_lp(f, p, alpha)
     return InstanceResult(float(closed), float(lp.value), {"scale": max(1.0, float(np.max(np.abs(f))))})
@@ -104,7 +123,11 @@ def qalpha_limit(*, p: Any, losses: Any, limit: Literal["fedavg", "afl"]) -> Ins
     r"""002 Sec. 3.1: ``alpha = 1`` gives ``f_alpha = sum_i p_i f_i`` (FedAvg) and ``alpha = p`` gives
     ``max_i f_i`` (AFL; a client with ``p_i = 0`` gets ``alpha_i = 1``, cap 0, and the maximum is over
     the support of ``p``).  ``measured`` = :func:`qalpha_loss` at that ``alpha``, ``theory`` = the limit."""
-    p_arr, f = np.asarray(p, dtype=np.float64), np.asarray(losses, dtype=np.float64)
+    if limit not in ("fedavg", "afl"):
+        raise FairtheoryValueError(f"limit must be 'fedavg' or 'afl', got {limit!r}")
+    p_arr, f = as_vector(p, "p"), as_vector(losses, "losses")
+    if f.shape != p_arr.shape:
+        raise FairtheoryValueError(f"losses must have the same shape as p {p_arr.shape}, got {f.shape}")
     if limit == "fedavg":
         a: Any = 1.0
         ref = float(p_arr @ f)
@@ -120,8 +143,9 @@ def qalpha_limit(*, p: Any, losses: Any, limit: Literal["fedavg", "afl"]) -> Ins
 def qalpha_midpoint(*, problem: Any, alpha: Any, a: Any, b: Any) -> InstanceResult:
     r"""002 Sec. 3.2: convex ``f_i`` make ``w -> f_alpha(w)`` convex.  ``measured`` =
     ``f_alpha((a+b)/2)``, ``theory`` = ``(f_alpha(a) + f_alpha(b))/2`` (midpoint convexity)."""
+    check_problem(problem)
     S = CappedSimplex.qalpha(problem.p, alpha)
-    a_arr, b_arr = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    a_arr, b_arr = as_vector(a, "a"), as_vector(b, "b")
     fa, fb = S.support(problem.losses(a_arr)), S.support(problem.losses(b_arr))
     fm = S.support(problem.losses(0.5 * (a_arr + b_arr)))
     return InstanceResult(float(fm), 0.5 * (fa + fb), {"f_alpha_a": fa, "f_alpha_b": fb})
@@ -158,7 +182,10 @@ def lemma1_dual(*, p: Any, alpha: Any, losses: Any, lp: bool = False) -> Instanc
 def ru_cvar_reference(f: Any, w: Any, beta: float) -> float:
     r"""Independent CVaR reference: ``(1/(1-beta)) int_beta^1 VaR_u(f) du`` under weights ``w``
     (Acerbi-Tasche integral of the quantile function; equals the RU minimum, Rockafellar-Uryasev 2002)."""
-    f, w = np.asarray(f, dtype=np.float64), np.asarray(w, dtype=np.float64)
+    f, w = as_vector(f, "f"), as_vector(w, "w")
+    if w.shape != f.shape:
+        raise FairtheoryValueError(f"w must have the same shape as f {f.shape}, got {w.shape}")
+    beta = check_in_range(beta, "beta", low=0.0, high=1.0, high_inclusive=False)
     order = np.argsort(f, kind="stable")
     fs, ws = f[order], w[order]
     hi = np.cumsum(ws)
@@ -191,7 +218,8 @@ def remark1_cvar(*, p: Any, chi: float, losses: Any) -> InstanceResult:
     ``(1/chi) int_{1-chi}^1 VaR_u du`` under ``p`` (:func:`ru_cvar_reference`; independent of the
     capped-simplex code).  ``extra``: for uniform weights ``1/n`` and ``chi_u = max(chi, 1/n)``,
     ``uniform_f_alpha`` and ``uniform_cvar_set`` (the CVaR set ``CappedSimplex.cvar(n, chi_u)``)."""
-    p_arr, f = np.asarray(p, dtype=np.float64), np.asarray(losses, dtype=np.float64)
+    p_arr, f = as_vector(p, "p"), as_vector(losses, "losses")
+    chi = check_in_range(chi, "chi", low=0.0, high=1.0, low_inclusive=False)
     vp, _ = qalpha_loss(f, p_arr, chi)
     ref = ru_cvar_reference(f, p_arr, 1.0 - chi)
     n = p_arr.size
@@ -206,6 +234,7 @@ def remark2_eta(*, p: Any, alpha: Any, losses: Any, B: float) -> InstanceResult:
     ``[0, B]``.  ``measured`` = ``eta*/B`` (the exact minimiser of :func:`qalpha_dual`), ``theory`` = 1
     (the upper end; the lower end is ``eta*/B >= 0``).  ``extra["eta"] = eta*``."""
     p_arr, a_arr, f = _vectors(p, alpha, losses)
+    B = check_positive(B, "B")
     _, eta = qalpha_dual(f, p_arr, a_arr)
     return InstanceResult(eta / B, 1.0, {"eta": eta, "B": B})
 
@@ -233,7 +262,8 @@ def softplus_smoothness(*, mu: float, x: Any) -> InstanceResult:
     (step ``h = 1e-3 mu``), ``theory`` = 1 (the seed's constant ``1/mu``, in units of ``1/mu``).
     ``extra``: ``analytic`` = ``mu max_x sigma(x/mu)(1 - sigma(x/mu))/mu`` (the tight constant is 1/4,
     attained at 0), ``x_fd``/``x_analytic`` where the maxima are."""
-    x = np.asarray(x, dtype=np.float64)
+    mu = check_positive(mu, "mu")
+    x = as_vector(x, "x")
     h = 1e-3 * mu
     with np.errstate(over="ignore", invalid="ignore"):
         sec = (softplus(x + h, mu) - 2.0 * softplus(x, mu) + softplus(x - h, mu)) / h**2
@@ -248,7 +278,8 @@ def prop1_softplus(*, mu: float, x: Any) -> InstanceResult:
     r"""002 Prop. 1 (Bullins 2020, Lemma 3): ``(x)_+ <= softplus_mu(x) <= (x)_+ + mu``.  ``measured`` =
     ``max_x (softplus_mu(x) - (x)_+)`` on the grid ``x``, ``theory`` = ``mu``.  ``extra``: ``tight`` =
     ``mu log 2`` (attained at 0), ``min_gap`` (``>= 0``), ``x_max``/``x_min``."""
-    x = np.asarray(x, dtype=np.float64)
+    mu = check_positive(mu, "mu")
+    x = as_vector(x, "x")
     gap = softplus(x, mu) - np.maximum(x, 0.0)
     k, j = int(np.argmax(gap)), int(np.argmin(gap))
     return InstanceResult(float(gap[k]), float(mu), {"tight": mu * math.log(2.0), "min_gap": float(gap[j]),
@@ -264,6 +295,8 @@ def lemma2_gap(*, p: Any, alpha: Any, losses: Any, eta: float, mu: float) -> Ins
     ``mu tau_alpha log 2`` (equality when every ``f_i = eta``), ``public_mismatch`` =
     ``|(F_mu - F_alpha) - gap|/scale``."""
     p_arr, a_arr, f = _vectors(p, alpha, losses)
+    eta = check_in_range(eta, "eta")
+    mu = check_positive(mu, "mu")
     c = p_arr / a_arr
     x = f - eta
     gap = float(c @ (softplus(x, mu) - np.maximum(x, 0.0)))
@@ -278,8 +311,11 @@ def smoothed_client_hessians(problem: Any, w: Any, eta: float, alpha: Any, mu: f
     r"""Exact Hessians of ``f^{mu,i}(w, eta) = (1/alpha_i) softplus_mu(f_i(w) - eta) + eta`` (002 eq. 5),
     shape ``(n, d+1, d+1)``: ``(1/alpha_i)[s(1-s)/mu (g, -1)(g, -1)^T + s (Hess f_i, 0)]`` with
     ``s = sigma((f_i - eta)/mu)``, ``g = grad f_i``."""
-    w = np.asarray(w, dtype=np.float64)
-    a = np.broadcast_to(np.asarray(alpha, dtype=np.float64), (problem.n,))
+    check_problem(problem)
+    w = as_vector(w, "w")
+    a = _alpha_vector(alpha, problem.n)
+    eta = check_in_range(eta, "eta")
+    mu = check_positive(mu, "mu")
     f, G, H = problem.losses(w), problem.grads(w), problem.hessians(w)
     s = sigmoid_unchecked((f - eta) / mu)
     Ge = np.hstack([G, -np.ones((problem.n, 1))])
@@ -298,7 +334,9 @@ def lemmaC1_smoothness(*, problem: Any, w: Any, eta: float, alpha: Any, mu: floa
     constant from ``s(1-s) <= 1/4``, reported only), ``L1``, ``L2``."""
     from fairtheory.bounds.rcfl import lemma_c1_L
 
-    a = np.broadcast_to(np.asarray(alpha, dtype=np.float64), (problem.n,))
+    check_problem(problem)
+    a = _alpha_vector(alpha, problem.n)
+    mu = check_positive(mu, "mu")
     L1, L2 = problem.smoothness(), problem.lipschitz()
     L = lemma_c1_L(L1, L2, mu, a)
     Lq = (L1 + (L2**2 + 1.0) / (4.0 * mu)) * float(np.max(1.0 / a))
@@ -320,6 +358,7 @@ def check_assumptions(problem: Any, points: Sequence[Any]) -> str | None:
     ``||grad f_i|| <= L2``."""
     from fairtheory.problems.generators import separable
 
+    check_problem(problem)
     if getattr(problem, "l2", 0.0) != 0.0:
         return "ridge term present: the loss is not globally Lipschitz (Assump. 2)"
     L1, L2 = problem.smoothness(), problem.lipschitz()
@@ -328,7 +367,7 @@ def check_assumptions(problem: Any, points: Sequence[Any]) -> str | None:
     if separable(problem.X, problem.y):
         return "pooled data separable: no minimiser"
     for w in points:
-        w = np.asarray(w, dtype=np.float64)
+        w = as_vector(w, "points[i]")
         eig = np.linalg.eigvalsh(problem.hessians(w))
         if eig.min() < -1e-12 * max(1.0, L1):
             return f"Hessian not PSD (min eigenvalue {eig.min():.3g}) at a sampled point"
@@ -350,11 +389,11 @@ def theorem_setup(problem: Any, alpha: Any, mu: float) -> dict[str, Any]:
     Constants: ``L`` (002 Lemma C.1), ``rho2`` (heterogeneity at ``(w*, eta*)``), ``tau``
     (``tau_alpha``), ``D0 = ||theta_0 - theta*||^2`` for the start ``theta_0 = (0, 0)``.  Also ``S`` (the
     ``Q_alpha`` capped simplex), ``w_rcfl`` (``argmin f_alpha``), ``alpha`` (validated vector), ``mu``."""
-    from fairtheory._validation import check_alpha
     from fairtheory.bounds.rcfl import heterogeneity_rho2, lemma_c1_L
     from fairtheory.exact.rcfl import solve_rcfl, solve_smoothed_rcfl
 
-    a = check_alpha(alpha, problem.p, "alpha")
+    check_problem(problem)
+    a = as_alpha(alpha, problem.p, "alpha")
     mu = check_positive(mu, "mu")
     ex = solve_rcfl(problem, a)
     sm = solve_smoothed_rcfl(problem, a, mu)
@@ -374,14 +413,16 @@ def theorem_setup(problem: Any, alpha: Any, mu: float) -> dict[str, Any]:
 def _setup_for(problem: Any, alpha: Any, mu: float, setup: dict[str, Any] | None) -> dict[str, Any]:
     if setup is None:
         return theorem_setup(problem, alpha, mu)
-    a = np.broadcast_to(np.asarray(alpha, dtype=np.float64), problem.p.shape)
+    if not isinstance(setup, dict) or not {"mu", "alpha", "S", "f_star", "L", "rho2", "tau", "D0"} <= setup.keys():
+        raise FairtheoryTypeError(f"setup must be the dict returned by theorem_setup, got {type(setup).__name__}")
+    a = _alpha_vector(alpha, problem.n)
     if float(setup["mu"]) != float(mu) or not np.allclose(setup["alpha"], a, rtol=0.0, atol=1e-15):
         raise FairtheoryValueError("setup was computed for another (alpha, mu) than the one given")
     return setup
 
 
 def _suboptimality(problem: Any, setup: dict[str, Any], w: Any) -> float:
-    f = np.asarray(problem.losses(np.asarray(w, dtype=np.float64)), dtype=np.float64)
+    f = np.asarray(problem.losses(w), dtype=np.float64)
     return float(setup["S"].support(f) - setup["f_star"])
 
 
@@ -526,6 +567,8 @@ def fedavg_converges(*, problem: Any, rounds: int | None = None) -> InstanceResu
     from fairtheory.algorithms.base import run
     from fairtheory.exact.rcfl import solve_fedavg
 
+    check_problem(problem)
+    rounds = None if rounds is None else check_integer(rounds, "rounds", low=1)
     ex = solve_fedavg(problem)
     L1 = problem.smoothness()
     if rounds is None:

@@ -20,7 +20,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from fairtheory.instances import InstanceResult
+from fairtheory._validation import FairtheoryTypeError, FairtheoryValueError, as_vector, check_in_range, check_integer
+from fairtheory.backend import as_array
+from fairtheory.instances import InstanceResult, check_problem
 from fairtheory.objectives.relative import convex_regime, lemma8_bound, prop9_bounds, skewness, unfairness_parts
 from fairtheory.problems.quadratic import QuadraticProblem
 from fairtheory.sets import CappedSimplex, IntegratedSet
@@ -58,7 +60,9 @@ PENGUIN_SETS = {"Delta_3": lambda: CappedSimplex.simplex(3), "C(2/3)": lambda: C
 def worst_step(values: Any, *, increasing: bool) -> int:
     """Index ``j`` of the consecutive pair ``(values[j], values[j+1])`` that goes most against the
     direction (the smallest increase when ``increasing``, else the largest increase)."""
-    v = np.asarray(values, dtype=np.float64)
+    v = as_vector(values, "values")
+    if v.size < 2:
+        raise FairtheoryValueError(f"values must hold at least 2 entries (a consecutive pair), got {v.size}")
     diff = v[1:] - v[:-1]
     return int(np.argmin(diff) if increasing else np.argmax(diff))
 
@@ -72,9 +76,11 @@ def prop9_majorization(*, losses: Any, A: CappedSimplex, B: CappedSimplex, c_fac
     ``measured``: the index ``U/V``; ``theory``: the tightest upper bound ``min_phi`` of the right-hand
     side.  ``extra``: ``U``, ``V``, ``c``, ``C``, ``phi``, the bound curves ``lower`` (non-decreasing in
     ``phi``) and ``upper`` (non-increasing), and ``tightest_lower = max_phi lower``."""
+    c_factor = check_in_range(c_factor, "c_factor", low=0.0, high=1.0, low_inclusive=False)
+    C_factor = check_in_range(C_factor, "C_factor", low=1.0)
     U, V = unfairness_parts(losses, A, B)
-    c, C = V * float(c_factor), V * float(C_factor)
-    ph = np.asarray(phis, dtype=np.float64)
+    c, C = V * c_factor, V * C_factor
+    ph = as_array(phis, "phis", ndim=(0, 1))
     lo, hi = prop9_bounds(U, V, ph, c, C)
     return InstanceResult(U / V, float(np.min(hi)), {"U": U, "V": V, "c": c, "C": C, "phi": ph, "lower": lo,
                                                      "upper": hi, "tightest_lower": float(np.max(lo))})
@@ -85,6 +91,10 @@ def lemma8_extremal_problem(*, mu: float, L: float, n: int, d: int) -> Quadratic
     """Clients with Hessians ``mu I``, ``L I`` and ``(mu + L)/2 I`` (the rest), centres 0: with
     ``A = B = Delta_n`` the minimum of ``lambda_min(H(lam))`` over ``Lambda_phi`` is exactly
     ``(mu - phi L)/(1 - phi)`` (attained at ``(e_1 - phi e_2)/(1 - phi)``)."""
+    mu = check_in_range(mu, "mu", low=0.0)
+    L = check_in_range(L, "L", low=mu)
+    n = check_integer(n, "n", low=2)
+    d = check_integer(d, "d", low=1)
     Hs = np.stack([mu * np.eye(d), L * np.eye(d)] + [np.eye(d) * (mu + L) / 2] * (n - 2))
     return QuadraticProblem(Hs, np.zeros((n, d)))
 
@@ -97,8 +107,9 @@ def lemma8_strong_convexity(*, problem: QuadraticProblem, A: CappedSimplex, B: C
     ``measured``: ``min_{lam in Lambda_phi} lambda_min(H(lam))``, exact (vertex enumeration,
     :func:`~fairtheory.objectives.relative.convex_regime`); ``theory``: ``(mu - phi L)/(1 - phi)`` with
     ``mu``, ``L`` the problem's constants unless given.  ``extra``: the minimising member and the method."""
-    mu = problem.strong_convexity() if mu is None else float(mu)
-    L = problem.smoothness() if L is None else float(L)
+    check_problem(problem, QuadraticProblem)
+    mu = problem.strong_convexity() if mu is None else check_in_range(mu, "mu", low=0.0)
+    L = problem.smoothness() if L is None else check_in_range(L, "L", low=0.0)
     reg = convex_regime(problem, IntegratedSet(A, B, phi))
     return InstanceResult(reg.min_eig, lemma8_bound(mu, L, phi), {"lam": reg.lam, "method": reg.method, "mu": mu, "L": L})
 
@@ -114,6 +125,7 @@ def routes_agree(*, problem: QuadraticProblem, A: CappedSimplex, B: CappedSimple
     the SDP's closed-form certified gap."""
     from fairtheory.exact.relative import global_search_minimax, solve_integrated_minimax
 
+    check_problem(problem, QuadraticProblem)
     I = IntegratedSet(A, B, phi)
     sdp = solve_integrated_minimax(problem, I)
     gs = global_search_minimax(problem, I, rng=np.random.default_rng(rng))
@@ -129,6 +141,13 @@ def monotone_allowance(U: float, V: float, Vn: float, eps: float, eps_n: float, 
     ``U' <= U + phi'(V' - V) + eps'``, hence (with ``U >= phi' V``)
     ``I' - I <= [delta (U - phi' V) + eps' V]/(V V')``, ``delta = (eps + eps')/(phi' - phi)``.
     Exact solutions (``eps = 0``) give the theorem's ``I' <= I``."""
+    U = check_in_range(U, "U")
+    V = check_in_range(V, "V", low=0.0, low_inclusive=False)
+    Vn = check_in_range(Vn, "Vn", low=0.0, low_inclusive=False)
+    eps = check_in_range(eps, "eps", low=0.0)
+    eps_n = check_in_range(eps_n, "eps_n", low=0.0)
+    dphi = check_in_range(dphi, "dphi", low=0.0, low_inclusive=False)
+    phi_n = check_in_range(phi_n, "phi_n", low=0.0, high=1.0, high_inclusive=False)
     delta = (eps + eps_n) / dphi
     return (delta * max(U - phi_n * V, 0.0) + eps_n * V) / (V * Vn)
 
@@ -142,8 +161,9 @@ def certified_curve(*, problem: QuadraticProblem, A: CappedSimplex, B: CappedSim
     (non-convex regime with a duality gap) are left out and counted in ``uncertified``."""
     from fairtheory.exact.relative import solve_integrated_minimax
 
+    check_problem(problem, QuadraticProblem)
     rows = []
-    for phi in np.asarray(phis, dtype=np.float64):  # one SDP per grid point
+    for phi in as_array(phis, "phis", ndim=1):  # one SDP per grid point
         try:
             r = solve_integrated_minimax(problem, IntegratedSet(A, B, float(phi)), require_convex=require_convex)
         except Exception:  # uncertified point: left out, counted
@@ -207,7 +227,9 @@ def theorem2_strict(*, problem: QuadraticProblem, A: CappedSimplex, B: CappedSim
 
 # ---------------------------------------------------------------------------- penguins
 def penguins_phi_grid(quick: bool) -> Array:
-    """Dense near 0 (where the curves move), then coarse up to 0.95."""
+    """Dense near 0 (where the curves move), then coarse up to 0.95 (``quick``: 11 points, else 41)."""
+    if not isinstance(quick, (bool, np.bool_)):
+        raise FairtheoryTypeError(f"quick must be True or False, got {quick!r}")
     k = 6 if quick else 21
     return np.unique(np.concatenate([np.linspace(0.0, 0.1, k), np.linspace(0.1, 0.95, k)]))
 
@@ -221,6 +243,8 @@ def penguins_curve(*, sets: str, phis: Any) -> InstanceResult:
     ``losses`` at every ``w*_phi`` (rows follow ``curve["phi"]``)."""
     from fairtheory.problems.penguins import penguins_problem
 
+    if sets not in PENGUIN_SETS:
+        raise FairtheoryValueError(f"sets must be one of {tuple(PENGUIN_SETS)}, got {sets!r}")
     P = penguins_problem()
     S = PENGUIN_SETS[sets]()
     res = theorem1_monotone(problem=P, A=S, B=S, phis=phis, require_convex=False)
@@ -253,9 +277,13 @@ def theorem3_rate(*, problem: QuadraticProblem, A: CappedSimplex, phi: float, ro
     from fairtheory.exact.relative import solve_integrated_minimax
     from fairtheory.instances.baselines import FLOOR, certified_distance, loglog_slope, safe_steps, scaffpd_errors
 
+    check_problem(problem, QuadraticProblem)
     I = IntegratedSet(A, A, phi)
-    mu = problem.strong_convexity() if mu is None else float(mu)
-    L = problem.smoothness() if L is None else float(L)
+    rounds = check_integer(rounds, "rounds", low=1)
+    seeds = check_integer(seeds, "seeds", low=1)
+    grad_noise = check_in_range(grad_noise, "grad_noise", low=0.0)
+    mu = problem.strong_convexity() if mu is None else check_in_range(mu, "mu", low=0.0)
+    L = problem.smoothness() if L is None else check_in_range(L, "L", low=0.0)
     ex = solve_integrated_minimax(problem, I)
     mu_eff = lemma8_bound(mu, L, phi)
     unc = certified_distance(problem, I, ex.argmin, ex.extra["a"], ex.extra["b"], mu_eff)
@@ -279,7 +307,7 @@ def skewness_monotone(*, A: CappedSimplex, B: CappedSimplex, phis: Any) -> Insta
     ``measured``/``theory``: ``s`` at ``phi_{j+1}`` and at ``phi_j`` for the consecutive pair with the
     smallest increase (the claim is ``measured >= theory``).  ``extra``: ``phi``, ``skewness`` along
     the grid, ``pair`` = ``j``."""
-    ph = np.asarray(phis, dtype=np.float64)
+    ph = as_array(phis, "phis", ndim=1)
     s = np.array([skewness(IntegratedSet(A, B, float(p))) for p in ph])
     j = worst_step(s, increasing=True)
     return InstanceResult(float(s[j + 1]), float(s[j]), {"phi": ph, "skewness": s, "pair": j})

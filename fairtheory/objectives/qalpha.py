@@ -29,10 +29,18 @@ with weights ``p`` (a probability vector), losses ``f = (f_1, ..., f_n)`` and pe
 The functions here take one loss vector (the losses ``f(w)`` at one model ``w``); models, gradients in
 ``w`` and algorithms live in :mod:`fairtheory.problems` and :mod:`fairtheory.algorithms`
 (``grad_w f^{mu,i} = client_weights_mu_i * grad f_i(w)``).
+
+Inputs: ``losses``, ``p`` and ``alpha`` may be lists, tuples, numpy arrays of any real dtype or torch
+tensors; they are converted to float64 numpy (torch tensors are detached on purpose: these functions
+return floats and are not differentiable - except :func:`client_weights_mu`, which keeps the tensor's
+library and autograd graph).  Booleans, complex numbers, nan and infinities are rejected naming the
+argument.  Values are computed without intermediate overflow for losses anywhere in the float64 range;
+a result that does not fit a float64 raises :class:`~fairtheory.errors.FairtheoryValueError`.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any, Literal
 
 import numpy as np
@@ -41,14 +49,13 @@ from numpy.typing import NDArray
 from fairtheory._validation import (
     FairtheoryValueError,
     as_vector,
-    check_alpha,
     check_in_range,
     check_positive,
     check_probability_vector,
 )
-from fairtheory.backend import is_torch
+from fairtheory.backend import as_alpha, as_array, as_float, is_torch, like
 from fairtheory.sets import CappedSimplex
-from fairtheory.stable import real_array, sigmoid, softplus
+from fairtheory.stable import sigmoid, softplus
 
 __all__ = [
     "tau_alpha",
@@ -71,7 +78,7 @@ Array = NDArray[np.float64]
 def _instance(losses: Any, p: Any, alpha: Any) -> tuple[Array, Array, Array]:
     """Validate ``(losses, p, alpha)``; returns float64 arrays (``alpha`` broadcast to a vector)."""
     p_arr = check_probability_vector(p, "p")
-    a_arr = check_alpha(alpha, p_arr, "alpha")
+    a_arr = as_alpha(alpha, p_arr, "alpha")
     f = as_vector(losses, "losses")
     if f.shape != p_arr.shape:
         raise FairtheoryValueError(f"losses must have the same shape as p {p_arr.shape}, got {f.shape}")
@@ -80,6 +87,33 @@ def _instance(losses: Any, p: Any, alpha: Any) -> tuple[Array, Array, Array]:
 
 def _eta(eta: Any) -> float:
     return check_in_range(eta, "eta")
+
+
+def _fits(value: float, what: str) -> float:
+    if not math.isfinite(value):
+        raise FairtheoryValueError(f"{what} exceeds the float64 range (about 1.8e308) for these losses: the true "
+                                   "value does not fit a float64; rescale the losses")
+    return float(value)
+
+
+def _hinge_sum(f: Array, c: Array, eta: float) -> float:
+    r"""``sum_i c_i (f_i - eta)_+`` (``c >= 0``) where ``f_i - eta`` overflows: the masked form
+    ``sum_{f_i > eta} c_i f_i - (sum_{f_i > eta} c_i) eta``, each part finite unless the value is not."""
+    gt = f > eta
+    with np.errstate(over="ignore", invalid="ignore"):
+        return float(c[gt] @ f[gt] - float(c[gt].sum()) * eta)
+
+
+def _g(f: Array, c: Array, eta: float, p_sum: float = 1.0) -> float:
+    r"""``eta p_sum + sum_i c_i (f_i - eta)_+``, direct, or in the masked form where ``f_i - eta``
+    overflows (values near the float range)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        val = float(c @ np.maximum(f - eta, 0.0) + eta * p_sum)
+    if math.isfinite(val):
+        return val
+    gt = f > eta
+    with np.errstate(over="ignore", invalid="ignore"):
+        return float(c[gt] @ f[gt] + (p_sum - float(c[gt].sum())) * eta)
 
 
 # --------------------------------------------------------------------------- objective and dual
@@ -97,7 +131,7 @@ def tau_alpha(p: Any, alpha: Any) -> float:
         Conservatism, ``alpha_i in [p_i, 1]`` and ``> 0``; a scalar is broadcast.
     """
     p_arr = check_probability_vector(p, "p")
-    a_arr = check_alpha(alpha, p_arr, "alpha")
+    a_arr = as_alpha(alpha, p_arr, "alpha")
     return float(np.sum(p_arr / a_arr))
 
 
@@ -162,7 +196,11 @@ def qalpha_dual(losses: Any, p: Any, alpha: Any) -> tuple[float, float]:
     f, p_arr, a_arr = _instance(losses, p, alpha)
     c = p_arr / a_arr
     eta = _breakpoint_min(f, c)
-    return float(eta + np.sum(c * np.maximum(f - eta, 0.0))), eta
+    with np.errstate(over="ignore", invalid="ignore"):
+        val = float(eta + np.sum(c * np.maximum(f - eta, 0.0)))
+    if not math.isfinite(val):  # f_i - eta overflowed (values near the float range); g(eta*) = f_alpha fits
+        val = _g(f, c, eta)
+    return val, eta
 
 
 def _lower_quantile(f: Array, w: Array, beta: float) -> float:
@@ -218,7 +256,11 @@ def hcvar(losses: Any, p: Any, alpha: Any, reading: Literal["ru", "conditional"]
         if beta <= 0.0:
             return float(pi @ f)
         eta = _lower_quantile(f, pi, beta)
-        return float(eta + np.sum(pi * np.maximum(f - eta, 0.0)) / (1.0 - beta))
+        with np.errstate(over="ignore", invalid="ignore"):
+            val = float(eta + np.sum(pi * np.maximum(f - eta, 0.0)) / (1.0 - beta))
+        if not math.isfinite(val):  # f_i - eta overflowed; pi/(1 - beta) = c, and the value (f_alpha) fits
+            val = _g(f, c, eta)
+        return val
     if beta <= 0.0:
         return float(pi @ f)
     q = _lower_quantile(f, pi, beta)
@@ -242,9 +284,14 @@ def deviation(losses: Any, p: Any, alpha: Any, version: Literal["000", "002"] = 
         raise FairtheoryValueError(f"version must be '000' or '002', got {version!r}")
     c = p_arr / a_arr
     mean = float((c / c.sum()) @ f)
-    if version == "000":
-        return hcvar(f, p_arr, a_arr, "ru") - mean
-    return hcvar(f - mean, p_arr, a_arr, "ru")
+    with np.errstate(over="ignore", invalid="ignore"):
+        if version == "000":
+            return _fits(hcvar(f, p_arr, a_arr, "ru") - mean, "the deviation")
+        shifted = f - mean
+    if not np.all(np.isfinite(shifted)):  # f - E f overflowed: HCVaR is translation equivariant
+        with np.errstate(over="ignore", invalid="ignore"):
+            return _fits(hcvar(f, p_arr, a_arr, "ru") - mean, "the deviation")
+    return hcvar(shifted, p_arr, a_arr, "ru")
 
 
 # --------------------------------------------------------------------------- smoothing
@@ -259,7 +306,11 @@ def F_alpha(losses: Any, eta: Any, p: Any, alpha: Any) -> float:
     e = _eta(eta)
     # sum_i c_i (f_i - eta)_+ + eta sum_i p_i with c_i = p_i/alpha_i <= 1: a client with p_i = 0 and a
     # tiny alpha_i contributes 0 (never 0 * inf)
-    return float((p_arr / a_arr) @ np.maximum(f - e, 0.0) + e * p_arr.sum())
+    with np.errstate(over="ignore", invalid="ignore"):
+        val = float((p_arr / a_arr) @ np.maximum(f - e, 0.0) + e * p_arr.sum())
+    if not math.isfinite(val):
+        val = _g(f, p_arr / a_arr, e, float(p_arr.sum()))
+    return _fits(val, "F_alpha(eta)")
 
 
 def F_mu(losses: Any, eta: Any, p: Any, alpha: Any, mu: float) -> float:
@@ -272,7 +323,13 @@ def F_mu(losses: Any, eta: Any, p: Any, alpha: Any, mu: float) -> float:
     f, p_arr, a_arr = _instance(losses, p, alpha)
     e = _eta(eta)
     mu = check_positive(mu, "mu")
-    return float((p_arr / a_arr) @ softplus(f - e, mu) + e * p_arr.sum())
+    c = p_arr / a_arr
+    with np.errstate(over="ignore", invalid="ignore"):
+        x = f - e
+        val = float(c @ softplus(x, mu) + e * p_arr.sum())
+        if not math.isfinite(val):  # f - eta overflowed: (x)_+ in the masked form, plus mu log1p(e^{-|x|/mu})
+            val = _g(f, c, e, float(p_arr.sum())) + float(c @ (mu * np.log1p(np.exp(-np.abs(x) / mu))))
+    return _fits(val, "F_mu(eta)")
 
 
 def F_mu_grad(losses: Any, eta: Any, p: Any, alpha: Any, mu: float) -> tuple[Array, float]:
@@ -287,7 +344,7 @@ def F_mu_grad(losses: Any, eta: Any, p: Any, alpha: Any, mu: float) -> tuple[Arr
     f, p_arr, a_arr = _instance(losses, p, alpha)
     e = _eta(eta)
     mu = check_positive(mu, "mu")
-    with np.errstate(over="ignore"):
+    with np.errstate(over="ignore", invalid="ignore"):  # (f - eta)/mu = +-inf: sigma = 1, 0 exactly
         s = sigmoid((f - e) / mu)
     g_f = p_arr / a_arr * s
     g_eta = float(p_arr.sum() - g_f.sum())
@@ -298,9 +355,10 @@ def client_weights_mu(losses: Any, eta: Any, alpha: Any, mu: float) -> Any:
     r"""Per-client factors ``(1/alpha_i) sigma((f_i - eta)/mu)`` of the smoothed objective (002 Sec. 4).
 
     ``grad_w f^{mu,i} = client_weights_mu_i * grad f_i(w)`` and
-    ``d f^{mu,i}/d eta = 1 - client_weights_mu_i``.  Generic: ``losses`` may be a numpy array or a
-    torch tensor (``eta`` a float or a 0-d tensor of the same library); the result has the library,
-    dtype and device of ``losses``.
+    ``d f^{mu,i}/d eta = 1 - client_weights_mu_i``.  Generic: ``losses`` may be a numpy array (any real
+    dtype), a list or a torch tensor, ``eta`` a float or a 0-d tensor; the result has the library,
+    dtype and device of ``losses`` (integer tensors give float64) and is differentiable: a torch
+    ``losses`` (or ``eta``) with ``requires_grad`` keeps its autograd graph.
 
     Parameters
     ----------
@@ -315,26 +373,27 @@ def client_weights_mu(losses: Any, eta: Any, alpha: Any, mu: float) -> Any:
         Smoothing parameter ``> 0``.
     """
     mu = check_positive(mu, "mu")
-    f, xp = real_array(losses, "losses")
-    if f.ndim != 1 or f.shape[0] == 0:
-        raise FairtheoryValueError(f"losses must be a non-empty 1-D array, got shape {tuple(f.shape)}")
-    if not bool(xp.all(xp.isfinite(f))):
-        raise FairtheoryValueError("losses must be finite")
+    f = as_float(losses, "losses", ndim=1)
     if is_torch(eta):
-        if eta.ndim != 0 or not bool(eta.isfinite()):
-            raise FairtheoryValueError(f"eta must be a finite scalar, got {eta!r}")
+        if eta.ndim != 0 or str(eta.dtype) == "torch.bool" or eta.is_complex() or not bool(eta.detach().isfinite()):
+            raise FairtheoryValueError(f"eta must be a finite real scalar, got {eta!r}")
+        if not is_torch(f):  # numpy losses: the result is numpy, eta a plain float
+            eta = float(eta.detach())
+        elif not eta.is_floating_point():
+            eta = eta.to(f.dtype)
     else:
         eta = _eta(eta)
-    a_np = np.asarray(alpha, dtype=np.float64) if not is_torch(alpha) else alpha.detach().cpu().numpy()
-    if a_np.ndim not in (0, 1) or (a_np.ndim == 1 and a_np.shape != (f.shape[0],)):
-        raise FairtheoryValueError(f"alpha must be a scalar or have shape ({f.shape[0]},), got {a_np.shape}")
-    if not (np.all(np.isfinite(a_np)) and np.all(a_np > 0) and np.all(a_np <= 1.0 + 1e-12)):
-        raise FairtheoryValueError(f"alpha must lie in (0, 1], got {a_np!r}")
+    if np.ndim(alpha) == 0 and not is_torch(alpha):
+        a_np = np.asarray(check_in_range(alpha, "alpha", low=0.0, high=1.0 + 1e-12, low_inclusive=False))
+    else:
+        a_np = as_array(alpha, "alpha", ndim=(0, 1))
+        if a_np.ndim == 1 and a_np.shape != (f.shape[0],):
+            raise FairtheoryValueError(f"alpha must be a scalar or have shape ({f.shape[0]},), got {a_np.shape}")
+        if not (np.all(a_np > 0) and np.all(a_np <= 1.0 + 1e-12)):
+            raise FairtheoryValueError(f"alpha must lie in (0, 1], got {a_np!r}")
     if is_torch(f):
-        from fairtheory.backend import like
-
         a = like(np.minimum(a_np, 1.0), f)
     else:
         a = np.minimum(a_np, 1.0).astype(f.dtype)
-    with np.errstate(over="ignore"):  # (f - eta)/mu = +-inf is fine: sigma(+-inf) = 1, 0
+    with np.errstate(over="ignore", invalid="ignore"):  # (f - eta)/mu = +-inf is fine: sigma(+-inf) = 1, 0
         return sigmoid((f - eta) / mu) / a

@@ -27,17 +27,20 @@ code) to ``F_k`` before taking powers: they take their client weights from the a
 
 from __future__ import annotations
 
+import math
 from typing import Any, Literal
 
 import numpy as np
 
 from fairtheory._validation import (
+    FairtheoryTypeError,
     FairtheoryValueError,
     check_in_range,
     check_probability_vector,
 )
-from fairtheory.backend import like, namespace, to_numpy
+from fairtheory.backend import as_array, as_float, is_torch, like, namespace, to_numpy
 from fairtheory.problems.base import Array, FederatedProblem
+from fairtheory.stable import FLOAT_TINY, mul_pow_parts, pow2_exponent, times_pow2
 
 Form = Literal["weighted", "unweighted", "root"]
 FORMS = ("weighted", "unweighted", "root")
@@ -58,38 +61,65 @@ def _check_q(q: Any) -> float:
 
 
 def _check_form(form: Any) -> str:
-    if form not in FORMS:
+    if not isinstance(form, str) or form not in FORMS:
         raise FairtheoryValueError(f"form must be one of {FORMS}, got {form!r}")
     return str(form)
 
 
 def check_losses(losses: Any, name: str = "losses") -> Any:
-    """Raise unless ``losses`` is a finite 1-D vector of nonnegative numbers (numpy or torch).
+    """``losses`` as a finite, non-empty 1-D vector of nonnegative floats, or raise naming ``name``.
 
-    q-FFL needs ``F_k >= 0`` (003 Sec. 3.2: "non-negative cost functions")."""
-    arr = to_numpy(losses)
-    if arr.ndim != 1 or arr.size == 0:
-        raise FairtheoryValueError(f"{name} must be a non-empty 1-D vector, got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        bad = int(np.flatnonzero(~np.isfinite(arr))[0])
-        raise FairtheoryValueError(f"{name} must be finite, got {arr[bad]} at index {bad}")
+    q-FFL needs ``F_k >= 0`` (003 Sec. 3.2: "non-negative cost functions").  Returns a floating array of
+    the input's library: torch tensors keep their device, floating dtype and autograd graph (integer
+    tensors become float64); lists, tuples and numpy arrays of any real dtype become float64 numpy.
+    Booleans are rejected (:class:`FairtheoryTypeError`), as are nan and infinities."""
+    F = as_float(losses, name, ndim=1)
+    arr = to_numpy(F)
     if np.any(arr < 0):
         bad = int(np.argmin(arr))
         raise FairtheoryValueError(
             f"{name} must be >= 0 (q-FFL needs nonnegative losses), got {arr[bad]!r} at index {bad}"
         )
-    return losses
+    return F
 
 
 def _weights(p: Any, m: int, form: str) -> Array:
-    if form != "weighted":
-        return np.full(m, 1.0 / m)
-    if p is None:
+    if form != "weighted" or p is None:
         return np.full(m, 1.0 / m)
     p_arr = check_probability_vector(p, "p")
     if p_arr.shape != (m,):
         raise FairtheoryValueError(f"p must have shape ({m},) (one weight per client), got {p_arr.shape}")
     return p_arr
+
+
+def _support_max(F: Any, c: Array) -> float:
+    """``max_k F_k`` over the clients with ``c_k > 0`` (``0`` if none)."""
+    arr = to_numpy(F)[c > 0]
+    return float(arr.max()) if arr.size else 0.0
+
+
+def _overflow(what: str, q: float) -> FairtheoryValueError:
+    return FairtheoryValueError(
+        f"the {what} exceeds the float64 range (about 1.8e308) for these losses and q = {q!r}: the true "
+        "value does not fit a float64; rescale the losses")
+
+
+def _qffl_value_scaled(F: Any, c_np: Array, q: float, form: str) -> Any:
+    """q-FFL value with every loss divided by ``M = max F`` (no overflow or underflow in the powers):
+    ``sum c F^{q+1} = M^{q+1} sum c (F/M)^{q+1}``; ``M`` is a constant, so a torch result keeps the exact
+    gradient."""
+    xp = namespace(F)
+    M = _support_max(F, c_np)
+    c = like(c_np, F)
+    with np.errstate(under="ignore"):
+        s = xp.sum(c * (F / M) ** (q + 1.0))  # >= max_k c_k: no underflow
+    if form == "root":
+        return M * s ** (1.0 / (q + 1.0))
+    f, k = mul_pow_parts(1.0 / (q + 1.0) if form == "weighted" else 1.0, M, q + 1.0)  # factor M^{q+1} = f 2^k
+    out = times_pow2(s * f, k)
+    if not math.isfinite(float(to_numpy(out))):
+        raise _overflow(f"q-FFL value (form {form!r})", q)
+    return out
 
 
 def qffl_value(losses: Any, q: float, p: Any = None, *, form: Form = "weighted") -> Any:
@@ -98,29 +128,54 @@ def qffl_value(losses: Any, q: float, p: Any = None, *, form: Form = "weighted")
     ``weighted``: ``sum_k p_k F_k^{q+1}/(q+1)`` (``p`` uniform if omitted);
     ``unweighted``: ``(1/m) sum_k F_k^{q+1}``; ``root``: ``((1/m) sum_k F_k^{q+1})^{1/(q+1)}``.
 
+    Evaluated directly; where a power leaves the float64 range (losses beyond about ``1e154`` for
+    ``q = 1``, or underflowing powers of tiny losses) it is re-evaluated with the losses divided by
+    their maximum, so that every value that fits a float64 is returned (the ``root`` form always fits:
+    it lies in ``[mean F, max F]``).  A value that does not fit raises :class:`FairtheoryValueError`.
+
     Parameters
     ----------
-    losses : (m,) nonnegative numpy array or torch tensor ``F``.
+    losses : (m,) nonnegative vector ``F``: numpy array of any real dtype, list, tuple or torch tensor.
     q : float, ``q >= 0``.
     p : (m,) probability vector (``weighted`` only).
     form : ``"weighted"``, ``"unweighted"`` or ``"root"``.
 
     Returns
     -------
-    Scalar of the input's library (a 0-d array / tensor; use ``float(...)`` for a Python float).
+    Scalar of the input's library: a 0-d float64 numpy array for numpy/list input (use ``float(...)``),
+    a 0-d tensor for torch input.  Torch evaluation is differentiable: a tensor with ``requires_grad``
+    gives a result in its autograd graph (``.backward()`` yields ``p_k F_k^q`` for ``weighted``).
     """
     q = _check_q(q)
     form = _check_form(form)
-    check_losses(losses)
-    xp = namespace(losses)
-    m = int(losses.shape[0])
-    c = like(_weights(p, m, form), losses)
-    s = xp.sum(c * losses ** (q + 1.0))
-    if form == "weighted":
-        return s / (q + 1.0)
-    if form == "unweighted":
-        return s
-    return s ** (1.0 / (q + 1.0))
+    F = check_losses(losses)
+    xp = namespace(F)
+    m = int(F.shape[0])
+    c_np = _weights(p, m, form)
+    c = like(c_np, F)
+    with np.errstate(over="ignore", under="ignore"):
+        s = xp.sum(c * F ** (q + 1.0))
+        if form == "weighted":
+            out = s / (q + 1.0)
+        elif form == "unweighted":
+            out = s
+        else:
+            out = s ** (1.0 / (q + 1.0))
+    s_f = float(to_numpy(s))
+    if math.isfinite(s_f) and (s_f >= FLOAT_TINY or _support_max(F, c_np) == 0.0):
+        return out
+    return _qffl_value_scaled(F, c_np, q, form)
+
+
+def _check_grads(grads: Any, m: int, F: Any) -> Any:
+    """``grads`` as an ``(m, d)`` array of ``F``'s library, dtype and device (a torch ``F`` keeps a torch
+    ``grads``' autograd graph; numpy ``F`` detaches a torch ``grads``)."""
+    G = as_float(grads, "grads", ndim=2) if is_torch(F) else as_array(grads, "grads", ndim=2)
+    if tuple(G.shape[:1]) != (m,):
+        raise FairtheoryValueError(f"grads must have shape ({m}, d) (one gradient row per loss), got {tuple(G.shape)}")
+    if is_torch(F):
+        G = G.to(dtype=F.dtype, device=F.device) if is_torch(G) else like(G, F)
+    return G
 
 
 def qffl_grad(losses: Any, grads: Any, q: float, p: Any = None, *, form: Form = "weighted") -> Any:
@@ -128,26 +183,95 @@ def qffl_grad(losses: Any, grads: Any, q: float, p: Any = None, *, form: Form = 
 
     With ``J`` the Jacobian (rows ``grad F_k``): ``weighted``: ``sum_k p_k F_k^q grad F_k``;
     ``unweighted``: ``((q+1)/m) sum_k F_k^q grad F_k``; ``root``: ``S^{-q/(q+1)} (1/m) sum_k F_k^q
-    grad F_k`` with ``S = (1/m) sum_k F_k^{q+1}`` (the ``root`` form is not differentiable at
-    ``F = 0``; a ``FairtheoryValueError`` is raised there).
+    grad F_k`` with ``S = (1/m) sum_k F_k^{q+1}`` (for ``q > 0`` the ``root`` form is not differentiable
+    at ``F = 0``; a ``FairtheoryValueError`` is raised there).
+
+    Inputs follow :func:`qffl_value` (lists, integer arrays and torch tensors accepted; ``grads`` of
+    shape ``(m, d)``); the result has the library of ``losses`` (torch: differentiable).  Powers that
+    leave the float64 range are re-evaluated with ``F`` and ``J`` divided by their maxima; a gradient
+    entry that does not fit a float64 raises :class:`FairtheoryValueError`.
     """
     q = _check_q(q)
     form = _check_form(form)
-    check_losses(losses)
-    xp = namespace(losses, grads)
-    m = int(losses.shape[0])
-    if tuple(grads.shape[:1]) != (m,) or len(grads.shape) != 2:
-        raise FairtheoryValueError(f"grads must have shape ({m}, d), got {tuple(grads.shape)}")
-    c = like(_weights(p, m, form), losses)
-    g = xp.sum((c * losses**q)[:, None] * grads, axis=0)
-    if form == "weighted":
-        return g
-    if form == "unweighted":
-        return (q + 1.0) * g
-    S = xp.sum(c * losses ** (q + 1.0))
-    if float(S) <= 0.0:
-        raise FairtheoryValueError("the root form is not differentiable where every loss is 0 (S = 0)")
-    return S ** (-q / (q + 1.0)) * g
+    F = check_losses(losses)
+    m = int(F.shape[0])
+    G = _check_grads(grads, m, F)
+    xp = namespace(F)
+    c_np = _weights(p, m, form)
+    c = like(c_np, F)
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        w = c * F**q
+        g = xp.sum(w[:, None] * G, axis=0)
+        S = xp.sum(c * F ** (q + 1.0)) if form == "root" else None
+    w_np = to_numpy(w)
+    underflow = (w_np < FLOAT_TINY) & (c_np > 0) & (to_numpy(F) > 0)  # c_k F_k^q lost (part of) its digits
+    fine = bool(np.all(np.isfinite(w_np)) and not np.any(underflow) and np.all(np.isfinite(to_numpy(g))))
+    if form == "root":
+        if q > 0.0 and _support_max(F, c_np) == 0.0:
+            raise FairtheoryValueError("the root form is not differentiable where every loss is 0 (S = 0)")
+        S_f = float(to_numpy(S))
+        fine = fine and math.isfinite(S_f) and (S_f >= FLOAT_TINY or q == 0.0)
+    if fine:
+        if form == "weighted":
+            return g
+        if form == "unweighted":
+            return (q + 1.0) * g
+        return g if q == 0.0 else S ** (-q / (q + 1.0)) * g
+    return _qffl_grad_scaled(F, G, c_np, q, form)
+
+
+def _qffl_grad_scaled(F: Any, G: Any, c_np: Array, q: float, form: str) -> Any:
+    """:func:`qffl_grad` with ``F`` divided by ``M = max F`` and ``J`` by ``max |J|`` (constants)."""
+    xp = namespace(F)
+    M = _support_max(F, c_np)
+    Gm = float(np.max(np.abs(to_numpy(G)))) if G.shape[1] else 0.0
+    c = like(c_np, F)
+    if Gm == 0.0 or (M == 0.0 and q > 0.0):  # J = 0, or F^q = 0 wherever c > 0: the gradient is exactly 0
+        return G[0] * 0.0
+    M = M if M > 0.0 else 1.0  # q = 0 and F = 0 on the support: F^0 = 1, any scale works
+    eG = pow2_exponent(Gm)
+    with np.errstate(under="ignore"):
+        r = F / M
+        gs = xp.sum((c * r**q)[:, None] * times_pow2(G, -eG), axis=0)  # |gs| <= 1
+    if form == "root":
+        s = xp.sum(c * r ** (q + 1.0))  # >= max c_k
+        return times_pow2(s ** (-q / (q + 1.0)) * gs, eG)
+    f, k = mul_pow_parts(1.0 if form == "weighted" else q + 1.0, M, q)  # factor M^q = f 2^k
+    out = times_pow2(gs * f, k + eG)
+    if not np.all(np.isfinite(to_numpy(out))):
+        raise _overflow(f"q-FFL gradient (form {form!r})", q)
+    return out
+
+
+def _positive_L(L: Any, shape: tuple[int, ...]) -> Array:
+    if np.ndim(L) == 0 and not is_torch(L):
+        if isinstance(L, (bool, np.bool_)):
+            raise FairtheoryTypeError(f"L must be a real number or an array of them, got {L!r}")
+        L_arr = np.full(shape, check_in_range(L, "L", low=0.0, low_inclusive=False))
+    else:
+        L_arr = as_array(L, "L", ndim=(0, 1))
+        if L_arr.ndim == 1 and L_arr.shape != shape:
+            raise FairtheoryValueError(f"L must be a scalar or have shape {shape}, got {L_arr.shape}")
+        L_arr = np.broadcast_to(L_arr, shape)
+        if np.any(L_arr <= 0):
+            raise FairtheoryValueError(f"L must be > 0, got {L_arr.min()!r}")
+    return L_arr
+
+
+def _powered_terms(coef: Array, f: Array, expo: float, other: Array) -> Array:
+    """``coef f^expo other`` entrywise (all finite, ``f, other >= 0``); direct, with the entries whose
+    direct evaluation overflowed or underflowed recomputed from exact power-of-two splits."""
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        out = coef * f**expo * other
+    bad = ~np.isfinite(out) | ((out < FLOAT_TINY) & (coef != 0) & (f > 0) & (other != 0))
+    for i in np.flatnonzero(bad):
+        mo, eo = math.frexp(float(other[i]))
+        fp, kp = mul_pow_parts(float(coef[i]) * mo, float(f[i]), expo)
+        try:
+            out[i] = math.ldexp(fp, kp + eo) if math.isfinite(fp) else fp
+        except OverflowError:
+            out[i] = math.inf
+    return out
 
 
 def lipschitz_estimate(losses: Any, grad_sq_norms: Any, L: float | Any, q: float) -> Array:
@@ -155,14 +279,16 @@ def lipschitz_estimate(losses: Any, grad_sq_norms: Any, L: float | Any, q: float
 
     Parameters
     ----------
-    losses : (m,) nonnegative values ``F_k(w)``.
+    losses : (m,) nonnegative values ``F_k(w)`` (array-like or torch; converted to float64 numpy).
     grad_sq_norms : (m,) values ``||grad F_k(w)||^2 >= 0``.
     L : smoothness constant(s) of the ``F_k`` (scalar or (m,)), ``> 0``.
     q : ``q >= 0``.
 
     Returns
     -------
-    (m,) numpy array of upper bounds on ``||Hess(F_k^{q+1}/(q+1))(w)||_2``.
+    (m,) float64 numpy array of upper bounds on ``||Hess(F_k^{q+1}/(q+1))(w)||_2`` (not differentiable:
+    torch inputs are detached).  Powers are evaluated without intermediate overflow; an entry whose
+    value does not fit a float64 raises :class:`FairtheoryValueError`.
 
     Notes
     -----
@@ -171,17 +297,15 @@ def lipschitz_estimate(losses: Any, grad_sq_norms: Any, L: float | Any, q: float
     ``F_k = 0`` but ``||grad F_k|| > 0`` raises (see module docstring).
     """
     q = _check_q(q)
-    f = np.asarray(to_numpy(check_losses(losses)), dtype=np.float64)
-    g2 = np.asarray(to_numpy(grad_sq_norms), dtype=np.float64)
+    f = to_numpy(check_losses(losses)).astype(np.float64)
+    g2 = as_array(grad_sq_norms, "grad_sq_norms", ndim=1)
     if g2.shape != f.shape:
         raise FairtheoryValueError(f"grad_sq_norms must have shape {f.shape}, got {g2.shape}")
-    if not np.all(np.isfinite(g2)) or np.any(g2 < 0):
-        raise FairtheoryValueError("grad_sq_norms must be finite and >= 0")
-    L_arr = np.broadcast_to(np.asarray(to_numpy(L), dtype=np.float64), f.shape)
-    if not np.all(np.isfinite(L_arr)) or np.any(L_arr <= 0):
-        raise FairtheoryValueError(f"L must be finite and > 0, got {to_numpy(L)!r}")
+    if np.any(g2 < 0):
+        raise FairtheoryValueError(f"grad_sq_norms must be >= 0, got {g2.min()!r}")
+    L_arr = _positive_L(L, f.shape)
     if q == 0.0:
-        return L_arr.copy()
+        return np.array(L_arr, dtype=np.float64)
     zero = f == 0.0
     if np.any(zero & (g2 > 0)):
         bad = int(np.flatnonzero(zero & (g2 > 0))[0])
@@ -190,24 +314,71 @@ def lipschitz_estimate(losses: Any, grad_sq_norms: Any, L: float | Any, q: float
             "has zero gradient where it vanishes"
         )
     fs = np.where(zero, 1.0, f)
-    second = np.where(zero, 0.0, q * fs ** (q - 1.0) * g2)
-    return L_arr * f**q + second
+    with np.errstate(over="ignore", under="ignore"):
+        direct = L_arr * f**q + np.where(zero, 0.0, q * fs ** (q - 1.0) * g2)
+    if np.all(np.isfinite(direct)) and np.all((direct >= FLOAT_TINY) | (f == 0.0)):
+        return direct
+    first = _powered_terms(np.array(L_arr, dtype=np.float64), f, q, np.ones_like(f))
+    second = np.where(zero, 0.0, _powered_terms(np.full(f.shape, q), fs, q - 1.0, g2))
+    with np.errstate(over="ignore"):
+        out = first + second
+    if not np.all(np.isfinite(out)):
+        raise _overflow("Lemma 12 estimate", q)
+    return out
 
 
-def hessian_powered(loss: float, grad: Array, hess: Array, q: float) -> Array:
+def _split(x: Array) -> tuple[Array, int]:
+    """``x = xs 2^e`` with ``max |xs|`` in ``[0.5, 1)`` (exact)."""
+    m = float(np.max(np.abs(x))) if x.size else 0.0
+    e = pow2_exponent(m) if m > 0 else 0
+    return np.ldexp(x, -e), e
+
+
+def hessian_powered(loss: Any, grad: Any, hess: Any, q: float) -> Array:
     r"""Exact Hessian of ``F^{q+1}/(q+1)``: ``q F^{q-1} g g^T + F^q H`` (003 eq. 28), batched.
 
-    ``loss`` (m,), ``grad`` (m, d), ``hess`` (m, d, d), numpy; ``F = 0`` handled as in
-    :func:`lipschitz_estimate` (first term ``0`` when ``g = 0``)."""
+    ``loss`` (m,) (or a scalar), ``grad`` (m, d) (any array with ``m d`` entries), ``hess`` (m, d, d)
+    (any array with ``m d^2`` entries); array-likes or torch tensors, converted to float64 numpy (not
+    differentiable).  ``F = 0`` handled as in :func:`lipschitz_estimate` (first term ``0`` when
+    ``g = 0``).  Powers are evaluated without intermediate overflow; an entry that does not fit a
+    float64 raises :class:`FairtheoryValueError`."""
     q = _check_q(q)
-    f = np.asarray(check_losses(np.atleast_1d(np.asarray(loss, dtype=np.float64))))
-    g = np.asarray(grad, dtype=np.float64).reshape(f.shape[0], -1)
-    H = np.asarray(hess, dtype=np.float64).reshape(f.shape[0], g.shape[1], g.shape[1])
+    f = to_numpy(check_losses(np.atleast_1d(as_array(loss, "loss")))).astype(np.float64)
+    m = f.shape[0]
+    g_raw = as_array(grad, "grad")
+    if g_raw.size % m or g_raw.size == 0:
+        raise FairtheoryValueError(f"grad must hold m * d entries (m = {m} rows of d), got shape {g_raw.shape}")
+    g = g_raw.reshape(m, -1)
+    d = g.shape[1]
+    H_raw = as_array(hess, "hess")
+    if H_raw.size != m * d * d:
+        raise FairtheoryValueError(f"hess must have shape ({m}, {d}, {d}), got shape {H_raw.shape}")
+    H = H_raw.reshape(m, d, d)
     if q == 0.0:
         return H.copy()
     fs = np.where(f == 0.0, 1.0, f)
-    coef = np.where(f == 0.0, 0.0, q * fs ** (q - 1.0))
-    return coef[:, None, None] * np.einsum("ni,nj->nij", g, g) + (f**q)[:, None, None] * H
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        coef = np.where(f == 0.0, 0.0, q * fs ** (q - 1.0))
+        b = f**q
+        out = coef[:, None, None] * np.einsum("ni,nj->nij", g, g) + b[:, None, None] * H
+    pos = f > 0
+    good = (np.all(np.isfinite(out)) and np.all(np.isfinite(coef)) and np.all(np.isfinite(b))
+            and np.all((coef[pos] >= FLOAT_TINY) & (b[pos] >= FLOAT_TINY)))
+    if good:
+        return out
+    for k in np.flatnonzero(pos):  # scaled per client: (q F^{q-1}) (g g^T) + F^q H at a common exponent
+        gs, eg = _split(g[k])
+        Hs, eH = _split(H[k])
+        f1, k1 = mul_pow_parts(q, f[k], q - 1.0)
+        f2, k2 = mul_pow_parts(1.0, f[k], q)
+        e1, e2 = k1 + 2 * eg, k2 + eH
+        K = max(e1, e2)
+        with np.errstate(under="ignore"):
+            inner = np.ldexp(f1 * np.outer(gs, gs), e1 - K) + np.ldexp(f2 * Hs, e2 - K)
+        out[k] = times_pow2(inner, K)
+    if not np.all(np.isfinite(out)):
+        raise _overflow("Hessian of F^(q+1)/(q+1)", q)
+    return out
 
 
 class QFFLProblem(FederatedProblem):

@@ -12,6 +12,10 @@ and a loss vector ``f``:
 
 The integrated set ``Lambda_phi(A, B) = {(a - phi b)/(1 - phi)}`` (001 eqs. 7-8) is
 :class:`fairtheory.sets.IntegratedSet`; ``max_{lam in Lambda_phi} lam . f = D_phi/(1 - phi)``.
+
+Loss vectors may be lists, numpy arrays of any real dtype or torch tensors (converted to float64 numpy,
+detached: not differentiable); booleans, nan and inf are rejected naming ``losses``.  An index or
+discrepancy beyond the float64 range raises :class:`~fairtheory.errors.FairtheoryValueError`.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from fairtheory._validation import (
     as_vector,
     check_in_range,
 )
+from fairtheory.backend import as_array, to_numpy
 from fairtheory.sets import CappedSimplex, IntegratedSet
 
 __all__ = [
@@ -64,6 +69,23 @@ def _check_losses(losses: Any, A: CappedSimplex, name: str = "losses") -> Array:
     return f
 
 
+def _finite(value: float, what: str) -> float:
+    """``value``, or raise when it left the float64 range (the inputs were finite)."""
+    if not np.isfinite(value):
+        raise FairtheoryValueError(f"{what} exceeds the float64 range (about 1.8e308) for these losses: the true "
+                                   "value does not fit a float64; rescale the losses")
+    return float(value)
+
+
+def _losses_at(problem: Any, w: Any) -> Array:
+    """``problem.losses(w)`` (the problem applies its own input policy to ``w``) as float64 numpy."""
+    losses = getattr(problem, "losses", None)
+    if not callable(losses):
+        raise FairtheoryTypeError(f"problem must be a federated problem with a losses(w) method, got "
+                                  f"{type(problem).__name__}")
+    return np.asarray(to_numpy(losses(w)), dtype=np.float64)
+
+
 def unfairness_parts(losses: Any, A: CappedSimplex, B: CappedSimplex) -> tuple[float, float]:
     r"""``(U, V) = (max_{lam in A} lam . f, min_{lam in B} lam . f)`` (001 Sec. 3.1, reconstructed).
 
@@ -97,12 +119,14 @@ def relative_index(losses: Any, A: CappedSimplex, B: CappedSimplex) -> float:
     if not V > 0:
         raise FairtheoryValueError(
             f"the index needs min_(lam in B) lam . losses > 0 (001 Assumption 1), got {V!r}")
-    return U / V
+    with np.errstate(over="ignore"):
+        return _finite(U / V, f"the relative unfairness index U/V = {U!r}/{V!r}")
 
 
 def relative_index_at(problem: Any, w: Any, A: CappedSimplex, B: CappedSimplex) -> float:
-    """``I(w; A, B) = relative_index(problem.losses(w), A, B)`` for a federated problem and model ``w``."""
-    return relative_index(np.asarray(problem.losses(np.asarray(w, dtype=np.float64))), A, B)
+    """``I(w; A, B) = relative_index(problem.losses(w), A, B)`` for a federated problem and model ``w``
+    (``w`` goes through the problem's input policy: array-likes and torch tensors of any real dtype)."""
+    return relative_index(_losses_at(problem, w), A, B)
 
 
 def discrepancy(losses: Any, A: CappedSimplex, B: CappedSimplex, phi: float) -> float:
@@ -110,12 +134,13 @@ def discrepancy(losses: Any, A: CappedSimplex, B: CappedSimplex, phi: float) -> 
     reconstructed).  ``D_phi/(1 - phi) = IntegratedSet(A, B, phi).support(f)``."""
     phi = check_in_range(phi, "phi", low=0.0, high=1.0, high_inclusive=False)
     U, V = unfairness_parts(losses, A, B)
-    return U - phi * V
+    with np.errstate(over="ignore"):
+        return _finite(U - phi * V, "the discrepancy U - phi V")
 
 
 def discrepancy_at(problem: Any, w: Any, A: CappedSimplex, B: CappedSimplex, phi: float) -> float:
     """``D_phi(w; A, B)`` evaluated at ``problem.losses(w)``."""
-    return discrepancy(np.asarray(problem.losses(np.asarray(w, dtype=np.float64))), A, B, phi)
+    return discrepancy(_losses_at(problem, w), A, B, phi)
 
 
 def prop9_bounds(U: float, V: float, phi: Any, c: float, C: float) -> tuple[Any, Any]:
@@ -146,13 +171,22 @@ def prop9_bounds(U: float, V: float, phi: Any, c: float, C: float) -> tuple[Any,
     C = check_in_range(C, "C", low=c)
     if not c <= V <= C:
         raise FairtheoryValueError(f"V must lie in [c, C] = [{c}, {C}], got {V!r}")
-    ph = np.asarray(phi, dtype=np.float64)
-    if not np.all(np.isfinite(ph)) or np.any(ph < 0) or np.any(ph >= 1):
-        raise FairtheoryValueError(f"phi must lie in [0, 1), got {phi!r}")
-    if np.any(U - ph * V < 0):
+    if np.ndim(phi) == 0 and not hasattr(phi, "detach"):
+        ph = np.asarray(check_in_range(phi, "phi", low=0.0, high=1.0, high_inclusive=False))
+    else:
+        ph = as_array(phi, "phi")
+        if np.any(ph < 0) or np.any(ph >= 1):
+            raise FairtheoryValueError(f"phi must lie in [0, 1), got {phi!r}")
+    with np.errstate(over="ignore", invalid="ignore"):
+        gap = U - ph * V
+    if np.any(gap < 0):
         raise FairtheoryValueError(f"Prop. 9 needs U - phi V >= 0, got U={U!r}, V={V!r}, phi={phi!r}")
-    lo = ph + (U - ph * V) / C
-    hi = ph + (U - ph * V) / c
+    with np.errstate(over="ignore"):
+        lo = ph + gap / C
+        hi = ph + gap / c
+    if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))):
+        raise FairtheoryValueError(f"the Prop. 9 bounds exceed the float64 range for U={U!r}, V={V!r}, c={c!r}: "
+                                   "the true values do not fit a float64")
     if ph.ndim == 0:
         return float(lo), float(hi)
     return lo, hi
@@ -165,7 +199,8 @@ def lemma8_bound(mu: float, L: float, phi: float) -> float:
     mu = check_in_range(mu, "mu", low=0.0)
     L = check_in_range(L, "L", low=mu)
     phi = check_in_range(phi, "phi", low=0.0, high=1.0, high_inclusive=False)
-    return (mu - phi * L) / (1.0 - phi)
+    with np.errstate(over="ignore"):
+        return _finite((mu - phi * L) / (1.0 - phi), "the Lemma 8 bound (mu - phi L)/(1 - phi)")
 
 
 # ------------------------------------------------------------------------------------ convex regime

@@ -13,8 +13,11 @@ Constants the theorems need (002 Assump. 1-2) are computed from the data:
 
 from __future__ import annotations
 
+import functools
+import math
 from abc import ABC, abstractmethod
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -25,7 +28,9 @@ from fairtheory.errors import NonFiniteError
 
 Array = NDArray[np.float64]
 
-__all__ = ["FederatedProblem", "as_float_array"]
+__all__ = ["FederatedProblem", "as_float_array", "as_data_array", "evaluation"]
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 def as_float_array(x: Any, name: str, shape: tuple[int, ...]) -> Any:
@@ -75,6 +80,79 @@ def as_float_array(x: Any, name: str, shape: tuple[int, ...]) -> Any:
     if not finite:
         raise NonFiniteError(f"{name} must be finite, got nan or inf entries")
     return x
+
+
+def as_data_array(x: Any, name: str, *, ndim: int | None = None, allow_empty: bool = False) -> Array:
+    """The input policy of a problem's data (``H``, ``X``, ``y``, ...): ``x`` as a finite float64
+    numpy array.
+
+    Lists, tuples, numpy arrays of any real dtype and torch tensors (copied to host) are converted;
+    booleans (a mask passed by mistake), complex numbers, strings and ragged nesting raise
+    :class:`~fairtheory.errors.FairtheoryTypeError`, a wrong ``ndim`` or an empty array
+    :class:`~fairtheory.errors.FairtheoryValueError` and nan/inf
+    :class:`~fairtheory.errors.NonFiniteError`, each naming ``name``."""
+    from fairtheory.backend import is_torch, to_numpy
+
+    if is_torch(x):
+        x = to_numpy(x.detach())
+    if isinstance(x, (str, bytes)) or x is None:
+        raise FairtheoryTypeError(f"{name} must be an array of real numbers, got {type(x).__name__}")
+    if has_bool(x):
+        raise FairtheoryTypeError(f"{name} must hold real numbers, got booleans")
+    try:
+        raw = np.asarray(x)
+    except (TypeError, ValueError) as exc:  # ragged nested lists
+        raise FairtheoryTypeError(f"{name} must be an array of real numbers, got {x!r}"[:200]) from exc
+    if raw.dtype.kind not in "iuf":
+        what = "booleans" if raw.dtype.kind == "b" else f"dtype {raw.dtype}"
+        raise FairtheoryTypeError(f"{name} must hold real numbers, got {what}")
+    arr = raw.astype(np.float64, copy=False)
+    if ndim is not None and arr.ndim != ndim:
+        raise FairtheoryValueError(f"{name} must be {ndim}-D, got shape {arr.shape}")
+    if arr.size == 0 and not allow_empty:
+        raise FairtheoryValueError(f"{name} must be non-empty, got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise NonFiniteError(f"{name} must be finite, got nan or inf entries")
+    return arr
+
+
+def _all_finite(x: Any) -> bool:
+    """Whether every entry of the numpy array or torch tensor ``x`` is finite (a sum first: nan/inf
+    propagate to it, and only a sum that overflows needs the entrywise check)."""
+    if type(x) is np.ndarray:
+        if math.isfinite(np.add.reduce(x, axis=None)):
+            return True
+        return bool(np.isfinite(x).all())
+    from fairtheory.backend import is_torch
+
+    if is_torch(x):
+        import torch
+
+        return bool(torch.isfinite(x).all())
+    return bool(np.isfinite(np.asarray(x)).all())
+
+
+_OVERFLOW = "the result does not fit float64 at these models (overflow); use smaller model entries or step sizes"
+
+
+def evaluation(fn: F) -> F:
+    """Decorate a problem's evaluation method: numpy's overflow warnings are silenced inside, and a
+    non-finite result (from finite, checked inputs: the value does not fit float64) raises
+    :class:`~fairtheory.errors.NonFiniteError` instead of returning inf/nan - which
+    :func:`fairtheory.algorithms.base.run` reports as divergence."""
+
+    @functools.wraps(fn)
+    def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            out = fn(self, *args, **kwargs)
+        if type(out) is tuple:
+            if not all(part is None or _all_finite(part) for part in out):
+                raise NonFiniteError(f"{type(self).__name__}.{fn.__name__}: {_OVERFLOW}")
+        elif not _all_finite(out):
+            raise NonFiniteError(f"{type(self).__name__}.{fn.__name__}: {_OVERFLOW}")
+        return out
+
+    return wrapper  # type: ignore[return-value]
 
 
 class FederatedProblem(ABC):

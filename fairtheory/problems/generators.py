@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from fairtheory._validation import FairtheoryValueError, check_in_range, check_integer, check_rng
+from fairtheory.problems.base import as_data_array
 from fairtheory.problems.least_squares import LeastSquaresProblem
 from fairtheory.problems.logistic import LogisticProblem
 
@@ -33,8 +34,8 @@ def separable(X: Any, y: Any, *, tol: float = 1e-9) -> bool:
     separable iff its value exceeds ``tol * sum_j ||x_j||_1``."""
     from scipy.optimize import linprog
 
-    Xa = np.asarray(X, dtype=np.float64)
-    ya = np.asarray(y, dtype=np.float64)
+    Xa = as_data_array(X, "X", allow_empty=True)
+    ya = as_data_array(y, "y", allow_empty=True)
     if Xa.ndim != 2 or ya.shape != (Xa.shape[0],):
         raise FairtheoryValueError(f"X must be (N, d) and y (N,), got {Xa.shape} and {ya.shape}")
     A = ya[:, None] * Xa
@@ -48,8 +49,8 @@ def _sizes(m: int | Sequence[int], n: int, low: int) -> np.ndarray:
     if np.ndim(m) == 0:
         sizes = np.full(n, check_integer(m, "m", low=low))
     else:
-        sizes = np.asarray(m)
-        if sizes.shape != (n,) or not np.issubdtype(sizes.dtype, np.integer) or sizes.min() < low:
+        sizes = as_data_array(m, "m", allow_empty=True)
+        if sizes.shape != (n,) or np.any(sizes != np.round(sizes)) or sizes.min() < low:
             raise FairtheoryValueError(f"m must be an integer >= {low} or {n} such integers, got {m!r}")
     return sizes.astype(np.int64)
 

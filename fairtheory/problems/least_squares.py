@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from fairtheory.backend import is_torch, like, to_numpy
-from fairtheory.problems.base import Array
+from fairtheory.problems.base import Array, evaluation
 from fairtheory.problems.logistic import SampleProblem
 from fairtheory.problems.quadratic import QuadraticProblem
 
@@ -56,6 +56,7 @@ class LeastSquaresProblem(SampleProblem):
             loss *= 0.5
         return loss, res
 
+    @evaluation
     def losses(self, w: Any) -> Any:
         w = self.as_model(w)
         data = self._data(w)
@@ -63,6 +64,7 @@ class LeastSquaresProblem(SampleProblem):
         return 0.5 * self._segment_sum(res * res, self.seg, self.offsets[:-1], self.n) / like(
             self.m.astype(np.float64), w)
 
+    @evaluation
     def grads(self, w: Any) -> Any:
         w = self.as_model(w)
         data = self._data(w)
@@ -70,6 +72,7 @@ class LeastSquaresProblem(SampleProblem):
         return self._segment_sum(res[:, None] * data["X"], self.seg, self.offsets[:-1], self.n) / like(
             self.m.astype(np.float64), w)[:, None]
 
+    @evaluation
     def hessians(self, w: Any) -> Array:
         """``G_i = X_i^T X_i / m_i`` (independent of ``w``)."""
         self.as_model(to_numpy(w))

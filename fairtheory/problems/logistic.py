@@ -34,7 +34,7 @@ import numpy as np
 
 from fairtheory._validation import FairtheoryTypeError, FairtheoryValueError, check_in_range
 from fairtheory.backend import is_torch, like, namespace, to_numpy
-from fairtheory.problems.base import Array, FederatedProblem
+from fairtheory.problems.base import Array, FederatedProblem, as_data_array, evaluation
 from fairtheory.stable import sigmoid_unchecked, softplus_unchecked
 
 __all__ = ["LogisticProblem", "SampleProblem"]
@@ -66,23 +66,20 @@ class SampleProblem(FederatedProblem):
     """
 
     def __init__(self, X: Any, y: Any, offsets: Any, p: Any = None) -> None:
-        X_arr = np.asarray(to_numpy(X), dtype=np.float64)
-        y_arr = np.asarray(to_numpy(y), dtype=np.float64)
+        X_arr = as_data_array(X, "X", allow_empty=True)
+        y_arr = as_data_array(y, "y", allow_empty=True)
         if X_arr.ndim != 2 or X_arr.shape[0] == 0 or X_arr.shape[1] == 0:
             raise FairtheoryValueError(f"X must be a non-empty 2-D array (N, d), got shape {X_arr.shape}")
         N, d = X_arr.shape
         if y_arr.shape != (N,):
             raise FairtheoryValueError(f"y must have shape ({N},) (one label per row of X), "
                                        f"got {y_arr.shape}")
-        if not (np.all(np.isfinite(X_arr)) and np.all(np.isfinite(y_arr))):
-            raise FairtheoryValueError("X and y must be finite")
-        off_raw = np.asarray(to_numpy(offsets))
+        off_raw = as_data_array(offsets, "offsets", allow_empty=True)
         if off_raw.ndim != 1 or off_raw.size < 2:
             raise FairtheoryValueError(
                 f"offsets must be 1-D with n+1 >= 2 entries, got shape {off_raw.shape}")
-        if not np.issubdtype(off_raw.dtype, np.integer):
-            if not np.all(np.isfinite(off_raw)) or np.any(off_raw != np.round(off_raw)):
-                raise FairtheoryTypeError(f"offsets must be integers, got {off_raw!r}")
+        if np.any(off_raw != np.round(off_raw)):
+            raise FairtheoryTypeError(f"offsets must be integers, got {off_raw!r}")
         off = off_raw.astype(np.int64)
         if off[0] != 0 or off[-1] != N:
             raise FairtheoryValueError(
@@ -190,6 +187,7 @@ class SampleProblem(FederatedProblem):
 
 
     # ---------------------------------------------------------------- evaluation
+    @evaluation
     def loss_grad_each(self, W: Any, clients: Any = None) -> tuple[Any, Any]:
         r"""``(f_i(W_k))_k`` and ``(grad f_i(W_k))_k`` for ``i = clients[k]`` (all clients by default).
 
@@ -198,9 +196,11 @@ class SampleProblem(FederatedProblem):
         numpy or torch (results in ``W``'s library, dtype and device)."""
         return self._evaluate(W, clients, True, True)
 
+    @evaluation
     def losses_each(self, W: Any, clients: Any = None) -> Any:
         return self._evaluate(W, clients, True, False)[0]
 
+    @evaluation
     def grads_each(self, W: Any, clients: Any = None) -> Any:
         return self._evaluate(W, clients, False, True)[1]
 
@@ -348,6 +348,7 @@ class LogisticProblem(SampleProblem):
                 grad = grad + self.l2 * W
         return loss, grad
 
+    @evaluation
     def losses(self, w: Any) -> Any:
         """``(f_i(w))_i`` at a shared model (one product ``X w``)."""
         w = self.as_model(w)
@@ -358,6 +359,7 @@ class LogisticProblem(SampleProblem):
         out = out / like(self.m.astype(np.float64), w)
         return out + 0.5 * self.l2 * xp.sum(w * w) if self.l2 else out
 
+    @evaluation
     def grads(self, w: Any) -> Any:
         """``(grad f_i(w))_i``, shape ``(n, d)``."""
         w = self.as_model(w)
@@ -368,6 +370,7 @@ class LogisticProblem(SampleProblem):
         out = out / like(self.m.astype(np.float64), w)[:, None]
         return out + self.l2 * w[None, :] if self.l2 else out
 
+    @evaluation
     def hessians(self, w: Any) -> Array:
         r"""``Hess f_i(w) = (1/m_i) sum_j s_ij x_ij x_ij^T + l2 I`` with ``s = sigma(z)(1 - sigma(z))``."""
         w_np = np.asarray(self.as_model(to_numpy(w)), dtype=np.float64)

@@ -24,7 +24,7 @@ import numpy as np
 
 from fairtheory._validation import FairtheoryValueError, check_in_range, check_integer
 from fairtheory.backend import like, namespace, to_numpy
-from fairtheory.problems.base import Array, FederatedProblem
+from fairtheory.problems.base import Array, FederatedProblem, as_data_array, evaluation
 
 __all__ = ["MultinomialProblem"]
 
@@ -37,19 +37,17 @@ class MultinomialProblem(FederatedProblem):
 
     def __init__(self, X: Any, y: Any, offsets: Any, n_classes: int, p: Any = None, *,
                  l2: float = 0.0, intercept: bool = True) -> None:
-        X_arr = np.asarray(X, dtype=np.float64)
+        X_arr = as_data_array(X, "X", allow_empty=True)
         if X_arr.ndim != 2 or X_arr.shape[0] == 0 or X_arr.shape[1] == 0:
             raise FairtheoryValueError(f"X must be a non-empty 2-D array (N, d_in), got shape {X_arr.shape}")
-        if not np.all(np.isfinite(X_arr)):
-            raise FairtheoryValueError("X must be finite")
         C = check_integer(n_classes, "n_classes", low=2)
-        y_arr = np.asarray(y)
+        y_arr = as_data_array(y, "y", allow_empty=True)
         if y_arr.shape != (X_arr.shape[0],):
             raise FairtheoryValueError(f"y must have shape ({X_arr.shape[0]},), got {y_arr.shape}")
         if not np.all(np.equal(np.mod(y_arr, 1), 0)) or y_arr.min() < 0 or y_arr.max() >= C:
             raise FairtheoryValueError(f"y must hold integer labels in [0, {C - 1}], got range "
                                        f"[{y_arr.min()}, {y_arr.max()}]")
-        off = np.asarray(offsets)
+        off = as_data_array(offsets, "offsets", allow_empty=True)
         if off.ndim != 1 or off.size < 2 or not np.all(np.equal(np.mod(off, 1), 0)):
             raise FairtheoryValueError(f"offsets must be a 1-D integer array of length n+1 >= 2, got {off!r}")
         off = off.astype(np.int64)
@@ -95,6 +93,7 @@ class MultinomialProblem(FederatedProblem):
         Wm = xp.reshape(W, (W.shape[0], self.D, self.n_classes))
         return xp.matmul(like(self._Xpad if X is None else X, W), Wm)
 
+    @evaluation
     def losses_each(self, W: Any, clients: Any = None) -> Any:
         W, X, Yp, M, inv = self._padded(W, clients)
         xp = namespace(W)
@@ -110,6 +109,7 @@ class MultinomialProblem(FederatedProblem):
     def grads_each(self, W: Any, clients: Any = None) -> Any:
         return self.loss_grad_each(W, clients)[1]
 
+    @evaluation
     def loss_grad_each(self, W: Any, clients: Any = None) -> tuple[Any, Any]:
         """``(losses_each(W), grads_each(W))`` sharing one pass over the data."""
         W, X, Yp, M, inv = self._padded(W, clients)
@@ -163,6 +163,7 @@ class MultinomialProblem(FederatedProblem):
         """``(losses(w), grads(w))`` at a shared model in one pass."""
         return self.loss_grad_each(self._broadcast(w))
 
+    @evaluation
     def hessians(self, w: Array) -> Array:
         """``(1/m_k) sum_j (diag(s_j) - s_j s_j^T) (x) x_j x_j^T`` (+ ``l2 I``), shape (n, d, d).
 
@@ -212,9 +213,11 @@ class MultinomialProblem(FederatedProblem):
     # ------------------------------------------------------------------ predictions
     def predictions_each(self, W: Any) -> Any:
         """Predicted labels ``argmax_c (x^T W_k)_c``, padded (n, m_max) (padding rows meaningless)."""
+        W = self._check_models(W, None)
         xp = namespace(W)
         return xp.argmax(self._logits(W), axis=2)
 
+    @evaluation
     def accuracies(self, w: Any) -> Any:
         """Per-client accuracy (fraction in [0, 1]) of ``argmax`` predictions at the shared model ``w``."""
         W = self._broadcast(w)

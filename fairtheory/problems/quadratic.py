@@ -14,7 +14,8 @@ import numpy as np
 
 from fairtheory._validation import FairtheoryValueError, as_vector
 from fairtheory.backend import like, namespace, to_numpy
-from fairtheory.problems.base import Array, FederatedProblem
+from fairtheory.errors import NonFiniteError
+from fairtheory.problems.base import Array, FederatedProblem, _all_finite, as_data_array, evaluation
 
 __all__ = ["QuadraticProblem", "random_quadratic"]
 
@@ -23,8 +24,8 @@ class QuadraticProblem(FederatedProblem):
     """Quadratic clients with Hessians ``H`` (n, d, d), centres ``c`` (n, d), offsets ``e`` (n,)."""
 
     def __init__(self, H: Any, c: Any, e: Any = None, p: Any = None) -> None:
-        H_arr = np.asarray(H, dtype=np.float64)
-        c_arr = np.asarray(c, dtype=np.float64)
+        H_arr = as_data_array(H, "H", allow_empty=True)
+        c_arr = as_data_array(c, "c", allow_empty=True)
         if H_arr.ndim != 3 or H_arr.shape[1] != H_arr.shape[2]:
             raise FairtheoryValueError(f"H must have shape (n, d, d), got {H_arr.shape}")
         n, d = H_arr.shape[:2]
@@ -32,8 +33,6 @@ class QuadraticProblem(FederatedProblem):
             raise FairtheoryValueError(f"H must be non-empty, got shape {H_arr.shape}")
         if c_arr.shape != (n, d):
             raise FairtheoryValueError(f"c must have shape ({n}, {d}), got {c_arr.shape}")
-        if not (np.all(np.isfinite(H_arr)) and np.all(np.isfinite(c_arr))):
-            raise FairtheoryValueError("H and c must be finite")
         if not np.allclose(H_arr, np.swapaxes(H_arr, 1, 2), atol=1e-12, rtol=1e-10):
             raise FairtheoryValueError("H must hold symmetric matrices")
         self.H = 0.5 * (H_arr + np.swapaxes(H_arr, 1, 2))
@@ -67,10 +66,22 @@ class QuadraticProblem(FederatedProblem):
     def losses_each(self, W: Any, clients: Any = None) -> Any:
         W, H, C, e = self._select(W, clients)
         xp = namespace(W)
-        D = W - like(C, W)
-        HD = xp.matmul(like(H, W), D[..., None])[..., 0]
-        return 0.5 * xp.sum(D * HD, axis=1) + like(e, W)
+        with np.errstate(over="ignore", invalid="ignore"):
+            D = W - like(C, W)
+            HD = xp.matmul(like(H, W), D[..., None])[..., 0]
+            out = 0.5 * xp.sum(D * HD, axis=1) + like(e, W)
+            if not _all_finite(out):  # overflow in the products: rescale each row, fail only if f does not fit
+                s = xp.max(xp.abs(D), axis=1)
+                s = xp.where(s > 0, s, xp.ones_like(s))
+                Ds = D / s[:, None]
+                q = 0.5 * xp.sum(Ds * xp.matmul(like(H, W), Ds[..., None])[..., 0], axis=1)
+                out = (q * s) * s + like(e, W)
+        if not _all_finite(out):
+            raise NonFiniteError("QuadraticProblem.losses_each: the client losses at these models do not fit "
+                                 "float64 (overflow); use smaller model entries or step sizes")
+        return out
 
+    @evaluation
     def grads_each(self, W: Any, clients: Any = None) -> Any:
         W, H, C, _ = self._select(W, clients)
         xp = namespace(W)
@@ -110,6 +121,8 @@ def random_quadratic(
     d = check_integer(d, "d", low=1)
     mu = check_in_range(mu, "mu", low=0.0)
     L = check_in_range(L, "L", low=mu, low_inclusive=True)
+    spread = check_in_range(spread, "spread", low=0.0)
+    offset = check_in_range(offset, "offset", low=0.0)
     Q, _ = np.linalg.qr(rng.normal(size=(n, d, d)))
     lam = rng.uniform(mu, L, size=(n, d))
     lam[:, 0], lam[:, -1] = mu, L  # pin the extremes so mu and L are exact

@@ -20,7 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from fairtheory._validation import FairtheoryTypeError, FairtheoryValueError, check_in_range, check_integer
+from fairtheory._validation import FairtheoryValueError, check_in_range, check_integer, check_rng
+from fairtheory.problems.base import as_data_array
 from fairtheory.problems.multinomial import MultinomialProblem
 
 __all__ = ["SyntheticSplit", "synthetic_qffl", "power_law_sizes"]
@@ -42,6 +43,7 @@ def power_law_sizes(n: int, *, rng: np.random.Generator, scale: float = 85.0,
                     exponent: float = 3.0) -> np.ndarray:
     """``floor(scale * (1 + Pareto(exponent)))``: power-law device sizes (minimum ``scale``)."""
     n = check_integer(n, "n", low=1)
+    rng = check_rng(rng)
     scale = check_in_range(scale, "scale", low=10.0)
     exponent = check_in_range(exponent, "exponent", low=0.0, low_inclusive=False)
     return np.floor(scale * (1.0 + rng.pareto(exponent, size=n))).astype(np.int64)
@@ -64,20 +66,19 @@ def synthetic_qffl(
     split : train/validation/test fractions (sum 1); every device keeps >= 1 sample in each part.
     l2 : ridge added to every client loss (0 in the paper).
     """
-    if not isinstance(rng, np.random.Generator):
-        raise FairtheoryTypeError(f"rng must be a numpy Generator, got {type(rng).__name__}")
+    rng = check_rng(rng)
     n = check_integer(n, "n", low=1)
     d_in = check_integer(d_in, "d_in", low=1)
     C = check_integer(n_classes, "n_classes", low=2)
     alpha = check_in_range(alpha, "alpha", low=0.0)
     beta = check_in_range(beta, "beta", low=0.0)
-    fr = np.asarray(split, dtype=np.float64)
+    fr = as_data_array(split, "split", allow_empty=True)
     if fr.shape != (3,) or np.any(fr <= 0) or abs(fr.sum() - 1) > 1e-9:
         raise FairtheoryValueError(f"split must be three positive fractions summing to 1, got {split!r}")
     if sizes is None:
         m = power_law_sizes(n, rng=rng, scale=size_scale)
     else:
-        m = np.asarray(sizes)
+        m = as_data_array(sizes, "sizes", allow_empty=True)
         if m.shape != (n,) or not np.all(np.equal(np.mod(m, 1), 0)) or m.min() < 10:
             raise FairtheoryValueError(f"sizes must be ({n},) integers >= 10, got {sizes!r}")
         m = m.astype(np.int64)

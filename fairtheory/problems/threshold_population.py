@@ -180,7 +180,9 @@ class ThresholdPopulation:
         if not isinstance(sample, ThresholdSample):
             raise FairtheoryTypeError(f"sample must be a ThresholdSample, got {type(sample).__name__}")
         R, M = sample.x.shape
-        c = np.asarray(weights, dtype=np.float64)
+        from fairtheory.problems.base import as_data_array
+
+        c = as_data_array(weights, "weights", allow_empty=True)
         if c.shape == (M,):
             c = np.broadcast_to(c, (R, M))
         if c.shape != (R, M):

@@ -193,18 +193,39 @@ class _Ctx:
         return st.tuples(vals, vals, st.integers(0, self.n - 1)).map(build)
 
     def A(self, f: np.ndarray) -> float:
-        return float(self.agg.value(np.array(f, dtype=np.float64)))
+        return _finite(float(self.agg.value(np.array(f, dtype=np.float64))), "A(f)")
 
     def w(self, f: np.ndarray) -> np.ndarray:
         from fairtheory.backend import to_numpy
 
-        return np.asarray(to_numpy(self.agg.weights(np.array(f, dtype=np.float64))), dtype=np.float64)
+        return _finite(np.asarray(to_numpy(self.agg.weights(np.array(f, dtype=np.float64))), dtype=np.float64),
+                       "weights(f)")
 
     def slack(self, *vals: Any) -> float:
         return self.rtol * max([1.0] + [float(np.max(np.abs(v))) for v in vals])
 
 
 Check = Callable[[Any], "tuple[dict[str, Any], str] | None"]
+
+
+class _Overflow(ArithmeticError):
+    """A value of the check does not fit float64: not a counterexample of the property (the
+    ``defined`` property reports non-finite values of ``A`` and its weights)."""
+
+
+def _finite(x: Any, what: str) -> Any:
+    if not np.all(np.isfinite(x)):
+        raise _Overflow(f"{what} is not finite: {x!r}")
+    return x
+
+
+def _checked(check: Check, x: Any) -> tuple[dict[str, Any], str] | None:
+    """``check(x)`` with numpy's warnings silenced; an example whose values overflow is skipped."""
+    with np.errstate(all="ignore"):
+        try:
+            return check(x)
+        except _Overflow:
+            return None
 
 
 def _search(strategy: st.SearchStrategy[Any], check: Check, max_examples: int,
@@ -217,14 +238,14 @@ def _search(strategy: st.SearchStrategy[Any], check: Check, max_examples: int,
 
     def bad(x: Any) -> bool:
         tried[0] += 1
-        return check(x) is not None
+        return _checked(check, x) is not None
 
     cfg = settings(max_examples=max_examples, database=None, deadline=None, suppress_health_check=list(HealthCheck))
     try:
         ex = find(strategy, bad, settings=cfg, random=random.Random(seed))
     except (NoSuchExample, Unsatisfiable):
         return None, min(tried[0], max_examples)
-    out = check(ex)
+    out = _checked(check, ex)
     assert out is not None  # find returned an example satisfying bad()
     return out, tried[0]
 
@@ -237,9 +258,11 @@ def _call(fn: Callable[[], Any]) -> tuple[Any, str | None]:
 
 
 def _defined(c: _Ctx) -> tuple[Any, Check]:
+    from fairtheory.backend import to_numpy
+
     def check(f: np.ndarray) -> tuple[dict[str, Any], str] | None:
-        v, err = _call(lambda: c.A(f))
-        g, err2 = _call(lambda: c.w(f))
+        v, err = _call(lambda: float(c.agg.value(np.array(f, dtype=np.float64))))
+        g, err2 = _call(lambda: np.asarray(to_numpy(c.agg.weights(np.array(f, dtype=np.float64))), dtype=np.float64))
         err = err or err2
         if err is None and not (math.isfinite(v) and np.all(np.isfinite(g)) and g.shape == (c.n,)):
             err = f"value {v!r}, weights {g!r}"
@@ -311,7 +334,8 @@ def _separable(c: _Ctx) -> tuple[Any, Check]:
     agg = c.agg
 
     def J(f: np.ndarray, eta: float) -> float:
-        return float(c.p @ np.asarray(agg.client_values(f, np.full(c.n, eta)), dtype=np.float64))
+        return _finite(float(c.p @ np.asarray(agg.client_values(f, np.full(c.n, eta)), dtype=np.float64)),
+                       "sum_i p_i h_i(f_i, eta)")
 
     def check(x: tuple[np.ndarray, float]) -> tuple[dict[str, Any], str] | None:
         f, eta = x
@@ -329,8 +353,10 @@ def _separable(c: _Ctx) -> tuple[Any, Check]:
         E = np.full(c.n, eta)
         df, deta = (np.asarray(v, dtype=np.float64) for v in agg.client_grads(f, E))
         h = 1e-6 * max(1.0, float(np.abs(f).max()), abs(eta))
-        hf = (np.asarray(agg.client_values(f + h, E)) - np.asarray(agg.client_values(f - h, E))) / (2 * h)
-        he = (np.asarray(agg.client_values(f, E + h)) - np.asarray(agg.client_values(f, E - h))) / (2 * h)
+        hf = _finite((np.asarray(agg.client_values(f + h, E)) - np.asarray(agg.client_values(f - h, E))) / (2 * h),
+                     "finite differences")
+        he = _finite((np.asarray(agg.client_values(f, E + h)) - np.asarray(agg.client_values(f, E - h))) / (2 * h),
+                     "finite differences")
         for name, an, fd in (("dh/df", df, hf), ("dh/deta", deta, he)):
             err = np.abs(an - fd)
             tol = _FD_RTOL * np.maximum(1.0, np.abs(fd))

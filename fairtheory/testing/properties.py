@@ -8,7 +8,10 @@ the given data and raises ``AssertionError`` with the numbers when the property 
 examples from :mod:`fairtheory.testing.strategies` with ``@given``.
 
 Every check compares with a slack ``rtol * scale`` where ``scale`` is the largest absolute loss or
-aggregated value involved (float rounding), default ``rtol = 1e-9``.
+aggregated value involved (float rounding), default ``rtol = 1e-9``.  Loss vectors may be lists, numpy
+arrays of any real dtype or torch tensors (converted to float64 numpy, detached); malformed arguments
+raise a :class:`~fairtheory.errors.FairtheoryError` naming them (``AssertionError`` is reserved for a
+violated property).
 """
 
 from __future__ import annotations
@@ -18,7 +21,13 @@ from typing import Any
 
 import numpy as np
 
-from fairtheory._validation import FairtheoryValueError, as_vector, check_in_range, check_probability_vector
+from fairtheory._validation import (
+    FairtheoryTypeError,
+    FairtheoryValueError,
+    as_vector,
+    check_in_range,
+    check_probability_vector,
+)
 
 __all__ = [
     "check_monotone",
@@ -29,6 +38,18 @@ __all__ = [
 ]
 
 Aggregator = Callable[[np.ndarray], float]
+
+
+def _callable(aggregator: Any) -> None:
+    if not callable(aggregator):
+        raise FairtheoryTypeError(f"aggregator must be a callable A(losses) -> float, got {type(aggregator).__name__}")
+
+
+def _derived(x: np.ndarray, what: str) -> np.ndarray:
+    """A loss vector built from the arguments (``f + |d|``, ``s f``, ...), or raise when it overflowed."""
+    if not np.all(np.isfinite(x)):
+        raise FairtheoryValueError(f"{what} exceeds the float64 range (about 1.8e308): use smaller losses")
+    return x
 
 
 def _agg(aggregator: Aggregator, f: np.ndarray) -> float:
@@ -45,12 +66,14 @@ def _slack(rtol: float, *vals: Any) -> float:
 
 def check_monotone(aggregator: Aggregator, losses: Any, increase: Any, *, rtol: float = 1e-9) -> None:
     """``f <= g`` elementwise implies ``A(f) <= A(g)``; here ``g = f + |increase|``."""
+    _callable(aggregator)
     f = as_vector(losses, "losses")
     d = np.abs(as_vector(increase, "increase"))
     if d.shape != f.shape:
         raise FairtheoryValueError(f"increase must have shape {f.shape}, got {d.shape}")
     rtol = check_in_range(rtol, "rtol", low=0.0)
-    g = f + d
+    with np.errstate(over="ignore"):
+        g = _derived(f + d, "losses + |increase|")
     a, b = _agg(aggregator, f), _agg(aggregator, g)
     if a > b + _slack(rtol, f, g, a, b):
         raise AssertionError(f"not monotone: A(f) = {a!r} > A(g) = {b!r} with g = f + {d!r} >= f = {f!r}")
@@ -59,27 +82,34 @@ def check_monotone(aggregator: Aggregator, losses: Any, increase: Any, *, rtol: 
 def check_translation_equivariant(aggregator: Aggregator, losses: Any, shift: float, *,
                                   rtol: float = 1e-9) -> None:
     """``A(f + c 1) = A(f) + c``."""
+    _callable(aggregator)
     f = as_vector(losses, "losses")
     c = check_in_range(shift, "shift")
     rtol = check_in_range(rtol, "rtol", low=0.0)
-    a, b = _agg(aggregator, f), _agg(aggregator, f + c)
-    if abs(b - (a + c)) > _slack(rtol, f, f + c, a, b):
+    with np.errstate(over="ignore"):
+        fc = _derived(f + c, "losses + shift")
+    a, b = _agg(aggregator, f), _agg(aggregator, fc)
+    if abs(b - (a + c)) > _slack(rtol, f, fc, a, b):
         raise AssertionError(f"not translation equivariant: A(f + {c!r}) = {b!r} != A(f) + c = {a + c!r}")
 
 
 def check_positively_homogeneous(aggregator: Aggregator, losses: Any, scale: float, *,
                                  rtol: float = 1e-9) -> None:
     """``A(s f) = s A(f)`` for ``s >= 0``."""
+    _callable(aggregator)
     f = as_vector(losses, "losses")
     s = check_in_range(scale, "scale", low=0.0)
     rtol = check_in_range(rtol, "rtol", low=0.0)
-    a, b = _agg(aggregator, f), _agg(aggregator, s * f)
-    if abs(b - s * a) > _slack(rtol, f, s * f, a, b):
+    with np.errstate(over="ignore"):
+        sf = _derived(s * f, "scale * losses")
+    a, b = _agg(aggregator, f), _agg(aggregator, sf)
+    if abs(b - s * a) > _slack(rtol, f, sf, a, b):
         raise AssertionError(f"not positively homogeneous: A({s!r} f) = {b!r} != {s!r} A(f) = {s * a!r}")
 
 
 def check_convex_in_losses(aggregator: Aggregator, f: Any, g: Any, t: float, *, rtol: float = 1e-9) -> None:
     """``A(t f + (1 - t) g) <= t A(f) + (1 - t) A(g)`` for ``t in [0, 1]``."""
+    _callable(aggregator)
     fa = as_vector(f, "f")
     ga = as_vector(g, "g")
     if fa.shape != ga.shape:
@@ -97,6 +127,7 @@ def check_convex_in_losses(aggregator: Aggregator, f: Any, g: Any, t: float, *, 
 def check_between_mean_and_max(aggregator: Aggregator, losses: Any, p: Any, *, rtol: float = 1e-9) -> None:
     """``sum_i p_i f_i <= A(f) <= max_{i: p_i > 0} f_i`` (sandwich of a fairness-aware objective
     between FedAvg and AFL, e.g. ``Q_alpha`` with any admissible ``alpha``)."""
+    _callable(aggregator)
     f = as_vector(losses, "losses")
     pp = check_probability_vector(p, "p")
     if pp.shape != f.shape:

@@ -11,7 +11,7 @@ Edge cases are drawn on purpose (that is what these strategies are for):
   ratios down to ``1e-12`` (random draws go down to ``1e-300``); always sums to one up to rounding
   (``check_probability_vector`` accepts it).  Positive entries are never subnormal: ``check_alpha``
   raises ``alpha`` to the smallest normal float, which changes the cap ``p_i/alpha_i`` of a client with
-  a subnormal ``p_i`` (reported to the lead; see ``tests/test_qalpha.py``).
+  a subnormal ``p_i``.
 * :func:`loss_vectors` - ties (values drawn from a pool of 1-3 values), the interval ends, tiny values
   (``min_value + 1e-300``-scale offsets, subnormal-free) and the largest allowed value.
 * :func:`qalpha_instances` - ``(p, alpha, losses)`` with ``alpha_i in [p_i, 1]``, including both ends
