@@ -1,4 +1,7 @@
-"""``python -m figures``: regenerate theory figures into an output folder."""
+"""``python -m figures``: regenerate theory figures into an output folder.
+
+``--workers N`` (or ``auto``) makes the figures on local processes (``--executor ray`` on Ray), with the
+same executors as ``python -m verify --workers``."""
 
 from __future__ import annotations
 
@@ -35,7 +38,29 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--pdf", action="store_true", help="also write PDF")
     ap.add_argument("--list", action="store_true", help="list figure names")
     ap.add_argument("--full", action="store_true", help="larger sweeps (slower)")
+    ap.add_argument("--workers", type=_workers, default=1, metavar="N",
+                    help="make figures on N local processes ('auto' = CPU count), as python -m verify does")
+    ap.add_argument("--executor", choices=("process", "ray"), default="process",
+                    help="local processes (default) or Ray (pip install -e '.[ray]')")
     return ap
+
+
+def _workers(text: str) -> int:
+    from verify.parallel import worker_count
+
+    try:
+        return worker_count(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def make_figure(name: str, out: str, formats: tuple[str, ...], quick: bool) -> list[Path]:
+    """Make one registered figure (a task of the executor; loads the figure modules where it runs)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    load_all()
+    return FIGURES[name].make(Path(out), formats, quick)
 
 
 def check_out_dir(path: str) -> Path:
@@ -85,17 +110,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     assert out is not None
     formats = ("png", "pdf") if args.pdf else ("png",)
+    from concurrent.futures import as_completed
+
+    from verify.parallel import make_executor
+
+    executor = make_executor(args.executor, args.workers, entry_points=False)
     failed = []
-    for k, name in enumerate(names, 1):
-        t0 = time.perf_counter()
-        try:
-            paths = FIGURES[name].make(out, formats, not args.full)
-        except Exception as exc:  # report and continue with the other figures
-            failed.append(name)
-            console.print(f"[{k}/{len(names)}] {name}: [red]failed[/] {type(exc).__name__}: {exc}")
-            continue
-        console.print(f"[{k}/{len(names)}] {name}: " + ", ".join(str(p) for p in paths)
-                      + f" ({time.perf_counter() - t0:.1f}s)", highlight=False)
+    t0 = time.perf_counter()
+    try:
+        futures = {executor.submit(make_figure, name, str(out), formats, not args.full): name for name in names}
+        for k, fut in enumerate(as_completed(futures), 1):
+            name = futures[fut]
+            try:
+                paths = fut.result()
+            except Exception as exc:  # report and continue with the other figures
+                failed.append(name)
+                console.print(f"[{k}/{len(names)}] {name}: [red]failed[/] {type(exc).__name__}: {exc}")
+                continue
+            console.print(f"[{k}/{len(names)}] {name}: " + ", ".join(str(p) for p in paths)
+                          + f" ({time.perf_counter() - t0:.1f}s elapsed)", highlight=False)
+    finally:
+        executor.shutdown()
     return 1 if failed else 0
 
 

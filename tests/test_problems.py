@@ -264,3 +264,23 @@ def test_extreme_margins_are_finite():
         assert np.all(np.isfinite(P.losses(w))) and np.all(np.isfinite(P.grads(w)))
     assert P.losses(np.array([1e3]))[0] == 0.0
     assert P.losses(np.array([-1e3]))[0] == pytest.approx(1e7, rel=1e-12)
+
+
+def test_problem_data_is_moved_to_a_torch_device_once():
+    """Evaluating torch models reuses one converted copy of the data per (dtype, device), for every
+    problem kind (no host-to-device copy of the data on every call)."""
+    torch = pytest.importorskip("torch")
+    from fairtheory.problems import random_least_squares, random_logistic
+    from fairtheory.problems.synthetic_qffl import synthetic_qffl
+
+    rng = np.random.default_rng(0)
+    for P in (random_least_squares(5, 3, 8, rng=rng), random_logistic(5, 3, 8, rng=rng),
+              synthetic_qffl(rng=rng, n=5, d_in=3, n_classes=3, size_scale=20.0).train):
+        w = torch.zeros(P.d, dtype=torch.float64)
+        a = P.losses(w), P.grads_each(torch.zeros((P.n, P.d), dtype=torch.float64))
+        cache = dict(P.__dict__.get("_device_cache", {}))
+        b = P.losses(w), P.grads_each(torch.zeros((P.n, P.d), dtype=torch.float64))
+        after = P.__dict__.get("_device_cache", {})
+        assert set(cache) == set(after) and all(cache[k] is after[k] for k in cache)
+        assert torch.equal(a[0], b[0]) and torch.equal(a[1], b[1])
+        assert np.allclose(a[0].numpy(), P.losses(np.zeros(P.d)), rtol=1e-14, atol=0)

@@ -209,6 +209,29 @@ class FederatedProblem(ABC):
         k = self.n if c is None else int(c.size)
         return as_float_array(W, "W", (k, self.d))
 
+    def on_device(self, name: str, data: Any, ref: Any) -> Any:
+        """``data`` (problem data stored as numpy) in ``ref``'s library, dtype and device, converted once
+        per ``(name, library, dtype, device)`` and cached: evaluating a torch model on a GPU does not move
+        the problem's data host-to-device on every call.  Integer arrays (indices) keep an integer dtype."""
+        from fairtheory.backend import is_torch, like
+
+        arr = np.asarray(data)
+        integer = arr.dtype.kind in "iu"
+        if not is_torch(ref) and (integer or arr.dtype == getattr(ref, "dtype", np.float64)):
+            return arr
+        key = (name, "torch" if is_torch(ref) else "numpy", "int" if integer else str(ref.dtype),
+               str(getattr(ref, "device", "cpu")))
+        cache = self.__dict__.setdefault("_device_cache", {})
+        if key not in cache:
+            if is_torch(ref):
+                import torch
+
+                cache[key] = (torch.as_tensor(arr, dtype=torch.int64, device=ref.device) if integer
+                              else like(arr, ref))
+            else:
+                cache[key] = like(arr, ref)
+        return cache[key]
+
     def as_model(self, w: Any, name: str = "w") -> Any:
         """A shared model ``w`` of shape ``(d,)`` under the input policy (:func:`as_float_array`)."""
         return as_float_array(w, name, (self.d,))

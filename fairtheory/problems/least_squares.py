@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from fairtheory.backend import is_torch, like, to_numpy
+from fairtheory.backend import is_torch, to_numpy
 from fairtheory.problems.base import Array, evaluation
 from fairtheory.problems.logistic import SampleProblem
 from fairtheory.problems.quadratic import QuadraticProblem
@@ -61,16 +61,16 @@ class LeastSquaresProblem(SampleProblem):
         w = self.as_model(w)
         data = self._data(w)
         res = data["X"] @ w - data["y"]
-        return 0.5 * self._segment_sum(res * res, self.seg, self.offsets[:-1], self.n) / like(
-            self.m.astype(np.float64), w)
+        return 0.5 * self._segment_sum(res * res, self.seg, self.offsets[:-1], self.n) / self.on_device(
+            "m", self.m.astype(np.float64), w)
 
     @evaluation
     def grads(self, w: Any) -> Any:
         w = self.as_model(w)
         data = self._data(w)
         res = data["X"] @ w - data["y"]
-        return self._segment_sum(res[:, None] * data["X"], self.seg, self.offsets[:-1], self.n) / like(
-            self.m.astype(np.float64), w)[:, None]
+        return self._segment_sum(res[:, None] * data["X"], self.seg, self.offsets[:-1], self.n) / self.on_device(
+            "m", self.m.astype(np.float64), w)[:, None]
 
     @evaluation
     def hessians(self, w: Any) -> Array:

@@ -180,7 +180,7 @@ class SampleProblem(FederatedProblem):
         if is_torch(vals):
             import torch
 
-            idx = torch.as_tensor(seg, device=vals.device)
+            idx = self.on_device("seg", seg, vals) if seg is self.seg else torch.as_tensor(seg, device=vals.device)
             out = torch.zeros((k, *vals.shape[1:]), dtype=vals.dtype, device=vals.device)
             return out.index_add_(0, idx, vals)
         return np.add.reduceat(vals, starts, axis=0)
@@ -237,7 +237,8 @@ class SampleProblem(FederatedProblem):
                 z = np.matmul(W[:, None, :], A3.transpose(0, 2, 1), out=scratch("z", (k, 1, self._m_max)))
             loss_rows, coef = self._row_terms(z, t3, want_loss, want_grad, scratch)
             # equal client sizes: divide by the common size (a scalar) rather than a broadcast vector
-            m_w = self._m_max if self.N == self.n * self._m_max else like(m_sel, W)
+            m_w = self._m_max if self.N == self.n * self._m_max else (
+                self.on_device("m", self._m_float, W) if c is None else like(m_sel, W))
             loss = grad = None
             if want_loss:
                 if mask is not None:
@@ -263,7 +264,7 @@ class SampleProblem(FederatedProblem):
                 Wr = W[_index(seg, W)]
                 z = (A * Wr).sum(1) if torch_w else np.einsum("ij,ij->i", A, Wr)
             loss_rows, coef = self._row_terms(z, t, want_loss, want_grad, scratch)
-            m_w = like(m_sel, W)
+            m_w = self.on_device("m", self._m_float, W) if c is None else like(m_sel, W)
             loss = self._segment_sum(loss_rows, seg, starts, k) / m_w if want_loss else None
             grad = (self._segment_sum(coef[:, None] * A, seg, starts, k) / m_w[:, None]
                     if want_grad else None)
@@ -356,7 +357,7 @@ class LogisticProblem(SampleProblem):
         data = self._data(w)
         z = data["y"] * (data["X"] @ w)
         out = self._segment_sum(softplus_unchecked(-z), self.seg, self.offsets[:-1], self.n)
-        out = out / like(self.m.astype(np.float64), w)
+        out = out / self.on_device("m", self.m.astype(np.float64), w)
         return out + 0.5 * self.l2 * xp.sum(w * w) if self.l2 else out
 
     @evaluation
@@ -367,7 +368,7 @@ class LogisticProblem(SampleProblem):
         z = data["y"] * (data["X"] @ w)
         coef = -data["y"] * sigmoid_unchecked(-z)
         out = self._segment_sum(coef[:, None] * data["X"], self.seg, self.offsets[:-1], self.n)
-        out = out / like(self.m.astype(np.float64), w)[:, None]
+        out = out / self.on_device("m", self.m.astype(np.float64), w)[:, None]
         return out + self.l2 * w[None, :] if self.l2 else out
 
     @evaluation

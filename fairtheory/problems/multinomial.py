@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from fairtheory._validation import FairtheoryValueError, check_in_range, check_integer
-from fairtheory.backend import like, namespace, to_numpy
+from fairtheory.backend import is_torch, like, namespace, to_numpy
 from fairtheory.problems.base import Array, FederatedProblem, as_data_array, evaluation
 
 __all__ = ["MultinomialProblem"]
@@ -83,15 +83,20 @@ class MultinomialProblem(FederatedProblem):
         """Validated ``W`` and the padded data ``(X, Y, mask, 1/m)`` of the selected clients."""
         c = self.client_index(clients)
         W = self._check_models(W, c)
+        data = tuple(self.on_device(k, getattr(self, k), W) for k in ("_Xpad", "_Ypad", "_mask", "_inv_m"))
         if c is None:
-            return W, self._Xpad, self._Ypad, self._mask, self._inv_m
-        return W, self._Xpad[c], self._Ypad[c], self._mask[c], self._inv_m[c]
+            return (W, *data)
+        if is_torch(W):
+            import torch
+
+            c = torch.as_tensor(c, dtype=torch.int64, device=W.device)
+        return (W, *(x[c] for x in data))
 
     def _logits(self, W: Any, X: Any = None) -> Any:
         """``Z = X_k W_k`` for models ``W`` (k, d) -> (k, m_max, C) (all clients unless ``X`` is given)."""
         xp = namespace(W)
         Wm = xp.reshape(W, (W.shape[0], self.D, self.n_classes))
-        return xp.matmul(like(self._Xpad if X is None else X, W), Wm)
+        return xp.matmul(self.on_device("_Xpad", self._Xpad, W) if X is None else X, Wm)
 
     @evaluation
     def losses_each(self, W: Any, clients: Any = None) -> Any:
@@ -100,8 +105,8 @@ class MultinomialProblem(FederatedProblem):
         Z = self._logits(W, X)
         zmax = xp.max(Z, axis=2, keepdims=True)
         lse = xp.log(xp.sum(xp.exp(Z - zmax), axis=2)) + zmax[..., 0]
-        per = (lse - xp.sum(Z * like(Yp, W), axis=2)) * like(M, W)
-        out = xp.sum(per, axis=1) * like(inv, W)
+        per = (lse - xp.sum(Z * Yp, axis=2)) * M
+        out = xp.sum(per, axis=1) * inv
         if self.l2:
             out = out + 0.5 * self.l2 * xp.sum(W * W, axis=1)
         return out
@@ -118,12 +123,11 @@ class MultinomialProblem(FederatedProblem):
         zmax = xp.max(Z, axis=2, keepdims=True)
         E = xp.exp(Z - zmax)
         sE = xp.sum(E, axis=2, keepdims=True)
-        Y, mask = like(Yp, W), like(M, W)
-        inv_m = like(inv, W)
+        Y, mask, inv_m = Yp, M, inv
         lse = xp.log(sE[..., 0]) + zmax[..., 0]
         f = xp.sum((lse - xp.sum(Z * Y, axis=2)) * mask, axis=1) * inv_m
         R = (E / sE - Y) * mask[..., None]
-        G = xp.matmul(xp.permute_dims(like(X, W), (0, 2, 1)), R)  # (k, D, C)
+        G = xp.matmul(xp.permute_dims(X, (0, 2, 1)), R)  # (k, D, C)
         G = xp.reshape(G, (W.shape[0], self.d)) * inv_m[:, None]
         if self.l2:
             f = f + 0.5 * self.l2 * xp.sum(W * W, axis=1)
