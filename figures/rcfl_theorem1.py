@@ -7,6 +7,15 @@ every point from :func:`fairtheory.instances.rcfl.rfedfair_theorem1_curve` - the
 ``rcfl.theorem1.v002``/``v000`` sweep.  One panel per ``kappa in {1, 5, 10}`` at ``beta = beta_max`` (the
 largest step the conditions allow); a grey curve shows ``beta = 100 beta_max`` (outside the
 conditions) for comparison.  Log-log axes; the horizontal line is the smoothing term ``mu tau_alpha``.
+
+Between the measured curve and the bound, the exact worst case of the proof's route (see docs/worstcase.md):
+``f_alpha(w_tilde) - f*_alpha <= G(theta_tilde) - G* + mu tau_alpha`` (002 Lemma 2), with the largest
+``G(theta_tilde) - G*`` over *all* 2-client instances with ``L``-smooth convex clients and this problem's
+``L``, ``D0``, ``rho^2`` (:func:`fairtheory.worstcase.worst_case_vs_rounds`, 002 output; one SDP per
+``T_N``, so only for ``kappa T_N <= 12``, ``<= 40`` with ``--full``), and the horizon-free certificate
+``D0/(a (T_N+1)) + (C/a) rho^2`` valid for every ``T_N`` (one-round PEP at the proof's ``a = beta/2`` with
+the exact smallest ``C``; ``--full`` adds the best ``a`` of :func:`fairtheory.worstcase.horizon_free_constants`),
+both plus ``mu tau_alpha``.
 """
 
 from __future__ import annotations
@@ -34,8 +43,66 @@ def log_grid(top: int, k: int = 14) -> list[int]:
     return sorted({int(round(x)) for x in np.logspace(0, np.log10(top), k)})
 
 
-@figure("rcfl_theorem1", "rFedFair suboptimality vs rounds (log-log) with the 002/000 Theorem 1 bounds, "
-        "one panel per kappa")
+def certificate_curve(*, kappa: int, beta: float, L: float, D0: float, rho2: float, TNs: list[int],
+                      K: int | None = None, a: float | None = None) -> np.ndarray:
+    r"""Horizon-free bound on ``G(theta_tilde) - G*`` (002 output) at every ``T_N`` in ``TNs``, from one-round
+    PEPs (:func:`fairtheory.worstcase.round_constant`) at ``a`` (default the proof's ``beta/2``):
+    ``D0/(a (T_N+1)) + (C(a)/a) rho^2``; with ``K`` draws (002 Thm. 2) the per-round ``C`` is in expectation
+    over the draws and the first (one-step) averaging adds ``C0 rho^2/(a (T_N+1))`` (see docs/worstcase.md).
+    ``nan`` where no certificate exists."""
+    from fairtheory.worstcase import round_constant
+
+    a = beta / 2.0 if a is None else a
+    C = round_constant(kappa=kappa, beta=beta, a=a * L, L=L, K=K).C / L**2  # normalised -> physical
+    C0 = 0.0 if K is None else round_constant(kappa=1, beta=beta, a=0.0, L=L, K=K).C / L**2
+    T = np.asarray(TNs, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        out = D0 / (a * (T + 1)) + (C + C0 / (T + 1)) / a * rho2
+    return np.where(np.isfinite(out), out, np.nan)
+
+
+def largest_a(*, kappa: int, beta: float, L: float, K: int | None = None, steps: int = 5) -> float | None:
+    r"""Largest ``a`` (to ``2^-steps`` relative) with a one-round certificate (finite ``C(a)``), from the
+    proof's ``a = beta/2`` by doubling, then bisection; ``None`` when ``beta/2`` has none.  A lighter version of
+    :func:`fairtheory.worstcase.horizon_free_constants`'s ``a_max`` (a larger ``a`` improves the initial-distance
+    term ``D0/(a (T_N+1))``)."""
+    import math
+
+    from fairtheory.worstcase import round_constant
+
+    def finite(a: float) -> bool:
+        return math.isfinite(round_constant(kappa=kappa, beta=beta, a=a * L, L=L, K=K).C)
+
+    lo = beta / 2.0
+    if not finite(lo):
+        return None
+    hi = 2.0 * lo
+    while finite(hi) and hi < 1e3 * lo:
+        lo, hi = hi, 2.0 * hi
+    for _ in range(steps):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if finite(mid) else (lo, mid)
+    return lo
+
+
+def pep_worst_case(*, kappa: int, beta: float, L: float, D0: float, rho2: float, TNs: list[int],
+                   budget: int) -> tuple[list[int], np.ndarray]:
+    r"""Exact worst case of ``G(theta_tilde) - G*`` (002 output, 2 clients, full participation) at the ``T_N``
+    of ``TNs`` with ``kappa T_N <= budget`` (one SDP each); uncertified values and values below ``1e-6 L D0``
+    (not resolvable) are left out."""
+    from fairtheory.worstcase import worst_case_vs_rounds
+    from fairtheory.worstcase.local_gd import TINY
+
+    small = [t for t in TNs if kappa * t <= budget]
+    if not small:
+        return [], np.array([])
+    wc = worst_case_vs_rounds(T_N_values=small, n=2, kappa=kappa, beta=beta, L=L, D0=D0, rho2=rho2, output="002")
+    keep = wc["status_ok"] & (wc["value"] >= TINY * L * D0)
+    return [t for t, k in zip(small, keep, strict=True) if k], wc["value"][keep]
+
+
+@figure("rcfl_theorem1", "rFedFair suboptimality vs rounds (log-log) with the 002/000 Theorem 1 bounds and the "
+        "exact worst case (PEP) between them, one panel per kappa")
 def make(out_dir: Path, formats: tuple[str, ...], quick: bool) -> list[Path]:
     import matplotlib
 
@@ -60,13 +127,25 @@ def make(out_dir: Path, formats: tuple[str, ...], quick: bool) -> list[Path]:
             ax.loglog(TNs, [r.theory for r in curve[v]], "--", label=f"{v} Thm. 1 bound")
         ax.loglog(TNs, [max(r.measured, 1e-12) for r in fast], ":",
                   color="grey", label="002 output, beta = 100 beta_max (outside conditions)")
-        ax.axhline(setup["mu"] * setup["tau"], color="k", lw=0.8, label="mu tau_alpha")
+        smooth = setup["mu"] * setup["tau"]
+        consts = dict(kappa=kappa, beta=beta, L=setup["L"], D0=setup["D0"], rho2=setup["rho2"])
+        ts, wc = pep_worst_case(**consts, TNs=TNs, budget=12 if quick else 40)
+        if ts:
+            ax.loglog(ts, wc + smooth, "-s", ms=4, color="C4",
+                      label="exact worst case (PEP) of G - G* + mu tau_alpha, 2 clients, same L, D0, rho^2")
+        ax.loglog(TNs, certificate_curve(**consts, TNs=TNs) + smooth, "-.", color="C4",
+                  label="horizon-free certificate (one-round PEP, proof's a = beta/2) + mu tau_alpha, every T_N")
+        a_max = largest_a(kappa=kappa, beta=beta, L=setup["L"], steps=5 if quick else 10)
+        if a_max is not None:
+            ax.loglog(TNs, certificate_curve(**consts, TNs=TNs, a=a_max) + smooth, ":", color="C4", lw=2,
+                      label="horizon-free certificate, largest certified a + mu tau_alpha, every T_N")
+        ax.axhline(smooth, color="k", lw=0.8, label="mu tau_alpha")
         ax.set_title(f"kappa = {kappa}\nbeta = beta_max = {beta:.2e}", fontsize=10)
         ax.set_xlabel("rounds T_N = (T-2)/kappa")
         ax.grid(True, which="both", alpha=0.3)
     axes[0].set_ylabel("f_alpha(w_tilde) - f*_alpha")
     handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=8, bbox_to_anchor=(0.5, -0.12))
+    fig.legend(handles, labels, loc="upper center", ncol=2, fontsize=8, bbox_to_anchor=(0.5, 0.0))
     fig.suptitle(f"rFedFair, full participation: logistic n={prob.n}, L={setup['L']:.1f}, "
                  f"rho^2={setup['rho2']:.3f}, mu={setup['mu']}", y=1.06)
     return save(fig, out_dir, "rcfl_theorem1", formats)

@@ -18,6 +18,7 @@ EXPECTED = {
     "qffl_uniformity", "qffl_lipschitz", "qffl_vs_fedsgd",
     "fedfv_conflict_bounds", "fedfv_pareto_2client", "fedfv_order_effect",
     "relfair_penguins", "relfair_prop9", "relfair_lorenz", "relfair_scaffpd_rate",
+    "rcfl_stepsize_region",
 }
 
 

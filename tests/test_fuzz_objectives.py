@@ -940,7 +940,7 @@ row("remark2_eta B = 0", lambda: irc.remark2_eta(p=PQ, alpha=0.6, losses=FQ, B=0
 row("remark2_eta", lambda: irc.remark2_eta(p=PQ, alpha=0.6, losses=FQ, B=4.0)[:2], Value((0.25, 1.0)))
 row("ru_cvar_reference beta = 1", lambda: irc.ru_cvar_reference([1.0, 2.0], [0.5, 0.5], 1.0), Raises(VE, "beta"))
 row("ru_cvar_reference", lambda: irc.ru_cvar_reference([1.0, 2.0], [0.5, 0.5], 0.5), Value(2.0))
-row("softplus_smoothness mu = 0", lambda: irc.softplus_smoothness(mu=0.0, x=[0.0]), Raises(VE, "mu"))
+row("smoothness_of_softplus mu = 0", lambda: irc.smoothness_of_softplus(mu=0.0, x=[0.0]), Raises(VE, "mu"))
 row("prop1_softplus x bool", lambda: irc.prop1_softplus(mu=1.0, x=[True]), Raises(TE, "x"))
 row("prop1_softplus", lambda: irc.prop1_softplus(mu=0.5, x=[-1.0, 0.0, 1.0])[:2], Value((0.5 * math.log(2), 0.5), rtol=1e-15))
 row("lemma2_gap eta nan", lambda: irc.lemma2_gap(p=PQ, alpha=0.6, losses=FQ, eta=float("nan"), mu=0.1), Raises(VE, "eta"))

@@ -78,7 +78,7 @@ def test_deviation_agreement() -> None:
 
 
 def test_softplus_smoothness() -> None:
-    m, t, x = I.softplus_smoothness(mu=1.0, x=np.linspace(-5.0, 5.0, 101))
+    m, t, x = I.smoothness_of_softplus(mu=1.0, x=np.linspace(-5.0, 5.0, 101))
     assert t == 1.0
     assert m == pytest.approx(0.25, abs=1e-6)  # finite differences at x = 0
     assert x["analytic"] == 0.25 and x["x_analytic"] == 0.0

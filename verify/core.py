@@ -70,7 +70,13 @@ class Outcome:
     ``measured/bound``, ``>= 0``), ``">="`` (lower bound: ``tightness`` is ``bound/measured``), ``"=="``
     (equality: ``error`` is the relative deviation, verified when ``error <= tolerance``; no tightness),
     or another short symbol whose meaning ``explain`` gives (e.g. a fitted slope).  ``explain`` is one
-    sentence saying what the numbers are; the report prints it."""
+    sentence saying what the numbers are; the report prints it.
+
+    Next to the sampled ``tightness`` (the largest ratio over the instances checked), an upper or lower
+    bound may report ``adversarial``: the largest ratio a seeded search over the instance space found
+    (:func:`fairtheory.worstcase.adversarial.adversarial_max`, recorded by :func:`attach_adversarial`),
+    and ``worstcase``: the exact worst-case ratio over a whole function class (a PEP,
+    :mod:`fairtheory.worstcase`).  Both are ``None`` where they are not available."""
 
     status: Status
     measured: float | None = None
@@ -85,6 +91,8 @@ class Outcome:
     error: float | None = None
     tolerance: float | None = None
     explain: str = ""
+    adversarial: float | None = None
+    worstcase: float | None = None
 
 
 @dataclass
@@ -110,6 +118,8 @@ class ClaimResult:
     tolerance: float | None = None
     explain: str = ""
     source: str = "built-in"
+    adversarial: float | None = None
+    worstcase: float | None = None
 
     @property
     def as_expected(self) -> bool:
@@ -204,7 +214,13 @@ def run_claim(claim_id: str, ctx: Context) -> ClaimResult:
     secs = time.perf_counter() - t0
     return ClaimResult(spec.id, spec.citation, spec.statement, spec.expected, out.status, out.measured,
                        out.bound, out.margin, out.tightness, out.instances, out.counterexample, out.note,
-                       secs, out.details, out.relation, out.error, out.tolerance, out.explain, spec.source)
+                       secs, out.details, out.relation, out.error, out.tolerance, out.explain, spec.source,
+                       _ratio(out.adversarial), _ratio(out.worstcase))
+
+
+def _ratio(x: Any) -> float | None:
+    """A reported ratio as a plain float (``None`` stays ``None``)."""
+    return None if x is None else float(x)
 
 
 class Tally:
@@ -354,12 +370,42 @@ def combine(outcomes: dict[str, Outcome], note: str = "") -> Outcome:
     w = outcomes[worst_name]
     parts = {k: {"status": o.status, "measured": o.measured, "bound": o.bound, "relation": o.relation,
                  "margin": o.margin, "tightness": o.tightness, "error": o.error, "tolerance": o.tolerance,
-                 "instances": o.instances, "explain": o.explain} for k, o in outcomes.items()}
+                 "instances": o.instances, "explain": o.explain}
+             | ({"adversarial": o.adversarial} if o.adversarial is not None else {})
+             | ({"worstcase": o.worstcase} if o.worstcase is not None else {}) for k, o in outcomes.items()}
     cx = next((o.counterexample for o in outcomes.values() if o.counterexample), None)
     return Outcome(w.status, w.measured, w.bound, w.margin, w.tightness,
                    sum(o.instances for o in outcomes.values()), cx,
                    (note + f" [worst part: {worst_name}]").strip(), {"parts": _jsonable(parts)},
-                   relation=w.relation, error=w.error, tolerance=w.tolerance, explain=w.explain)
+                   relation=w.relation, error=w.error, tolerance=w.tolerance, explain=w.explain,
+                   adversarial=w.adversarial, worstcase=w.worstcase)
+
+
+def attach_adversarial(out: Outcome, result: Any, *, what: str = "") -> Outcome:
+    """Record an adversarial search (:class:`fairtheory.worstcase.adversarial.AdversarialResult`) on ``out``.
+
+    Sets ``out.adversarial`` to the largest ratio found (``None`` when no instance of the search was
+    feasible) and ``out.details["adversarial"]`` to the search's summary (best instance, evaluations,
+    seed, budget) with ``what`` (which bound of the claim was searched, in words).  A violating instance
+    the search found is evidence like a sampled one: the claim becomes ``refuted`` (an ``error`` stays
+    an error), the instance becomes the counterexample when the sampled instances had none, and the
+    note says so loudly."""
+    r = float(result.ratio)
+    out.adversarial = None if math.isnan(r) else r
+    summary = result.summary()
+    summary["what"] = what
+    out.details["adversarial"] = _jsonable(summary)
+    if result.violated:
+        cx = dict(result.counterexample or {})
+        cx["found_by"] = "adversarial search"
+        if out.status != "error":
+            out.status = "refuted"
+        if out.counterexample is None:
+            out.counterexample = _jsonable(cx)
+        out.note = (out.note + " " if out.note else "") + (
+            f"ADVERSARIAL SEARCH FOUND A VIOLATION ({result.violations} of {result.evaluations} searched instances): "
+            f"measured {cx.get('measured')} vs bound {cx.get('bound')}, see details['adversarial']")
+    return out
 
 
 def _jsonable(x: Any) -> Any:

@@ -59,8 +59,8 @@ def to_markdown(results: Sequence[ClaimResult], meta: dict[str, Any]) -> str:
         ", ".join(f"{k}: `{v}`" for k, v in meta.items()),
         "",
         "| id | citation | status | expected | measured | rel | bound | margin | error / tol | tightness "
-        "| instances | s |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| adversarial | worst case | instances | s |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in results:
         flag = "" if r.as_expected else " **(unexpected)**"
@@ -69,11 +69,14 @@ def to_markdown(results: Sequence[ClaimResult], meta: dict[str, Any]) -> str:
         lines.append(
             f"| `{r.id}`{src} | {r.citation} | {r.status}{flag} | {r.expected} | {fmt(r.measured)} | "
             f"{r.relation or '-'} | {fmt(r.bound)} | {fmt(r.margin)} | {errtol} | {fmt(r.tightness)} | "
-            f"{r.instances} | {r.seconds:.2f} |"
+            f"{fmt(r.adversarial)} | {fmt(r.worstcase)} | {r.instances} | {r.seconds:.2f} |"
         )
     lines += ["", "`rel` is how measured compares with bound: `<=` upper bound (tightness = measured/bound), "
               "`>=` lower bound (tightness = bound/measured), `==` equality (error = relative deviation, "
-              "verified when error <= tol); other symbols are explained per claim below."]
+              "verified when error <= tol); other symbols are explained per claim below.  For bounds, three "
+              "ratios: `tightness` (largest over the sampled instances), `adversarial` (largest a seeded search "
+              "over the instance space found; its best instance is in the JSON details) and `worst case` (exact, "
+              "from a performance-estimation SDP, where one applies); `-` where not available."]
     notes = [r for r in results if r.note or r.counterexample or r.explain]
     if notes:
         lines += ["", "## Notes and counterexamples", ""]
@@ -82,4 +85,7 @@ def to_markdown(results: Sequence[ClaimResult], meta: dict[str, Any]) -> str:
             lines.append(f"- `{r.id}` ({r.status}): {text}")
             if r.counterexample:
                 lines.append(f"  - counterexample: `{json.dumps(r.to_json()['counterexample'])}`")
+            searched = r.details.get("adversarial") if isinstance(r.details, dict) else None
+            if isinstance(searched, dict) and searched.get("what"):
+                lines.append(f"  - adversarial search ({fmt(r.adversarial)}): {searched['what']}")
     return "\n".join(lines) + "\n"

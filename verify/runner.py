@@ -117,13 +117,15 @@ def _check_writable(ap: argparse.ArgumentParser, option: str, path: str) -> None
 
 def results_table(results: Sequence[ClaimResult]) -> Table:
     t = Table(title="fairtheory claims", show_lines=False)
-    for col in ("id", "citation", "status", "measured", "rel", "bound", "error/tol", "tightness", "n", "s"):
+    for col in ("id", "citation", "status", "measured", "rel", "bound", "error/tol", "tight", "adv", "worst", "n",
+                "s"):
         t.add_column(col, overflow="fold")
     for r in results:
         st = r.status if r.as_expected else f"{r.status} (expected {r.expected})"
         errtol = f"{fmt(r.error)}/{fmt(r.tolerance)}" if r.tolerance is not None else "-"
         t.add_row(r.id, r.citation, f"[{STYLE.get(r.status, '')}]{st}[/]", fmt(r.measured), r.relation or "-",
-                  fmt(r.bound), errtol, fmt(r.tightness), str(r.instances), f"{r.seconds:.1f}")
+                  fmt(r.bound), errtol, fmt(r.tightness), fmt(r.adversarial), fmt(r.worstcase), str(r.instances),
+                  f"{r.seconds:.1f}")
     return t
 
 

@@ -15,7 +15,7 @@ Objective (one loss vector ``f``, weights ``p``, conservatism ``alpha_i in [p_i,
 * :func:`remark1_cvar` - 002 Remark 1: scalar ``alpha = chi`` gives ``CVaR_{1-chi}``;
 * :func:`remark2_eta` - 002 Remark 2: the minimising ``eta`` lies in ``[0, B]``;
 * :func:`deviation_agreement` - 000 / 002 Sec. 3.2: the two deviation definitions;
-* :func:`softplus_smoothness` - 002 Sec. 4: ``softplus_mu'' <= 1/mu`` (tight ``1/(4 mu)``);
+* :func:`smoothness_of_softplus` - 002 Sec. 4: ``softplus_mu'' <= 1/mu`` (tight ``1/(4 mu)``);
 * :func:`prop1_softplus` - 002 Prop. 1: ``0 <= softplus_mu - (x)_+ <= mu`` (tight ``mu log 2``);
 * :func:`lemma2_gap` - 002 Lemma 2: ``0 <= F^mu_alpha - F_alpha <= mu tau_alpha`` (tight ``mu tau_alpha log 2``);
 * :func:`lemmaC1_smoothness` - 002 Lemma C.1: Hessian norms of ``f^{mu,i}`` and ``F^mu_alpha`` vs ``L``.
@@ -69,7 +69,7 @@ __all__ = [
     "remark1_cvar",
     "remark2_eta",
     "deviation_agreement",
-    "softplus_smoothness",
+    "smoothness_of_softplus",
     "prop1_softplus",
     "lemma2_gap",
     "smoothed_client_hessians",
@@ -256,7 +256,7 @@ def deviation_agreement(*, p: Any, alpha: Any, losses: Any) -> InstanceResult:
         "const_scale": max(1.0, abs(float(f[0])))})
 
 
-def softplus_smoothness(*, mu: float, x: Any) -> InstanceResult:
+def smoothness_of_softplus(*, mu: float, x: Any) -> InstanceResult:
     r"""002 Sec. 4: ``softplus_mu`` is ``1/mu``-smooth.  On the grid ``x``: ``measured`` =
     ``mu max_x softplus_mu''(x)`` by central second differences of :func:`~fairtheory.stable.softplus`
     (step ``h = 1e-3 mu``), ``theory`` = 1 (the seed's constant ``1/mu``, in units of ``1/mu``).

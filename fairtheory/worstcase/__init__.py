@@ -5,10 +5,12 @@
 * :func:`horizon_free_constants` / :func:`stepsize_region`: one-round potential certificates.
 * :func:`scaffold_worst_case`: deterministic Scaffold.
 * :mod:`fairtheory.worstcase.replay`: explicit worst-case functions, replayed with the project's algorithms.
+* :func:`adversarial_max`: seeded search for the largest measured/bound where no PEP applies.
 
 See docs/worstcase.md for the derivation.
 """
 
+from fairtheory.worstcase.adversarial import AdversarialResult, Space, adversarial_max
 from fairtheory.worstcase.local_gd import Instance, WorstCase, local_gd_worst_case, report_value, worst_case_vs_rounds
 from fairtheory.worstcase.potential import certificate_bound, horizon_free_constants, round_constant, stepsize_region
 from fairtheory.worstcase.ratio import sampled_ratio, theorem_ratio
@@ -16,4 +18,4 @@ from fairtheory.worstcase.scaffold import scaffold_worst_case
 
 __all__ = ["Instance", "WorstCase", "local_gd_worst_case", "report_value", "worst_case_vs_rounds",
            "certificate_bound", "horizon_free_constants", "round_constant", "stepsize_region",
-           "sampled_ratio", "theorem_ratio", "scaffold_worst_case"]
+           "sampled_ratio", "theorem_ratio", "scaffold_worst_case", "adversarial_max", "AdversarialResult", "Space"]

@@ -17,6 +17,7 @@ homogeneous of degree one in ``(D0, rho^2)``).  See docs/worstcase.md.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -26,7 +27,8 @@ from fairtheory.errors import FairtheoryValueError
 from fairtheory.worstcase.local_gd import _check, build_local_gd, extract_instance, rho2_expr
 from fairtheory.worstcase.sdp import sqnorm
 
-__all__ = ["RatioResult", "theorem_coefficients", "theorem_ratio", "sampled_ratio", "random_quadratic_instance"]
+__all__ = ["RatioResult", "theorem_coefficients", "theorem_ratio", "theorem_ratio_cached", "sampled_ratio",
+           "random_quadratic_instance"]
 
 
 @dataclass
@@ -168,3 +170,12 @@ def sampled_ratio(*, version: Literal["002", "000"], kappa: int, T_N: int, beta:
         gap = sum(q * G(out[version]) for q, out in runs) - G(inst["theta"])
         best = max(best, gap / (a * inst["D0"] + b * inst["rho2"]))
     return best
+
+
+@functools.lru_cache(maxsize=256)
+def theorem_ratio_cached(*, version: Literal["002", "000"] = "002", kappa: int, T_N: int, beta: float,
+                         K: int | None = None) -> RatioResult:
+    """:func:`theorem_ratio` (``L = 1``, two uniform clients) remembered per argument set: the SDP is
+    deterministic, so claims and figures that need the same grid point solve it once per process.
+    Treat the returned result as read-only."""
+    return theorem_ratio(version=version, kappa=kappa, T_N=T_N, beta=beta, K=K)

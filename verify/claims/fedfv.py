@@ -27,7 +27,8 @@ from fairtheory.instances.fedfv import (
     gradient_sets,
     noisy_simplex,
 )
-from verify.core import Context, Outcome, Tally, claim, combine
+from fairtheory.worstcase.adversarial import Choice, Integer, Interval, Space, Vector, adversarial_max
+from verify.core import Context, Outcome, Tally, attach_adversarial, claim, combine
 
 __all__ = ["instance_sets"]
 
@@ -84,16 +85,70 @@ def _record(A: np.ndarray, r: Any) -> dict[str, Any]:
 
 def _theorem_outcome(ctx: Context, fn: Any, version: str, note: str, explain: str) -> Outcome:
     inside, outside = Tally(), Tally()
+    ranked: list[tuple[float, np.ndarray]] = []  # inside the hypothesis, by their largest ratio (search seeds)
     for A in instance_sets(ctx.quick, ctx.seed):
         hyp = conflict_profile(A)["hypothesis"]
         for k in range(1, A.shape[0] + 1):
             r = fn(grads=A, k=k, version=version)
             (inside if hyp else outside).upper(r.measured, r.theory, {**_record(A, r), "version": version},
                                                size=_size(A))
+        if hyp and A.shape[0] <= _M_MAX and A.shape[1] <= _D_MAX:
+            best = _conflict_ratio(fn, version, A)
+            if best is not None and best[1] > 0:
+                ranked.append((best[0] / best[1], A))
     o_out = outside.outcome()
     det = {"outside_hypothesis": {"status": o_out.status, "instances": o_out.instances,
                                   "violations": outside.violations, "counterexample": o_out.counterexample}}
-    return inside.outcome(note=note, details=det, explain=explain)
+    out = inside.outcome(note=note, details=det, explain=explain)
+    ranked.sort(key=lambda x: -x[0])
+
+    def ratio(*, m: int, d: int, u: np.ndarray, s: np.ndarray) -> Any:
+        A = _decode_set(m, d, u, s)
+        return _conflict_ratio(fn, version, A) if conflict_profile(A)["hypothesis"] else None
+
+    space = Space(m=Integer(2, _M_MAX), d=Integer(2, _D_MAX), u=Vector(_M_MAX * _D_MAX, -1.0, 1.0),
+                  s=Vector(_M_MAX, -_LOG_MAG, _LOG_MAG))
+    res = adversarial_max(ratio, space, seed=int(ctx.rng(f"adversarial/{fn.__name__}/{version}").integers(2**31)),
+                          budget=ctx.count(120, 4000), x0=[_encode_set(A) for _, A in ranked[:3]])
+    k_m = ("target positions k < m (where the bound is positive; the sign at k = m is what the sampled part "
+           "refutes)" if version == "absolute" else "target positions k < m, and any violation at k = m")
+    return attach_adversarial(out, res, what=f"gradient sets inside the hypothesis, m <= {_M_MAX} vectors in "
+                                             f"d <= {_D_MAX} dimensions, log-magnitudes in [-{_LOG_MAG:g}, {_LOG_MAG:g}]; "
+                                             f"{k_m}; seeded with the 3 worst sampled sets")
+
+
+#: the searched gradient sets: m <= _M_MAX vectors in d <= _D_MAX dimensions, g_i = u_i exp(s_i) with
+#: u_i in [-1, 1]^d and |s_i| <= _LOG_MAG (every sampled set of that size is a point of the space)
+_M_MAX, _D_MAX, _LOG_MAG = 6, 5, 8.0
+
+
+def _decode_set(m: int, d: int, u: np.ndarray, s: np.ndarray) -> np.ndarray:
+    return u.reshape(_M_MAX, _D_MAX)[:m, :d] * np.exp(s[:m])[:, None]
+
+
+def _encode_set(A: np.ndarray) -> dict[str, Any]:
+    m, d = A.shape
+    mag = np.maximum(np.abs(A).max(axis=1), 1e-300)
+    u, s = np.zeros((_M_MAX, _D_MAX)), np.zeros(_M_MAX)
+    u[:m, :d] = A / mag[:, None]
+    s[:m] = np.clip(np.log(mag), -_LOG_MAG, _LOG_MAG)
+    return {"m": m, "d": d, "u": u.ravel(), "s": s}
+
+
+def _conflict_ratio(fn: Any, version: str, A: np.ndarray) -> tuple[float, float] | None:
+    """``(measured, bound)`` at the target position of largest ratio among ``k < m`` (positive bounds); for
+    the one-sided form a violation at ``k = m`` (bound 0) is returned instead, so the search counts it."""
+    m = A.shape[0]
+    best = None
+    for k in range(1, m):
+        r = fn(grads=A, k=k, version=version)
+        if r.theory > 0 and (best is None or r.measured / r.theory > best[0] / best[1]):
+            best = (r.measured, r.theory)
+    if version == "one_sided":
+        r = fn(grads=A, k=m, version=version)
+        if r.measured > r.theory + 1e-12 * max(1.0, abs(r.measured)):
+            return (r.measured, r.theory)
+    return best
 
 
 _T1 = "(eps^2/m)||g_k|| sum_{j=k}^{m-1} sum_{i != j+1} ||g_i^(j)||"
@@ -175,6 +230,7 @@ def theorem1_last_target(ctx: Context) -> Outcome:
         if r.extra["hypothesis"]:
             inside.lower(r.measured, r.theory, where, size=_size(A))
     o = inside.outcome()
+    # no adversarial search: a sign condition (bound 0) has no ratio to maximise
     out = t.outcome(note="FedFV rule, all sets; inside Thm. 1's hypothesis no violation was found"
                     if not inside.violations else "FedFV rule, all sets",
                     details={"inside_hypothesis": {"status": o.status, "instances": o.instances,
@@ -243,11 +299,32 @@ def theorem3_descent(ctx: Context) -> Outcome:
             rs = inst.theorem3_descent(**{**where, "eta": frac / Lsum}, reading="sum")
             summed.lower(rs.measured, rs.theory, {**where, "eta": frac / Lsum, "L": Lsum}, size=size)
     so = summed.outcome()
-    return printed.outcome(note="conflict steps (g1 . g2 < 0), eta in {1, 1/2, 1/4}/L",
-                           details={"sum_reading": {"status": so.status, "instances": so.instances,
-                                                    "margin": so.margin, "tightness": so.tightness}},
-                           explain="measured = actual decrease F(theta) - F(theta+), bound = claimed decrease "
-                                   "(eta/2)(1-cos^2)||g1+g2||^2; tightness = claimed/actual")
+    out = printed.outcome(note="conflict steps (g1 . g2 < 0), eta in {1, 1/2, 1/4}/L",
+                          details={"sum_reading": {"status": so.status, "instances": so.instances,
+                                                   "margin": so.margin, "tightness": so.tightness}},
+                          explain="measured = actual decrease F(theta) - F(theta+), bound = claimed decrease "
+                                  "(eta/2)(1-cos^2)||g1+g2||^2; tightness = claimed/actual")
+
+    def ratio(*, lam: np.ndarray, angle: np.ndarray, c: np.ndarray, theta: np.ndarray, frac: float) -> Any:
+        q = _pair(lam, angle, c)
+        r = inst.theorem3_descent(**q, theta=theta, eta=frac / _L(q))
+        return r if r.extra["conflict"] else None
+
+    space = Space(lam=Vector(4, 0.1, 1.0), angle=Vector(2, 0.0, np.pi), c=Vector(4, -4.0, 4.0),
+                  theta=Vector(2, -8.0, 8.0), frac=Interval(0.25, 1.0))
+    res = adversarial_max(ratio, space, seed=int(ctx.rng("adversarial/fedfv.t3").integers(2**31)),
+                          budget=ctx.count(100, 3000), relation=">=")
+    return attach_adversarial(out, res, what="conflicting 2-client quadratics in the plane (eigenvalues in [0.1, 1], "
+                                             "centres in [-4, 4]^2), theta in [-8, 8]^2, eta in [1/4, 1]/L")
+
+
+def _pair(lam: np.ndarray, angle: np.ndarray, c: np.ndarray) -> dict[str, np.ndarray]:
+    """Two quadratic clients in the plane: eigenvalues ``lam`` (2 each), rotation angles, centres ``c``."""
+    H = []
+    for k in range(2):
+        R = np.array([[np.cos(angle[k]), -np.sin(angle[k])], [np.sin(angle[k]), np.cos(angle[k])]])
+        H.append((R * lam[2 * k:2 * k + 2]) @ R.T)
+    return {"H1": H[0], "H2": H[1], "c1": c[:2].copy(), "c2": c[2:].copy()}
 
 
 @claim("fedfv.theorem3.pareto", expected="refuted")
@@ -256,6 +333,7 @@ def theorem3_pareto(ctx: Context) -> Outcome:
     (``rho = min_lam ||lam g_1 + (1-lam) g_2|| -> 0``, exact closed form) or to the optimum.
     ``rho(theta_T) = 0`` is checked within ``1e-6 max(1, rho(theta_0))``.  ``details`` also runs
     FedFV itself (Alg. 1, rescaled to the mean norm) with a constant step: ``rho_T`` scales with ``lr``."""
+    # no adversarial search: an equality with 0 (a Pareto-stationary limit), no bound to take a ratio with
     T = ctx.count(1500, 20000)
     t = Tally()
     rng = ctx.rng("fedfv.t3p")
@@ -305,11 +383,32 @@ def theorem4_descent(ctx: Context) -> Outcome:
                 r = inst.theorem4_descent(problem=prob, w=w, eta=frac / L, rescaled=rescaled)
                 t.lower(r.measured, r.theory, {"n": n, "d": d, "rescaled": rescaled, "eta": frac / L},
                         size=float(n * d))
-    return t.outcome(note=f"conditions held on {held}/{tried} FedFV steps",
-                     details={"conditions_held": held, "steps": tried},
-                     explain="measured = actual decrease F(theta) - F(theta+), bound = guaranteed decrease "
-                             "(eta/2 - L eta^2/2)||gbar|| ||gbar'|| on steps meeting the conditions; "
-                             "tightness = guaranteed/actual")
+    out = t.outcome(note=f"conditions held on {held}/{tried} FedFV steps",
+                    details={"conditions_held": held, "steps": tried},
+                    explain="measured = actual decrease F(theta) - F(theta+), bound = guaranteed decrease "
+                            "(eta/2 - L eta^2/2)||gbar|| ||gbar'|| on steps meeting the conditions; "
+                            "tightness = guaranteed/actual")
+    from fairtheory.problems.quadratic import QuadraticProblem
+
+    def ratio(*, n: int, lam: np.ndarray, angle: np.ndarray, c: np.ndarray, w: np.ndarray, frac: float,
+              rescaled: bool) -> Any:
+        H = []
+        for k in range(n):
+            R = np.array([[np.cos(angle[k]), -np.sin(angle[k])], [np.sin(angle[k]), np.cos(angle[k])]])
+            H.append((R * lam[2 * k:2 * k + 2]) @ R.T)
+        prob = QuadraticProblem(np.array(H), c.reshape(4, 2)[:n].copy())
+        L = prob.smoothness()
+        if not inst.theorem4_descent(problem=prob, w=w, eta=1.0 / L, rescaled=rescaled).extra["conditions"]:
+            return None
+        return inst.theorem4_descent(problem=prob, w=w, eta=frac / L, rescaled=rescaled)
+
+    space = Space(n=Integer(2, 4), lam=Vector(8, 0.1, 1.0), angle=Vector(4, 0.0, np.pi), c=Vector(8, -6.0, 6.0),
+                  w=Vector(2, -9.0, 9.0), frac=Interval(0.5, 1.0), rescaled=Choice((True, False)))
+    res = adversarial_max(ratio, space, seed=int(ctx.rng("adversarial/fedfv.t4").integers(2**31)),
+                          budget=ctx.count(100, 3000), relation=">=")
+    return attach_adversarial(out, res, what="2-4 quadratic clients in the plane (eigenvalues in [0.1, 1], centres "
+                                             "in [-6, 6]^2), w in [-9, 9]^2, eta in [1/2, 1]/L, steps meeting the "
+                                             "conditions")
 
 
 # ----------------------------------------------------------------------------------- order effect
@@ -323,6 +422,7 @@ def order_effect(ctx: Context) -> Outcome:
         for k in res:
             res[k].append(r.extra[k])
     means = {k: float(np.mean(v)) for k, v in res.items()}
+    # no adversarial search: a qualitative effect on one training setup (Table 4), not a bound over instances
     parts = {}
     for other in ("random", "reversed"):
         t = Tally()

@@ -977,9 +977,23 @@ def flgo_fedmgda_claim(ctx: Context) -> Outcome:
 def flwr_qfedavg_claim(ctx: Context) -> Outcome:
     if peer_version("flwr") is None:
         return _skipped("flwr")
-    # fewer random rounds: every reply's ArrayRecord.to_numpy_ndarrays(keep_input=False) runs gc.collect()
+    # every reply's ArrayRecord.to_numpy_ndarrays(keep_input=False) runs gc.collect(), which walks every
+    # object of this process: the already-existing ones are frozen out of the collector during the call
+    # (memory management only; bench_peers.py times Flower as shipped)
     return _qffl_claim(ctx, "flwr", "peers.flwr.qfedavg", 1e-10,
-                       lambda c: prepare_flwr_qfedavg(c["w"], c["W"], c["F"], q=c["q"], lr=c["lr"])(), count=(10, 200))
+                       lambda c: _gc_frozen(prepare_flwr_qfedavg(c["w"], c["W"], c["F"], q=c["q"], lr=c["lr"])),
+                       count=(10, 200))
+
+
+def _gc_frozen(call: Callable[[], Any]) -> Any:
+    """``call()`` with the objects that exist now moved out of the garbage collector's reach."""
+    import gc
+
+    gc.freeze()
+    try:
+        return call()
+    finally:
+        gc.unfreeze()
 
 
 @claim("peers.flwr.qfedavg_legacy", citation="Flower 1.41 flwr.server.strategy.QFedAvg.aggregate_fit; 003 Alg. 2",

@@ -13,7 +13,8 @@ from fairtheory.instances import qffl as inst
 from fairtheory.metrics import variance
 from fairtheory.problems.multinomial import MultinomialProblem
 from fairtheory.problems.quadratic import QuadraticProblem
-from verify.core import Context, Outcome, Tally, claim, combine
+from fairtheory.worstcase.adversarial import Integer, Interval, Simplex, Space, Vector, adversarial_max
+from verify.core import Context, Outcome, Tally, attach_adversarial, claim, combine
 
 
 def _size(P: Any) -> int:
@@ -22,6 +23,33 @@ def _size(P: Any) -> int:
 
 def _desc(P: QuadraticProblem) -> dict[str, Any]:
     return {"n": P.n, "d": P.d, "H": P.H, "c": P.c, "e": P.e}
+
+
+def _adv_seed(ctx: Context, salt: str) -> int:
+    return int(ctx.rng(f"adversarial/{salt}").integers(2**31))
+
+
+# ----------------------------------------------------------------------------------------- adversarial search
+#: searched quadratic instances: up to 3 clients in the plane (eigenvalues in [0.2, 2] as in the sampled
+#: instances, a rotation angle, centres in [-3, 3]^2, offsets in [0.05, 2])
+_QUAD_SPACE = Space(n=Integer(2, 3), lam=Vector(6, 0.2, 2.0), angle=Vector(3, 0.0, np.pi), c=Vector(6, -3.0, 3.0),
+                    e=Vector(3, 0.05, 2.0))
+
+
+@functools.lru_cache(maxsize=256)
+def _quad_from(n: int, lam: bytes, angle: bytes, c: bytes, e: bytes) -> QuadraticProblem:
+    """One searched instance (remembered, so that its exact minimisers are solved once for Lemmas 6 and 7)."""
+    lv, av = np.frombuffer(lam).reshape(3, 2), np.frombuffer(angle)
+    cv, ev = np.frombuffer(c).reshape(3, 2), np.frombuffer(e)
+    H = []
+    for k in range(n):
+        R = np.array([[np.cos(av[k]), -np.sin(av[k])], [np.sin(av[k]), np.cos(av[k])]])
+        H.append((R * lv[k]) @ R.T)
+    return QuadraticProblem(np.array(H), cv[:n].copy(), ev[:n].copy())
+
+
+def _quad(*, n: int, lam: np.ndarray, angle: np.ndarray, c: np.ndarray, e: np.ndarray) -> QuadraticProblem:
+    return _quad_from(n, lam.tobytes(), angle.tobytes(), c.tobytes(), e.tobytes())
 
 
 # ----------------------------------------------------------------------------------------- limits
@@ -33,6 +61,7 @@ def check_limits(ctx: Context) -> Outcome:
 
     Quantitative form: with ``N_q(w) = (sum p F^{q+1})^{1/(q+1)}``, ``p_min^{1/(q+1)} max F <= N_q <= max F``
     gives ``AFL* <= max_k F_k(w*_q) <= p_min^{-1/(q+1)} AFL*`` (both checked)."""
+    # no adversarial search: the headline is the identity f_0 = FedAvg (no tightness to compare a search with)
     rng = ctx.rng("qffl.limits")
     eq, up, lo = Tally(), Tally(), Tally()
     ratios: dict[str, list[float]] = {}
@@ -67,6 +96,8 @@ def check_lemma12(ctx: Context) -> Outcome:
     (``L_k = 0.5 lambda_max(X_k^T X_k/m_k) + l2``); exact Hessians."""
     rng = ctx.rng("qffl.lemma12")
     tallies = {"quadratic": Tally(), "multinomial": Tally()}
+    searched: list[tuple[Any, np.ndarray]] = []  # the clients, searched below
+    worst: tuple[float, dict[str, Any] | None] = (-np.inf, None)
     for _ in range(ctx.count(6, 60)):
         for kind in tallies:
             if kind == "quadratic":
@@ -75,14 +106,31 @@ def check_lemma12(ctx: Context) -> Outcome:
             else:
                 P = inst.random_multinomial(rng)
                 Lk = P.client_smoothness()
+            searched.append((P, Lk))
             for q in (0.0, 0.5, 1.0, 2.0, 5.0):
                 w = rng.normal(size=P.d) * rng.choice([0.1, 1.0, 3.0])
                 F, J, Hs = P.losses(w), P.grads(w), P.hessians(w)
                 for k in range(P.n):
                     norm, bound, _ = inst.lemma12(loss=F[k], grad=J[k], hess=Hs[k], L=Lk[k], q=q)
                     tallies[kind].upper(norm, bound, {"kind": kind, "q": q, "F": F[k]}, _size(P))
+                    if norm / bound > worst[0] and np.abs(w).max() <= 10.0:
+                        worst = (norm / bound, {"case": len(searched) - 1, "w": np.pad(w, (0, 12 - w.size)), "q": q,
+                                                "client": k})
     explain = "measured = ||Hess(F_k^{q+1}/(q+1))(w)||_2, bound = L_k F_k^q + q F_k^{q-1} ||grad F_k||^2"
-    return combine({k: t.outcome(explain=explain) for k, t in tallies.items()})
+    out = combine({k: t.outcome(explain=explain) for k, t in tallies.items()})
+
+    def ratio(*, case: int, w: np.ndarray, q: float, client: int) -> Any:
+        P, Lk = searched[case]
+        w = w[:P.d]
+        k = client % P.n
+        return inst.lemma12(loss=P.losses(w)[k], grad=P.grads(w)[k], hess=P.hessians(w)[k], L=Lk[k], q=q)
+
+    space = Space(case=Integer(0, len(searched) - 1), w=Vector(12, -10.0, 10.0), q=Interval(0.0, 5.0),
+                  client=Integer(0, 4))
+    res = adversarial_max(ratio, space, seed=_adv_seed(ctx, "lemma12"), budget=ctx.count(100, 2000),
+                          x0=[worst[1]] if worst[1] is not None else [])
+    return attach_adversarial(out, res, what="the same clients (quadratic and multinomial), w in [-10, 10]^d, "
+                                             "q in [0, 5]")
 
 
 # ----------------------------------------------------------------------------------------- Lemmas 6, 7
@@ -104,8 +152,13 @@ def check_lemma6(ctx: Context) -> Outcome:
     for P in _uniformity_instances(ctx.quick, ctx.seed):
         m, b, _ = inst.lemma6(problem=P)
         t.upper(m, b, _desc(P), _size(P))
-    return t.outcome(note="random strongly convex quadratic clients, n <= 8, d <= 4",
-                     explain="measured = Var F(w*_1), bound = Var F(w*_0)")
+    out = t.outcome(note="random strongly convex quadratic clients, n <= 8, d <= 4",
+                    explain="measured = Var F(w*_1), bound = Var F(w*_0)")
+    # Lemmas 6 and 7 search the same space with the same seed: they share their first points (and solves)
+    res = adversarial_max(lambda **x: inst.lemma6(problem=_quad(**x)), _QUAD_SPACE, seed=_adv_seed(ctx, "lemma67"),
+                          budget=ctx.count(6, 300))
+    return attach_adversarial(out, res, what="2-3 strongly convex quadratic clients in the plane (eigenvalues in "
+                                             "[0.2, 2], centres in [-3, 3]^2, offsets in [0.05, 2])")
 
 
 @claim("qffl.lemma7.angle")
@@ -116,7 +169,11 @@ def check_lemma7(ctx: Context) -> Outcome:
     for P in _uniformity_instances(ctx.quick, ctx.seed):
         m, b, _ = inst.lemma7(problem=P)
         t.lower(m, b, _desc(P), _size(P))
-    return t.outcome(explain="measured = cos(F(w*_1), 1), bound = cos(F(w*_0), 1)")
+    out = t.outcome(explain="measured = cos(F(w*_1), 1), bound = cos(F(w*_0), 1)")
+    res = adversarial_max(lambda **x: inst.lemma7(problem=_quad(**x)), _QUAD_SPACE, seed=_adv_seed(ctx, "lemma67"),
+                          budget=ctx.count(6, 300), relation=">=")
+    return attach_adversarial(out, res, what="2-3 strongly convex quadratic clients in the plane (eigenvalues in "
+                                             "[0.2, 2], centres in [-3, 3]^2, offsets in [0.05, 2])")
 
 
 # ----------------------------------------------------------------------------------------- Lemma 8
@@ -130,6 +187,7 @@ def check_lemma8(ctx: Context) -> Outcome:
     ``p = q``, certified Newton continuation to ``q +- h``), cross-checked against the implicit-function
     derivative.  ``q >= 1 + h`` keeps ``sum F^p`` convex on both sides.  The proof stops short of the
     sign; this is a numerical test on random strongly convex quadratics (Hessians > 0 as assumed)."""
+    # no adversarial search: a sign condition (bound 0, no ratio) and an identity between two derivatives
     rng = ctx.rng("qffl.lemma8")
     sign, agree = Tally(), Tally()
     worst_polish = 0.0
@@ -162,6 +220,7 @@ def check_lemma10(ctx: Context) -> Outcome:
     rng = ctx.rng("qffl.lemma10")
     hold, ident, solv = Tally(), Tally(), Tally()
     statuses: dict[str, int] = {}
+    worst: tuple[float, dict[str, Any] | None] = (-np.inf, None)
     for i in range(ctx.count(50, 2000)):
         m = int(rng.integers(1, 12))
         F = rng.exponential(size=m) * rng.choice([1e-3, 1.0, 1e3])
@@ -171,17 +230,32 @@ def check_lemma10(ctx: Context) -> Outcome:
             lhs, rhs, ex = inst.lemma10(F=F, lam=lam, q=q, solve=solve)
             desc = {"F": F, "lam": lam, "q": q}
             hold.upper(lhs, rhs, desc, m)
+            if lhs / rhs > worst[0] and m <= 12 and 1e-6 <= F.min() and F.max() <= 1e6:
+                worst = (lhs / rhs, {"m": m, "F": np.pad(F, (0, 12 - m), constant_values=1.0),
+                                     "lam": np.pad(lam, (0, 12 - m)), "q": q})
             ident.equal(ex["dual_closed_form"], ex["norm"], rtol=1e-12, instance=desc, size=m)
             if solve:
                 solv.equal(ex["dual_cvxpy"], ex["norm"], rtol=1e-6, instance=desc, size=m)
                 statuses[ex["cvxpy_status"]] = statuses.get(ex["cvxpy_status"], 0) + 1
-    return combine({"holder": hold.outcome(explain="measured = lam . F, bound = ||lam||_p ||F||_{q+1}"),
-                    "dual_norm_closed_form": ident.outcome(
-                        explain="measured = nu . F at nu = F^q/||F^q||_p, theory = ||F||_{q+1}"),
-                    "dual_norm_cvxpy": solv.outcome(
-                        details={"solver statuses": statuses},
-                        explain="measured = certified lower bound of max_{||nu||_p <= 1} nu . F from a Clarabel "
-                                "solve, theory = ||F||_{q+1}")})
+    out = combine({"holder": hold.outcome(explain="measured = lam . F, bound = ||lam||_p ||F||_{q+1}"),
+                   "dual_norm_closed_form": ident.outcome(
+                       explain="measured = nu . F at nu = F^q/||F^q||_p, theory = ||F||_{q+1}"),
+                   "dual_norm_cvxpy": solv.outcome(
+                       details={"solver statuses": statuses},
+                       explain="measured = certified lower bound of max_{||nu||_p <= 1} nu . F from a Clarabel "
+                               "solve, theory = ||F||_{q+1}")})
+    if out.relation != "<=":  # the headline is an identity part (no tightness): nothing to compare a search with
+        return out
+
+    def ratio(*, m: int, F: np.ndarray, lam: np.ndarray, q: float) -> Any:
+        w = lam[:m] / lam[:m].sum() if lam[:m].sum() > 0 else np.full(m, 1.0 / m)
+        return inst.lemma10(F=F[:m], lam=w, q=q)
+
+    space = Space(m=Integer(1, 12), F=Vector(12, 1e-6, 1e6, log=True), lam=Simplex(12), q=Interval(0.0, 10.0))
+    res = adversarial_max(ratio, space, seed=_adv_seed(ctx, "lemma10"), budget=ctx.count(100, 2000),
+                          x0=[worst[1]] if worst[1] is not None else [])
+    return attach_adversarial(out, res, what="Hoelder lam . F <= ||lam||_p ||F||_{q+1} over m <= 12, F in "
+                                             "[1e-6, 1e6]^m, lam in the simplex, q in [0, 10]")
 
 
 # ----------------------------------------------------------------------------------------- algorithms
@@ -274,6 +348,7 @@ def check_table9(ctx: Context) -> Outcome:
             acc = 100.0 * data.test.accuracies(w)
             var[s, j], avg[s, j] = variance(acc), float(np.mean(acc))
     mv, ma = var.mean(axis=0), avg.mean(axis=0)
+    # no adversarial search: a qualitative trend on one data set (Table 9), not a bound over an instance space
     t = Tally()
     pairs = [(0, len(qs) - 1)] if ctx.quick else [(j - 1, j) for j in range(1, len(qs))]
     for a, b in pairs:

@@ -20,7 +20,8 @@ import numpy as np
 from fairtheory.instances import rcfl as I
 from fairtheory.instances.rcfl import ru_cvar_reference
 from fairtheory.objectives.qalpha import qalpha_dual
-from verify.core import Context, Outcome, Tally, claim, combine
+from fairtheory.worstcase.adversarial import Integer, Interval, Simplex, Space, Vector, adversarial_max
+from verify.core import Context, Outcome, Tally, attach_adversarial, claim, combine
 
 #: relative agreement required of two exact computations of the same value
 EQ_TOL = 1e-8
@@ -106,6 +107,59 @@ def _inst(p: np.ndarray, alpha: Any, f: np.ndarray, **extra: Any) -> dict[str, A
                          "losses": np.asarray(f).tolist()}
     d.update(extra)
     return d
+
+
+# --------------------------------------------------------------------------- adversarial search
+#: largest number of clients in the searched (p, alpha, losses) instances (the sampled ones go to 30;
+#: the extremes of these bounds are attained with few clients)
+_ADV_N = 6
+
+
+def _adv_seed(ctx: Context, salt: str) -> int:
+    return int(ctx.rng(f"adversarial/{salt}").integers(2**31))
+
+
+def _adv_vectors(n: int, p: np.ndarray, t: np.ndarray, u: np.ndarray) -> Instance:
+    """``(p, alpha, u)`` of ``n`` clients from the search coordinates: ``p`` renormalised (all-zero: uniform),
+    ``alpha_i = p_i + t_i (1 - p_i)`` (``alpha_i = 1`` where that is 0)."""
+    q = np.asarray(p[:n], dtype=np.float64)
+    q = q / q.sum() if q.sum() > 0 else np.full(n, 1.0 / n)
+    a = q + np.asarray(t[:n]) * (1.0 - q)
+    return q, np.where(a > 0, a, 1.0), np.asarray(u[:n], dtype=np.float64)
+
+
+def _adv_point(p: np.ndarray, alpha: np.ndarray, u: np.ndarray, **extra: Any) -> dict[str, Any]:
+    """The search coordinates of a sampled instance with at most ``_ADV_N`` clients (inverse of
+    :func:`_adv_vectors`), to seed the search with the worst sampled instance."""
+    n = p.size
+    pad = np.zeros(_ADV_N)
+    pp, tt, uu = pad.copy(), pad.copy(), pad.copy()
+    pp[:n], uu[:n] = p, u
+    tt[:n] = np.where(p < 1.0, (np.asarray(alpha, dtype=np.float64) - p) / np.where(p < 1.0, 1.0 - p, 1.0), 0.0)
+    return {"n": n, "p": pp, "t": np.clip(tt, 0.0, 1.0), "u": np.clip(uu, 0.0, 1.0), **extra}
+
+
+class _Worst:
+    """The sampled instance of largest ratio among those the search space holds (its seed)."""
+
+    def __init__(self) -> None:
+        self.ratio, self.point = -np.inf, None
+
+    def add(self, measured: float, bound: float, point: Any) -> None:
+        """Record an instance; ``point()`` builds its coordinates (``None`` when the space does not hold it)
+        and is called only when the instance beats the best so far."""
+        if bound > 0 and measured / bound > self.ratio:
+            coords = point()
+            if coords is not None:
+                self.ratio, self.point = measured / bound, coords
+
+    def seeds(self) -> list[Any]:
+        return [] if self.point is None else [self.point]
+
+
+def _adv_space(**extra: Any) -> Space:
+    return Space(n=Integer(1, _ADV_N), p=Simplex(_ADV_N), t=Vector(_ADV_N, 0.0, 1.0), u=Vector(_ADV_N, 0.0, 1.0),
+                 **extra)
 
 
 def _report(outcomes: dict[str, Outcome], main: str, note: str) -> Outcome:
@@ -278,16 +332,26 @@ def check_remark2(ctx: Context) -> Outcome:
         insts.append((p, a, f, B))
     insts += [(p, a, f, max(float(f.max()), 1e-300))
               for p, a, f in _hyp_instances(ctx.count(60, 1000), ctx.seed)]
+    worst = _Worst()
     for p, a, f, B in insts:
         ratio, one, x = I.remark2_eta(p=p, alpha=a, losses=f, B=B)
+        if p.size <= _ADV_N and np.all(f <= B):
+            worst.add(ratio, one, lambda p=p, a=a, f=f, B=B: _adv_point(p, a, f / B, B=B))
         inst = _inst(p, a, f, B=B, eta=x["eta"])
         upper.upper(ratio, one, inst, size=p.size)
         lower.lower(ratio, 0.0, inst, size=p.size)
     note = ("eta*/B in [0, 1]; when tau_alpha = 1 (alpha = 1) every eta <= min f is optimal too, "
             "so 'can be restricted' (some minimiser in [0, B]) is what holds")
-    return _report({"eta* <= B": upper.outcome(explain="measured = eta*/B (the exact minimiser over the loss "
-                                                       "bound B), bound = 1"),
-                    "eta* >= 0": lower.outcome(explain="measured = eta*/B, bound = 0")}, "eta* <= B", note)
+    out = _report({"eta* <= B": upper.outcome(explain="measured = eta*/B (the exact minimiser over the loss "
+                                                      "bound B), bound = 1"),
+                   "eta* >= 0": lower.outcome(explain="measured = eta*/B, bound = 0")}, "eta* <= B", note)
+    def ratio(*, n: int, p: np.ndarray, t: np.ndarray, u: np.ndarray, B: float) -> Any:
+        q, a, x = _adv_vectors(n, p, t, u)
+        return I.remark2_eta(p=q, alpha=a, losses=B * x, B=B)
+
+    res = adversarial_max(ratio, _adv_space(B=Interval(1e-3, 1e6, log=True)), seed=_adv_seed(ctx, "remark2"),
+                          budget=ctx.count(100, 3000), x0=worst.seeds())
+    return attach_adversarial(out, res, what="eta*/B <= 1 over n <= 6 clients, p, alpha in [p, 1], losses in [0, B]")
 
 
 @claim("rcfl.deviation")
@@ -334,21 +398,31 @@ def _softplus_points(ctx: Context) -> list[tuple[float, np.ndarray]]:
 
 @claim("rcfl.softplus.smoothness")
 def check_softplus_smoothness(ctx: Context) -> Outcome:
-    """002 Sec. 4: ``softplus_mu`` is ``1/mu``-smooth (:func:`fairtheory.instances.rcfl.softplus_smoothness`).
+    """002 Sec. 4: ``softplus_mu`` is ``1/mu``-smooth (:func:`fairtheory.instances.rcfl.smoothness_of_softplus`).
     Measured: ``mu`` times the largest central second difference of the implemented softplus (step
     ``h = 1e-3 mu``) against 1 - tightness ``~0.25``, the tight constant being ``1/(4 mu)`` at ``x = 0``.
     Part 2: the analytic ``mu sigma(x/mu)(1 - sigma(x/mu))/mu`` against ``1/4`` (equality at 0)."""
     fd, tight = Tally(), Tally()
     for mu, x in _softplus_points(ctx):
-        m, one, ex = I.softplus_smoothness(mu=mu, x=x)
+        m, one, ex = I.smoothness_of_softplus(mu=mu, x=x)
         fd.upper(m, one, {"mu": mu, "x": ex["x_fd"]})
         tight.upper(ex["analytic"], 0.25, {"mu": mu, "x": ex["x_analytic"]})
-    return _report({"finite-difference second derivative * mu <= 1": fd.outcome(
+    out = _report({"finite-difference second derivative * mu <= 1": fd.outcome(
         explain="measured = mu max_x softplus_mu''(x) (finite differences), bound = 1 (the seed's 1/mu, in units of 1/mu)"),
         "analytic second derivative * mu <= 1/4": tight.outcome(
             explain="measured = mu max_x sigma(x/mu)(1 - sigma(x/mu))/mu, bound = 1/4 (tight constant 1/(4 mu))")},
         "finite-difference second derivative * mu <= 1",
         "max over x of mu * softplus_mu''(x); tightness vs the seed's 1/mu (tight constant 1/(4 mu))")
+    # seeded with x = 0, a point of every sampled grid (where the sampled maximum is)
+    res = adversarial_max(lambda mu, z: I.smoothness_of_softplus(mu=mu, x=np.array([mu * z])), _softplus_space(),
+                          seed=_adv_seed(ctx, "softplus.smoothness"), budget=ctx.count(100, 2000),
+                          x0=[{"mu": 1.0, "z": 0.0}])
+    return attach_adversarial(out, res, what="mu softplus_mu''(x) (finite differences) <= 1 over mu in [1e-8, 1e8], "
+                                             "x/mu in [-50, 50]")
+
+
+def _softplus_space() -> Space:
+    return Space(mu=Interval(1e-8, 1e8, log=True), z=Interval(-50.0, 50.0))
 
 
 @claim("rcfl.prop1.softplus")
@@ -364,11 +438,22 @@ def check_prop1(ctx: Context) -> Outcome:
         up.upper(gap, bound, inst)
         tight.upper(gap, ex["tight"], inst)
         low.lower(ex["min_gap"], 0.0, {"mu": mu, "x": ex["x_min"]})
-    return _report({"gap <= mu": up.outcome(explain="measured = max_x (softplus_mu(x) - (x)_+), bound = mu"),
-                    "gap <= mu log 2": tight.outcome(explain="measured = max_x (softplus_mu(x) - (x)_+), "
-                                                             "bound = mu log 2 (tight)"),
-                    "gap >= 0": low.outcome(explain="measured = min_x (softplus_mu(x) - (x)_+), bound = 0")},
-                   "gap <= mu", "max_x (softplus_mu(x) - (x)_+) against mu; tight constant mu log 2")
+    out = _report({"gap <= mu": up.outcome(explain="measured = max_x (softplus_mu(x) - (x)_+), bound = mu"),
+                   "gap <= mu log 2": tight.outcome(explain="measured = max_x (softplus_mu(x) - (x)_+), "
+                                                            "bound = mu log 2 (tight)"),
+                   "gap >= 0": low.outcome(explain="measured = min_x (softplus_mu(x) - (x)_+), bound = 0")},
+                  "gap <= mu", "max_x (softplus_mu(x) - (x)_+) against mu; tight constant mu log 2")
+    res = adversarial_max(lambda mu, z: I.prop1_softplus(mu=mu, x=np.array([mu * z])), _softplus_space(),
+                          seed=_adv_seed(ctx, "prop1"), budget=ctx.count(100, 2000), x0=[{"mu": 1.0, "z": 0.0}])
+    return attach_adversarial(out, res, what="softplus_mu(x) - (x)_+ <= mu over mu in [1e-8, 1e8], x/mu in [-50, 50]")
+
+
+def _lemma2_point(p: np.ndarray, a: np.ndarray, f: np.ndarray, eta: float, mu: float) -> dict[str, Any] | None:
+    """Search coordinates of a sampled Lemma 2 instance (``None`` when the search space does not hold it)."""
+    scale = float(max(np.abs(f).max(), abs(eta), 1e-3))
+    if scale > 1e6 or f.min() < 0 or not -1.0 <= eta / scale <= 2.0:
+        return None
+    return _adv_point(p, a, f / scale, scale=scale, v=eta / scale, mu=mu)
 
 
 def _lemma2_cases(ctx: Context) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, float, float]]:
@@ -400,16 +485,27 @@ def check_lemma2(ctx: Context) -> Outcome:
     value; ``mu in {1e-6, 1e-3, 1, 1e3}``."""
     up, tight, low = Tally(), Tally(), Tally()
     worst_pub = 0.0
+    worst = _Worst()
     for p, a, f, eta, mu in _lemma2_cases(ctx):
         gap, bound, x = I.lemma2_gap(p=p, alpha=a, losses=f, eta=eta, mu=mu)
+        if p.size <= _ADV_N and 1e-6 <= mu <= 1e3:
+            worst.add(gap, bound, lambda p=p, a=a, f=f, eta=eta, mu=mu: _lemma2_point(p, a, f, eta, mu))
         inst = _inst(p, a, f, eta=eta, mu=mu)
         up.upper(gap, bound, inst, size=p.size)
         tight.upper(gap, x["tight"], inst, size=p.size)
         low.lower(gap, 0.0, inst, size=p.size)
         worst_pub = max(worst_pub, x["public_mismatch"])
-    return _report({"gap <= mu tau_alpha": up.outcome(explain="measured = F^mu_alpha - F_alpha, bound = mu tau_alpha"),
-                    "gap <= mu tau_alpha log 2": tight.outcome(
-                        explain="measured = F^mu_alpha - F_alpha, bound = mu tau_alpha log 2 (tight)"),
-                    "gap >= 0": low.outcome(explain="measured = F^mu_alpha - F_alpha, bound = 0")},
-                   "gap <= mu tau_alpha",
-                   f"F^mu - F against mu tau_alpha; max |(F_mu - F_alpha) - gap|/scale = {worst_pub:.2e}")
+    out = _report({"gap <= mu tau_alpha": up.outcome(explain="measured = F^mu_alpha - F_alpha, bound = mu tau_alpha"),
+                   "gap <= mu tau_alpha log 2": tight.outcome(
+                       explain="measured = F^mu_alpha - F_alpha, bound = mu tau_alpha log 2 (tight)"),
+                   "gap >= 0": low.outcome(explain="measured = F^mu_alpha - F_alpha, bound = 0")},
+                  "gap <= mu tau_alpha",
+                  f"F^mu - F against mu tau_alpha; max |(F_mu - F_alpha) - gap|/scale = {worst_pub:.2e}")
+    def ratio(*, n: int, p: np.ndarray, t: np.ndarray, u: np.ndarray, scale: float, v: float, mu: float) -> Any:
+        q, a, x = _adv_vectors(n, p, t, u)
+        return I.lemma2_gap(p=q, alpha=a, losses=scale * x, eta=scale * v, mu=mu)
+
+    space = _adv_space(scale=Interval(1e-3, 1e6, log=True), v=Interval(-1.0, 2.0), mu=Interval(1e-6, 1e3, log=True))
+    res = adversarial_max(ratio, space, seed=_adv_seed(ctx, "lemma2"), budget=ctx.count(100, 3000), x0=worst.seeds())
+    return attach_adversarial(out, res, what="F^mu - F <= mu tau_alpha over n <= 6 clients, p, alpha in [p, 1], "
+                                             "losses in [0, s], eta in [-s, 2s], s in [1e-3, 1e6], mu in [1e-6, 1e3]")

@@ -32,7 +32,8 @@ from fairtheory.instances import rcfl as I
 from fairtheory.instances.rcfl import smoothed_client_hessians
 from fairtheory.problems import random_least_squares, random_logistic, random_quadratic
 from fairtheory.problems.base import FederatedProblem
-from verify.core import Context, Outcome, Tally, claim, combine
+from fairtheory.worstcase.adversarial import Integer, Interval, Space, Vector, adversarial_max
+from verify.core import Context, Outcome, Tally, attach_adversarial, claim, combine
 
 #: FedAvg "reaches the optimum": relative suboptimality after the run (strongly convex instances,
 #: linear rate, so the run length is chosen to reach float64 precision; fixed a priori)
@@ -80,9 +81,12 @@ def check_qalpha_convex(ctx: Context) -> Outcome:
     n_prob, n_pairs = ctx.count(8, 40), ctx.count(60, 400)
     most_negative = 0.0
     cases = 0
+    searched: list[tuple[FederatedProblem, np.ndarray]] = []  # the (problem, alpha) cases, for the search
+    worst: tuple[float, dict[str, Any] | None] = (-np.inf, None)
     for kind, P in _problems_convex(rng, n_prob):
         for _ in range(3):
             alpha = _random_alpha(rng, P.p)
+            searched.append((P, alpha))
             scale = rng.choice([0.3, 2.0, 8.0], size=(n_pairs, 1))
             A = scale * rng.normal(size=(n_pairs, P.d))
             B = np.where(rng.uniform(size=(n_pairs, 1)) < 0.25, A + 1e-3 * rng.normal(size=A.shape),
@@ -90,13 +94,35 @@ def check_qalpha_convex(ctx: Context) -> Outcome:
             cases += 1
             for a, b in zip(A, B, strict=True):
                 fm, avg, _ = I.qalpha_midpoint(problem=P, alpha=alpha, a=a, b=b)
+                if avg > 0 and fm / avg > worst[0] and max(np.abs(a).max(), np.abs(b).max()) <= _BOX:
+                    worst = (fm / avg, {"case": len(searched) - 1, "a": _pad(a), "b": _pad(b)})
                 most_negative = min(most_negative, (fm - avg) / max(1.0, abs(avg)))
                 tally.upper(fm, avg, instance={"kind": kind, "n": P.n, "d": P.d, "a": a, "b": b, "alpha": alpha,
                                                "p": P.p}, size=P.n * P.d)
-    return tally.outcome(
+    out = tally.outcome(
         note=f"{cases} (problem, alpha) cases x {n_pairs} pairs",
         details={"typical_strictness": most_negative, "pairs_per_case": n_pairs},
         explain="measured = f_alpha at the midpoint (a+b)/2, bound = average of f_alpha(a) and f_alpha(b)")
+
+    def ratio(*, case: int, a: np.ndarray, b: np.ndarray) -> Any:
+        P, alpha = searched[case]
+        return I.qalpha_midpoint(problem=P, alpha=alpha, a=a[:P.d], b=b[:P.d])
+
+    space = Space(case=Integer(0, len(searched) - 1), a=Vector(_DMAX, -_BOX, _BOX), b=Vector(_DMAX, -_BOX, _BOX))
+    res = adversarial_max(ratio, space, seed=int(ctx.rng("adversarial/qalpha.convex").integers(2**31)),
+                          budget=ctx.count(100, 2000), x0=[worst[1]] if worst[1] is not None else [])
+    return attach_adversarial(out, res, what=f"midpoint ratio over the same (problem, alpha) cases, a, b in "
+                                             f"[-{_BOX:g}, {_BOX:g}]^d")
+
+
+#: the searched box of model coordinates and the largest model dimension of the convexity cases
+_BOX, _DMAX = 40.0, 6
+
+
+def _pad(x: np.ndarray) -> np.ndarray:
+    out = np.zeros(_DMAX)
+    out[:x.size] = x
+    return out
 
 
 # --------------------------------------------------------------------------- rcfl.lemmaC1.smoothness
@@ -124,11 +150,14 @@ def check_lemma_c1(ctx: Context) -> Outcome:
     rng = ctx.rng("rcfl.lemmaC1.smoothness")
     t_client, t_F = Tally(), Tally()
     min_eig, fd_err, ratio_quarter = math.inf, 0.0, 0.0
+    problems: list[FederatedProblem] = []  # searched below
+    worst: tuple[float, dict[str, Any] | None] = (-np.inf, None)
     for k in range(ctx.count(6, 30)):
         n, d = int(rng.integers(2, 10)), int(rng.integers(2, 6))
         P = random_logistic(n, d, int(rng.integers(3 * d + 10, 6 * d + 20)), rng=rng,
                             heterogeneity=float(rng.choice([0.5, 1.5])),
                             p=rng.dirichlet(np.ones(n)))
+        problems.append(P)
         for mu in (1.0, 0.1, 0.01):
             alpha = _random_alpha(rng, P.p)
             for _ in range(ctx.count(8, 30)):
@@ -137,6 +166,11 @@ def check_lemma_c1(ctx: Context) -> Outcome:
                 eta = float(f[rng.integers(n)]) if rng.uniform() < 0.5 else float(
                     rng.uniform(f.min() - 1.0, f.max() + 1.0))
                 norm, L, x = I.lemmaC1_smoothness(problem=P, w=w, eta=eta, alpha=alpha, mu=mu)
+                if norm / L > worst[0] and np.abs(w).max() <= _W_BOX and -_ETA_BOX <= eta <= _ETA_BOX:
+                    t = np.zeros(_N_MAX)
+                    t[:n] = np.where(P.p < 1, (alpha - P.p) / np.where(P.p < 1, 1 - P.p, 1), 0.0)
+                    worst = (norm / L, {"problem": k, "w": np.pad(w, (0, _D_MAX - d)), "eta": eta, "mu": mu,
+                                        "t": np.clip(t, 0.0, 1.0)})
                 min_eig = min(min_eig, x["min_relative_eigenvalue"])
                 inst = {"n": n, "d": d, "mu": mu, "alpha": alpha, "w": w, "eta": eta, "L1": x["L1"], "L2": x["L2"]}
                 t_client.upper(norm, L, instance=inst, size=n * d)
@@ -156,7 +190,23 @@ def check_lemma_c1(ctx: Context) -> Outcome:
     if min_eig < -1e-12 or fd_err > 1e-5:
         out.status = "refuted" if min_eig < -1e-12 else "error"
         out.note += f"; min relative eigenvalue {min_eig:.3g}, FD mismatch {fd_err:.3g}"
-    return out
+
+    def ratio(*, problem: int, w: np.ndarray, eta: float, mu: float, t: np.ndarray) -> Any:
+        P = problems[problem]
+        alpha = P.p + t[:P.n] * (1.0 - P.p)
+        return I.lemmaC1_smoothness(problem=P, w=w[:P.d], eta=eta, alpha=alpha, mu=mu)
+
+    space = Space(problem=Integer(0, len(problems) - 1), w=Vector(_D_MAX, -_W_BOX, _W_BOX),
+                  eta=Interval(-_ETA_BOX, _ETA_BOX), mu=Interval(1e-3, 10.0, log=True), t=Vector(_N_MAX, 0.0, 1.0))
+    res = adversarial_max(ratio, space, seed=int(ctx.rng("adversarial/lemmaC1").integers(2**31)),
+                          budget=ctx.count(100, 2000), x0=[worst[1]] if worst[1] is not None else [])
+    return attach_adversarial(out, res, what="max_i ||Hess f^{mu,i}||_2 / L over the same logistic problems, "
+                                             f"w in [-{_W_BOX:g}, {_W_BOX:g}]^d, eta in [-{_ETA_BOX:g}, {_ETA_BOX:g}], "
+                                             "mu in [1e-3, 10], alpha in [p, 1]")
+
+
+#: the searched box of Lemma C.1 points and the largest sizes of its problems
+_W_BOX, _ETA_BOX, _D_MAX, _N_MAX = 12.0, 20.0, 5, 9
 
 
 # --------------------------------------------------------------------------- base.fedavg.converges

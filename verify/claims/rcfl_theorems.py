@@ -28,7 +28,8 @@ from typing import Any
 import numpy as np
 
 from fairtheory.instances import rcfl as I
-from verify.core import Context, Outcome, Tally, claim
+from fairtheory.worstcase.adversarial import Integer, Interval, Space, adversarial_max
+from verify.core import Context, Outcome, Tally, attach_adversarial, claim
 
 # ------------------------------------------------------------------------------------------ setup
 _MU_ALPHA_QUICK = [(0.1, 0.5)]
@@ -72,6 +73,15 @@ def _setup(ctx: Context, salt: str) -> tuple[list[tuple[Any, dict[str, Any]]], s
     return out, None
 
 
+def _cases(ctx: Context, salt: str) -> tuple[list[tuple[Any, dict[str, Any]]], str | None]:
+    """:func:`_setup`, remembered per (salt, mode, seed): the sweep and the adversarial search share the
+    problems and their exact ground truth."""
+    key = ("cases", salt, ctx.quick, ctx.seed)
+    if key not in _CACHE:
+        _CACHE[key] = _setup(ctx, salt)
+    return _CACHE[key]
+
+
 def _constants(setup: dict[str, Any]) -> dict[str, float]:
     return {k: float(v) for k, v in setup.items() if k in ("L", "rho2", "tau", "D0", "mu", "f_star", "f_star_upper")}
 
@@ -87,7 +97,7 @@ def _thm1_sweep(ctx: Context) -> tuple[list[dict[str, Any]], list[dict[str, floa
         return _CACHE[key]
     from fairtheory.bounds.rcfl import theorem1_beta_max
 
-    cases, why = _setup(ctx, "thm1")
+    cases, why = _cases(ctx, "thm1")
     recs: list[dict[str, Any]] = []
     for j, (prob, setup) in enumerate(cases if why is None else []):
         for kappa in (1, 5, 10):
@@ -114,18 +124,114 @@ def _theorem1(ctx: Context, version: str) -> Outcome:
         return Outcome("inconclusive", note=f"assumptions not met: {why}")
     tally = Tally()
     table = []
+    worst: dict[str, tuple[float, dict[str, Any], Any]] = {}  # per version; the search starts at both (shared points)
     for r in recs:
+        if r["subopt"] / r["bound"] > worst.get(r["version"], (-np.inf,))[0]:
+            worst[r["version"]] = (r["subopt"] / r["bound"], {"case": r["problem"], "kappa": r["kappa"],
+                                                              "beta_frac": r["beta_frac"], "T_N": float(r["T_N"])},
+                                   _point_values(recs, r, "subopt"))
         if r["version"] != version:
             continue
         tally.upper(r["subopt"], r["bound"], instance=r, size=r["T"])
         table.append({k: r[k] for k in ("problem", "kappa", "beta_frac", "T_N", "subopt", "bound")}
                      | {"ratio": r["subopt"] / r["bound"]})
-    return tally.outcome(
+    out = tally.outcome(
         note=(f"{version} Thm. 1 on unregularised logistic (non-separable, assumptions re-checked); kappa in "
               "(1,5,10), beta in {beta_max, beta_max/4}, several T; the conditions force beta <= 1/(40 L), "
               "so the bound is loose (see tightness); f* is the solver's lower certificate"),
         details={"constants": consts, "sweep": table},
         explain=f"measured = f_alpha(w_tilde) - f*_alpha ({version} output), bound = {version} Thm. 1 right-hand side")
+    # adversarial: the step-size region and horizon, on the sweep's own problems and ground truth (each new
+    # problem needs two exact solves, too slow for the quick suite)
+    cases, _ = _cases(ctx, "thm1")
+    TN_max = 100 if ctx.quick else 1000
+    space = Space(case=Integer(0, len(cases) - 1), kappa=Integer(1, 10), beta_frac=Interval(1e-2, 1.0, log=True),
+                  T_N=Interval(1.0, TN_max, log=True))
+
+    def ratio(*, case: int, kappa: int, beta_frac: float, T_N: float) -> Any:
+        return _thm1_point(ctx, case, kappa, beta_frac, int(round(T_N)))[version]
+
+    res = adversarial_max(ratio, space, seed=int(ctx.rng("adversarial/theorem1").integers(2**31)),
+                          budget=ctx.count(4, 120), **_starts(worst, version))
+    attach_adversarial(out, res, what=(f"{version} Thm. 1 over kappa in 1..10, beta in [0.01, 1] beta_max (inside the "
+                                       f"conditions), T_N in [1, {TN_max}], on the sweep's problems"))
+    _set_worstcase(out, version, theorem=1, quick=ctx.quick)
+    return out
+
+
+def _starts(worst: dict[str, tuple[float, dict[str, Any], Any]], version: str) -> dict[str, Any]:
+    """``x0``/``x0_values`` of the search: the worst sampled instance of ``version`` first, then the other
+    version's (both searches start at both), with their sampled values (not run again)."""
+    order = sorted(worst, key=lambda v: v != version)
+    return {"x0": [worst[v][1] for v in order], "x0_values": [worst[v][2][version] for v in order]}
+
+
+def _point_values(recs: list[dict[str, Any]], r: dict[str, Any], key: str) -> dict[str, tuple[float, float]]:
+    """``{version: (measured, bound)}`` of the sweep at the point of record ``r`` (both versions, one run)."""
+    same = ("problem", "kappa", "beta", "T") + (("K",) if "K" in r else ())
+    return {q["version"]: (q[key], q["bound"]) for q in recs if all(q[k] == r[k] for k in same)}
+
+
+def _thm1_point(ctx: Context, case: int, kappa: int, frac: float, T_N: int) -> dict[str, tuple[float, float]]:
+    """``{version: (f_alpha(w_tilde) - f*_alpha, bound)}`` at one point of the adversarial search (both versions
+    from one run; remembered, so the two versions' searches share their common points)."""
+    key = ("thm1-point", ctx.quick, ctx.seed, case, kappa, frac, T_N)
+    if key not in _CACHE:
+        from fairtheory.bounds.rcfl import theorem1_beta_max
+
+        cases, _ = _cases(ctx, "thm1")
+        prob, setup = cases[case]
+        beta = theorem1_beta_max(setup["L"], kappa) * frac
+        curve = I.rfedfair_theorem1_curve(prob, alpha=setup["alpha"], mu=setup["mu"], beta=beta, kappa=kappa,
+                                          Ts=[2 + kappa * T_N], setup=setup)
+        _CACHE[key] = {v: (rows[0].measured, rows[0].theory) for v, rows in curve.items()}
+    return _CACHE[key]
+
+
+def _worstcase_grid(version: str, theorem: int, quick: bool) -> tuple[float | None, str]:
+    """Largest exact worst-case ratio ``(G(theta_tilde) - G*)/(RHS - mu tau_alpha)`` (PEP,
+    :func:`fairtheory.worstcase.ratio.theorem_ratio`) over the grid of ``rcfl.theorem{1,2}.worstcase``, with a
+    sentence saying what it is (``None`` when an SDP is not certified or the value is below resolution)."""
+    key = ("worstcase", version, theorem, quick)
+    if key in _CACHE:
+        return _CACHE[key]
+    from fairtheory.bounds.rcfl import theorem1_beta_max, theorem2_beta_max
+    from fairtheory.worstcase.local_gd import TINY
+    from fairtheory.worstcase.ratio import theorem_ratio_cached
+
+    if theorem == 1:  # the grids of verify.claims.worstcase (quick / full)
+        grid = [(k, t, None, f) for k in ((1, 3) if quick else (1, 2, 4, 8)) for t in ((2, 4) if quick else (1, 3, 6))
+                for f in (1.0, 0.25) if quick or not (k == 8 and t == 6)]
+    else:
+        grid = [(k, 1, K, 1.0) for K in (1, 2) for k in (1, 2)] + ([] if quick else [(2, 2, 1, 1.0)])
+    best, at = -np.inf, None
+    for kappa, T_N, K, frac in grid:
+        bmax = theorem1_beta_max(1.0, kappa) if K is None else theorem2_beta_max(1.0, kappa, K)
+        r = theorem_ratio_cached(version=version, kappa=kappa, T_N=T_N, beta=bmax * frac, K=K)
+        if not r.certified(1e-6):
+            _CACHE[key] = (None, f"PEP not certified at kappa={kappa}, T_N={T_N}, K={K} (status {r.status})")
+            return _CACHE[key]
+        if r.ratio > best:
+            best, at = r.ratio, {"kappa": kappa, "T_N": T_N, "K": K, "beta_frac": frac}
+    where = ", ".join(f"{k}={v}" for k, v in (at or {}).items())
+    text = (f"worst case (PEP, exact over all 2-client instances with L-smooth convex clients, L = 1): largest "
+            f"(G(theta_tilde) - G*)/(RHS - mu tau_alpha) over the grid of rcfl.theorem{theorem}.worstcase = "
+            f"{best:.4g} at {where}; it compares the optimisation part G - G* with the bound minus mu tau_alpha, "
+            "not f_alpha - f*_alpha with the whole bound")
+    if best < TINY:
+        _CACHE[key] = (None, "worst case (PEP) below 1e-6 L D0: not resolvable, not reported as a value")
+    else:
+        _CACHE[key] = (float(best), text)
+    return _CACHE[key]
+
+
+def _set_worstcase(out: Outcome, version: str, *, theorem: int, quick: bool) -> None:
+    value, text = _worstcase_grid(version, theorem, quick)
+    out.worstcase = value
+    out.details["worstcase"] = {"ratio": value, "what": text}
+    out.note = f"{out.note}; {text}" if out.note else text
+    out.explain += ("; worst = exact (PEP) ratio of the optimisation part G(theta_tilde) - G* to RHS - mu tau_alpha "
+                    "(not of the whole bound)")
 
 
 @claim("rcfl.theorem1.v002")
@@ -150,7 +256,7 @@ def _thm2_sweep(ctx: Context) -> tuple[list[dict[str, Any]], int, tuple[int, ...
         return _CACHE[key]
     from fairtheory.bounds.rcfl import theorem2_beta_max
 
-    cases, why = _setup(ctx, "thm2")
+    cases, why = _cases(ctx, "thm2")
     reps = ctx.count(20, 50)
     Ks = (2, 4) if ctx.quick else (2, 5, 10)
     TNs = [1, 10] if ctx.quick else [1, 10, 100]
@@ -181,18 +287,57 @@ def _theorem2(ctx: Context, version: str) -> Outcome:
         return Outcome("inconclusive", note=f"assumptions not met: {why}")
     tally = Tally()
     table = []
+    worst: dict[str, tuple[float, dict[str, Any], Any]] = {}
     for r in recs:
+        if r["ci95_upper"] / r["bound"] > worst.get(r["version"], (-np.inf,))[0] and r["K"] <= 10:
+            worst[r["version"]] = (r["ci95_upper"] / r["bound"], {"case": r["problem"], "K": r["K"], "kappa": r["kappa"],
+                                                                  "beta_frac": 1.0, "T_N": float(r["T_N"])},
+                                   _point_values(recs, r, "ci95_upper"))
         if r["version"] != version:
             continue
         tally.upper(r["ci95_upper"], r["bound"], instance=r, size=r["T"])
         table.append({k: r[k] for k in ("problem", "K", "kappa", "T_N", "mean", "ci95_upper", "bound")}
                      | {"ratio": r["ci95_upper"] / r["bound"]})
-    return tally.outcome(
+    out = tally.outcome(
         note=(f"{version} Thm. 2: Monte Carlo over {reps} independent client-draw sequences; K in {Ks}, "
               "kappa in (1,5,10), beta = beta_max of Thm. 2"),
         details={"sweep": table},
         explain=(f"measured = upper end of the 95% t-interval of the mean of f_alpha(w_tilde) - f*_alpha "
                  f"({version} output), bound = {version} Thm. 2 right-hand side"))
+    # adversarial: K, kappa, beta and the horizon on the sweep's problems; every point is the same Monte Carlo
+    # (the claim's number of draw sequences, common seeds), measured the same way (upper end of the interval)
+    cases, _ = _cases(ctx, "thm2")
+    TN_max = 10 if ctx.quick else 100
+    space = Space(case=Integer(0, min(len(cases), 2) - 1), K=Integer(1, 10), kappa=Integer(1, 10),
+                  beta_frac=Interval(1e-2, 1.0, log=True), T_N=Interval(1.0, TN_max, log=True))
+
+    def ratio(*, case: int, K: int, kappa: int, beta_frac: float, T_N: float) -> Any:
+        return _thm2_point(ctx, case, K, kappa, beta_frac, int(round(T_N)), reps)[version]
+
+    res = adversarial_max(ratio, space, seed=int(ctx.rng("adversarial/theorem2").integers(2**31)),
+                          budget=ctx.count(1, 20), **_starts(worst, version))
+    attach_adversarial(out, res, what=(f"{version} Thm. 2 over K in 1..10, kappa in 1..10, beta in [0.01, 1] beta_max "
+                                       f"(inside the conditions), T_N in [1, {TN_max}], {reps} draw sequences per "
+                                       "point (common seeds), on the sweep's problems"))
+    _set_worstcase(out, version, theorem=2, quick=ctx.quick)
+    return out
+
+
+def _thm2_point(ctx: Context, case: int, K: int, kappa: int, frac: float, T_N: int,
+                reps: int) -> dict[str, tuple[float, float]]:
+    """``{version: (upper end of the 95% interval, bound)}`` at one point of the adversarial search (remembered)."""
+    key = ("thm2-point", ctx.quick, ctx.seed, case, K, kappa, frac, T_N)
+    if key not in _CACHE:
+        from fairtheory.bounds.rcfl import theorem2_beta_max
+
+        cases, _ = _cases(ctx, "thm2")
+        prob, setup = cases[case]
+        beta = theorem2_beta_max(setup["L"], kappa, K) * frac
+        seeds = ctx.rng("adversarial/theorem2/draws").integers(0, 2**63 - 1, size=reps)
+        curve = I.rfedfair_theorem2_curve(prob, alpha=setup["alpha"], mu=setup["mu"], beta=beta, kappa=kappa, K=K,
+                                          Ts=[2 + kappa * T_N], seeds=seeds, setup=setup)
+        _CACHE[key] = {v: (rows[0].measured, rows[0].theory) for v, rows in curve.items()}
+    return _CACHE[key]
 
 
 @claim("rcfl.theorem2.v002")
@@ -221,6 +366,7 @@ def worst_client(ctx: Context) -> Outcome:
     :func:`solve_rcfl`; verified when the worst-client loss ``max_i f_i(w*_alpha)`` is
     non-increasing along the grid (up to the solvers' certified relative accuracy
     ``1e-6``).  Average loss and worst/average accuracy are reported."""
+    # no adversarial search: a qualitative monotone path on fixed data sets (002 Table 3), not a bound
     from fairtheory.exact.rcfl import DEFAULT_GAP_TOL, solve_rcfl
     from fairtheory.problems.generators import digits_federated, random_logistic
 

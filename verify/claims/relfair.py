@@ -26,7 +26,8 @@ from fairtheory.instances import relative as rel
 from fairtheory.objectives.relative import convex_regime, relative_index, skewness
 from fairtheory.problems.quadratic import QuadraticProblem, random_quadratic
 from fairtheory.sets import CappedSimplex, IntegratedSet
-from verify.core import Context, Outcome, Tally, claim, combine
+from fairtheory.worstcase.adversarial import Choice, Integer, Interval, Space, Vector, adversarial_max
+from verify.core import Context, Outcome, Tally, attach_adversarial, claim, combine
 
 EQ_TOL = 1e-12
 ROUTES_TOL = 1e-6
@@ -54,6 +55,51 @@ def _loss_vector(rng: np.random.Generator, m: int) -> np.ndarray:
     if kind == 1:
         return np.exp(rng.normal(0.0, 1.5, size=m))
     return rng.integers(1, 4, size=m).astype(float)  # ties
+
+
+def _adv_seed(ctx: Context, salt: str) -> int:
+    return int(ctx.rng(f"adversarial/{salt}").integers(2**31))
+
+
+def _frac(a: float, n: int) -> float:
+    """``a`` in ``[1/n, 1]`` as a coordinate in ``[0, 1]`` (inverse of :func:`_level`)."""
+    return float(np.clip((a - 1.0 / n) / (1.0 - 1.0 / n), 0.0, 1.0)) if n > 1 else 0.0
+
+
+def _level(t: float, n: int) -> float:
+    """A CVaR level in ``[1/n, 1]`` from a coordinate ``t`` in ``[0, 1]``."""
+    return 1.0 / n + t * (1.0 - 1.0 / n)
+
+
+def _caps(u: np.ndarray, s: float, n: int) -> CappedSimplex:
+    """A capped simplex of ``n`` clients with caps ``u/sum(u) * s`` (``s >= 1``; all-zero ``u``: uniform caps)."""
+    v = np.asarray(u[:n], dtype=np.float64)
+    v = v / v.sum() if v.sum() > 0 else np.full(n, 1.0 / n)
+    return CappedSimplex(v * s)
+
+
+def _quadratic(n: int, d: int, M: np.ndarray, lam: np.ndarray, c: np.ndarray) -> QuadraticProblem:
+    """Quadratic clients with Hessians ``Q_k diag(lam_k) Q_k^T`` (``Q_k`` from the QR factorisation of the
+    ``d x d`` block ``k`` of ``M``, which is what :func:`_encode_quadratic` stores) and centres ``c``."""
+    Ms, ls, cs = M.reshape(-1, 3, 3), lam.reshape(-1, 3), c.reshape(-1, 3)
+    H = []
+    for k in range(n):
+        Q, R = np.linalg.qr(Ms[k][:d, :d] + 1e-12 * np.eye(d))
+        Q = Q * np.where(np.diag(R) < 0, -1.0, 1.0)
+        H.append((Q * ls[k][:d]) @ Q.T)
+    return QuadraticProblem(np.array(H), cs[:n, :d].copy())
+
+
+def _encode_quadratic(P: QuadraticProblem, n_max: int) -> dict[str, np.ndarray]:
+    """Coordinates of ``P`` (``d <= 3``, ``n <= n_max``) for :func:`_quadratic`: its eigenvectors and eigenvalues."""
+    M, lam, c = np.zeros((n_max, 3, 3)), np.full((n_max, 3), 1.0), np.zeros((n_max, 3))
+    ev, V = np.linalg.eigh(P.H)
+    for k in range(P.n):
+        Q, R = np.linalg.qr(V[k])
+        M[k][:P.d, :P.d] = V[k] * np.where(np.diag(R) < 0, -1.0, 1.0)[None, :]  # QR of it gives back V[k]'s columns
+        lam[k][:P.d] = ev[k]
+    c[:P.n, :P.d] = P.c
+    return {"M": M.ravel(), "lam": lam.ravel(), "c": c.ravel()}
 
 
 def _random_set(rng: np.random.Generator, n: int) -> CappedSimplex:
@@ -130,6 +176,7 @@ def prop9(ctx: Context) -> Outcome:
     rng = ctx.rng("prop9")
     parts = {k: Tally() for k in ("lower<=ratio", "ratio<=upper", "lower_monotone", "upper_monotone")}
     phis = np.linspace(0.0, 0.99, 34)
+    worst: tuple[float, dict[str, Any] | None] = (-np.inf, None)
     for _ in range(ctx.count(100, 2000)):
         n = int(rng.integers(2, 12))
         P = random_quadratic(n, 2, rng=rng, offset=1.0)
@@ -138,6 +185,11 @@ def prop9(ctx: Context) -> Outcome:
         A, B = CappedSimplex.cvar(n, a), CappedSimplex.cvar(n, float(rng.uniform(1.0 / n, 1.0)))
         c_factor, C_factor = float(rng.uniform(0.05, 1.0)), float(rng.uniform(1.0, 20.0))
         ratio, upper, x = rel.prop9_majorization(losses=f, A=A, B=B, c_factor=c_factor, C_factor=C_factor, phis=phis)
+        r = _prop9_ratio(ratio, upper, x)
+        if r[0] / r[1] > worst[0] and f.max() <= 1e3:
+            worst = (r[0] / r[1], {"n": n, "f": np.pad(f, (0, 11 - n), constant_values=1.0), "a": _frac(a, n),
+                                   "b": _frac(float(1.0 / (B.caps[0] * n)), n), "c_factor": c_factor,
+                                   "C_factor": C_factor})
         inst = {"U": x["U"], "V": x["V"], "c": x["c"], "C": x["C"]}
         parts["lower<=ratio"].upper(x["tightest_lower"], ratio, inst)
         parts["ratio<=upper"].upper(ratio, upper, inst)
@@ -153,8 +205,32 @@ def prop9(ctx: Context) -> Outcome:
                           "point phi (pair of smallest increase)",
         "upper_monotone": "monotone path: measured = upper bound at phi', bound = upper bound at the previous grid "
                           "point phi (pair of largest increase)"}
-    return combine({k: t.outcome(explain=explain[k]) for k, t in parts.items()},
-                   note="random quadratic losses, CVaR sets (shared uniform point), 34-point phi grid")
+    out = combine({k: t.outcome(explain=explain[k]) for k, t in parts.items()},
+                  note="random quadratic losses, CVaR sets (shared uniform point), 34-point phi grid")
+
+    def search(*, n: int, f: np.ndarray, a: float, b: float, c_factor: float, C_factor: float) -> Any:
+        A, B = CappedSimplex.cvar(n, _level(a, n)), CappedSimplex.cvar(n, _level(b, n))
+        return _prop9_ratio(*rel.prop9_majorization(losses=f[:n], A=A, B=B, c_factor=c_factor, C_factor=C_factor,
+                                                    phis=phis))
+
+    space = Space(n=Integer(2, 11), f=Vector(11, 1e-3, 1e3, log=True), a=Interval(0.0, 1.0), b=Interval(0.0, 1.0),
+                  c_factor=Interval(0.05, 1.0), C_factor=Interval(1.0, 20.0))
+    res = adversarial_max(search, space, seed=_adv_seed(ctx, "prop9"), budget=ctx.count(100, 3000),
+                          x0=[worst[1]] if worst[1] is not None else [])
+    return attach_adversarial(out, res, what="largest ratio over the claim's four inequalities (both bounds and both "
+                                             "monotone paths on the same phi grid), n <= 11, losses in [1e-3, 1e3], "
+                                             "CVaR sets, c/V in [0.05, 1], C/V in [1, 20]")
+
+
+def _prop9_ratio(ratio: float, upper: float, x: dict[str, Any]) -> tuple[float, float]:
+    """The ``(lhs, rhs)`` of largest ``lhs/rhs`` among Prop. 9's four inequalities at one instance."""
+    lo, hi = x["lower"], x["upper"]
+    pairs = [(x["tightest_lower"], ratio), (ratio, upper)]
+    j = rel.worst_step(lo, increasing=True)
+    pairs.append((lo[j], lo[j + 1]))  # lower bound non-decreasing: lo[j] <= lo[j+1]
+    j = rel.worst_step(hi, increasing=False)
+    pairs.append((hi[j + 1], hi[j]))
+    return max(((float(m), float(b)) for m, b in pairs if b > 0), key=lambda mb: mb[0] / mb[1])
 
 
 # ---------------------------------------------------------------------------- Lemma 8
@@ -165,6 +241,7 @@ def lemma8(ctx: Context) -> Outcome:
     at the vertices; equality on the extremal instance ``H_1 = mu I``, ``H_2 = L I``, ``A = B = Delta``."""
     rng = ctx.rng("lemma8")
     bound_t, eq_t = Tally(), Tally()
+    worst: tuple[float, dict[str, Any] | None] = (-np.inf, None)
     for _ in range(ctx.count(40, 400)):
         n, d = int(rng.integers(2, 6)), int(rng.integers(1, 4))
         mu = float(rng.uniform(0.1, 1.0))
@@ -175,15 +252,33 @@ def lemma8(ctx: Context) -> Outcome:
         phi = float(rng.uniform(0.0, 0.95))
         m, t, _ = rel.lemma8_strong_convexity(problem=P, A=A, B=B, phi=phi)
         bound_t.lower(m, t, {"n": n, "d": d, "phi": phi}, size=n)
+        if m > 0 and t > 0 and t / m > worst[0]:
+            worst = (t / m, {"n": n, "d": d, **_encode_quadratic(P, 5), "uA": np.pad(A.caps, (0, 5 - n)),
+                             "sA": float(A.caps.sum()), "uB": np.pad(B.caps, (0, 5 - n)), "sB": float(B.caps.sum()),
+                             "phi": phi})
         Sn = CappedSimplex.simplex(n)
         m_e, t_e, _ = rel.lemma8_strong_convexity(problem=rel.lemma8_extremal_problem(mu=mu, L=L, n=n, d=d), A=Sn, B=Sn,
                                                   phi=phi, mu=mu, L=L)
         eq_t.equal(m_e, t_e, rtol=EQ_TOL, scale=1.0, instance={"mu": mu, "L": L, "phi": phi}, size=n)
-    return combine({
+    out = combine({
         "bound": bound_t.outcome(explain="measured = min over Lambda_phi of lambda_min(H(lam)) (exact, vertices), "
                                          "bound = (mu - phi L)/(1 - phi)"),
         "attained": eq_t.outcome(explain="extremal instance H_1 = mu I, H_2 = L I, A = B = Delta: measured = min "
                                          "lambda_min(H(lam)), theory = (mu - phi L)/(1 - phi)")})
+
+    def search(*, n: int, d: int, M: np.ndarray, lam: np.ndarray, c: np.ndarray, uA: np.ndarray, sA: float,
+               uB: np.ndarray, sB: float, phi: float) -> Any:
+        P = _quadratic(n, d, M, lam, c)
+        return rel.lemma8_strong_convexity(problem=P, A=_caps(uA, min(sA, n), n), B=_caps(uB, min(sB, n), n), phi=phi)
+
+    space = Space(n=Integer(2, 5), d=Integer(1, 3), M=Vector(45, -1.0, 1.0), lam=Vector(15, 0.1, 4.0),
+                  c=Vector(15, -2.0, 2.0), uA=Vector(5, 0.0, 1.0), sA=Interval(1.0, 5.0), uB=Vector(5, 0.0, 1.0),
+                  sB=Interval(1.0, 5.0), phi=Interval(0.0, 0.95))
+    res = adversarial_max(search, space, seed=_adv_seed(ctx, "lemma8"), budget=ctx.count(100, 3000), relation=">=",
+                          x0=[worst[1]] if worst[1] is not None else [])
+    return attach_adversarial(out, res, what="the bound part: n <= 5 quadratic clients in d <= 3 (eigenvalues in "
+                                             "[0.1, 4]), capped simplices A, B, phi in [0, 0.95] (instances with a "
+                                             "positive bound)")
 
 
 # ---------------------------------------------------------------------------- exact routes
@@ -260,9 +355,56 @@ def theorem1(ctx: Context) -> Outcome:
             t.upper(inc, allow, {"kind": inst["kind"], "n": inst["n"], "d": inst["d"], "phi": c["phi"][j],
                                  "phi_next": c["phi"][j + 1], "index": c["index"][j], "index_next": c["index"][j + 1]},
                     size=inst["n"] * inst["d"])
-    return t.outcome(explain="measured = I(w*_phi') - I(w*_phi) for consecutive grid points (negative: a decrease), "
-                             "bound = the increase the certified suboptimality of the two exact solutions allows",
-                     details={"instances": len(insts), "uncertified_points": uncert})
+    out = t.outcome(explain="measured = I(w*_phi') - I(w*_phi) for consecutive grid points (negative: a decrease), "
+                            "bound = the increase the certified suboptimality of the two exact solutions allows",
+                    details={"instances": len(insts), "uncertified_points": uncert})
+
+    def search(**x: Any) -> Any:
+        args, c = _searched_curve(ctx.quick, **x)
+        _, _, r = rel.theorem1_monotone(**args, curve=c)
+        if r["pair"] is None:
+            return None
+        return max(zip(r["increase"], r["allowance"], strict=True), key=lambda ia: ia[0] / ia[1] if ia[1] > 0 else -np.inf)
+
+    # Theorems 1 and 2 search the same space with the same seed: they share their first points (and SDPs)
+    res = adversarial_max(search, _THEOREM_SPACE, seed=_adv_seed(ctx, "relfair.theorems"), budget=ctx.count(3, 80))
+    return attach_adversarial(out, res, what=_THEOREM_WHAT + "; the consecutive pair of largest increase/allowance")
+
+
+#: searched instances of Theorems 1-2: heterogeneous quadratics (mu = 1, L in [1.5, 4]) in d <= 2, n = 3..5
+#: clients, CVaR sets A, B (B = A when share = 1), phi grid in the Lemma 8 regime phi < mu/L
+_THEOREM_SPACE = Space(n=Integer(3, 5), d=Integer(1, 2), L=Interval(1.5, 4.0), angle=Vector(5, 0.0, np.pi),
+                       mid=Vector(5, 0.0, 1.0), c=Vector(10, -4.0, 4.0), e=Vector(5, 0.0, 1.0), a=Interval(0.0, 1.0),
+                       b=Interval(0.0, 1.0), share=Choice((0, 1)))
+_THEOREM_WHAT = ("n = 3..5 quadratic clients in d <= 2 (eigenvalues 1, L and one in between, L in [1.5, 4], centres in "
+                 "[-4, 4]^d), CVaR sets A and B (or B = A), certified exact solutions on a phi grid in [0, 0.95/L]")
+
+
+@functools.lru_cache(maxsize=128)
+def _curve_cached(quick: bool, n: int, d: int, L: float, angle: bytes, mid: bytes, c: bytes, e: bytes, a: float,
+                  b: float, share: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    av, mv = np.frombuffer(angle), np.frombuffer(mid)
+    cv, ev = np.frombuffer(c).reshape(5, 2), np.frombuffer(e)
+    H = []
+    for k in range(n):
+        lam = np.array([1.0, L]) if d == 2 else np.array([1.0 + mv[k] * (L - 1.0)])
+        if d == 2:
+            R = np.array([[np.cos(av[k]), -np.sin(av[k])], [np.sin(av[k]), np.cos(av[k])]])
+            H.append((R * lam) @ R.T)
+        else:
+            H.append(np.diag(lam))
+    if d == 1:  # pin the extremes so that mu = 1 and L are the problem's constants
+        H[0], H[1] = np.array([[1.0]]), np.array([[L]])
+    P = QuadraticProblem(np.array(H), cv[:n, :d].copy(), ev[:n].copy())
+    A = CappedSimplex.cvar(n, _level(a, n))
+    B = A if share else CappedSimplex.cvar(n, _level(b, n))
+    args = {"problem": P, "A": A, "B": B, "phis": np.linspace(0.0, 0.95 / L, 8 if quick else 20), "require_convex": True}
+    return args, rel.certified_curve(**args)
+
+
+def _searched_curve(quick: bool, *, n: int, d: int, L: float, angle: np.ndarray, mid: np.ndarray, c: np.ndarray,
+                    e: np.ndarray, a: float, b: float, share: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    return _curve_cached(quick, n, d, L, angle.tobytes(), mid.tobytes(), c.tobytes(), e.tobytes(), a, b, share)
 
 
 @claim("relfair.theorem2.strict")
@@ -284,11 +426,20 @@ def theorem2(ctx: Context) -> Outcome:
         decreases.append(x["decrease"])
         t.upper(m, bound, {"kind": inst["kind"], "n": inst["n"], "d": inst["d"], "index0": x["index0"],
                            "phi": x["phi"], "allowance": x["allowance"]}, size=inst["n"] * inst["d"])
-    return t.outcome(explain="measured = I(w*_phi) at the first grid phi where w*_phi moved away from w*_0, "
-                             "bound = I(w*_0) minus the certified allowance (> 0, so measured <= bound is strict)",
-                     details={"instances_solution_never_moved": still,
-                              "min_decrease": float(np.min(decreases)) if decreases else None,
-                              "median_decrease": float(np.median(decreases)) if decreases else None})
+    out = t.outcome(explain="measured = I(w*_phi) at the first grid phi where w*_phi moved away from w*_0, "
+                            "bound = I(w*_0) minus the certified allowance (> 0, so measured <= bound is strict)",
+                    details={"instances_solution_never_moved": still,
+                             "min_decrease": float(np.min(decreases)) if decreases else None,
+                             "median_decrease": float(np.median(decreases)) if decreases else None})
+
+    def search(**x: Any) -> Any:
+        args, c = _searched_curve(ctx.quick, **x)
+        r = rel.theorem2_strict(**args, curve=c)
+        return r if r.extra["moved"] else None  # the assumption (the solution moves) fails: outside the claim
+
+    res = adversarial_max(search, _THEOREM_SPACE, seed=_adv_seed(ctx, "relfair.theorems"), budget=ctx.count(3, 80),
+                          rounding=0.0)  # strict, like the tally above
+    return attach_adversarial(out, res, what=_THEOREM_WHAT + "; instances whose solution moves")
 
 
 # ---------------------------------------------------------------------------- penguins
@@ -310,6 +461,7 @@ def penguins(ctx: Context) -> Outcome:
                                 "decrease), bound = the increase the certified suboptimality allows")
         if c["uncertified"]:
             out.status = "inconclusive"
+        # no adversarial search: one fixed data set (the penguins), nothing to search over but the phi grid
         parts[name] = out
         info[name] = {"index_at_0": float(c["index"][0]), "index_at_end": float(c["index"][-1]),
                       "uncertified": c["uncertified"], "max_eps": float(c["eps"].max())}
@@ -335,6 +487,7 @@ def theorem3(ctx: Context) -> Outcome:
 
     ``SLOPE_TOL = 0.25`` was fixed before the runs.  ``details`` says when the iterates reached the
     accuracy floor of the exact solution (geometric decay, steeper than any polynomial)."""
+    # no adversarial search: a fitted slope is not a bound on one instance's quantity
     rng = ctx.rng("relfair.theorem3")
     R_det, R_noisy, seeds = ctx.count(600, 3000), ctx.count(600, 4000), ctx.count(4, 16)
     det_t, noisy_t = Tally(), Tally()
@@ -390,6 +543,20 @@ def skewness_monotone(ctx: Context) -> Outcome:
                                  "phi_next": phis[j + 1]}, size=n)
     A0, B0 = CappedSimplex.singleton([0.4, 0.6]), CappedSimplex.singleton([0.0, 1.0])
     outside = [skewness(IntegratedSet(A0, B0, p)) for p in (0.0, 0.1)]
-    return t.outcome(explain="monotone path: measured = s(Lambda_phi') at the consecutive grid pair with the smallest "
-                             "increase, bound = s(Lambda_phi) at the previous grid point",
-                     details={"outside_setting_singletons_s(0), s(0.1)": outside})
+    out = t.outcome(explain="monotone path: measured = s(Lambda_phi') at the consecutive grid pair with the smallest "
+                            "increase, bound = s(Lambda_phi) at the previous grid point",
+                    details={"outside_setting_singletons_s(0), s(0.1)": outside})
+
+    def search(*, n: int, kind: str, u: np.ndarray, s: float, t1: float, t2: float) -> Any:
+        if kind == "same":
+            A = B = _caps(u, min(s, n), n)
+        else:  # nested CVaR sets: the larger level is the smaller set, A in B
+            lo, hi = sorted((_level(t1, n), _level(t2, n)))
+            A, B = CappedSimplex.cvar(n, hi), CappedSimplex.cvar(n, lo)
+        return rel.skewness_monotone(A=A, B=B, phis=phis)
+
+    space = Space(n=Integer(2, 7), kind=Choice(("same", "nested")), u=Vector(7, 0.0, 1.0), s=Interval(1.0, 7.0),
+                  t1=Interval(0.0, 1.0), t2=Interval(0.0, 1.0))
+    res = adversarial_max(search, space, seed=_adv_seed(ctx, "skewness"), budget=ctx.count(10, 300), relation=">=")
+    return attach_adversarial(out, res, what="the claim's setting: A = B (capped simplex) or nested CVaR sets A in B, "
+                                             "n <= 7, the same phi grid")

@@ -49,7 +49,7 @@ def _natural(r: Any) -> tuple[float, float, dict[str, float]]:
 
 def _ratio_part(ctx: Context, *, version: str, theorem: int) -> tuple[Outcome, list[dict[str, Any]]]:
     from fairtheory.bounds.rcfl import theorem1_beta_max, theorem2_beta_max
-    from fairtheory.worstcase.ratio import sampled_ratio, theorem_ratio
+    from fairtheory.worstcase.ratio import sampled_ratio, theorem_ratio_cached
 
     tally = Tally()
     rows = []
@@ -64,7 +64,7 @@ def _ratio_part(ctx: Context, *, version: str, theorem: int) -> tuple[Outcome, l
             beta = bmax * frac
             if theorem == 1 and not ctx.quick and kappa == 8 and T_N == 6:
                 continue  # Gram size 103: minutes; the horizon-free certificate covers every T_N
-            r = theorem_ratio(version=version, kappa=kappa, T_N=T_N, beta=beta, K=K)
+            r = theorem_ratio_cached(version=version, kappa=kappa, T_N=T_N, beta=beta, K=K)
             if not r.certified(_SOLVER_ACC):
                 return Outcome("inconclusive", note=f"SDP not certified: status {r.status}, gap {r.gap:.3g} at "
                                f"kappa={kappa}, T_N={T_N}, beta={beta:.4g}, K={K}"), rows
