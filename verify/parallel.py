@@ -21,8 +21,9 @@ import multiprocessing
 import os
 import signal
 import sys
+import time
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor, wait
 from typing import Any
 
 __all__ = ["SerialExecutor", "ProcessExecutor", "RayExecutor", "make_executor", "run_claim_task", "worker_count"]
@@ -45,9 +46,22 @@ def worker_count(text: str) -> int:
 
 
 def _init_worker(plugins: Sequence[str], entry_points: bool) -> None:
-    """Process-pool initializer: leave SIGINT to the main process, load the claim modules."""
+    """Process-pool initializer: leave SIGINT to the main process, one BLAS/torch thread per worker (the
+    workers are the parallelism; nested thread pools would oversubscribe the cores), load the claims."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _single_threaded()
     _load(plugins, entry_points)
+
+
+def _single_threaded() -> None:
+    try:
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(1)
+    except ImportError:  # pragma: no cover - threadpoolctl comes with scikit-learn
+        pass
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(1)
 
 
 def _load(plugins: Sequence[str], entry_points: bool) -> None:
@@ -102,6 +116,10 @@ class ProcessExecutor:
         self.workers = workers
         self._pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(method),
                                          initializer=_init_worker, initargs=(tuple(plugins), entry_points))
+        # start every worker now, while the caller has no other threads: the pool forks workers on demand,
+        # and a fork while another thread of this process holds a lock (e.g. the import lock of a chunked
+        # claim running beside the pool) can leave the child deadlocked
+        wait([self._pool.submit(time.sleep, 0.2) for _ in range(workers)])
 
     def submit(self, fn: Callable[..., Any], *args: Any) -> Future[Any]:
         return self._pool.submit(fn, *args)
@@ -149,6 +167,7 @@ class RayExecutor:
 
         @ray.remote
         def call(fn: Callable[..., Any], *args: Any) -> Any:
+            _single_threaded()
             _load(*setup)
             return fn(*args)
 

@@ -22,7 +22,7 @@ import platform
 import sys
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from pathlib import Path
 from typing import Any
 
@@ -155,18 +155,28 @@ def _run_all(ids: Sequence[str], args: argparse.Namespace, executor: Any,
     # longest first (timings of the previous report at --json, when there is one), so that a long claim
     # does not start last on an otherwise idle pool; the report keeps the id order whatever runs first
     hint = _previous_seconds(args.json)
-    order = sorted(ids, key=lambda i: -hint.get(i, 0.0))
-    futures: dict[Future[Any], str] = {}
+    pending = [i for i in sorted(ids, key=lambda i: -hint.get(i, 0.0)) if i not in chunked]
+    running: dict[Future[Any], str] = {}
     local = ThreadPoolExecutor(max_workers=1)
+
+    def refill() -> None:
+        # at most one queued whole claim per worker: instance chunks of a chunked claim, submitted meanwhile
+        # by the helper thread, are then served before the remaining whole claims (the pool is FIFO)
+        while pending and sum(1 for f in running if running[f] not in chunked and not f.done()) < executor.workers:
+            cid = pending.pop(0)
+            running[executor.submit(run_claim_task, cid, args.quick, args.seed)] = cid
+
     try:
         ctx_chunked = Context(quick=args.quick, seed=args.seed, executor=executor)
         for cid in chunked:
-            futures[local.submit(run_claim, cid, ctx_chunked)] = cid
-        for cid in order:
-            if cid not in chunked:
-                futures[executor.submit(run_claim_task, cid, args.quick, args.seed)] = cid
-        for fut in as_completed(futures):
-            finished(fut.result())
+            running[local.submit(run_claim, cid, ctx_chunked)] = cid
+        refill()
+        while running:
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for fut in done:
+                running.pop(fut)
+                finished(fut.result())
+            refill()
     finally:
         local.shutdown(wait=False, cancel_futures=True)
 

@@ -47,9 +47,30 @@ def _natural(r: Any) -> tuple[float, float, dict[str, float]]:
     return r.ratio / s, 1.0 / s, {"D0": r.D0 / s, "rho2": r.rho2 / s}
 
 
+def _ratio_point(item: tuple[str, int, int, int | None, float, float, int]) -> dict[str, Any]:
+    """One grid point of :func:`_ratio_part` (a task for ``ctx.map``): the exact worst case and the sampled
+    ratio (its random instances seeded by the item)."""
+    import numpy as np
+
+    from fairtheory.worstcase.ratio import sampled_ratio, theorem_ratio_cached
+
+    version, kappa, T_N, K, beta, frac, seed, count = item
+    r = theorem_ratio_cached(version=version, kappa=kappa, T_N=T_N, beta=beta, K=K)
+    inst = {"version": version, "kappa": kappa, "T_N": T_N, "beta_L": beta, "beta_frac": frac, "K": K}
+    if not r.certified(_SOLVER_ACC):
+        return {"inst": inst, "certified": False, "status": r.status, "gap": r.gap}
+    m, b, scaled = _natural(r)
+    if m < TINY:  # not resolvable by the SDP: never reported as an exact value
+        scaled["note"] = "worst case below 1e-6 L D0"
+    samp = sampled_ratio(version=version, kappa=kappa, T_N=T_N, beta=beta, K=K, count=count,
+                         rng=np.random.default_rng(seed))
+    return {"inst": inst, "certified": True, "m": m, "b": b, "scaled": scaled, "dim": r.dim,
+            "row": inst | {"worst_case_ratio": r.ratio, "sampled_ratio": samp, "init_share_at_worst": r.init_share,
+                           "gap": r.gap, "status": r.status, "gram_dim": r.dim} | scaled}
+
+
 def _ratio_part(ctx: Context, *, version: str, theorem: int) -> tuple[Outcome, list[dict[str, Any]]]:
     from fairtheory.bounds.rcfl import theorem1_beta_max, theorem2_beta_max
-    from fairtheory.worstcase.ratio import sampled_ratio, theorem_ratio_cached
 
     tally = Tally()
     rows = []
@@ -57,26 +78,22 @@ def _ratio_part(ctx: Context, *, version: str, theorem: int) -> tuple[Outcome, l
         grid = [(k, t, None) for k in ((1, 3) if ctx.quick else (1, 2, 4, 8)) for t in ((2, 4) if ctx.quick else (1, 3, 6))]
     else:
         grid = [(k, 1, K) for K in (1, 2) for k in (1, 2)] + ([] if ctx.quick else [(2, 2, 1)])
-    rng = ctx.rng(f"worstcase/{version}/{theorem}")
+    items = []
     for kappa, T_N, K in grid:
         bmax = theorem1_beta_max(1.0, kappa) if K is None else theorem2_beta_max(1.0, kappa, K)
         for frac in ((1.0, 0.25) if theorem == 1 else (1.0,)):
-            beta = bmax * frac
             if theorem == 1 and not ctx.quick and kappa == 8 and T_N == 6:
                 continue  # Gram size 103: minutes; the horizon-free certificate covers every T_N
-            r = theorem_ratio_cached(version=version, kappa=kappa, T_N=T_N, beta=beta, K=K)
-            if not r.certified(_SOLVER_ACC):
-                return Outcome("inconclusive", note=f"SDP not certified: status {r.status}, gap {r.gap:.3g} at "
-                               f"kappa={kappa}, T_N={T_N}, beta={beta:.4g}, K={K}"), rows
-            m, b, scaled = _natural(r)
-            if m < TINY:  # not resolvable by the SDP: never reported as an exact value
-                scaled["note"] = "worst case below 1e-6 L D0"
-            samp = sampled_ratio(version=version, kappa=kappa, T_N=T_N, beta=beta, K=K,
-                                 count=ctx.count(10, 40), rng=rng)
-            inst = {"version": version, "kappa": kappa, "T_N": T_N, "beta_L": beta, "beta_frac": frac, "K": K}
-            tally.upper(m, b, instance=inst | scaled, size=r.dim)
-            rows.append(inst | {"worst_case_ratio": r.ratio, "sampled_ratio": samp, "init_share_at_worst": r.init_share,
-                                "gap": r.gap, "status": r.status, "gram_dim": r.dim} | scaled)
+            items.append((version, kappa, T_N, K, bmax * frac, frac))
+    seeds = ctx.rng(f"worstcase/{version}/{theorem}").integers(0, 2**63 - 1, size=len(items))
+    count = ctx.count(10, 40)
+    for res in ctx.map(_ratio_point, [it + (int(sd), count) for it, sd in zip(items, seeds, strict=True)]):
+        inst = res["inst"]
+        if not res["certified"]:
+            return Outcome("inconclusive", note=f"SDP not certified: status {res['status']}, gap {res['gap']:.3g} at "
+                           f"kappa={inst['kappa']}, T_N={inst['T_N']}, beta={inst['beta_L']:.4g}, K={inst['K']}"), rows
+        tally.upper(res["m"], res["b"], instance=inst | res["scaled"], size=res["dim"])
+        rows.append(res["row"])
     worst = max(rows, key=lambda x: x["worst_case_ratio"])
     out = tally.outcome(
         note=(f"{version}: exact worst-case ratio {worst['worst_case_ratio']:.4g} (sampled on random quadratics "
@@ -89,28 +106,33 @@ def _ratio_part(ctx: Context, *, version: str, theorem: int) -> tuple[Outcome, l
     return out, rows
 
 
-def _horizon_part(ctx: Context) -> tuple[Outcome, list[dict[str, Any]]]:
-    from fairtheory.bounds.rcfl import theorem1_beta_max
+def _horizon_point(item: tuple[int, float, bool]) -> dict[str, Any]:
+    """One ``(kappa, beta)`` of :func:`_horizon_part` (a task for ``ctx.map``)."""
     from fairtheory.worstcase.potential import horizon_free_constants, round_constant, theorem_round_constants
 
+    kappa, beta, quick = item
+    a_thm, C_thm = theorem_round_constants(kappa=kappa, beta=beta)
+    if quick:
+        rc = round_constant(kappa=kappa, beta=beta, a=a_thm)
+        return {"kappa": kappa, "beta_L": beta, "a_thm": a_thm, "C_thm": C_thm, "C_at_a_thm": rc.C,
+                "hetero_coef_thm": C_thm / a_thm, "hetero_coef_at_a_thm": rc.C / a_thm}
+    hf = horizon_free_constants(kappa=kappa, beta=beta)
+    return {"kappa": kappa, "beta_L": beta, "a_thm": a_thm, "C_thm": C_thm, "C_at_a_thm": hf.C_at_a_thm,
+            "hetero_coef_thm": hf.hetero_coef_thm, "hetero_coef_at_a_thm": hf.hetero_coef_at_a_thm,
+            "a_max": hf.a_max, "init_coef_thm": hf.init_coef_thm, "init_coef_best": hf.init_coef_best,
+            "hetero_coef_best": hf.best_hetero, "a_best_hetero": hf.a_best_hetero}
+
+
+def _horizon_part(ctx: Context) -> tuple[Outcome, list[dict[str, Any]]]:
+    from fairtheory.bounds.rcfl import theorem1_beta_max
+
     tally = Tally()
-    rows = []
-    for kappa in ((2, 4) if ctx.quick else (2, 3, 5, 10)):
-        for frac in ((1.0,) if ctx.quick else (1.0, 0.25)):
-            beta = theorem1_beta_max(1.0, kappa) * frac
-            a_thm, C_thm = theorem_round_constants(kappa=kappa, beta=beta)
-            if ctx.quick:
-                rc = round_constant(kappa=kappa, beta=beta, a=a_thm)
-                row = {"kappa": kappa, "beta_L": beta, "a_thm": a_thm, "C_thm": C_thm, "C_at_a_thm": rc.C,
-                       "hetero_coef_thm": C_thm / a_thm, "hetero_coef_at_a_thm": rc.C / a_thm}
-            else:
-                hf = horizon_free_constants(kappa=kappa, beta=beta)
-                row = {"kappa": kappa, "beta_L": beta, "a_thm": a_thm, "C_thm": C_thm, "C_at_a_thm": hf.C_at_a_thm,
-                       "hetero_coef_thm": hf.hetero_coef_thm, "hetero_coef_at_a_thm": hf.hetero_coef_at_a_thm,
-                       "a_max": hf.a_max, "init_coef_thm": hf.init_coef_thm, "init_coef_best": hf.init_coef_best,
-                       "hetero_coef_best": hf.best_hetero, "a_best_hetero": hf.a_best_hetero}
-            tally.upper(row["C_at_a_thm"], C_thm, instance={"kappa": kappa, "beta_L": beta}, size=kappa)
-            rows.append(row)
+    items = [(kappa, theorem1_beta_max(1.0, kappa) * frac, ctx.quick)
+             for kappa in ((2, 4) if ctx.quick else (2, 3, 5, 10)) for frac in ((1.0,) if ctx.quick else (1.0, 0.25))]
+    rows = ctx.map(_horizon_point, items)
+    for row in rows:
+        tally.upper(row["C_at_a_thm"], row["C_thm"], instance={"kappa": row["kappa"], "beta_L": row["beta_L"]},
+                    size=row["kappa"])
     out = tally.outcome(
         note="one-round potential a (G - G*) + ||theta+ - theta*||^2 <= ||theta - theta*||^2 + C rho^2; "
              "C(a) <= C_thm certifies the 002 bound for every T_N",
@@ -148,7 +170,7 @@ def _horizon_part2(ctx: Context) -> tuple[Outcome, list[dict[str, Any]]]:
 
 @claim("rcfl.theorem1.worstcase", citation="002 Thm. 1 / 000 Thm. 1 (exact worst case, PEP)",
        statement="exact worst case of G(theta_tilde) - G* over all L-smooth convex clients <= Thm. 1 RHS - mu tau_alpha "
-                 "(both outputs); one-round certificate C(beta/2) <= the proof's C")
+                 "(both outputs); one-round certificate C(beta/2) <= the proof's C", chunked=True)
 def theorem1_worstcase(ctx: Context) -> Outcome:
     r"""002 / 000 Theorem 1 against their exact worst cases.
 
@@ -177,7 +199,7 @@ def theorem1_worstcase(ctx: Context) -> Outcome:
 
 @claim("rcfl.theorem2.worstcase", citation="002 Thm. 2 / 000 Thm. 2 (exact worst case of the expectation, PEP)",
        statement="exact worst case of E[G(theta_tilde)] - G* (expectation over the K draws, tiny n, K, T_N) <= "
-                 "Thm. 2 RHS - mu tau_alpha; one-round certificate C(beta/2) + C0 <= the proof's C")
+                 "Thm. 2 RHS - mu tau_alpha; one-round certificate C(beta/2) + C0 <= the proof's C", chunked=True)
 def theorem2_worstcase(ctx: Context) -> Outcome:
     r"""002 / 000 Theorem 2: the PEP maximises the exact expectation over all draw sequences (one branch per
     multiset of ``K`` draws at every averaging; ``n = 2``, ``K in {1, 2}``, ``kappa in {1, 2}``, ``T_N = 1``;
@@ -198,24 +220,29 @@ def theorem2_worstcase(ctx: Context) -> Outcome:
     return out
 
 
+def _region_point(item: tuple[int, bool]) -> dict[str, Any]:
+    """The certified step-size region for one ``kappa`` (a task for ``ctx.map``)."""
+    from fairtheory.bounds.rcfl import theorem1_beta_max
+    from fairtheory.worstcase.potential import stepsize_region as region
+
+    kappa, quick = item
+    reg = region(kappa=kappa, rtol=1e-2 if quick else 1e-3, coarse_points=8 if quick else 16)
+    return {"kappa": kappa, "theorem_beta_max_L": theorem1_beta_max(1.0, kappa)} | {k: float(v) for k, v in reg.items()}
+
+
 @claim("rcfl.stepsize.region", citation="002 Thm. 1 step-size condition (exact one-round certificates)",
        statement="the step sizes at which the 002 Thm. 1 constants are certified for every T_N contain the "
-                 "theorem's region beta <= min(1/(40 L), 1/(sqrt(6) L (kappa-1)))")
+                 "theorem's region beta <= min(1/(40 L), 1/(sqrt(6) L (kappa-1)))", chunked=True)
 def stepsize_region(ctx: Context) -> Outcome:
     r"""Largest ``beta L`` at which the one-round potential certifies 002 Theorem 1's own constants
     (``C(beta/2) <= 13 L beta^3 (kappa-1)^2 kappa``, hence its optimisation bound for every ``T_N``), by
     bisection on exact one-round PEPs (:func:`fairtheory.worstcase.potential.stepsize_region`), next to the
     theorem's largest admissible ``beta L``; also the largest ``beta L`` with any certificate (``a > 0``)."""
-    from fairtheory.bounds.rcfl import theorem1_beta_max
-    from fairtheory.worstcase.potential import stepsize_region as region
-
     tally = Tally()
-    rows = []
-    for kappa in ((1, 2, 4) if ctx.quick else (1, 2, 3, 5, 10)):
-        reg = region(kappa=kappa, rtol=1e-2 if ctx.quick else 1e-3, coarse_points=8 if ctx.quick else 16)
-        thm = theorem1_beta_max(1.0, kappa)
-        tally.lower(reg["theorem_constants"], thm, instance={"kappa": kappa}, size=kappa)
-        rows.append({"kappa": kappa, "theorem_beta_max_L": thm} | {k: float(v) for k, v in reg.items()})
+    rows = ctx.map(_region_point, [(kappa, ctx.quick) for kappa in ((1, 2, 4) if ctx.quick else (1, 2, 3, 5, 10))])
+    for row in rows:
+        tally.lower(row["theorem_constants"], row["theorem_beta_max_L"], instance={"kappa": row["kappa"]},
+                    size=row["kappa"])
     return tally.outcome(
         note="largest certified beta L (theorem's constants / any a > 0): "
              + ", ".join(f"kappa={r['kappa']}: {r['theorem_constants']:.3g} / {r['exists']:.3g}" for r in rows),
