@@ -30,6 +30,7 @@ from fairtheory.problems.base import FederatedProblem, as_float_array
 from fairtheory.sets import CappedSimplex
 
 __all__ = ["Algorithm", "History", "run", "local_steps", "LocalSteps", "draw_participants", "sample_clients",
+           "open_round", "Round",
            "initial_model", "initial_weights", "project_to", "check_problem", "check_set", "check_rng",
            "check_state", "gaussian", "primal_dual_start", "aggregator_for"]
 
@@ -192,6 +193,26 @@ def draw_participants(rng: np.random.Generator, probs: Any, K: int) -> tuple[np.
     draws = sample_clients(rng, np.asarray(probs, dtype=np.float64), K)
     uniq, counts = np.unique(draws, return_counts=True)
     return uniq, counts
+
+
+class Round(NamedTuple):
+    """The participants of one round and the server model sent to them (:func:`open_round`)."""
+
+    clients: np.ndarray | None  #: distinct participating clients (sorted), ``None`` for all ``n``
+    counts: np.ndarray | None   #: how often each was drawn (``None`` for full participation)
+    W0: Any                     #: the server model broadcast to one row per participating client
+
+
+def open_round(problem: FederatedProblem, w: Any, K: int | None, rng: Any) -> Round:
+    """Full participation (``K = None``: every client, no draw) or ``K`` i.i.d. draws by ``p`` with
+    replacement (:func:`draw_participants`); ``W0`` is a read-only broadcast of ``w`` (no copy)."""
+    if K is None:
+        clients = counts = None
+        rows = problem.n
+    else:
+        clients, counts = draw_participants(check_rng(rng), problem.p, K)
+        rows = clients.size
+    return Round(clients, counts, namespace(w).broadcast_to(w[None, :], (rows, problem.d)))
 
 
 def check_state(state: Any, cls: type, algorithm: str) -> None:

@@ -31,13 +31,12 @@ from fairtheory.algorithms.base import (
     Algorithm,
     aggregator_for,
     check_problem,
-    check_rng,
     check_state,
-    draw_participants,
     initial_model,
     local_steps,
+    open_round,
 )
-from fairtheory.backend import like, namespace
+from fairtheory.backend import like
 from fairtheory.problems.base import FederatedProblem
 
 __all__ = ["State", "make"]
@@ -89,14 +88,7 @@ def make(problem: FederatedProblem, *, lr: float | Callable[[int], float], kappa
         check_state(state, State, "fedavg")
         eta = lr_fixed if lr_fixed is not None else check_positive(lr(state.comms), "lr(r)")  # type: ignore[operator]
         w = state.w
-        xp = namespace(w)
-        if K is None:
-            clients, coef = None, None
-            rows = problem.n
-        else:
-            clients, counts = draw_participants(check_rng(rng), p, K)
-            rows = clients.size
-        W0 = xp.broadcast_to(w[None, :], (rows, problem.d))
+        clients, counts, W0 = open_round(problem, w, K, rng)
         loc = local_steps(problem, W0, lr=eta, kappa=kappa, clients=clients, want_losses=not constant)
         if constant:
             lam_all = p
@@ -108,7 +100,7 @@ def make(problem: FederatedProblem, *, lr: float | Callable[[int], float], kappa
         else:
             with np.errstate(divide="ignore", invalid="ignore"):
                 ratio = np.where(p[clients] > 0, np.asarray(lam_all)[clients] / p[clients], 0.0)
-            coef = counts / K * ratio
+            coef = counts / K * ratio  # type: ignore[operator]
         w_new = w + like(np.asarray(coef, dtype=np.float64), w) @ (loc.W - w)
         return State(w=w_new, comms=state.comms + 1, steps=state.steps + kappa)
 

@@ -34,11 +34,10 @@ from fairtheory._validation import check_in_range, check_integer, check_positive
 from fairtheory.algorithms.base import (
     Algorithm,
     check_problem,
-    check_rng,
     check_state,
-    draw_participants,
     initial_model,
     local_steps,
+    open_round,
 )
 from fairtheory.backend import like, namespace, to_numpy
 from fairtheory.exact.min_norm import fedmgda_box, min_norm_weights
@@ -121,15 +120,8 @@ def make(problem: FederatedProblem, *, lr: float | Callable[[int], float], kappa
         check_state(state, State, "fedmgda")
         eta = lr_fixed if lr_fixed is not None else check_positive(lr(state.comms), "lr(r)")  # type: ignore[operator]
         w = state.w
-        xp = namespace(w)
-        if K is None:
-            clients, lam0 = None, p
-            rows = problem.n
-        else:
-            clients, counts = draw_participants(check_rng(rng), p, K)
-            lam0 = counts / K
-            rows = clients.size
-        W0 = xp.broadcast_to(w[None, :], (rows, problem.d))
+        clients, counts, W0 = open_round(problem, w, K, rng)
+        lam0 = p if counts is None else counts / K
         loc = local_steps(problem, W0, lr=eta, kappa=kappa, clients=clients)
         d, lam = aggregate(w - loc.W, lam0, epsilon=epsilon, offset=offset)
         return State(w=w - server_lr * d, comms=state.comms + 1, steps=state.steps + kappa, lam=lam)

@@ -33,14 +33,12 @@ from fairtheory._validation import check_integer, check_positive
 from fairtheory.algorithms.base import (
     Algorithm,
     check_problem,
-    check_rng,
     check_state,
-    draw_participants,
     initial_model,
     local_steps,
+    open_round,
 )
 from fairtheory.algorithms.qfedsgd import DEFAULT_OFFSET, _aggregator, aggregate, derivatives
-from fairtheory.backend import namespace
 from fairtheory.errors import FairtheoryTypeError
 from fairtheory.problems.base import FederatedProblem
 
@@ -103,14 +101,8 @@ def make(problem: FederatedProblem, *, q: float | None = None, lr: float, L: flo
     def step(state: State, rng: np.random.Generator | None = None) -> State:
         check_state(state, State, "qfedavg")
         w = state.w
-        xp = namespace(w)
-        if K is None:
-            clients, c, comms = None, p, problem.n
-        else:
-            clients, counts = draw_participants(check_rng(rng), p, K)
-            c, comms = counts.astype(np.float64), K
-        rows = problem.n if clients is None else clients.size
-        W0 = xp.broadcast_to(w[None, :], (rows, problem.d))
+        clients, counts, W0 = open_round(problem, w, K, rng)
+        c, comms = (p, problem.n) if counts is None else (counts.astype(np.float64), K)
         loc = local_steps(problem, W0, lr=lr, kappa=kappa, clients=clients, want_losses=True)
         U = W0 - loc.W
         if scaled:

@@ -34,10 +34,9 @@ from fairtheory.algorithms.base import (
     Algorithm,
     aggregator_for,
     check_problem,
-    check_rng,
     check_state,
-    draw_participants,
     initial_model,
+    open_round,
     run,
 )
 from fairtheory.backend import is_torch, like, namespace, to_numpy
@@ -95,14 +94,9 @@ def make(problem: FederatedProblem, *, q: float | None = None, L: float, K: int 
     def step(state: State, rng: np.random.Generator | None = None) -> State:
         check_state(state, State, "qfedsgd")
         w = state.w
-        xp = namespace(w)
-        if K is None:
-            clients, c, comms = None, p, problem.n
-        else:
-            clients, counts = draw_participants(check_rng(rng), p, K)
-            c, comms = counts.astype(np.float64), K
-        rows = problem.n if clients is None else clients.size
-        F, U = problem.loss_grad_each(xp.broadcast_to(w[None, :], (rows, problem.d)), clients=clients)
+        clients, counts, W0 = open_round(problem, w, K, rng)
+        c, comms = (p, problem.n) if counts is None else (counts.astype(np.float64), K)
+        F, U = problem.loss_grad_each(W0, clients=clients)
         d, e = derivatives(agg, problem, w, F, clients)
         w_new = aggregate(w, U, c=c, d=d, e=e, L=L)
         return State(w=w_new, comms=state.comms + comms, t=state.t + 1)
