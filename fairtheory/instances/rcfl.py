@@ -208,7 +208,7 @@ def lemma1_hcvar(*, p: Any, alpha: Any, losses: Any, reading: Literal["ru", "con
     h = hcvar(f, p_arr, a_arr, reading)
     c = p_arr / a_arr
     tau = float(c.sum())
-    beta = 1.0 - 1.0 / tau
+    beta = max(1.0 - 1.0 / tau, 0.0)  # tau_alpha >= 1 exactly; the float sum can fall an ulp below 1
     return InstanceResult(float(h), float(vp), {"beta": beta, "cvar_integral": ru_cvar_reference(f, c / tau, beta)})
 
 
