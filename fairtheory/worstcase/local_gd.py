@@ -139,16 +139,8 @@ def build_local_gd(*, n: int, p: np.ndarray, beta: float, kappa: int, T_N: int, 
     ``E[G(theta_tilde)] - G*`` (``G* = 0``: ``g_i(theta*) = 0`` for every client).  ``first_steps``: local
     steps of the first round (1 in 002 Alg. 1; ``kappa`` gives FedAvg's schedule of ``T_N + 1`` equal rounds)."""
     pep = PEP()
-    funcs = [pep.function(L, f"g{i}") for i in range(n)]
+    funcs, stars = pep.clients_at_optimum(n, p, L)
     x0 = pep.vector()
-    zero = Vec(np.zeros(0))
-    stars: list[Vec] = [pep.vector() for _ in range(n - 1)]
-    last = Vec(np.zeros(0))
-    for i in range(n - 1):
-        last = last - (p[i] / p[n - 1]) * stars[i]
-    stars.append(last)
-    for f, gs in zip(funcs, stars, strict=True):
-        f.add_point(zero, gs, Scalar())
     outcomes = None if K is None else _outcomes(p, K)
 
     def local(theta: Vec, steps: int) -> tuple[list[Vec], list[Vec]]:

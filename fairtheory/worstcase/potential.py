@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from fairtheory._validation import check_integer, check_positive, check_probability_vector
-from fairtheory.worstcase.sdp import PEP, Scalar, Vec, sqnorm, vsum
+from fairtheory.worstcase.sdp import PEP, Scalar, sqnorm, vsum
 
 __all__ = ["RoundConstant", "round_constant", "HorizonFree", "horizon_free_constants", "stepsize_region",
            "certificate_bound", "theorem_round_constants"]
@@ -63,16 +63,8 @@ class RoundConstant:
 def _round_pep(n: int, p: np.ndarray, beta: float, kappa: int, a: float, R: float,
                K: int | None = None) -> tuple[PEP, Scalar]:
     pep = PEP()
-    funcs = [pep.function(1.0, f"g{i}") for i in range(n)]
+    funcs, stars = pep.clients_at_optimum(n, p, 1.0)
     theta = pep.vector()
-    zero = Vec(np.zeros(0))
-    stars = [pep.vector() for _ in range(n - 1)]
-    last = Vec(np.zeros(0))
-    for i in range(n - 1):
-        last = last - (p[i] / p[n - 1]) * stars[i]
-    stars.append(last)
-    for f, gs in zip(funcs, stars, strict=True):
-        f.add_point(zero, gs, Scalar())
     Y = [theta] * n
     for _ in range(kappa):
         Y = [Y[i] - beta * funcs[i].grad(Y[i]) for i in range(n)]

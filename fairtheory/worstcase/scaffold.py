@@ -31,16 +31,9 @@ def build_scaffold(*, n: int, p: np.ndarray, eta_l: float, eta_g: float, kappa: 
                    warm_start: bool, output: str, L: float = 1.0) -> Built:
     """Symbols of the Scaffold PEP (normalised units); objective ``G(x_out) - G*``."""
     pep = PEP()
-    funcs = [pep.function(L, f"g{i}") for i in range(n)]
+    funcs, stars = pep.clients_at_optimum(n, p, L)
     x0 = pep.vector()
     zero = Vec(np.zeros(0))
-    stars = [pep.vector() for _ in range(n - 1)]
-    last = Vec(np.zeros(0))
-    for i in range(n - 1):
-        last = last - (p[i] / p[n - 1]) * stars[i]
-    stars.append(last)
-    for f, gs in zip(funcs, stars, strict=True):
-        f.add_point(zero, gs, Scalar())
     x = x0
     ci = [funcs[i].grad(x0) if warm_start else zero for i in range(n)]
     c = vsum(ci, p)

@@ -229,6 +229,22 @@ class PEP:
         self.functions.append(f)
         return f
 
+    def clients_at_optimum(self, n: int, p: Any, L: float) -> tuple[list[Function], list[Vec]]:
+        """``n`` ``L``-smooth convex client functions ``g_i`` whose weighted sum ``G = sum_i p_i g_i`` is
+        minimised at the origin (shifted: ``theta* = 0``, ``g_i(theta*) = 0``): each holds the point
+        ``(0, grad g_i(theta*), 0)``, the optimum gradients free except ``sum_i p_i grad g_i(theta*) = 0``
+        (the last one is eliminated).  Returns the functions and the optimum gradients."""
+        funcs = [self.function(L, f"g{i}") for i in range(n)]
+        zero = Vec(np.zeros(0))
+        stars = [self.vector() for _ in range(n - 1)]
+        last = Vec(np.zeros(0))
+        for i in range(n - 1):
+            last = last - (p[i] / p[n - 1]) * stars[i]
+        stars.append(last)
+        for f, gs in zip(funcs, stars, strict=True):
+            f.add_point(zero, gs, Scalar())
+        return funcs, stars
+
     # ------------------------------------------------------------ constraints / objective
     def add_le(self, s: Scalar) -> None:
         """``s <= 0``."""
