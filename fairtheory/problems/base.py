@@ -33,6 +33,23 @@ __all__ = ["FederatedProblem", "as_float_array", "as_data_array", "evaluation"]
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+def _real_numpy(x: Any, name: str) -> np.ndarray:
+    """``x`` (not a tensor) as a numpy array of a real dtype; strings, ``None``, booleans (also inside
+    lists), ragged and non-numeric input raise :class:`~fairtheory.errors.FairtheoryTypeError` naming ``name``."""
+    if isinstance(x, (str, bytes)) or x is None:
+        raise FairtheoryTypeError(f"{name} must be an array of real numbers, got {type(x).__name__}")
+    if has_bool(x):
+        raise FairtheoryTypeError(f"{name} must hold real numbers, got booleans")
+    try:
+        arr = np.asarray(x)
+    except (TypeError, ValueError) as exc:  # ragged nested lists
+        raise FairtheoryTypeError(f"{name} must be an array of real numbers, got {x!r}"[:200]) from exc
+    if arr.dtype.kind not in "iuf":
+        what = "booleans" if arr.dtype.kind == "b" else f"dtype {arr.dtype}"
+        raise FairtheoryTypeError(f"{name} must hold real numbers, got {what}")
+    return arr
+
+
 def as_float_array(x: Any, name: str, shape: tuple[int, ...]) -> Any:
     """The input policy of every problem evaluation: ``x`` as a finite floating array of ``shape``.
 
@@ -53,17 +70,7 @@ def as_float_array(x: Any, name: str, shape: tuple[int, ...]) -> Any:
             x = x.to(torch.float64)
         arr_shape = tuple(x.shape)
     else:
-        if isinstance(x, (str, bytes)) or x is None:
-            raise FairtheoryTypeError(f"{name} must be an array of real numbers, got {type(x).__name__}")
-        if has_bool(x):
-            raise FairtheoryTypeError(f"{name} must hold real numbers, got booleans")
-        try:
-            x = np.asarray(x)
-        except (TypeError, ValueError) as exc:  # ragged nested lists
-            raise FairtheoryTypeError(f"{name} must be an array of real numbers, got {x!r}"[:200]) from exc
-        if x.dtype.kind not in "iuf":
-            what = "booleans" if x.dtype.kind == "b" else f"dtype {x.dtype}"
-            raise FairtheoryTypeError(f"{name} must hold real numbers, got {what}")
+        x = _real_numpy(x, name)
         if x.dtype.kind != "f" or x.dtype.itemsize < 4:
             x = x.astype(np.float64)
         arr_shape = x.shape
@@ -95,18 +102,7 @@ def as_data_array(x: Any, name: str, *, ndim: int | None = None, allow_empty: bo
 
     if is_torch(x):
         x = to_numpy(x.detach())
-    if isinstance(x, (str, bytes)) or x is None:
-        raise FairtheoryTypeError(f"{name} must be an array of real numbers, got {type(x).__name__}")
-    if has_bool(x):
-        raise FairtheoryTypeError(f"{name} must hold real numbers, got booleans")
-    try:
-        raw = np.asarray(x)
-    except (TypeError, ValueError) as exc:  # ragged nested lists
-        raise FairtheoryTypeError(f"{name} must be an array of real numbers, got {x!r}"[:200]) from exc
-    if raw.dtype.kind not in "iuf":
-        what = "booleans" if raw.dtype.kind == "b" else f"dtype {raw.dtype}"
-        raise FairtheoryTypeError(f"{name} must hold real numbers, got {what}")
-    arr = raw.astype(np.float64, copy=False)
+    arr = _real_numpy(x, name).astype(np.float64, copy=False)
     if ndim is not None and arr.ndim != ndim:
         raise FairtheoryValueError(f"{name} must be {ndim}-D, got shape {arr.shape}")
     if arr.size == 0 and not allow_empty:
