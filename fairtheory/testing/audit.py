@@ -25,6 +25,13 @@ informational - properties of coherent risk measures that many fairness objectiv
 * ``positively_homogeneous``: ``A(s f) = s A(f)``;
 * ``between_mean_and_max``: ``p . f <= A(f) <= max_{p_i > 0} f_i``.
 
+The aggregator's own code is never trusted: every call of ``value``, ``weights``, ``curvature``,
+``client_values``, ``client_grads`` and ``cvxpy`` is guarded.  An exception it raises, a non-finite
+number or a wrongly shaped array it returns on a loss vector of the domain is a *counterexample*: of
+the property whose search met it (with the offending input and the exception's message) and of
+``defined`` (when that row is requested and had held).  The audit itself never aborts on such an
+aggregator; it goes on with the other properties.
+
 Loss vectors are drawn from :func:`~fairtheory.testing.loss_vectors` (ties, extreme values) mixed with
 single-outlier vectors (all clients equal but one).  Comparisons allow ``rtol`` times the largest
 magnitude involved (float rounding; default ``1e-9``); derivative checks by central differences
@@ -135,8 +142,8 @@ def audit(aggregator: Aggregator, *, max_examples: int = 300, seed: int = 0, min
     max_examples = check_integer(max_examples, "max_examples", low=1)
     seed = check_integer(seed, "seed", low=0)
     rtol = check_in_range(rtol, "rtol", low=0.0)
-    n = check_integer(int(aggregator.n), "aggregator.n", low=1)
-    dlo, dhi = getattr(aggregator, "domain", (-math.inf, math.inf))
+    n = _attribute_n(aggregator)
+    dlo, dhi = _attribute_domain(aggregator)
     lo = max(0.0 if min_loss is None else check_in_range(min_loss, "min_loss"), dlo)
     hi_default = 100.0 if not math.isfinite(dhi) else min(100.0, dhi - 1e-3 * max(1.0, abs(dhi)))
     hi = hi_default if max_loss is None else check_in_range(max_loss, "max_loss")
@@ -148,21 +155,75 @@ def audit(aggregator: Aggregator, *, max_examples: int = 300, seed: int = 0, min
     unknown = [k for k in names if k not in REQUIRED + INFORMATIONAL]
     if unknown:
         raise FairtheoryValueError(f"properties must be among {REQUIRED + INFORMATIONAL}, got {unknown}")
-    p = np.asarray(getattr(aggregator, "p", np.full(n, 1.0 / n)), dtype=np.float64)
+    p = _attribute_p(aggregator, n)
     ctx = _Ctx(aggregator, n, lo, hi, rtol, p)
-    report = AuditReport(repr(aggregator), settings={"max_examples": max_examples, "seed": seed,
-                                                     "loss_range": (lo, hi), "rtol": rtol})
+    report = AuditReport(_name(aggregator), settings={"max_examples": max_examples, "seed": seed,
+                                                      "loss_range": (lo, hi), "rtol": rtol})
     for name in names:
         strategy, check = _PROPERTIES[name](ctx)
         if strategy is None:
             report.rows.append(PropertyResult(name, name in REQUIRED, "not applicable", 0,
                                               message="the aggregator has no separable form"))
             continue
-        cx, tried = _search(strategy, check, max_examples, seed)
+        cx, tried = _search(strategy, check, max_examples, seed, ctx.failures)
         status = "held" if cx is None else "violated"
         report.rows.append(PropertyResult(name, name in REQUIRED, status, tried,
                                           None if cx is None else cx[0], "" if cx is None else cx[1]))
+    # the aggregator failed (raised, non-finite, wrong shape) on a domain point met by another search:
+    # it is not defined there, whatever the ``defined`` search itself drew
+    for r in report.rows:
+        if r.name == "defined" and r.status == "held" and ctx.failures:
+            r.status, (r.counterexample, r.message) = "violated", ctx.failures[0]
     return report
+
+
+def _name(aggregator: Any) -> str:
+    try:
+        return str(repr(aggregator))
+    except Exception:  # noqa: BLE001 - a broken __repr__ must not stop the audit
+        return f"<{type(aggregator).__name__} (repr failed)>"
+
+
+def _attribute_n(aggregator: Any) -> int:
+    """``aggregator.n`` as an integer ``>= 1`` (a broken or non-integer attribute is a named error)."""
+    try:
+        n = aggregator.n
+    except Exception as exc:  # noqa: BLE001 - a property of user code
+        raise FairtheoryTypeError(f"aggregator.n must be the number of clients, reading it raised "
+                                  f"{type(exc).__name__}: {exc}") from exc
+    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
+        raise FairtheoryTypeError(f"aggregator.n must be an integer >= 1, got {n!r}")
+    return check_integer(int(n), "aggregator.n", low=1)
+
+
+def _attribute_domain(aggregator: Any) -> tuple[float, float]:
+    """``aggregator.domain`` (default the real line) as two floats ``lo < hi`` (``lo`` may be ``-inf``)."""
+    dom = getattr(aggregator, "domain", (-math.inf, math.inf))
+    try:
+        lo, hi = (float(x) for x in dom)
+    except Exception as exc:  # noqa: BLE001 - user attribute of any type
+        raise FairtheoryTypeError(f"aggregator.domain must be a pair (lo, hi) of numbers, got {dom!r}") from exc
+    if math.isnan(lo) or math.isnan(hi) or not lo < hi:
+        raise FairtheoryValueError(f"aggregator.domain must be a pair lo < hi, got {dom!r}")
+    return lo, hi
+
+
+def _attribute_p(aggregator: Any, n: int) -> np.ndarray:
+    """``aggregator.p`` (default uniform) as a finite nonnegative float vector of shape ``(n,)``."""
+    raw = getattr(aggregator, "p", None)
+    if raw is None:
+        return np.full(n, 1.0 / n)
+    try:
+        from fairtheory.backend import to_numpy
+
+        p = np.asarray(to_numpy(raw))
+        ok = p.dtype.kind in "fiu" and p.shape == (n,)
+        p = p.astype(np.float64) if ok else p
+    except Exception:  # noqa: BLE001 - user attribute of any type
+        ok = False
+    if not ok or not (np.all(np.isfinite(p)) and np.all(p >= 0) and p.sum() > 0):
+        raise FairtheoryValueError(f"aggregator.p must be nonnegative client weights of shape ({n},), got {raw!r}")
+    return p
 
 
 # ---------------------------------------------------------------------------------------- machinery
@@ -174,6 +235,8 @@ class _Ctx:
     hi: float
     rtol: float
     p: np.ndarray
+    #: ``(counterexample, message)`` of every failure of the aggregator met by any search (first first)
+    failures: list[tuple[dict[str, Any], str]] = field(default_factory=list)
 
     def losses(self) -> st.SearchStrategy[np.ndarray]:
         """Loss vectors of the range: general ones (ties, extremes) and single-outlier ones (all clients
@@ -193,13 +256,12 @@ class _Ctx:
         return st.tuples(vals, vals, st.integers(0, self.n - 1)).map(build)
 
     def A(self, f: np.ndarray) -> float:
-        return _finite(float(self.agg.value(np.array(f, dtype=np.float64))), "A(f)")
+        """``A(f)`` through :func:`_user_scalar`: a failure of the aggregator raises :class:`_UserFailure`."""
+        return _user_scalar(lambda: self.agg.value(np.array(f, dtype=np.float64)), "value(f)", f)
 
     def w(self, f: np.ndarray) -> np.ndarray:
-        from fairtheory.backend import to_numpy
-
-        return _finite(np.asarray(to_numpy(self.agg.weights(np.array(f, dtype=np.float64))), dtype=np.float64),
-                       "weights(f)")
+        """``weights(f)`` through :func:`_user_vector` (finite, shape ``(n,)``)."""
+        return _user_vector(lambda: self.agg.weights(np.array(f, dtype=np.float64)), "weights(f)", f, self.n)
 
     def slack(self, *vals: Any) -> float:
         return self.rtol * max([1.0] + [float(np.max(np.abs(v))) for v in vals])
@@ -219,56 +281,160 @@ def _finite(x: Any, what: str) -> Any:
     return x
 
 
-def _checked(check: Check, x: Any) -> tuple[dict[str, Any], str] | None:
-    """``check(x)`` with numpy's warnings silenced; an example whose values overflow is skipped."""
-    with np.errstate(all="ignore"):
+class _UserFailure(Exception):
+    """The aggregator's code raised, or returned a non-finite or wrongly shaped result, at ``f``."""
+
+    def __init__(self, message: str, f: Any) -> None:
+        super().__init__(message)
+        self.f = f
+
+
+def _user_call(fn: Callable[[], Any], what: str, f: Any) -> Any:
+    try:
+        return fn()
+    except Exception as exc:  # noqa: BLE001 - user code failing on a domain point is a finding
+        raise _UserFailure(f"{what} raised {type(exc).__name__}: {exc}", f) from exc
+
+
+def _as_real(out: Any, what: str, f: Any) -> np.ndarray:
+    from fairtheory.backend import to_numpy
+
+    try:
+        arr = np.asarray(to_numpy(out))
+    except Exception as exc:  # noqa: BLE001 - any object a user may return
+        raise _UserFailure(f"{what} returned {type(out).__name__}, not numbers ({exc})", f) from exc
+    if arr.dtype.kind not in "fiu":
+        raise _UserFailure(f"{what} returned {arr.dtype} data, not real numbers: {out!r}", f)
+    return arr.astype(np.float64)
+
+
+def _user_scalar(fn: Callable[[], Any], what: str, f: Any) -> float:
+    """A real finite scalar (shape ``()`` or one entry) returned by user code, else :class:`_UserFailure`."""
+    arr = _as_real(_user_call(fn, what, f), what, f)
+    if arr.size != 1:
+        raise _UserFailure(f"{what} must return a real scalar, got an array of shape {arr.shape}", f)
+    v = float(arr.reshape(()))
+    if not math.isfinite(v):
+        raise _UserFailure(f"{what} returned a non-finite value {v!r}", f)
+    return v
+
+
+def _user_vector(fn: Callable[[], Any], what: str, f: Any, n: int) -> np.ndarray:
+    """A real finite vector of shape ``(n,)`` returned by user code, else :class:`_UserFailure`."""
+    arr = _as_real(_user_call(fn, what, f), what, f)
+    if arr.shape != (n,):
+        raise _UserFailure(f"{what} must return one number per client, shape ({n},), got shape {arr.shape}", f)
+    if not np.all(np.isfinite(arr)):
+        k = int(np.flatnonzero(~np.isfinite(arr))[0])
+        raise _UserFailure(f"{what} returned a non-finite entry {arr[k]!r} at index {k}", f)
+    return arr
+
+
+def _user_array(fn: Callable[[], Any], what: str, f: Any, n: int) -> np.ndarray:
+    """A real vector of shape ``(n,)`` from user code (raising or a wrong shape: :class:`_UserFailure`);
+    non-finite entries raise :class:`_Overflow` (a separable form's ``h`` may legitimately overflow
+    away from its minimising ``eta``)."""
+    arr = _as_real(_user_call(fn, what, f), what, f)
+    if arr.shape != (n,):
+        raise _UserFailure(f"{what} must return one number per client, shape ({n},), got shape {arr.shape}", f)
+    return _finite(arr, what)
+
+
+def _checked(check: Check, x: Any, failures: list[tuple[dict[str, Any], str]] | None = None
+             ) -> tuple[dict[str, Any], str] | None:
+    """``check(x)`` with numpy's warnings silenced; an example whose values overflow is skipped; a failure
+    of the aggregator is a counterexample (and is recorded in ``failures`` for the ``defined`` row)."""
+    import warnings
+
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
         try:
             return check(x)
         except _Overflow:
             return None
+        except _UserFailure as exc:
+            out = ({"f": exc.f}, f"the aggregator is not defined here: {exc}")
+            if failures is not None:
+                failures.append(out)
+            return out
 
 
-def _search(strategy: st.SearchStrategy[Any], check: Check, max_examples: int,
-            seed: int) -> tuple[tuple[dict[str, Any], str] | None, int]:
-    """Smallest example violating ``check`` (Hypothesis ``find``, shrunk) and the examples tried."""
+def _search(strategy: st.SearchStrategy[Any], check: Check, max_examples: int, seed: int,
+            failures: list[tuple[dict[str, Any], str]] | None = None
+            ) -> tuple[tuple[dict[str, Any], str] | None, int]:
+    """Smallest example violating ``check`` (Hypothesis ``find``, shrunk) and the examples tried.
+
+    The check of the shrunk example is re-run; an aggregator whose answer changes between two calls
+    on the same input (a flaky example) is reported with the first counterexample seen."""
     from hypothesis import HealthCheck, find, settings
     from hypothesis.errors import NoSuchExample, Unsatisfiable
 
     tried = [0]
+    first: list[tuple[dict[str, Any], str]] = []
 
     def bad(x: Any) -> bool:
         tried[0] += 1
-        return _checked(check, x) is not None
+        out = _checked(check, x, failures)
+        if out is not None and not first:
+            first.append(out)
+        return out is not None
 
     cfg = settings(max_examples=max_examples, database=None, deadline=None, suppress_health_check=list(HealthCheck))
     try:
         ex = find(strategy, bad, settings=cfg, random=random.Random(seed))
     except (NoSuchExample, Unsatisfiable):
         return None, min(tried[0], max_examples)
+    except Exception as exc:  # noqa: BLE001 - Hypothesis' Flaky and friends: keep the first counterexample
+        if first:
+            cx, msg = first[0]
+            return (cx, f"{msg} (not reproducible: {type(exc).__name__})"), tried[0]
+        raise
     out = _checked(check, ex)
-    assert out is not None  # find returned an example satisfying bad()
+    if out is None:  # the same input passed on re-evaluation: the aggregator is not deterministic
+        cx, msg = first[0]
+        return (cx, f"{msg} (not reproducible: the aggregator's answer changed between two calls)"), tried[0]
     return out, tried[0]
 
 
-def _call(fn: Callable[[], Any]) -> tuple[Any, str | None]:
-    try:
-        return fn(), None
-    except Exception as exc:  # an aggregator crashing on a domain point is a finding
-        return None, f"{type(exc).__name__}: {exc}"
-
-
 def _defined(c: _Ctx) -> tuple[Any, Check]:
-    from fairtheory.backend import to_numpy
+    """``value``, ``weights`` (and ``curvature`` where offered) finite, of the right shape and raising
+    nothing; a ``cvxpy`` form (where offered) builds a convex expression of a loss-vector variable."""
+    cvx_failure: list[tuple[dict[str, Any], str]] = []
+    if callable(getattr(c.agg, "cvxpy", None)):
+        cvx_failure = _cvxpy_failure(c)
 
     def check(f: np.ndarray) -> tuple[dict[str, Any], str] | None:
-        v, err = _call(lambda: float(c.agg.value(np.array(f, dtype=np.float64))))
-        g, err2 = _call(lambda: np.asarray(to_numpy(c.agg.weights(np.array(f, dtype=np.float64))), dtype=np.float64))
-        err = err or err2
-        if err is None and not (math.isfinite(v) and np.all(np.isfinite(g)) and g.shape == (c.n,)):
-            err = f"value {v!r}, weights {g!r}"
-        return None if err is None else ({"f": f}, err)
+        if cvx_failure:
+            return cvx_failure[0]
+        c.A(f)
+        c.w(f)
+        if callable(getattr(c.agg, "curvature", None)):
+            _user_vector(lambda: c.agg.curvature(np.array(f, dtype=np.float64)), "curvature(f)", f, c.n)
+        return None
 
     return c.losses(), check
+
+
+def _cvxpy_failure(c: _Ctx) -> list[tuple[dict[str, Any], str]]:
+    """``[]`` when ``agg.cvxpy(t)`` builds a scalar convex (DCP) expression of a variable ``t`` of shape
+    ``(n,)``, else the failure as a counterexample (what :func:`~fairtheory.exact.aggregate.solve_aggregator`
+    minimises over ``t >= f(w)``)."""
+    import warnings
+
+    import cvxpy as cp
+
+    t = cp.Variable(c.n, name="t")
+    cx = {"t": f"cvxpy.Variable({c.n})"}
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            expr = c.agg.cvxpy(t)
+            ok = isinstance(expr, cp.Expression) and expr.size == 1 and expr.is_convex()
+    except Exception as exc:  # noqa: BLE001 - user code
+        return [(cx, f"the aggregator is not defined here: cvxpy(t) raised {type(exc).__name__}: {exc}")]
+    if not ok:
+        return [(cx, f"cvxpy(t) must return a scalar convex cvxpy expression of t, got {expr!r}")]
+    return []
 
 
 def _subgradient(c: _Ctx) -> tuple[Any, Check]:
@@ -333,9 +499,11 @@ def _separable(c: _Ctx) -> tuple[Any, Check]:
 
     agg = c.agg
 
+    def h(f: np.ndarray, E: np.ndarray) -> np.ndarray:
+        return _user_array(lambda: agg.client_values(f.copy(), E.copy()), "client_values(f, eta)", f, c.n)
+
     def J(f: np.ndarray, eta: float) -> float:
-        return _finite(float(c.p @ np.asarray(agg.client_values(f, np.full(c.n, eta)), dtype=np.float64)),
-                       "sum_i p_i h_i(f_i, eta)")
+        return _finite(float(c.p @ h(f, np.full(c.n, eta))), "sum_i p_i h_i(f_i, eta)")
 
     def check(x: tuple[np.ndarray, float]) -> tuple[dict[str, Any], str] | None:
         f, eta = x
@@ -351,12 +519,13 @@ def _separable(c: _Ctx) -> tuple[Any, Check]:
             return {"f": f}, f"min_eta sum_i p_i h_i = {res.fun!r} > A(f) = {a!r}"
         # client_grads are the partial derivatives of client_values (central differences)
         E = np.full(c.n, eta)
-        df, deta = (np.asarray(v, dtype=np.float64) for v in agg.client_grads(f, E))
-        h = 1e-6 * max(1.0, float(np.abs(f).max()), abs(eta))
-        hf = _finite((np.asarray(agg.client_values(f + h, E)) - np.asarray(agg.client_values(f - h, E))) / (2 * h),
-                     "finite differences")
-        he = _finite((np.asarray(agg.client_values(f, E + h)) - np.asarray(agg.client_values(f, E - h))) / (2 * h),
-                     "finite differences")
+        grads = _user_call(lambda: agg.client_grads(f.copy(), E.copy()), "client_grads(f, eta)", f)
+        if not isinstance(grads, (tuple, list)) or len(grads) != 2:
+            raise _UserFailure(f"client_grads(f, eta) must return a pair (dh/df, dh/deta), got {grads!r}", f)
+        df, deta = (_user_array(lambda v=v: v, "client_grads(f, eta)", f, c.n) for v in grads)
+        st_ = 1e-6 * max(1.0, float(np.abs(f).max()), abs(eta))
+        hf = _finite((h(f + st_, E) - h(f - st_, E)) / (2 * st_), "finite differences")
+        he = _finite((h(f, E + st_) - h(f, E - st_)) / (2 * st_), "finite differences")
         for name, an, fd in (("dh/df", df, hf), ("dh/deta", deta, he)):
             err = np.abs(an - fd)
             tol = _FD_RTOL * np.maximum(1.0, np.abs(fd))
