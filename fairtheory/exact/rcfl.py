@@ -328,19 +328,51 @@ def _unit(problem: FederatedProblem) -> float:
     ``[1e-3, 1e3]`` (losses of order 1e-12 or 1e12 are rescaled to order 1, so that the solver's
     absolute tolerances mean the same), else 1 (ordinary problems are solved as written).  ``w_ref``
     is the minimiser of the mean loss for quadratic clients (closed form), else the problem's
-    initial point.  Every value is converted back; certificates use :func:`_cert_scale`."""
+    initial point.  Every value is converted back; certificates use :func:`_cert_scale`.
+
+    Floor: losses that are tiny at ``w_ref`` but not at the initial point ``w_0`` are a minimum near
+    zero of a problem of ordinary scale (least squares that interpolate: ``f(w_ref) ~ 1e-31`` is
+    rounding noise), not a tiny problem; the unit is then ``max(s_ref, min(1, s_0))`` with ``s_0 =
+    max_i |f_i(w_0)|``, so the models are never scaled by the reciprocal of rounding noise (which made
+    Clarabel report ``unbounded``) and a certificate's absolute floor ``min(1, unit)`` stays in the
+    units in which the losses vary."""
+    try:
+        w_ref = _reference_point(problem)
+    except (ArithmeticError, ValueError, TypeError, AttributeError, np.linalg.LinAlgError):
+        w_ref = None
+    s_ref = _loss_scale(problem, w_ref)
+    if s_ref is None or s_ref == 0.0 or _UNIT_BAND[0] <= s_ref <= _UNIT_BAND[1]:
+        return 1.0
+    if s_ref < _UNIT_BAND[0]:
+        s0 = _loss_scale(problem, _initial_point(problem))
+        if s0 is not None:
+            s_ref = max(s_ref, min(1.0, s0))
+        if _UNIT_BAND[0] <= s_ref:
+            return 1.0
+    return s_ref
+
+
+def _loss_scale(problem: FederatedProblem, w: np.ndarray | None) -> float | None:
+    """``max_i |f_i(w)|``, or ``None`` where it cannot be evaluated or is not finite."""
+    if w is None:
+        return None
     try:
         with np.errstate(all="ignore"):
-            f = np.asarray(to_numpy(problem.losses(_reference_point(problem))), dtype=np.float64)
+            f = np.asarray(to_numpy(problem.losses(w)), dtype=np.float64)
     except (ArithmeticError, ValueError, TypeError, AttributeError, np.linalg.LinAlgError):
-        return 1.0
+        return None
     s = float(np.max(np.abs(f))) if f.size else 0.0
-    if not np.isfinite(s) or s == 0.0 or _UNIT_BAND[0] <= s <= _UNIT_BAND[1]:
-        return 1.0
-    return s
+    return s if np.isfinite(s) else None
 
 
-def _reference_point(problem: Any) -> np.ndarray:
+def _initial_point(problem: Any) -> np.ndarray | None:
+    try:
+        return problem.initial_point() if hasattr(problem, "initial_point") else np.zeros(problem.d)
+    except (ArithmeticError, ValueError, TypeError, AttributeError):
+        return None
+
+
+def _reference_point(problem: Any) -> np.ndarray | None:
     """``argmin_w p . f(w)`` for quadratic clients (``H``/``r`` or ``quadratic_form()``), else the
     problem's initial point (zeros)."""
     H = r = None
@@ -350,8 +382,11 @@ def _reference_point(problem: Any) -> np.ndarray:
         H, r, _ = problem.quadratic_form()
     if H is not None and r is not None:
         p = np.asarray(problem.p, dtype=np.float64)
-        return np.linalg.lstsq(np.einsum("n,nij->ij", p, H), p @ r, rcond=None)[0]
-    return problem.initial_point() if hasattr(problem, "initial_point") else np.zeros(problem.d)
+        try:
+            return np.linalg.lstsq(np.einsum("n,nij->ij", p, H), p @ r, rcond=None)[0]
+        except (ArithmeticError, ValueError, np.linalg.LinAlgError):
+            return _initial_point(problem)
+    return _initial_point(problem)
 
 
 def _cert_scale(value: float, unit: float) -> float:
@@ -368,7 +403,8 @@ def _loss_vector(problem: FederatedProblem, w: Any, unit: float = 1.0) -> tuple[
     if isinstance(problem, QuadraticProblem):
         # f_i/unit = 0.5 ||B_i (w - c_i)||^2 + e_i/unit with H_i/unit = B_i^T B_i: one stacked expression
         ev, Q = np.linalg.eigh(problem.H)
-        B = np.sqrt(np.clip(ev / unit, 0.0, None))[:, :, None] * np.swapaxes(Q, 1, 2)  # (n, d, d)
+        # sqrt(ev)/sqrt(unit): ev/unit overflows for curvature 1e300 at a loss unit 1e-30
+        B = (np.sqrt(np.clip(ev, 0.0, None)) / np.sqrt(unit))[:, :, None] * np.swapaxes(Q, 1, 2)  # (n, d, d)
         n, d = problem.n, problem.d
         Bs = B.reshape(n * d, d)
         off = np.einsum("nij,nj->ni", B, problem.c).reshape(-1)
