@@ -21,8 +21,10 @@ import numpy as np
 
 from verify.catalogue import CATALOGUE
 
-Status = Literal["verified", "refuted", "inconclusive", "skipped", "not implemented", "error"]
-STATUSES = ("verified", "refuted", "inconclusive", "skipped", "not implemented", "error")
+Status = Literal["proved", "verified", "refuted", "inconclusive", "skipped", "not implemented", "error"]
+#: every status, in report order.  ``proved``: an exact certificate (``Outcome.certificate``) that the runner
+#: re-checked with :func:`fairtheory.proofs.check.check_proof`; ``verified``: the numbers held on every instance
+STATUSES = ("proved", "verified", "refuted", "inconclusive", "skipped", "not implemented", "error")
 
 #: relative slack for floating-point rounding when comparing a computed quantity with a bound that
 #: holds with equality at the tightest instances (e.g. softplus at 0).  It is a statement about
@@ -93,6 +95,7 @@ class Outcome:
     explain: str = ""
     adversarial: float | None = None
     worstcase: float | None = None
+    certificate: Any = None
 
 
 @dataclass
@@ -120,13 +123,18 @@ class ClaimResult:
     source: str = "built-in"
     adversarial: float | None = None
     worstcase: float | None = None
+    certificate: Any = None
 
     @property
     def as_expected(self) -> bool:
-        """Whether the status matches the claim's expectation (``not implemented``/``skipped`` do)."""
+        """Whether the status matches the claim's expectation (``not implemented``/``skipped`` do).
+
+        ``proved`` where ``verified`` was expected counts as expected (a re-checked exact proof is
+        stronger evidence than numbers); ``verified`` where ``proved`` was expected does not (the proof
+        was lost)."""
         if self.status in ("not implemented", "skipped"):
             return True
-        return self.status == self.expected
+        return self.status == self.expected or (self.status == "proved" and self.expected == "verified")
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
@@ -149,7 +157,7 @@ class ClaimSpec:
 #: then plugin claims in the order they were registered
 REGISTRY: dict[str, ClaimSpec] = {}
 
-EXPECTATIONS = ("verified", "refuted", "inconclusive")
+EXPECTATIONS = ("proved", "verified", "refuted", "inconclusive")
 
 
 def claim(claim_id: str, *, citation: str | None = None, statement: str | None = None,
@@ -161,7 +169,8 @@ def claim(claim_id: str, *, citation: str | None = None, statement: str | None =
     (:data:`verify.catalogue.CATALOGUE`) takes its citation and statement from the catalogue unless
     given; any other id must give both: ``citation`` (paper and label, e.g. ``"002 Lemma 2"``) and
     ``statement`` (what "verified" means, one line).  ``expected`` is ``"verified"`` unless a recorded
-    finding says the claim is ``"refuted"`` (or ``"inconclusive"``).  ``chunked=True`` marks a claim whose
+    finding says the claim is ``"refuted"`` (or ``"inconclusive"``), or the check returns an exact,
+    re-checkable certificate (``"proved"``).  ``chunked=True`` marks a claim whose
     instances go through ``ctx.map`` (the runner then spreads them over its workers).  Registering an id
     twice raises, except that re-importing the same module replaces its own claim."""
     if not isinstance(claim_id, str) or not _ID.fullmatch(claim_id):
@@ -195,7 +204,13 @@ def all_ids() -> list[str]:
 
 
 def run_claim(claim_id: str, ctx: Context) -> ClaimResult:
-    """Run one claim (or report it as not implemented); exceptions become status ``error``."""
+    """Run one claim (or report it as not implemented); exceptions become status ``error``.
+
+    This is where every claim result is finalised, whatever executor runs it: the outcome is validated
+    (:func:`verify.validate.validate_outcome`; a malformed one becomes ``error`` naming the field) and
+    every certificate is re-checked exactly (:func:`verify.validate.recheck_certificates`): ``proved``
+    without a certificate, or with one that fails its re-check, becomes ``error``; so does any other
+    status carrying a certificate that fails.  The re-check counts in the claim's seconds."""
     spec = REGISTRY.get(claim_id)
     if spec is None:
         if claim_id not in CATALOGUE:
@@ -205,9 +220,7 @@ def run_claim(claim_id: str, ctx: Context) -> ClaimResult:
                            None, 0, None, "no check registered yet", 0.0, {})
     t0 = time.perf_counter()
     try:
-        out = spec.check(ctx)
-        if not isinstance(out, Outcome):
-            raise TypeError(f"check returned {type(out).__name__}, not an Outcome")
+        out = finalise_outcome(spec.check(ctx))
     except Exception as exc:  # a crashing check is reported, never hidden
         out = Outcome("error", note=f"{type(exc).__name__}: {exc}",
                       details={"traceback": traceback.format_exc(limit=8)})
@@ -215,12 +228,45 @@ def run_claim(claim_id: str, ctx: Context) -> ClaimResult:
     return ClaimResult(spec.id, spec.citation, spec.statement, spec.expected, out.status, out.measured,
                        out.bound, out.margin, out.tightness, out.instances, out.counterexample, out.note,
                        secs, out.details, out.relation, out.error, out.tolerance, out.explain, spec.source,
-                       _ratio(out.adversarial), _ratio(out.worstcase))
+                       out.adversarial, out.worstcase, out.certificate)
 
 
-def _ratio(x: Any) -> float | None:
-    """A reported ratio as a plain float (``None`` stays ``None``)."""
-    return None if x is None else float(x)
+def finalise_outcome(out: Any) -> Outcome:
+    """Validate what a check returned and re-check its certificates (see :func:`run_claim`).
+
+    Raises :class:`verify.validate.OutcomeError` for a malformed outcome; returns an ``error`` outcome
+    (keeping the certificate in the report, for inspection) when a certificate is missing or fails."""
+    from verify.validate import recheck_certificates, validate_outcome
+
+    out = validate_outcome(out)
+    if out.status == "proved" and out.certificate is None:
+        return _demote(out, "proved without certificate: a 'proved' outcome must carry Outcome.certificate")
+    if out.certificate is not None:
+        t0 = time.perf_counter()
+        ok, reason = recheck_certificates(out.certificate)
+        out.details["certificate_recheck_s"] = round(time.perf_counter() - t0, 6)
+        if not ok:
+            return _demote(out, f"{reason}: {out.status!r} not recorded")
+    return out
+
+
+def _demote(out: Outcome, why: str) -> Outcome:
+    out.details["claimed_status"] = out.status
+    out.status = "error"
+    out.note = f"{why}" + (f" [claim's note: {out.note}]" if out.note else "")
+    return out
+
+
+def error_result(claim_id: str, note: str, seconds: float, details: dict[str, Any] | None = None) -> ClaimResult:
+    """The ``error`` row for a claim that produced no result (timed out, its worker died)."""
+    spec = REGISTRY.get(claim_id)
+    if spec is None:
+        cite, stmt = CATALOGUE.get(claim_id, ("", ""))
+        expected, source = "verified", "built-in"
+    else:
+        cite, stmt, expected, source = spec.citation, spec.statement, spec.expected, spec.source
+    return ClaimResult(claim_id, cite, stmt, expected, "error", None, None, None, None, 0, None, note, seconds,
+                       dict(details or {}), source=source)
 
 
 class Tally:
@@ -363,8 +409,11 @@ def relative_error(a: float, b: float) -> float:
 
 
 def combine(outcomes: dict[str, Outcome], note: str = "") -> Outcome:
-    """Merge the outcomes of the parts of one claim: refuted if any part is, worst margin reported."""
-    order = {"error": 0, "refuted": 1, "inconclusive": 2, "verified": 3, "skipped": 4}
+    """Merge the outcomes of the parts of one claim: refuted if any part is, worst margin reported.
+
+    ``proved`` only when every part is proved (or skipped); the certificates of all parts are kept (a
+    list), and the runner re-checks each."""
+    order = {"error": 0, "refuted": 1, "inconclusive": 2, "verified": 3, "proved": 4, "skipped": 5}
     worst_name = min(outcomes, key=lambda k: (order.get(outcomes[k].status, 5),
                                               outcomes[k].margin if outcomes[k].margin is not None else math.inf))
     w = outcomes[worst_name]
@@ -374,11 +423,13 @@ def combine(outcomes: dict[str, Outcome], note: str = "") -> Outcome:
              | ({"adversarial": o.adversarial} if o.adversarial is not None else {})
              | ({"worstcase": o.worstcase} if o.worstcase is not None else {}) for k, o in outcomes.items()}
     cx = next((o.counterexample for o in outcomes.values() if o.counterexample), None)
+    certs = [c for o in outcomes.values() if o.certificate is not None
+             for c in (o.certificate if isinstance(o.certificate, list) else [o.certificate])]
     return Outcome(w.status, w.measured, w.bound, w.margin, w.tightness,
                    sum(o.instances for o in outcomes.values()), cx,
                    (note + f" [worst part: {worst_name}]").strip(), {"parts": _jsonable(parts)},
                    relation=w.relation, error=w.error, tolerance=w.tolerance, explain=w.explain,
-                   adversarial=w.adversarial, worstcase=w.worstcase)
+                   adversarial=w.adversarial, worstcase=w.worstcase, certificate=certs or None)
 
 
 def attach_adversarial(out: Outcome, result: Any, *, what: str = "") -> Outcome:

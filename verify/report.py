@@ -10,7 +10,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from verify.core import ClaimResult
+from verify.core import STATUSES, ClaimResult
+from verify.validate import certificate_summary
 
 
 def atomic_write(path: str | os.PathLike[str], text: str) -> None:
@@ -44,10 +45,19 @@ def fmt(x: Any, digits: int = 4) -> str:
     return str(x)
 
 
+def _cell(text: str) -> str:
+    """Plugin text inside a Markdown table cell: one line, ``|`` escaped."""
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
+def status_counts(results: Sequence[ClaimResult]) -> dict[str, int]:
+    """Claims per status, in :data:`verify.core.STATUSES` order (statuses with no claim left out)."""
+    counts = {s: sum(r.status == s for r in results) for s in STATUSES}
+    return {s: n for s, n in counts.items() if n}
+
+
 def to_json(results: Sequence[ClaimResult], meta: dict[str, Any]) -> str:
-    summary: dict[str, int] = {}
-    for r in results:
-        summary[r.status] = summary.get(r.status, 0) + 1
+    summary = status_counts(results)
     doc = {"meta": meta, "summary": summary, "claims": [r.to_json() for r in results]}
     return json.dumps(doc, indent=2, sort_keys=False)
 
@@ -67,8 +77,8 @@ def to_markdown(results: Sequence[ClaimResult], meta: dict[str, Any]) -> str:
         src = "" if r.source == "built-in" else " (plugin)"
         errtol = f"{fmt(r.error)} / {fmt(r.tolerance)}" if r.tolerance is not None else "-"
         lines.append(
-            f"| `{r.id}`{src} | {r.citation} | {r.status}{flag} | {r.expected} | {fmt(r.measured)} | "
-            f"{r.relation or '-'} | {fmt(r.bound)} | {fmt(r.margin)} | {errtol} | {fmt(r.tightness)} | "
+            f"| `{r.id}`{src} | {_cell(r.citation)} | {r.status}{flag} | {r.expected} | {fmt(r.measured)} | "
+            f"{_cell(r.relation) or '-'} | {fmt(r.bound)} | {fmt(r.margin)} | {errtol} | {fmt(r.tightness)} | "
             f"{fmt(r.adversarial)} | {fmt(r.worstcase)} | {r.instances} | {r.seconds:.2f} |"
         )
     lines += ["", "`rel` is how measured compares with bound: `<=` upper bound (tightness = measured/bound), "
@@ -77,12 +87,18 @@ def to_markdown(results: Sequence[ClaimResult], meta: dict[str, Any]) -> str:
               "ratios: `tightness` (largest over the sampled instances), `adversarial` (largest a seeded search "
               "over the instance space found; its best instance is in the JSON details) and `worst case` (exact, "
               "from a performance-estimation SDP, where one applies); `-` where not available."]
-    notes = [r for r in results if r.note or r.counterexample or r.explain]
+    lines += ["", "Statuses: `proved` (an exact certificate, re-checked by the runner with "
+              "`fairtheory.proofs.check.check_proof`; the certificate is in the JSON report), `verified` (the numbers "
+              "held on every instance checked), `refuted`, `inconclusive`, `skipped`, `not implemented`, `error`."]
+    notes = [r for r in results if r.note or r.counterexample or r.explain or r.certificate is not None]
     if notes:
         lines += ["", "## Notes and counterexamples", ""]
         for r in notes:
             text = " ".join(x for x in (r.explain, r.note) if x)
-            lines.append(f"- `{r.id}` ({r.status}): {text}")
+            lines.append(f"- `{r.id}` ({r.status})" + (f": {text}" if text else ""))
+            if r.certificate is not None:
+                lines.append(f"  - certificate ({certificate_summary(r.certificate)}): "
+                             f"{'re-checked exactly' if r.status == 'proved' else 'see the note'}, in the JSON report")
             if r.counterexample:
                 lines.append(f"  - counterexample: `{json.dumps(r.to_json()['counterexample'])}`")
             searched = r.details.get("adversarial") if isinstance(r.details, dict) else None

@@ -33,9 +33,9 @@ from rich.table import Table
 from verify.core import REGISTRY, ClaimResult, Context, all_ids, run_claim
 from verify.parallel import SerialExecutor, make_executor, run_claim_task
 from verify.plugins import load_builtin, load_entry_points, load_plugins
-from verify.report import atomic_write, fmt, to_json, to_markdown
+from verify.report import atomic_write, fmt, status_counts, to_json, to_markdown
 
-STYLE = {"verified": "green", "refuted": "red", "inconclusive": "yellow", "skipped": "cyan",
+STYLE = {"proved": "bold green", "verified": "green", "refuted": "red", "inconclusive": "yellow", "skipped": "cyan",
          "not implemented": "dim", "error": "bold red"}
 
 
@@ -115,6 +115,12 @@ def _check_writable(ap: argparse.ArgumentParser, option: str, path: str) -> None
         ap.error(f"{option} {path!r} is not writable")
 
 
+def _styled(status: str, text: str) -> str:
+    """``text`` (escaped: plugin text is never markup) in the colour of ``status``."""
+    style = STYLE.get(status)
+    return f"[{style}]{escape(text)}[/]" if style else escape(text)
+
+
 def results_table(results: Sequence[ClaimResult]) -> Table:
     t = Table(title="fairtheory claims", show_lines=False)
     for col in ("id", "citation", "status", "measured", "rel", "bound", "error/tol", "tight", "adv", "worst", "n",
@@ -123,7 +129,8 @@ def results_table(results: Sequence[ClaimResult]) -> Table:
     for r in results:
         st = r.status if r.as_expected else f"{r.status} (expected {r.expected})"
         errtol = f"{fmt(r.error)}/{fmt(r.tolerance)}" if r.tolerance is not None else "-"
-        t.add_row(r.id, r.citation, f"[{STYLE.get(r.status, '')}]{st}[/]", fmt(r.measured), r.relation or "-",
+        t.add_row(escape(r.id), escape(r.citation), _styled(r.status, st), fmt(r.measured),
+                  escape(r.relation or "-"),
                   fmt(r.bound), errtol, fmt(r.tightness), fmt(r.adversarial), fmt(r.worstcase), str(r.instances),
                   f"{r.seconds:.1f}")
     return t
@@ -194,7 +201,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         load_entry_points()
     load_errors = load_plugins(args.plugin)
     for mod, tb in load_errors.items():
-        console.print(f"[bold red]claim module {mod} failed to import:[/]\n{tb}", highlight=False)
+        console.print(f"[bold red]claim module {escape(mod)} failed to import:[/]\n{escape(tb)}", highlight=False)
     only = list(args.only or []) + (["peers.*"] if args.peers else [])
     ids = select(only)
     if only and not ids:
@@ -234,8 +241,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     def finished(r: ClaimResult) -> None:
         done[r.id] = r
         flag = "" if r.as_expected else f" (expected {r.expected})"
-        console.print(f"[{len(done):>2}/{len(ids)}] {r.id:40s} [{STYLE.get(r.status, '')}]{r.status}[/]{flag} "
-                      f"measured={fmt(r.measured)} {r.relation or 'vs'} bound={fmt(r.bound)} "
+        console.print(f"[{len(done):>2}/{len(ids)}] {escape(f'{r.id:40s}')} {_styled(r.status, r.status)}"
+                      f"{escape(flag)} measured={fmt(r.measured)} {escape(r.relation or 'vs')} bound={fmt(r.bound)} "
                       f"tight={fmt(r.tightness)} ({r.seconds:.1f}s)", highlight=False)
         save()
 
@@ -251,14 +258,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     results = ordered()
     console.print(results_table(results))
     bad = [r for r in results if not r.as_expected or (args.strict and r.status == "not implemented")]
-    counts = {s: sum(r.status == s for r in results) for s in dict.fromkeys(r.status for r in results)}
+    counts = status_counts(results)
     console.print(f"{len(results)} claims in {time.perf_counter() - t0:.1f}s: "
                   + ", ".join(f"{v} {k}" for k, v in counts.items()))
     if load_errors:
-        console.print(f"[red]{len(load_errors)} claim module(s) failed to import: {', '.join(load_errors)}[/]")
+        console.print(f"[red]{len(load_errors)} claim module(s) failed to import: {escape(', '.join(load_errors))}[/]")
         return 1
     if bad:
-        console.print("[red]unexpected: " + ", ".join(f"{r.id} ({r.status})" for r in bad) + "[/]")
+        console.print("[red]unexpected: " + escape(", ".join(f"{r.id} ({r.status})" for r in bad)) + "[/]")
         return 1
     return 0
 
