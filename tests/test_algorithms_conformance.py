@@ -9,7 +9,21 @@ from typing import Any
 import numpy as np
 import pytest
 
-from fairtheory.algorithms import afl, drfa, fedavg, fedfv, fedmgda, qfedavg, qfedsgd, rfedfair, scaffold, scaffpd
+from fairtheory.algorithms import (
+    afl,
+    ditto,
+    drfa,
+    fedavg,
+    fedfa,
+    fedfv,
+    fedmgda,
+    power_of_choice,
+    qfedavg,
+    qfedsgd,
+    rfedfair,
+    scaffold,
+    scaffpd,
+)
 from fairtheory.algorithms.base import Algorithm, run
 from fairtheory.errors import DivergenceError, FairtheoryTypeError, FairtheoryValueError
 from fairtheory.problems import random_logistic, random_quadratic
@@ -32,6 +46,9 @@ TABLE: list[tuple[str, Any, Any, dict[str, Any], dict[str, Any] | None, tuple[st
     ("scaffpd", scaffpd, QUAD, {"kappa": 2, "eta_l": 0.05, "sigma": 0.05}, {"eta_l": 1e6}, ("kappa", 1.5)),
     ("fedfv", fedfv, LOGI, {"lr": 0.1, "kappa": 2, "K": 4, "alpha": 0.2, "tau": 1}, {"lr": 1e12}, ("alpha", 2.0)),
     ("fedmgda", fedmgda, QUAD, {"lr": 0.1, "kappa": 2, "K": 4, "epsilon": 0.1}, None, ("epsilon", -0.1)),
+    ("ditto", ditto, QUAD, {"lr": 0.1, "lam": 0.5, "kappa": 2, "s": 3, "K": 3}, {"lr": 1e6}, ("lam", -1.0)),
+    ("fedfa", fedfa, LOGI, {"lr": 0.1, "kappa": 2, "K": 4, "gamma": 0.5}, {"lr": 1e12}, ("beta", 2.0)),
+    ("power_of_choice", power_of_choice, QUAD, {"lr": 0.1, "kappa": 2, "m": 2, "d": 4}, {"lr": 1e6}, ("d", 0)),
 ]
 IDS = [row[0] for row in TABLE]
 
