@@ -65,7 +65,7 @@ from fairtheory.sets import CappedSimplex
 from fairtheory.stable import sigmoid_unchecked, softplus_unchecked
 
 __all__ = ["solve_fedavg", "solve_rcfl", "solve_smoothed_rcfl", "solve_afl", "maxmin_quadratic",
-           "smoothed_objective", "TIGHT"]
+           "smoothed_objective", "TIGHT", "SMOOTHED_MU_FLOOR"]
 
 #: Clarabel settings used first for every conic model (tolerances 1e-10; see docs/exact.md)
 TIGHT: dict[str, Any] = {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10, "tol_ktratio": 1e-8,
@@ -193,7 +193,7 @@ def smoothed_objective(problem: FederatedProblem, w: Any, eta: float, alpha: Any
 
 
 def solve_smoothed_rcfl(problem: FederatedProblem, alpha: Any, mu: float, *, method: str = "cvxpy",
-                        polish: bool = True, grad_tol: float = 1e-9) -> ExactResult:
+                        polish: bool = True, grad_tol: float = 1e-9, mu_floor: float | None = None) -> ExactResult:
     r"""``(w*, eta*) = argmin F^mu_alpha`` (002 eq. 5) and its value.
 
     ``method="cvxpy"``: ``min sum_i p_i [(mu/alpha_i) logistic((f_i(w) - eta)/mu) + eta]`` with Clarabel
@@ -202,9 +202,38 @@ def solve_smoothed_rcfl(problem: FederatedProblem, alpha: Any, mu: float, *, met
     too large for the exponential-cone model).  Raises :class:`SolverError` when the final gradient
     norm exceeds ``grad_tol * max(1, |F|)`` (for losses far from order one: the ``w`` part exceeds
     ``grad_tol * max(|F|, min(1, unit))`` or the dimensionless ``eta`` part exceeds ``grad_tol``).
+    When the first point (either method) is not certified, Newton is re-run from the unsmoothed optimum
+    ``(w_0, eta_mu(w_0))`` (below) before giving up (small ``mu``: the conic solve degrades like
+    ``1/mu`` while ``w_0`` is within the smoothing error of the answer).
 
     ``certificate``: ``grad_norm`` (of ``F^mu`` in ``(w, eta)``), ``solver_value`` (cvxpy only),
     ``newton_steps``, ``polish_change`` (``||(w, eta)`` moved by polishing``||``).
+
+    **Small mu: the unsmoothed route.**  For ``mu < mu_floor * unit`` (default :data:`SMOOTHED_MU_FLOOR`
+    ``= 1e-6``; ``unit`` is the loss unit of the exact solvers, 1 for losses of order one) the smoothed
+    problem is not solved: its Hessian grows like ``1/mu`` and neither Clarabel nor Newton certifies
+    it (measured: Clarabel fails or ends uncertified from ``mu ~ 1e-6`` on, Newton's final gradient
+    grows like ``1e-17/mu``).  Instead, with ``c_i = p_i/alpha_i``, ``tau_alpha = sum_i c_i`` and
+    ``(x)_+ <= softplus_mu(x) <= (x)_+ + mu log 2`` (Prop. 1, tight at 0), for every ``(w, eta)``
+
+    .. math:: F_\alpha(w, \eta) \le F^\mu_\alpha(w, \eta) \le F_\alpha(w, \eta) + \mu\,\tau_\alpha \log 2
+
+    (002 Lemma 2 with its tight constant), hence ``f*_alpha <= min F^mu_alpha <= f*_alpha + mu tau_alpha
+    log 2``.  :func:`solve_rcfl` gives the unsmoothed optimum ``w_0`` and a dual lower bound
+    ``D <= f*_alpha`` (its certificate).  Returned: ``argmin = w_0``, ``extra["eta"] = eta_mu(w_0)``
+    (the exact minimiser in ``eta`` at ``w_0``, :meth:`~fairtheory.aggregators.SmoothedQalpha.eta_star`;
+    ``-inf`` when ``tau_alpha = 1``, where the infimum is approached as ``eta -> -inf``) and
+    ``value = F^mu_alpha(w_0, eta_mu(w_0)) = min_eta F^mu_alpha(w_0, eta)``, evaluated exactly in float64.
+    It is an *upper* bound and ``D`` a *lower* bound of ``min F^mu_alpha``:
+
+    .. math:: D \le \min F^\mu_\alpha \le \text{value} \le f_\alpha(w_0) + \mu\,\tau_\alpha \log 2,
+
+    so ``value - min F^mu <= value - D <= gap_0 + mu tau_alpha log 2`` (``gap_0`` the unsmoothed
+    duality gap).  The certificate holds ``lower_bound = D``, ``gap = value - D`` (the certified width;
+    ``(w_0, eta_mu(w_0))`` is a ``gap``-minimiser of ``F^mu_alpha``), ``unsmoothed_gap = gap_0`` and
+    ``smoothing_bound = mu tau_alpha log 2``; ``extra["route"] = "unsmoothed"`` (``"smoothed"`` on
+    the ordinary route).  The argmin is certified only through its value: ``F^mu`` is not strongly
+    convex in general, so no distance to the smoothed minimiser is claimed.
     """
     import cvxpy as cp
 
@@ -212,46 +241,105 @@ def solve_smoothed_rcfl(problem: FederatedProblem, alpha: Any, mu: float, *, met
     a = _alpha(alpha, problem.p)
     mu = check_positive(mu, "mu")
     grad_tol = check_positive(grad_tol, "grad_tol")
+    mu_floor = SMOOTHED_MU_FLOOR if mu_floor is None else check_in_range(mu_floor, "mu_floor", low=0.0)
+    if method not in ("cvxpy", "newton"):
+        raise FairtheoryTypeError(f"method must be 'cvxpy' or 'newton', got {method!r}")
     c = problem.p / a
     solver_value = float("nan")
+    conic_failure = ""
     unit = _unit(problem)
+    if mu < mu_floor * unit:
+        return _smoothed_via_unsmoothed(problem, a, mu)
     if method == "cvxpy":
         # in units of the losses: f/unit, mu/unit, eta/unit (F^mu is positively homogeneous in them)
         w, eta = cp.Variable(problem.d), cp.Variable()
         fvec, shared = _loss_vector(problem, w, unit)
         mu_u = mu / unit
         prob = cp.Problem(cp.Minimize(mu_u * (c @ cp.logistic((fvec - eta) / mu_u)) + eta + shared))
-        solver_value, solver, status = _solve(prob, "solve_smoothed_rcfl", lambda: _smoothed(
-            problem, np.asarray(w.value, dtype=np.float64),
-            unit * float(eta.value) + _shared_value(problem, np.asarray(w.value)), c, mu, hessian=False)[0])
-        solver_value *= unit
-        x0 = np.concatenate([np.asarray(w.value, dtype=np.float64),
-                             [unit * float(eta.value) + _shared_value(problem, np.asarray(w.value))]])
-    elif method == "newton":
+        try:
+            solver_value, solver, status = _solve(prob, "solve_smoothed_rcfl", lambda: _smoothed(
+                problem, np.asarray(w.value, dtype=np.float64),
+                unit * float(eta.value) + _shared_value(problem, np.asarray(w.value)), c, mu, hessian=False)[0])
+            solver_value *= unit
+            x0 = np.concatenate([np.asarray(w.value, dtype=np.float64),
+                                 [unit * float(eta.value) + _shared_value(problem, np.asarray(w.value))]])
+        except SolverError as exc:  # the conic solve failed: Newton from the unsmoothed optimum decides
+            x0, solver, status, conic_failure = None, exc.solver, "failed", f"; conic solve: {exc.status}"
+    else:
         w0 = solve_fedavg(problem).argmin
         x0 = np.concatenate([w0, [CappedSimplex(c).threshold(problem.losses(w0))]])
         solver, status = "newton", "optimal"
         polish = True
-    else:
-        raise FairtheoryTypeError(f"method must be 'cvxpy' or 'newton', got {method!r}")
-    x, steps = x0, 0
-    if polish:
-        x, steps = _newton(lambda z: _smoothed(problem, z[:-1], z[-1], c, mu, hessian=True), x0,
-                           max_iter=200 if method == "newton" else 60)
-    F, g, _ = _smoothed(problem, x[:-1], x[-1], c, mu, hessian=False)
-    gnorm = float(np.linalg.norm(g))
-    if unit == 1.0:
-        certified = gnorm <= grad_tol * max(1.0, abs(F))
-    else:  # d/dw is in units of the losses, d/deta = 1 - sum c s is dimensionless
-        certified = (float(np.linalg.norm(g[:-1])) <= grad_tol * _cert_scale(F, unit)
-                     and abs(float(g[-1])) <= grad_tol)
-    if not np.isfinite(F) or not certified:
-        raise SolverError("solve_smoothed_rcfl", solver,
-                          f"uncertified: gradient norm {gnorm:.3g} at the solution")
-    return ExactResult(float(F), x[:-1].copy(), None, solver, _status(status),
-                       {"solver_value": solver_value, "grad_norm": gnorm, "newton_steps": float(steps),
-                        "polish_change": float(np.linalg.norm(x - x0))},
-                       {"eta": float(x[-1]), "alpha": a, "mu": mu})
+    attempts = [] if x0 is None else [(x0, solver, status, polish)]
+    last = conic_failure if x0 is None else ""
+    # second start, only computed when the first is not certified
+    attempts.append((None, "newton(from the unsmoothed optimum)", "optimal", True))
+    for start, solver, status, pol in attempts:
+        if start is None:
+            try:
+                start = _unsmoothed_start(problem, a, mu)
+            except SolverError as exc:
+                last += f"; unsmoothed start: {exc}"
+                break
+        x, steps = start, 0
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            if pol:
+                x, steps = _newton(lambda z: _smoothed(problem, z[:-1], z[-1], c, mu, hessian=True), start,
+                                   max_iter=200 if method == "newton" or solver.startswith("newton(") else 60)
+            F, g, _ = _smoothed(problem, x[:-1], x[-1], c, mu, hessian=False)
+        gnorm = float(np.linalg.norm(g))
+        if unit == 1.0:
+            certified = gnorm <= grad_tol * max(1.0, abs(F))
+        else:  # d/dw is in units of the losses, d/deta = 1 - sum c s is dimensionless
+            certified = (float(np.linalg.norm(g[:-1])) <= grad_tol * _cert_scale(F, unit)
+                         and abs(float(g[-1])) <= grad_tol)
+        if np.isfinite(F) and np.all(np.isfinite(g)) and certified:
+            return ExactResult(float(F), x[:-1].copy(), None, solver, _status(status),
+                               {"solver_value": solver_value, "grad_norm": gnorm, "newton_steps": float(steps),
+                                "polish_change": float(np.linalg.norm(x - start))},
+                               {"eta": float(x[-1]), "alpha": a, "mu": mu, "route": "smoothed"})
+        last += f"; {solver}: gradient norm {gnorm:.3g} at the solution"
+    raise SolverError("solve_smoothed_rcfl", solver, f"uncertified{last}")
+
+
+#: ``solve_smoothed_rcfl`` takes the unsmoothed route (value within ``gap_0 + mu tau_alpha log 2``,
+#: certified) for ``mu < SMOOTHED_MU_FLOOR * unit``
+SMOOTHED_MU_FLOOR = 1e-6
+
+
+def _unsmoothed_start(problem: FederatedProblem, a: np.ndarray, mu: float) -> np.ndarray:
+    """``(w_0, eta_mu(w_0))``: the unsmoothed optimum and the exact smoothed ``eta`` there (finite
+    ``eta`` only: ``tau_alpha = 1`` has no minimiser in ``eta``)."""
+    from fairtheory.aggregators import SmoothedQalpha
+
+    w0 = solve_rcfl(problem, a).argmin
+    eta = SmoothedQalpha(problem.p, a, mu).eta_star(problem.losses(w0))
+    if not np.isfinite(eta):
+        raise SolverError("solve_smoothed_rcfl", "newton", "tau_alpha = 1: F^mu has no minimiser in eta")
+    return np.concatenate([w0, [eta]])
+
+
+def _smoothed_via_unsmoothed(problem: FederatedProblem, a: np.ndarray, mu: float) -> ExactResult:
+    """The unsmoothed route of :func:`solve_smoothed_rcfl` (its docstring has the bounds)."""
+    from fairtheory.aggregators import SmoothedQalpha
+
+    r0 = solve_rcfl(problem, a)
+    f0 = np.asarray(problem.losses(r0.argmin), dtype=np.float64)
+    A = SmoothedQalpha(problem.p, a, mu)
+    value = A.value(f0)  # min_eta F^mu(w_0, eta), exact eta by bracketed root finding
+    eta = A.eta_star(f0)
+    lower = float(r0.certificate["dual_value"])
+    smoothing = mu * A.tau * float(np.log(2.0))
+    gap0 = float(r0.certificate["gap"])
+    # value <= f_alpha(w_0) + mu tau log 2 = lower + gap_0 + mu tau log 2 (Lemma 2); float slack 8 ulp
+    slack = 8.0 * np.finfo(np.float64).eps * max(abs(value), abs(r0.value), abs(lower))
+    if not (np.isfinite(value) and lower - slack <= value <= r0.value + smoothing + slack):
+        raise SolverError("solve_smoothed_rcfl", r0.solver,
+                          f"uncertified: smoothed value {value!r} outside [{lower!r}, {r0.value + smoothing!r}]")
+    return ExactResult(float(value), r0.argmin.copy(), None, r0.solver, r0.status,
+                       {"lower_bound": lower, "gap": float(value - lower), "unsmoothed_gap": gap0,
+                        "smoothing_bound": smoothing, "unsmoothed_value": float(r0.value)},
+                       {"eta": float(eta), "alpha": a, "mu": mu, "route": "unsmoothed"})
 
 
 def maxmin_quadratic(problem: Any, S: CappedSimplex, *, gap_tol: float = DEFAULT_GAP_TOL) -> ExactResult:
