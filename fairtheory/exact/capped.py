@@ -194,40 +194,58 @@ def lower_lp(S: CappedSimplex, v: Any) -> ExactResult:
 def project_qp(S: CappedSimplex, v: Any) -> ExactResult:
     r"""Euclidean projection ``argmin_{lam in S(u)} 0.5 ||lam - v||^2`` as a QP (Clarabel, tol ``1e-10``).
 
-    Solved as ``min 0.5||lam||^2 - (v - c) . lam`` with ``c = max v`` (the same minimiser: members sum
-    to one, so a shift of ``v`` along the ones vector only adds a constant), which keeps the
-    objective on the scale of the answer.  If Clarabel stops at ``optimal_inaccurate`` it is re-run
-    with static regularisation ``1e-12``, then HiGHS' active-set QP solver, then OSQP (polished,
-    ``1e-10``) are tried (the last failure seen in a ``--full`` run was Clarabel inaccurate twice and
-    OSQP at its iteration limit); the configuration
-    that succeeded is ``extra["attempt"]``; if none ends ``optimal``, :class:`SolverError` is raised.
+    **Reduction to data in** ``[-u_max, u_max]`` (exact; the projection is not scale-invariant, so the
+    data cannot simply be divided by its magnitude).  The projection is ``lam_i = clip(v_i - s, 0, u_i)``
+    for a root ``s`` of the nonincreasing ``g(s) = sum_i clip(v_i - s, 0, u_i) = 1``.  Sort ``v``
+    descending and let ``m`` be the first position where the caps of the top ``m`` entries sum to at
+    least one, ``b = v_(m)`` (the pivot), ``u_max = max_i u_i``.  At ``s = b - u_max`` each of the top
+    ``m`` entries has ``v_(j) - s >= u_max``, so ``g >= 1``; at ``s = b`` only the ``< m`` entries
+    above ``b`` contribute, so ``g < 1``: a root lies in ``[b - u_max, b)``.  Entries ``v_i <= b - u_max``
+    get ``0`` and entries ``v_i >= b + u_max`` get ``u_i`` for every ``s`` in that bracket, so replacing
+    ``v`` by ``d = clip(v - b, -2 u_max, 2 u_max)`` (and shifting by ``b``, which only adds a constant on
+    the set: members sum to one) changes neither ``g`` on the bracket nor the projection; the factor 2
+    keeps a clipped entry ``u_max`` away from its bound, so the QP stays strictly complementary there
+    (clipping at ``u_max`` itself put such entries exactly on the threshold and left interior-point
+    weights ``1.6e-6`` off zero).  The QP
+    ``min 0.5||lam||^2 - d . lam`` over ``S`` is then solved with data of order ``u_max <= 1`` whatever
+    the magnitude of ``v`` (``1e300`` failed in every solver before, ``1e-300`` lost all digits).  If
+    Clarabel does not end ``optimal`` it is re-run with static regularisation ``1e-12``, then HiGHS'
+    active-set QP solver, then OSQP (polished, ``1e-10``) are tried; the configuration that succeeded is
+    ``extra["attempt"]``; if none ends ``optimal``, :class:`SolverError` is raised.  Solver output and
+    warnings are not passed on.
 
-    ``weights`` is the projection, ``value = 0.5||lam - v||^2``.  Certificate: the dual bound
-    ``d(s)`` at the multiplier ``s`` of ``sum lam = 1`` (either sign; every ``s`` gives a lower
-    bound), ``gap = value - d(s)``; by 1-strong convexity ``||lam - lam*||_2 <= sqrt(2 gap)``.
+    ``weights`` is the projection; ``value = 0.5||lam - v||^2`` in the units of ``v``, evaluated with
+    scaling (``+inf`` exactly when the true value exceeds the float64 range, e.g. ``v ~ 1e300``: the
+    weights are then the answer).  Certificate on the reduced problem (same minimiser): the dual bound
+    ``d(s) = min_{0 <= lam <= u} 0.5||lam - d||^2 + s (sum lam - 1)`` at the multiplier ``s`` of
+    ``sum lam = 1`` (either sign; every ``s`` gives a lower bound), ``gap = 0.5||lam - d||^2 - d(s)``;
+    by 1-strong convexity ``||lam - lam*||_2 <= sqrt(2 gap)``.  ``extra["pivot"] = b``.
 
     Note: an interior-point solver's *weights* are only accurate to about the square root of its
     tolerance (the objective is flat at the optimum; on ``u = (0.5, 0.82)``, ``v ~ 1e-3`` Clarabel
     reported ``optimal`` with weights ``6e-8`` off and objective ``2e-14`` above the closed form's).
     Compare objective values, or weights against ``sqrt(2 gap)``.
     """
+    import warnings
+
     import cvxpy as cp
 
     S = _check_set(S)
     x = _check_vec(v, S.n)
-    w_shift = x - float(x.max())
+    pivot, d = _reduce_projection(x, S.caps)
     attempts = [("CLARABEL", _CLARABEL_OPTS, "clarabel"),
                 ("CLARABEL", {**_CLARABEL_OPTS, "static_regularization_constant": 1e-12}, "clarabel-reg"),
-                ("HIGHS", _HIGHS_OPTS, "highs-qp"),
-                ("OSQP", {"eps_abs": 1e-10, "eps_rel": 1e-10, "polish": True, "max_iter": 200000},
-                 "osqp-polished")]
+                ("HIGHS", {"highs_options": {**_HIGHS_OPTS["highs_options"], "output_flag": False}}, "highs-qp"),
+                ("OSQP", _osqp_opts(), "osqp-polished")]
     last: SolverError | None = None
     for solver, opts, label in attempts:  # noqa: B007 - the one that succeeded is reported
         lam = cp.Variable(S.n)
         cons = S.cvxpy_constraints(lam)
-        prob = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(lam) - w_shift @ lam), cons)
+        prob = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(lam) - d @ lam), cons)
         try:
-            solve_checked(prob, "projection QP onto a capped simplex", solver, **opts)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # solver deprecations and chatter are not the caller's
+                solve_checked(prob, "projection QP onto a capped simplex", solver, **opts)
         except SolverError as exc:
             last = exc
             continue
@@ -236,19 +254,45 @@ def project_qp(S: CappedSimplex, v: Any) -> ExactResult:
         assert last is not None
         raise last
     w = np.asarray(lam.value, dtype=np.float64)
-    val = 0.5 * float(np.sum((w - x) ** 2))
+    with np.errstate(over="ignore"):
+        diff = w - x
+        sc = float(np.max(np.abs(diff)))
+        val = 0.0 if sc == 0.0 else 0.5 * sc * sc * float(np.sum((diff / sc) ** 2)) if np.isfinite(sc) else np.inf
 
-    def d(s: float) -> float:
-        z = np.clip(x - s, 0.0, S.caps)
-        return float(0.5 * np.sum((z - x) ** 2) + s * (z.sum() - 1.0))
+    def dual(s: float) -> float:
+        z = np.clip(d - s, 0.0, S.caps)
+        return float(0.5 * np.sum((z - d) ** 2) + s * (z.sum() - 1.0))
 
     eta = cons[2].dual_value
-    s_shift = float(np.squeeze(eta)) if eta is not None else 0.0
-    c = float(x.max())
-    bound = max(d(c + s_shift), d(c - s_shift))
-    cert = {"dual_bound": bound, "gap": val - bound, "primal_infeasibility": _infeasibility(w, S.caps)}
+    s_mult = float(np.squeeze(eta)) if eta is not None else 0.0
+    bound = max(dual(s_mult), dual(-s_mult))
+    cert = {"dual_bound": bound, "gap": 0.5 * float(np.sum((w - d) ** 2)) - bound,
+            "primal_infeasibility": _infeasibility(w, S.caps)}
     return ExactResult(value=val, weights=w, solver=solver, status=str(prob.status), certificate=cert,
-                       extra={"attempt": label})
+                       extra={"attempt": label, "pivot": pivot})
+
+
+def _reduce_projection(x: np.ndarray, caps: np.ndarray) -> tuple[float, np.ndarray]:
+    """``(b, clip(x - b, -2 u_max, 2 u_max))``: the pivot and the reduced data of :func:`project_qp`."""
+    order = np.argsort(-x, kind="stable")
+    reach = np.flatnonzero(np.cumsum(caps[order]) >= 1.0)
+    m = int(reach[0]) if reach.size else x.size - 1  # sum(caps) an ulp below one: the set is {caps}
+    pivot = float(x[order[m]])
+    span = 2.0 * float(caps.max())  # twice the bracket: clipped entries keep a margin u_max from it
+    with np.errstate(over="ignore"):  # x - b = +-inf beyond the float range is clipped like any large value
+        return pivot, np.clip(x - pivot, -span, span)
+
+
+def _osqp_opts() -> dict[str, Any]:
+    """OSQP settings ``1e-10``, polished: ``polishing`` since osqp 1.0 (``polish`` is deprecated there)."""
+    try:
+        import osqp
+
+        major = int(str(osqp.__version__).split(".")[0])
+    except (ImportError, ValueError, AttributeError):
+        major = 1
+    key = "polishing" if major >= 1 else "polish"
+    return {"eps_abs": 1e-10, "eps_rel": 1e-10, key: True, "max_iter": 200000}
 
 
 # -------------------------------------------------------------------- Q_alpha (002 Def. 1, Lemma 1)
