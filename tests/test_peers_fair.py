@@ -199,3 +199,32 @@ def test_sqwash_smooth_weights_agree_below_theta_one():
         x, th, nu = rng.normal(size=n), float(rng.uniform(0.05, 0.95)), float(rng.choice([0.1, 1.0, 10.0]))
         worst = max(worst, float(np.max(np.abs(F.sqwash_smooth_weights(x, th, nu) - F.smooth_weights_exact(x, th, nu)))))
     assert worst <= 1e-12
+
+
+# ------------------------------------------------------------------ docs/peers.md numbers for the first half's findings
+def test_fedfv_keep_count_is_a_narrow_case():
+    import math
+
+    grid = [(round(0.1 * k, 1), m) for k in range(1, 10) for m in range(1, 100)]
+    diff = [(a, m) for a, m in grid if m - math.ceil((m - 1) * (1 - a)) != P._keep(m, a)]
+    assert len(grid) == 891
+    assert diff == [(0.7, m) for m in range(11, 100, 10)]
+    assert all(m - math.ceil((m - 1) * (1 - a)) == P._keep(m, a) - 1 for a, m in diff)
+
+
+@needs("flgo")
+def test_flgo_afl_threshold_just_above_2_53():
+    import flgo.algorithm.afl as fafl
+
+    S = object.__new__(fafl.Server)
+
+    def fails(u: float) -> bool:
+        try:
+            S.project([u])
+            return False
+        except ZeroDivisionError:
+            return True
+
+    x = 2.0 ** 53
+    assert [fails(v) for v in (x - 1, x, x + 2, x + 4, x + 6, x + 8, 2.0 ** 54, 1e16)] == \
+        [False, False, False, True, False, True, True, True]
