@@ -983,8 +983,8 @@ def _run_row(row: Row) -> None:
             assert isinstance(info.value, row.err), \
                 f"expected {row.err.__name__}, got {type(info.value).__name__}: {info.value}"
             assert row.arg in str(info.value), f"message does not name {row.arg!r}: {info.value}"
-    loud = [f"{w.category.__name__}: {w.message}" for w in caught if issubclass(w.category, (RuntimeWarning,
-                                                                                           UserWarning))]
+    loud = [f"{w.category.__name__}: {w.message}" for w in caught
+            if issubclass(w.category, (RuntimeWarning, UserWarning, DeprecationWarning))]
     assert not loud, f"warnings emitted: {loud}"
 
 

@@ -211,8 +211,8 @@ def project_qp(S: CappedSimplex, v: Any) -> ExactResult:
     the magnitude of ``v`` (``1e300`` failed in every solver before, ``1e-300`` lost all digits).  If
     Clarabel does not end ``optimal`` it is re-run with static regularisation ``1e-12``, then HiGHS'
     active-set QP solver, then OSQP (polished, ``1e-10``) are tried; the configuration that succeeded is
-    ``extra["attempt"]``; if none ends ``optimal``, :class:`SolverError` is raised.  Solver output and
-    warnings are not passed on.
+    ``extra["attempt"]``; if none ends ``optimal``, :class:`SolverError` is raised.  Solver warnings
+    (OSQP's option deprecations) are not passed on.
 
     ``weights`` is the projection; ``value = 0.5||lam - v||^2`` in the units of ``v``, evaluated with
     scaling (``+inf`` exactly when the true value exceeds the float64 range, e.g. ``v ~ 1e300``: the
@@ -235,7 +235,7 @@ def project_qp(S: CappedSimplex, v: Any) -> ExactResult:
     pivot, d = _reduce_projection(x, S.caps)
     attempts = [("CLARABEL", _CLARABEL_OPTS, "clarabel"),
                 ("CLARABEL", {**_CLARABEL_OPTS, "static_regularization_constant": 1e-12}, "clarabel-reg"),
-                ("HIGHS", {"highs_options": {**_HIGHS_OPTS["highs_options"], "output_flag": False}}, "highs-qp"),
+                ("HIGHS", _HIGHS_OPTS, "highs-qp"),
                 ("OSQP", _osqp_opts(), "osqp-polished")]
     last: SolverError | None = None
     for solver, opts, label in attempts:  # noqa: B007 - the one that succeeded is reported

@@ -1,0 +1,367 @@
+"""Regression tests for the robustness round 2 (issue 18, library items): one test per cause.
+
+* ``audit`` aborted when the aggregator raised on part of its domain (its subgradient search was
+  unguarded); non-finite or wrongly shaped returns crashed it.
+* The loss unit of the exact solvers was taken from rounding noise (interpolating least squares:
+  ``f(w_ref) ~ 1e-31``), so ``solve_rcfl`` (n = 1, alpha = 1) stopped "uncertified" at a duality gap of
+  ``1e-32`` and Clarabel reported ``unbounded``.
+* ``solve_smoothed_rcfl(mu=1e-12)`` failed (Clarabel failure, Newton uncertified).
+* ``project_qp`` at ``1e300`` failed in every solver and leaked OSQP's DeprecationWarning.
+
+Every expected value is computed here independently (closed forms, plain numpy), never by the routine
+under test.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any
+
+import numpy as np
+import pytest
+
+from fairtheory import aggregators as agg
+from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError
+from fairtheory.exact import capped
+from fairtheory.exact.rcfl import SMOOTHED_MU_FLOOR, solve_afl, solve_fedavg, solve_rcfl, solve_smoothed_rcfl
+from fairtheory.problems import LeastSquaresProblem, QuadraticProblem, random_quadratic
+from fairtheory.sets import CappedSimplex
+from fairtheory.testing import audit
+
+
+# ================================================================================ audit
+class _RaisesAbove:
+    """Mean of the losses; ``value`` raises ZeroDivisionError when ``f_0 > 50`` (part of the domain)."""
+
+    n = 3
+
+    def value(self, f: Any) -> float:
+        if f[0] > 50:
+            raise ZeroDivisionError("boom")
+        return float(np.mean(f))
+
+    def weights(self, f: Any) -> np.ndarray:
+        return np.full(3, 1 / 3)
+
+
+class _WeightsRaiseAtTies:
+    """``max f``; ``weights`` raises KeyError at a positive tie (met by the subgradient search)."""
+
+    n = 2
+
+    def value(self, f: Any) -> float:
+        return float(np.max(f))
+
+    def weights(self, f: Any) -> np.ndarray:
+        if f[0] == f[1] and f[0] > 0:
+            raise KeyError("tie")
+        w = np.zeros(2)
+        w[int(np.argmax(f))] = 1.0
+        return w
+
+
+class _NanWeights:
+    n = 3
+
+    def value(self, f: Any) -> float:
+        return float(np.mean(f))
+
+    def weights(self, f: Any) -> np.ndarray:
+        return np.array([np.nan, 0.0, 1.0]) if f[1] > 10 else np.full(3, 1 / 3)
+
+
+class _WrongShape:
+    n = 3
+
+    def value(self, f: Any) -> Any:
+        return np.array([1.0, 2.0])
+
+    def weights(self, f: Any) -> np.ndarray:
+        return np.ones(2)
+
+
+class _Strings:
+    n = 2
+
+    def value(self, f: Any) -> Any:
+        return "abc"
+
+    def weights(self, f: Any) -> Any:
+        return ["a", "b"]
+
+
+class _BadGrads(agg.TERM):
+    def client_grads(self, f: Any, eta: Any) -> Any:
+        raise IndexError("bad index")
+
+
+class _BadCvxpy(agg.TERM):
+    def cvxpy(self, t: Any) -> Any:
+        return 1 / 0
+
+
+class _BadCurvature(agg.QFFL):
+    def curvature(self, f: Any) -> Any:
+        return np.ones(5)
+
+
+def _audit(a: Any, **kw: Any) -> Any:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        return audit(a, max_examples=40, **kw)
+
+
+def test_audit_reports_an_aggregator_that_raises_on_part_of_its_domain() -> None:
+    rep = _audit(_RaisesAbove())
+    assert rep["defined"].status == "violated" and not rep.passed
+    assert rep["defined"].counterexample["f"][0] > 50
+    assert "ZeroDivisionError: boom" in rep["defined"].message
+    assert rep["subgradient"].status == "violated"  # the search that used to abort
+    assert rep["weights_nonnegative"].status == "held"  # the other properties still ran
+    assert len(rep.rows) == 9
+
+
+def test_audit_subgradient_search_alone_does_not_abort() -> None:
+    rep = _audit(_WeightsRaiseAtTies(), properties=("subgradient",))
+    row = rep["subgradient"]
+    assert row.status == "violated" and "KeyError" in row.message
+    f = row.counterexample["f"]
+    assert f[0] == f[1] > 0
+
+
+def test_audit_weights_failure_met_elsewhere_marks_defined() -> None:
+    rep = _audit(_WeightsRaiseAtTies())
+    assert rep["defined"].status == "violated" and "KeyError" in rep["defined"].message
+
+
+@pytest.mark.parametrize("bad,needle", [(_NanWeights(), "non-finite"), (_WrongShape(), "shape"),
+                                        (_Strings(), "not real numbers")])
+def test_audit_reports_nonfinite_and_malformed_returns(bad: Any, needle: str) -> None:
+    rep = _audit(bad)
+    assert rep["defined"].status == "violated"
+    assert needle in rep["defined"].message
+
+
+def test_audit_guards_separable_form_cvxpy_and_curvature() -> None:
+    p = np.full(3, 1 / 3)
+    rep = _audit(_BadGrads(p, 1.0))
+    assert rep["separable_form"].status == "violated" and "IndexError" in rep["separable_form"].message
+    assert rep["defined"].status == "violated"
+    rep = _audit(_BadCvxpy(p, 1.0), properties=("defined",))
+    assert rep["defined"].status == "violated" and "cvxpy(t) raised ZeroDivisionError" in rep["defined"].message
+    rep = _audit(_BadCurvature(p, 1.0), properties=("defined",))
+    assert rep["defined"].status == "violated" and "curvature(f)" in rep["defined"].message
+    # the built-ins with every capability still pass
+    assert _audit(agg.QFFL(p, 1.0)).passed and _audit(agg.TERM(p, 1.0)).passed
+
+
+def test_audit_validates_attributes_by_name() -> None:
+    class N:
+        n = "3"
+        value = weights = staticmethod(lambda f: 0.0)
+
+    class D(_RaisesAbove):
+        domain = (5.0, 1.0)
+
+    class P(_RaisesAbove):
+        p = np.array([0.5, 0.5])
+
+    with pytest.raises(FairtheoryTypeError, match="aggregator.n"):
+        audit(N())
+    with pytest.raises(FairtheoryValueError, match="aggregator.domain"):
+        audit(D())
+    with pytest.raises(FairtheoryValueError, match="aggregator.p"):
+        audit(P())
+
+
+def test_audit_reports_a_nondeterministic_aggregator() -> None:
+    class Flaky:
+        n = 2
+        calls = 0
+
+        def value(self, f: Any) -> float:
+            Flaky.calls += 1
+            if Flaky.calls % 7 == 0:
+                raise RuntimeError("sometimes")
+            return float(np.mean(f))
+
+        def weights(self, f: Any) -> np.ndarray:
+            return np.full(2, 0.5)
+
+    rep = _audit(Flaky(), properties=("defined", "convex"))
+    assert rep["defined"].status == "violated" and "sometimes" in rep["defined"].message
+
+
+# ================================================================================ loss unit floor
+def _interpolating() -> tuple[LeastSquaresProblem, np.ndarray]:
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(12, 3))
+    w_true = np.array([1.0, -2.0, 0.5])
+    return LeastSquaresProblem(X, X @ w_true, [0, 4, 8, 12]), w_true
+
+
+@pytest.mark.parametrize("solve", [solve_fedavg, solve_afl, lambda P: solve_rcfl(P, 0.5), lambda P: solve_rcfl(P, 1.0)])
+def test_interpolating_least_squares_is_solved(solve: Any) -> None:
+    """min = 0 at w_true (y = X w_true): the unit was the rounding noise 1e-31 (Clarabel 'unbounded')."""
+    P, w_true = _interpolating()
+    r = solve(P)
+    assert 0.0 <= r.value <= 1e-20
+    np.testing.assert_allclose(r.argmin, w_true, atol=1e-8)
+
+
+def test_single_client_gap_at_float_resolution_is_certified() -> None:
+    """n = 1, alpha = 1: f = 0.5 1e200 ||w - 1e-100||^2 + 1e-30; the primal point is a few ulp from the centre,
+    the gap (1e-32) is the float resolution of f there, far below the loss scale f(0) = 1."""
+    P = QuadraticProblem(1e200 * np.eye(2)[None], np.full((1, 2), 1e-100), [1e-30])
+    r = solve_rcfl(P, 1.0)
+    assert r.certificate["dual_value"] <= 1e-30 <= r.value  # the true minimum lies in the certified interval
+    assert r.value - 1e-30 <= 1e-31
+    np.testing.assert_allclose(r.argmin, 1e-100, rtol=1e-14)
+
+
+def test_huge_curvature_tiny_loss_has_no_overflow_warning() -> None:
+    P = QuadraticProblem(1e300 * np.eye(2)[None], np.zeros((1, 2)), [1e-30])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = solve_rcfl(P, 1.0)
+    assert r.value == pytest.approx(1e-30, rel=1e-12)
+
+
+# ================================================================================ smoothed RC-FL at small mu
+def _direct_F(P: Any, w: np.ndarray, eta: float, alpha: float, mu: float) -> float:
+    """``sum_i (p_i/alpha) mu log(1 + e^{(f_i - eta)/mu}) + eta`` in plain numpy (logaddexp)."""
+    f = np.array([0.5 * (w - P.c[i]) @ P.H[i] @ (w - P.c[i]) + P.e[i] for i in range(P.n)])
+    return float(np.sum(P.p / alpha * mu * np.logaddexp(0.0, (f - eta) / mu)) + eta)
+
+
+QP5 = random_quadratic(5, 3, rng=np.random.default_rng(0))
+
+
+def test_smoothed_tiny_mu_returns_a_certified_interval() -> None:
+    mu, alpha = 1e-12, 0.5
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = solve_smoothed_rcfl(QP5, alpha, mu)
+    r0 = solve_rcfl(QP5, alpha)
+    tau = float(np.sum(QP5.p / alpha))
+    assert r.extra["route"] == "unsmoothed" and mu < SMOOTHED_MU_FLOOR
+    # value = F^mu at the returned point, evaluated independently
+    assert r.value == pytest.approx(_direct_F(QP5, r.argmin, r.extra["eta"], alpha, mu), rel=1e-14)
+    # Lemma 2: f* <= min F^mu <= value <= f_alpha(w0) + mu tau log 2
+    lo = r.certificate["lower_bound"]
+    assert lo <= r0.value <= r.value <= r0.value + mu * tau * math.log(2) + 1e-15
+    assert r.certificate["gap"] == pytest.approx(r.value - lo, rel=1e-12)
+    assert r.certificate["gap"] <= r.certificate["unsmoothed_gap"] + r.certificate["smoothing_bound"] + 1e-15
+
+
+@pytest.mark.parametrize("mu", [1e-4, 1e-5])
+def test_unsmoothed_route_brackets_the_regular_route(mu: float) -> None:
+    """At mu where both routes work, the regular (gradient-certified) value lies in the interval."""
+    alpha = 0.5
+    reg = solve_smoothed_rcfl(QP5, alpha, mu)
+    via = solve_smoothed_rcfl(QP5, alpha, mu, mu_floor=1.0)
+    assert reg.extra["route"] == "smoothed" and via.extra["route"] == "unsmoothed"
+    slack = 1e-12 * max(1.0, abs(reg.value))
+    assert via.certificate["lower_bound"] - slack <= reg.value <= via.value + slack
+    assert via.value - reg.value <= via.certificate["gap"] + slack
+    tau = float(np.sum(QP5.p / alpha))
+    assert via.certificate["gap"] <= via.certificate["unsmoothed_gap"] + mu * tau * math.log(2) + slack
+
+
+def test_newton_method_small_mu_gets_the_unsmoothed_start() -> None:
+    """method='newton' from the FedAvg optimum was uncertified at mu = 1e-4 (gradient 0.7)."""
+    r = solve_smoothed_rcfl(QP5, 0.5, 1e-4, method="newton")
+    assert r.certificate["grad_norm"] <= 1e-9 * max(1.0, abs(r.value))
+    reg = solve_smoothed_rcfl(QP5, 0.5, 1e-4)
+    assert r.value == pytest.approx(reg.value, rel=1e-12)
+
+
+def test_mu_floor_validated() -> None:
+    with pytest.raises(FairtheoryValueError, match="mu_floor"):
+        solve_smoothed_rcfl(QP5, 0.5, 1e-3, mu_floor=-1.0)
+
+
+# ================================================================================ project_qp
+def _ref_project(v: np.ndarray, caps: np.ndarray) -> np.ndarray:
+    """Independent projection in exact rationals: ``g(s) = sum clip(v_i - s, 0, u_i)`` is piecewise linear
+    between the breakpoints ``v_i``, ``v_i - u_i``; ``s`` solves ``g(s) = 1`` exactly."""
+    from fractions import Fraction
+
+    V = [Fraction(float(x)) for x in v]
+    U = [Fraction(float(c)) for c in caps]
+
+    def g(s: Fraction) -> Fraction:
+        return sum((min(max(vi - s, Fraction(0)), ui) for vi, ui in zip(V, U, strict=True)), Fraction(0))
+
+    bps = sorted(set(V) | {vi - ui for vi, ui in zip(V, U, strict=True)})
+    for lo, hi in zip(bps, bps[1:], strict=False):
+        glo, ghi = g(lo), g(hi)
+        if glo >= 1 >= ghi:
+            s = lo if glo == ghi else lo + (glo - 1) * (hi - lo) / (glo - ghi)
+            return np.array([float(min(max(vi - s, Fraction(0)), ui)) for vi, ui in zip(V, U, strict=True)])
+    raise AssertionError("no breakpoint interval")  # pragma: no cover
+
+
+def _half_sq_dist(a: np.ndarray, b: np.ndarray) -> float:
+    """``0.5 ||a - b||^2`` in exact rationals, rounded once (``inf`` beyond the float range)."""
+    from fractions import Fraction
+
+    tot = sum((Fraction(float(x)) - Fraction(float(y))) ** 2 for x, y in zip(a, b, strict=True)) / 2
+    try:
+        return float(tot)
+    except OverflowError:
+        return math.inf
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e-12, 1.0, 1e12, 1e300])
+@pytest.mark.parametrize("caps", [[1.0, 1.0, 1.0], [0.5, 0.4, 0.3], [2 / 3, 2 / 3, 2 / 3]])
+def test_project_qp_any_scale_without_warnings(scale: float, caps: list[float]) -> None:
+    S = CappedSimplex(caps)
+    v = np.array([1.0, 3.0, 2.0]) * scale
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # DeprecationWarning included
+        r = capped.project_qp(S, v)
+    gap = max(r.certificate["gap"], 0.0)
+    assert gap <= 1e-9
+    ref = _ref_project(v, np.asarray(caps))
+    np.testing.assert_allclose(S.project(v), ref, atol=1e-12)
+    assert np.linalg.norm(r.weights - ref) <= math.sqrt(2 * gap) + 1e-9
+    want = _half_sq_dist(ref, v)
+    if math.isfinite(want):
+        # the value at the solver's weights: within the certified gap (plus rounding) of the exact minimum
+        # (an interior point may sit 1e-11 outside the set, a hair below the minimum)
+        assert abs(r.value - want) <= gap + 1e-9 * max(1.0, want)
+    else:
+        assert r.value == math.inf  # 0.5 ||lam - v||^2 ~ 1e600 does not fit float64
+
+
+def test_project_qp_mixed_signs_near_the_float_range() -> None:
+    S = CappedSimplex.simplex(3)
+    v = np.array([1.7e308, -1.7e308, 1.6e308])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = capped.project_qp(S, v)
+    np.testing.assert_allclose(r.weights, [1.0, 0.0, 0.0], atol=1e-5)
+
+
+def test_project_qp_fallbacks_emit_no_warning(monkeypatch: Any) -> None:
+    """OSQP's deprecation of 'polish' failed the last fallback (and leaked under warnings-as-errors)."""
+    import fairtheory.exact.capped as C
+    from fairtheory.exact.result import SolverError
+
+    real = C.solve_checked
+    S = CappedSimplex([0.5, 0.4, 0.3])
+    v = np.array([1.0, 3.0, 2.0])
+    for keep, label in (("HIGHS", "highs-qp"), ("OSQP", "osqp-polished")):
+        def only(prob: Any, what: str, solver: str, keep: str = keep, **kw: Any) -> float:
+            if solver != keep:
+                raise SolverError(what, solver, "forced failure (test)")
+            return real(prob, what, solver, **kw)
+
+        monkeypatch.setattr(C, "solve_checked", only)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            r = C.project_qp(S, v)
+        assert r.extra["attempt"] == label
+        assert np.max(np.abs(r.weights - S.project(v))) <= 1e-6
