@@ -224,11 +224,13 @@ def flgo_ditto_claim(ctx: Context) -> Outcome:
             got = peer if isinstance(peer, BaseException) else np.concatenate([x for pair in peer for x in pair])
             _vec(parts["solvers vs fairtheory (two rounds)"], got, ours, 1e-9, inst, d)
             # many personal steps: the contraction bound to the exact optimum
-            if k % 3 == 0:
-                rho = _contraction(H, lr, mu)
-                S = int(min(3000, max(50, math.ceil(-36.0 / math.log(rho))))) if rho > 0 else 1
+            if k % 4 == 0:  # step 1/(mu + lambda_max): rate rho = 1 - (mu + lambda_min)/(mu + lambda_max)
+                lr_long = 1.0 / (mu + float(np.linalg.eigvalsh(H).max()))
+                rho = _contraction(H, lr_long, mu)
+                S = int(min(400, max(20, math.ceil(-36.0 / math.log(rho))))) if rho > 0 else 1
                 vstar = np.array([float(t) for t in personal_optimum_exact(P, w1, mu)[0]])
-                far = _try(lambda H=H, c=c, w1=w1, lr=lr, mu=mu, S=S: flgo_ditto_train(H, c, [w1], lr=lr, mu=mu, steps=S)[0][1])
+                far = _try(lambda H=H, c=c, w1=w1, lr=lr_long, mu=mu, S=S:
+                           flgo_ditto_train(H, c, [w1], lr=lr, mu=mu, steps=S)[0][1])
                 bound = rho ** S * float(np.linalg.norm(w1 - vstar)) \
                     + 1e-12 * max(1.0, float(np.max(np.abs(vstar))))
                 dist = math.nan if isinstance(far, BaseException) else float(np.linalg.norm(far - vstar))
