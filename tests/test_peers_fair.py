@@ -191,6 +191,22 @@ def test_sqwash_smooth_failure_at_theta_one_depends_on_n_only():
 
 
 @needs("sqwash")
+def test_sqwash_smooth_failing_sizes_are_where_one_minus_n_copies_of_one_over_n_rounds_positive():
+    import torch
+
+    one = torch.tensor(1, dtype=torch.float64)
+    predicted = [n for n in range(1, 65)
+                 if float((1 - torch.full((2 * n, n), 1.0, dtype=torch.float64).mul(one / n).sum(axis=1))[0]) > 0]
+    observed = []
+    for n in range(1, 65):
+        try:
+            F.sqwash_smooth_weights(np.arange(n, dtype=float), 1.0, 0.5)
+        except IndexError:
+            observed.append(n)
+    assert predicted == observed == SMOOTH_FAILING_N
+
+
+@needs("sqwash")
 def test_sqwash_smooth_weights_agree_below_theta_one():
     rng = np.random.default_rng(3)
     worst = 0.0
