@@ -101,6 +101,23 @@ def test_flgo_powerofchoice_selects_a_non_candidate():
     assert sorted(asked) == [0, 1, 2] and sel == [2, 0]
 
 
+@needs("flgo")
+def test_flgo_powerofchoice_is_right_with_d_equal_n_only():
+    from fairtheory.algorithms.power_of_choice import is_valid_selection
+
+    rng = np.random.default_rng(5)
+    wrong = {"d<n": 0, "d=n": 0}
+    for _ in range(300):
+        n = int(rng.integers(2, 9))
+        d = int(rng.integers(1, n + 1))
+        m = int(rng.integers(1, d + 1))
+        losses = rng.uniform(size=n)
+        asked, sel = F.flgo_powerofchoice_sample(losses, rng.integers(1, 20, size=n), d=d, m=m,
+                                                 seed=int(rng.integers(2**31)))
+        wrong["d<n" if d < n else "d=n"] += not is_valid_selection(sel, asked, losses[asked], m)
+    assert wrong["d=n"] == 0 and wrong["d<n"] > 50
+
+
 # ------------------------------------------------------------------ FedLab
 @needs("fedlab")
 def test_fedlab_ditto_does_not_run_as_shipped(monkeypatch):
