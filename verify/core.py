@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError
 from verify.catalogue import CATALOGUE
 
 Status = Literal["proved", "verified", "refuted", "inconclusive", "skipped", "not implemented", "error"]
@@ -45,6 +46,12 @@ class Context:
     seed: int = 0
     executor: Any = field(default=None, compare=False, repr=False)
 
+    def __post_init__(self) -> None:
+        if isinstance(self.seed, (bool, np.bool_)) or not isinstance(self.seed, (int, np.integer)):
+            raise FairtheoryTypeError(f"Context seed must be an integer >= 0, got {type(self.seed).__name__} {self.seed!r}")
+        if self.seed < 0:
+            raise FairtheoryValueError(f"Context seed must be an integer >= 0, got {self.seed}")
+
     def map(self, fn: Callable[[Any], Any], items: Any) -> list[Any]:
         """``[fn(x) for x in items]``, in order - on the runner's workers when it has any.  ``fn`` must be
         picklable (a module-level function, or ``functools.partial`` of one) and must draw its randomness
@@ -55,6 +62,8 @@ class Context:
 
     def rng(self, salt: str = "") -> np.random.Generator:
         """A generator seeded by ``(seed, salt)`` so claims are independent and reproducible."""
+        if not isinstance(salt, str):
+            raise FairtheoryTypeError(f"Context.rng salt must be a string, got {type(salt).__name__}")
         key = [self.seed] + [ord(c) for c in salt]
         return np.random.default_rng(key)
 
@@ -288,9 +297,13 @@ class Tally:
     """
 
     def __init__(self, kind: Literal["upper", "lower", "equal"] | None = None, *, rounding: float = ROUNDING) -> None:
-        self.relation: str | None = {"upper": "<=", "lower": ">=", "equal": "==", None: None}[kind]
-        self.rounding = rounding
+        kinds = {"upper": "<=", "lower": ">=", "equal": "==", None: None}
+        if not isinstance(kind, (str, type(None))) or kind not in kinds:
+            raise FairtheoryValueError(f"Tally kind must be one of 'upper', 'lower', 'equal' or None, got {kind!r}")
+        self.relation: str | None = kinds[kind]
+        self.rounding = _nonneg(rounding, "Tally rounding")
         self.instances = 0
+        self.nonfinite = 0
         self.worst_margin = math.inf
         self.worst_measured: float | None = None
         self.worst_bound: float | None = None
@@ -304,7 +317,7 @@ class Tally:
     # ------------------------------------------------------------ records
     def upper(self, lhs: float, rhs: float, instance: dict[str, Any] | None = None, size: float | None = None) -> bool:
         """Record one instance of ``lhs <= rhs``; returns whether it held."""
-        lhs, rhs = float(lhs), float(rhs)
+        lhs, rhs = _real(lhs, "Tally.upper lhs"), _real(rhs, "Tally.upper rhs")
         self._set_relation("<=")
         ok, margin = self._inequality(rhs - lhs, lhs, rhs)
         if rhs > 0 and math.isfinite(rhs) and math.isfinite(lhs):
@@ -313,7 +326,7 @@ class Tally:
 
     def lower(self, lhs: float, rhs: float, instance: dict[str, Any] | None = None, size: float | None = None) -> bool:
         """Record one instance of ``lhs >= rhs``; returns whether it held."""
-        lhs, rhs = float(lhs), float(rhs)
+        lhs, rhs = _real(lhs, "Tally.lower lhs"), _real(rhs, "Tally.lower rhs")
         self._set_relation(">=")
         ok, margin = self._inequality(lhs - rhs, lhs, rhs)
         if lhs > 0 and rhs > 0 and math.isfinite(lhs) and math.isfinite(rhs):
@@ -322,14 +335,19 @@ class Tally:
 
     def equal(self, measured: float, theory: float, *, rtol: float, atol: float = 0.0, scale: float = 0.0,
               instance: dict[str, Any] | None = None, size: float | None = None) -> bool:
-        """Record one instance of ``measured == theory`` within ``rtol max(|theory|, scale) + atol``."""
-        m, t = float(measured), float(theory)
+        """Record one instance of ``measured == theory`` within ``rtol max(|theory|, scale) + atol``.
+
+        ``rtol``, ``atol`` and ``scale`` are finite and ``>= 0`` (``rtol = 0``: exact up to ``atol``).  A
+        non-finite ``measured`` or ``theory`` never holds, not even ``inf == inf``."""
+        m, t = _real(measured, "Tally.equal measured"), _real(theory, "Tally.equal theory")
+        rtol = _nonneg(rtol, "Tally.equal rtol")
+        atol, scale = _nonneg(atol, "Tally.equal atol"), _nonneg(scale, "Tally.equal scale")
         self._set_relation("==")
         if self.tolerance is None:
-            self.tolerance = float(rtol)
-        elif self.tolerance != float(rtol):
-            raise ValueError("one tally compares with one rtol")
-        ref = max(abs(t), float(scale))
+            self.tolerance = rtol
+        elif self.tolerance != rtol:
+            raise FairtheoryValueError(f"one tally compares with one rtol: it has {self.tolerance}, got rtol={rtol}")
+        ref = max(abs(t), scale)
         if math.isfinite(m) and math.isfinite(t):
             dev = abs(m - t)
             allowed = rtol * ref + atol
@@ -337,7 +355,7 @@ class Tally:
             margin = allowed - dev
             err = dev / ref if ref > 0 else (0.0 if dev == 0 else math.inf)
         else:
-            ok, margin, err = (m == t), (0.0 if m == t else -math.inf), (0.0 if m == t else math.inf)
+            ok, margin, err = False, -math.inf, math.inf
         self.worst_error = max(self.worst_error, err)
         return self._record(ok, margin, m, t, instance, size)
 
@@ -345,7 +363,7 @@ class Tally:
             size: float | None = None) -> bool:
         """Legacy form: ``upper`` for an upper tally, or ``(error, tolerance)`` for an ``"equal"`` tally."""
         if self.relation == "==":
-            err, tol = float(measured), float(bound)
+            err, tol = _real(measured, "Tally.add measured"), _nonneg(bound, "Tally.add bound (tolerance)")
             self.tolerance = tol if self.tolerance is None else self.tolerance
             ok, margin = self._inequality(tol - err, err, tol)
             self.worst_error = max(self.worst_error, err)
@@ -357,7 +375,7 @@ class Tally:
         if self.relation is None:
             self.relation = rel
         elif self.relation != rel:
-            raise ValueError(f"this tally records {self.relation!r}; use another Tally for {rel!r}")
+            raise FairtheoryValueError(f"this tally records {self.relation!r}; use another Tally for {rel!r}")
 
     def _inequality(self, margin: float, a: float, b: float) -> tuple[bool, float]:
         if not (math.isfinite(a) and math.isfinite(b)):
@@ -366,6 +384,11 @@ class Tally:
 
     def _record(self, ok: bool, margin: float, measured: float, bound: float,
                 instance: dict[str, Any] | None, size: float | None) -> bool:
+        if size is not None:
+            size = _real(size, "Tally size")
+        if not (math.isfinite(measured) and math.isfinite(bound)):
+            self.nonfinite += 1
+            ok = False
         self.instances += 1
         if margin < self.worst_margin or self.worst_measured is None:
             self.worst_margin, self.worst_measured, self.worst_bound = margin, measured, bound
@@ -385,6 +408,11 @@ class Tally:
         status: Status = "refuted" if self.violations else "verified"
         d = dict(details or {})
         d["violations"] = self.violations
+        if self.nonfinite:
+            d["nonfinite_instances"] = self.nonfinite
+            extra = (f"{self.nonfinite} of {self.instances} instances had a non-finite measured or bound value "
+                     "(never verified; counted as violations)")
+            note = f"{note} {extra}".strip() if note else extra
         eq = self.relation == "=="
         return Outcome(
             status,
@@ -401,6 +429,24 @@ class Tally:
             tolerance=self.tolerance if eq else None,
             explain=explain,
         )
+
+
+def _real(x: Any, name: str) -> float:
+    """``x`` as a float, or a named :class:`FairtheoryTypeError` (strings, complex numbers, ``None`` are not numbers)."""
+    if isinstance(x, (str, bytes, complex, np.complexfloating)) or x is None:
+        raise FairtheoryTypeError(f"{name} must be a real number, got {type(x).__name__} {x!r}")
+    try:
+        return float(x)
+    except (TypeError, ValueError, OverflowError):
+        raise FairtheoryTypeError(f"{name} must be a real number, got {type(x).__name__} {x!r}") from None
+
+
+def _nonneg(x: Any, name: str) -> float:
+    """A finite real number ``>= 0``, or a named error."""
+    v = _real(x, name)
+    if not (math.isfinite(v) and v >= 0):
+        raise FairtheoryValueError(f"{name} must be a finite number >= 0, got {x!r}")
+    return v
 
 
 def relative_error(a: float, b: float) -> float:

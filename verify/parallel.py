@@ -19,29 +19,56 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import pickle
+import select
 import signal
+import socket
 import sys
+import threading
 import time
+import traceback
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, wait
 from typing import Any
 
-__all__ = ["SerialExecutor", "ProcessExecutor", "RayExecutor", "make_executor", "run_claim_task", "worker_count"]
+__all__ = ["SerialExecutor", "ProcessExecutor", "RayExecutor", "ConnectError", "make_executor", "run_claim_task",
+           "run_claim_isolated", "worker_count", "available_cores", "MAX_WORKERS", "RAY_CONNECT_TIMEOUT"]
+
+#: the largest ``--workers`` value accepted at all (larger is refused; values above the core count are capped)
+MAX_WORKERS = 1024
+
+#: seconds allowed to reach a Ray cluster (TCP probe) and for ``ray.init`` to return
+RAY_CONNECT_TIMEOUT = 60.0
+RAY_PROBE_TIMEOUT = 5.0
+
+
+class ConnectError(RuntimeError):
+    """The Ray cluster at ``--address`` could not be reached (the runner exits 2 with this message)."""
 
 #: claim modules the workers must load: (plugins, load entry points)
 _WORKER_SETUP: tuple[tuple[str, ...], bool] = ((), True)
 
 
+def available_cores() -> int:
+    """CPU cores this process may run on (the affinity mask where the OS has one)."""
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
+
+
 def worker_count(text: str) -> int:
-    """``--workers`` value: a positive integer or ``auto`` (the CPU count)."""
+    """``--workers`` value: an integer in ``[1, MAX_WORKERS]`` or ``auto`` (the core count).
+
+    Values above the core count are accepted here and capped by the runner (local processes cannot use
+    more); values above :data:`MAX_WORKERS` are refused."""
     if text == "auto":
-        return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
+        return available_cores()
     try:
         n = int(text)
     except ValueError:
         raise ValueError(f"must be a positive integer or 'auto', got {text!r}") from None
     if n < 1:
         raise ValueError(f"must be a positive integer or 'auto', got {n}")
+    if n > MAX_WORKERS:
+        raise ValueError(f"must be at most {MAX_WORKERS} (this machine has {available_cores()} cores), got {n}")
     return n
 
 
@@ -73,11 +100,116 @@ def _load(plugins: Sequence[str], entry_points: bool) -> None:
     load_plugins(list(plugins))
 
 
-def run_claim_task(claim_id: str, quick: bool, seed: int) -> Any:
-    """Run one claim in a worker (serially inside it) and return its result."""
+def run_claim_task(claim_id: str, quick: bool, seed: int, timeout: float | None = None) -> Any:
+    """Run one claim in a worker (serially inside it) and return its result; with ``timeout``, in a forked
+    child of the worker that is killed past ``timeout`` seconds (:func:`run_claim_isolated`)."""
+    if timeout is not None:
+        return run_claim_isolated(claim_id, quick, seed, timeout)
     from verify.core import Context, run_claim
 
     return run_claim(claim_id, Context(quick=quick, seed=seed))
+
+
+def run_claim_isolated(claim_id: str, quick: bool, seed: int, timeout: float) -> Any:
+    """Run one claim in a forked child process with a wall-clock limit of ``timeout`` seconds.
+
+    The child (its own process group) runs :func:`verify.core.run_claim` and sends the pickled result
+    back through a pipe.  Past the limit the whole group is killed with SIGKILL - this stops a claim
+    stuck inside a C extension too, which a signal handler in the same process could not - and the
+    claim is reported as ``error: timed out after N s``.  A child that dies without a result (killed
+    by the OS for memory, a crash in native code) is reported as ``error`` with its exit status.
+    Where ``os.fork`` does not exist the claim runs in this process, without a limit."""
+    from verify.core import Context, error_result, run_claim
+
+    if not hasattr(os, "fork"):  # pragma: no cover - Windows
+        return run_claim(claim_id, Context(quick=quick, seed=seed))
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:  # noqa: BLE001 - a closed or odd stream must not stop the run
+            pass
+    r, w = os.pipe()
+    t0 = time.perf_counter()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - runs in the child (coverage does not follow os._exit)
+        _child(r, w, claim_id, quick, seed)
+    os.close(w)
+    try:
+        os.setpgid(pid, pid)  # also here, so that a kill right after the fork reaches the group
+    except OSError:
+        pass
+    chunks: list[bytes] = []
+    killed = False
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                killed = True
+                break
+            ready, _, _ = select.select([r], [], [], min(left, 1.0))
+            if ready:
+                data = os.read(r, 1 << 20)
+                if not data:
+                    break
+                chunks.append(data)
+    finally:
+        os.close(r)
+        if killed or sys.exc_info()[0] is not None:
+            _kill_group(pid)
+        _, status = os.waitpid(pid, 0)
+    secs = time.perf_counter() - t0
+    if killed:
+        return error_result(claim_id, f"timed out after {_secs(timeout)} s (killed; --timeout)", secs,
+                            {"timeout_s": timeout})
+    try:
+        return pickle.loads(b"".join(chunks))
+    except Exception:  # noqa: BLE001 - no (complete) result came back: the child died
+        how = (f"signal {os.WTERMSIG(status)}" if os.WIFSIGNALED(status) else f"exit code {os.WEXITSTATUS(status)}")
+        return error_result(claim_id, f"the process running the claim died without a result ({how}; "
+                            "out of memory or a crash in native code?)", secs)
+
+
+def _child(r: int, w: int, claim_id: str, quick: bool, seed: int) -> None:  # pragma: no cover - in the child
+    code = 0
+    try:
+        os.close(r)
+        os.setpgid(0, 0)  # its own group: a timeout kills what the claim started too
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent alone handles Ctrl-C
+        from verify.core import Context, error_result, run_claim
+
+        try:
+            res = run_claim(claim_id, Context(quick=quick, seed=seed))
+            data = pickle.dumps(res)
+        except BaseException as exc:  # noqa: BLE001 - e.g. SystemExit or an unpicklable result: report it
+            data = pickle.dumps(error_result(claim_id, f"{type(exc).__name__}: {exc}", 0.0,
+                                             {"traceback": traceback.format_exc(limit=8)}))
+        view = memoryview(data)
+        while view:
+            view = view[os.write(w, view):]
+        os.close(w)
+    except BaseException:  # noqa: BLE001
+        code = 1
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except Exception:  # noqa: BLE001
+                pass
+        os._exit(code)
+
+
+def _kill_group(pid: int) -> None:
+    for kill in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
+        try:
+            kill()
+            return
+        except (ProcessLookupError, PermissionError):
+            continue
+
+
+def _secs(x: float) -> str:
+    return f"{x:g}"
 
 
 def _apply_chunk(fn: Callable[[Any], Any], items: Sequence[Any]) -> list[Any]:
@@ -92,6 +224,9 @@ class SerialExecutor:
     """Everything in the calling process (the default, ``--workers 1``)."""
 
     workers = 1
+
+    def cancel(self, fut: Future[Any]) -> None:
+        return None
 
     def submit(self, fn: Callable[..., Any], *args: Any) -> Future[Any]:
         fut: Future[Any] = Future()
@@ -124,6 +259,10 @@ class ProcessExecutor:
     def submit(self, fn: Callable[..., Any], *args: Any) -> Future[Any]:
         return self._pool.submit(fn, *args)
 
+    def cancel(self, fut: Future[Any]) -> None:
+        """Whole claims enforce their time limit inside the worker (:func:`run_claim_isolated`)."""
+        fut.cancel()
+
     def map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> list[Any]:
         seq = list(items)
         size = max(1, -(-len(seq) // (4 * self.workers)))  # ~4 chunks per worker, in order
@@ -146,6 +285,7 @@ class RayExecutor:
         except ImportError as exc:
             raise RuntimeError("the Ray executor needs ray: pip install -e '.[ray]'") from exc
         self._ray = ray
+        self._refs: dict[Future[Any], Any] = {}
         if not ray.is_initialized():
             kw: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "ignore_reinit_error": True}
             if address:
@@ -154,7 +294,15 @@ class RayExecutor:
                 kw["num_cpus"] = workers
             here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
             kw["runtime_env"] = {"env_vars": {"PYTHONPATH": os.pathsep.join([here, os.environ.get("PYTHONPATH", "")])}}
-            ray.init(**kw)
+            if address:  # a cluster: probe it, then connect with a time limit (ray.init alone can hang)
+                probe_ray_address(address)
+                _init_with_timeout(ray, kw, address)
+            else:
+                try:
+                    ray.init(**kw)
+                except Exception as exc:  # noqa: BLE001 - one line for the user, exit 2
+                    raise ConnectError(f"could not start a local Ray instance: {type(exc).__name__}: "
+                                       f"{' '.join(str(exc).split())[:300]}") from None
         self.workers = int(ray.cluster_resources().get("CPU", workers or 1))
         setup = (tuple(plugins), entry_points)
         # plugin files are imported under generated module names the workers cannot import before the
@@ -174,7 +322,19 @@ class RayExecutor:
         self._call = call
 
     def submit(self, fn: Callable[..., Any], *args: Any) -> Future[Any]:
-        return self._call.remote(fn, *args).future()
+        ref = self._call.remote(fn, *args)
+        fut = ref.future()
+        self._refs[fut] = ref
+        return fut
+
+    def cancel(self, fut: Future[Any]) -> None:
+        """Stop the task behind ``fut`` (its worker process is killed: ``ray.cancel(force=True)``)."""
+        ref = self._refs.pop(fut, None)
+        if ref is not None:
+            try:
+                self._ray.cancel(ref, force=True)
+            except Exception:  # noqa: BLE001 - the task may have ended meanwhile
+                pass
 
     def map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> list[Any]:
         seq = list(items)
@@ -187,6 +347,51 @@ class RayExecutor:
 
     def shutdown(self) -> None:
         return None
+
+
+def probe_ray_address(address: str, timeout: float = RAY_PROBE_TIMEOUT) -> None:
+    """Open (and close) a TCP connection to the ``host:port`` of ``address`` within ``timeout`` seconds.
+
+    ``address`` is ``host:port`` or ``ray://host:port`` (Ray Client); ``auto`` and ``local`` are left to
+    Ray.  Raises :class:`ConnectError` saying why the address cannot be reached: a malformed address, a
+    name that does not resolve, a refused or timed-out connection."""
+    if address in ("auto", "local"):
+        return
+    hostport = address.split("://", 1)[1] if "://" in address else address
+    host, sep, port_text = hostport.rstrip("/").rpartition(":")
+    host = host.strip("[]")
+    if not sep or not host or not port_text.isdigit() or not 0 < int(port_text) < 65536:
+        raise ConnectError(f"--address {address!r} is not host:port or ray://host:port")
+    try:
+        with socket.create_connection((host, int(port_text)), timeout=timeout):
+            pass
+    except OSError as exc:
+        reason = "timed out" if isinstance(exc, TimeoutError) else (exc.strerror or str(exc) or type(exc).__name__)
+        raise ConnectError(f"cannot reach the Ray cluster at {address!r}: {reason}") from None
+
+
+def _init_with_timeout(ray: Any, kw: dict[str, Any], address: str | None,
+                       timeout: float = RAY_CONNECT_TIMEOUT) -> None:
+    """``ray.init(**kw)`` in a helper thread; :class:`ConnectError` when it fails or takes over ``timeout`` s."""
+    box: dict[str, BaseException | None] = {}
+
+    def init() -> None:
+        try:
+            ray.init(**kw)
+            box["error"] = None
+        except BaseException as exc:  # noqa: BLE001 - reported in the caller's thread
+            box["error"] = exc
+
+    where = f"the Ray cluster at {address!r}" if address else "a local Ray instance"
+    th = threading.Thread(target=init, name="ray-init", daemon=True)
+    th.start()
+    th.join(timeout)
+    if th.is_alive():
+        raise ConnectError(f"could not connect to {where} within {timeout:g} s")
+    err = box.get("error")
+    if err is not None:
+        msg = " ".join(str(err).split())[:300] or type(err).__name__
+        raise ConnectError(f"could not connect to {where}: {type(err).__name__}: {msg}")
 
 
 def make_executor(kind: str, workers: int, *, address: str | None = None, plugins: Sequence[str] = (),

@@ -5,10 +5,16 @@ audit family), ``--list``, ``--quick`` (default) / ``--full``, ``--json PATH``, 
 ``--no-json``/``--no-markdown``, ``--seed N``, ``--strict``, ``--plugin MODULE_OR_PATH`` (repeatable;
 a dotted module or a ``.py`` file), ``--no-entry-points`` (ignore installed ``fairtheory.claims`` entry
 points), ``--workers N|auto`` with ``--executor process|ray`` and ``--address ADDR`` (parallel runs:
-the same report as a serial run, see :mod:`verify.parallel`).
+the same report as a serial run, see :mod:`verify.parallel`), ``--timeout SECONDS`` (per claim;
+default 600 s quick, 1800 s full; a claim past it is ``error: timed out`` and the run goes on).
+``--workers`` above the core count is capped at it (one line on stderr; not with ``--executor ray
+--address``, where the cluster decides), above 1024 refused.
 
-Exit status 1 when a claim's status differs from its expectation, a check errors or a claim module
-fails to import (``--strict`` also counts ``not implemented``); 2 for bad arguments (before any claim
+Statuses: ``proved`` (an exact certificate the runner re-checked), ``verified``, ``refuted``,
+``inconclusive``, ``skipped``, ``not implemented``, ``error``.  Exit status 1 when a claim's status differs
+from its expectation (``proved`` satisfies an expected ``verified``), a check errors or a claim module
+fails to import, or a report could not be written (``--strict`` also counts ``not implemented``); 2 for
+bad arguments, an unwritable report path or an unreachable Ray cluster (one line, before any claim
 runs); 130 when interrupted.  Reports are rewritten atomically after every claim, so an interrupted run
 keeps every claim that finished.
 """
@@ -17,21 +23,24 @@ from __future__ import annotations
 
 import argparse
 import fnmatch
+import math
 import os
 import platform
 import sys
+import tempfile
+import threading
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from verify.core import REGISTRY, ClaimResult, Context, all_ids, run_claim
-from verify.parallel import SerialExecutor, make_executor, run_claim_task
+from verify.core import REGISTRY, ClaimResult, Context, all_ids, error_result, run_claim
+from verify.parallel import SerialExecutor, available_cores, make_executor, run_claim_task
 from verify.plugins import load_builtin, load_entry_points, load_plugins
 from verify.report import atomic_write, fmt, status_counts, to_json, to_markdown
 
@@ -58,9 +67,29 @@ def _seed(text: str) -> int:
     return v
 
 
+class _Parser(argparse.ArgumentParser):
+    """Usage errors are one line on stderr (``python -m verify: error: ...``) and exit status 2."""
+
+    def error(self, message: str) -> NoReturn:  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {' '.join(message.split())}\n")
+
+
+#: default per-claim time limit in seconds: (quick, full)
+DEFAULT_TIMEOUT = (600.0, 1800.0)
+
+
+def _timeout(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds > 0 (0: no limit), got {text!r}") from None
+    if not math.isfinite(v) or v < 0:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds > 0 (0: no limit), got {text!r}")
+    return v
+
+
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="python -m verify", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = _Parser(prog="python -m verify", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--only", action="append", metavar="PATTERN",
                     help="run claims whose id matches this fnmatch pattern (e.g. 'rcfl.*')")
     ap.add_argument("--list", action="store_true", help="list claim ids, citations and implementation state")
@@ -85,7 +114,12 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--executor", choices=("process", "ray"), default="process",
                     help="local processes (default) or Ray (pip install -e '.[ray]')")
     ap.add_argument("--address", default=None, metavar="ADDR",
-                    help="Ray cluster address to attach to (default: start Ray locally)")
+                    help="Ray cluster address to attach to (default: start Ray locally); an unreachable one "
+                         "exits 2")
+    ap.add_argument("--timeout", type=_timeout, default=None, metavar="SECONDS",
+                    help=f"time limit per claim; a claim past it is 'error: timed out' and the run goes on "
+                         f"(default {DEFAULT_TIMEOUT[0]:g} s with --quick, {DEFAULT_TIMEOUT[1]:g} s with --full; 0: no "
+                         "limit, claims then run in this process when serial)")
     return ap
 
 
@@ -99,20 +133,35 @@ def _workers(text: str) -> int:
 
 
 def _check_writable(ap: argparse.ArgumentParser, option: str, path: str) -> None:
-    """Exit 2 (usage error) unless ``path`` names a file that can be written."""
+    """Exit 2 (usage error) unless a report can be written at ``path``.
+
+    Checked by doing what :func:`verify.report.atomic_write` does, up front: create the folders, create
+    (then remove) a temporary file beside the target.  Permission bits alone do not tell (root ignores
+    them; ``/proc`` refuses files whatever they say)."""
     if not path.strip():
         ap.error(f"{option} needs a file path, got an empty string")
     target = Path(path)
     if target.is_dir():
         ap.error(f"{option} {path!r} is a directory, not a file")
-    parent = target.parent
-    existing = parent
-    while not existing.exists() and existing != existing.parent:
-        existing = existing.parent
-    if not existing.is_dir():
-        ap.error(f"{option} {path!r}: {existing} is not a directory")
-    if not os.access(existing, os.W_OK | os.X_OK) or (target.exists() and not os.access(target, os.W_OK)):
+    if target.exists() and not target.is_file():
+        ap.error(f"{option} {path!r} exists and is not a regular file")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".probe")
+        try:
+            os.write(fd, b"{}")
+        finally:
+            os.close(fd)
+            os.unlink(tmp)
+    except OSError as exc:
+        ap.error(f"{option} {path!r} is not writable: {exc.strerror or exc}")
+    if target.exists() and not os.access(target, os.W_OK) and not os.access(target.parent, os.W_OK):
         ap.error(f"{option} {path!r} is not writable")
+
+
+def _short(text: str, n: int = 160) -> str:
+    line = " ".join(str(text).split())
+    return line if len(line) <= n else line[:n - 3] + "..."
 
 
 def _styled(status: str, text: str) -> str:
@@ -151,12 +200,16 @@ def _run_all(ids: Sequence[str], args: argparse.Namespace, executor: Any,
              finished: Callable[[ClaimResult], None]) -> None:
     """Run every claim; ``finished`` is called in the main thread as each one ends.
 
-    Serial: in id order.  With workers: whole claims are submitted to the executor; chunked claims run
-    in a helper thread of the main process and spread their instances over the same workers."""
-    ctx = Context(quick=args.quick, seed=args.seed)
+    Serial: in id order, each claim in a forked child killed past ``args.timeout`` (in this process when
+    the limit is off).  With workers: whole claims are submitted to the executor (process and Ray workers
+    fork and time-limit each claim themselves, :func:`verify.parallel.run_claim_isolated`); chunked
+    claims run in a helper thread of the main process and spread their instances over the same workers
+    (past the limit they are reported and abandoned: their next ``ctx.map`` raises).  A task that ends
+    in an exception (a worker died, a result did not pickle) is that claim's ``error``."""
+    timeout = args.timeout or None
     if isinstance(executor, SerialExecutor):
         for cid in ids:
-            finished(run_claim(cid, ctx))
+            finished(run_claim_task(cid, args.quick, args.seed, timeout))
         return
     chunked = [i for i in ids if i in REGISTRY and REGISTRY[i].chunked]
     # longest first (timings of the previous report at --json, when there is one), so that a long claim
@@ -164,33 +217,106 @@ def _run_all(ids: Sequence[str], args: argparse.Namespace, executor: Any,
     hint = _previous_seconds(args.json)
     pending = [i for i in sorted(ids, key=lambda i: -hint.get(i, 0.0)) if i not in chunked]
     running: dict[Future[Any], str] = {}
-    local = ThreadPoolExecutor(max_workers=1)
+    #: futures whose time limit this loop enforces (Ray tasks, chunked claims), with their deadline
+    deadlines: dict[Future[Any], float] = {}
+    started: dict[Future[Any], float] = {}
+    # process and Ray workers fork each whole claim and kill it past the limit themselves (the clock starts
+    # when the claim starts, not while it waits in a queue); this loop enforces it for chunked claims
+    inner_limit = True
+    stop_flags: dict[Future[Any], threading.Event] = {}
 
     def refill() -> None:
         # at most one queued whole claim per worker: instance chunks of a chunked claim, submitted meanwhile
         # by the helper thread, are then served before the remaining whole claims (the pool is FIFO)
         while pending and sum(1 for f in running if running[f] not in chunked and not f.done()) < executor.workers:
             cid = pending.pop(0)
-            running[executor.submit(run_claim_task, cid, args.quick, args.seed)] = cid
+            fut = executor.submit(run_claim_task, cid, args.quick, args.seed, timeout if inner_limit else None)
+            running[fut] = cid
+            started[fut] = time.monotonic()
+            if timeout and not inner_limit:
+                deadlines[fut] = started[fut] + timeout
 
-    try:
-        ctx_chunked = Context(quick=args.quick, seed=args.seed, executor=executor)
-        for cid in chunked:
-            running[local.submit(run_claim, cid, ctx_chunked)] = cid
+    for cid in chunked:
+        fut, stop = _start_chunked(cid, args, executor)
+        running[fut] = cid
+        started[fut] = time.monotonic()
+        stop_flags[fut] = stop
+        if timeout:
+            deadlines[fut] = started[fut] + timeout
+    refill()
+    while running:
+        wait_s = max(0.0, min(deadlines[f] for f in running if f in deadlines) - time.monotonic()) \
+            if any(f in deadlines for f in running) else None
+        done, _ = wait(running, timeout=wait_s, return_when=FIRST_COMPLETED)
+        for fut in done:
+            cid = running.pop(fut)
+            deadlines.pop(fut, None)
+            try:
+                res = fut.result()
+            except BaseException as exc:  # noqa: BLE001 - a lost task is that claim's error, the run goes on
+                if isinstance(exc, KeyboardInterrupt):
+                    raise
+                res = error_result(cid, f"the task running the claim failed: {type(exc).__name__}: {exc}",
+                                   time.monotonic() - started[fut])
+            finished(res)
+        now = time.monotonic()
+        for fut in [f for f in running if f in deadlines and deadlines[f] <= now and not f.done()]:
+            cid = running.pop(fut)
+            deadlines.pop(fut)
+            if fut in stop_flags:
+                stop_flags[fut].set()
+            else:
+                executor.cancel(fut)
+            finished(error_result(cid, f"timed out after {timeout:g} s (--timeout; "
+                                  + ("abandoned: its next ctx.map call stops it)" if fut in stop_flags
+                                     else "cancelled)"), now - started[fut], {"timeout_s": timeout}))
         refill()
-        while running:
-            done, _ = wait(running, return_when=FIRST_COMPLETED)
-            for fut in done:
-                running.pop(fut)
-                finished(fut.result())
-            refill()
-    finally:
-        local.shutdown(wait=False, cancel_futures=True)
+
+
+class _Stoppable:
+    """The executor as a chunked claim sees it: ``map`` raises once the claim's time limit has passed."""
+
+    def __init__(self, executor: Any, stop: threading.Event) -> None:
+        self._executor, self._stop = executor, stop
+        self.workers = executor.workers
+
+    def map(self, fn: Callable[[Any], Any], items: Any) -> list[Any]:
+        if self._stop.is_set():
+            raise TimeoutError("the claim's time limit passed (--timeout)")
+        return self._executor.map(fn, items)
+
+
+def _start_chunked(cid: str, args: argparse.Namespace, executor: Any) -> tuple[Future[Any], threading.Event]:
+    """Run chunked claim ``cid`` in a daemon thread of this process (so that an abandoned one never
+    blocks the exit); its ``ctx.map`` goes to ``executor``."""
+    fut: Future[Any] = Future()
+    stop = threading.Event()
+    ctx = Context(quick=args.quick, seed=args.seed, executor=_Stoppable(executor, stop))
+
+    def body() -> None:
+        try:
+            res = run_claim(cid, ctx)
+        except BaseException as exc:  # noqa: BLE001 - delivered through the future
+            if fut.set_running_or_notify_cancel():
+                fut.set_exception(exc)
+            return
+        if fut.set_running_or_notify_cancel():
+            fut.set_result(res)
+
+    threading.Thread(target=body, name=f"chunked-{cid}", daemon=True).start()
+    return fut, stop
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     ap = build_parser()
     args = ap.parse_args(argv)
+    if args.timeout is None:
+        args.timeout = DEFAULT_TIMEOUT[0] if args.quick else DEFAULT_TIMEOUT[1]
+    local = args.executor == "process" or not args.address
+    if local and args.workers > available_cores():
+        print(f"verify: --workers {args.workers} capped at {available_cores()} (the CPU cores available)",
+              file=sys.stderr)
+        args.workers = available_cores()
     if args.json is not None:
         _check_writable(ap, "--json", args.json)
     if args.markdown is not None:
@@ -217,6 +343,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1 if load_errors else 0
     meta = {"mode": "quick" if args.quick else "full", "seed": args.seed, "python": platform.python_version(),
             "plugins": list(args.plugin), "workers": args.workers, "executor": args.executor,
+            "timeout_s": args.timeout or None,
             "started": time.strftime("%Y-%m-%dT%H:%M:%S"), "complete": False}
     try:
         executor = make_executor(args.executor, args.workers, address=args.address, plugins=args.plugin,
@@ -224,6 +351,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except RuntimeError as exc:
         ap.error(str(exc))
     done: dict[str, ClaimResult] = {}
+    write_errors: dict[str, str] = {}
     t0 = time.perf_counter()
 
     def ordered() -> list[ClaimResult]:
@@ -233,17 +361,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         meta["elapsed_s"] = round(time.perf_counter() - t0, 3)
         meta["complete"] = len(done) == len(ids)
         results = ordered()
-        if args.json:
-            atomic_write(args.json, to_json(results, meta))
-        if args.markdown:
-            atomic_write(args.markdown, to_markdown(results, meta))
+        for path, render in ((args.json, to_json), (args.markdown, to_markdown)):
+            if path:
+                try:
+                    atomic_write(path, render(results, meta))
+                except OSError as exc:
+                    if path not in write_errors:
+                        console.print(escape(f"cannot write the report {path}: {exc}"), style="red")
+                    write_errors[path] = str(exc)
 
     def finished(r: ClaimResult) -> None:
         done[r.id] = r
         flag = "" if r.as_expected else f" (expected {r.expected})"
         console.print(f"[{len(done):>2}/{len(ids)}] {escape(f'{r.id:40s}')} {_styled(r.status, r.status)}"
                       f"{escape(flag)} measured={fmt(r.measured)} {escape(r.relation or 'vs')} bound={fmt(r.bound)} "
-                      f"tight={fmt(r.tightness)} ({r.seconds:.1f}s)", highlight=False)
+                      f"tight={fmt(r.tightness)} ({r.seconds:.1f}s)"
+                      + (f" {escape(_short(r.note))}" if r.status == "error" else ""), highlight=False)
         save()
 
     try:
@@ -261,6 +394,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     counts = status_counts(results)
     console.print(f"{len(results)} claims in {time.perf_counter() - t0:.1f}s: "
                   + ", ".join(f"{v} {k}" for k, v in counts.items()))
+    if write_errors:
+        console.print(escape(f"reports not written: {', '.join(write_errors)}"), style="red")
+        return 1
     if load_errors:
         console.print(f"[red]{len(load_errors)} claim module(s) failed to import: {escape(', '.join(load_errors))}[/]")
         return 1
