@@ -40,6 +40,7 @@ from fairtheory.algorithms.base import (
     open_round,
 )
 from fairtheory.backend import like, namespace, to_numpy
+from fairtheory.errors import FairtheoryValueError
 from fairtheory.exact.min_norm import fedmgda_box, min_norm_weights
 from fairtheory.problems.base import FederatedProblem
 
@@ -58,23 +59,56 @@ class State:
 
 
 def normalise(U: Any, offset: float = 0.0) -> Any:
-    """Rows ``g_i / (||g_i|| + offset)`` of ``U`` (numpy or torch); a zero row stays zero."""
+    """Rows ``g_i / (||g_i|| + offset)`` of ``U`` (numpy or torch); a zero row stays zero.
+
+    One pass for the norms, one for the division (no full-size temporaries besides the result)."""
     xp = namespace(U)
     nrm = xp.linalg.vector_norm(U, axis=1)
     den = nrm + offset
-    safe = xp.where(den > 0, den, xp.ones_like(den))
-    return xp.where((den > 0)[:, None], U / safe[:, None], xp.zeros_like(U))
+    safe = xp.where(den > 0, den, xp.ones_like(den))  # a zero row has nrm = 0: 0 / 1 = 0
+    return U / safe[:, None]
+
+
+#: below this squared norm an update is normalised before its Gram product (products would underflow)
+_TINY2 = 2.0 ** -500
+
+
+def _gram_weights(U: Any, lo: np.ndarray, hi: np.ndarray, offset: float) -> tuple[np.ndarray, np.ndarray] | None:
+    r"""``(lam, f)`` from the Gram matrix of the *raw* updates, one pass over ``U``:
+    ``||g_i|| = sqrt(G_ii)``, ``f_i = 1/(||g_i|| + offset)`` and the normalised Gram matrix
+    ``f_i f_j G_ij``; the direction is then ``sum_i (lam_i f_i) g_i``.  ``None`` when ``U U^T`` is not
+    float-accurate (an overflow, a non-finite entry, or a squared norm below ``2^-500``)."""
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        G = np.asarray(to_numpy(U @ U.T), dtype=np.float64)
+        diag = np.diagonal(G)
+        if not (np.isfinite(G).all() and diag.min() >= _TINY2):
+            return None
+        f = 1.0 / (np.sqrt(diag) + offset)
+        Gn = G * (f[:, None] * f[None, :])  # f_i f_j = f_j f_i: stays exactly symmetric
+    lam, _ = min_norm_weights(Gn, lo=lo, hi=hi)
+    return lam, f
 
 
 def aggregate(U: Any, lam0: Any, *, epsilon: float, offset: float = 0.0) -> tuple[Any, np.ndarray]:
     r"""FedMGDA+'s server direction from the raw updates ``U`` (``m x d``, rows ``g_i = w - w_i``).
 
     Returns ``(d, lam)``: ``d = sum_i lam_i u_i`` in ``U``'s library and the optimal weights ``lam``
-    (numpy) of the min-norm problem over ``{lam in simplex : |lam_i - lam0_i| <= epsilon}``."""
+    (numpy) of the min-norm problem over ``{lam in simplex : |lam_i - lam0_i| <= epsilon}``.
+
+    ``U`` is read twice: its Gram product (norms and normalised Gram matrix from it) and the direction
+    ``d = (lam * f) @ U``; updates with a zero, tiny or huge norm are normalised first instead."""
     eps = check_in_range(epsilon, "epsilon", low=0.0)
     off = check_in_range(offset, "offset", low=0.0)
-    Un = normalise(U, off)
     lo, hi = fedmgda_box(to_numpy(lam0), eps)
+    m = U.shape[0] if getattr(U, "ndim", 0) == 2 else None
+    if m != lo.size:
+        raise FairtheoryValueError(f"U must be an (m x d) array with m = len(lam0) = {lo.size} rows, "
+                                   f"got shape {tuple(getattr(U, 'shape', ()))}")
+    fast = _gram_weights(U, lo, hi, off)
+    if fast is not None:
+        lam, f = fast
+        return like(lam * f, U) @ U, lam
+    Un = normalise(U, off)
     G = np.asarray(to_numpy(Un @ Un.T), dtype=np.float64)
     lam, _ = min_norm_weights(G, lo=lo, hi=hi)
     return like(lam, Un) @ Un, lam

@@ -35,6 +35,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 import numpy as np
+from scipy.linalg.lapack import dgesv as _gesv
 
 from fairtheory.backend import to_numpy
 from fairtheory.errors import FairtheoryValueError, SolverError
@@ -58,7 +59,13 @@ def _as_matrix(X: Any, name: str) -> np.ndarray:
     return arr
 
 
+def _is_simplex(lo: np.ndarray, hi: np.ndarray) -> bool:
+    return not lo.any() and bool((hi == 1.0).all())
+
+
 def _bounds(m: int, lo: Any, hi: Any) -> tuple[np.ndarray, np.ndarray]:
+    if lo is None and hi is None:
+        return np.zeros(m), np.ones(m)
     lo_a = np.zeros(m) if lo is None else np.broadcast_to(np.asarray(lo, dtype=np.float64), (m,)).copy()
     hi_a = np.ones(m) if hi is None else np.broadcast_to(np.asarray(hi, dtype=np.float64), (m,)).copy()
     if not (np.all(np.isfinite(lo_a)) and np.all(np.isfinite(hi_a))):
@@ -97,15 +104,82 @@ def box_lmo(c: Any, lo: Any = None, hi: Any = None) -> np.ndarray:
 
 
 def _lmo(c: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    order = np.argsort(c, kind="stable")
+    caps = (hi - lo)[order]
+    before = np.cumsum(caps) - caps  # capacity of the cheaper coordinates
     s = lo.copy()
-    left = 1.0 - lo.sum()
-    for i in np.argsort(c, kind="stable"):
-        if left <= 0.0:
-            break
-        add = min(hi[i] - lo[i], left)
-        s[i] += add
-        left -= add
+    s[order] += np.clip((1.0 - lo.sum()) - before, 0.0, caps)
     return s
+
+
+# ------------------------------------------------------------------ primal-dual active set (fast route)
+def _face_solve(G: np.ndarray, held: np.ndarray, free: np.ndarray) -> tuple[np.ndarray, float] | None:
+    """Minimiser of ``lam^T G lam`` over ``sum lam = 1`` with the weights off ``free`` held at ``held``
+    (zero on ``free``): the KKT system ``[G_FF 1; 1^T 0] [x; nu] = [-G_FH lam_H; 1 - sum lam_H]``
+    (LAPACK ``gesv``).  ``None`` when it is singular (affinely dependent free points) or not finite."""
+    m = G.shape[0]
+    F = np.flatnonzero(free)
+    k = F.size
+    K = np.empty((k + 1, k + 1), order="F")
+    rhs = np.empty(k + 1)
+    if k == m:
+        K[:k, :k] = G
+        rhs[:k] = 0.0
+        rhs[k] = 1.0
+    else:
+        GF = G[F]
+        K[:k, :k] = GF[:, F]
+        rhs[:k] = -(GF @ held)
+        rhs[k] = 1.0 - held.sum()
+    K[:k, k] = 1.0
+    K[k, :k] = 1.0
+    K[k, k] = 0.0
+    _, _, x, info = _gesv(K, rhs, overwrite_a=1, overwrite_b=1)
+    if info != 0 or not np.isfinite(x).all():
+        return None
+    return x[:k], float(x[k])
+
+
+def _pdas(G: np.ndarray, lo: np.ndarray, hi: np.ndarray, max_iter: int) -> tuple[np.ndarray, int] | None:
+    r"""Primal-dual active set (Hintermueller, Ito, Kunisch 2002) for ``min 0.5 lam^T G lam`` over ``S``.
+
+    Guess the weights held at ``lo`` / ``hi`` (first guess: none), solve the face's KKT system, and
+    re-guess from ``y = lam - (G lam + nu)``: ``y_i < lo_i`` holds ``i`` at ``lo``, ``y_i > hi_i`` at
+    ``hi``.  When the guess repeats, the KKT conditions hold (checked, tolerance ``1e-13`` on the
+    scaled ``G``): stationarity on the free weights, bounds, and multipliers of the right sign on the
+    held ones (exact termination; few iterations when many weights are free).  ``None`` when a face
+    system is singular or the guesses do not settle within ``max_iter`` (then the primal active set
+    decides)."""
+    m = G.shape[0]
+    pinned = hi <= lo
+    at_lo, at_hi = pinned.copy(), np.zeros(m, dtype=bool)
+    tol = 1e-13
+    lo_t, hi_t = lo - tol, hi + tol
+    for it in range(1, max_iter + 1):
+        free = ~(at_lo | at_hi)
+        lam = np.where(at_lo, lo, np.where(at_hi, hi, 0.0))
+        sol = _face_solve(G, lam, free) if free.any() else None
+        if sol is None:
+            return None
+        lam[free] = sol[0]
+        g = G @ lam
+        g += sol[1]
+        if np.abs(g[free]).max() > tol:  # inaccurate face solve (nearly singular): not a KKT point
+            return None
+        y = lam - g
+        new_lo = (y < lo_t) | pinned
+        new_hi = (y > hi_t) & ~new_lo
+        if (new_lo == at_lo).all() and (new_hi == at_hi).all():
+            lam = np.clip(lam, lo, hi)
+            r = 1.0 - lam.sum()
+            if r != 0.0:
+                inner = free & (lam > lo) & (lam < hi)
+                if inner.any():
+                    lam[inner] += r / inner.sum()
+                    lam = np.clip(lam, lo, hi)
+            return lam, it
+        at_lo, at_hi = new_lo, new_hi
+    return None
 
 
 # ------------------------------------------------------------------ active-set method
@@ -221,6 +295,54 @@ def _clarabel(G: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     return x
 
 
+def _vertex_optimal(G: np.ndarray, lo: np.ndarray, hi: np.ndarray, simplex: bool) -> np.ndarray | None:
+    """The start corner (smallest ``||g_i||`` first) when it is already optimal, exactly: Frank-Wolfe
+    gap ``s . G s - min_{t in S} t . G s <= 0`` (e.g. a zero update puts the origin at a vertex)."""
+    if simplex:  # the vertex e_k, k = argmin ||g_i||: optimal iff G_kk <= G_kj for every j
+        k = int(np.argmin(np.diagonal(G)))
+        if G[k, k] <= G[k].min():
+            s = np.zeros(G.shape[0])
+            s[k] = 1.0
+            return s
+        return None
+    s = _feasible_start(np.diag(G), lo, hi)
+    c = G @ s
+    return s if float(s @ c) <= float(_lmo(c, lo, hi) @ c) else None
+
+
+def _weights(Gm: np.ndarray, lo_a: np.ndarray, hi_a: np.ndarray, method: str,
+             max_iter: int | None, symmetric: bool = False) -> tuple[np.ndarray, dict[str, Any]]:
+    """:func:`min_norm_weights` on validated inputs (``Gm`` finite, square; bounds checked;
+    ``symmetric``: ``Gm`` is exactly symmetric, e.g. a BLAS ``syrk`` product)."""
+    m = Gm.shape[0]
+    diag = np.diagonal(Gm)
+    scale = float(diag.max())
+    if m == 1 or scale <= 0.0:
+        lam = _lmo(np.zeros(m), lo_a, hi_a) if m > 1 else np.ones(1)
+        return lam, {"solver": "trivial", "iterations": 0, "converged": True}
+    if symmetric:
+        Gs = Gm * (1.0 / scale)
+    else:
+        Gs = Gm * (0.5 / scale)
+        Gs = Gs + Gs.T
+    iters = max_iter if max_iter is not None else 20 * m + 100
+    if method in ("auto", "active-set"):
+        lam = _vertex_optimal(Gs, lo_a, hi_a, _is_simplex(lo_a, hi_a))
+        if lam is not None:
+            return lam, {"solver": "active-set", "iterations": 0, "converged": True}
+        fast = _pdas(Gs, lo_a, hi_a, min(iters, 25))
+        if fast is not None:
+            return fast[0], {"solver": "active-set", "iterations": fast[1], "converged": True}
+        lam, it, ok = _active_set(Gs, lo_a, hi_a, _feasible_start(np.diag(Gs), lo_a, hi_a), iters)
+        if ok or method == "active-set":
+            return lam, {"solver": "active-set", "iterations": it, "converged": ok}
+    x = _clarabel(Gs, lo_a, hi_a)
+    lam, it, ok = _active_set(Gs, lo_a, hi_a, _warm_start(x, lo_a, hi_a), iters)
+    if not ok:
+        lam = _warm_start(x, lo_a, hi_a)
+    return lam, {"solver": "clarabel+active-set" if ok else "clarabel", "iterations": it, "converged": ok}
+
+
 def min_norm_weights(G: Any, *, lo: Any = None, hi: Any = None, method: Method = "auto",
                      max_iter: int | None = None) -> tuple[np.ndarray, dict[str, Any]]:
     """Optimal weights ``argmin_{lam in S} lam^T G lam`` for a Gram matrix ``G`` (``m x m``, PSD).
@@ -233,23 +355,38 @@ def min_norm_weights(G: Any, *, lo: Any = None, hi: Any = None, method: Method =
         raise FairtheoryValueError(f"G must be square (m x m), got shape {Gm.shape}")
     if method not in ("auto", "active-set", "clarabel"):
         raise FairtheoryValueError(f"method must be 'auto', 'active-set' or 'clarabel', got {method!r}")
+    if max_iter is not None and (isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1):
+        raise FairtheoryValueError(f"max_iter must be an integer >= 1 or None, got {max_iter!r}")
     lo_a, hi_a = _bounds(m, lo, hi)
-    diag = np.diag(Gm).copy()
-    scale = float(diag.max())
-    if m == 1 or scale <= 0.0:
-        lam = _lmo(np.zeros(m), lo_a, hi_a) if m > 1 else np.ones(1)
-        return lam, {"solver": "trivial", "iterations": 0, "converged": True}
-    Gs = (Gm + Gm.T) / (2.0 * scale)
-    iters = max_iter if max_iter is not None else 20 * m + 100
-    if method in ("auto", "active-set"):
-        lam, it, ok = _active_set(Gs, lo_a, hi_a, _feasible_start(np.diag(Gs), lo_a, hi_a), iters)
-        if ok or method == "active-set":
-            return lam, {"solver": "active-set", "iterations": it, "converged": ok}
-    x = _clarabel(Gs, lo_a, hi_a)
-    lam, it, ok = _active_set(Gs, lo_a, hi_a, _warm_start(x, lo_a, hi_a), iters)
-    if not ok:
-        lam = _warm_start(x, lo_a, hi_a)
-    return lam, {"solver": "clarabel+active-set" if ok else "clarabel", "iterations": it, "converged": ok}
+    return _weights(Gm, lo_a, hi_a, method, max_iter)
+
+
+def _gram(U: Any) -> tuple[np.ndarray, np.ndarray, float]:
+    """``(A, G, s)``: ``A = U / s`` and its Gram matrix ``G = A A^T``, one pass over ``U`` when it can.
+
+    ``s = 1`` unless ``U U^T`` leaves the range where it is float-accurate (an overflow, or a largest
+    squared norm below ``2^-500`` where products of entries underflow): then ``s = max |U_ij|``
+    (``U = 0`` keeps ``s = 1``).  A
+    non-finite ``U`` shows as a non-finite diagonal (``nan^2``, ``inf^2``); only then is ``U`` scanned."""
+    A = np.asarray(to_numpy(U), dtype=np.float64)
+    if A.ndim != 2 or A.shape[0] == 0 or A.shape[1] == 0:
+        raise FairtheoryValueError(f"U must be a non-empty 2-D array (m updates x d), got shape {A.shape}")
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        G = A @ A.T
+        top = float(np.max(np.diagonal(G)))
+        if np.isfinite(top) and top >= _TINY2 and np.isfinite(G).all():
+            return A, G, 1.0
+    if not np.isfinite(A).all():
+        raise FairtheoryValueError("U must be finite")
+    s = float(np.max(np.abs(A)))
+    if s == 0.0:
+        return A, G, 1.0
+    A = A / s
+    return A, A @ A.T, s
+
+
+#: below this largest squared norm the Gram product is formed from ``U / max |U_ij|``
+_TINY2 = 2.0 ** -500
 
 
 def min_norm_point(U: Any = None, *, G: Any = None, lo: Any = None, hi: Any = None,
@@ -260,33 +397,36 @@ def min_norm_point(U: Any = None, *, G: Any = None, lo: Any = None, hi: Any = No
     ``lo``/``hi`` (scalars or ``(m,)``; default ``0``/``1``: the simplex) bound the weights, e.g.
     :func:`fedmgda_box`.  Returns ``ExactResult(value=rho, argmin=v (None from G alone), weights=lam,
     certificate={"fw_gap": ..., "gap_bound": 2 fw_gap})``; ``rho^2 >= value^2 - gap_bound``.  With
-    ``check`` (default) a gap above ``GAP_RTOL max_i ||g_i||^2`` raises ``SolverError``."""
+    ``check`` (default) a gap above ``GAP_RTOL max_i ||g_i||^2`` raises ``SolverError``.
+
+    ``U`` is read twice: the Gram product and ``v = U^T lam`` (``value = ||v||``, accurate near
+    ``rho = 0``); the Frank-Wolfe gap uses ``U v = G lam``."""
     if (U is None) == (G is None):
         raise FairtheoryValueError("give exactly one of U (m x d updates) and G (their m x m Gram matrix)")
-    A = None if U is None else _as_matrix(U, "U")
-    # work with U / s (s = max |U_ij|): the Gram product and the squared norms cannot overflow, and
-    # a hull of vectors with entries up to the float range keeps its exact answer (scaled back by s)
-    s = 1.0 if A is None else float(np.max(np.abs(A)))
-    if A is not None and s == 0.0:
-        s = 1.0
-    As = None if A is None else A / s
-    Gm = As @ As.T if As is not None else _as_matrix(G, "G")
+    if method not in ("auto", "active-set", "clarabel"):
+        raise FairtheoryValueError(f"method must be 'auto', 'active-set' or 'clarabel', got {method!r}")
+    if U is not None:
+        As, Gm, s = _gram(U)
+    else:
+        As, s = None, 1.0
+        Gm = _as_matrix(G, "G")
+        if Gm.shape != (Gm.shape[0], Gm.shape[0]):
+            raise FairtheoryValueError(f"G must be square (m x m), got shape {Gm.shape}")
     m = Gm.shape[0]
-    lam, info = min_norm_weights(Gm, lo=lo, hi=hi, method=method)
     lo_a, hi_a = _bounds(m, lo, hi)
+    lam, info = _weights(Gm, lo_a, hi_a, method, None, symmetric=As is not None and bool((Gm == Gm.T).all()))
+    c = Gm @ lam
     if As is not None:
         vs = lam @ As
-        c = As @ vs
         vv = float(vs @ vs)
-        value = s * float(np.linalg.norm(vs))
-        v = s * vs
+        value = s * float(np.sqrt(vv))
+        v = s * vs if s != 1.0 else vs
     else:
         v = None
-        c = Gm @ lam
         vv = max(float(lam @ c), 0.0)
         value = float(np.sqrt(vv))
-    gap = float(vv - _lmo(c, lo_a, hi_a) @ c)
-    scale2 = float(np.max(np.diag(Gm)))
+    gap = float(vv - (c.min() if _is_simplex(lo_a, hi_a) else _lmo(c, lo_a, hi_a) @ c))
+    scale2 = float(np.max(np.diagonal(Gm)))
     if check and gap > GAP_RTOL * max(scale2, np.finfo(float).tiny):
         raise SolverError("min-norm point of the hull (Gram QP)", info["solver"],
                           f"Frank-Wolfe gap {gap:.3e} above {GAP_RTOL:g} max ||g_i||^2 = {GAP_RTOL * scale2:.3e}")

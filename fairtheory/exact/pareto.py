@@ -30,13 +30,22 @@ from fairtheory.exact.result import ExactResult, solve_checked
 __all__ = ["min_norm_point", "min_norm_point_qp", "min_norm_point_2", "pareto_stationarity"]
 
 
-def _as_matrix(U: Any) -> np.ndarray:
+def _as_matrix(U: Any, name: str = "U") -> np.ndarray:
     arr = np.asarray(to_numpy(U), dtype=np.float64)
     if arr.ndim != 2 or arr.shape[0] == 0 or arr.shape[1] == 0:
         raise FairtheoryValueError(
-            f"U must be a non-empty 2-D array (m gradients x d), got shape {arr.shape}")
+            f"{name} must be a non-empty 2-D array (m gradients x d), got shape {arr.shape}")
     if not np.all(np.isfinite(arr)):
-        raise FairtheoryValueError("U must be finite")
+        raise FairtheoryValueError(f"{name} must be finite")
+    return arr
+
+
+def _as_vector(g: Any, name: str) -> np.ndarray:
+    arr = np.asarray(to_numpy(g), dtype=np.float64)
+    if arr.ndim != 1 or arr.size == 0:
+        raise FairtheoryValueError(f"{name} must be a non-empty 1-D array (a gradient), got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise FairtheoryValueError(f"{name} must be finite")
     return arr
 
 
@@ -49,8 +58,10 @@ def min_norm_point_2(g1: Any, g2: Any) -> ExactResult:
     """Closed form for two gradients: ``value = min_{l in [0,1]} ||l g1 + (1-l) g2||``.
 
     ``weights = (l, 1 - l)``, ``argmin`` the min-norm point; ``g1 = g2`` gives ``l = 1/2``."""
-    U = _as_matrix(np.stack([np.asarray(to_numpy(g1), dtype=np.float64),
-                             np.asarray(to_numpy(g2), dtype=np.float64)]))
+    a1, a2 = _as_vector(g1, "g1"), _as_vector(g2, "g2")
+    if a1.shape != a2.shape:
+        raise FairtheoryValueError(f"g1 and g2 must have the same length, got {a1.size} and {a2.size}")
+    U = np.stack([a1, a2])
     s = float(np.max(np.abs(U))) or 1.0  # scaled so that squared norms cannot overflow
     a, b = U / s
     diff = a - b
@@ -91,10 +102,10 @@ def min_norm_point(U: Any) -> ExactResult:
     ``m = 2`` also ``certificate["closed_form"]``."""
     from fairtheory.exact.min_norm import min_norm_point as gram_route
 
-    A = _as_matrix(U)
-    res = gram_route(A)
-    if A.shape[0] != 2:
+    res = gram_route(U)  # validates U (one pass: the Gram product)
+    if res.weights.size != 2:
         return res
+    A = _as_matrix(U)
     cert = dict(res.certificate)
     cert["closed_form"] = min_norm_point_2(A[0], A[1]).value
     return ExactResult(res.value, res.argmin, res.weights, res.solver, res.status, cert, res.extra)
@@ -138,7 +149,7 @@ def min_norm_point_qp(U: Any, *, solver: str = "CLARABEL") -> ExactResult:
 def pareto_stationarity(grads: Any) -> float:
     """``rho`` at a model: ``min_{lam in simplex} ||sum_i lam_i grad f_i||`` (closed form for two
     clients, the exact QP otherwise)."""
-    A = _as_matrix(grads)
+    A = _as_matrix(grads, "grads")
     if A.shape[0] == 2:
         return min_norm_point_2(A[0], A[1]).value
     return min_norm_point(A).value
