@@ -456,6 +456,51 @@ S3 = CappedSimplex.simplex(3)
 ISET = IntegratedSet(S3, CappedSimplex.cvar(3, 0.5), 0.3)
 AGG_SET = CappedSimplex.simplex(2)
 
+def _interp_ls() -> LeastSquaresProblem:
+    """Least squares that interpolate: y = X w_true exactly, min of every objective 0 at w_true."""
+    X = np.random.default_rng(0).normal(size=(12, 3))
+    return LeastSquaresProblem(X, X @ W_TRUE, [0, 4, 8, 12])
+
+
+W_TRUE = np.array([1.0, -2.0, 0.5])
+ONE_HUGE_H = QuadraticProblem(1e200 * np.eye(2)[None], np.full((1, 2), 1e-100), [1e-30])
+ONE_HUGE_H2 = QuadraticProblem(1e300 * np.eye(2)[None], np.zeros((1, 2)), [1e-30])
+
+
+def _interval(lo: float, hi: float, w: np.ndarray, rtol_w: float = 1e-12, atol_w: float = 1e-9
+              ) -> Callable[[Any], None]:
+    def check(out: Any) -> None:
+        assert lo <= out.value <= hi, f"value {out.value!r} outside [{lo!r}, {hi!r}]"
+        np.testing.assert_allclose(out.argmin, w, rtol=rtol_w, atol=atol_w)
+
+    return check
+
+
+ROUND2_ROWS: list[Row] = [
+    ok("solve_fedavg interpolating least squares", lambda: solve_fedavg(_interp_ls()), _interval(0.0, 1e-20, W_TRUE, 1e-8)),
+    ok("solve_afl interpolating least squares", lambda: solve_afl(_interp_ls()), _interval(0.0, 1e-20, W_TRUE, 1e-8)),
+    ok("solve_rcfl interpolating least squares", lambda: solve_rcfl(_interp_ls(), 0.5),
+       _interval(0.0, 1e-20, W_TRUE, 1e-8)),
+    ok("solve_rcfl n=1 alpha=1 gap at float resolution", lambda: solve_rcfl(ONE_HUGE_H, 1.0),
+       _interval(1e-30, 1.1e-30, np.full(2, 1e-100), atol_w=0.0)),
+    ok("solve_rcfl n=1 H 1e300 loss 1e-30", lambda: solve_rcfl(ONE_HUGE_H2, 1.0),
+       _interval(1e-30, 1e-30 * (1 + 1e-12), np.zeros(2), atol_w=1e-150)),
+    # SYM2: min F^mu = W_SYM + O(mu tau log 2) at w = 0 (symmetric clients)
+    ok("solve_smoothed_rcfl mu 1e-12", lambda: solve_smoothed_rcfl(SYM2, 0.7, 1e-12),
+       _interval(W_SYM, W_SYM + 1e-12 * (1 / 0.7) * math.log(2) + 1e-12, np.zeros(2))),
+    ok("solve_smoothed_rcfl mu 1e-300", lambda: solve_smoothed_rcfl(SYM2, 0.7, 1e-300),
+       _interval(W_SYM, W_SYM + 1e-12, np.zeros(2))),
+    ok("solve_smoothed_rcfl mu 1e-12 newton", lambda: solve_smoothed_rcfl(SYM2, 0.7, 1e-12, method="newton"),
+       _interval(W_SYM, W_SYM + 1e-12 * (1 / 0.7) * math.log(2) + 1e-12, np.zeros(2))),
+    ok("solve_smoothed_rcfl mu 1e-4 newton", lambda: solve_smoothed_rcfl(SYM2, 0.7, 1e-4, method="newton"),
+       _interval(W_SYM, W_SYM + 1e-4 * (1 / 0.7) * math.log(2), np.zeros(2), 1e-6)),
+    bad("solve_smoothed_rcfl mu_floor -1", lambda: solve_smoothed_rcfl(SYM2, 0.7, 0.1, mu_floor=-1.0), VE, "mu_floor"),
+    bad("solve_smoothed_rcfl mu_floor nan", lambda: solve_smoothed_rcfl(SYM2, 0.7, 0.1, mu_floor=float("nan")), VE,
+        "mu_floor"),
+    bad("solve_smoothed_rcfl mu_floor string", lambda: solve_smoothed_rcfl(SYM2, 0.7, 0.1, mu_floor="1"), TE,
+        "mu_floor"),
+]
+
 EXACT_ROWS: list[Row] = [
     # ---- values against closed forms
     ok("solve_fedavg quad closed form", lambda: solve_fedavg(QUAD),
@@ -643,6 +688,24 @@ CAPPED_ROWS += [
        lambda out: _rel(out, 1.0, 1e-7)),
 ]
 
+# ---- issue 18: project_qp at any scale (hand projections: entries 1e12 apart fill the caps in order)
+C543 = CappedSimplex([0.5, 0.4, 0.3])
+for _k, _S, _v, _exact in [
+        ("simplex huge 1e300", S3, V3 * 1e300, [0.0, 1.0, 0.0]),
+        ("simplex tiny 1e-300", S3, V3 * 1e-300, [1 / 3, 1 / 3, 1 / 3]),
+        ("caps huge 1e300", C543, V3 * 1e300, [0.3, 0.4, 0.3]),
+        ("caps large 1e12", C543, V3 * 1e12, [0.3, 0.4, 0.3]),
+        ("caps mixed signs 1e308", C543, np.array([1e308, -1e308, 0.0]), [0.5, 0.2, 0.3]),
+        ("simplex mixed signs 1.7e308", S3, np.array([1.7e308, -1.7e308, 1.6e308]), [1.0, 0.0, 0.0]),
+        ("cvar huge ties 1e300", CV, np.array([1e300, 1e300, -1e300]), [0.5, 0.5, 0.0])]:
+    CAPPED_ROWS.append(ok(f"project_qp {_k}", lambda S=_S, v=_v: capped.project_qp(S, v), _near_projection(_exact)))
+CAPPED_ROWS += [
+    ok("project_qp value beyond float64 is inf", lambda: capped.project_qp(S3, V3 * 1e300).value,
+       lambda out: _is(out, math.inf)),
+    ok("project_qp value at 1e-150 (squares underflow)", lambda: capped.project_qp(S3, V3 * 1e-150).value,
+       lambda out: _rel(out, 0.5 * 3 * (1 / 3) ** 2, 1e-9)),  # lam = 1/3 each, v ~ 1e-150 negligible
+]
+
 
 def _cp_problem(infeasible: bool = False) -> Any:
     import cvxpy as cp
@@ -671,11 +734,47 @@ def _audit_rows() -> list[Row]:
         ok("audit fedavg: every required property holds", lambda: audit(agg.fedavg(p), max_examples=15),
            lambda out: _is(all(statuses(out)[k] in ("held", "not applicable") for k in
                                ("defined", "subgradient", "weights_nonnegative", "monotone", "convex")), True)),
+        ok("audit value raising on part of the domain", lambda: audit(_Hostile("raise"), max_examples=15,
+                                                                     properties=("defined", "subgradient")),
+           lambda out: _is((out["defined"].status, out["subgradient"].status, float(out["defined"].counterexample["f"][0]) > 50),
+                           ("violated", "violated", True))),
+        ok("audit weights nan", lambda: audit(_Hostile("nan"), max_examples=15, properties=("defined",)),
+           lambda out: _is("non-finite" in out["defined"].message, True)),
+        ok("audit weights wrong shape", lambda: audit(_Hostile("shape"), max_examples=15, properties=("defined",)),
+           lambda out: _is("shape" in out["defined"].message, True)),
+        ok("audit value a string", lambda: audit(_Hostile("string"), max_examples=15, properties=("defined",)),
+           lambda out: _is("not real numbers" in out["defined"].message, True)),
+        ok("audit value complex", lambda: audit(_Hostile("complex"), max_examples=15, properties=("defined",)),
+           lambda out: _is("not real numbers" in out["defined"].message, True)),
+        ok("audit value an array", lambda: audit(_Hostile("array"), max_examples=15, properties=("defined",)),
+           lambda out: _is("real scalar" in out["defined"].message, True)),
+        bad("audit n a string", lambda: audit(_Hostile("raise", n="3")), TE, "aggregator.n"),
+        bad("audit n 0", lambda: audit(_Hostile("raise", n=0)), VE, "aggregator.n"),
+        bad("audit domain reversed", lambda: audit(_Hostile("raise", domain=(1.0, 0.0))), VE, "aggregator.domain"),
+        bad("audit domain None", lambda: audit(_Hostile("raise", domain=None)), TE, "aggregator.domain"),
+        bad("audit p wrong shape", lambda: audit(_Hostile("raise", p=np.ones(2) / 2)), VE, "aggregator.p"),
         ok("audit TERM over [0, 1e300]: overflow is no counterexample", lambda: audit(
             agg.TERM(p, 1.0), max_examples=15, max_loss=1e300, properties=("subgradient", "monotone", "convex",
                                                                             "separable_form")),
            lambda out: _is(set(statuses(out).values()), {"held"})),
     ]
+
+
+class _Hostile:
+    """A mean-of-losses aggregator over 3 clients that misbehaves as ``mode`` says (issue 18)."""
+
+    def __init__(self, mode: str, **attrs: Any) -> None:
+        self.mode, self.n = mode, 3
+        for k, v in attrs.items():
+            setattr(self, k, v)
+
+    def value(self, f: Any) -> Any:
+        if self.mode == "raise" and f[0] > 50:
+            raise ZeroDivisionError("boom")
+        return {"string": "abc", "complex": 1j, "array": np.ones(2)}.get(self.mode, float(np.mean(f)))
+
+    def weights(self, f: Any) -> Any:
+        return {"nan": np.array([np.nan, 0.0, 1.0]), "shape": np.ones(2)}.get(self.mode, np.full(3, 1 / 3))
 
 
 def _fedfv_two(u0: np.ndarray, u1: np.ndarray) -> np.ndarray:
@@ -965,7 +1064,7 @@ CLI_IDS = ["figures --out ''", "figures --out a file", "figures --out under a fi
            "figures unknown option", "figures --only no match", "figures --list",
            "figures file mode follows the umask"]
 
-ROWS = PROBLEM_ROWS + EXACT_ROWS + CAPPED_ROWS + _audit_rows() + ALG_ROWS + FEDFV_ROWS
+ROWS = PROBLEM_ROWS + EXACT_ROWS + ROUND2_ROWS + CAPPED_ROWS + _audit_rows() + ALG_ROWS + FEDFV_ROWS
 
 
 # ============================================================================ the tests
