@@ -142,3 +142,47 @@ def test_claims_verified(claim_id):
     r = run_claim(claim_id, Context(quick=True, seed=0))
     assert r.status == "verified", r.note
     assert r.instances >= 60
+
+
+def test_aggregate_gram_route_matches_normalising_first():
+    """aggregate takes norms and the normalised Gram matrix from the raw Gram product; normalising
+    first (the fallback for zero, tiny or huge updates) gives the same direction and weights."""
+    from fairtheory.exact.min_norm import fedmgda_box, min_norm_weights
+
+    rng = np.random.default_rng(21)
+    for k in range(40):
+        m, d = int(rng.integers(1, 12)), int(rng.integers(1, 30))
+        U = (rng.normal(size=(m, d)) + rng.normal(size=d)) * 10.0 ** float(rng.integers(-3, 4))
+        if k % 7 == 3:
+            U[0] = 0.0
+        lam0, eps, off = rng.dirichlet(np.ones(m)), float(rng.choice([0.0, 0.05, 0.2, 1.0])), float(rng.choice([0.0, 1e-8]))
+        d_got, lam = fedmgda.aggregate(U, lam0, epsilon=eps, offset=off)
+        Un = fedmgda.normalise(U, off)
+        lo, hi = fedmgda_box(lam0, eps)
+        lam_ref, _ = min_norm_weights(Un @ Un.T, lo=lo, hi=hi)
+        ref = lam_ref @ Un
+        G = Un @ Un.T
+        assert abs(lam @ G @ lam - lam_ref @ G @ lam_ref) <= 1e-12
+        assert np.max(np.abs(d_got - lam @ Un)) <= 1e-12
+        assert abs(d_got @ d_got - ref @ ref) <= 1e-12
+
+
+@pytest.mark.parametrize("s", [1e-200, 1e-160, 1e150, 1e300])
+def test_aggregate_tiny_and_huge_updates(s):
+    rng = np.random.default_rng(22)
+    U = rng.normal(size=(5, 8))
+    lam0 = np.full(5, 0.2)
+    d_ref, lam_ref = fedmgda.aggregate(U, lam0, epsilon=0.1)
+    d_s, lam_s = fedmgda.aggregate(U * s, lam0, epsilon=0.1)
+    assert np.max(np.abs(d_s - d_ref)) <= 1e-12 and np.max(np.abs(lam_s - lam_ref)) <= 1e-12
+
+
+def test_normalise_zero_rows_and_offset():
+    U = np.array([[3.0, 4.0], [0.0, 0.0], [1e-300, 0.0]])
+    assert np.array_equal(fedmgda.normalise(U), np.array([[0.6, 0.8], [0.0, 0.0], [1.0, 0.0]]))
+    assert np.allclose(fedmgda.normalise(U, 1.0), [[0.5, 4 / 6], [0.0, 0.0], [1e-300, 0.0]], rtol=1e-15, atol=0)
+
+
+def test_aggregate_shape_is_checked():
+    with pytest.raises(FairtheoryValueError, match="len\\(lam0\\) = 3"):
+        fedmgda.aggregate(np.ones((2, 4)), [0.2, 0.3, 0.5], epsilon=0.1)

@@ -170,3 +170,132 @@ def test_pareto_route_is_the_gram_route_and_survives_huge_scales():
         assert np.allclose(r.weights, [0.5, 0.5], rtol=0, atol=1e-15)
         assert r.certificate["fw_gap_relative"] <= 1e-15
     assert pareto.min_norm_point(U).certificate["closed_form"] == pytest.approx(1 / np.sqrt(2.0), rel=1e-15)
+
+
+# ------------------------------------------------------------------ degenerate hulls (issue 19)
+def _twin(U: np.ndarray) -> float:
+    """The R^d QP twin (cvxpy, Clarabel) of the min-norm value, scaled to max |U_ij| = 1 first."""
+    s = float(np.abs(U).max()) or 1.0
+    return s * pareto.min_norm_point_qp(U / s).value
+
+
+@pytest.mark.parametrize("U, exact", [
+    (np.array([[1.0, 1.0]] * 6 + [[2.0, 0.0]] * 3), np.sqrt(2.0)),  # duplicates: singular Gram and KKT
+    (np.array([[1.0, 1.0]] * 4 + [[1.0, -1.0]] * 3), 1.0),       # duplicates, optimum inside the edge
+    (np.array([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0]]), 0.0),       # origin inside an edge, not a vertex
+    (np.array([[2.0, 1.0], [-1.0, -1.0], [-1.0, 2.0]]), 0.0),     # origin strictly inside the hull
+    (np.array([[1.0, 1.0], [2.0, 2.0], [3.0, 3.0]]), np.sqrt(2.0)),  # collinear, same side
+    (np.array([[1.0, 1.0], [-2.0, -2.0], [3.0, 3.0]]), 0.0),      # collinear through the origin
+    (np.array([[3.0, 4.0, 0.0]]), 5.0),                          # m = 1
+    (np.array([[1.0, 0.0], [1.0, 1e-9], [1.0, -1e-9]]), 1.0),  # nearly duplicate, nearly collinear
+])
+def test_degenerate_hulls(U, exact):
+    r = min_norm_point(U)
+    scale = float(np.max(np.linalg.norm(U, axis=1)))
+    assert abs(r.value - exact) <= 1e-14 * scale
+    assert np.all(r.weights >= 0.0) and abs(r.weights.sum() - 1.0) <= 1e-15
+    assert np.linalg.norm(r.weights @ U - r.argmin) <= 1e-14 * scale
+    assert r.certificate["fw_gap_relative"] <= 1e-14
+    if exact == 0.0:
+        assert r.value <= 1e-15 * scale
+    assert abs(r.value - _twin(U)) <= 1e-6 * scale  # the twin (interior point) is accurate to ~sqrt(tol) near 0
+
+
+@pytest.mark.parametrize("s", [1e-300, 1e-200, 1e-160, 1e-100, 1e100, 1e150, 1e200, 1e300])
+def test_scales_tiny_and_huge_keep_the_answer(s):
+    """min_norm_point(s U) = s min_norm_point(U) (same weights) across the float range: the Gram
+    product is taken of U / max |U_ij| when U U^T would overflow or underflow."""
+    rng = np.random.default_rng(11)
+    U = rng.normal(size=(9, 40)) + 0.5 * rng.normal(size=40)
+    ref = min_norm_point(U)
+    r = min_norm_point(U * s)
+    assert abs(r.value / s - ref.value) <= 1e-13 * ref.value
+    assert np.max(np.abs(r.weights - ref.weights)) <= 1e-12
+    assert r.certificate["fw_gap_relative"] <= 1e-12
+
+
+def test_many_points_in_low_dimension_sparse_answer():
+    """m = 60 points in R^4: at most 5 active weights (Caratheodory); singular face systems send the
+    primal-dual guess to the primal active set; same value as the R^d twin."""
+    rng = np.random.default_rng(12)
+    for _ in range(5):
+        U = rng.normal(size=(60, 4)) + rng.normal(size=4) * 2.0
+        r = min_norm_point(U)
+        assert np.count_nonzero(r.weights) <= 5
+        assert abs(r.value - _twin(U)) <= 1e-8 * np.linalg.norm(U, axis=1).max()
+        assert r.certificate["fw_gap_relative"] <= 1e-12
+
+
+def test_primal_dual_route_agrees_with_the_primal_active_set():
+    """The fast route (primal-dual active set) against the primal active set from the vertex start,
+    on the simplex and on FedMGDA+ boxes, m up to 50: same value to 1e-12 (both exact KKT points)."""
+    from fairtheory.exact import min_norm as M
+
+    rng = np.random.default_rng(13)
+    used = 0
+    for k in range(60):
+        m, d = int(rng.integers(2, 51)), int(rng.integers(2, 200))
+        U = rng.normal(size=(m, d)) + rng.uniform(0, 1) * rng.normal(size=d)
+        U /= np.linalg.norm(U, axis=1, keepdims=True)
+        G = U @ U.T
+        lam0 = rng.dirichlet(np.ones(m))
+        lo, hi = (np.zeros(m), np.ones(m)) if k % 2 else fedmgda_box(lam0, float(rng.choice([0.01, 0.05, 0.1, 0.3])))
+        fast = M._pdas(G / G.diagonal().max(), lo, hi, 25)
+        slow, _, ok = M._active_set(G / G.diagonal().max(), lo, hi, M._feasible_start(np.diag(G), lo, hi), 20 * m + 100)
+        assert ok
+        if fast is None:
+            continue
+        used += 1
+        lam = fast[0]
+        assert np.all(lam >= lo) and np.all(lam <= hi) and abs(lam.sum() - 1.0) <= 1e-14
+        assert abs(lam @ G @ lam - slow @ G @ slow) <= 1e-12
+    assert used >= 40
+
+
+def test_dense_unit_gradients_one_face_solve():
+    """50 unit gradients in R^10000 (the benchmark's instance): every weight is free at the optimum;
+    the primal-dual route needs one KKT solve and matches cvxopt's QP on the Gram matrix to 1e-9."""
+    cvxopt = pytest.importorskip("cvxopt")
+    rng = np.random.default_rng(0)
+    U = rng.normal(size=(50, 10_000)) + 0.3 * rng.normal(size=10_000)
+    U /= np.linalg.norm(U, axis=1, keepdims=True)
+    r = min_norm_point(U)
+    assert r.extra["iterations"] == 1 and r.solver == "active-set"
+    G = U @ U.T
+    old = cvxopt.solvers.options.get("show_progress", True)
+    cvxopt.solvers.options["show_progress"] = False
+    try:
+        sol = cvxopt.solvers.qp(cvxopt.matrix(2 * G), cvxopt.matrix(np.zeros(50)),
+                                cvxopt.matrix(np.vstack([-np.eye(50), np.eye(50)])),
+                                cvxopt.matrix(np.concatenate([np.zeros(50), np.ones(50)])),
+                                cvxopt.matrix(np.ones((1, 50))), cvxopt.matrix(np.ones(1)))
+    finally:
+        cvxopt.solvers.options["show_progress"] = old
+    x = np.array(sol["x"]).ravel()
+    assert abs(r.value**2 - x @ G @ x) <= 1e-9
+    assert r.value**2 <= x @ G @ x + 1e-15  # never worse than the interior point
+    assert r.certificate["fw_gap_relative"] <= 1e-14
+
+
+def test_non_finite_u_is_named():
+    for bad in (np.inf, -np.inf, np.nan):
+        U = np.ones((3, 4))
+        U[1, 2] = bad
+        with pytest.raises(FairtheoryValueError, match="U must be finite"):
+            min_norm_point(U)
+    with pytest.raises(FairtheoryValueError, match="U must be a non-empty 2-D"):
+        min_norm_point(np.ones(3))
+
+
+def test_pareto_errors_name_their_argument():
+    """Issue 18: min_norm_point_2 and pareto_stationarity name g1/g2/grads, not U."""
+    with pytest.raises(FairtheoryValueError, match="g2 must be finite"):
+        pareto.min_norm_point_2([1.0, 2.0], [np.nan, 0.0])
+    with pytest.raises(FairtheoryValueError, match="g1 must be a non-empty 1-D"):
+        pareto.min_norm_point_2([[1.0]], [1.0])
+    with pytest.raises(FairtheoryValueError, match="same length"):
+        pareto.min_norm_point_2([1.0, 2.0], [1.0])
+    with pytest.raises(FairtheoryValueError, match="grads must be finite"):
+        pareto.pareto_stationarity([[1.0, np.inf], [0.0, 1.0], [1.0, 1.0]])
+    with pytest.raises(FairtheoryValueError, match="grads must be a non-empty 2-D"):
+        pareto.pareto_stationarity([1.0, 2.0])

@@ -44,7 +44,7 @@ from fairtheory.errors import FairtheoryValueError
 from fairtheory.exact.min_norm import fedmgda_box, min_norm_weights
 from fairtheory.problems.base import FederatedProblem
 
-__all__ = ["State", "make", "normalise", "aggregate"]
+__all__ = ["State", "make", "normalise", "row_norms", "aggregate"]
 
 
 @dataclass(frozen=True)
@@ -58,14 +58,34 @@ class State:
     lam: Any = None
 
 
+def row_norms(U: Any) -> Any:
+    """``||g_i||`` for the rows of ``U`` (numpy or torch), accurate across the float range: rows whose
+    plain norm overflows or falls below ``2^-250`` (squares underflow) are recomputed as
+    ``a_i ||g_i / a_i||`` with ``a_i = max_j |g_ij|``."""
+    xp = namespace(U)
+    with np.errstate(over="ignore", under="ignore"):
+        nrm = xp.linalg.vector_norm(U, axis=1)
+        bad = (nrm > _HUGE) | (nrm < _SMALL)
+        if bool(xp.any(bad)):
+            rows = U[bad]
+            a = xp.max(xp.abs(rows), axis=1)
+            a = xp.where(a > 0, a, xp.ones_like(a))
+            nrm = xp.where(bad, xp.zeros_like(nrm), nrm)
+            nrm[bad] = a * xp.linalg.vector_norm(rows / a[:, None], axis=1)
+    return nrm
+
+
+#: plain row norms outside ``[_SMALL, _HUGE]`` are recomputed with scaling
+_SMALL, _HUGE = 2.0 ** -250, 2.0 ** 500
+
+
 def normalise(U: Any, offset: float = 0.0) -> Any:
     """Rows ``g_i / (||g_i|| + offset)`` of ``U`` (numpy or torch); a zero row stays zero.
 
-    One pass for the norms, one for the division (no full-size temporaries besides the result)."""
+    One pass for the norms (:func:`row_norms`), one for the division (no full-size temporaries)."""
     xp = namespace(U)
-    nrm = xp.linalg.vector_norm(U, axis=1)
-    den = nrm + offset
-    safe = xp.where(den > 0, den, xp.ones_like(den))  # a zero row has nrm = 0: 0 / 1 = 0
+    den = row_norms(U) + offset
+    safe = xp.where(den > 0, den, xp.ones_like(den))  # a zero row has norm 0: 0 / 1 = 0
     return U / safe[:, None]
 
 
