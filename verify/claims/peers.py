@@ -47,7 +47,7 @@ __all__ = ["PEERS", "peer_version", "require", "superquantile", "superquantile_s
            "sqwash_superquantile_smooth",
            "prepare_flgo_fedfv", "prepare_flgo_qfedavg", "prepare_flgo_afl", "prepare_flgo_fedmgda",
            "prepare_flwr_qfedavg", "prepare_flwr_qfedavg_legacy", "prepare_fedlab_qfedavg", "float64_torch",
-           "local_sgd", "KEEP_COUNT_CASE"]
+           "local_sgd", "KEEP_COUNT_CASE", "fedmgda_compare", "FEDMGDA_VALUE_TOL", "FEDMGDA_DIRECTION_TOL"]
 
 
 # ============================================================================ peers and their installs
@@ -917,15 +917,41 @@ def flgo_afl_claim(ctx: Context) -> Outcome:
                                  "the exact step; an exception counts as nan")
 
 
+#: FLGo's FedMGDA+ tolerances: ||d||^2 within 1e-6 of the minimum (cvxopt's defaults are 1e-7 absolute,
+#: 1e-6 relative), the direction within sqrt(1e-6): for a feasible d, ||d - d*||^2 <= ||d||^2 - ||d*||^2
+FEDMGDA_VALUE_TOL, FEDMGDA_DIRECTION_TOL = 1e-6, 1e-3
+
+
+def fedmgda_compare(value: Tally, direction: Tally, d_peer: Any, d_ours: np.ndarray, v_ours: float, *,
+                    instance: dict[str, Any], size: float) -> bool:
+    """Record FLGo's FedMGDA+ direction ``d_peer`` against the exact ``d_ours`` (``v_ours = ||d_ours||^2``):
+    ``| ||d_peer||^2 - v_ours | <= 1e-6`` in ``value`` and ``||d_peer - d_ours|| <= 1e-3`` in ``direction``
+    (a sign flip or a wrong direction of the right length fails the second).  An exception or a
+    non-finite direction fails both.  Returns whether both held."""
+    if isinstance(d_peer, BaseException):
+        inst = {**instance, "peer_error": _err(d_peer)}
+        value.equal(math.nan, v_ours, rtol=FEDMGDA_VALUE_TOL, scale=1.0, instance=inst, size=size)
+        direction.upper(math.nan, FEDMGDA_DIRECTION_TOL, instance=inst, size=size)
+        return False
+    dp = np.asarray(d_peer, dtype=np.float64).ravel()
+    ok1 = value.equal(float(dp @ dp), v_ours, rtol=FEDMGDA_VALUE_TOL, scale=1.0, instance=instance, size=size)
+    dev = float(np.linalg.norm(dp - np.asarray(d_ours, dtype=np.float64).ravel()))
+    ok2 = direction.upper(dev, FEDMGDA_DIRECTION_TOL, instance=instance, size=size)
+    return ok1 and ok2
+
+
 @claim("peers.flgo.fedmgda", citation="FLGo 0.4.4 algorithm/fedmgda.py; Hu et al. (2022) Alg. 1",
        statement="FLGo's FedMGDA+ Server.aggregate reaches the min-norm value ||sum lam_i u_i||^2 over the "
                  "epsilon-box of the simplex (u_i = g_i/(||g_i|| + 1e-8)) within 1e-6 (values <= 1; cvxopt's "
-                 "default tolerances are 1e-7 absolute, 1e-6 relative)")
+                 "default tolerances are 1e-7 absolute, 1e-6 relative), and its direction d lies within "
+                 "1e-3 = sqrt(1e-6) of the exact min-norm direction d* (for a feasible d, "
+                 "||d - d*||^2 <= ||d||^2 - ||d*||^2)")
 def flgo_fedmgda_claim(ctx: Context) -> Outcome:
     """FLGo's FedMGDA+ (a cvxopt QP) vs the Gram active set and the cvxpy QP in ``R^d``.
 
-    Compared quantity: the squared norm of FLGo's direction ``(w - w+)/eta`` against the exact minimum:
-    the direction itself is only as accurate as the square root of cvxopt's objective tolerance."""
+    Two parts: the squared norm of FLGo's direction ``(w - w+)/eta`` against the exact minimum, and the
+    direction itself against the exact min-norm direction (a sign flip, or another point of the same
+    norm, fails it; the tolerance is the square root of cvxopt's objective tolerance)."""
     if peer_version("flgo") is None:
         return _skipped("flgo")
     rng = ctx.rng("peers.flgo.fedmgda")
@@ -947,27 +973,32 @@ def flgo_fedmgda_claim(ctx: Context) -> Outcome:
         m, d = int(rng.integers(1, 8)), int(rng.integers(1, 6))
         add(rng.normal(size=(m, d)) + rng.normal(size=d) * rng.uniform(0, 2), rng.integers(1, 50, size=m),
             float(rng.choice([0.0, 0.01, 0.05, 0.1, 0.5, 1.0])), "random", eta=float(rng.choice([0.1, 1.0])))
-    tally, worst_ref = Tally(), 0.0
+    value, direction = Tally(), Tally()
+    worst_ref, worst_ref_dir = 0.0, 0.0
     with float64_torch():
         for c in cases:
             lam0 = c["sizes"] / c["sizes"].sum()
             d_ours, v_ours = fedmgda_direction(c["U"], lam0, c["epsilon"], 1e-8)
-            _, v_qp = fedmgda_direction(c["U"], lam0, c["epsilon"], 1e-8, exact=True)
+            d_qp, v_qp = fedmgda_direction(c["U"], lam0, c["epsilon"], 1e-8, exact=True)
             worst_ref = max(worst_ref, _check_reference("FedMGDA+ min-norm value", v_ours, v_qp, 1e-9, c["kind"]))
+            # the QP's direction is within sqrt(its objective tolerance 1e-10) of the exact one
+            worst_ref_dir = max(worst_ref_dir, _check_reference("FedMGDA+ direction", d_ours, d_qp, 1e-4, c["kind"]))
             peer = _try(lambda c=c: prepare_flgo_fedmgda(c["w"], c["w"][None, :] - c["U"], sizes=c["sizes"],
                                                          epsilon=c["epsilon"], eta=c["eta"])())
             m, d = c["U"].shape
             inst = {"kind": c["kind"], "U": _lst(c["U"]), "sizes": [int(s) for s in c["sizes"]], "epsilon": c["epsilon"],
                     "eta": c["eta"]}
-            if isinstance(peer, BaseException):
-                tally.equal(math.nan, v_ours, rtol=1e-6, scale=1.0, instance={**inst, "peer_error": _err(peer)}, size=m * d)
-                continue
-            dp = (c["w"] - peer) / c["eta"]
-            tally.equal(float(dp @ dp), v_ours, rtol=1e-6, scale=1.0, instance=inst, size=m * d)
-    return tally.outcome(note=f"{_note('flgo')}; {_FLGO_FP64}; lam0 = n_k / sum n_k; offset 1e-8 in the "
-                              "normalisation; cvxopt default tolerances", details={"reference_vs_qp": worst_ref},
-                         explain="measured = ||FLGo direction||^2, bound = exact min over the epsilon-box of "
-                                 "||sum lam_i u_i||^2 (Gram active set, checked against the R^d QP)")
+            d_peer = peer if isinstance(peer, BaseException) else (c["w"] - peer) / c["eta"]
+            fedmgda_compare(value, direction, d_peer, d_ours, v_ours, instance=inst, size=m * d)
+    outs = {"||d||^2": value.outcome(explain="measured = ||FLGo direction||^2, bound = exact min over the epsilon-box "
+                                             "of ||sum lam_i u_i||^2 (Gram active set, checked against the R^d QP)"),
+            "direction": direction.outcome(explain="measured = ||FLGo direction - exact min-norm direction||, "
+                                                   "bound = 1e-3 = sqrt(1e-6)")}
+    out = _combine(outs, note=f"{_note('flgo')}; {_FLGO_FP64}; lam0 = n_k / sum n_k; offset 1e-8 in the "
+                              "normalisation; cvxopt default tolerances")
+    out.details["reference_vs_qp"] = worst_ref
+    out.details["reference_direction_vs_qp"] = worst_ref_dir
+    return out
 
 
 # ============================================================================ Flower
