@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -143,3 +146,54 @@ def test_only_selects_proof_claims(fake, capsys: pytest.CaptureFixture[str]) -> 
         assert "proofs.test_fake" in out and "proved" in out and "rcfl." not in out
     finally:
         REGISTRY.pop("proofs.test_fake", None)
+
+
+# a real "pep-dual" certificate, small enough to check by hand: Gram G = [g], one function value f,
+# maximise f subject to f - g <= 0 and g - 1 <= 0.  Multipliers (1, 1): the f coefficients cancel
+# (1 * 1 = 1), S = 1 * (-1) + 1 * 1 - 0 = 0 is PSD, bound = 0 - (1 * 0 + 1 * (-1)) = 1: f <= 1.
+PEP_CERT = {"kind": "pep-dual", "version": 1, "dim": 1, "nf": 1, "n_eq": 0,
+            "rows": [{"G": [[0, 0, "-1"]], "F": [[0, "1"]], "c": "0"}, {"G": [[0, 0, "1"]], "F": [], "c": "-1"}],
+            "objective": {"G": [], "F": [[0, "1"]], "c": "0"}, "multipliers": ["1", "1"], "scale": "1", "bound": "1"}
+
+PROOF_PLUGIN = '''
+import copy
+
+from verify import Context, Outcome, claim
+
+CERT = {cert!r}
+
+
+@claim("hand.proved", citation="by hand", statement="f <= g <= 1 gives f <= 1", expected="proved")
+def proved(ctx: Context) -> Outcome:
+    return Outcome("proved", measured=1.0, bound=1.0, relation="<=", certificate=CERT)
+
+
+@claim("hand.tampered", citation="by hand", statement="the same with a doubled multiplier", expected="proved")
+def tampered(ctx: Context) -> Outcome:
+    bad = copy.deepcopy(CERT)
+    bad["multipliers"][0] = "2"
+    return Outcome("proved", certificate=bad)
+'''
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_real_pep_certificate_end_to_end(tmp_path: Path, workers: str) -> None:
+    assert check_mod.check_proof(PEP_CERT)
+    plugin = tmp_path / "hand.py"
+    plugin.write_text(PROOF_PLUGIN.format(cert=PEP_CERT))
+    js = tmp_path / "r.json"
+    repo = Path(__file__).resolve().parents[1]
+    res = subprocess.run([sys.executable, "-m", "verify", "--plugin", str(plugin), "--only", "hand.*", "--workers", workers,
+                          "--json", str(js), "--no-markdown"], cwd=repo, capture_output=True, text=True, timeout=300,
+                         env=dict(os.environ, PYTHONPATH=str(repo)))
+    assert res.returncode == 1, res.stdout + res.stderr  # the tampered claim fails the run
+    rows = {r["id"]: r for r in json.loads(js.read_text())["claims"]}
+    assert rows["hand.proved"]["status"] == "proved" and rows["hand.proved"]["certificate"] == PEP_CERT
+    assert rows["hand.tampered"]["status"] == "error"
+    assert "certificate (kind 'pep-dual') failed re-check" in rows["hand.tampered"]["note"]
+    assert "unexpected: hand.tampered (error)" in res.stdout
+    (tmp_path / "only_good.py").write_text(PROOF_PLUGIN.format(cert=PEP_CERT).split("@claim(\"hand.tampered\"")[0])
+    res = subprocess.run([sys.executable, "-m", "verify", "--plugin", str(tmp_path / "only_good.py"), "--only", "hand.*",
+                          "--no-json", "--no-markdown"], cwd=repo, capture_output=True, text=True, timeout=300,
+                         env=dict(os.environ, PYTHONPATH=str(repo)))
+    assert res.returncode == 0 and "1 proved" in res.stdout, res.stdout + res.stderr
