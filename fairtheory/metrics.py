@@ -231,16 +231,23 @@ def atkinson(a: object, epsilon: float = float("inf")) -> float:
             raise
         raise FairtheoryValueError(f"a must be > 0 for epsilon >= 1 ({str(exc)[len('a must be > 0 here, '):]})") from exc
     mean = arr.mean()  # arr is scaled into [0, 1): no overflow; EDE/mean is scale invariant
-    # entries below 2^-1074 max(a) vanish in the scaling; their powers then overflow to +inf (eps > 1),
-    # which gives EDE = 0: the correctly rounded limit, so those warnings are silenced
-    with np.errstate(over="ignore", under="ignore", divide="ignore"):
+    # EDE = b exp(log(mean r^(1-eps)) / (1 - eps)) with r = a/b, b = min a (eps > 1) or max a (eps < 1), so
+    # that y = (1 - eps) log r <= 0 with max y = 0; log(mean e^y) as log1p(mean expm1(y)) keeps the
+    # limits eps -> 1 (geometric mean) and eps -> inf (min a, e.g. eps = 1e300) instead of rounding them
+    # away (eps = 1e300 gave EDE = 0, atkinson 1); entries a_i = 0 (eps < 1) give y = -inf, e^y = 0
+    with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
         if eps == float("inf"):
             ede = arr.min()
         elif eps == 1.0:
             ede = np.exp(np.mean(np.log(arr)))
+        elif eps > 1.0 and arr.min() == 0.0:  # a_i > 0 vanished in the scaling: EDE/mean < 2^-1074
+            ede = 0.0
         else:
-            scale = arr.max()  # scale-invariant; avoids overflow of powers
-            ede = scale * np.mean((arr / scale) ** (1.0 - eps)) ** (1.0 / (1.0 - eps))
+            b = arr.min() if eps > 1.0 else arr.max()
+            y = (1.0 - eps) * np.log(arr / b)
+            y = np.where(arr / b == 1.0, 0.0, y)  # 0 * inf at eps = 1 +- tiny: the base entry has y = 0
+            lm = float(np.log1p(np.mean(np.expm1(y))))
+            ede = b * np.exp(lm / (1.0 - eps))
     return float(min(1.0, max(0.0, 1.0 - ede / mean)))
 
 
