@@ -299,8 +299,11 @@ class SmoothedQalpha(BaseAggregator):
             return lo
         if g(hi) >= 0.0:
             return hi
+        # tolerance in the units of the losses and of mu (an absolute 1e-15 exceeded the whole bracket
+        # for losses of order 1e-20 and returned eta = max f: A_mu off by 30%)
+        xtol = max(1e-15 * max(abs(lo), abs(hi), self.mu), 5e-324)
         try:
-            return float(brentq(g, lo, hi, xtol=1e-15 * max(1.0, abs(lo), abs(hi)), rtol=8.9e-16, maxiter=400))
+            return float(brentq(g, lo, hi, xtol=xtol, rtol=8.9e-16, maxiter=400))
         except RuntimeError:  # g is a step function at this scale (losses near the float range, spacing >> mu)
             for _ in range(2200):  # bisection to adjacent floats, midpoint without overflow
                 mid = 0.5 * lo + 0.5 * hi
