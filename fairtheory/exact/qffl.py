@@ -20,7 +20,12 @@ Certification: where the problem provides Hessians and ``d <= max_polish_d``, a 
 steps on ``g(w) = sum_k c_k F_k(w)^{q+1}`` polish the solver's point (accepted only if ``g`` does
 not increase); the certificate is the scale-free gradient norm ``grad_rel`` of ``f_q`` at the
 returned point, which must be at most ``grad_tol`` for every polished point and every point from an
-``optimal_inaccurate`` solve (else :class:`SolverError`, status ``uncertified``).
+``optimal_inaccurate`` solve (else :class:`SolverError`, status ``uncertified``).  Second certificate:
+the losses are nonnegative, so ``0 <= min f_q``; a point whose largest loss is at most ``grad_tol *
+min(1, unit)`` (``certificate["max_loss"]``) is within that of the lower bound (least squares that
+interpolate: ``grad_rel`` is a ratio of vanishing terms there and stays of order one).  Gradients and
+Newton run on the losses in units of the exact solvers' loss unit (``F/unit``, same minimiser), so
+losses of order ``1e100`` do not overflow ``F^{q+1}`` or the norms.
 """
 
 from __future__ import annotations
@@ -51,36 +56,50 @@ def _weights(problem: FederatedProblem, form: str) -> np.ndarray:
 
 
 def _g_parts(problem: FederatedProblem, w: np.ndarray, q: float, c: np.ndarray,
-             hess: bool) -> tuple[float, np.ndarray, np.ndarray | None]:
-    """``g = sum c F^{q+1}``, its gradient ``(q+1) sum c F^q gradF`` and Hessian."""
-    F = np.asarray(problem.losses(w), dtype=np.float64)
+             hess: bool, unit: float = 1.0) -> tuple[float, np.ndarray, np.ndarray | None]:
+    """``g = sum c F^{q+1}``, its gradient ``(q+1) sum c F^q gradF`` and Hessian, for the losses in units
+    of ``unit`` (``F/unit``: same minimiser; keeps ``F^{q+1}`` and the gradient norms of losses ~1e100
+    inside the float range)."""
+    F = np.asarray(problem.losses(w), dtype=np.float64) / unit
     if np.any(F < 0):
-        raise FairtheoryValueError(f"q-FFL needs nonnegative client losses, got min {F.min()!r}")
-    J = np.asarray(problem.grads(w), dtype=np.float64)
+        raise FairtheoryValueError(f"q-FFL needs nonnegative client losses, got min {F.min() * unit!r}")
+    J = np.asarray(problem.grads(w), dtype=np.float64) / unit
     val = float(c @ F ** (q + 1.0))
     grad = (q + 1.0) * (c * F**q) @ J
     if not hess:
         return val, grad, None
-    Hs = np.asarray(problem.hessians(w), dtype=np.float64)
+    Hs = np.asarray(problem.hessians(w), dtype=np.float64) / unit
     Fs = np.where(F == 0.0, 1.0, F)
     coef = np.where(F == 0.0, 0.0, (q + 1.0) * q * Fs ** (q - 1.0)) * c if q > 0 else np.zeros_like(F)
     H = np.einsum("n,ni,nj->ij", coef, J, J) + np.einsum("n,nij->ij", (q + 1.0) * c * F**q, Hs)
     return val, grad, H
 
 
-def _grad_scale(problem: FederatedProblem, w: np.ndarray, q: float, c: np.ndarray) -> float:
-    """``(q+1) sum_k c_k F_k^q ||grad F_k||`` (the scale of the gradient of ``g``)."""
-    F = np.maximum(np.asarray(problem.losses(w), dtype=np.float64), 0.0)
-    J = np.asarray(problem.grads(w), dtype=np.float64)
-    return float((q + 1.0) * (c * F**q) @ np.linalg.norm(J, axis=1))
+def _grad_scale(problem: FederatedProblem, w: np.ndarray, q: float, c: np.ndarray, unit: float = 1.0) -> float:
+    """``(q+1) sum_k c_k F_k^q ||grad F_k||`` (the scale of the gradient of ``g``), losses in units of ``unit``."""
+    F = np.maximum(np.asarray(problem.losses(w), dtype=np.float64) / unit, 0.0)
+    J = np.asarray(problem.grads(w), dtype=np.float64) / unit
+    return float((q + 1.0) * (c * F**q) @ _norms(J))
+
+
+def _norms(J: np.ndarray) -> np.ndarray:
+    """Row norms without overflow of the squares (hypot-style scaling by the largest entry of each row)."""
+    m = np.max(np.abs(J), axis=-1, keepdims=True) if J.size else np.zeros(J.shape[:-1] + (1,))
+    m = np.where(m > 0, m, 1.0)
+    return (m[..., 0] * np.linalg.norm(J / m, axis=-1)) if J.ndim > 1 else float(m[0] * np.linalg.norm(J / m))
 
 
 def newton_polish(problem: FederatedProblem, w: Any, q: float, *, weights: Any = None,
-                  max_steps: int = 20, gtol: float = 1e-14) -> tuple[np.ndarray, dict[str, float]]:
+                  max_steps: int = 20, gtol: float = 1e-14, unit: float | None = None
+                  ) -> tuple[np.ndarray, dict[str, float]]:
     """Damped Newton on ``g(w) = sum_k c_k F_k(w)^{q+1}`` from ``w`` (``c = p`` unless ``weights``).
 
-    Returns ``(w, info)``; ``info`` has ``steps``, ``grad_norm_start`` and ``grad_norm`` (of ``g``).
-    A step is kept only if it does not increase ``g`` (backtracking halves it up to 40 times)."""
+    Returns ``(w, info)``; ``info`` has ``steps``, ``grad_norm_start`` and ``grad_norm`` (of ``g``;
+    ``+inf`` where the true norm exceeds the float range) and ``grad_norm_unit`` (of ``g`` for the losses
+    in units of ``unit``: ``grad_norm / unit^{q+1}``; ``unit`` defaults to the exact solvers' loss unit,
+    1 for losses of order one).  Newton runs in those units (the same iterates; no overflow of
+    ``F^{q+1}`` for losses ~1e100).  A step is kept only if it does not increase ``g`` (backtracking
+    halves it up to 40 times)."""
     _check_problem(problem)
     q = check_in_range(q, "q", low=0.0)
     max_steps = check_integer(max_steps, "max_steps", low=0)
@@ -91,15 +110,16 @@ def newton_polish(problem: FederatedProblem, w: Any, q: float, *, weights: Any =
         c = as_vector(weights, "weights")
         if c.shape != (problem.n,) or np.any(c < 0):
             raise FairtheoryValueError(f"weights must be {problem.n} nonnegative numbers (one per client), got {c!r}")
+    u = _unit(problem) if unit is None else check_positive(unit, "unit")
     w = np.array(to_numpy(problem.as_model(w, "w")), dtype=np.float64)
-    val, grad, H = _g_parts(problem, w, q, c, True)
-    g0 = float(np.linalg.norm(grad))
+    val, grad, H = _g_parts(problem, w, q, c, True, u)
+    g0 = float(_norms(grad))
     steps = 0
     for _ in range(max_steps):
-        gn = float(np.linalg.norm(grad))
+        gn = float(_norms(grad))
         # scale-aware stop: max(1, |g|) for ordinary losses, proportional to the gradients' scale
         # (q+1) sum c F^q |grad F| when the losses are tiny
-        if gn <= gtol * max(abs(val), min(1.0, _grad_scale(problem, w, q, c))):
+        if gn <= gtol * max(abs(val), min(1.0, _grad_scale(problem, w, q, c, u))):
             break
         if H is None:  # pragma: no cover - _g_parts(..., True) always returns a Hessian
             break
@@ -110,8 +130,8 @@ def newton_polish(problem: FederatedProblem, w: Any, q: float, *, weights: Any =
         t, accepted = 1.0, False
         for _ in range(40):
             w_new = w - t * step
-            v_new, g_new, H_new = _g_parts(problem, w_new, q, c, True)
-            if v_new < val or (v_new <= val + 4e-16 * abs(val) and np.linalg.norm(g_new) < gn):
+            v_new, g_new, H_new = _g_parts(problem, w_new, q, c, True, u)
+            if v_new < val or (v_new <= val + 4e-16 * abs(val) and _norms(g_new) < gn):
                 accepted = True
                 break
             t *= 0.5
@@ -119,7 +139,10 @@ def newton_polish(problem: FederatedProblem, w: Any, q: float, *, weights: Any =
             break
         w, val, grad, H = w_new, v_new, g_new, H_new
         steps += 1
-    return w, {"steps": float(steps), "grad_norm_start": g0, "grad_norm": float(np.linalg.norm(grad))}
+    gu = float(_norms(grad))
+    with np.errstate(over="ignore"):
+        back = u ** (q + 1.0)
+    return w, {"steps": float(steps), "grad_norm_start": g0 * back, "grad_norm": gu * back, "grad_norm_unit": gu}
 
 
 #: the attempts of the default solve, in order: Clarabel's defaults (the setting this model was validated
@@ -199,31 +222,38 @@ def solve_qffl(problem: FederatedProblem, q: float, *, form: str = "weighted", s
     if w.value is None:
         raise SolverError(what, label, "no primal value")
     w0 = np.asarray(w.value, dtype=np.float64)
-    _, grad0, _ = _g_parts(problem, w0, q, c, False)
-    gn_solver = float(np.linalg.norm(grad0)) / r
-    w_best, info = w0, {"steps": 0.0, "grad_norm": gn_solver * r}
+    with np.errstate(over="ignore"):
+        back = unit ** r  # gradient norms are computed for the losses in units of `unit`, reported in the caller's
+    _, grad0, _ = _g_parts(problem, w0, q, c, False, unit)
+    gn_solver_u = float(_norms(grad0)) / r
+    w_best, info = w0, {"steps": 0.0, "grad_norm_unit": gn_solver_u * r}
     polished = False
     if polish and problem.d <= max_polish_d:
         try:
-            w_best, info = newton_polish(problem, w0, q, weights=c)
+            w_best, info = newton_polish(problem, w0, q, weights=c, unit=unit)
             polished = True
         except (NotImplementedError, AttributeError):
             pass
     Fw = np.asarray(problem.losses(w_best), dtype=np.float64)
-    J = np.asarray(problem.grads(w_best), dtype=np.float64)
-    scale = float((c * Fw**q) @ np.linalg.norm(J, axis=1))
-    grad_rel = float(info["grad_norm"]) / r / scale if scale > 0 else 0.0
+    scale = _grad_scale(problem, w_best, q, c, unit) / r
+    grad_rel = float(info["grad_norm_unit"]) / r / scale if scale > 0 else 0.0
     value = float(qffl_value(Fw, q, problem.p if form == "weighted" else None, form=form))
+    # F >= 0, so 0 <= min f_q <= value: a point whose every loss is within grad_tol of the loss unit is
+    # certified by that lower bound (losses with a zero minimum - least squares that interpolate - make
+    # grad_rel a ratio of vanishing terms that need not vanish)
+    near_zero = float(np.max(Fw)) <= grad_tol * min(1.0, unit)
     # the certificate binds every polished point and every point of an optimal_inaccurate solve; an
     # unpolished optimal point keeps the solver's own accuracy (grad_rel ~1e-7..1e-4 measured)
-    if not np.isfinite(value) or ((polished or status != "optimal") and not grad_rel <= grad_tol):
+    if not np.isfinite(value) or ((polished or status != "optimal") and not (grad_rel <= grad_tol or near_zero)):
         raise SolverError(what, label, f"uncertified ({status}): relative gradient norm {grad_rel:.3g} > "
                                        f"grad_tol = {grad_tol:.3g} at the returned point")
+    with np.errstate(over="ignore"):
+        gn_solver, gn_final = gn_solver_u * back, float(info["grad_norm_unit"]) / r * back
     s = (unit * max(norm_val, 0.0)) ** r  # sum c t^{q+1}
     solver_value = s / r if form == "weighted" else (s if form == "unweighted" else s ** (1.0 / r))
     return ExactResult(
         value=value, argmin=w_best, weights=None, solver=label, status=_status(status),
-        certificate={"grad_norm_solver": gn_solver, "grad_norm": float(info["grad_norm"]) / r,
-                     "grad_rel": grad_rel, "newton_steps": float(info["steps"])},
+        certificate={"grad_norm_solver": gn_solver, "grad_norm": gn_final,
+                     "grad_rel": grad_rel, "newton_steps": float(info["steps"]), "max_loss": float(np.max(Fw))},
         extra={"losses": Fw, "solver_value": float(solver_value), "q": q, "form": form},
     )
