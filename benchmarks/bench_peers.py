@@ -1,27 +1,41 @@
 """Speed side by side: each audited peer function against fairtheory's on the same inputs, in one process.
 
-Run ``python benchmarks/bench_peers.py [--repeat 5] [--only flgo] [--json PATH]``.  BLAS and torch run
-single-threaded; the contenders of one row are interleaved and the median of ``--repeat`` runs is
+Run ``python benchmarks/bench_peers.py [--repeat 9] [--only flgo] [--json PATH] [--markdown PATH]``.
+BLAS and torch run single-threaded; every contender is called once untimed (warm-up), then the
+contenders of one row are interleaved on the same inputs and the median of ``--repeat`` (>= 9) runs is
 reported.  Only the server-side function is timed: the peer's inputs (FLGo server objects and client
 packages, Flower messages, FedLab client uploads) are built before each timed call, outside the timing.
 A peer that is not installed is listed with its install command.  The answers are compared too (the
-row says when they differ: the audit's findings).
+last column: the audit's findings show there).
 
 Rows (peer vs fairtheory):
 
 * ``sqwash.reduce_superquantile`` vs :meth:`CappedSimplex.support` (caps ``1/(theta n)``), n = 100,000;
 * ``sqwash.reduce_superquantile_smooth`` vs the closed-form projection, n = 2,000;
 * FLGo FedFV ``Server.iterate`` vs :func:`fedfv_aggregate.aggregate`, m = 20, d = 10,000;
-* FLGo FedMGDA+ ``Server.aggregate`` (cvxopt) vs :func:`fedmgda.aggregate` (Gram active set), m = 50, d = 10,000;
+* FedMGDA+, m = 50, d = 10,000: FLGo's whole ``Server.aggregate`` vs :func:`fedmgda.aggregate`
+  (difference: the direction); the min-norm point of 50 unit gradients (simplex), "the Gram product
+  plus FLGo's cvxopt QP" (``np.dot(Jt, Jt.T)`` and FLGo's ``optim_lambda`` lines, FLGo's ``quadprog``)
+  vs :func:`exact.pareto.min_norm_point` (which also returns the point ``v = U^T lam``; difference:
+  ``||d||^2``); FLGo's QP on a given Gram matrix vs :func:`exact.min_norm.min_norm_weights` (simplex
+  and the FedMGDA+ box, eps = 0.1); plain numpy ``U / (||g_i|| + 1e-8)`` vs :func:`fedmgda.normalise`;
 * FLGo AFL ``Server.iterate`` vs the projected step, n = 50, d = 10,000;
 * FLGo q-FedAvg ``Server.iterate`` (sums the clients' ``dk``, ``hk``), Flower ``aggregate_train`` /
   ``aggregate_fit`` and FedLab ``global_update`` vs the q-FFL step from the local models and losses
   (fairtheory does the clients' part too), m = 20, d = 10,000.
+
+Flower's Message-API ``QFedAvg.aggregate_train`` reads every reply with
+``ArrayRecord.to_numpy_ndarrays(keep_input=False)``, which calls ``gc.collect()``: its time per reply is
+one full collection, proportional to the number of live container objects of the *whole process*.  The
+second table measures that: live objects (``len(gc.get_objects())``), one ``gc.collect()``, and
+``aggregate_train`` per reply, as shipped and with the existing objects frozen out of the collector
+(``gc.freeze()``), at the benchmark's own process state and with 10^5 / 10^6 extra small lists alive.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import statistics
 import sys
@@ -37,8 +51,61 @@ from verify.claims import peers as P
 Setup = Callable[[], Callable[[], Any]]
 
 
+def _fedmgda_cases(rng: np.random.Generator) -> list[dict[str, Any]]:
+    from fairtheory.algorithms import fedmgda
+    from fairtheory.exact import pareto
+    from fairtheory.exact.min_norm import fedmgda_box, min_norm_weights
+
+    cases: list[dict[str, Any]] = []
+    m, d = 50, 10_000
+    Um = rng.normal(size=(m, d)) + 0.3 * rng.normal(size=d)
+    sizes = rng.integers(10, 100, size=m)
+    lam0 = sizes / sizes.sum()
+
+    def dir_diff(peer: Any, ours: Any) -> float:
+        return float(np.max(np.abs(np.asarray(peer) + np.asarray(ours))))  # peer: new model w - d (w = 0)
+
+    cases.append({"name": "flgo FedMGDA+ Server.aggregate (whole)", "lib": "flgo", "size": f"m={m}, d={d}, eps=0.1",
+                  "fp64": True, "diff": "direction",
+                  "peer": lambda: P.prepare_flgo_fedmgda(np.zeros(d), -Um, sizes=sizes, epsilon=0.1),
+                  "ours": lambda: (lambda: fedmgda.aggregate(Um, lam0, epsilon=0.1, offset=1e-8)[0]),
+                  "compare": dir_diff})
+    Un = Um / np.linalg.norm(Um, axis=1, keepdims=True)  # 50 unit gradients in R^10000
+    G = Un @ Un.T
+    flat = np.full(m, 1.0 / m)
+
+    def sq_diff(peer: Any, ours: Any) -> float:
+        lam = np.asarray(peer)
+        return abs(float(lam @ G @ lam) - float(ours.value) ** 2)
+
+    cases.append({"name": "min-norm point: Gram + FLGo's cvxopt QP", "lib": "flgo", "size": f"m={m}, d={d}, simplex",
+                  "diff": "||d||^2", "goal": 2.0,
+                  "peer": lambda: P.prepare_flgo_fedmgda_lambda(Un, flat, epsilon=1.0),
+                  "ours": lambda: (lambda: pareto.min_norm_point(Un)), "compare": sq_diff})
+
+    def lam_diff(peer: Any, ours: Any) -> float:
+        a, b = np.asarray(peer), np.asarray(ours[0])
+        return abs(float(a @ G @ a) - float(b @ G @ b))
+
+    # FLGo's QP on the Gram matrix: its lines build P = 2 Jt Jt^T from Jt = the Cholesky factor of G
+    # (an m x m product, ~10 us), so the timing is FLGo's QP set-up and cvxopt's solve
+    R = np.linalg.cholesky(G)
+    for eps, label in ((1.0, "simplex"), (0.1, "box eps=0.1")):
+        lo, hi = fedmgda_box(lam0, eps)
+        cases.append({"name": f"min_norm_weights vs FLGo's QP on the Gram ({label})", "lib": "flgo",
+                      "size": f"m={m}, {label}", "diff": "||d||^2",
+                      "peer": lambda R=R, eps=eps: P.prepare_flgo_fedmgda_lambda(R, lam0, epsilon=eps),
+                      "ours": lambda lo=lo, hi=hi: (lambda: min_norm_weights(G, lo=lo, hi=hi)), "compare": lam_diff})
+
+    cases.append({"name": "fedmgda.normalise vs plain numpy", "lib": "numpy", "size": f"m={m}, d={d}",
+                  "diff": "max |diff|",
+                  "peer": lambda: (lambda: Um / (np.linalg.norm(Um, axis=1, keepdims=True) + 1e-8)),
+                  "ours": lambda: (lambda: fedmgda.normalise(Um, 1e-8))})
+    return cases
+
+
 def _cases(rng: np.random.Generator) -> list[dict[str, Any]]:
-    from fairtheory.algorithms import fedfv_aggregate, fedmgda
+    from fairtheory.algorithms import fedfv_aggregate
     from fairtheory.sets import CappedSimplex
 
     cases: list[dict[str, Any]] = []
@@ -67,14 +134,7 @@ def _cases(rng: np.random.Generator) -> list[dict[str, Any]]:
                                                                      history=U, history_round=np.ones(m, dtype=int),
                                                                      keep_rule="reference", window="reference"))})
 
-    m, d = 50, 10_000
-    Um = rng.normal(size=(m, d)) + 0.3 * rng.normal(size=d)
-    sizes = rng.integers(10, 100, size=m)
-    lam0 = sizes / sizes.sum()
-    cases.append({"name": "flgo FedMGDA+ Server.aggregate", "lib": "flgo", "size": f"m={m}, d={d}, eps=0.1", "fp64": True,
-                  "peer": lambda: P.prepare_flgo_fedmgda(np.zeros(d), -Um, sizes=sizes, epsilon=0.1),
-                  "ours": lambda: (lambda: fedmgda.aggregate(Um, lam0, epsilon=0.1, offset=1e-8)[0]),
-                  "compare": lambda peer, ours: abs(float(peer @ peer) - float(ours @ ours))})
+    cases += _fedmgda_cases(rng)
 
     n, d = 50, 10_000
     w = rng.normal(size=d)
@@ -94,6 +154,7 @@ def _cases(rng: np.random.Generator) -> list[dict[str, Any]]:
     cases.append({"name": "flgo q-FedAvg Server.iterate", "lib": "flgo", "size": f"m={m}, d={d}, q=1", "fp64": True,
                   "peer": lambda: P.prepare_flgo_qfedavg(wq, Wq, Fq, q=1.0, lr=0.1), "ours": ours_q[1e-8]})
     cases.append({"name": "flwr QFedAvg.aggregate_train (Message API)", "lib": "flwr", "size": f"m={m}, d={d}, q=1",
+                  "per_reply": m + 1,  # one gc.collect() for the current arrays and one per reply
                   "peer": lambda: P.prepare_flwr_qfedavg(wq, Wq, Fq, q=1.0, lr=0.1), "ours": ours_q[1e-10]})
     cases.append({"name": "flwr QFedAvg.aggregate_fit (legacy)", "lib": "flwr", "size": f"m={m}, d={d}, q=1",
                   "peer": lambda: P.prepare_flwr_qfedavg_legacy(wq, Wq, Fq, q=1.0, lr=0.1,
@@ -124,6 +185,10 @@ def _timed(setup: Setup, fp64: bool) -> tuple[float, Any]:
         return time.perf_counter() - t0, out
 
 
+def _version(lib: str) -> str | None:
+    return np.__version__ if lib == "numpy" else P.peer_version(lib)
+
+
 def run(repeat: int, only: str | None = None, seed: int = 0) -> list[dict[str, Any]]:
     import torch
 
@@ -133,44 +198,131 @@ def run(repeat: int, only: str | None = None, seed: int = 0) -> list[dict[str, A
         for case in _cases(np.random.default_rng(seed)):
             if only and only not in case["name"] and only != case["lib"]:
                 continue
-            version = P.peer_version(case["lib"])
-            row = {"name": case["name"], "lib": case["lib"], "version": version, "size": case["size"]}
+            version = _version(case["lib"])
+            row = {"name": case["name"], "lib": case["lib"], "version": version, "size": case["size"],
+                   "diff": case.get("diff", "max |diff|")}
             if version is None:
                 row["missing"] = P.PEERS[case["lib"]].install
                 rows.append(row)
                 continue
+            fp64 = case.get("fp64", False)
+            _timed(case["peer"], fp64)  # warm-up: imports, caches, first-call costs
+            _timed(case["ours"], False)
             t_peer, t_ours = [], []
             peer_out = ours_out = None
-            for _ in range(repeat):
-                tp, peer_out = _timed(case["peer"], case.get("fp64", False))
-                to, ours_out = _timed(case["ours"], False)
-                t_peer.append(tp)
-                t_ours.append(to)
+            for k in range(repeat):
+                order = ("peer", "ours") if k % 2 == 0 else ("ours", "peer")  # alternate who runs first
+                for who in order:
+                    if who == "peer":
+                        tp, peer_out = _timed(case["peer"], fp64)
+                        t_peer.append(tp)
+                    else:
+                        to, ours_out = _timed(case["ours"], False)
+                        t_ours.append(to)
             cmp = case.get("compare", lambda a, b: float(np.max(np.abs(np.asarray(a) - np.asarray(b)))))
             row.update(peer_ms=1e3 * statistics.median(t_peer), ours_ms=1e3 * statistics.median(t_ours),
-                       max_abs_diff=cmp(peer_out, ours_out))
+                       max_abs_diff=cmp(peer_out, ours_out), repeat=repeat)
             row["ratio"] = row["peer_ms"] / row["ours_ms"]
+            if "goal" in case:
+                row["goal"] = case["goal"]
+            if "per_reply" in case:
+                row["per_reply_ms"] = row["peer_ms"] / case["per_reply"]
             rows.append(row)
     return rows
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--repeat", type=int, default=5)
-    ap.add_argument("--only", help="a library (sqwash, flgo, flwr, fedlab) or part of a row name")
-    ap.add_argument("--json", metavar="PATH", help="also write the rows as JSON")
-    args = ap.parse_args()
-    rows = run(args.repeat, args.only)
-    print(f"{'peer function':46s} {'version':8s} {'size':24s} {'peer ms':>10s} {'ours ms':>10s} {'peer/ours':>9s}  max|diff|")
+def _median_ms(fn: Callable[[], Any], repeat: int) -> float:
+    ts = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        ts.append(time.perf_counter() - t0)
+    return 1e3 * statistics.median(ts)
+
+
+def flower_gc(repeat: int, extra: tuple[int, ...] = (0, 100_000, 1_000_000), m: int = 20, d: int = 10_000,
+              seed: int = 0) -> list[dict[str, Any]]:
+    """Flower's per-reply time and what drives it: one ``gc.collect()`` per reply over the live objects."""
+    if P.peer_version("flwr") is None:
+        return []
+    rng = np.random.default_rng(seed)
+    w = rng.normal(size=d)
+    W = w + 0.1 * rng.normal(size=(m, d))
+    F = rng.uniform(0.1, 3, size=m)
+    rows = []
+    with threadpool_limits(1):
+        for n_extra in extra:
+            junk = [[i] for i in range(n_extra)]  # n_extra small container objects kept alive
+            gc.collect()
+            live = len(gc.get_objects())
+            t_gc = _median_ms(gc.collect, repeat)
+            t_agg, t_frozen = [], []
+            for _ in range(repeat):
+                call = P.prepare_flwr_qfedavg(w, W, F, q=1.0, lr=0.1)
+                t_agg.append(_median_ms(call, 1))
+                call = P.prepare_flwr_qfedavg(w, W, F, q=1.0, lr=0.1)
+                gc.freeze()
+                try:
+                    t_frozen.append(_median_ms(call, 1))
+                finally:
+                    gc.unfreeze()
+            rows.append({"extra_objects": n_extra, "live_objects": live, "gc_collect_ms": t_gc,
+                         "per_reply_ms": statistics.median(t_agg) / (m + 1),
+                         "per_reply_frozen_ms": statistics.median(t_frozen) / (m + 1),
+                         "aggregate_ms": statistics.median(t_agg), "aggregate_frozen_ms": statistics.median(t_frozen),
+                         "m": m, "d": d})
+            del junk
+    gc.collect()
+    return rows
+
+
+def markdown(rows: list[dict[str, Any]], gc_rows: list[dict[str, Any]], repeat: int) -> str:
+    out = ["| peer function | version | size | peer ms | fairtheory ms | peer / fairtheory | difference |",
+           "|---|---|---|---:|---:|---:|---|"]
     for r in rows:
         if "missing" in r:
-            print(f"{r['name']:46s} {'-':8s} {r['size']:24s}  not installed: {r['missing']}")
+            out.append(f"| {r['name']} | - | {r['size']} | - | - | - | not installed: `{r['missing']}` |")
             continue
-        print(f"{r['name']:46s} {r['version']:8s} {r['size']:24s} {r['peer_ms']:10.2f} {r['ours_ms']:10.2f} "
-              f"{r['ratio']:9.1f}  {r['max_abs_diff']:.1e}")
+        ratio = f"{r['ratio']:.1f}x"
+        if "per_reply_ms" in r:
+            ratio = f"({r['per_reply_ms']:.1f} ms per reply)"
+        if "goal" in r:
+            ratio += f" (goal >= {r['goal']:g}x: {'met' if r['ratio'] >= r['goal'] else 'NOT met'})"
+        out.append(f"| {r['name']} | {r['version']} | {r['size']} | {r['peer_ms']:.3f} | {r['ours_ms']:.3f} | {ratio} | "
+                   f"{r['diff']} {r['max_abs_diff']:.1e} |")
+    out.append("")
+    out.append(f"Medians of {repeat} interleaved runs after a warm-up, one BLAS/torch thread.")
+    if gc_rows:
+        out += ["", f"Flower `QFedAvg.aggregate_train` per reply (m = {gc_rows[0]['m']}, d = {gc_rows[0]['d']}): "
+                "one `gc.collect()` per reply", "",
+                "| extra live lists | live gc objects | one gc.collect() ms | per reply ms (as shipped) | "
+                "per reply ms (gc.freeze) |", "|---:|---:|---:|---:|---:|"]
+        for g in gc_rows:
+            out.append(f"| {g['extra_objects']:,} | {g['live_objects']:,} | {g['gc_collect_ms']:.1f} | "
+                       f"{g['per_reply_ms']:.1f} | {g['per_reply_frozen_ms']:.3f} |")
+    return "\n".join(out)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--repeat", type=int, default=9, help="timed runs per contender (>= 9; default 9)")
+    ap.add_argument("--only", help="a library (sqwash, flgo, flwr, fedlab, numpy) or part of a row name")
+    ap.add_argument("--json", metavar="PATH", help="also write the rows as JSON")
+    ap.add_argument("--markdown", metavar="PATH", help="also write the markdown tables to PATH")
+    ap.add_argument("--no-gc-table", action="store_true", help="skip Flower's gc.collect table")
+    args = ap.parse_args()
+    if args.repeat < 9:
+        ap.error(f"--repeat must be >= 9 (medians of at least 9 runs), got {args.repeat}")
+    rows = run(args.repeat, args.only)
+    gc_rows = [] if args.no_gc_table or (args.only and args.only not in ("flwr", "gc")) else flower_gc(args.repeat)
+    text = markdown(rows, gc_rows, args.repeat)
+    print(text)
+    if args.markdown:
+        with open(args.markdown, "w") as fh:
+            fh.write(text + "\n")
     if args.json:
         with open(args.json, "w") as fh:
-            json.dump(rows, fh, indent=1)
+            json.dump({"rows": rows, "flower_gc": gc_rows}, fh, indent=1)
     return 0
 
 

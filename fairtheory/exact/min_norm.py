@@ -147,36 +147,54 @@ def _pdas(G: np.ndarray, lo: np.ndarray, hi: np.ndarray, max_iter: int) -> tuple
     re-guess from ``y = lam - (G lam + nu)``: ``y_i < lo_i`` holds ``i`` at ``lo``, ``y_i > hi_i`` at
     ``hi``.  When the guess repeats, the KKT conditions hold (checked, tolerance ``1e-13`` on the
     scaled ``G``): stationarity on the free weights, bounds, and multipliers of the right sign on the
-    held ones (exact termination; few iterations when many weights are free).  ``None`` when a face
-    system is singular or the guesses do not settle within ``max_iter`` (then the primal active set
-    decides)."""
+    held ones (exact termination; one solve when every weight is free).  ``None`` when a face system
+    is singular or the guesses do not settle within ``max_iter`` (then the primal active set decides).
+    Upper bounds that cannot bind (``hi_i >= 1 - sum_{j != i} lo_j``, e.g. the simplex) are skipped."""
     m = G.shape[0]
     pinned = hi <= lo
-    at_lo, at_hi = pinned.copy(), np.zeros(m, dtype=bool)
+    any_pinned = bool(pinned.any())
+    uppers = bool((hi < 1.0 - (lo.sum() - lo)).any())
     tol = 1e-13
     lo_t, hi_t = lo - tol, hi + tol
+    at_lo = pinned.copy()
+    at_hi = np.zeros(m, dtype=bool)
     for it in range(1, max_iter + 1):
-        free = ~(at_lo | at_hi)
-        lam = np.where(at_lo, lo, np.where(at_hi, hi, 0.0))
-        sol = _face_solve(G, lam, free) if free.any() else None
+        free = ~(at_lo | at_hi) if uppers else ~at_lo
+        nfree = int(np.count_nonzero(free))
+        if nfree == 0:
+            return None
+        if nfree == m:
+            lam = np.empty(m)
+            sol = _face_solve(G, lam, free)
+        else:
+            lam = np.where(at_lo, lo, np.where(at_hi, hi, 0.0)) if uppers else np.where(at_lo, lo, 0.0)
+            sol = _face_solve(G, lam, free)
         if sol is None:
             return None
         lam[free] = sol[0]
         g = G @ lam
         g += sol[1]
-        if np.abs(g[free]).max() > tol:  # inaccurate face solve (nearly singular): not a KKT point
-            return None
+        if (np.abs(g).max() if nfree == m else np.abs(g[free]).max()) > tol:
+            return None  # inaccurate face solve (nearly singular): not a KKT point
         y = lam - g
-        new_lo = (y < lo_t) | pinned
-        new_hi = (y > hi_t) & ~new_lo
-        if (new_lo == at_lo).all() and (new_hi == at_hi).all():
-            lam = np.clip(lam, lo, hi)
-            r = 1.0 - lam.sum()
-            if r != 0.0:
-                inner = free & (lam > lo) & (lam < hi)
-                if inner.any():
-                    lam[inner] += r / inner.sum()
-                    lam = np.clip(lam, lo, hi)
+        new_lo = y < lo_t
+        if any_pinned:
+            new_lo |= pinned
+        if uppers:
+            new_hi = (y > hi_t) & ~new_lo
+            settled = (new_lo == at_lo).all() and (new_hi == at_hi).all()
+        else:
+            new_hi = at_hi
+            settled = (new_lo == at_lo).all()
+        if settled:
+            if nfree < m or (lam < lo).any() or (lam > hi).any():
+                lam = np.clip(lam, lo, hi)
+                r = 1.0 - lam.sum()
+                if r != 0.0:
+                    inner = free & (lam > lo) & (lam < hi)
+                    if inner.any():
+                        lam[inner] += r / inner.sum()
+                        lam = np.clip(lam, lo, hi)
             return lam, it
         at_lo, at_hi = new_lo, new_hi
     return None
@@ -311,20 +329,16 @@ def _vertex_optimal(G: np.ndarray, lo: np.ndarray, hi: np.ndarray, simplex: bool
 
 
 def _weights(Gm: np.ndarray, lo_a: np.ndarray, hi_a: np.ndarray, method: str,
-             max_iter: int | None, symmetric: bool = False) -> tuple[np.ndarray, dict[str, Any]]:
-    """:func:`min_norm_weights` on validated inputs (``Gm`` finite, square; bounds checked;
-    ``symmetric``: ``Gm`` is exactly symmetric, e.g. a BLAS ``syrk`` product)."""
+             max_iter: int | None) -> tuple[np.ndarray, dict[str, Any]]:
+    """:func:`min_norm_weights` on validated inputs (``Gm`` finite, square; bounds checked)."""
     m = Gm.shape[0]
     diag = np.diagonal(Gm)
     scale = float(diag.max())
     if m == 1 or scale <= 0.0:
         lam = _lmo(np.zeros(m), lo_a, hi_a) if m > 1 else np.ones(1)
         return lam, {"solver": "trivial", "iterations": 0, "converged": True}
-    if symmetric:
-        Gs = Gm * (1.0 / scale)
-    else:
-        Gs = Gm * (0.5 / scale)
-        Gs = Gs + Gs.T
+    Gs = Gm * (0.5 / scale)
+    Gs = Gs + Gs.T
     iters = max_iter if max_iter is not None else 20 * m + 100
     if method in ("auto", "active-set"):
         lam = _vertex_optimal(Gs, lo_a, hi_a, _is_simplex(lo_a, hi_a))
@@ -368,13 +382,13 @@ def _gram(U: Any) -> tuple[np.ndarray, np.ndarray, float]:
     squared norm below ``2^-500`` where products of entries underflow): then ``s = max |U_ij|``
     (``U = 0`` keeps ``s = 1``).  A
     non-finite ``U`` shows as a non-finite diagonal (``nan^2``, ``inf^2``); only then is ``U`` scanned."""
-    A = np.asarray(to_numpy(U), dtype=np.float64)
+    A = U if type(U) is np.ndarray and U.dtype == np.float64 else np.asarray(to_numpy(U), dtype=np.float64)
     if A.ndim != 2 or A.shape[0] == 0 or A.shape[1] == 0:
         raise FairtheoryValueError(f"U must be a non-empty 2-D array (m updates x d), got shape {A.shape}")
     with np.errstate(over="ignore", invalid="ignore", under="ignore"):
         G = A @ A.T
-        top = float(np.max(np.diagonal(G)))
-        if np.isfinite(top) and top >= _TINY2 and np.isfinite(G).all():
+        top = float(np.diagonal(G).max())
+        if _TINY2 <= top < np.inf and np.isfinite(G).all():
             return A, G, 1.0
     if not np.isfinite(A).all():
         raise FairtheoryValueError("U must be finite")
@@ -384,6 +398,8 @@ def _gram(U: Any) -> tuple[np.ndarray, np.ndarray, float]:
     A = A / s
     return A, A @ A.T, s
 
+
+_FLOAT_TINY = float(np.finfo(np.float64).tiny)
 
 #: below this largest squared norm the Gram product is formed from ``U / max |U_ij|``
 _TINY2 = 2.0 ** -500
@@ -414,7 +430,7 @@ def min_norm_point(U: Any = None, *, G: Any = None, lo: Any = None, hi: Any = No
             raise FairtheoryValueError(f"G must be square (m x m), got shape {Gm.shape}")
     m = Gm.shape[0]
     lo_a, hi_a = _bounds(m, lo, hi)
-    lam, info = _weights(Gm, lo_a, hi_a, method, None, symmetric=As is not None and bool((Gm == Gm.T).all()))
+    lam, info = _weights(Gm, lo_a, hi_a, method, None)
     c = Gm @ lam
     if As is not None:
         vs = lam @ As
@@ -427,12 +443,12 @@ def min_norm_point(U: Any = None, *, G: Any = None, lo: Any = None, hi: Any = No
         value = float(np.sqrt(vv))
     gap = float(vv - (c.min() if _is_simplex(lo_a, hi_a) else _lmo(c, lo_a, hi_a) @ c))
     scale2 = float(np.max(np.diagonal(Gm)))
-    if check and gap > GAP_RTOL * max(scale2, np.finfo(float).tiny):
+    if check and gap > GAP_RTOL * max(scale2, _FLOAT_TINY):
         raise SolverError("min-norm point of the hull (Gram QP)", info["solver"],
                           f"Frank-Wolfe gap {gap:.3e} above {GAP_RTOL:g} max ||g_i||^2 = {GAP_RTOL * scale2:.3e}")
     with np.errstate(over="ignore"):  # s^2 may leave the float range; the relative gap is what is checked
         fw_gap = gap * s * s
     return ExactResult(value=value, argmin=v, weights=lam, solver=info["solver"], status="optimal",
                        certificate={"fw_gap": fw_gap, "gap_bound": 2.0 * max(fw_gap, 0.0),
-                                    "fw_gap_relative": gap / max(scale2, np.finfo(float).tiny)},
+                                    "fw_gap_relative": gap / max(scale2, _FLOAT_TINY)},
                        extra={"iterations": info["iterations"], "converged": info["converged"]})

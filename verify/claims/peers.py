@@ -46,6 +46,7 @@ __all__ = ["PEERS", "peer_version", "require", "superquantile", "superquantile_s
            "afl_update", "afl_qp_radius", "fedfv_direction", "fedmgda_direction", "sqwash_superquantile",
            "sqwash_superquantile_smooth",
            "prepare_flgo_fedfv", "prepare_flgo_qfedavg", "prepare_flgo_afl", "prepare_flgo_fedmgda",
+           "prepare_flgo_fedmgda_lambda",
            "prepare_flwr_qfedavg", "prepare_flwr_qfedavg_legacy", "prepare_fedlab_qfedavg", "float64_torch",
            "local_sgd", "KEEP_COUNT_CASE", "fedmgda_compare", "FEDMGDA_VALUE_TOL", "FEDMGDA_DIRECTION_TOL"]
 
@@ -472,6 +473,54 @@ def prepare_flgo_fedmgda(w: Any, W: Any, *, sizes: Any, epsilon: float, eta: flo
             return _flgo_value(S.aggregate(models))
         finally:
             cvxopt.solvers.options["show_progress"] = old
+
+    return call
+
+
+def prepare_flgo_fedmgda_lambda(U: Any, lam0: Any, *, epsilon: float, models: bool = False) -> Callable[[], np.ndarray]:
+    """FLGo's FedMGDA+ weights ``optim_lambda`` for the rows of ``U`` (the normalised updates).
+
+    ``models=True``: FLGo's own ``Server.optim_lambda`` on one ``FModule`` per row (it deep-copies and
+    flattens each model, then forms ``P = 2 Jt Jt^T``); ``models=False``: the same lines from the stacked
+    array ``Jt = U`` on (FLGo 0.4.4 ``fedmgda.py``: ``P = 2 np.dot(Jt, Jt.T)``, bounds and constraint
+    matrices built as there, FLGo's ``Server.quadprog`` - cvxopt at its defaults), i.e. the Gram product
+    plus FLGo's QP.  Returns a function giving ``lam`` (numpy)."""
+    import flgo.algorithm.fedmgda as fmg
+
+    U = np.asarray(U, dtype=np.float64)
+    lambda0 = [float(x) for x in np.asarray(lam0, dtype=np.float64)]
+    server = types.SimpleNamespace(epsilon=epsilon, quadprog=lambda *a: fmg.Server.quadprog(None, *a))
+
+    def flgo_lines(Jt: np.ndarray) -> Any:  # fedmgda.py optim_lambda after ``Jt = np.array(Jt)``
+        n = len(Jt)
+        P = 2 * np.dot(Jt, Jt.T)
+        q = np.array([[0] for i in range(n)])
+        A = np.ones(n).T
+        b = np.array([1])
+        lb = np.array([max(0, lambda0[i] - epsilon) for i in range(n)])
+        ub = np.array([min(1, lambda0[i] + epsilon) for i in range(n)])
+        G = np.zeros((2 * n, n))
+        for i in range(n):
+            G[i][i] = -1
+            G[n + i][i] = 1
+        h = np.zeros((2 * n, 1))
+        for i in range(n):
+            h[i] = -lb[i]
+            h[n + i] = ub[i]
+        return fmg.Server.quadprog(None, P, q, G, h, A, b)
+
+    grads = [_flgo_model(x) for x in U] if models else None
+
+    def call() -> np.ndarray:
+        import cvxopt
+
+        old = cvxopt.solvers.options.get("show_progress", True)
+        cvxopt.solvers.options["show_progress"] = False
+        try:
+            res = fmg.Server.optim_lambda(server, grads, lambda0) if models else flgo_lines(U)
+        finally:
+            cvxopt.solvers.options["show_progress"] = old
+        return np.asarray(res, dtype=np.float64).ravel()
 
     return call
 
