@@ -48,7 +48,8 @@ __all__ = ["PEERS", "peer_version", "require", "superquantile", "superquantile_s
            "prepare_flgo_fedfv", "prepare_flgo_qfedavg", "prepare_flgo_afl", "prepare_flgo_fedmgda",
            "prepare_flgo_fedmgda_lambda",
            "prepare_flwr_qfedavg", "prepare_flwr_qfedavg_legacy", "prepare_fedlab_qfedavg", "float64_torch",
-           "local_sgd", "KEEP_COUNT_CASE", "fedmgda_compare", "FEDMGDA_VALUE_TOL", "FEDMGDA_DIRECTION_TOL"]
+           "local_sgd", "KEEP_COUNT_CASE", "fedmgda_compare", "FEDMGDA_VALUE_TOL", "FEDMGDA_DIRECTION_TOL",
+           "flwr_reply_timing"]
 
 
 # ============================================================================ peers and their installs
@@ -1055,14 +1056,56 @@ def flgo_fedmgda_claim(ctx: Context) -> Outcome:
        statement="Flower's Message-API QFedAvg.aggregate_train takes the q-FedAvg step of 003 Alg. 2 "
                  "(offset 1e-10, L = 1/client_learning_rate, F_k = the reply's train_loss), rtol 1e-9")
 def flwr_qfedavg_claim(ctx: Context) -> Outcome:
+    """Agreement is checked with the process's existing objects frozen out of the garbage collector;
+    ``details["timing"]`` records what one call costs as shipped (see :func:`flwr_reply_timing`)."""
     if peer_version("flwr") is None:
         return _skipped("flwr")
     # every reply's ArrayRecord.to_numpy_ndarrays(keep_input=False) runs gc.collect(), which walks every
     # object of this process: the already-existing ones are frozen out of the collector during the call
-    # (memory management only; bench_peers.py times Flower as shipped)
-    return _qffl_claim(ctx, "flwr", "peers.flwr.qfedavg", 1e-10,
-                       lambda c: _gc_frozen(prepare_flwr_qfedavg(c["w"], c["W"], c["F"], q=c["q"], lr=c["lr"])),
-                       count=(10, 200))
+    # (memory management only); the time as shipped is measured once below and reported, not compared
+    out = _qffl_claim(ctx, "flwr", "peers.flwr.qfedavg", 1e-10,
+                      lambda c: _gc_frozen(prepare_flwr_qfedavg(c["w"], c["W"], c["F"], q=c["q"], lr=c["lr"])),
+                      count=(10, 200))
+    timing = flwr_reply_timing()
+    out.details["timing"] = timing
+    out.note += (f"; speed (this run, not part of the claim): {timing['per_reply_ms']:.1f} ms per reply as shipped "
+                 f"(m = {timing['m']}, d = {timing['d']}), {timing['per_reply_frozen_ms']:.2f} ms with the process's "
+                 f"objects frozen out of the collector; each reply runs one gc.collect(), here "
+                 f"{timing['gc_collect_ms']:.1f} ms over {timing['live_objects']:,} live objects (it grows with "
+                 "everything the process holds, not with d)")
+    return out
+
+
+def flwr_reply_timing(m: int = 20, d: int = 10_000, repeat: int = 3, seed: int = 0) -> dict[str, Any]:
+    """One ``QFedAvg.aggregate_train`` call of ``m`` replies (``d`` parameters each), timed as shipped and
+    with ``gc.freeze()``, next to one ``gc.collect()`` and the number of live gc-tracked objects of this
+    process (``len(gc.get_objects())``).  Flower reads each reply with
+    ``ArrayRecord.to_numpy_ndarrays(keep_input=False)``, which calls ``gc.collect()`` (``m + 1`` calls:
+    the current model and every reply), so the time per reply is about one full collection: it grows
+    with everything the process holds (torch, the test suite, the user's data), not with ``d``.
+    Medians of ``repeat`` calls (milliseconds)."""
+    import gc
+    import statistics
+    import time
+
+    rng = np.random.default_rng(seed)
+    w = rng.normal(size=d)
+    W = w + 0.1 * rng.normal(size=(m, d))
+    F = rng.uniform(0.1, 3, size=m)
+
+    def timed(fn: Callable[[], Any]) -> float:
+        t0 = time.perf_counter()
+        fn()
+        return 1e3 * (time.perf_counter() - t0)
+
+    gc.collect()
+    live = len(gc.get_objects())
+    t_gc = statistics.median(timed(gc.collect) for _ in range(repeat))
+    shipped = statistics.median(timed(prepare_flwr_qfedavg(w, W, F, q=1.0, lr=0.1)) for _ in range(repeat))
+    frozen = statistics.median(timed(lambda: _gc_frozen(prepare_flwr_qfedavg(w, W, F, q=1.0, lr=0.1)))
+                               for _ in range(repeat))
+    return {"m": m, "d": d, "live_objects": live, "gc_collect_ms": t_gc, "call_ms": shipped,
+            "per_reply_ms": shipped / (m + 1), "call_frozen_ms": frozen, "per_reply_frozen_ms": frozen / (m + 1)}
 
 
 def _gc_frozen(call: Callable[[], Any]) -> Any:
