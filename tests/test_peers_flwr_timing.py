@@ -1,0 +1,25 @@
+"""Flower's per-reply timing report (issue 19): structure only, no wall-clock assertions."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from verify.claims import peers as P
+
+
+def test_flwr_reply_timing_fields():
+    if P.peer_version("flwr") is None:
+        pytest.skip(f"flwr is not installed: {P.PEERS['flwr'].install}")
+    base = P.flwr_reply_timing(m=2, d=10, repeat=1)
+    junk = [[i] for i in range(50_000)]  # live container objects: what one gc.collect() walks
+    more = P.flwr_reply_timing(m=2, d=10, repeat=1)
+    del junk
+    assert more["live_objects"] >= base["live_objects"] + 50_000
+    for t in (base, more):
+        assert t["m"] == 2 and t["d"] == 10
+        for k in ("gc_collect_ms", "call_ms", "per_reply_ms", "call_frozen_ms", "per_reply_frozen_ms"):
+            assert math.isfinite(t[k]) and t[k] > 0.0
+        assert t["per_reply_ms"] == pytest.approx(t["call_ms"] / 3, rel=1e-12)
+        assert t["per_reply_frozen_ms"] == pytest.approx(t["call_frozen_ms"] / 3, rel=1e-12)
