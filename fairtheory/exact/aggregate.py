@@ -38,6 +38,7 @@ from fairtheory.exact.rcfl import (
     _check_problem,
     _dual_value,
     _loss_vector,
+    _model_variable,
     _newton,
     _solve,
     _status,
@@ -83,7 +84,7 @@ def solve_aggregator(problem: FederatedProblem, aggregator: Any, *, expr: Callab
     # support functions of sets are positively homogeneous: solve in units of the losses (f/unit has
     # the same minimisers); any other aggregator is solved as written, its certificate still scale-aware
     model_unit = unit if expr is None and isinstance(getattr(agg, "set", None), (CappedSimplex, IntegratedSet)) else 1.0
-    w, t = cp.Variable(problem.d), cp.Variable(problem.n)
+    w, t = _model_variable(problem), cp.Variable(problem.n)
     fvec, shared = _loss_vector(problem, w, model_unit)
     cons = [fvec + shared <= t]
     what = "expr(t)" if expr is not None else f"{type(agg).__name__}.cvxpy(t)"

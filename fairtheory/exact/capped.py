@@ -218,8 +218,13 @@ def project_qp(S: CappedSimplex, v: Any) -> ExactResult:
     scaling (``+inf`` exactly when the true value exceeds the float64 range, e.g. ``v ~ 1e300``: the
     weights are then the answer).  Certificate on the reduced problem (same minimiser): the dual bound
     ``d(s) = min_{0 <= lam <= u} 0.5||lam - d||^2 + s (sum lam - 1)`` at the multiplier ``s`` of
-    ``sum lam = 1`` (either sign; every ``s`` gives a lower bound), ``gap = 0.5||lam - d||^2 - d(s)``;
-    by 1-strong convexity ``||lam - lam*||_2 <= sqrt(2 gap)``.  ``extra["pivot"] = b``.
+    ``sum lam = 1`` (either sign; every ``s`` gives a lower bound), ``gap = 0.5||lam - d||^2 - d(s)``,
+    evaluated as ``0.5||lam - z||^2 + |(lam - z) * (z - d + s)|_1 + |s| |1 - sum lam|`` with ``z = clip(d - s,
+    0, u)`` (for feasible ``lam`` the same sum of nonnegative terms; no cancellation, so the gap is not
+    lost in the rounding of two values of order one, and the interior point's infeasibility ``~1e-15``
+    counts against it instead of making it negative); by 1-strong convexity
+    ``||lam - lam*||_2 <= sqrt(2 gap)``.
+    ``extra["pivot"] = b``.
 
     Note: an interior-point solver's *weights* are only accurate to about the square root of its
     tolerance (the objective is flat at the optimum; on ``u = (0.5, 0.82)``, ``v ~ 1e-3`` Clarabel
@@ -263,11 +268,20 @@ def project_qp(S: CappedSimplex, v: Any) -> ExactResult:
         z = np.clip(d - s, 0.0, S.caps)
         return float(0.5 * np.sum((z - d) ** 2) + s * (z.sum() - 1.0))
 
+    def gap(s: float) -> float:
+        # 0.5||w - d||^2 - dual(s) without cancellation: with z = clip(d - s, 0, u) and the KKT residual
+        # r = z - (d - s) (>= 0 where z = 0, <= 0 where z = u, 0 between) it is
+        # 0.5||w - z||^2 + (w - z) . r + s (1 - sum w), a sum of terms >= 0 for feasible w; the terms an
+        # interior point's infeasibility (~1e-15) makes negative are counted in absolute value, so the gap
+        # (and the radius sqrt(2 gap)) never drops below what the point's own residuals allow
+        z = np.clip(d - s, 0.0, S.caps)
+        return float(0.5 * np.sum((w - z) ** 2) + np.sum(np.abs((w - z) * (z - (d - s))))
+                     + abs(s) * abs(1.0 - w.sum()))
+
     eta = cons[2].dual_value
     s_mult = float(np.squeeze(eta)) if eta is not None else 0.0
-    bound = max(dual(s_mult), dual(-s_mult))
-    cert = {"dual_bound": bound, "gap": 0.5 * float(np.sum((w - d) ** 2)) - bound,
-            "primal_infeasibility": _infeasibility(w, S.caps)}
+    s_best = s_mult if gap(s_mult) <= gap(-s_mult) else -s_mult
+    cert = {"dual_bound": dual(s_best), "gap": gap(s_best), "primal_infeasibility": _infeasibility(w, S.caps)}
     return ExactResult(value=val, weights=w, solver=solver, status=str(prob.status), certificate=cert,
                        extra={"attempt": label, "pivot": pivot})
 

@@ -95,7 +95,7 @@ def solve_fedavg(problem: FederatedProblem, *, polish: bool = True, grad_tol: fl
     _check_problem(problem)
     grad_tol = check_positive(grad_tol, "grad_tol")
     unit = _unit(problem)
-    w = cp.Variable(problem.d)
+    w = _model_variable(problem)
     fvec, shared = _loss_vector(problem, w, unit)
     prob = cp.Problem(cp.Minimize(problem.p @ fvec + shared))
     solver_value, solver, status = _solve(
@@ -129,7 +129,7 @@ def solve_rcfl(problem: FederatedProblem, alpha: Any, *, gap_tol: float = DEFAUL
     gap_tol = check_in_range(gap_tol, "gap_tol", low=0.0)
     S = CappedSimplex(problem.p / a)
     unit = _unit(problem)
-    w, eta, s = cp.Variable(problem.d), cp.Variable(), cp.Variable(problem.n)
+    w, eta, s = _model_variable(problem), cp.Variable(), cp.Variable(problem.n)
     fvec, shared = _loss_vector(problem, w, unit)
     cons = [s >= fvec - eta, s >= 0]
     prob = cp.Problem(cp.Minimize(eta + S.caps @ s + shared), cons)
@@ -158,7 +158,7 @@ def solve_afl(problem: FederatedProblem, *, gap_tol: float = DEFAULT_GAP_TOL) ->
     gap_tol = check_in_range(gap_tol, "gap_tol", low=0.0)
     S = CappedSimplex.simplex(problem.n)
     unit = _unit(problem)
-    w, t = cp.Variable(problem.d), cp.Variable()
+    w, t = _model_variable(problem), cp.Variable()
     fvec, shared = _loss_vector(problem, w, unit)
     cons = [fvec <= t]
     prob = cp.Problem(cp.Minimize(t + shared), cons)
@@ -252,7 +252,7 @@ def solve_smoothed_rcfl(problem: FederatedProblem, alpha: Any, mu: float, *, met
         return _smoothed_via_unsmoothed(problem, a, mu)
     if method == "cvxpy":
         # in units of the losses: f/unit, mu/unit, eta/unit (F^mu is positively homogeneous in them)
-        w, eta = cp.Variable(problem.d), cp.Variable()
+        w, eta = _model_variable(problem), cp.Variable()
         fvec, shared = _loss_vector(problem, w, unit)
         mu_u = mu / unit
         prob = cp.Problem(cp.Minimize(mu_u * (c @ cp.logistic((fvec - eta) / mu_u)) + eta + shared))
@@ -481,6 +481,30 @@ def _cert_scale(value: float, unit: float) -> float:
     """Scale of a certificate's tolerance: ``max(|value|, min(1, unit))`` (``max(1, |value|)`` for
     ordinary problems; proportional to the losses for tiny ones, so a 10% error at 1e-12 is caught)."""
     return max(abs(float(value)), min(1.0, unit))
+
+
+def _model_scale(problem: Any) -> float:
+    """Scale of the model coordinates: ``max_i |c_i|`` for quadratic clients when it lies outside
+    ``[1e-3, 1e3]``, else 1.  With centres of order ``1e-8`` (losses ``1e-16``, unit ``1e-16``) the model
+    ``f/unit`` has curvature ``1e16`` around ``w ~ 1e-8`` and Clarabel failed; in ``z = w/r`` both are of
+    order one (``f(r z)/unit`` has curvature ``r^2 H/unit``)."""
+    c = getattr(problem, "c", None)
+    if not isinstance(problem, QuadraticProblem) or c is None or np.size(c) == 0:
+        return 1.0
+    s = float(np.max(np.abs(c)))
+    if not np.isfinite(s) or s == 0.0 or _UNIT_BAND[0] <= s <= _UNIT_BAND[1]:
+        return 1.0
+    return s
+
+
+def _model_variable(problem: Any) -> Any:
+    """The model as a cvxpy expression ``r z`` of a variable ``z`` (``r`` = :func:`_model_scale`; ``z``
+    itself when ``r = 1``): ``.value`` is the model in the caller's coordinates."""
+    import cvxpy as cp
+
+    z = cp.Variable(problem.d)
+    r = _model_scale(problem)
+    return z if r == 1.0 else r * z
 
 
 def _loss_vector(problem: FederatedProblem, w: Any, unit: float = 1.0) -> tuple[Any, Any]:
