@@ -187,7 +187,7 @@ def build() -> None:  # noqa: C901 - a flat table of calls
         call(f"atkinson inf s={s:g}", lambda a=a: metrics.atkinson(a), Val(1 - 1.0 / fmean(base), 1e-12))
         call(f"atkinson 0.5 s={s:g}", lambda a=a: metrics.atkinson(a, 0.5),
              Val(1 - math.fsum(math.sqrt(x) for x in base) ** 2 / 25 / fmean(base), 1e-12))
-        call(f"palma s={s:g}", lambda a=a: metrics.palma_ratio([x * s for x in range(1, 11)]),
+        call(f"palma s={s:g}", lambda s=s: metrics.palma_ratio([x * s for x in range(1, 11)]),
              Val((10 / 1) / ((1 + 2 + 3 + 4) / 1), 1e-12))  # share top 10% = 10/55, bottom 40% = 10/55
     for kind, conv in [("float32", lambda a: np.asarray(a, dtype=np.float32)), ("int", lambda a: np.asarray(a, dtype=np.int64)),
                        ("torch", lambda a: torch.tensor(a, dtype=torch.float64)),
@@ -255,8 +255,10 @@ def build() -> None:  # noqa: C901 - a flat table of calls
                         ("bool", [True, False, True]), ("string", "abc"), ("None", None), ("complex", [1j, 1, 1])]:
         for meth in ("support", "lower", "argmax", "project", "threshold"):
             call(f"{meth} {bad_name}", lambda m=meth, v=v: getattr(S3, m)(v), Err())
-    for bad_name, thunk in [("simplex 0", lambda: CappedSimplex.simplex(0)), ("simplex -1", lambda: CappedSimplex.simplex(-1)),
-                            ("simplex 2.5", lambda: CappedSimplex.simplex(2.5)), ("simplex True", lambda: CappedSimplex.simplex(True)),
+    for bad_name, thunk in [("simplex 0", lambda: CappedSimplex.simplex(0)),
+                            ("simplex -1", lambda: CappedSimplex.simplex(-1)),
+                            ("simplex 2.5", lambda: CappedSimplex.simplex(2.5)),
+                            ("simplex True", lambda: CappedSimplex.simplex(True)),
                             ("cvar a 0", lambda: CappedSimplex.cvar(3, 0.0)), ("cvar a 1.5", lambda: CappedSimplex.cvar(3, 1.5)),
                             ("cvar a nan", lambda: CappedSimplex.cvar(3, float("nan"))),
                             ("qalpha alpha 0", lambda: CappedSimplex.qalpha([0.5, 0.5], 0.0)),
@@ -325,7 +327,8 @@ def build() -> None:  # noqa: C901 - a flat table of calls
     # ---------------------------------------------------------------- aggregators
     for s in scales:
         f = [x * s for x in base]
-        call(f"fedavg value s={s:g}", lambda f=f: agg.fedavg(p5).value(f), Val(float(sum((F(a) * F(b) for a, b in zip(p5, f, strict=True)), Fraction(0))), 1e-12))
+        exact_mean = float(sum((F(a) * F(b) for a, b in zip(p5, f, strict=True)), Fraction(0)))
+        call(f"fedavg value s={s:g}", lambda f=f: agg.fedavg(p5).value(f), Val(exact_mean, 1e-12))
         call(f"afl value s={s:g}", lambda f=f: agg.afl(5).value(f), Val(max(f)))
         call(f"cvar value s={s:g}", lambda f=f: agg.cvar(5, 0.4).value(f), Val(ftail(f, 0.4, True), 1e-12))
         call(f"qalpha value s={s:g}", lambda f=f: agg.qalpha(p5, 0.5).value(f), Val(fqalpha(f, p5, 0.5), 1e-12))
@@ -333,7 +336,8 @@ def build() -> None:  # noqa: C901 - a flat table of calls
         call(f"TERM weights sum s={s:g}", lambda f=f: float(np.sum(agg.TERM(p5, 1.0).weights(f))), Val(1.0, 1e-12))
         call(f"SmoothedQalpha value mu=s s={s:g}", lambda f=f, s=s: agg.SmoothedQalpha(p5, 0.5, 1e-3 * s).value(f),
              Any_())
-        call(f"SmoothedQalpha bounds s={s:g}", lambda f=f, s=s: _smoothed_in_bounds(agg.SmoothedQalpha(p5, 0.5, 1e-3 * s), f, p5, 0.5, 1e-3 * s),
+        call(f"SmoothedQalpha bounds s={s:g}",
+             lambda f=f, s=s: _smoothed_in_bounds(agg.SmoothedQalpha(p5, 0.5, 1e-3 * s), f, p5, 0.5, 1e-3 * s),
              Val(True))
         call(f"QFFL q=1 s={s:g}", lambda f=f: agg.QFFL(p5, 1.0).value(f),
              Val(fqffl(f, 1, p5), 1e-12) if fqffl(f, 1, p5) < 1.7e308 else Err())
@@ -385,7 +389,8 @@ def build() -> None:  # noqa: C901 - a flat table of calls
                      ("cvxpy wrong", hostile(cvxpy=lambda t: "not an expression")),
                      ("client_grads only", hostile(client_grads=lambda f, e: (f, f), client_values=lambda f, e: None))]:
         want = label == "weights torch"
-        call(f"audit {label}", lambda a=a: audit(a, max_examples=10, properties=("defined", "subgradient", "separable_form")).passed,
+        call(f"audit {label}",
+             lambda a=a: audit(a, max_examples=10, properties=("defined", "subgradient", "separable_form")).passed,
              Val(want))
     for label, a in [("n None", hostile(n=None)), ("n -1", hostile(n=-1)), ("n 2.5", hostile(n=2.5)),
                      ("domain 3 numbers", hostile(domain=(0, 1, 2))), ("domain nan", hostile(domain=(float("nan"), 1.0))),
@@ -445,7 +450,8 @@ def build() -> None:  # noqa: C901 - a flat table of calls
         call(f"solve_qffl q=1 sym s={s:g}", lambda Ps=Ps: solve_qffl(Ps, 1.0).value, Any_())
         call(f"solve_smoothed mu=1e-12 s sym s={s:g}", lambda Ps=Ps, s=s: solve_smoothed_rcfl(Ps, 0.7, 1e-12 * s).value,
              Val(s * W_SYM, 1e-9))
-        call(f"solve_aggregator cvar sym s={s:g}", lambda Ps=Ps: solve_aggregator(Ps, agg.cvar(2, 0.6)).value, Val(s * W_SYM, 1e-7))
+        call(f"solve_aggregator cvar sym s={s:g}", lambda Ps=Ps: solve_aggregator(Ps, agg.cvar(2, 0.6)).value,
+             Val(s * W_SYM, 1e-7))
     for sw in (1e-50, 1e-8, 1e8, 1e50):  # the model scale: centres at +-sw A
         Pw = QuadraticProblem(np.stack([np.eye(2)] * 2), np.stack([sw * A_SYM, -sw * A_SYM]), p=[0.5, 0.5])
         want = sw * sw * W_SYM
@@ -466,7 +472,8 @@ def build() -> None:  # noqa: C901 - a flat table of calls
         call(f"solve_smoothed n=1 alpha={a} mu=1e-12", lambda a=a: solve_smoothed_rcfl(P1, a, 1e-12).value, Val(0.25, 1e-9))
     Psym = QuadraticProblem(np.stack([np.eye(2)] * 2), np.stack([A_SYM, -A_SYM]), p=[0.5, 0.5])
     for mu in (1e-300, 1e-100, 1e-12, 1e-7, 1e-5, 1e-2, 1e2, 1e100):
-        call(f"solve_smoothed sym mu={mu:g}", lambda mu=mu: _smoothed_check(solve_smoothed_rcfl(Psym, 0.7, mu), Psym, 0.7, mu, W_SYM),
+        call(f"solve_smoothed sym mu={mu:g}",
+             lambda mu=mu: _smoothed_check(solve_smoothed_rcfl(Psym, 0.7, mu), Psym, 0.7, mu, W_SYM),
              Val(True))
     for bad_name, thunk in [("solve_rcfl alpha 0", lambda: solve_rcfl(Psym, 0.0)),
                             ("solve_rcfl alpha 2", lambda: solve_rcfl(Psym, 2.0)),
