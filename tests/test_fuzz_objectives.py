@@ -568,6 +568,12 @@ row("atkinson epsilon=1 zero entry", lambda: metrics.atkinson([0.0, 1.0], 1.0), 
 row("atkinson epsilon=0.5 by hand", lambda: metrics.atkinson([1.0, 4.0], 0.5), Value(1 - ((1 + 2) / 2) ** 2 / 2.5, rtol=1e-15))
 row("atkinson epsilon=2 wide range", lambda: metrics.atkinson([1e-320, 1e300], 2.0), Value(1.0))
 row("atkinson epsilon=1 geometric", lambda: metrics.atkinson([1.0, 4.0], 1.0), Value(1 - 2.0 / 2.5, rtol=1e-15))
+# issue 18 sweep: eps = 1e300 is infinite aversion up to 1e-300 (EDE = min a), eps -> 1 the geometric mean
+row("atkinson epsilon=1e300 is min/mean", lambda: metrics.atkinson([1.0, 4.0], 1e300), Value(1 - 1.0 / 2.5, rtol=1e-15))
+row("atkinson epsilon=1-1e-12 geometric", lambda: metrics.atkinson([1.0, 4.0], 1 - 1e-12), Value(1 - 2.0 / 2.5, rtol=1e-9))
+row("atkinson epsilon=1+1e-12 geometric", lambda: metrics.atkinson([1.0, 4.0], 1 + 1e-12), Value(1 - 2.0 / 2.5, rtol=1e-9))
+row("atkinson epsilon=10 by hand", lambda: metrics.atkinson([1.0, 4.0], 10.0),
+    Value(1 - ((1 + 4.0 ** -9) / 2) ** (-1 / 9) / 2.5, rtol=1e-14))
 
 # =============================================================================== Q_alpha (002)
 PQ = [0.5, 0.25, 0.25]
@@ -720,6 +726,11 @@ vector_rows("fedavg.value", agg.fedavg(P3).value, F3, ffloat(sum(fr(p) * fr(f) f
             rtol=1e-15)
 vector_rows("afl.value", agg.afl(3).value, F3, 3.0, "f")
 vector_rows("SmoothedQalpha.value", agg.SmoothedQalpha(P3, 0.6, 0.1).value, F3, ref_smoothed(F3, P3, 0.6, 0.1), "f", rtol=1e-10)
+# issue 18 sweep: losses and mu of order 1e-20 (A_{s mu}(s f) = s A_mu(f)): the eta bracket's absolute tolerance
+# 1e-15 exceeded the bracket and returned eta = max f (28% off)
+for _s in (1e-300, 1e-20, 1e20, 1e300):
+    row(f"SmoothedQalpha.value scale {_s:g}", lambda s=_s: agg.SmoothedQalpha(P3, 0.6, 0.1 * s).value([x * s for x in F3]),
+        Value(ref_smoothed(F3, P3, 0.6, 0.1) * _s, rtol=1e-10))
 row("TERM weights near max", lambda: agg.TERM([1 / 3] * 3, 1.0).weights([1.7e308, -1.7e308, 1e308]), Value([1.0, 0.0, 0.0]))
 row("SmoothedQalpha weights near max", lambda: agg.SmoothedQalpha([1 / 3] * 3, 0.5, 1.0).weights([1.7e308, -1.7e308, 1e308]),
     Value([2 / 3, 0.0, 1 / 3], rtol=1e-15))

@@ -366,3 +366,62 @@ def test_project_qp_fallbacks_emit_no_warning(monkeypatch: Any) -> None:
             r = C.project_qp(S, v)
         assert r.extra["attempt"] == label
         assert np.max(np.abs(r.weights - S.project(v))) <= 1e-6
+
+
+# ================================================================================ found by the round-2 sweep
+def test_atkinson_huge_and_near_one_aversion() -> None:
+    from fairtheory import metrics
+
+    a = [1.0, 3.0, 2.0, 2.0, 5.0]
+    mean = sum(a) / 5
+    assert metrics.atkinson(a, 1e300) == pytest.approx(1 - min(a) / mean, rel=1e-15)  # was 1.0
+    geo = math.exp(sum(math.log(x) for x in a) / 5)
+    for eps in (1 - 1e-12, 1 + 1e-12):
+        assert metrics.atkinson(a, eps) == pytest.approx(1 - geo / mean, rel=1e-9)
+
+
+@pytest.mark.parametrize("s", [1e-300, 1e-20, 1e20, 1e300])
+def test_smoothed_qalpha_at_any_loss_scale(s: float) -> None:
+    """A_{s mu}(s f) = s A_mu(f); the eta bracket's absolute tolerance 1e-15 returned eta = max f at 1e-20."""
+    p, f = [0.1, 0.2, 0.3, 0.15, 0.25], np.array([1.0, 3.0, 2.0, 2.0, 5.0])
+    ref = agg.SmoothedQalpha(p, 0.5, 1e-3).value(f)
+    # 002 Lemma 2 at scale one, independently: f_alpha = 3.9 (caps p/alpha, greedy), gap <= mu tau log 2
+    assert 3.9 <= ref <= 3.9 + 1e-3 * 2 * math.log(2)
+    assert agg.SmoothedQalpha(p, 0.5, 1e-3 * s).value(f * s) == pytest.approx(ref * s, rel=1e-12)
+
+
+def test_qffl_exact_at_huge_losses_and_interpolation() -> None:
+    from fairtheory.exact.qffl import solve_qffl
+
+    A = np.array([1.5, -0.5])
+    s = 1e100
+    P = QuadraticProblem(s * np.stack([np.eye(2)] * 2), np.stack([A, -A]), p=[0.5, 0.5])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # overflow in the gradient norms leaked RuntimeWarnings
+        r = solve_qffl(P, 1.0)
+    assert r.value == pytest.approx((1.25 * s) ** 2 / 2, rel=1e-9)  # optimum w = 0: F = 1.25 s each
+    L, w_true = _interpolating()
+    r = solve_qffl(L, 1.0)  # was uncertified: grad_rel is a ratio of vanishing terms at a zero minimum
+    np.testing.assert_allclose(r.argmin, w_true, atol=1e-8)
+    assert r.certificate["max_loss"] <= 1e-20
+
+
+@pytest.mark.parametrize("sw", [1e-50, 1e-8, 1e8, 1e50])
+def test_model_scale_of_quadratic_centres(sw: float) -> None:
+    """Centres +-sw A: optimum w = 0 with value sw^2 W (Clarabel failed for sw = 1e-8 and 1e-50)."""
+    A = np.array([1.5, -0.5])
+    P = QuadraticProblem(np.stack([np.eye(2)] * 2), np.stack([sw * A, -sw * A]), p=[0.5, 0.5])
+    want = sw * sw * 0.5 * float(A @ A)
+    for r in (solve_afl(P), solve_rcfl(P, 0.7)):
+        assert r.value == pytest.approx(want, rel=1e-7)
+        assert np.max(np.abs(r.argmin)) <= 1e-6 * sw
+
+
+def test_project_qp_radius_covers_the_interior_point() -> None:
+    """The gap was a difference of two values of order one: -7e-16 at a point 1.8e-9 from the projection,
+    so the certified radius sqrt(2 gap) was 0 (verify's peers.flgo.afl then failed)."""
+    v = np.array([0.6689749, 0.04844579, 0.08208267, 0.11680867, 0.09427472, 0.01215695])
+    S = CappedSimplex.simplex(6)
+    r = capped.project_qp(S, v)
+    assert r.certificate["gap"] >= 0
+    assert np.linalg.norm(r.weights - _ref_project(v, np.ones(6))) <= math.sqrt(2 * r.certificate["gap"])
