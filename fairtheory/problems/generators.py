@@ -45,13 +45,26 @@ def separable(X: Any, y: Any, *, tol: float = 1e-9) -> bool:
     return bool(-res.fun > tol * max(1.0, float(np.abs(Xa).sum())))
 
 
-def _sizes(m: int | Sequence[int], n: int, low: int) -> np.ndarray:
+#: largest data set the generators build: rows x (features + 1) float64 entries (2^31 entries = 16 GiB);
+#: beyond it they refuse up front instead of failing in numpy's allocator (MemoryError) or the OOM killer
+MAX_ENTRIES = 2**31
+
+
+def _sizes(m: int | Sequence[int], n: int, low: int, d: int = 1) -> np.ndarray:
+    """Client sizes from ``m`` (one integer or ``n`` of them), refused beyond :data:`MAX_ENTRIES`."""
     if np.ndim(m) == 0:
-        sizes = np.full(n, check_integer(m, "m", low=low))
+        m_int = check_integer(m, "m", low=low)
+        if n * m_int * (d + 1) > MAX_ENTRIES:
+            raise FairtheoryValueError(f"n * m * (d + 1) = {n * m_int * (d + 1)} data entries exceed the generators' "
+                                       f"limit MAX_ENTRIES = {MAX_ENTRIES}: use smaller n, m or d")
+        sizes = np.full(n, m_int)
     else:
         sizes = as_data_array(m, "m", allow_empty=True)
         if sizes.shape != (n,) or np.any(sizes != np.round(sizes)) or sizes.min() < low:
             raise FairtheoryValueError(f"m must be an integer >= {low} or {n} such integers, got {m!r}")
+        if float(sizes.sum()) * (d + 1) > MAX_ENTRIES:
+            raise FairtheoryValueError(f"sum(m) * (d + 1) data entries exceed the generators' limit MAX_ENTRIES = "
+                                       f"{MAX_ENTRIES}: use smaller n, m or d")
     return sizes.astype(np.int64)
 
 
@@ -87,7 +100,7 @@ def random_logistic(
     flip = check_in_range(flip, "flip", low=0.0, high=0.5)
     scale = check_in_range(scale, "scale", low=0.0)
     max_tries = check_integer(max_tries, "max_tries", low=1)
-    sizes = _sizes(m, n, 2)
+    sizes = _sizes(m, n, 2, d)
     dr = d - 1 if intercept else d
     offsets = np.concatenate([[0], np.cumsum(sizes)])
     seg = np.repeat(np.arange(n), sizes)
@@ -127,7 +140,7 @@ def random_least_squares(
     d = check_integer(d, "d", low=1)
     h = check_in_range(heterogeneity, "heterogeneity", low=0.0)
     noise = check_in_range(noise, "noise", low=0.0)
-    sizes = _sizes(m, n, 1)
+    sizes = _sizes(m, n, 1, d)
     offsets = np.concatenate([[0], np.cumsum(sizes)])
     seg = np.repeat(np.arange(n), sizes)
     X = (h * rng.normal(size=(n, d)))[seg] + rng.normal(size=(offsets[-1], d))
