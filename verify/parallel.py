@@ -32,7 +32,7 @@ from concurrent.futures import Future, ProcessPoolExecutor, wait
 from typing import Any
 
 __all__ = ["SerialExecutor", "ProcessExecutor", "RayExecutor", "ConnectError", "make_executor", "run_claim_task",
-           "run_claim_isolated", "worker_count", "available_cores", "MAX_WORKERS", "RAY_CONNECT_TIMEOUT"]
+           "run_claim_isolated", "ClaimWorker", "worker_count", "available_cores", "MAX_WORKERS", "RAY_CONNECT_TIMEOUT"]
 
 #: the largest ``--workers`` value accepted at all (larger is refused; values above the core count are capped)
 MAX_WORKERS = 1024
@@ -101,101 +101,166 @@ def _load(plugins: Sequence[str], entry_points: bool) -> None:
 
 
 def run_claim_task(claim_id: str, quick: bool, seed: int, timeout: float | None = None) -> Any:
-    """Run one claim in a worker (serially inside it) and return its result; with ``timeout``, in a forked
-    child of the worker that is killed past ``timeout`` seconds (:func:`run_claim_isolated`)."""
-    if timeout is not None:
-        return run_claim_isolated(claim_id, quick, seed, timeout)
+    """Run one claim in a worker (serially inside it) and return its result; with ``timeout``, in this
+    process's :class:`ClaimWorker` (a persistent forked child, killed and replaced past ``timeout`` s)."""
+    if timeout is not None and hasattr(os, "fork"):
+        global _WORKER
+        if _WORKER is None:
+            _WORKER = ClaimWorker()
+        return _WORKER.run(claim_id, quick, seed, timeout)
     from verify.core import Context, run_claim
 
     return run_claim(claim_id, Context(quick=quick, seed=seed))
 
 
-def run_claim_isolated(claim_id: str, quick: bool, seed: int, timeout: float) -> Any:
-    """Run one claim in a forked child process with a wall-clock limit of ``timeout`` seconds.
+class ClaimWorker:
+    """A forked child process that runs claims one after another, with a wall-clock limit per claim.
 
-    The child (its own process group) runs :func:`verify.core.run_claim` and sends the pickled result
-    back through a pipe.  Past the limit the whole group is killed with SIGKILL - this stops a claim
-    stuck inside a C extension too, which a signal handler in the same process could not - and the
-    claim is reported as ``error: timed out after N s``.  A child that dies without a result (killed
-    by the OS for memory, a crash in native code) is reported as ``error`` with its exit status.
-    Where ``os.fork`` does not exist the claim runs in this process, without a limit."""
-    from verify.core import Context, error_result, run_claim
+    The child (its own process group) is forked on first use and kept: claims run in it as they would
+    in this process (imports and caches warm up once).  It receives ``(claim_id, quick, seed)`` and
+    sends back the pickled :class:`~verify.core.ClaimResult` through pipes.  Past the limit the whole
+    group is killed with SIGKILL - this stops a claim stuck inside a C extension too, which a signal
+    handler in the same process could not - the claim is reported as ``error: timed out after N s`` and
+    the next claim gets a fresh child.  A child that dies without a result (killed by the OS for memory,
+    a crash in native code) is reported as ``error`` with its exit status.  Fork from a process that has
+    loaded the claim modules and runs no other threads (the runner's main process, a pool or Ray worker)."""
 
-    if not hasattr(os, "fork"):  # pragma: no cover - Windows
-        return run_claim(claim_id, Context(quick=quick, seed=seed))
-    for stream in (sys.stdout, sys.stderr):
+    def __init__(self) -> None:
+        self.pid: int | None = None
+        self._req = self._res = -1
+
+    def _spawn(self) -> None:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except Exception:  # noqa: BLE001 - a closed or odd stream must not stop the run
+                pass
+        req_r, req_w = os.pipe()
+        res_r, res_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - runs in the child (coverage does not follow os._exit)
+            os.close(req_w)
+            os.close(res_r)
+            _serve(req_r, res_w)
+        os.close(req_r)
+        os.close(res_w)
         try:
-            stream.flush()
-        except Exception:  # noqa: BLE001 - a closed or odd stream must not stop the run
+            os.setpgid(pid, pid)  # also here, so that a kill right after the fork reaches the group
+        except OSError:
             pass
-    r, w = os.pipe()
-    t0 = time.perf_counter()
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover - runs in the child (coverage does not follow os._exit)
-        _child(r, w, claim_id, quick, seed)
-    os.close(w)
-    try:
-        os.setpgid(pid, pid)  # also here, so that a kill right after the fork reaches the group
-    except OSError:
-        pass
-    chunks: list[bytes] = []
-    killed = False
-    try:
-        deadline = time.monotonic() + timeout
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                killed = True
-                break
-            ready, _, _ = select.select([r], [], [], min(left, 1.0))
-            if ready:
-                data = os.read(r, 1 << 20)
-                if not data:
-                    break
-                chunks.append(data)
-    finally:
-        os.close(r)
-        if killed or sys.exc_info()[0] is not None:
+        self.pid, self._req, self._res = pid, req_w, res_r
+
+    def run(self, claim_id: str, quick: bool, seed: int, timeout: float) -> Any:
+        """The claim's result, or an ``error`` row when it timed out or its process died."""
+        from verify.core import error_result
+
+        if self.pid is None:
+            self._spawn()
+        t0 = time.perf_counter()
+        try:
+            try:
+                _send(self._req, pickle.dumps((claim_id, quick, seed)))
+            except BrokenPipeError:  # the idle child died (e.g. the OOM killer): a fresh one runs the claim
+                self.close(kill=True)
+                self._spawn()
+                _send(self._req, pickle.dumps((claim_id, quick, seed)))
+            data = _recv(self._res, time.monotonic() + timeout)
+        except BaseException:  # interrupted (Ctrl-C): leave nothing running
+            self.close(kill=True)
+            raise
+        secs = time.perf_counter() - t0
+        if data is None:
+            self.close(kill=True)
+            return error_result(claim_id, f"timed out after {_secs(timeout)} s (killed; --timeout)", secs,
+                                {"timeout_s": timeout})
+        if not data:
+            status = self.close(kill=True)
+            return error_result(claim_id, f"the process running the claim died without a result ({status}; "
+                                "out of memory or a crash in native code?)", secs)
+        return pickle.loads(data)
+
+    def close(self, kill: bool = False) -> str:
+        """End the child (kill it when ``kill``); returns how it ended, e.g. ``"exit code 0"``."""
+        if self.pid is None:
+            return "not running"
+        pid, self.pid = self.pid, None
+        for fd in (self._req, self._res):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        if kill:
             _kill_group(pid)
         _, status = os.waitpid(pid, 0)
-    secs = time.perf_counter() - t0
-    if killed:
-        return error_result(claim_id, f"timed out after {_secs(timeout)} s (killed; --timeout)", secs,
-                            {"timeout_s": timeout})
+        return f"signal {os.WTERMSIG(status)}" if os.WIFSIGNALED(status) else f"exit code {os.WEXITSTATUS(status)}"
+
+
+#: the :class:`ClaimWorker` of this process (pool and Ray workers), created on first use
+_WORKER: ClaimWorker | None = None
+
+
+def run_claim_isolated(claim_id: str, quick: bool, seed: int, timeout: float) -> Any:
+    """Run one claim in a fresh forked child with a time limit (a one-shot :class:`ClaimWorker`)."""
+    worker = ClaimWorker()
     try:
-        return pickle.loads(b"".join(chunks))
-    except Exception:  # noqa: BLE001 - no (complete) result came back: the child died
-        how = (f"signal {os.WTERMSIG(status)}" if os.WIFSIGNALED(status) else f"exit code {os.WEXITSTATUS(status)}")
-        return error_result(claim_id, f"the process running the claim died without a result ({how}; "
-                            "out of memory or a crash in native code?)", secs)
+        return worker.run(claim_id, quick, seed, timeout)
+    finally:
+        worker.close()
 
 
-def _child(r: int, w: int, claim_id: str, quick: bool, seed: int) -> None:  # pragma: no cover - in the child
+def _send(fd: int, payload: bytes) -> None:
+    view = memoryview(len(payload).to_bytes(8, "little") + payload)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _recv(fd: int, deadline: float | None) -> bytes | None:
+    """One length-prefixed message; ``b""`` when the pipe closed first, ``None`` past ``deadline``."""
+    buf = bytearray()
+    need = 8
+    while len(buf) < need:
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            ready, _, _ = select.select([fd], [], [], min(left, 1.0))
+            if not ready:
+                continue
+        chunk = os.read(fd, min(1 << 20, need - len(buf)))
+        if not chunk:
+            return b""
+        buf += chunk
+        if need == 8 and len(buf) == 8:
+            need = 8 + int.from_bytes(buf[:8], "little")
+    return bytes(buf[8:])
+
+
+def _serve(req: int, res: int) -> None:  # pragma: no cover - in the child
     code = 0
     try:
-        os.close(r)
         os.setpgid(0, 0)  # its own group: a timeout kills what the claim started too
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent alone handles Ctrl-C
         from verify.core import Context, error_result, run_claim
 
-        try:
-            res = run_claim(claim_id, Context(quick=quick, seed=seed))
-            data = pickle.dumps(res)
-        except BaseException as exc:  # noqa: BLE001 - e.g. SystemExit or an unpicklable result: report it
-            data = pickle.dumps(error_result(claim_id, f"{type(exc).__name__}: {exc}", 0.0,
-                                             {"traceback": traceback.format_exc(limit=8)}))
-        view = memoryview(data)
-        while view:
-            view = view[os.write(w, view):]
-        os.close(w)
-    except BaseException:  # noqa: BLE001
+        while True:
+            msg = _recv(req, None)
+            if not msg:
+                break
+            claim_id, quick, seed = pickle.loads(msg)
+            try:
+                data = pickle.dumps(run_claim(claim_id, Context(quick=quick, seed=seed)))
+            except BaseException as exc:  # noqa: BLE001 - e.g. SystemExit or an unpicklable result: report it
+                data = pickle.dumps(error_result(claim_id, f"{type(exc).__name__}: {exc}", 0.0,
+                                                 {"traceback": traceback.format_exc(limit=8)}))
+            _send(res, data)
+            for stream in (sys.stdout, sys.stderr):
+                try:
+                    stream.flush()
+                except Exception:  # noqa: BLE001
+                    pass
+    except BaseException:  # noqa: BLE001 - the parent sees the pipe close and reports it
         code = 1
     finally:
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except Exception:  # noqa: BLE001
-                pass
         os._exit(code)
 
 

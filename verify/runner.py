@@ -40,7 +40,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from verify.core import REGISTRY, ClaimResult, Context, all_ids, error_result, run_claim
-from verify.parallel import SerialExecutor, available_cores, make_executor, run_claim_task
+from verify.parallel import ClaimWorker, SerialExecutor, available_cores, make_executor, run_claim_task
 from verify.plugins import load_builtin, load_entry_points, load_plugins
 from verify.report import atomic_write, fmt, status_counts, to_json, to_markdown
 
@@ -200,16 +200,25 @@ def _run_all(ids: Sequence[str], args: argparse.Namespace, executor: Any,
              finished: Callable[[ClaimResult], None]) -> None:
     """Run every claim; ``finished`` is called in the main thread as each one ends.
 
-    Serial: in id order, each claim in a forked child killed past ``args.timeout`` (in this process when
-    the limit is off).  With workers: whole claims are submitted to the executor (process and Ray workers
-    fork and time-limit each claim themselves, :func:`verify.parallel.run_claim_isolated`); chunked
+    Serial: in id order, in a :class:`~verify.parallel.ClaimWorker` (a persistent forked child, killed
+    and replaced when a claim passes ``args.timeout``; in this process when the limit is off).  With
+    workers: whole claims are submitted to the executor (each process or Ray worker runs them in its own
+    ClaimWorker, timed from when the claim starts, :func:`verify.parallel.run_claim_task`); chunked
     claims run in a helper thread of the main process and spread their instances over the same workers
     (past the limit they are reported and abandoned: their next ``ctx.map`` raises).  A task that ends
     in an exception (a worker died, a result did not pickle) is that claim's ``error``."""
     timeout = args.timeout or None
     if isinstance(executor, SerialExecutor):
-        for cid in ids:
-            finished(run_claim_task(cid, args.quick, args.seed, timeout))
+        if timeout is None or not hasattr(os, "fork"):
+            for cid in ids:
+                finished(run_claim(cid, Context(quick=args.quick, seed=args.seed)))
+            return
+        worker = ClaimWorker()  # forked now, after every claim module is loaded; replaced after a timeout
+        try:
+            for cid in ids:
+                finished(worker.run(cid, args.quick, args.seed, timeout))
+        finally:
+            worker.close(kill=True)
         return
     chunked = [i for i in ids if i in REGISTRY and REGISTRY[i].chunked]
     # longest first (timings of the previous report at --json, when there is one), so that a long claim
