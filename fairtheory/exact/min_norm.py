@@ -140,6 +140,28 @@ def _face_solve(G: np.ndarray, held: np.ndarray, free: np.ndarray) -> tuple[np.n
     return x[:k], float(x[k])
 
 
+def _all_free(G: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray | None:
+    """The minimiser over the hyperplane ``sum lam = 1`` when it lies in the box: then it is optimal
+    (no weight is held, so the KKT conditions are stationarity, checked to ``1e-13`` on the scaled
+    ``G``, and the bounds).  The common case of many gradients in high dimension (every weight active);
+    one LAPACK solve and a handful of vector operations."""
+    m = G.shape[0]
+    K = np.empty((m + 1, m + 1), order="F")
+    K[:m, :m] = G
+    K[m, :] = 1.0
+    K[:m, m] = 1.0
+    K[m, m] = 0.0
+    rhs = np.zeros(m + 1)
+    rhs[m] = 1.0
+    _, _, x, info = _gesv(K, rhs, overwrite_a=1, overwrite_b=1)
+    lam = x[:m]
+    if info != 0 or not ((lam >= lo).all() and (lam <= hi).all()):  # NaN fails the comparisons
+        return None
+    g = G @ lam
+    g += x[m]
+    return lam if np.abs(g).max() <= 1e-13 else None
+
+
 def _pdas(G: np.ndarray, lo: np.ndarray, hi: np.ndarray, max_iter: int) -> tuple[np.ndarray, int] | None:
     r"""Primal-dual active set (Hintermueller, Ito, Kunisch 2002) for ``min 0.5 lam^T G lam`` over ``S``.
 
@@ -344,6 +366,9 @@ def _weights(Gm: np.ndarray, lo_a: np.ndarray, hi_a: np.ndarray, method: str,
         lam = _vertex_optimal(Gs, lo_a, hi_a, _is_simplex(lo_a, hi_a))
         if lam is not None:
             return lam, {"solver": "active-set", "iterations": 0, "converged": True}
+        lam = _all_free(Gs, lo_a, hi_a)
+        if lam is not None:
+            return lam, {"solver": "active-set", "iterations": 1, "converged": True}
         fast = _pdas(Gs, lo_a, hi_a, min(iters, 25))
         if fast is not None:
             return fast[0], {"solver": "active-set", "iterations": fast[1], "converged": True}
@@ -387,8 +412,8 @@ def _gram(U: Any) -> tuple[np.ndarray, np.ndarray, float]:
         raise FairtheoryValueError(f"U must be a non-empty 2-D array (m updates x d), got shape {A.shape}")
     with np.errstate(over="ignore", invalid="ignore", under="ignore"):
         G = A @ A.T
-        top = float(np.diagonal(G).max())
-        if _TINY2 <= top < np.inf and np.isfinite(G).all():
+        top = float(G.diagonal().max())  # NaN when U has a NaN, inf on an inf or an overflow
+        if _TINY2 <= top <= _HUGE2:  # then |G_ij| <= sqrt(G_ii G_jj) is finite too
             return A, G, 1.0
     if not np.isfinite(A).all():
         raise FairtheoryValueError("U must be finite")
@@ -401,8 +426,31 @@ def _gram(U: Any) -> tuple[np.ndarray, np.ndarray, float]:
 
 _FLOAT_TINY = float(np.finfo(np.float64).tiny)
 
-#: below this largest squared norm the Gram product is formed from ``U / max |U_ij|``
-_TINY2 = 2.0 ** -500
+#: outside ``[_TINY2, _HUGE2]`` (largest squared norm) the Gram product is formed from ``U / max |U_ij|``
+_TINY2, _HUGE2 = 2.0 ** -500, 2.0 ** 1000
+
+
+def _simplex_fast(G: np.ndarray) -> tuple[np.ndarray, int] | None:
+    """Simplex only, ``G`` a Gram matrix: the vertex ``e_k`` (``k = argmin G_kk``) when
+    ``G_kk <= min_j G_kj`` (exactly optimal), else ``lam = G^{-1} 1 / (1^T G^{-1} 1)`` (the minimiser
+    over the hyperplane ``sum lam = 1``) when it is ``>= 0`` and stationary,
+    ``|G lam - 1/(1^T G^{-1} 1)| <= 1e-13 max_i G_ii``; ``None`` otherwise (singular ``G``, a negative
+    weight: the general route decides).  Returns ``(lam, iterations)``."""
+    m = G.shape[0]
+    diag = G.diagonal()
+    k = int(diag.argmin())
+    if G[k, k] <= G[k].min():
+        lam = np.zeros(m)
+        lam[k] = 1.0
+        return lam, 0
+    _, _, y, info = _gesv(G.T, np.ones(m), overwrite_b=1)  # G.T: the Fortran-ordered view of the same matrix
+    t = y.sum()
+    if info != 0 or not (t > 0.0 and y.min() >= 0.0):  # NaN fails
+        return None
+    y /= t
+    g = G @ y
+    g -= 1.0 / t
+    return (y, 1) if np.abs(g).max() <= 1e-13 * diag.max() else None
 
 
 def min_norm_point(U: Any = None, *, G: Any = None, lo: Any = None, hi: Any = None,
@@ -429,8 +477,14 @@ def min_norm_point(U: Any = None, *, G: Any = None, lo: Any = None, hi: Any = No
         if Gm.shape != (Gm.shape[0], Gm.shape[0]):
             raise FairtheoryValueError(f"G must be square (m x m), got shape {Gm.shape}")
     m = Gm.shape[0]
-    lo_a, hi_a = _bounds(m, lo, hi)
-    lam, info = _weights(Gm, lo_a, hi_a, method, None)
+    simplex = lo is None and hi is None
+    fast = _simplex_fast(Gm) if simplex and As is not None and m > 1 and method == "auto" else None
+    if fast is not None:
+        lam, info = fast[0], {"solver": "active-set", "iterations": fast[1], "converged": True}
+    else:
+        lo_a, hi_a = _bounds(m, lo, hi)
+        simplex = simplex or _is_simplex(lo_a, hi_a)
+        lam, info = _weights(Gm, lo_a, hi_a, method, None)
     c = Gm @ lam
     if As is not None:
         vs = lam @ As
@@ -441,8 +495,8 @@ def min_norm_point(U: Any = None, *, G: Any = None, lo: Any = None, hi: Any = No
         v = None
         vv = max(float(lam @ c), 0.0)
         value = float(np.sqrt(vv))
-    gap = float(vv - (c.min() if _is_simplex(lo_a, hi_a) else _lmo(c, lo_a, hi_a) @ c))
-    scale2 = float(np.max(np.diagonal(Gm)))
+    gap = float(vv - (c.min() if simplex else _lmo(c, lo_a, hi_a) @ c))
+    scale2 = float(Gm.diagonal().max())
     if check and gap > GAP_RTOL * max(scale2, _FLOAT_TINY):
         raise SolverError("min-norm point of the hull (Gram QP)", info["solver"],
                           f"Frank-Wolfe gap {gap:.3e} above {GAP_RTOL:g} max ||g_i||^2 = {GAP_RTOL * scale2:.3e}")
