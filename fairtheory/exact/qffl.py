@@ -43,10 +43,11 @@ from fairtheory._validation import (
     check_positive,
 )
 from fairtheory.backend import to_numpy
-from fairtheory.exact.rcfl import TIGHT, _check_problem, _solve, _status, _unit
+from fairtheory.exact.rcfl import TIGHT, _check_problem, _loss_vector, _model_variable, _solve, _status, _unit
 from fairtheory.exact.result import ExactResult, SolverError
 from fairtheory.objectives.qffl import FORMS, qffl_value
 from fairtheory.problems.base import FederatedProblem
+from fairtheory.problems.quadratic import QuadraticProblem
 
 __all__ = ["solve_qffl", "newton_polish", "QFFL_CASCADE", "DEFAULT_GRAD_TOL"]
 
@@ -203,10 +204,14 @@ def solve_qffl(problem: FederatedProblem, q: float, *, form: str = "weighted", s
     r = q + 1.0
     what = f"q-FFL (q={q}, form={form})"
     unit = _unit(problem)  # losses of order 1e-12 or 1e12 are solved in units of the losses (same minimiser)
-    w = cp.Variable(problem.d)
+    w = _model_variable(problem)  # r z for quadratic centres far from order one (same minimiser)
     t = cp.Variable(problem.n, nonneg=True)
-    F = problem.cvxpy_losses(w)
-    cons = [(F[k] if unit == 1.0 else F[k] / unit) <= t[k] for k in range(problem.n)]
+    if isinstance(problem, QuadraticProblem):  # the stacked, unit-scaled form of the RC-FL solvers
+        fvec, _ = _loss_vector(problem, w, unit)
+        cons = [fvec <= t]
+    else:
+        F = problem.cvxpy_losses(w)
+        cons = [(F[k] if unit == 1.0 else F[k] / unit) <= t[k] for k in range(problem.n)]
     objective = cp.pnorm(cp.multiply(c ** (1.0 / r), t), r) if r > 1 else c @ t
     prob = cp.Problem(cp.Minimize(objective), cons)
     if solver.upper() == "CLARABEL" and not solver_kwargs:

@@ -108,7 +108,8 @@ def solve_fedavg(problem: FederatedProblem, *, polish: bool = True, grad_tol: fl
         w_star, steps = _newton_weighted(problem, problem.p, w_star)
     gnorm = float(np.linalg.norm(problem.p @ problem.grads(w_star)))
     value = float(problem.p @ problem.losses(w_star))
-    if not gnorm <= grad_tol * _cert_scale(value, unit):
+    # d/dw is in units of loss per model unit: times the model scale r it is in units of the losses
+    if not gnorm * _model_scale(problem) <= grad_tol * _cert_scale(value, unit):
         raise SolverError("solve_fedavg", solver, f"uncertified: gradient norm {gnorm:.3g} at the solution")
     return ExactResult(value, w_star, problem.p.copy(), solver, _status(status),
                        {"solver_value": solver_value, "grad_norm": gnorm, "newton_steps": float(steps)})
@@ -288,10 +289,11 @@ def solve_smoothed_rcfl(problem: FederatedProblem, alpha: Any, mu: float, *, met
                                    max_iter=200 if method == "newton" or solver.startswith("newton(") else 60)
             F, g, _ = _smoothed(problem, x[:-1], x[-1], c, mu, hessian=False)
         gnorm = float(np.linalg.norm(g))
-        if unit == 1.0:
+        r_model = _model_scale(problem)
+        if unit == 1.0 and r_model == 1.0:
             certified = gnorm <= grad_tol * max(1.0, abs(F))
-        else:  # d/dw is in units of the losses, d/deta = 1 - sum c s is dimensionless
-            certified = (float(np.linalg.norm(g[:-1])) <= grad_tol * _cert_scale(F, unit)
+        else:  # r d/dw is in units of the losses (r the model scale), d/deta = 1 - sum c s is dimensionless
+            certified = (r_model * float(np.linalg.norm(g[:-1])) <= grad_tol * _cert_scale(F, unit)
                          and abs(float(g[-1])) <= grad_tol)
         if np.isfinite(F) and np.all(np.isfinite(g)) and certified:
             return ExactResult(float(F), x[:-1].copy(), None, solver, _status(status),
@@ -371,8 +373,9 @@ def maxmin_quadratic(problem: Any, S: CappedSimplex, *, gap_tol: float = DEFAULT
     gap_tol = check_in_range(gap_tol, "gap_tol", low=0.0)
     n, d = problem.n, problem.d
     unit = _unit(problem)  # the SDP is written for f/unit (g is positively homogeneous in f)
+    rm = _model_scale(problem)  # and in model coordinates z = w/rm: H rm^2, r rm (the value is unchanged)
     H, r, k = problem.H, problem.r, problem.k
-    Hu, ru, ku = H / unit, r / unit, k / unit
+    Hu, ru, ku = H * (rm * rm / unit), r * (rm / unit), k / unit
     lam, t = cp.Variable(n), cp.Variable()
     Hl = cp.reshape(Hu.reshape(n, d * d).T @ lam, (d, d), order="C")
     rl = cp.reshape(ru.T @ lam, (d, 1), order="C")
@@ -385,7 +388,7 @@ def maxmin_quadratic(problem: Any, S: CappedSimplex, *, gap_tol: float = DEFAULT
     cands: dict[str, np.ndarray] = {}
     Y = lmi.dual_value
     if Y is not None and abs(Y[d, d]) > 0:
-        cands["multiplier"] = -np.asarray(Y)[:d, d] / Y[d, d]
+        cands["multiplier"] = -rm * np.asarray(Y)[:d, d] / Y[d, d]
     Hs, rs = np.einsum("n,nij->ij", lam_v, H), lam_v @ r
     cands["stationary"] = np.linalg.lstsq(Hs, rs, rcond=None)[0]
     primal = {name: S.support(problem.losses(wc)) for name, wc in cands.items()}
