@@ -197,3 +197,18 @@ def test_real_pep_certificate_end_to_end(tmp_path: Path, workers: str) -> None:
                           "--no-json", "--no-markdown"], cwd=repo, capture_output=True, text=True, timeout=300,
                          env=dict(os.environ, PYTHONPATH=str(repo)))
     assert res.returncode == 0 and "1 proved" in res.stdout, res.stdout + res.stderr
+
+
+def test_certificate_objects_are_sent_as_their_json(fake) -> None:
+    class Cert:
+        def __init__(self, value: int) -> None:
+            self.value = value
+
+        def to_json(self) -> dict[str, Any]:
+            return {"kind": "test-exact", "value": self.value}
+
+    fake(Outcome("proved", certificate=Cert(42)))
+    r = run_claim(FAKE, Context())
+    assert r.status == "proved" and r.certificate == {"kind": "test-exact", "value": 42}
+    fake(Outcome("proved", certificate=[Cert(42), Cert(1)]))
+    assert run_claim(FAKE, Context()).status == "error"

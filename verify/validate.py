@@ -15,8 +15,9 @@ Rules (documented in README, "What the verification suite says"):
   ``"-inf"``, ``"nan"``.
 * ``instances`` is an integer ``>= 0``.
 * ``details`` (a dict), ``counterexample`` (a dict or ``None``) and ``certificate`` (a dict, a list of
-  dicts, or ``None``) are converted by :func:`to_jsonable`: what has an obvious JSON form is converted,
-  the rest is rejected.
+  dicts, or ``None``; an object with a ``to_json()`` method, such as
+  :class:`fairtheory.proofs.certificate.Certificate`, is replaced by its dict) are converted by
+  :func:`to_jsonable`: what has an obvious JSON form is converted, the rest is rejected.
 """
 
 from __future__ import annotations
@@ -163,7 +164,7 @@ def validate_outcome(out: Any) -> Any:
         raise OutcomeError(f"Outcome.details must be a dict, got {type(out.details).__name__}")
     if out.counterexample is not None and not isinstance(out.counterexample, Mapping):
         raise OutcomeError(f"Outcome.counterexample must be a dict or None, got {type(out.counterexample).__name__}")
-    cert = out.certificate
+    cert = _certificate_data(out.certificate)
     if cert is not None and not isinstance(cert, Mapping) and not (
             isinstance(cert, (list, tuple)) and cert and all(isinstance(c, Mapping) for c in cert)):
         raise OutcomeError(f"Outcome.certificate must be a dict, a non-empty list of dicts or None, "
@@ -172,6 +173,22 @@ def validate_outcome(out: Any) -> Any:
                    details=to_jsonable(out.details, "Outcome.details"),
                    counterexample=to_jsonable(out.counterexample, "Outcome.counterexample"),
                    certificate=to_jsonable(cert, "Outcome.certificate"), **nums)
+
+
+def _certificate_data(cert: Any) -> Any:
+    """A certificate object with a ``to_json()`` method (e.g. :class:`fairtheory.proofs.certificate.Certificate`)
+    is replaced by its JSON dict, in a list too; anything else is returned as it is."""
+    def one(c: Any) -> Any:
+        to_json = getattr(c, "to_json", None)
+        if not isinstance(c, Mapping) and callable(to_json):
+            try:
+                return to_json()
+            except Exception as exc:  # noqa: BLE001 - reported as this claim's error
+                raise OutcomeError(f"Outcome.certificate: {type(c).__name__}.to_json() raised "
+                                   f"{type(exc).__name__}: {exc}") from None
+        return c
+
+    return [one(c) for c in cert] if isinstance(cert, (list, tuple)) else one(cert)
 
 
 def recheck_certificates(cert: Any) -> tuple[bool, str]:
