@@ -750,6 +750,38 @@ def build2() -> None:  # noqa: C901 - a flat table of calls
     call("index_curve phis 1", lambda: index_curve(Q, S3, C3, [1.0]), Err())
     call("select_phi phis string", lambda: select_phi(Q, S3, C3, "abc"), Err())
 
+    # ---------------------------------------------------------------- model coordinates far from order one
+    from fairtheory.exact.aggregate import solve_aggregator
+    from fairtheory.exact.qffl import solve_qffl
+    from fairtheory.exact.rcfl import maxmin_quadratic, solve_smoothed_rcfl
+    from fairtheory.exact.relative import global_search_minimax, solve_integrated_minimax
+
+    A2 = np.array([1.5, -0.5])
+    for sw in (1e-8, 1e8):
+        Pw = QuadraticProblem(np.stack([np.eye(2)] * 2), np.stack([sw * A2, -sw * A2]), p=[0.5, 0.5])
+        want = sw * sw * 0.5 * float(A2 @ A2)  # optimum w = 0 by symmetry for every minimax objective
+        I2 = IntegratedSet(CappedSimplex.simplex(2), CappedSimplex.cvar(2, 0.6), 0.3)
+        call(
+            f"maxmin_quadratic centres {sw:g}",
+            lambda Pw=Pw: maxmin_quadratic(Pw, CappedSimplex.simplex(2)).value,
+            Val(want, 1e-7),
+        )
+        call(
+            f"solve_integrated_minimax centres {sw:g}",
+            lambda Pw=Pw, I2=I2: solve_integrated_minimax(Pw, I2).value,
+            Val(want, 1e-7),
+        )
+        call(f"global_search_minimax centres {sw:g}", lambda Pw=Pw, I2=I2: global_search_minimax(Pw, I2).value, Val(want, 1e-7))
+        call(f"solve_qffl q=1 centres {sw:g}", lambda Pw=Pw: solve_qffl(Pw, 1.0).value, Val(want * want / 2, 1e-7))
+        call(f"solve_aggregator cvar centres {sw:g}", lambda Pw=Pw: solve_aggregator(Pw, agg.cvar(2, 0.6)).value, Val(want, 1e-7))
+        call(
+            f"solve_smoothed centres {sw:g}",
+            lambda Pw=Pw, sw=sw, want=want: _smoothed_check(
+                solve_smoothed_rcfl(Pw, 0.7, 0.1 * sw * sw), Pw, 0.7, 0.1 * sw * sw, want
+            ),
+            Val(True),
+        )
+
     # ---------------------------------------------------------------- strategies and property checks
     for bad_name, thunk in [
         ("loss_vectors n 0", lambda: loss_vectors(n=0)),
