@@ -408,13 +408,22 @@ def test_qffl_exact_at_huge_losses_and_interpolation() -> None:
 
 @pytest.mark.parametrize("sw", [1e-50, 1e-8, 1e8, 1e50])
 def test_model_scale_of_quadratic_centres(sw: float) -> None:
-    """Centres +-sw A: optimum w = 0 with value sw^2 W (Clarabel failed for sw = 1e-8 and 1e-50)."""
+    """Centres +-sw A: optimum w = 0 with value sw^2 W (Clarabel failed for sw = 1e-8 and 1e-50; the max-min
+    SDP, q-FFL and the smoothed certificate at 1e-8 or 1e8)."""
     A = np.array([1.5, -0.5])
     P = QuadraticProblem(np.stack([np.eye(2)] * 2), np.stack([sw * A, -sw * A]), p=[0.5, 0.5])
     want = sw * sw * 0.5 * float(A @ A)
-    for r in (solve_afl(P), solve_rcfl(P, 0.7)):
+    from fairtheory.exact.qffl import solve_qffl
+    from fairtheory.exact.rcfl import maxmin_quadratic
+
+    for r in (solve_afl(P), solve_rcfl(P, 0.7), maxmin_quadratic(P, CappedSimplex.simplex(2))):
         assert r.value == pytest.approx(want, rel=1e-7)
         assert np.max(np.abs(r.argmin)) <= 1e-6 * sw
+    if sw in (1e-8, 1e8):  # q-FFL (q = 1: sum p F^2 / 2 with F = want each) and the smoothed problem
+        assert solve_qffl(P, 1.0).value == pytest.approx(want * want / 2, rel=1e-7)
+        mu = 0.1 * sw * sw
+        sm = solve_smoothed_rcfl(P, 0.7, mu)  # 002 Lemma 2: f* <= min F^mu <= f* + mu tau log 2, tau = 1/0.7
+        assert want * (1 - 1e-9) <= sm.value <= want + mu / 0.7 * math.log(2) + 1e-9 * want
 
 
 def test_project_qp_radius_covers_the_interior_point() -> None:
