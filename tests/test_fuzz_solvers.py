@@ -494,12 +494,37 @@ ROUND2_ROWS: list[Row] = [
        _interval(W_SYM, W_SYM + 1e-12 * (1 / 0.7) * math.log(2) + 1e-12, np.zeros(2))),
     ok("solve_smoothed_rcfl mu 1e-4 newton", lambda: solve_smoothed_rcfl(SYM2, 0.7, 1e-4, method="newton"),
        _interval(W_SYM, W_SYM + 1e-4 * (1 / 0.7) * math.log(2), np.zeros(2), 1e-6)),
+    ok("solve_qffl interpolating least squares", lambda: solve_qffl(_interp_ls(), 1.0), _interval(0.0, 1e-40, W_TRUE, 1e-8)),
+    ok("solve_qffl losses 1e100", lambda: solve_qffl(_sym(1e100), 1.0),
+       _interval(0.5 * (1e100 * W_SYM) ** 2 * (1 - 1e-9), 0.5 * (1e100 * W_SYM) ** 2 * (1 + 1e-9), np.zeros(2))),
+    bad("random_least_squares n 1e12", lambda: random_least_squares(10**12, 2, 5, rng=np.random.default_rng(0)), VE,
+        "MAX_ENTRIES"),
+    bad("random_logistic m 1e12", lambda: random_logistic(2, 2, 10**12, rng=np.random.default_rng(0)), VE, "MAX_ENTRIES"),
+    bad("random_logistic m list huge", lambda: random_logistic(2, 2, [10**11, 10**11], rng=np.random.default_rng(0)), VE,
+        "MAX_ENTRIES"),
     bad("solve_smoothed_rcfl mu_floor -1", lambda: solve_smoothed_rcfl(SYM2, 0.7, 0.1, mu_floor=-1.0), VE, "mu_floor"),
     bad("solve_smoothed_rcfl mu_floor nan", lambda: solve_smoothed_rcfl(SYM2, 0.7, 0.1, mu_floor=float("nan")), VE,
         "mu_floor"),
     bad("solve_smoothed_rcfl mu_floor string", lambda: solve_smoothed_rcfl(SYM2, 0.7, 0.1, mu_floor="1"), TE,
         "mu_floor"),
 ]
+
+def _centres(sw: float) -> QuadraticProblem:
+    """SYM2 with centres +-sw A: optimum w = 0, every minimax value sw^2 W_SYM."""
+    return QuadraticProblem(SYM2.H, sw * SYM2.c, p=[0.5, 0.5])
+
+
+for _sw in (1e-50, 1e-8, 1e8, 1e50):
+    ROUND2_ROWS += [
+        ok(f"solve_afl centres {_sw:g}", lambda sw=_sw: solve_afl(_centres(sw)), _at_zero(_sw**2 * W_SYM, 1e-7, 1e-6 * _sw)),
+        ok(f"solve_rcfl centres {_sw:g}", lambda sw=_sw: solve_rcfl(_centres(sw), 0.7),
+           _at_zero(_sw**2 * W_SYM, 1e-7, 1e-6 * _sw)),
+        ok(f"maxmin_quadratic centres {_sw:g}", lambda sw=_sw: maxmin_quadratic(_centres(sw), CappedSimplex.simplex(2)),
+           _at_zero(_sw**2 * W_SYM, 1e-7, 1e-5 * _sw)),
+    ]
+for _sw in (1e-8, 1e8):
+    ROUND2_ROWS.append(ok(f"solve_qffl centres {_sw:g}", lambda sw=_sw: solve_qffl(_centres(sw), 1.0),
+                          _at_zero(0.5 * (_sw**2 * W_SYM) ** 2, 1e-7, 1e-5 * _sw)))
 
 EXACT_ROWS: list[Row] = [
     # ---- values against closed forms
