@@ -24,7 +24,8 @@ from array_api_compat import array_namespace, is_torch_array
 
 from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError, NonFiniteError
 
-__all__ = ["namespace", "like", "to_numpy", "is_torch", "torch_available", "scatter_add", "as_array", "as_float"]
+__all__ = ["namespace", "like", "to_numpy", "is_torch", "is_symbolic", "torch_available", "scatter_add", "as_array",
+           "as_float"]
 
 
 def namespace(*arrays: Any) -> Any:
@@ -37,6 +38,12 @@ def namespace(*arrays: Any) -> Any:
 
 def is_torch(x: Any) -> bool:
     return bool(is_torch_array(x))
+
+
+def is_symbolic(x: Any) -> bool:
+    """Whether ``x`` is a symbolic array of the PEP backend (:mod:`fairtheory.worstcase.gram_array`): its
+    class sets ``__fairtheory_symbolic__``.  Constants next to it are float64 numpy (:func:`like`)."""
+    return bool(getattr(type(x), "__fairtheory_symbolic__", False))
 
 
 def torch_available() -> bool:
@@ -61,6 +68,8 @@ def like(data: Any, ref: Any) -> Any:
         if is_torch_array(data):
             return data.to(dtype=dtype, device=ref.device)
         return torch.as_tensor(np.asarray(data), dtype=dtype, device=ref.device)
+    if is_symbolic(ref):  # constants of a symbolic (PEP) computation are float64 numpy
+        return np.asarray(to_numpy(data), dtype=np.float64)
     dtype = np.asarray(ref).dtype if hasattr(ref, "dtype") else np.dtype(np.float64)
     if dtype.kind != "f" and _is_floating(data):
         dtype = np.dtype(np.float64)
@@ -83,6 +92,8 @@ def to_numpy(x: Any) -> np.ndarray:
 def scatter_add(target_size: int, index: Any, values: Any) -> Any:
     """``out[index[k]] += values[k]`` (segment sum) for numpy or torch; ``out`` has leading size
     ``target_size`` and the trailing shape of ``values``."""
+    if is_symbolic(values):
+        return values.__fairtheory_scatter_add__(target_size, index)
     if is_torch_array(values):
         import torch
 

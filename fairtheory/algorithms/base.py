@@ -24,7 +24,7 @@ from typing import Any, Literal, NamedTuple
 import numpy as np
 
 from fairtheory._validation import as_vector, check_integer, check_rng
-from fairtheory.backend import like, namespace, to_numpy
+from fairtheory.backend import is_symbolic, like, namespace, to_numpy
 from fairtheory.errors import DivergenceError, FairtheoryTypeError, FairtheoryValueError, NonFiniteError
 from fairtheory.problems.base import FederatedProblem, as_float_array
 from fairtheory.sets import CappedSimplex
@@ -258,7 +258,12 @@ def initial_model(problem: FederatedProblem, w0: Any, name: str = "w0") -> Any:
     kept; booleans, strings, a wrong shape and nan/inf are refused naming ``name``), detached from any
     autograd graph (an algorithm iterates values); ``None`` gives the problem's default start."""
     if w0 is None:
-        return np.asarray(problem.initial_point(), dtype=np.float64).copy()
+        start = problem.initial_point()
+        if is_symbolic(start):  # a PEP problem's symbolic starting point (fairtheory.worstcase.worst_case)
+            return start
+        return np.asarray(start, dtype=np.float64).copy()
+    if is_symbolic(w0):
+        return problem.as_model(w0, name)
     w = as_float_array(w0, name, (problem.d,))
     if getattr(w, "requires_grad", False):
         w = w.detach()

@@ -1,0 +1,186 @@
+r"""A federated problem whose clients are the worst-case functions of a PEP (the traced backend's problem).
+
+:class:`PEPProblem` is a :class:`~fairtheory.problems.base.FederatedProblem` of ``n`` clients with weights
+``p`` in which client ``i`` is an *arbitrary* ``L``-smooth, ``mu``-strongly convex function ``f_i`` on a
+space of free dimension (the function class of Taylor, Hendrickx & Glineur 2017), with
+
+* a common minimiser ``x*`` of ``sum_i p_i f_i`` (shifted to the origin, ``f_i(x*) = 0``, so ``f* = 0``):
+  ``sum_i p_i grad f_i(x*) = 0``;
+* the heterogeneity bound ``sum_i p_i ||grad f_i(x*)||^2 <= rho2``;
+* the starting point ``x0`` with ``||x0 - x*||^2 <= D0``.
+
+Its evaluations return symbolic arrays (:mod:`fairtheory.worstcase.gram_array`): ``grads_each(W)`` asks
+each row's client for its gradient at that row (a new Gram basis vector the first time, the recorded one
+when the point was seen), ``losses_each`` for the value (a new value variable), so an algorithm's own
+``make(problem, **hyper)`` runs unchanged on it.  :func:`fairtheory.worstcase.worst_case` then adds the
+objective and solves the SDP.
+
+``mu > 0``: ``f_i`` is ``mu``-strongly convex and ``L``-smooth iff ``h_i = f_i - mu/2 ||. - x*||^2`` is
+``(L - mu)``-smooth convex; the PEP's functions are the ``h_i`` (interpolation conditions of
+:class:`fairtheory.worstcase.sdp.PEP`), each client point ``(x, g, f)`` is stored as
+``(x, g - mu x, f - mu/2 ||x||^2)``.
+
+Scaling: the starting point is ``s e_0`` and every new gradient ``L s e_k`` with ``s^2 = D0 + rho2/L^2``, so
+the Gram matrix of the basis ``e`` is of order one whatever the units (the constraint rows are uniformly
+scaled by ``L s^2``).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from fairtheory._validation import check_in_range, check_integer, check_positive, check_probability_vector
+from fairtheory.errors import FairtheoryValueError
+from fairtheory.problems.base import FederatedProblem
+from fairtheory.worstcase.gram_array import GramArray, GramNamespace, NotRepresentableError, ValueArray, oracle_rows
+from fairtheory.worstcase.sdp import PEP, Function, Scalar, Vec, sqnorm
+
+__all__ = ["PEPProblem"]
+
+
+class PEPProblem(FederatedProblem):
+    """``n`` worst-case clients of a PEP as a federated problem (module doc).
+
+    Parameters
+    ----------
+    n : clients (``>= 1``).
+    L : smoothness of every client (``> 0``).  mu : strong convexity, ``0 <= mu < L``.
+    p : client weights (default uniform; positive).
+    D0 : bound on ``||x0 - x*||^2`` (``>= 0``).  rho2 : bound on ``sum_i p_i ||grad f_i(x*)||^2`` (``>= 0``).
+    d : the logical model dimension the arrays report (their last axis); the PEP itself is dimension-free
+        and no coordinate is ever read (``>= 2``, so coordinate-wise operations are caught).
+    """
+
+    def __init__(self, n: int, *, L: float, mu: float = 0.0, p: Any = None, D0: float, rho2: float,
+                 d: int = 2) -> None:
+        self.n = check_integer(n, "n", low=1)
+        self.L = check_positive(L, "L")
+        self.mu = check_in_range(mu, "mu", low=0.0)
+        if not self.mu < self.L:
+            raise FairtheoryValueError(f"mu must satisfy 0 <= mu < L = {self.L}, got {mu!r}")
+        self.D0 = check_in_range(D0, "D0", low=0.0)
+        self.rho2 = check_in_range(rho2, "rho2", low=0.0)
+        if self.D0 == 0 and self.rho2 == 0:
+            raise FairtheoryValueError("D0 and rho2 are both 0: the worst case is 0 (nothing to compute)")
+        self.d = check_integer(d, "d", low=2)
+        p_arr = np.full(self.n, 1.0 / self.n) if p is None else check_probability_vector(p, "p")
+        if p_arr.shape != (self.n,):
+            raise FairtheoryValueError(f"p must have shape ({self.n},) (one weight per client), got {p_arr.shape}")
+        if np.any(p_arr <= 0):
+            raise FairtheoryValueError("p must be positive (a client of weight 0 plays no part)")
+        self.p = p_arr
+        self.s = math.sqrt(self.D0 + self.rho2 / self.L**2)  # distance unit
+        self.pep = PEP()
+        self.xp = GramNamespace(self.pep, self.d)
+        # client functions h_i = f_i - mu/2 ||x||^2, (L - mu)-smooth convex, minimiser of sum p_i f_i at 0
+        self.funcs: list[Function] = [self.pep.function(self.L - self.mu, f"f{i}") for i in range(self.n)]
+        gs = self.L * self.s
+        stars = [self.pep.vector() * gs for _ in range(self.n - 1)]
+        last = Vec(np.zeros(0))
+        for i in range(self.n - 1):
+            last = last - float(self.p[i] / self.p[-1]) * stars[i]
+        stars.append(last)
+        self.stars = stars
+        zero = Vec(np.zeros(0))
+        self._seen: list[dict[bytes, tuple[Vec, Scalar]]] = [{} for _ in range(self.n)]
+        for i, (f, g) in enumerate(zip(self.funcs, stars, strict=True)):
+            f.add_point(zero, g, Scalar())
+            self._seen[i][zero.key()] = (g, Scalar())
+        x0 = self.pep.vector() * self.s
+        self.x0 = GramArray(x0.c.copy(), self.xp)
+
+    def __repr__(self) -> str:
+        return (f"PEPProblem(n={self.n}, L={self.L}, mu={self.mu}, D0={self.D0}, rho2={self.rho2}, "
+                f"basis={self.pep.dim})")
+
+    # ------------------------------------------------------------ the oracle
+    def oracle(self, i: int, x: Vec) -> tuple[Vec, Scalar]:
+        """Gradient and value of client ``i`` at the symbolic point ``x`` (new symbols unless seen)."""
+        key = x.key()
+        seen = self._seen[i]
+        if key in seen:
+            return seen[key]
+        g = self.pep.vector() * (self.L * self.s)
+        f = self.pep.value() * (self.L * self.s**2)
+        if self.mu > 0:
+            self.funcs[i].add_point(x, g - self.mu * x, f - (0.5 * self.mu) * sqnorm(x))
+        else:
+            self.funcs[i].add_point(x, g, f)
+        seen[key] = (g, f)
+        return g, f
+
+    def _rows(self, W: Any, clients: Any) -> tuple[ValueArray, GramArray]:
+        c = self.client_index(clients)
+        W = self._check_models(W, c)
+        idx = list(range(self.n)) if c is None else [int(i) for i in c]
+        return oracle_rows(W, idx, lambda k, x: self.oracle(idx[k], x))
+
+    def _check_models(self, W: Any, c: Any) -> GramArray:
+        k = self.n if c is None else int(c.size)
+        if not isinstance(W, GramArray) or W.xp is not self.xp:
+            raise NotRepresentableError(
+                f"W must be a symbolic model array of this PEP problem (from its own models), got {type(W).__name__}: "
+                "evaluating a PEP client at numbers")
+        if W.shape != (k, self.d):
+            raise FairtheoryValueError(f"W must have shape {(k, self.d)}, got {W.shape}")
+        return W
+
+    def as_model(self, w: Any, name: str = "w") -> GramArray:
+        if not isinstance(w, GramArray) or w.xp is not self.xp:
+            raise NotRepresentableError(
+                f"{name} must be a symbolic model of this PEP problem, got {type(w).__name__}: a numeric model")
+        if w.shape != (self.d,):
+            raise FairtheoryValueError(f"{name} must have shape ({self.d},), got {w.shape}")
+        return w
+
+    # ------------------------------------------------------------ FederatedProblem
+    def losses_each(self, W: Any, clients: Any = None) -> ValueArray:
+        return self._rows(W, clients)[0]
+
+    def grads_each(self, W: Any, clients: Any = None) -> GramArray:
+        return self._rows(W, clients)[1]
+
+    def loss_grad_each(self, W: Any, clients: Any = None) -> tuple[ValueArray, GramArray]:
+        return self._rows(W, clients)
+
+    def _broadcast(self, w: Any) -> GramArray:
+        w = self.as_model(w)
+        return self.xp.broadcast_to(w[None, :], (self.n, self.d))
+
+    def hessians(self, w: Any) -> Any:
+        raise NotRepresentableError("hessians(...) is not PEP-representable (the clients are arbitrary functions)")
+
+    def cvxpy_losses(self, w: Any) -> list[Any]:
+        raise NotRepresentableError("cvxpy_losses(...) is not PEP-representable (the clients are arbitrary functions)")
+
+    def smoothness(self) -> float:
+        return self.L
+
+    def strong_convexity(self) -> float:
+        return self.mu
+
+    def initial_point(self) -> GramArray:  # type: ignore[override]
+        """The symbolic starting point ``x0`` (``||x0 - x*||^2 <= D0``)."""
+        return self.x0
+
+    def weighted_value(self, w: GramArray) -> Scalar:
+        """``sum_i p_i f_i(w)`` as a :class:`Scalar` (``f* = 0``)."""
+        x = self.as_model(w).vecs()[0]
+        out = Scalar()
+        for i in range(self.n):
+            out = out + float(self.p[i]) * self.oracle(i, x)[1]
+        return out
+
+    def constraints(self) -> tuple[Scalar, Scalar | None]:
+        """``||x0||^2 - D0`` and ``sum_i p_i ||grad f_i(x*)||^2 - rho2`` (``None`` for one client)."""
+        x0 = self.x0.vecs()[0]
+        c1 = sqnorm(x0) - self.D0
+        if self.n == 1:
+            return c1, None
+        c2 = Scalar()
+        for pi, g in zip(self.p, self.stars, strict=True):
+            c2 = c2 + float(pi) * sqnorm(g)
+        return c1, c2 - self.rho2
