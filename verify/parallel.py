@@ -238,8 +238,10 @@ def _recv(fd: int, deadline: float | None) -> bytes | None:
 def _serve(req: int, res: int) -> None:  # pragma: no cover - in the child
     code = 0
     try:
+        parent = os.getppid()
         os.setpgid(0, 0)  # its own group: a timeout kills what the claim started too
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent alone handles Ctrl-C
+        _die_with_parent(parent)
         from verify.core import Context, error_result, run_claim
 
         while True:
@@ -262,6 +264,20 @@ def _serve(req: int, res: int) -> None:  # pragma: no cover - in the child
         code = 1
     finally:
         os._exit(code)
+
+
+def _die_with_parent(parent: int) -> None:  # pragma: no cover - in the child
+    """Linux: SIGKILL this process when its parent dies (a runner killed with SIGKILL leaves no claim
+    running in its own process group); elsewhere nothing (the child then ends after its current claim)."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except Exception:  # noqa: BLE001 - not Linux, or no prctl
+        return
+    if os.getppid() != parent:  # the parent died before prctl took effect
+        os._exit(1)
 
 
 def _kill_group(pid: int) -> None:
