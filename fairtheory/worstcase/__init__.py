@@ -15,7 +15,9 @@ from fairtheory.worstcase.local_gd import Instance, WorstCase, local_gd_worst_ca
 from fairtheory.worstcase.potential import certificate_bound, horizon_free_constants, round_constant, stepsize_region
 from fairtheory.worstcase.ratio import sampled_ratio, theorem_ratio
 from fairtheory.worstcase.scaffold import scaffold_worst_case
+from fairtheory.worstcase.traced import PEPProblem, worst_case  # traced backend: any linear method's own make()
 
 __all__ = ["Instance", "WorstCase", "local_gd_worst_case", "report_value", "worst_case_vs_rounds",
            "certificate_bound", "horizon_free_constants", "round_constant", "stepsize_region",
-           "sampled_ratio", "theorem_ratio", "scaffold_worst_case", "adversarial_max", "AdversarialResult", "Space"]
+           "sampled_ratio", "theorem_ratio", "scaffold_worst_case", "adversarial_max", "AdversarialResult", "Space",
+           "PEPProblem", "worst_case"]

@@ -83,6 +83,26 @@ def _is_zero(c: np.ndarray | float) -> bool:
     return bool(np.all(np.asarray(c) == 0.0))
 
 
+_BINARY = {"add": ("__add__", "__radd__"), "subtract": ("__sub__", "__rsub__"), "multiply": ("__mul__", "__rmul__"),
+           "true_divide": ("__truediv__", "__rtruediv__"), "divide": ("__truediv__", "__rtruediv__"),
+           "matmul": ("__matmul__", "__rmatmul__")}
+
+
+def _array_ufunc(self: Any, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+    """numpy ufuncs on symbolic arrays: the linear ones dispatch to the operators, the rest are refused."""
+    name = getattr(ufunc, "__name__", repr(ufunc))
+    if method == "__call__" and not kwargs:
+        if name in _BINARY and len(inputs) == 2:
+            a, b = inputs
+            fwd, rev = _BINARY[name]
+            return getattr(a, fwd)(b) if is_symbolic(a) else getattr(b, rev)(a)
+        if name == "negative" and len(inputs) == 1:
+            return -inputs[0]
+        if name == "positive" and len(inputs) == 1:
+            return inputs[0]
+    raise _refuse(f"the numpy ufunc {name}(...)" + ("" if method == "__call__" else f".{method}"))
+
+
 # ------------------------------------------------------------------------------------------ model arrays
 class GramArray:
     """Models in ``R^d`` as coefficient rows over a PEP's Gram basis (module doc).
@@ -91,7 +111,7 @@ class GramArray:
     the logical shape is ``batch + (d,)``."""
 
     __fairtheory_symbolic__ = True
-    __array_ufunc__ = None  # numpy defers every binary operator to this class
+    __array_ufunc__ = _array_ufunc  # numpy's operators and ufuncs: linear ones dispatch, others are refused
     __array_priority__ = 1000
     __slots__ = ("C", "xp")
 
@@ -284,7 +304,18 @@ class GramArray:
         return self._new(self.C[self._key(key)])
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        raise FairtheoryTypeError("symbolic arrays are immutable (in-place assignment); build a new array instead")
+        """In-place assignment on batch axes (``hist[i] = g``): the coefficients are copied once if shared."""
+        k = self._key(key)
+        if isinstance(value, GramArray):
+            m = max(self.C.shape[-1], value.C.shape[-1])
+            v: Any = value.padded(m)
+        elif is_symbolic(value) or not _is_zero(_const(value, "assignment")):
+            raise _refuse("assigning a function value or a nonzero constant into a model array")
+        else:
+            m, v = self.C.shape[-1], 0.0
+        if self.C.shape[-1] < m or not self.C.flags.writeable:
+            self.C = np.array(self.padded(m))
+        self.C[k] = v
 
     def __iter__(self) -> Any:
         if self.ndim < 2:
@@ -368,7 +399,7 @@ class ValueArray:
     anything that would turn values into numbers (weights from losses, comparisons, powers) is refused."""
 
     __fairtheory_symbolic__ = True
-    __array_ufunc__ = None
+    __array_ufunc__ = _array_ufunc
     __array_priority__ = 1000
     __slots__ = ("S", "xp")
 

@@ -20,9 +20,11 @@ objective and solves the SDP.
 :class:`fairtheory.worstcase.sdp.PEP`), each client point ``(x, g, f)`` is stored as
 ``(x, g - mu x, f - mu/2 ||x||^2)``.
 
-Scaling: the starting point is ``s e_0`` and every new gradient ``L s e_k`` with ``s^2 = D0 + rho2/L^2``, so
-the Gram matrix of the basis ``e`` is of order one whatever the units (the constraint rows are uniformly
-scaled by ``L s^2``).
+Units: the algorithm computes in the caller's units (its step sizes are used as given); the PEP is posed in
+normalised units, exactly as :func:`fairtheory.worstcase.local_gd_worst_case` does: with
+``s^2 = D0 + rho2/L^2`` and ``S = L s^2``, a point ``x``, gradient ``g`` and value ``f`` enter the SDP as
+``x/s``, ``g/(L s)``, ``f/S`` of a ``(1 - mu/L)``-smooth convex function, the constraints as
+``||x0'||^2 <= D0/s^2`` and ``sum_i p_i ||g_i'(x*)||^2 <= rho2/(L s)^2``, and values are scaled back by ``S``.
 """
 
 from __future__ import annotations
@@ -73,24 +75,28 @@ class PEPProblem(FederatedProblem):
             raise FairtheoryValueError("p must be positive (a client of weight 0 plays no part)")
         self.p = p_arr
         self.s = math.sqrt(self.D0 + self.rho2 / self.L**2)  # distance unit
+        self.unit = self.L * self.s**2  # value unit S
         self.pep = PEP()
         self.xp = GramNamespace(self.pep, self.d)
-        # client functions h_i = f_i - mu/2 ||x||^2, (L - mu)-smooth convex, minimiser of sum p_i f_i at 0
-        self.funcs: list[Function] = [self.pep.function(self.L - self.mu, f"f{i}") for i in range(self.n)]
-        gs = self.L * self.s
-        stars = [self.pep.vector() * gs for _ in range(self.n - 1)]
+        # normalised client functions h_i' = f_i'/S - (mu/L)/2 ||x'||^2, (1 - mu/L)-smooth convex,
+        # minimiser of sum p_i f_i at x* = 0 with f_i(x*) = 0
+        self.funcs: list[Function] = [self.pep.function(1.0 - self.mu / self.L, f"f{i}") for i in range(self.n)]
+        stars = [self.pep.vector() for _ in range(self.n - 1)]
         last = Vec(np.zeros(0))
         for i in range(self.n - 1):
             last = last - float(self.p[i] / self.p[-1]) * stars[i]
         stars.append(last)
-        self.stars = stars
+        self.stars = stars  # normalised optimum gradients
         zero = Vec(np.zeros(0))
-        self._seen: list[dict[bytes, tuple[Vec, Scalar]]] = [{} for _ in range(self.n)]
+        gs = self.L * self.s
+        #: per client: key of the (caller-unit) point -> (caller-unit gradient, caller-unit value, normalised value)
+        self._seen: list[dict[bytes, tuple[Vec, Scalar, Scalar]]] = [{} for _ in range(self.n)]
         for i, (f, g) in enumerate(zip(self.funcs, stars, strict=True)):
             f.add_point(zero, g, Scalar())
-            self._seen[i][zero.key()] = (g, Scalar())
-        x0 = self.pep.vector() * self.s
-        self.x0 = GramArray(x0.c.copy(), self.xp)
+            self._seen[i][zero.key()] = (g * gs, Scalar(), Scalar())
+        x0 = self.pep.vector()
+        self._x0n = x0
+        self.x0 = GramArray((x0 * self.s).c.copy(), self.xp)
 
     def __repr__(self) -> str:
         return (f"PEPProblem(n={self.n}, L={self.L}, mu={self.mu}, D0={self.D0}, rho2={self.rho2}, "
@@ -98,19 +104,27 @@ class PEPProblem(FederatedProblem):
 
     # ------------------------------------------------------------ the oracle
     def oracle(self, i: int, x: Vec) -> tuple[Vec, Scalar]:
-        """Gradient and value of client ``i`` at the symbolic point ``x`` (new symbols unless seen)."""
+        """Gradient and value of client ``i`` at the symbolic point ``x`` (caller's units; new symbols unless
+        the point was seen)."""
+        g, f, _ = self._point(i, x)
+        return g, f
+
+    def _point(self, i: int, x: Vec) -> tuple[Vec, Scalar, Scalar]:
         key = x.key()
         seen = self._seen[i]
         if key in seen:
             return seen[key]
-        g = self.pep.vector() * (self.L * self.s)
-        f = self.pep.value() * (self.L * self.s**2)
+        gn = self.pep.vector()
+        fn = self.pep.value()
+        xn = x / self.s
         if self.mu > 0:
-            self.funcs[i].add_point(x, g - self.mu * x, f - (0.5 * self.mu) * sqnorm(x))
+            r = self.mu / self.L
+            self.funcs[i].add_point(xn, gn - r * xn, fn - (0.5 * r) * sqnorm(xn))
         else:
-            self.funcs[i].add_point(x, g, f)
-        seen[key] = (g, f)
-        return g, f
+            self.funcs[i].add_point(xn, gn, fn)
+        out = (gn * (self.L * self.s), fn * self.unit, fn)
+        seen[key] = out
+        return out
 
     def _rows(self, W: Any, clients: Any) -> tuple[ValueArray, GramArray]:
         c = self.client_index(clients)
@@ -167,20 +181,20 @@ class PEPProblem(FederatedProblem):
         return self.x0
 
     def weighted_value(self, w: GramArray) -> Scalar:
-        """``sum_i p_i f_i(w)`` as a :class:`Scalar` (``f* = 0``)."""
+        """``(sum_i p_i f_i(w) - f*)/S`` as a :class:`Scalar` in normalised units (``f* = 0``; module doc)."""
         x = self.as_model(w).vecs()[0]
         out = Scalar()
         for i in range(self.n):
-            out = out + float(self.p[i]) * self.oracle(i, x)[1]
+            out = out + float(self.p[i]) * self._point(i, x)[2]
         return out
 
     def constraints(self) -> tuple[Scalar, Scalar | None]:
-        """``||x0||^2 - D0`` and ``sum_i p_i ||grad f_i(x*)||^2 - rho2`` (``None`` for one client)."""
-        x0 = self.x0.vecs()[0]
-        c1 = sqnorm(x0) - self.D0
+        """Normalised ``||x0||^2 <= D0`` and ``sum_i p_i ||grad f_i(x*)||^2 <= rho2`` as ``Scalar <= 0``
+        (the second ``None`` for one client)."""
+        c1 = sqnorm(self._x0n) - self.D0 / self.s**2
         if self.n == 1:
             return c1, None
         c2 = Scalar()
         for pi, g in zip(self.p, self.stars, strict=True):
             c2 = c2 + float(pi) * sqnorm(g)
-        return c1, c2 - self.rho2
+        return c1, c2 - self.rho2 / (self.L * self.s) ** 2

@@ -7,8 +7,9 @@ arrays (:mod:`fairtheory.worstcase.gram_array`) - the algorithm's own code trace
 
 .. math:: \mathbb E\Big[\sum_i p_i f_i(x_{\rm out})\Big] - f^\star
 
-by the SDP of :mod:`fairtheory.worstcase.sdp` (Clarabel).  ``output="last"``: the last server model
-``w_T``; ``"mean"``: ``1/T sum_{r=1}^T w_r`` (the server models after each round).
+by the SDP of :mod:`fairtheory.worstcase.sdp` (Clarabel), posed in the normalised units of
+:func:`fairtheory.worstcase.local_gd_worst_case` (:mod:`fairtheory.worstcase.pep_problem`).
+``output="last"``: the last server model ``w_T``; ``"mean"``: ``1/T sum_{r=1}^T w_r`` (the server models after each round).
 
 Random client sampling is branched: the step gets a :class:`numpy.random.Generator` whose ``choice``
 (the only draw a linear method may make: which clients take part) answers from a script; the first
@@ -42,7 +43,7 @@ from fairtheory.worstcase.local_gd import MAX_PEP_DIM, WorstCase
 from fairtheory.worstcase.pep_problem import PEPProblem
 from fairtheory.worstcase.sdp import Scalar
 
-__all__ = ["worst_case", "trace", "Traced", "MAX_BRANCHES"]
+__all__ = ["worst_case", "trace", "Traced", "MAX_BRANCHES", "PEPProblem", "NotRepresentableError"]
 
 #: largest number of sampling branches (leaves) a traced worst case may have
 MAX_BRANCHES = 4096
@@ -149,10 +150,39 @@ def _server_model(state: Any, problem: PEPProblem) -> GramArray:
     return problem.as_model(w, "state.w")
 
 
+def _not_representable(exc: BaseException) -> NotRepresentableError | None:
+    """The :class:`NotRepresentableError` behind ``exc`` (itself, or its cause / context chain)."""
+    seen = set()
+    e: BaseException | None = exc
+    while e is not None and id(e) not in seen:
+        if isinstance(e, NotRepresentableError):
+            return e
+        seen.add(id(e))
+        e = e.__cause__ or e.__context__
+    return None
+
+
+def _name(make: Any) -> str:
+    mod = getattr(make, "__module__", "") or ""
+    return f"{mod.rsplit('.', 1)[-1]}.{getattr(make, '__name__', 'make')}" if mod else repr(make)
+
+
 def trace(make: Callable[..., Any], rounds: int, problem: PEPProblem, *, output: str = "last",
           start: Mapping[str, Any] | None = None, max_branches: int = MAX_BRANCHES, **hyper: Any) -> Traced:
     """Run ``make(problem, **hyper)``'s ``init(**start)`` and ``rounds`` steps symbolically (module doc);
     the objective is ``E[sum_i p_i f_i(x_out)]`` (``f* = 0``)."""
+    try:
+        return _trace(make, rounds, problem, output=output, start=start, max_branches=max_branches, **hyper)
+    except Exception as exc:
+        inner = _not_representable(exc)
+        if inner is None:
+            raise
+        msg = str(inner) if inner is exc else f"{inner} (surfaced as {type(exc).__name__}: {exc})"
+        raise NotRepresentableError(f"{_name(make)}: {msg}") from exc
+
+
+def _trace(make: Callable[..., Any], rounds: int, problem: PEPProblem, *, output: str, start: Mapping[str, Any] | None,
+           max_branches: int, **hyper: Any) -> Traced:
     t0 = time.perf_counter()
     alg = make(problem, **hyper)
     init, step = getattr(alg, "init", None), getattr(alg, "step", None)
@@ -191,7 +221,8 @@ def trace(make: Callable[..., Any], rounds: int, problem: PEPProblem, *, output:
 
 def worst_case(make: Callable[..., Any], rounds: int, *, n: int, L: float, D0: float, rho2: float, mu: float = 0.0,
                p: Any = None, output: Literal["last", "mean"] = "last", start: Mapping[str, Any] | None = None,
-               tol: float = 1e-8, max_branches: int = MAX_BRANCHES, **hyper: Any) -> WorstCase:
+               tol: float = 1e-8, max_branches: int = MAX_BRANCHES, hyper: Mapping[str, Any] | None = None,
+               **more: Any) -> WorstCase:
     r"""Exact worst case of ``E[sum_i p_i f_i(x_out)] - f*`` after ``rounds`` steps of ``make(problem, **hyper)``.
 
     Parameters
@@ -204,7 +235,8 @@ def worst_case(make: Callable[..., Any], rounds: int, *, n: int, L: float, D0: f
     output : ``"last"`` (the last server model) or ``"mean"`` (mean of the server models ``w_1..w_T``).
     start : keyword arguments of the method's ``init`` (e.g. ``{"warm_start": True}`` for Scaffold).
     tol : Clarabel's tolerances.  max_branches : limit on sampling branches.
-    **hyper : the method's hyper-parameters.
+    hyper, **more : the method's hyper-parameters (``hyper`` for names that clash with this function's own,
+        e.g. q-FedSGD's ``L``).
 
     Returns
     -------
@@ -216,6 +248,7 @@ def worst_case(make: Callable[..., Any], rounds: int, *, n: int, L: float, D0: f
         raise FairtheoryValueError(f"output must be 'last' or 'mean', got {output!r}")
     if not callable(make):
         raise FairtheoryTypeError(f"make must be callable (an algorithm's make), got {type(make).__name__}")
+    hyper = {**dict(hyper or {}), **more}
     problem = PEPProblem(n, L=L, mu=mu, p=p, D0=D0, rho2=rho2)
     tr = trace(make, rounds_i, problem, output=output, start=start, max_branches=max_branches, **hyper)
     c1, c2 = problem.constraints()
@@ -229,7 +262,8 @@ def worst_case(make: Callable[..., Any], rounds: int, *, n: int, L: float, D0: f
               "rounds": rounds_i, "n": problem.n, "L": problem.L, "mu": problem.mu, "D0": problem.D0,
               "rho2": problem.rho2, "p": problem.p.tolist(), "output": output, "start": dict(start or {}),
               "hyper": {k: (v if isinstance(v, (int, float, str, type(None))) else repr(v)) for k, v in hyper.items()}}
-    return WorstCase(value=sol.value, dual_value=sol.dual_value, gap=sol.gap, status=sol.status, dim=sol.dim,
+    S = problem.unit
+    return WorstCase(value=sol.value * S, dual_value=sol.dual_value * S, gap=sol.gap * S, status=sol.status, dim=sol.dim,
                      n_constraints=sol.n_constraints, seconds=sol.seconds, build_seconds=sol.build_seconds,
                      scale=problem.L * problem.D0 + problem.rho2 / problem.L, params=params,
                      extra={"iterations": sol.iterations, "r_prim": sol.r_prim, "r_dual": sol.r_dual,
