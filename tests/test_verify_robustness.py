@@ -307,3 +307,32 @@ def test_usage_errors_are_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     for argv in (["--seed", "-1"], ["--timeout", "-1"], ["--timeout", "inf"], ["--executor", "dask"], ["--bogus"]):
         code, out, err = _cli(argv, capsys)
         assert code == 2 and err.count("\n") == 1 and err.startswith("python -m verify: error:"), (argv, err)
+
+
+def test_report_that_becomes_unwritable_mid_run_fails_the_run(register, tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """The path checked out at the start; a claim then replaces the report folder by a file: the run still
+    ends (every claim runs), says which report it could not write, and exits 1."""
+    import shutil
+
+    folder = tmp_path / "reports"
+
+    def sabotage(ctx: Context) -> Outcome:
+        shutil.rmtree(folder)
+        folder.write_text("not a folder")
+        return Outcome("verified", measured=1.0, bound=2.0)
+
+    register("a_sabotage", fn=sabotage)
+    register("b_after", Outcome("verified", measured=1.0, bound=2.0))
+    code = runner.main(["--only", PREFIX + "*", "--json", str(folder / "r.json"), "--no-markdown", "--timeout", "0"])
+    out = capsys.readouterr().out
+    assert code == 1 and "[ 2/2]" in out and "cannot write the report" in out and "reports not written" in out
+
+
+def test_markdown_cells_keep_plugin_text_in_one_cell(register, tmp_path: Path) -> None:
+    register("pipe", Outcome("verified", measured=1.0, bound=2.0, relation="|x|"), citation="A | B\nC")
+    md = tmp_path / "r.md"
+    assert runner.main(["--only", PREFIX + "*", "--no-json", "--markdown", str(md)]) == 0
+    header, row = [ln for ln in md.read_text().splitlines() if ln.startswith("| id |") or ln.startswith("| `test")]
+    assert "A \\| B C" in row and "\\|x\\|" in row
+    assert header.count("|") == row.count("|") - row.count("\\|")
