@@ -95,7 +95,7 @@ class PEPProblem(FederatedProblem):
             f.add_point(zero, g, Scalar())
             self._seen[i][zero.key()] = (g * gs, Scalar(), Scalar())
         x0 = self.pep.vector()
-        self._x0n = x0
+        self._x0n = x0  #: the normalised starting point x0/s
         self.x0 = GramArray((x0 * self.s).c.copy(), self.xp)
 
     def __repr__(self) -> str:

@@ -39,9 +39,9 @@ import numpy as np
 from fairtheory._validation import check_integer
 from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError
 from fairtheory.worstcase.gram_array import GramArray, NotRepresentableError
-from fairtheory.worstcase.local_gd import MAX_PEP_DIM, WorstCase
+from fairtheory.worstcase.local_gd import MAX_PEP_DIM, Instance, WorstCase
 from fairtheory.worstcase.pep_problem import PEPProblem
-from fairtheory.worstcase.sdp import Scalar
+from fairtheory.worstcase.sdp import Scalar, SDPSolution, Vec
 
 __all__ = ["worst_case", "trace", "Traced", "MAX_BRANCHES", "PEPProblem", "NotRepresentableError"]
 
@@ -222,7 +222,7 @@ def _trace(make: Callable[..., Any], rounds: int, problem: PEPProblem, *, output
 def worst_case(make: Callable[..., Any], rounds: int, *, n: int, L: float, D0: float, rho2: float, mu: float = 0.0,
                p: Any = None, output: Literal["last", "mean"] = "last", start: Mapping[str, Any] | None = None,
                tol: float = 1e-8, max_branches: int = MAX_BRANCHES, hyper: Mapping[str, Any] | None = None,
-               **more: Any) -> WorstCase:
+               return_instance: bool = False, **more: Any) -> WorstCase:
     r"""Exact worst case of ``E[sum_i p_i f_i(x_out)] - f*`` after ``rounds`` steps of ``make(problem, **hyper)``.
 
     Parameters
@@ -237,6 +237,9 @@ def worst_case(make: Callable[..., Any], rounds: int, *, n: int, L: float, D0: f
     tol : Clarabel's tolerances.  max_branches : limit on sampling branches.
     hyper, **more : the method's hyper-parameters (``hyper`` for names that clash with this function's own,
         e.g. q-FedSGD's ``L``).
+    return_instance : also extract the worst-case functions' data (:class:`~fairtheory.worstcase.local_gd.Instance`,
+        caller's units, ``x* = 0``), e.g. to replay the method on them with numpy
+        (:class:`fairtheory.worstcase.replay.InterpolatedProblem`).
 
     Returns
     -------
@@ -263,8 +266,36 @@ def worst_case(make: Callable[..., Any], rounds: int, *, n: int, L: float, D0: f
               "rho2": problem.rho2, "p": problem.p.tolist(), "output": output, "start": dict(start or {}),
               "hyper": {k: (v if isinstance(v, (int, float, str, type(None))) else repr(v)) for k, v in hyper.items()}}
     S = problem.unit
-    return WorstCase(value=sol.value * S, dual_value=sol.dual_value * S, gap=sol.gap * S, status=sol.status, dim=sol.dim,
+    inst = instance(problem, sol, params) if return_instance else None
+    return WorstCase(instance=inst, value=sol.value * S, dual_value=sol.dual_value * S, gap=sol.gap * S,
+                     status=sol.status, dim=sol.dim,
                      n_constraints=sol.n_constraints, seconds=sol.seconds, build_seconds=sol.build_seconds,
                      scale=problem.L * problem.D0 + problem.rho2 / problem.L, params=params,
                      extra={"iterations": sol.iterations, "r_prim": sol.r_prim, "r_dual": sol.r_dual,
                             "branches": len(tr.leaves), "trace_seconds": tr.seconds, "n_interp": sol.n_interp})
+
+
+def instance(problem: PEPProblem, sol: SDPSolution, params: dict[str, Any]) -> Instance:
+    """Factor the Gram matrix (``G = V^T V``) and read every client's points ``(x, grad f_i(x), f_i(x))`` in the
+    caller's units (``x* = 0``, ``f_i(x*) = 0``); the normalised PEP points are ``(x/s, g/(L s), f/S)`` of
+    ``h_i' = f_i'/S - (mu/L)/2 ||x'||^2`` (:mod:`fairtheory.worstcase.pep_problem`)."""
+    w, U = np.linalg.eigh(sol.gram)
+    keep = w > 1e-12 * max(1.0, float(w.max()))
+    V = (U[:, keep] * np.sqrt(w[keep])).T
+    r = problem.mu / problem.L
+    s, L, S = problem.s, problem.L, problem.unit
+
+    def coords(v: Vec) -> np.ndarray:
+        c = np.zeros(sol.dim)
+        c[: v.c.size] = v.c
+        return V @ c
+
+    pts = []
+    for f in problem.funcs:
+        rows = []
+        for pt in f.points:
+            xn, gn = coords(pt.x), coords(pt.g) + r * coords(pt.x)
+            fn = problem.pep.evaluate(pt.f, sol) + 0.5 * r * float(xn @ xn)
+            rows.append((xn * s, gn * (L * s), fn * S))
+        pts.append(rows)
+    return Instance(x0=coords(problem._x0n) * s, points=pts, p=problem.p.copy(), L=L, params=params)
