@@ -16,7 +16,8 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "examples" / "fairtheory-propfair"
 EXPECTED = {"propfair.audit": "verified", "propfair.meanstd.monotone": "refuted",
-            "propfair.rfedfair.exact": "verified", "propfair.qfedavg.exact": "verified"}
+            "propfair.rfedfair.exact": "verified", "propfair.qfedavg.exact": "verified",
+            "propfair.fedavgm.worstcase": "verified"}
 
 
 @pytest.fixture(scope="module")
