@@ -10,24 +10,33 @@ with ``lo = 0``, ``hi = 1`` the probability simplex (004 Def. 4, Pareto stationa
 Only ``G = U U^T`` enters the problem ``min_{lam in S} lam^T G lam``, so the cost after the Gram
 product (``O(m^2 d)``, one BLAS call) does not depend on the dimension ``d``.  Routes:
 
-* ``"active-set"`` (default): a primal active-set method on ``G`` scaled by its largest diagonal.
-  Each iteration solves the equality-constrained problem on the free weights (a ``(k+1) x (k+1)``
-  KKT system, least squares when ``G`` is singular, which is consistent because ``G`` is a Gram
-  matrix); it stops when the multipliers of the weights held at a bound have the right sign.  It
-  starts from the vertex (or box corner) of smallest norm, so a sparse answer takes few iterations.
+* ``"active-set"`` (default), in this order: (1) the smallest-norm vertex (box corner) when it is
+  already optimal (an exact check; e.g. a zero update gives ``rho = 0`` exactly); (2) the minimiser
+  over the hyperplane ``sum lam = 1`` (one LAPACK solve; on the simplex ``G^{-1} 1 / 1^T G^{-1} 1``)
+  when it lies in the box and is stationary - then every weight is free and the KKT conditions hold
+  (the usual case of many gradients in high dimension); (3) a primal-dual active set
+  (Hintermueller, Ito, Kunisch 2002) on ``G`` scaled by its largest diagonal: guess the weights held
+  at a bound, solve the face's KKT system, re-guess from ``lam - (G lam + nu)``, stop when the guess
+  repeats (exact termination; the KKT conditions are re-checked); (4) when a face system is singular
+  (duplicate or affinely dependent gradients) or the guesses do not settle, a primal active-set
+  method from the vertex of smallest norm (least squares on singular faces, consistent because ``G``
+  is a Gram matrix), which stops when the multipliers of the held weights have the right sign.
 * ``"clarabel"``: Clarabel's interior-point QP in ``lam`` (tolerances ``1e-12``), then the
   active-set method warm-started from its active set (a polish to float precision).
 * ``"auto"``: the active set; Clarabel plus polish if it does not converge or is not certified.
+
+``U`` is read twice: the Gram product (finiteness and scale read off its diagonal) and the point
+``v = U^T lam``.
 
 Certificate (any route): the Frank-Wolfe gap of the returned weights,
 
 .. math:: \mathrm{fw\_gap} = \|v\|^2 - \min_{s \in S} s \cdot (U v), \qquad v = U^T \lambda,
 
 which is ``>= 0`` and zero exactly at the optimum; by convexity ``||v||^2 - rho^2 <= 2 fw_gap``.
-When ``U`` is given, ``v``, ``||v||`` and the gap are computed in ``R^d`` from ``U / max |U_ij|``
-(float-accurate even when ``rho`` is near zero, and free of overflow up to the float range), scaled
-back at the end; from ``G`` alone, ``value = sqrt(lam^T G lam)``.  A result whose gap
-exceeds ``GAP_RTOL * max_i ||g_i||^2`` raises :class:`~fairtheory.errors.SolverError`.
+When ``U`` is given, ``v`` and ``||v||`` are computed in ``R^d`` (float-accurate even when ``rho`` is
+near zero) and ``U v = G lam``; a Gram product that would overflow or underflow is formed from
+``U / max |U_ij|`` and scaled back at the end; from ``G`` alone, ``value = sqrt(lam^T G lam)``.
+A result whose gap exceeds ``GAP_RTOL * max_i ||g_i||^2`` raises :class:`~fairtheory.errors.SolverError`.
 """
 
 from __future__ import annotations

@@ -6,13 +6,14 @@ r"""Pareto-stationarity measure: the min-norm point of the convex hull of gradie
 gradients.)  Two routes:
 
 * :func:`min_norm_point` - the exact QP ``min lam^T G lam`` over the simplex on the ``m x m`` Gram
-  matrix ``G = U U^T`` (:func:`fairtheory.exact.min_norm.min_norm_point`: active set, Clarabel
-  fallback), certified by the Frank-Wolfe gap of the returned point ``v = U^T lam``:
+  matrix ``G = U U^T`` (:func:`fairtheory.exact.min_norm.min_norm_point`: hyperplane solve when every
+  weight is free, else primal-dual and primal active sets, Clarabel fallback), certified by the
+  Frank-Wolfe gap of the returned point ``v = U^T lam``:
   ``gap = ||v||^2 - min_i g_i . v >= 0``, zero exactly at the optimum (``v`` minimises ``||.||`` over
   the hull iff ``g_i . v >= ||v||^2`` for every ``i``);
 * :func:`min_norm_point_qp` - the same QP posed in ``R^d`` for cvxpy (Clarabel), an independent twin
-  (and the route this project used before the Gram solver: 145-186x slower at ``m = 50``,
-  ``d = 10,000``, ``benchmarks/bench_min_norm.py``);
+  (and the route this project used before the Gram solver: 593x slower at ``m = 50``,
+  ``d = 10,000`` in one run of ``benchmarks/bench_min_norm.py``);
 * :func:`min_norm_point_2` - the closed form for two vectors,
   ``lam_1 = clip((g_2 - g_1) . g_2 / ||g_1 - g_2||^2, 0, 1)``.
 """
