@@ -88,7 +88,7 @@ _FEDAVG_QUICK = [
 _FEDAVG_FULL = _FEDAVG_QUICK + [
     (2, 3, 4, 0.5, 1.0, 1.0, 2.0, None, None, "last"),
     (3, 2, 3, 0.8, 1.0, 1.0, 1.0, None, None, "mean"),
-    (2, 1, 3, 1.0, 1.0, 1.0, 1.0, (0.2, 0.8), 2, "mean"),
+    (2, 1, 2, 1.0, 1.0, 1.0, 1.0, (0.2, 0.8), 2, "mean"),
 ]
 
 #: (n, kappa, R, eta_l, eta_g, L, D0, rho2, p, warm_start, output)

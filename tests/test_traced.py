@@ -1,0 +1,228 @@
+"""The traced PEP backend: symbolic Gram arrays, PEPProblem and worst_case(make, ...) against independent truths
+(hand-written PEPs, Drori & Teboulle's closed form, replay with numpy on the extracted worst case)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from fairtheory.algorithms import fedavg, fedfv, qfedavg, scaffold
+from fairtheory.backend import like, namespace, scatter_add, to_numpy
+from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError
+from fairtheory.worstcase import PEPProblem, local_gd_worst_case, worst_case
+from fairtheory.worstcase.gram_array import GramArray, NotRepresentableError, ValueArray
+from fairtheory.worstcase.scaffold import scaffold_worst_case
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "fairtheory-propfair"
+
+
+def rel(a: float, b: float) -> float:
+    return abs(a - b) / abs(b)
+
+
+# ------------------------------------------------------------------------------------------ twins
+@pytest.mark.parametrize("n,kappa,T,lr,rho2,p,K,out", [
+    (2, 2, 2, 0.5, 1.0, None, None, "last"),
+    (3, 2, 2, 0.5, 4.0, (0.5, 0.3, 0.2), None, "last"),
+    (2, 2, 2, 0.5, 1.0, (0.3, 0.7), None, "mean"),
+    (2, 2, 2, 0.5, 1.0, None, 1, "last"),
+])
+def test_fedavg_twin(n, kappa, T, lr, rho2, p, K, out) -> None:
+    tr = worst_case(fedavg.make, T, n=n, L=1.0, D0=1.0, rho2=rho2, p=p, output=out, lr=lr, kappa=kappa, K=K)
+    hw = local_gd_worst_case(n=n, kappa=kappa, T_N=T - 1, beta=lr, L=1.0, D0=1.0, rho2=rho2, p=p, K=K,
+                             output="last" if out == "last" else "002", schedule="fedavg")
+    assert tr.certified() and hw.certified()
+    assert rel(tr.value, hw.value) <= 1e-6
+    assert tr.dim == hw.dim and tr.extra["branches"] == hw.extra["branches"]
+
+
+@pytest.mark.parametrize("warm,out,eg", [(True, "last", 1.0), (False, "avg", 0.5)])
+def test_scaffold_twin(warm, out, eg) -> None:
+    tr = worst_case(scaffold.make, 2, n=2, L=2.0, D0=0.5, rho2=3.0, output="last" if out == "last" else "mean",
+                    start={"warm_start": warm}, kappa=2, eta_l=0.25, eta_g=eg)
+    hw = scaffold_worst_case(n=2, kappa=2, R=2, eta_l=0.25, eta_g=eg, L=2.0, D0=0.5, rho2=3.0, warm_start=warm,
+                             output=out)
+    assert rel(tr.value, hw.value) <= 1e-6
+
+
+@pytest.mark.parametrize("N", [1, 2, 4])
+def test_gradient_descent_closed_form(N) -> None:
+    """n = 1, kappa = 1, lr = 1/L: gradient descent, exact worst case L D0/(4N + 2) (Drori & Teboulle 2014)."""
+    L, D0 = 2.0, 3.0
+    wc = worst_case(fedavg.make, N, n=1, L=L, D0=D0, rho2=0.0, lr=1.0 / L)
+    assert rel(wc.value, L * D0 / (4 * N + 2)) <= 1e-6
+
+
+def test_strongly_convex_between_quadratics_and_convex() -> None:
+    """mu > 0: at least the best 1-D quadratic of curvature in [mu, L], at most the mu = 0 worst case; the
+    extracted points satisfy the mu-strongly convex L-smooth interpolation conditions."""
+    L, mu, D0, N = 1.0, 0.2, 1.0, 2
+    wc = worst_case(fedavg.make, N, n=1, L=L, mu=mu, D0=D0, rho2=0.0, lr=1.0, return_instance=True)
+    convex = worst_case(fedavg.make, N, n=1, L=L, D0=D0, rho2=0.0, lr=1.0)
+    lam = np.linspace(mu, L, 2001)
+    quad = float(np.max(lam / 2 * (1 - lam / L) ** (2 * N) * D0))
+    assert quad * (1 - 1e-6) <= wc.value <= convex.value * (1 + 1e-6)
+    assert wc.value < 0.9 * convex.value
+    pts = wc.instance.points[0]
+    worst = 0.0
+    for xj, gj, fj in pts:
+        for xk, gk, fk in pts:
+            # f_j >= f_k + <g_k, x_j - x_k> + 1/(2(1 - mu/L)) (|g_j - g_k|^2/L + mu |x_j - x_k|^2 - 2 mu/L <g_j - g_k, x_j - x_k>)
+            dg, dx = gj - gk, xj - xk
+            rhs = fk + gk @ dx + (dg @ dg / L + mu * dx @ dx - 2 * mu / L * dg @ dx) / (2 * (1 - mu / L))
+            worst = max(worst, rhs - fj)
+    assert worst <= 1e-6
+
+
+def test_replay_reaches_the_pep_value() -> None:
+    from fairtheory.algorithms.base import run
+    from fairtheory.worstcase.replay import InterpolatedProblem
+
+    wc = worst_case(fedavg.make, 3, n=2, L=2.0, D0=0.5, rho2=3.0, lr=0.3, kappa=2, return_instance=True)
+    P = InterpolatedProblem(wc.instance)
+    state, _ = run(fedavg.make(P, lr=0.3, kappa=2), 3, w0=wc.instance.x0, record_losses=False)
+    assert rel(P.G(np.asarray(state.w)), wc.value) <= 1e-4
+
+
+def test_partial_participation_scaffold_branches() -> None:
+    """Scaffold with K = 1 draw of 2 clients: 2 branches per round (4 leaves after 2 rounds); the expected worst
+    case is solved and at least the identical-client (rho2 = 0) one of the same draws."""
+    het = worst_case(scaffold.make, 2, n=2, L=1.0, D0=1.0, rho2=4.0, kappa=2, eta_l=0.5, K=1,
+                     start={"warm_start": True})
+    same = worst_case(scaffold.make, 2, n=2, L=1.0, D0=1.0, rho2=0.0, kappa=2, eta_l=0.5, K=1,
+                      start={"warm_start": True})
+    assert het.extra["branches"] == 4 and het.certified() and same.certified()
+    assert het.value >= same.value * (1 - 1e-6) > 0
+
+
+def test_plugin_method_worst_case() -> None:
+    sys.path.insert(0, str(EXAMPLE))
+    try:
+        from fairtheory_propfair.methods import fedavgm_make
+    finally:
+        sys.path.remove(str(EXAMPLE))
+    a = worst_case(fedavgm_make, 3, n=2, L=1.0, D0=1.0, rho2=1.0, lr=0.5, kappa=2, momentum=0.0)
+    b = worst_case(fedavg.make, 3, n=2, L=1.0, D0=1.0, rho2=1.0, lr=0.5, kappa=2)
+    assert rel(a.value, b.value) <= 1e-6
+    c = worst_case(fedavgm_make, 3, n=2, L=1.0, D0=1.0, rho2=1.0, lr=0.5, kappa=2, momentum=0.9)
+    assert c.certified() and c.value > a.value  # heavy momentum overshoots in the worst case
+
+
+# ------------------------------------------------------------------------------------------ refusals
+@pytest.mark.parametrize("make,hyper,name", [
+    (fedfv.make, {"lr": 0.5}, "fedfv"),
+    (qfedavg.make, {"q": 1.0, "lr": 0.5}, "qfedavg"),
+])
+def test_nonlinear_methods_are_refused(make, hyper, name) -> None:
+    with pytest.raises(NotRepresentableError, match=rf"^{name}\.make: .*not PEP-representable"):
+        worst_case(make, 2, n=2, L=1.0, D0=1.0, rho2=1.0, **hyper)
+
+
+def test_gradient_noise_is_refused() -> None:
+    with pytest.raises(NotRepresentableError, match=r"rng\.normal"):
+        worst_case(scaffold.make, 1, n=2, L=1.0, D0=1.0, rho2=1.0, kappa=1, eta_l=0.5, grad_noise=0.1)
+
+
+def test_projection_style_user_method_is_refused() -> None:
+    from fairtheory.algorithms.base import Algorithm
+
+    def make(problem, *, lr):
+        def step(state, rng=None):
+            w = state.w
+            g = problem.grads(w)
+            d = g[0] - (g[0] @ g[1]) / (g[1] @ g[1]) * g[1]  # a projection (FedFV / PCGrad style)
+            return type(state)(w - lr * d)
+
+        from fairtheory.algorithms.fedavg import State
+
+        return Algorithm("proj", problem, {"lr": lr}, lambda w0=None: State(problem.initial_point()), step)
+
+    with pytest.raises(NotRepresentableError, match=r"inner product of two symbolic arrays"):
+        worst_case(make, 1, n=2, L=1.0, D0=1.0, rho2=1.0, lr=0.5)
+
+
+def test_arguments_are_checked() -> None:
+    with pytest.raises(FairtheoryValueError, match="output"):
+        worst_case(fedavg.make, 1, n=2, L=1.0, D0=1.0, rho2=1.0, output="avg", lr=0.5)
+    with pytest.raises(FairtheoryValueError, match="rounds"):
+        worst_case(fedavg.make, 0, n=2, L=1.0, D0=1.0, rho2=1.0, lr=0.5)
+    with pytest.raises(FairtheoryTypeError, match="make must be callable"):
+        worst_case(None, 1, n=2, L=1.0, D0=1.0, rho2=1.0)
+    with pytest.raises(FairtheoryValueError, match="mu"):
+        PEPProblem(2, L=1.0, mu=1.0, D0=1.0, rho2=0.0)
+    with pytest.raises(FairtheoryValueError, match="max_branches"):
+        worst_case(fedavg.make, 3, n=3, L=1.0, D0=1.0, rho2=1.0, lr=0.5, K=2, max_branches=50)
+
+
+# ------------------------------------------------------------------------------------------ the arrays
+def _problem() -> PEPProblem:
+    return PEPProblem(3, L=1.0, D0=1.0, rho2=1.0)
+
+
+def test_linear_operations_act_on_coefficients() -> None:
+    P = _problem()
+    w = P.initial_point()
+    xp = namespace(w)
+    assert xp is P.xp and w.shape == (P.d,)
+    W = xp.broadcast_to(w[None, :], (3, P.d))
+    G = P.grads_each(W)
+    assert isinstance(G, GramArray) and G.shape == (3, P.d) and P.pep.dim == 2 + 1 + 3  # stars, x0, 3 gradients
+    p = like(P.p, w)
+    assert isinstance(p, np.ndarray) and p.dtype == np.float64
+    avg = w + p @ (W - 0.5 * G - w)
+    np.testing.assert_allclose(avg.padded(), (w.padded() - 0.5 * P.p @ G.padded()))
+    np.testing.assert_allclose((np.float64(2.0) * w - w).padded(), w.padded())
+    np.testing.assert_allclose((P.p[:, None] * G).padded(), P.p[:, None] * G.padded())
+    np.testing.assert_allclose(G.sum(axis=0).padded(), xp.sum(G, axis=0).padded())
+    np.testing.assert_allclose(xp.stack([w, w], axis=0).padded(), np.stack([w.padded()] * 2))
+    S = scatter_add(3, np.array([2, 0]), G[np.array([0, 1])])
+    np.testing.assert_allclose(S.padded(), np.stack([G.padded()[1], np.zeros(P.pep.dim), G.padded()[0]]))
+    H = xp.zeros((3, P.d))
+    H[1] = G[2]
+    np.testing.assert_allclose(H.padded()[1], G.padded()[2])
+    assert (w + 0.0).padded().tolist() == w.padded().tolist()
+    f = P.losses(w)
+    assert isinstance(f, ValueArray) and f.shape == (3,)
+    # a second evaluation at the same point asks no new symbols
+    dim = P.pep.dim
+    P.grads(w)
+    assert P.pep.dim == dim
+
+
+@pytest.mark.parametrize("op,match", [
+    (lambda w, G: w @ w, "inner product"),
+    (lambda w, G: G * G, "two symbolic arrays"),
+    (lambda w, G: w + np.array([1.0, 2.0]), "nonzero constant"),
+    (lambda w, G: w * np.array([1.0, 2.0]), "coordinate-wise"),
+    (lambda w, G: G.sum(axis=1), "model axis"),
+    (lambda w, G: w[0], "model axis"),
+    (lambda w, G: float(w), "float"),
+    (lambda w, G: to_numpy(w), "numbers"),
+    (lambda w, G: np.linalg.norm(w), "numbers"),
+    (lambda w, G: np.exp(w), "ufunc exp"),
+    (lambda w, G: w > 0, "comparison"),
+    (lambda w, G: namespace(w).linalg, "xp.linalg"),
+    (lambda w, G: namespace(w).sort(G), "xp.sort"),
+])
+def test_nonlinear_operations_name_themselves(op, match) -> None:
+    P = _problem()
+    w = P.initial_point()
+    G = P.grads(w)
+    with pytest.raises(NotRepresentableError, match=match):
+        res = op(w, G)
+        if callable(res):
+            res()
+
+
+def test_values_refuse_numbers() -> None:
+    P = _problem()
+    f = P.losses(P.initial_point())
+    s = like(P.p, f) @ f
+    assert isinstance(s, ValueArray)
+    with pytest.raises(NotRepresentableError, match="power of the losses"):
+        f ** 2.0
+    with pytest.raises(NotRepresentableError, match="weights computed from the losses"):
+        np.asarray(f)
