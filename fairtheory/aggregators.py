@@ -283,9 +283,11 @@ class SmoothedQalpha(BaseAggregator):
         """The minimising ``eta`` (root of ``sum_i c_i sigma((f_i - eta)/mu) = 1``, bracketed and solved to
         machine precision); ``-inf`` when ``tau_alpha = 1`` (then ``A_mu = p . f`` exactly)."""
         f = self._losses(f)
-        return self._eta_star(f)
+        b, delta = self._eta_parts(f)
+        return b + delta
 
     def _eta_star(self, f: Array) -> float:
+        """A float root of the threshold equation (:meth:`_eta_parts` refines it)."""
         if self.tau <= 1.0 + 1e-12:
             return -np.inf
         shift = self.mu * np.log(self.tau - 1.0)
@@ -315,27 +317,66 @@ class SmoothedQalpha(BaseAggregator):
                     hi = mid
             return lo if abs(g(lo)) <= abs(g(hi)) else hi
 
-    def _value(self, f: Array) -> float:
-        eta = self._eta_star(f)
-        if not np.isfinite(eta):
-            return float(self.p @ f)
+    def _eta_parts(self, f: Array) -> tuple[float, float]:
+        """``eta* = b + delta`` with ``b`` the loss nearest to the float root and ``delta`` solved on the
+        offsets ``f - b``: near losses of order ``1e300`` the float spacing (``1e284``) is far coarser
+        than ``mu``, no float ``eta`` solves the threshold equation, and the weights of clients tied at
+        the threshold came out ``c_i sigma(0)`` (summing to 1.2 instead of 1).  ``(-inf, 0)`` when
+        ``tau_alpha = 1``."""
+        eta0 = self._eta_star(f)
+        if not np.isfinite(eta0):
+            return eta0, 0.0
         with np.errstate(over="ignore", invalid="ignore"):
-            x = f - eta
-            val = float(self.c @ softplus_unchecked(x, self.mu) + eta * self.p.sum())
-            if not np.isfinite(val):  # f - eta overflowed: (x)_+ in the masked form plus mu log1p(e^{-|x|/mu})
-                gt = f > eta
-                val = float(self.c[gt] @ f[gt] + (self.p.sum() - self.c[gt].sum()) * eta
-                            + self.c @ (self.mu * np.log1p(np.exp(-np.abs(x) / self.mu))))
+            b = float(f[int(np.argmin(np.abs(f - eta0)))])  # |f - eta0| = inf for far losses: not the nearest
+            d = f - b  # exact for the losses near b (Sterbenz); far ones saturate sigma either way
+
+            def h(delta: float) -> float:
+                return float(self.c @ sigmoid_unchecked((d - delta) / self.mu)) - 1.0
+
+            s = self.mu
+            for _ in range(2200):  # bracket delta* (h decreases from tau - 1 > 0 to -1)
+                if h(-s) >= 0.0 >= h(s) or not np.isfinite(2.0 * s):
+                    break
+                s *= 2.0
+            lo, hi = -s, s
+            if h(lo) <= 0.0:
+                return b, lo
+            if h(hi) >= 0.0:
+                return b, hi
+            try:
+                delta = float(brentq(h, lo, hi, xtol=max(1e-15 * s, 5e-324), rtol=8.9e-16, maxiter=400))
+            except RuntimeError:  # pragma: no cover - brentq converges on this monotone bracket
+                delta = 0.5 * lo + 0.5 * hi
+        return b, delta
+
+    def _value(self, f: Array) -> float:
+        r"""``A_mu(f) = sum_i w_i f_i + sum_i c_i phi(x_i)``, ``x_i = f_i - eta*``, ``w_i = c_i sigma(x_i/mu)``,
+        ``phi(x) = mu log(1 + e^{-|x|/mu}) + |x| sigma(-|x|/mu) >= 0``: the same number as
+        ``sum_i c_i softplus_mu(x_i) + eta*`` (substitute ``eta* = sum_i w_i eta*``, the root condition
+        ``sum_i w_i = sum_i p_i``), without its cancellation: with ``eta*`` far below the top losses
+        (``f = (0, 2e9, -4e16)``: ``eta* = -4e16``) the direct sum lost 3.2 of a value whose smoothing
+        part is 0.14.  Rounding is now relative to ``max |f_i|``, not ``|eta*|``."""
+        b, delta = self._eta_parts(f)
+        if not np.isfinite(b):
+            return float(self.p @ f)
+        with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+            x = (f - b) - delta
+            ax = np.abs(x)
+            w = self.c * sigmoid_unchecked(x / self.mu)
+            phi = self.mu * np.log1p(np.exp(-ax / self.mu)) + ax * sigmoid_unchecked(-ax / self.mu)
+            phi = np.where(np.isfinite(ax), phi, 0.0)  # |x| beyond the float range: phi = 0 in the limit
+            mask = w > 0
+            val = float(w[mask] @ f[mask] + self.c @ phi)
         if not np.isfinite(val):
             raise FairtheoryValueError(f"the value of {self!r} exceeds the float64 range for this f")
         return val
 
     def _weights(self, f: Array) -> Array:
-        eta = self._eta_star(f)
-        if not np.isfinite(eta):
+        b, delta = self._eta_parts(f)
+        if not np.isfinite(b):
             return self.p.copy()
         with np.errstate(over="ignore", invalid="ignore"):
-            return self.c * sigmoid_unchecked((f - eta) / self.mu)
+            return self.c * sigmoid_unchecked(((f - b) - delta) / self.mu)
 
     def client_values(self, f: Any, eta: Any) -> Any:
         """``h_i(f_i, eta_i)`` for per-client vectors (numpy or torch; no validation)."""

@@ -512,11 +512,24 @@ def _separable(c: _Ctx) -> tuple[Any, Check]:
         j = J(f, eta)
         if j < a - c.slack(a, j):
             return {"f": f, "eta": eta}, f"sum_i p_i h_i(f_i, eta) = {j!r} < A(f) = {a!r}"
-        span = max(1.0, c.hi - c.lo)
-        res = minimize_scalar(lambda e: J(f, e), bounds=(float(f.min()) - span, float(f.max()) + span),
-                              method="bounded", options={"xatol": 1e-12 * span})
-        if res.fun > a + max(1e-7 * max(1.0, abs(a)), c.slack(a)):
-            return {"f": f}, f"min_eta sum_i p_i h_i = {res.fun!r} > A(f) = {a!r}"
+        # A(f) = min_eta J: some eta reaches A(f).  Brackets around the data first (their width is that of
+        # f, so eta is resolved to the data's precision: over a loss range of +-1e300 a bracket of that
+        # width cannot resolve eta to mu), then the whole loss range; ends clamped to the float range
+        tol = max(1e-7 * max(1.0, abs(a)), c.slack(a))
+        # candidates first: the losses and A(f) itself (TERM's minimiser; near the float range a bracket
+        # search cannot land on it when J is +inf on one side)
+        overflowed: list[bool] = []
+        best = min(_or_inf(J, f, float(e), overflowed) for e in (*np.unique(f)[:50], a))
+        for lo_e, hi_e in ([] if best <= a + tol else _eta_brackets(f, c.hi - c.lo)):
+            res = minimize_scalar(lambda e: _or_inf(J, f, e, overflowed), bounds=(lo_e, hi_e), method="bounded",
+                                  options={"xatol": max(1e-12 * (0.5 * hi_e - 0.5 * lo_e), 5e-324)})
+            best = min(best, float(res.fun))
+            if best <= a + tol:
+                break
+        if best > a + tol:
+            if overflowed:  # some h_i(f_i, eta) exceeded the float range (losses ~1e308): not decidable here
+                raise _Overflow("sum_i p_i h_i(f_i, eta) overflowed near its minimiser")
+            return {"f": f}, f"min_eta sum_i p_i h_i = {best!r} > A(f) = {a!r}"
         # client_grads are the partial derivatives of client_values (central differences)
         E = np.full(c.n, eta)
         grads = _user_call(lambda: agg.client_grads(f.copy(), E.copy()), "client_grads(f, eta)", f)
@@ -526,16 +539,64 @@ def _separable(c: _Ctx) -> tuple[Any, Check]:
         st_ = 1e-6 * max(1.0, float(np.abs(f).max()), abs(eta))
         hf = _finite((h(f + st_, E) - h(f - st_, E)) / (2 * st_), "finite differences")
         he = _finite((h(f, E + st_) - h(f, E - st_)) / (2 * st_), "finite differences")
-        for name, an, fd in (("dh/df", df, hf), ("dh/deta", deta, he)):
+        for name, an, fd, idx in (("dh/df", df, hf, 0), ("dh/deta", deta, he, 1)):
             err = np.abs(an - fd)
             tol = _FD_RTOL * np.maximum(1.0, np.abs(fd))
-            if np.any(err > tol):
-                k = int(np.argmax(err / tol))
+            if not np.any(err > tol):
+                continue
+            # a difference quotient over [x - h, x + h] is the derivative at some point of that interval
+            # (mean value theorem): where the derivatives at x - h, x, x + h bracket it, the step is
+            # merely coarser than the function's curvature scale (a softplus kink of width mu at losses
+            # 1e300, where no step finer than 1e284 exists) - not a wrong derivative
+            lo_d, hi_d = (_grads_at(agg, f + sg * st_ * (idx == 0), E + sg * st_ * (idx == 1), idx, f, c.n)
+                          for sg in (-1.0, 1.0))
+            lo_b = np.minimum(np.minimum(lo_d, hi_d), an) - tol
+            hi_b = np.maximum(np.maximum(lo_d, hi_d), an) + tol
+            outside = (err > tol) & ((fd < lo_b) | (fd > hi_b))
+            if np.any(outside):
+                k = int(np.flatnonzero(outside)[np.argmax((err / tol)[outside])])
                 return {"f": f, "eta": eta}, f"{name}[{k}] = {an[k]!r} but finite differences give {fd[k]!r}"
         return None
 
     etas = st.floats(c.lo, c.hi)
     return st.tuples(c.losses(), etas), check
+
+
+def _grads_at(agg: Any, fx: np.ndarray, E: np.ndarray, idx: int, f: np.ndarray, n: int) -> np.ndarray:
+    """Entry ``idx`` (0: ``dh/df``, 1: ``dh/deta``) of ``agg.client_grads(fx, E)``, guarded (reported at ``f``)."""
+    grads = _user_call(lambda: agg.client_grads(fx.copy(), E.copy()), "client_grads(f, eta)", f)
+    if not isinstance(grads, (tuple, list)) or len(grads) != 2:
+        raise _UserFailure(f"client_grads(f, eta) must return a pair (dh/df, dh/deta), got {grads!r}", f)
+    return _user_array(lambda: grads[idx], "client_grads(f, eta)", f, n)
+
+
+def _eta_brackets(f: np.ndarray, loss_span: float) -> list[tuple[float, float]]:
+    """``[min f - s, max f + s]`` for ``s`` = the spread of ``f`` (at least 1), then the loss range's width,
+    then ``[f_i - 1e3, f_i + 1e3]`` around each distinct loss (relative width ``1e-6`` for large ``f_i``);
+    computed without overflow and clamped to the float range."""
+    big = float(np.finfo(np.float64).max)
+    fmin, fmax = float(f.min()), float(f.max())
+    out: list[tuple[float, float]] = []
+    with np.errstate(over="ignore"):
+        spans = [(fmin, fmax, max(1.0, fmax - fmin)), (fmin, fmax, max(1.0, loss_span))]
+        # then around each distinct loss: the minimising eta of a separable form sits near the losses
+        # (TERM: A(f); smoothed Q_alpha: a loss plus mu log(...)), resolved to 1e-9 even when f spans 1e300
+        spans += [(x, x, 1e3 * max(1.0, 1e-9 * abs(x))) for x in np.unique(f)[:50]]
+        for a, b, s in spans:
+            s = min(s, big) if math.isfinite(s) else big
+            lo, hi = max(-big, a - s), min(big, b + s)
+            if (lo, hi) not in out:
+                out.append((lo, hi))
+    return out
+
+
+def _or_inf(J: Callable[[np.ndarray, float], float], f: np.ndarray, eta: float, overflowed: list[bool]) -> float:
+    """``J(f, eta)``, or ``+inf`` (noted in ``overflowed``) where it does not fit a float64."""
+    try:
+        return J(f, eta)
+    except _Overflow:
+        overflowed.append(True)
+        return math.inf
 
 
 def _translation(c: _Ctx) -> tuple[Any, Check]:
