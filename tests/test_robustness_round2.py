@@ -434,3 +434,33 @@ def test_project_qp_radius_covers_the_interior_point() -> None:
     r = capped.project_qp(S, v)
     assert r.certificate["gap"] >= 0
     assert np.linalg.norm(r.weights - _ref_project(v, np.ones(6))) <= math.sqrt(2 * r.certificate["gap"])
+
+
+def test_smoothed_qalpha_threshold_beyond_float_resolution() -> None:
+    """Losses 1e300 apart: the float spacing there (1e284) is far coarser than mu, no float eta solves the
+    threshold equation; the weights of the tied clients came out c_i sigma(0) (sum 1.2)."""
+    a = agg.SmoothedQalpha([0.2, 0.3, 0.5], 0.5, 0.1)
+    w = a.weights([1e300, -1e300, -1e300])
+    # caps c = p/alpha = (0.4, 0.6, 1.0): the top client takes its cap 0.4, the tied pair shares 0.6 in
+    # proportion to their caps (same sigma): 0.6 * (0.6, 1.0)/1.6
+    np.testing.assert_allclose(w, [0.4, 0.225, 0.375], rtol=1e-12)
+
+
+def test_smoothed_qalpha_value_without_cancellation() -> None:
+    """f = (0, 2^31, -4.3e16): A_mu = 0.6 * 2^31 up to e^{-1e17} (F is flat between the losses); the
+    direct sum against eta* ~ -4e16 was 3.2 too large, and audit flagged the subgradient inequality."""
+    a = agg.SmoothedQalpha([0.2, 0.3, 0.5], 0.5, 0.1)
+    assert a.value([0.0, 2.0**31, -4.32278124e16]) == pytest.approx(0.6 * 2.0**31, rel=1e-15)
+    rep = _audit(a, properties=("subgradient",), min_loss=-1e300, max_loss=1e300, max_examples=30)
+    assert rep["subgradient"].status == "held"
+
+
+@pytest.mark.parametrize("lo,hi", [(-1e300, 1e300), (0.0, 1e308), (1e300, 1.7e308)])
+def test_audit_builtins_hold_over_extreme_ranges(lo: float, hi: float) -> None:
+    """No false violation from the audit's own arithmetic (eta bracket overflow, derivative steps coarser
+    than mu, client terms beyond the float range) for aggregators that satisfy every property."""
+    p = np.array([0.2, 0.3, 0.5])
+    for a in (agg.SmoothedQalpha(p, 0.5, 0.1), agg.TERM(p, 1.0), agg.fedavg(p), agg.cvar(3, 0.5)):
+        rep = _audit(a, min_loss=lo, max_loss=hi, max_examples=20,
+                     properties=("defined", "subgradient", "weights_nonnegative", "monotone", "convex", "separable_form"))
+        assert rep.passed, rep.table()

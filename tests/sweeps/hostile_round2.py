@@ -782,6 +782,30 @@ def build2() -> None:  # noqa: C901 - a flat table of calls
             Val(True),
         )
 
+    # -------------------------------------------- smoothed Q_alpha beyond float resolution; audits at extreme ranges
+    from fairtheory.testing import audit
+
+    sq = agg.SmoothedQalpha([0.2, 0.3, 0.5], 0.5, 0.1)
+    call("SmoothedQalpha weights 1e300 ties", lambda: sq.weights([1e300, -1e300, -1e300]), Val([0.4, 0.225, 0.375], 1e-12))
+    call("SmoothedQalpha weights near max", lambda: sq.weights([1.7e308, -1.7e308, 1e308]), Val([0.4, 0.0, 0.6], 1e-12))
+    call("SmoothedQalpha value flat far eta", lambda: sq.value([0.0, 2.0**31, -4.32278124e16]), Val(0.6 * 2.0**31, 1e-15))
+    p3 = np.array([0.2, 0.3, 0.5])
+    for lo, hi in ((-1e300, 1e300), (0.0, 1e308), (1e300, 1.7e308), (0.0, 1e-300)):
+        for name, a in (("smoothed", agg.SmoothedQalpha(p3, 0.5, 0.1)), ("term", agg.TERM(p3, 1.0)), ("cvar", agg.cvar(3, 0.5))):
+            call(
+                f"audit {name} range [{lo:g}, {hi:g}]",
+                lambda a=a, lo=lo, hi=hi: (
+                    audit(
+                        a,
+                        max_examples=15,
+                        min_loss=lo,
+                        max_loss=hi,
+                        properties=("defined", "subgradient", "weights_nonnegative", "monotone", "convex", "separable_form"),
+                    ).passed
+                ),
+                Val(True),
+            )
+
     # ---------------------------------------------------------------- strategies and property checks
     for bad_name, thunk in [
         ("loss_vectors n 0", lambda: loss_vectors(n=0)),
