@@ -21,29 +21,81 @@ App. D eq. D.1); the PEP then maximises the *expectation* over the draws, one br
 The PEP maximises ``G(theta_tilde) - G(theta*)`` over all such functions with
 ``||theta_0 - theta*||^2 <= D0`` and ``rho^2 = sum_i p_i ||grad g_i(theta*)||^2 <= rho2``
 (``sum_i p_i grad g_i(theta*) = 0``).  Internally everything is scaled to ``L = 1`` and
-``D0 + rho2/L^2 = 1``; the results are scaled back.  See docs/worstcase.md.
+``D0 + rho2/L^2 = 1``; the results are scaled back by ``L D0 + rho2/L`` (computed exactly with
+rationals, so a finite worst case comes out finite for any ``L``; a value beyond the float range is
+``inf`` and never :meth:`WorstCase.certified`).  ``certificate=True`` builds the PEP with exact
+rational data and attaches a :class:`fairtheory.proofs.certificate.Certificate` (rational dual
+multipliers proving an upper bound exactly).  See docs/worstcase.md and docs/proofs.md.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any, Literal
 
 import numpy as np
 
 from fairtheory._validation import check_in_range, check_integer, check_positive, check_probability_vector
-from fairtheory.errors import FairtheoryValueError
-from fairtheory.worstcase.sdp import PEP, Function, Scalar, SDPSolution, Vec, sqnorm, vsum
+from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError
+from fairtheory.worstcase.sdp import PEP, Function, Scalar, SDPSolution, Vec, num, sqnorm, vsum
 
 __all__ = ["WorstCase", "Instance", "local_gd_worst_case", "worst_case_vs_rounds", "build_local_gd",
-           "report_value", "TINY"]
+           "report_value", "TINY", "MAX_PEP_DIM", "MAX_PEP_ROWS", "estimate_size", "check_size", "scaled"]
 
 Output = Literal["002", "000", "last"]
 
 #: results below ``TINY * L * D0`` are reported as such, never as exact values
 TINY = 1e-6
+
+#: largest Gram dimension a worst-case PEP may have (beyond it the dense builder and Clarabel need
+#: many GiB and hours; :func:`check_size` refuses before allocating)
+MAX_PEP_DIM = 600
+#: largest number of interpolation conditions a worst-case PEP may have
+MAX_PEP_ROWS = 150_000
+
+
+def check_size(dim: int, rows: int, what: str) -> None:
+    """Refuse a PEP beyond :data:`MAX_PEP_DIM` / :data:`MAX_PEP_ROWS` (a named error, before any allocation)."""
+    if dim > MAX_PEP_DIM or rows > MAX_PEP_ROWS:
+        raise FairtheoryValueError(
+            f"{what}: the PEP would have Gram dimension ~{dim} and ~{rows} interpolation conditions, beyond the "
+            f"limit (Gram dimension <= {MAX_PEP_DIM}, conditions <= {MAX_PEP_ROWS}); use fewer rounds / steps / clients")
+
+
+def estimate_size(*, n: int, kappa: int, T_N: int, K: int | None = None, first_steps: int = 1) -> tuple[int, int]:
+    """Upper estimate ``(Gram dimension, interpolation conditions)`` of the local-GD PEP (exact integers,
+    no allocation): every client is evaluated at every local iterate of every branch and at the output."""
+    m = 1 if K is None else math.comb(n + K - 1, K)
+    nodes, evals = 1, 0
+    for r in range(T_N + 1):
+        evals += nodes * (first_steps if r == 0 else kappa)
+        nodes *= m
+    evals += nodes  # the outputs
+    pts = evals + 1  # plus the optimum
+    return n * evals + n, n * pts * (pts - 1)
+
+
+def scaled(x: float, scale: Fraction) -> float:
+    """``x * scale`` computed exactly and rounded once (``+-inf`` beyond the float range, never an error)."""
+    if not math.isfinite(x):
+        return x
+    v = Fraction(x) * scale
+    try:
+        return float(v)
+    except OverflowError:
+        return math.inf if v > 0 else -math.inf
+
+
+def units(L: float, D0: float, rho2: float) -> tuple[Fraction, Fraction, Fraction]:
+    """Exact ``(S, D0', rho2')``: the scale ``S = L D0 + rho2/L`` of values and the normalised constraint
+    levels ``D0' = L D0/S``, ``rho2' = (rho2/L)/S`` (``D0' + rho2' = 1``)."""
+    Lq, Dq, Rq = Fraction(L), Fraction(D0), Fraction(rho2)
+    S = Lq * Dq + Rq / Lq
+    return S, Lq * Dq / S, (Rq / Lq) / S
 
 
 @dataclass
@@ -83,6 +135,7 @@ class WorstCase:
     params: dict[str, Any]
     instance: Instance | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    certificate: Any = None  #: :class:`fairtheory.proofs.certificate.Certificate` when asked for
 
     @property
     def solved(self) -> bool:
@@ -95,7 +148,10 @@ class WorstCase:
     def certified(self, tol: float = 1e-6) -> bool:
         """Clarabel reports ``Solved`` or ``AlmostSolved`` (its reduced tolerances: PEPs are degenerate at the
         optimum, low-rank Gram), the duality gap is ``<= tol * max(|value|, scale)`` and the primal and
-        dual residuals are ``<= tol`` (``scale`` = the problem's unit ``L (D0 + rho2/L^2)``)."""
+        dual residuals are ``<= tol`` (``scale`` = the problem's unit ``L (D0 + rho2/L^2)``); never for a
+        non-finite value, dual value or scale."""
+        if not (math.isfinite(self.value) and math.isfinite(self.dual_value) and math.isfinite(self.scale)):
+            return False
         return (self.status in ("Solved", "AlmostSolved") and abs(self.gap) <= tol * max(abs(self.value), self.scale)
                 and self.extra.get("r_prim", 0.0) <= tol and self.extra.get("r_dual", 0.0) <= tol)
 
@@ -132,13 +188,16 @@ def _outcomes(p: np.ndarray, K: int) -> list[tuple[float, np.ndarray]]:
     return out
 
 
-def build_local_gd(*, n: int, p: np.ndarray, beta: float, kappa: int, T_N: int, output: Output,
-                   K: int | None = None, L: float = 1.0, first_steps: int = 1) -> Built:
+def build_local_gd(*, n: int, p: Any, beta: Any, kappa: int, T_N: int, output: Output,
+                   K: int | None = None, L: Any = 1.0, first_steps: int = 1, exact: bool = False) -> Built:
     r"""Build the local-GD PEP symbols: clients, starting point ``theta_0 - theta*`` (a basis vector),
     the clients' optimum gradients (``sum_i p_i g_i* = 0`` eliminated), and the objective
     ``E[G(theta_tilde)] - G*`` (``G* = 0``: ``g_i(theta*) = 0`` for every client).  ``first_steps``: local
-    steps of the first round (1 in 002 Alg. 1; ``kappa`` gives FedAvg's schedule of ``T_N + 1`` equal rounds)."""
-    pep = PEP()
+    steps of the first round (1 in 002 Alg. 1; ``kappa`` gives FedAvg's schedule of ``T_N + 1`` equal rounds).
+    ``exact=True``: rational PEP data (pass :class:`Fraction` ``p``, ``beta``, ``L``; ``K`` must be None)."""
+    if exact and K is not None:
+        raise FairtheoryValueError("exact (certificate) PEPs support full participation only (K=None)")
+    pep = PEP(exact=exact)
     funcs, stars = pep.clients_at_optimum(n, p, L)
     x0 = pep.vector()
     outcomes = None if K is None else _outcomes(p, K)
@@ -153,14 +212,14 @@ def build_local_gd(*, n: int, p: np.ndarray, beta: float, kappa: int, T_N: int, 
         return Y, avgs
 
     # nodes: (probability, server model, server path, virtual-average path)
-    nodes: list[tuple[float, Vec, list[Vec], list[Vec]]] = [(1.0, x0, [], [x0])]
+    nodes: list[tuple[Any, Vec, list[Vec], list[Vec]]] = [(1, x0, [], [x0])]
     for r in range(T_N + 1):
         steps = first_steps if r == 0 else kappa
         new_nodes = []
         for prob, theta, spath, vpath in nodes:
             Y, avgs = local(theta, steps)
             if outcomes is None:
-                branches = [(1.0, vsum(Y, p))]
+                branches = [(1, vsum(Y, p))]
             else:
                 branches = [(q, vsum(Y, c / K)) for q, c in outcomes]
             for q, srv in branches:
@@ -175,7 +234,7 @@ def build_local_gd(*, n: int, p: np.ndarray, beta: float, kappa: int, T_N: int, 
         else:
             out = theta
         for i in range(n):
-            obj = obj + (prob * p[i]) * funcs[i].value(out)
+            obj = obj + (prob * num(p[i])) * funcs[i].value(out)
     return Built(pep, funcs, x0, stars, obj, len(nodes))
 
 
@@ -183,7 +242,7 @@ def rho2_expr(b: Built, p: np.ndarray) -> Scalar:
     """``sum_i p_i ||g_i(theta*)||^2`` as a Gram expression."""
     s = Scalar()
     for pi, g in zip(p, b.stars, strict=True):
-        s = s + float(pi) * sqnorm(g)
+        s = s + num(pi) * sqnorm(g)
     return s
 
 
@@ -233,7 +292,7 @@ def extract_instance(b: Built, sol: SDPSolution, *, unit: float, L: float, p: np
 def local_gd_worst_case(*, n: int, kappa: int, T_N: int, beta: float, L: float, D0: float, rho2: float,
                         p: Any = None, output: Output = "002", K: int | None = None,
                         schedule: Literal["rfedfair", "fedavg"] = "rfedfair",
-                        return_instance: bool = False, tol: float = 1e-8) -> WorstCase:
+                        return_instance: bool = False, tol: float = 1e-8, certificate: bool = False) -> WorstCase:
     r"""Exact worst case of ``G(theta_tilde) - G*`` for local GD with averaging (see the module doc).
 
     Parameters
@@ -248,36 +307,64 @@ def local_gd_worst_case(*, n: int, kappa: int, T_N: int, beta: float, L: float, 
         ``kappa`` steps) or ``"fedavg"`` (:mod:`fairtheory.algorithms.fedavg`: ``T_N + 1`` rounds of
         ``kappa`` steps; the outputs are then the same averages of its server models / local iterates).
     return_instance : also return the worst-case functions' data at the iterates (:class:`Instance`).
+    certificate : build the PEP with exact rational data (the float parameters as given, e.g.
+        ``beta = 0.1`` is the binary double nearest 1/10; uniform ``p`` is exactly ``1/n``) and attach
+        ``.certificate``: rational dual multipliers proving ``value <= certificate.bound`` exactly
+        (:mod:`fairtheory.proofs.certificate`; full participation only).
 
     Returns
     -------
     :class:`WorstCase` with ``value`` (the worst case), ``status``, ``gap`` (dual minus primal),
     ``dim`` (Gram size), ``n_constraints``, ``seconds``.
+
+    Raises
+    ------
+    FairtheoryValueError : invalid arguments, or a PEP beyond :data:`MAX_PEP_DIM` / :data:`MAX_PEP_ROWS`.
     """
     n_i, kappa_i, T_N_i, beta_f, L_f, p_arr, out, K_i = _check(n, kappa, T_N, beta, L, p, output, K)
     D0_f = check_in_range(D0, "D0", low=0.0)
     rho2_f = check_in_range(rho2, "rho2", low=0.0)
-    unit = D0_f + rho2_f / L_f**2
-    if unit <= 0:
+    if D0_f == 0 and rho2_f == 0:
         raise FairtheoryValueError("D0 and rho2 are both 0: the worst case is 0 (nothing to compute)")
     if schedule not in ("rfedfair", "fedavg"):
         raise FairtheoryValueError(f"schedule must be 'rfedfair' or 'fedavg', got {schedule!r}")
-    b = build_local_gd(n=n_i, p=p_arr, beta=beta_f * L_f, kappa=kappa_i, T_N=T_N_i, output=out, K=K_i,  # type: ignore[arg-type]
-                       first_steps=1 if schedule == "rfedfair" else kappa_i)
-    b.pep.add_le(sqnorm(b.x0) - D0_f / unit)
+    first = 1 if schedule == "rfedfair" else kappa_i
+    check_size(*estimate_size(n=n_i, kappa=kappa_i, T_N=T_N_i, K=K_i, first_steps=first), "local_gd_worst_case")
+    S, D0n, R2n = units(L_f, D0_f, rho2_f)
+    exact = bool(certificate)
+    if exact:
+        if K_i is not None:
+            raise FairtheoryValueError("certificate=True supports full participation only (K=None)")
+        p_b: Any = [Fraction(1, n_i)] * n_i if p is None else [Fraction(float(x)) for x in p_arr]
+        beta_b: Any = Fraction(beta_f) * Fraction(L_f)
+        lvl_D, lvl_R = D0n, R2n
+    else:
+        p_b, beta_b, lvl_D, lvl_R = p_arr, float(Fraction(beta_f) * Fraction(L_f)), float(D0n), float(R2n)
+    b = build_local_gd(n=n_i, p=p_b, beta=beta_b, kappa=kappa_i, T_N=T_N_i, output=out, K=K_i,  # type: ignore[arg-type]
+                       first_steps=first, exact=exact)
+    b.pep.add_le(sqnorm(b.x0) - lvl_D)
     if n_i > 1:
-        b.pep.add_le(rho2_expr(b, p_arr) - rho2_f / (L_f**2 * unit))
+        b.pep.add_le(rho2_expr(b, p_b) - lvl_R)
     b.pep.maximize(b.objective)
     sol = b.pep.solve(tol=tol)
-    s = L_f * unit
+    s = scaled(1.0, S)
+    unit = scaled(1.0, S / Fraction(L_f))
     params = {"n": n_i, "kappa": kappa_i, "T_N": T_N_i, "beta": beta_f, "L": L_f, "D0": D0_f, "rho2": rho2_f,
               "p": p_arr.tolist(), "output": out, "K": K_i, "schedule": schedule}
-    inst = extract_instance(b, sol, unit=unit, L=L_f, p=p_arr, params=params) if return_instance else None
-    return WorstCase(value=sol.value * s, dual_value=sol.dual_value * s, gap=sol.gap * s, status=sol.status,
-                     dim=sol.dim, n_constraints=sol.n_constraints, seconds=sol.seconds,
-                     build_seconds=sol.build_seconds, scale=s, params=params, instance=inst,
-                     extra={"iterations": sol.iterations, "r_prim": sol.r_prim, "r_dual": sol.r_dual,
-                            "branches": b.leaves, "n_interp": sol.n_interp})
+    inst = None
+    if return_instance and math.isfinite(unit):
+        inst = extract_instance(b, sol, unit=unit, L=L_f, p=p_arr, params=params)
+    wc = WorstCase(value=scaled(sol.value, S), dual_value=scaled(sol.dual_value, S), gap=scaled(sol.gap, S),
+                   status=sol.status, dim=sol.dim, n_constraints=sol.n_constraints, seconds=sol.seconds,
+                   build_seconds=sol.build_seconds, scale=s, params=params, instance=inst,
+                   extra={"iterations": sol.iterations, "r_prim": sol.r_prim, "r_dual": sol.r_dual,
+                          "branches": b.leaves, "n_interp": sol.n_interp, "value_normalised": sol.value})
+    if exact:
+        from fairtheory.proofs.certificate import certify
+
+        wc.certificate = certify(b.pep, scale=S, value=sol.value,
+                                 meta={"problem": "local_gd_worst_case", "params": params})
+    return wc
 
 
 def worst_case_vs_rounds(*, T_N_values: Any, **kw: Any) -> dict[str, np.ndarray]:
@@ -285,7 +372,11 @@ def worst_case_vs_rounds(*, T_N_values: Any, **kw: Any) -> dict[str, np.ndarray]
     worst case between a measured curve and a theorem's bound.
 
     Returns ``{"T_N", "value", "gap", "status_ok"}`` arrays (``status_ok``: :meth:`WorstCase.certified`)."""
+    if isinstance(T_N_values, (str, bytes)) or not isinstance(T_N_values, Iterable):
+        raise FairtheoryTypeError(f"T_N_values must be an iterable of integers >= 0, got {T_N_values!r}")
     Ts = [check_integer(t, "T_N_values[...]", low=0) for t in T_N_values]
+    if not Ts:
+        raise FairtheoryValueError("T_N_values must not be empty")
     res = [local_gd_worst_case(T_N=t, **kw) for t in Ts]
     return {"T_N": np.array(Ts), "value": np.array([r.value for r in res]),
             "gap": np.array([r.gap for r in res]), "status_ok": np.array([r.certified() for r in res])}

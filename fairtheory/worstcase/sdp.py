@@ -20,12 +20,18 @@ every result), the Gram matrix and the function values.
 
 Scalars (:class:`Scalar`) are linear combinations of Gram entries ``<u, v>``, function values and a
 constant; constraints are ``Scalar <= 0`` or ``Scalar == 0``.  See docs/worstcase.md.
+
+``PEP(exact=True)`` keeps every coefficient as a :class:`fractions.Fraction` (the symbolic vectors hold
+object arrays, the builders pass rational parameters): :meth:`PEP.export` then hands the problem data
+over exactly, for the rational dual certificates of :mod:`fairtheory.proofs.certificate`.  The float
+solve converts the exact data to float64.
 """
 
 from __future__ import annotations
 
 import math
 import time
+from fractions import Fraction
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,6 +46,22 @@ _SQRT2 = math.sqrt(2.0)
 _METHOD = ["faer"]
 
 
+def num(s: Any) -> Any:
+    """A coefficient as the builders combine it: exact (``int``/:class:`Fraction`) numbers stay exact,
+    anything else becomes a Python float."""
+    if isinstance(s, (Fraction, int)) and not isinstance(s, bool):
+        return s
+    return float(s)
+
+
+def _zeros_like(n: int, dtype: Any) -> np.ndarray:
+    if dtype == object:
+        out = np.empty(n, dtype=object)
+        out[:] = 0
+        return out
+    return np.zeros(n)
+
+
 class Vec:
     """A symbolic vector: coefficients on the PEP's basis (a dense numpy array, padded lazily)."""
 
@@ -51,9 +73,11 @@ class Vec:
     def _pair(self, other: Vec) -> tuple[np.ndarray, np.ndarray]:
         a, b = self.c, other.c
         if a.size < b.size:
-            a = np.concatenate([a, np.zeros(b.size - a.size)])
+            a = np.concatenate([a.astype(b.dtype), _zeros_like(b.size - a.size, b.dtype)])
         elif b.size < a.size:
-            b = np.concatenate([b, np.zeros(a.size - b.size)])
+            b = np.concatenate([b.astype(a.dtype), _zeros_like(a.size - b.size, a.dtype)])
+        elif a.dtype != b.dtype:
+            a, b = a.astype(object), b.astype(object)
         return a, b
 
     def __add__(self, other: Vec) -> Vec:
@@ -68,26 +92,31 @@ class Vec:
         return Vec(-self.c)
 
     def __mul__(self, s: float) -> Vec:
-        return Vec(float(s) * self.c)
+        return Vec(num(s) * self.c)
 
     __rmul__ = __mul__
 
     def __truediv__(self, s: float) -> Vec:
-        return Vec(self.c / float(s))
+        s = num(s)
+        if self.c.dtype == object:
+            return Vec(self.c * (Fraction(1) / s if isinstance(s, (Fraction, int)) else 1.0 / s))
+        return Vec(self.c / s)
 
     def key(self) -> bytes:
         """Exact identity of the point (trailing zeros stripped), for de-duplicating oracle calls."""
         nz = np.flatnonzero(self.c)
         end = int(nz[-1]) + 1 if nz.size else 0
+        if self.c.dtype == object:
+            return repr(tuple(Fraction(v) for v in self.c[:end])).encode()
         return self.c[:end].tobytes()
 
 
 def vsum(vecs: list[Vec], weights: Any = None) -> Vec:
     """``sum_k w_k v_k`` (plain sum when ``weights`` is None)."""
-    w = np.ones(len(vecs)) if weights is None else np.asarray(weights, dtype=np.float64)
+    w = [1] * len(vecs) if weights is None else list(weights)
     out = Vec(np.zeros(0))
     for wk, v in zip(w, vecs, strict=True):
-        out = out + float(wk) * v
+        out = out + num(wk) * v
     return out
 
 
@@ -97,30 +126,30 @@ class Scalar:
 
     quad: list[tuple[float, Vec, Vec]] = field(default_factory=list)
     lin: dict[int, float] = field(default_factory=dict)
-    const: float = 0.0
+    const: Any = 0
 
     def __add__(self, other: Any) -> Scalar:
-        if isinstance(other, (int, float)):
-            return Scalar(list(self.quad), dict(self.lin), self.const + float(other))
+        if not isinstance(other, Scalar):
+            return Scalar(list(self.quad), dict(self.lin), self.const + num(other))
         lin = dict(self.lin)
         for k, v in other.lin.items():
-            lin[k] = lin.get(k, 0.0) + v
+            lin[k] = lin.get(k, 0) + v
         return Scalar(self.quad + other.quad, lin, self.const + other.const)
 
     __radd__ = __add__
 
     def __mul__(self, s: float) -> Scalar:
-        s = float(s)
+        s = num(s)
         return Scalar([(s * c, u, v) for c, u, v in self.quad], {k: s * v for k, v in self.lin.items()},
                       s * self.const)
 
     __rmul__ = __mul__
 
     def __neg__(self) -> Scalar:
-        return self * -1.0
+        return self * -1
 
     def __sub__(self, other: Any) -> Scalar:
-        return self + (-other if isinstance(other, Scalar) else -float(other))
+        return self + (-other if isinstance(other, Scalar) else -num(other))
 
     def __rsub__(self, other: Any) -> Scalar:
         return (-self) + other
@@ -128,7 +157,7 @@ class Scalar:
 
 def inner(u: Vec, v: Vec) -> Scalar:
     """The Gram entry ``<u, v>`` as a :class:`Scalar`."""
-    return Scalar([(1.0, u, v)])
+    return Scalar([(1, u, v)])
 
 
 def sqnorm(u: Vec) -> Scalar:
@@ -147,7 +176,7 @@ class Function:
     """One ``L``-smooth convex function of the PEP: its evaluated points and its optimum data."""
 
     def __init__(self, pep: PEP, L: float, name: str) -> None:
-        self.pep, self.L, self.name = pep, float(L), name
+        self.pep, self.L, self.name = pep, num(L), name
         self.points: list[_Point] = []
         self._index: dict[bytes, int] = {}
 
@@ -200,9 +229,13 @@ class SDPSolution:
 
 
 class PEP:
-    """Assemble and solve one performance-estimation SDP (maximise a :class:`Scalar`)."""
+    """Assemble and solve one performance-estimation SDP (maximise a :class:`Scalar`).
 
-    def __init__(self) -> None:
+    ``exact=True``: symbolic vectors hold exact rationals (object arrays); the builder must then pass
+    ``int``/:class:`Fraction` parameters (:meth:`export` refuses a float that leaked in)."""
+
+    def __init__(self, exact: bool = False) -> None:
+        self.exact = bool(exact)
         self.dim = 0
         self.nf = 0
         self.functions: list[Function] = []
@@ -213,14 +246,14 @@ class PEP:
     # ------------------------------------------------------------ symbols
     def vector(self) -> Vec:
         """A new basis vector."""
-        c = np.zeros(self.dim + 1)
-        c[self.dim] = 1.0
+        c = _zeros_like(self.dim + 1, object if self.exact else np.float64)
+        c[self.dim] = 1
         self.dim += 1
         return Vec(c)
 
     def value(self) -> Scalar:
         """A new function-value variable."""
-        s = Scalar(lin={self.nf: 1.0})
+        s = Scalar(lin={self.nf: 1})
         self.nf += 1
         return s
 
@@ -239,7 +272,7 @@ class PEP:
         stars = [self.vector() for _ in range(n - 1)]
         last = Vec(np.zeros(0))
         for i in range(n - 1):
-            last = last - (p[i] / p[n - 1]) * stars[i]
+            last = last - (num(p[i]) / num(p[n - 1])) * stars[i]
         stars.append(last)
         for f, gs in zip(funcs, stars, strict=True):
             f.add_point(zero, gs, Scalar())
@@ -262,7 +295,7 @@ class PEP:
         rows: list[Scalar] = []
         for fn in self.functions:
             pts = fn.points
-            inv2L = 0.5 / fn.L
+            inv2L = Fraction(1, 2) / fn.L if isinstance(fn.L, (Fraction, int)) else 0.5 / fn.L
             for j, pj in enumerate(pts):
                 for k, pk in enumerate(pts):
                     if j == k:
@@ -270,7 +303,7 @@ class PEP:
                     # f_k - f_j + <g_k, x_j - x_k> + 1/(2L) ||g_j - g_k||^2 <= 0
                     dg = pj.g - pk.g
                     s = pk.f - pj.f
-                    s.quad.append((1.0, pk.g, pj.x - pk.x))
+                    s.quad.append((1, pk.g, pj.x - pk.x))
                     s.quad.append((inv2L, dg, dg))
                     rows.append(s)
         return rows
@@ -280,11 +313,12 @@ class PEP:
         cols: list[np.ndarray] = []
         vals: list[np.ndarray] = []
         for coef, u, v in s.quad:
-            iu = np.flatnonzero(u.c)
-            iv = np.flatnonzero(v.c)
+            uc, vc = np.asarray(u.c, dtype=np.float64), np.asarray(v.c, dtype=np.float64)
+            iu = np.flatnonzero(uc)
+            iv = np.flatnonzero(vc)
             if iu.size == 0 or iv.size == 0:
                 continue
-            out = coef * np.outer(u.c[iu], v.c[iv])
+            out = float(coef) * np.outer(uc[iu], vc[iv])
             I, J = np.meshgrid(iu, iv, indexing="ij")
             a = np.minimum(I, J).ravel()
             b = np.maximum(I, J).ravel()
@@ -294,7 +328,7 @@ class PEP:
             vals.append(val)
         for k, v in s.lin.items():
             cols.append(np.array([nG + k]))
-            vals.append(np.array([v]))
+            vals.append(np.array([float(v)]))
         if not cols:
             return np.zeros(0, dtype=np.int64), np.zeros(0)
         return np.concatenate(cols), np.concatenate(vals)
@@ -326,7 +360,7 @@ class PEP:
                 R.append(np.full(c.size, r))
                 C.append(c)
                 V.append(v)
-                b.append(-s.const)
+                b.append(-float(s.const))
                 r += 1
         n_eq = len(self._eq)
         n_ineq = r - n_eq
@@ -364,8 +398,8 @@ class PEP:
         z = np.asarray(sol.z)
         gram = _unsvec(x[:nG], dim)
         F = x[nG:].copy()
-        value = -float(sol.obj_val) + self._objective.const
-        dual = -float(sol.obj_val_dual) + self._objective.const
+        value = -float(sol.obj_val) + float(self._objective.const)
+        dual = -float(sol.obj_val_dual) + float(self._objective.const)
         n_user = len(self._ineq)
         duals = z[n_eq + len(interp): n_eq + len(interp) + n_user].copy()
         return SDPSolution(value=value, dual_value=dual, gap=dual - value, status=status, gram=gram, F=F,
@@ -373,15 +407,59 @@ class PEP:
                            seconds=float(sol.solve_time), build_seconds=build, iterations=int(sol.iterations),
                            r_prim=float(sol.r_prim), r_dual=float(sol.r_dual), duals=duals)
 
+    def export(self) -> dict[str, Any]:
+        r"""The problem data, exactly, in the order :meth:`solve` uses (equalities, interpolation conditions,
+        user inequalities): ``{"dim", "nf", "n_eq", "n_interp", "rows", "objective"}``, each row and the
+        objective a triple ``(G, F, c)`` with ``G`` a dict ``{(a, b): M_ab}`` (``a <= b``) of the symmetric
+        matrix ``M`` with ``<M, Gram>`` the row's Gram part, ``F`` a dict ``{k: coefficient}`` and ``c`` the
+        constant, all :class:`Fraction` (floats convert exactly).  A row ``r`` means ``r(Gram, F) <= 0``
+        (``== 0`` for the first ``n_eq``)."""
+        if self._objective is None:
+            raise FairtheoryValueError("no objective: call maximize(...) first")
+        interp = self._interpolation()
+        rows = [_exact_row(s) for s in self._eq + interp + self._ineq]
+        return {"dim": self.dim, "nf": self.nf, "n_eq": len(self._eq), "n_interp": len(interp), "rows": rows,
+                "objective": _exact_row(self._objective)}
+
     def evaluate(self, s: Scalar, sol: SDPSolution) -> float:
         """Value of a :class:`Scalar` at a solution."""
-        out = s.const
+        out = float(s.const)
         for coef, u, v in s.quad:
-            a, bb = u.c, v.c
-            out += coef * float(a @ sol.gram[: a.size, : bb.size] @ bb)
+            a, bb = np.asarray(u.c, dtype=np.float64), np.asarray(v.c, dtype=np.float64)
+            out += float(coef) * float(a @ sol.gram[: a.size, : bb.size] @ bb)
         for k, v in s.lin.items():
-            out += v * float(sol.F[k])
+            out += float(v) * float(sol.F[k])
         return float(out)
+
+
+def _fr(x: Any) -> Fraction:
+    """Exact value of a coefficient (a float converts to the rational it is)."""
+    if isinstance(x, Fraction):
+        return x
+    if isinstance(x, (int, np.integer)) and not isinstance(x, bool):
+        return Fraction(int(x))
+    xf = float(x)
+    if not math.isfinite(xf):
+        raise FairtheoryValueError(f"non-finite PEP coefficient {xf!r}")
+    return Fraction(xf)
+
+
+def _exact_row(s: Scalar) -> tuple[dict[tuple[int, int], Fraction], dict[int, Fraction], Fraction]:
+    """``(G, F, c)`` of a :class:`Scalar` (see :meth:`PEP.export`)."""
+    G: dict[tuple[int, int], Fraction] = {}
+    for coef, u, v in s.quad:
+        cf = _fr(coef)
+        iu = [(int(i), _fr(u.c[i])) for i in np.flatnonzero(u.c)]
+        iv = [(int(j), _fr(v.c[j])) for j in np.flatnonzero(v.c)]
+        for i, ui in iu:
+            cu = cf * ui
+            for j, vj in iv:
+                t = cu * vj
+                key = (i, j) if i <= j else (j, i)
+                G[key] = G.get(key, Fraction(0)) + (t if i == j else t / 2)
+    G = {k: v for k, v in G.items() if v != 0}
+    F = {int(k): _fr(v) for k, v in s.lin.items() if _fr(v) != 0}
+    return G, F, _fr(s.const)
 
 
 def _unsvec(x: np.ndarray, dim: int) -> np.ndarray:
