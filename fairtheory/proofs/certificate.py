@@ -444,7 +444,7 @@ def _project(data: dict[str, Any], lam0: dict[int, Fraction], zeros: Sequence[in
     for key in set(eqF) | set(cF):
         eqs.append(eqF.get(key, {}))
         rhs.append(cF.get(key, Fraction(0)))
-    for (a, b), v in CG.items():
+    for a, b in CG:
         if (a in zset or b in zset) and (a, b) not in eqG:
             eqG[(a, b)] = {}
     for key, e in eqG.items():

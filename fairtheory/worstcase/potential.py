@@ -30,12 +30,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
-from fairtheory._validation import check_integer, check_positive, check_probability_vector
-from fairtheory.worstcase.sdp import PEP, Scalar, sqnorm, vsum
+from fairtheory._validation import check_in_range, check_integer, check_positive, check_probability_vector
+from fairtheory.errors import FairtheoryValueError
+from fairtheory.worstcase.sdp import PEP, Scalar, num, sqnorm, vsum
 
 __all__ = ["RoundConstant", "round_constant", "HorizonFree", "horizon_free_constants", "stepsize_region",
            "certificate_bound", "theorem_round_constants"]
@@ -54,23 +56,24 @@ class RoundConstant:
     gap: float
     dim: int
     seconds: float
+    certificate: Any = None  #: exact certificate of ``C <= certificate.bound`` (``certificate=True``)
 
     @property
     def exists(self) -> bool:
         return math.isfinite(self.C)
 
 
-def _round_pep(n: int, p: np.ndarray, beta: float, kappa: int, a: float, R: float,
-               K: int | None = None) -> tuple[PEP, Scalar]:
-    pep = PEP()
-    funcs, stars = pep.clients_at_optimum(n, p, 1.0)
+def _round_pep(n: int, p: Any, beta: Any, kappa: int, a: Any, R: Any,
+               K: int | None = None, exact: bool = False) -> tuple[PEP, Scalar]:
+    pep = PEP(exact=exact)
+    funcs, stars = pep.clients_at_optimum(n, p, 1 if exact else 1.0)
     theta = pep.vector()
     Y = [theta] * n
     for _ in range(kappa):
         Y = [Y[i] - beta * funcs[i].grad(Y[i]) for i in range(n)]
     G_theta = Scalar()
     for i in range(n):
-        G_theta = G_theta + float(p[i]) * funcs[i].value(theta)
+        G_theta = G_theta + num(p[i]) * funcs[i].value(theta)
     obj = a * G_theta - sqnorm(theta)
     if K is None:
         obj = obj + sqnorm(vsum(Y, p))
@@ -81,29 +84,48 @@ def _round_pep(n: int, p: np.ndarray, beta: float, kappa: int, a: float, R: floa
             obj = obj + q * sqnorm(vsum(Y, counts / K))
     rho = Scalar()
     for pi, g in zip(p, stars, strict=True):
-        rho = rho + float(pi) * sqnorm(g)
+        rho = rho + num(pi) * sqnorm(g)
     pep.add_le(rho - R)
     pep.maximize(obj)
     return pep, obj
 
 
 def round_constant(*, kappa: int, beta: float, a: float, L: float = 1.0, n: int = 2, p: Any = None,
-                   K: int | None = None, tol: float = 1e-8) -> RoundConstant:
+                   K: int | None = None, tol: float = 1e-8, certificate: bool = False) -> RoundConstant:
     r"""Smallest ``C`` with ``a (G(theta) - G*) + ||theta^+ - theta*||^2 <= ||theta - theta*||^2 + C rho^2``
     for one round of ``kappa`` local steps of size ``beta`` (every client ``L``-smooth convex).  With ``K``
     (partial participation, 002 Thm. 2) ``||theta^+ - theta*||^2`` is its exact expectation over the ``K``
     draws with replacement by ``p``.
 
     Normalised units (``L = 1``): pass ``a = a_phys L`` and read ``C_phys = C / L^2`` (``beta`` and ``L``
-    are given physically).  ``C = inf`` when no certificate exists."""
+    are given physically).  ``C = inf`` when no certificate exists.
+
+    ``certificate=True`` (full participation): exact rational PEP data (``beta L`` and ``a`` as the floats
+    given) and ``.certificate``, rational multipliers proving ``value <= bound`` exactly, i.e. the one-round
+    inequality with ``C = certificate.bound`` (its ``scale`` is ``1/R``, so the bound is in units of ``C``)."""
     kappa_i = check_integer(kappa, "kappa", low=1)
-    b = check_positive(beta, "beta") * check_positive(L, "L")
+    beta_f, L_f = check_positive(beta, "beta"), check_positive(L, "L")
+    a_f = check_in_range(a, "a", low=0.0)
     n_i = check_integer(n, "n", low=1)
     p_arr = np.full(n_i, 1.0 / n_i) if p is None else check_probability_vector(p, "p")
+    if p_arr.shape != (n_i,):
+        raise FairtheoryValueError(f"p must have shape ({n_i},), got {p_arr.shape}")
+    bq = Fraction(beta_f) * Fraction(L_f)
+    if not 0 < bq * kappa_i < 10**6 or bq * kappa_i < Fraction(1, 10**6):
+        raise FairtheoryValueError(f"beta * L * kappa must lie in [1e-6, 1e6] for the one-round PEP, got {float(bq * kappa_i):g}")
+    b = float(bq)
     # rho^2 <= R with R = (beta L kappa)^-3 keeps the value O(1) (C scales like (beta L kappa)^3); C = value / R
-    R = (b * kappa_i) ** -3
+    Rq = (bq * kappa_i) ** -3
+    R = float(Rq)
     K_i = None if K is None else check_integer(K, "K", low=1)
-    pep, _ = _round_pep(n_i, p_arr, b, kappa_i, float(a), R, K_i)
+    exact = bool(certificate)
+    if exact and K_i is not None:
+        raise FairtheoryValueError("certificate=True supports full participation only (K=None)")
+    if exact:
+        p_b: Any = [Fraction(1, n_i)] * n_i if p is None else [Fraction(float(x)) for x in p_arr]
+        pep, _ = _round_pep(n_i, p_b, bq, kappa_i, Fraction(a_f), Rq, None, exact=True)
+    else:
+        pep, _ = _round_pep(n_i, p_arr, b, kappa_i, a_f, R, K_i)
     sol = pep.solve(tol=tol)
     if sol.status in _UNBOUNDED:
         C = math.inf
@@ -111,7 +133,16 @@ def round_constant(*, kappa: int, beta: float, a: float, L: float = 1.0, n: int 
         C = max(sol.value, 0.0) / R
     else:
         C = math.nan
-    return RoundConstant(a=float(a), C=C, status=sol.status, gap=sol.gap / R, dim=sol.dim, seconds=sol.seconds)
+    cert = None
+    if exact and math.isfinite(C) and not math.isnan(C):
+        from fairtheory.proofs.certificate import certify
+
+        # the one-round PEPs are degenerate: Clarabel ends AlmostSolved, its value ~5e-6 relative below the
+        # exact bound the certificate proves (e.g. 7/80 at kappa = 2, beta L = 1, a = beta/2), hence rtol 1e-5
+        cert = certify(pep, scale=1 / Rq, value=sol.value, abs_floor=1e-9, rtol=1e-5,
+                       meta={"problem": "round_constant", "kappa": kappa_i, "beta": beta_f, "L": L_f, "a": a_f, "n": n_i})
+    return RoundConstant(a=a_f, C=C, status=sol.status, gap=sol.gap / R, dim=sol.dim, seconds=sol.seconds,
+                         certificate=cert)
 
 
 def theorem_round_constants(*, kappa: int, beta: float, L: float = 1.0, K: int | None = None) -> tuple[float, float]:

@@ -10,27 +10,31 @@ Gram basis as local GD (:mod:`fairtheory.worstcase.local_gd`).  ``warm_start=Tru
 
 Outputs: ``"last"`` (``x_R``) or ``"avg"`` (``1/R sum_{r=1}^R x_r``).  Same function class and
 constraints as :func:`fairtheory.worstcase.local_gd_worst_case` (``L``-smooth convex clients,
-``||x_0 - x*||^2 <= D0``, ``sum_i p_i ||grad g_i(x*)||^2 <= rho2``).
+``||x_0 - x*||^2 <= D0``, ``sum_i p_i ||grad g_i(x*)||^2 <= rho2``).  Values are scaled back exactly
+(``L D0 + rho2/L``, as in :mod:`fairtheory.worstcase.local_gd`); ``certificate=True`` attaches an exact
+rational dual certificate (:mod:`fairtheory.proofs.certificate`).
 """
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any, Literal
 
 import numpy as np
 
 from fairtheory._validation import check_in_range, check_integer, check_positive, check_probability_vector
 from fairtheory.errors import FairtheoryValueError
-from fairtheory.worstcase.local_gd import Built, WorstCase, extract_instance, rho2_expr
-from fairtheory.worstcase.sdp import PEP, Scalar, Vec, sqnorm, vsum
+from fairtheory.worstcase.local_gd import Built, WorstCase, check_size, extract_instance, rho2_expr, scaled, units
+from fairtheory.worstcase.sdp import PEP, Scalar, Vec, num, sqnorm, vsum
 
 __all__ = ["scaffold_worst_case", "build_scaffold"]
 
 
-def build_scaffold(*, n: int, p: np.ndarray, eta_l: float, eta_g: float, kappa: int, R: int,
-                   warm_start: bool, output: str, L: float = 1.0) -> Built:
-    """Symbols of the Scaffold PEP (normalised units); objective ``G(x_out) - G*``."""
-    pep = PEP()
+def build_scaffold(*, n: int, p: Any, eta_l: Any, eta_g: Any, kappa: int, R: int,
+                   warm_start: bool, output: str, L: Any = 1.0, exact: bool = False) -> Built:
+    """Symbols of the Scaffold PEP (normalised units); objective ``G(x_out) - G*`` (``exact``: rational data,
+    pass :class:`Fraction` parameters)."""
+    pep = PEP(exact=exact)
     funcs, stars = pep.clients_at_optimum(n, p, L)
     x0 = pep.vector()
     zero = Vec(np.zeros(0))
@@ -50,15 +54,19 @@ def build_scaffold(*, n: int, p: np.ndarray, eta_l: float, eta_g: float, kappa: 
     out = x if output == "last" else vsum(server) / len(server)
     obj = Scalar()
     for i in range(n):
-        obj = obj + float(p[i]) * funcs[i].value(out)
+        obj = obj + num(p[i]) * funcs[i].value(out)
     return Built(pep, funcs, x0, stars, obj, 1)
 
 
 def scaffold_worst_case(*, n: int = 2, kappa: int, R: int, eta_l: float, L: float, D0: float, rho2: float,
                         eta_g: float = 1.0, p: Any = None, warm_start: bool = True,
                         output: Literal["last", "avg"] = "last", return_instance: bool = False,
-                        tol: float = 1e-8) -> WorstCase:
-    r"""Exact worst case of ``G(x_out) - G*`` after ``R`` rounds of deterministic Scaffold (module doc)."""
+                        tol: float = 1e-8, certificate: bool = False) -> WorstCase:
+    r"""Exact worst case of ``G(x_out) - G*`` after ``R`` rounds of deterministic Scaffold (module doc).
+
+    ``p``: ``n`` positive client weights summing to 1 (default uniform).  Raises
+    :class:`~fairtheory.errors.FairtheoryValueError` for invalid arguments or a PEP beyond
+    :data:`fairtheory.worstcase.local_gd.MAX_PEP_DIM`."""
     n_i = check_integer(n, "n", low=1)
     kappa_i = check_integer(kappa, "kappa", low=1)
     R_i = check_integer(R, "R", low=1)
@@ -70,21 +78,45 @@ def scaffold_worst_case(*, n: int = 2, kappa: int, R: int, eta_l: float, L: floa
     if output not in ("last", "avg"):
         raise FairtheoryValueError(f"output must be 'last' or 'avg', got {output!r}")
     p_arr = np.full(n_i, 1.0 / n_i) if p is None else check_probability_vector(p, "p")
-    unit = D0_f + rho2_f / L_f**2
-    if unit <= 0:
+    if p_arr.shape != (n_i,):
+        raise FairtheoryValueError(f"p must have shape ({n_i},) (one weight per client, n={n_i}), got {p_arr.shape}")
+    if np.any(p_arr <= 0):
+        raise FairtheoryValueError(f"p must be positive (a client of weight 0 plays no part), got {p_arr.tolist()}")
+    if D0_f == 0 and rho2_f == 0:
         raise FairtheoryValueError("D0 and rho2 are both 0: the worst case is 0 (nothing to compute)")
-    b = build_scaffold(n=n_i, p=p_arr, eta_l=el * L_f, eta_g=eg, kappa=kappa_i, R=R_i,
-                       warm_start=bool(warm_start), output=output)
-    b.pep.add_le(sqnorm(b.x0) - D0_f / unit)
+    pts = R_i * (kappa_i + 1) + 3
+    check_size(n_i * pts + n_i, n_i * pts * (pts - 1), "scaffold_worst_case")
+    S, D0n, R2n = units(L_f, D0_f, rho2_f)
+    exact = bool(certificate)
+    if exact:
+        p_b: Any = [Fraction(1, n_i)] * n_i if p is None else [Fraction(float(x)) for x in p_arr]
+        el_b: Any = Fraction(el) * Fraction(L_f)
+        eg_b: Any = Fraction(eg)
+        lvl_D, lvl_R = D0n, R2n
+    else:
+        p_b, el_b, eg_b, lvl_D, lvl_R = p_arr, float(Fraction(el) * Fraction(L_f)), eg, float(D0n), float(R2n)
+    b = build_scaffold(n=n_i, p=p_b, eta_l=el_b, eta_g=eg_b, kappa=kappa_i, R=R_i,
+                       warm_start=bool(warm_start), output=output, exact=exact)
+    b.pep.add_le(sqnorm(b.x0) - lvl_D)
     if n_i > 1:
-        b.pep.add_le(rho2_expr(b, p_arr) - rho2_f / (L_f**2 * unit))
+        b.pep.add_le(rho2_expr(b, p_b) - lvl_R)
     b.pep.maximize(b.objective)
     sol = b.pep.solve(tol=tol)
-    s = L_f * unit
+    s = scaled(1.0, S)
+    unit = scaled(1.0, S / Fraction(L_f))
     params = {"algorithm": "scaffold", "n": n_i, "kappa": kappa_i, "R": R_i, "eta_l": el, "eta_g": eg, "L": L_f,
               "D0": D0_f, "rho2": rho2_f, "p": p_arr.tolist(), "warm_start": bool(warm_start), "output": output}
-    inst = extract_instance(b, sol, unit=unit, L=L_f, p=p_arr, params=params) if return_instance else None
-    return WorstCase(value=sol.value * s, dual_value=sol.dual_value * s, gap=sol.gap * s, status=sol.status,
-                     dim=sol.dim, n_constraints=sol.n_constraints, seconds=sol.seconds,
-                     build_seconds=sol.build_seconds, scale=s, params=params, instance=inst,
-                     extra={"iterations": sol.iterations, "r_prim": sol.r_prim, "r_dual": sol.r_dual})
+    inst = None
+    if return_instance and np.isfinite(unit):
+        inst = extract_instance(b, sol, unit=unit, L=L_f, p=p_arr, params=params)
+    wc = WorstCase(value=scaled(sol.value, S), dual_value=scaled(sol.dual_value, S), gap=scaled(sol.gap, S),
+                   status=sol.status, dim=sol.dim, n_constraints=sol.n_constraints, seconds=sol.seconds,
+                   build_seconds=sol.build_seconds, scale=s, params=params, instance=inst,
+                   extra={"iterations": sol.iterations, "r_prim": sol.r_prim, "r_dual": sol.r_dual,
+                          "value_normalised": sol.value})
+    if exact:
+        from fairtheory.proofs.certificate import certify
+
+        wc.certificate = certify(b.pep, scale=S, value=sol.value,
+                                 meta={"problem": "scaffold_worst_case", "params": params})
+    return wc

@@ -31,8 +31,8 @@ from __future__ import annotations
 
 import math
 import time
-from fractions import Fraction
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -55,7 +55,7 @@ def num(s: Any) -> Any:
 
 
 def _zeros_like(n: int, dtype: Any) -> np.ndarray:
-    if dtype == object:
+    if np.dtype(dtype) == np.dtype(object):
         out = np.empty(n, dtype=object)
         out[:] = 0
         return out
