@@ -153,6 +153,8 @@ def test_arguments_are_checked() -> None:
         worst_case(None, 1, n=2, L=1.0, D0=1.0, rho2=1.0)
     with pytest.raises(FairtheoryValueError, match="mu"):
         PEPProblem(2, L=1.0, mu=1.0, D0=1.0, rho2=0.0)
+    with pytest.raises(FairtheoryValueError, match="Gram dimension"):  # refused before any large allocation
+        worst_case(fedavg.make, 1, n=2, L=1.0, D0=1.0, rho2=1.0, lr=0.5, kappa=100_000)
     with pytest.raises(FairtheoryValueError, match="max_branches"):
         worst_case(fedavg.make, 3, n=3, L=1.0, D0=1.0, rho2=1.0, lr=0.5, K=2, max_branches=50)
 

@@ -38,6 +38,7 @@ from fairtheory._validation import check_in_range, check_integer, check_positive
 from fairtheory.errors import FairtheoryValueError
 from fairtheory.problems.base import FederatedProblem
 from fairtheory.worstcase.gram_array import GramArray, GramNamespace, NotRepresentableError, ValueArray, oracle_rows
+from fairtheory.worstcase.local_gd import MAX_PEP_DIM
 from fairtheory.worstcase.sdp import PEP, Function, Scalar, Vec, sqnorm
 
 __all__ = ["PEPProblem"]
@@ -114,6 +115,10 @@ class PEPProblem(FederatedProblem):
         seen = self._seen[i]
         if key in seen:
             return seen[key]
+        if self.pep.dim >= MAX_PEP_DIM:
+            raise FairtheoryValueError(
+                f"the traced PEP reached Gram dimension {self.pep.dim} (limit {MAX_PEP_DIM}: the SDP would need many "
+                "GiB and hours); use fewer rounds / local steps / clients / draws")
         gn = self.pep.vector()
         fn = self.pep.value()
         xn = x / self.s
