@@ -228,3 +228,33 @@ def test_values_refuse_numbers() -> None:
         f ** 2.0
     with pytest.raises(NotRepresentableError, match="weights computed from the losses"):
         np.asarray(f)
+
+
+def _fedprox_make(problem, *, lr, kappa, prox):
+    """FedProx-style local steps ``w_i <- w_i - lr (grad f_i(w_i) + prox (w_i - w))`` (a user-written method)."""
+    from fairtheory.algorithms.base import Algorithm, initial_model
+    from fairtheory.algorithms.fedavg import State
+
+    def step(state, rng=None):
+        w = state.w
+        W = namespace(w).broadcast_to(w[None, :], (problem.n, problem.d))
+        for _ in range(kappa):
+            W = W - lr * (problem.grads_each(W) + prox * (W - w[None, :]))
+        return State(w=like(problem.p, w) @ W, comms=state.comms + 1)
+
+    return Algorithm("fedprox", problem, {"lr": lr, "kappa": kappa, "prox": prox},
+                     lambda w0=None: State(w=initial_model(problem, w0)), step)
+
+
+def test_fedprox_style_method() -> None:
+    from fairtheory.algorithms.base import run
+    from fairtheory.worstcase.replay import InterpolatedProblem
+
+    zero = worst_case(_fedprox_make, 2, n=2, L=1.0, D0=1.0, rho2=4.0, lr=0.5, kappa=3, prox=0.0)
+    fa = worst_case(fedavg.make, 2, n=2, L=1.0, D0=1.0, rho2=4.0, lr=0.5, kappa=3)
+    assert rel(zero.value, fa.value) <= 1e-9  # the same SDP
+    wc = worst_case(_fedprox_make, 2, n=2, L=1.0, D0=1.0, rho2=4.0, lr=0.5, kappa=3, prox=1.0, return_instance=True)
+    assert wc.certified() and wc.value < zero.value  # the proximal term limits client drift
+    P = InterpolatedProblem(wc.instance)
+    state, _ = run(_fedprox_make(P, lr=0.5, kappa=3, prox=1.0), 2, w0=wc.instance.x0, record_losses=False)
+    assert rel(P.G(np.asarray(state.w)), wc.value) <= 1e-4
