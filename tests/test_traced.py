@@ -219,6 +219,17 @@ def test_nonlinear_operations_name_themselves(op, match) -> None:
             res()
 
 
+def test_division_by_zero_is_named() -> None:
+    P = _problem()
+    w = P.initial_point()
+    with pytest.raises(FairtheoryValueError, match="by zero"):
+        w / 0.0
+    with pytest.raises(FairtheoryValueError, match="by zero"):
+        P.grads(w) / np.array([[1.0], [0.0], [2.0]])
+    with pytest.raises(FairtheoryValueError, match="by zero"):
+        P.losses(w) / 0.0
+
+
 def test_values_refuse_numbers() -> None:
     P = _problem()
     f = P.losses(P.initial_point())

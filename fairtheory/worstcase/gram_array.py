@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from fairtheory.errors import FairtheoryTypeError
+from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError
 from fairtheory.worstcase.sdp import PEP, Scalar, Vec
 
 __all__ = ["GramArray", "ValueArray", "GramNamespace", "NotRepresentableError", "is_symbolic"]
@@ -221,6 +221,8 @@ class GramArray:
         if is_symbolic(s):
             raise _refuse(f"{what} of two symbolic arrays (a product of models, or of a model and a function value)")
         c = _const(s, what)
+        if invert and np.any(np.asarray(c) == 0.0):
+            raise FairtheoryValueError(f"{what} of a symbolic model by zero")
         if isinstance(c, float):
             return self._new(self.C / c if invert else self.C * c)
         try:
@@ -473,6 +475,8 @@ class ValueArray:
         if is_symbolic(s):
             raise _refuse("a quotient of symbolic values")
         c = _const(s, "division")
+        if np.any(np.asarray(c) == 0.0):
+            raise FairtheoryValueError("division of symbolic function values by zero")
         return self._new(self.S * (1.0 / np.asarray(c, dtype=np.float64)).astype(object))
 
     def __rtruediv__(self, s: Any) -> Any:
