@@ -100,7 +100,10 @@ def _array_ufunc(self: Any, ufunc: Any, method: str, *inputs: Any, **kwargs: Any
             return -inputs[0]
         if name == "positive" and len(inputs) == 1:
             return inputs[0]
-    raise _refuse(f"the numpy ufunc {name}(...)" + ("" if method == "__call__" else f".{method}"))
+    what = f"the numpy ufunc {name}(...)" + ("" if method == "__call__" else f".{method}")
+    if any(isinstance(a, ValueArray) for a in inputs):
+        what += " of function values (a weight or step computed from the losses)"
+    raise _refuse(what)
 
 
 # ------------------------------------------------------------------------------------------ model arrays
@@ -347,7 +350,8 @@ class GramArray:
 
     # -------------------------------------------------------------- refused
     def __array__(self, *args: Any, **kwargs: Any) -> np.ndarray:
-        raise _refuse("converting a symbolic model to numbers (numpy.asarray / to_numpy)")
+        raise _refuse("converting a symbolic model to numbers (numpy.asarray / to_numpy: e.g. norms, projections or "
+                      "Gram matrices of the updates, as FedFV and FedMGDA compute)")
 
     def __float__(self) -> float:
         raise _refuse("converting a symbolic model to a number (float)")
@@ -657,6 +661,12 @@ class GramNamespace:
             raise AttributeError(name)
 
         def refused(*args: Any, **kwargs: Any) -> Any:
+            vals = [*args, *kwargs.values()]
+            if any(isinstance(a, ValueArray) for a in vals):
+                raise _refuse(f"xp.{name}(...) of function values (a weight or step computed from the losses, "
+                              "e.g. q-FFL's f_i^q or a softmax of the losses)")
+            if any(isinstance(a, GramArray) for a in vals):
+                raise _refuse(f"xp.{name}(...) of a symbolic model")
             raise _refuse(f"xp.{name}(...)")
 
         return refused
