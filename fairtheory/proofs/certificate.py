@@ -604,12 +604,14 @@ def certify_exact(pep: Any, target: Fraction, *, scale: Fraction | int = 1, meta
     if status not in ("Solved", "AlmostSolved"):
         return None
     zmax = max((abs(x) for x in z), default=0.0)
-    for zs in (_structural_zeros(data, z), []):
+    nulls = [(f"null(den={d}, fit={f:g})", [], _null_space(data, z, 1e-6, d, f))
+             for d, f in ((100, 1e-5), (1000, 1e-6), (10_000, 1e-7))]
+    for tag, zs, null in nulls + [("zeros", _structural_zeros(data, z), []), ("plain", [], [])]:
         for den in denominators:
             lam0 = {k: Fraction(x).limit_denominator(den) for k, x in enumerate(z)
                     if (k < data["n_eq"] and x != 0) or x > 1e-9 * max(zmax, 1e-300)}
             lam0 = {k: q for k, q in lam0.items() if q != 0}
-            lam = _project(data, lam0, zs, Fraction(target))
+            lam = _project(data, lam0, zs, Fraction(target), null, refine=bool(null))
             if lam is None:
                 continue
             bnd = verify_multipliers(data["rows"], data["objective"], lam, dim=dim, nf=data["nf"], n_eq=data["n_eq"])
@@ -618,5 +620,6 @@ def certify_exact(pep: Any, target: Fraction, *, scale: Fraction | int = 1, meta
                 return Certificate(data=data, multipliers=lam, scale=sq, bound=sq * bnd, bound_normalised=bnd,
                                    value=_times(value, sq), delta=0.0, structural_zeros=list(zs),
                                    seconds=time.perf_counter() - t0,
-                                   meta=dict(meta or {}) | {"exact_target": str(target), "denominator": den})
+                                   meta=dict(meta or {}) | {"exact_target": str(target), "denominator": den,
+                                                            "route": tag})
     return None

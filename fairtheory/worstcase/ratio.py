@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any, Literal
 
 import numpy as np
@@ -55,6 +56,7 @@ class RatioResult:
     params: dict[str, Any]
     instance: Any = None
     extra: dict[str, Any] = field(default_factory=dict)
+    certificate: Any = None  #: exact certificate of ``ratio <= certificate.bound`` (``certificate=True``)
 
     def certified(self, tol: float = 1e-6) -> bool:
         """``Solved``/``AlmostSolved``, ``|gap| <= tol max(1, ratio)``, residuals ``<= tol``."""
@@ -81,13 +83,15 @@ def theorem_coefficients(*, version: str, kappa: int, T_N: int, beta: float, L: 
 
 def theorem_ratio(*, version: Literal["002", "000"] = "002", kappa: int, T_N: int, beta: float, L: float = 1.0,
                   n: int = 2, p: Any = None, K: int | None = None, return_instance: bool = False,
-                  tol: float = 1e-8) -> RatioResult:
+                  tol: float = 1e-8, certificate: bool = False) -> RatioResult:
     r"""Largest ``(G(theta_tilde) - G*) / (RHS - mu tau_alpha)`` of 002/000 Theorem 1 (``K=None``, full
     participation) or Theorem 2 (``K`` draws; expectation over the draws) over all ``n``-client instances
     with ``L``-smooth convex clients, with the theorem's own output (``version``).
 
     ``conditions_met`` says whether ``beta`` satisfies the theorem's step-size conditions (the ratio is
-    computed either way)."""
+    computed either way).  ``certificate=True`` (full participation): exact rational PEP data (``beta L`` and
+    the theorem's coefficients as the floats computed) and ``.certificate`` proving ``ratio <= bound``
+    exactly; ``bound <= 1`` proves the theorem's optimisation part on every instance of the class."""
     from fairtheory.bounds import rcfl
 
     if version not in ("002", "000"):
@@ -97,16 +101,27 @@ def theorem_ratio(*, version: Literal["002", "000"] = "002", kappa: int, T_N: in
     # normalised units (L = 1, f' = f/(L u), x' = x/sqrt(u), g' = g/(L sqrt(u))): a' = a/L, b' = b L
     a_n, b_n = a / L_f, b * L_f
     ok = rcfl.theorem1_step_ok(L_f, beta_f, kappa_i) if K_i is None else rcfl.theorem2_step_ok(L_f, beta_f, kappa_i, K_i)
-    bt = build_local_gd(n=n_i, p=p_arr, beta=beta_f * L_f, kappa=kappa_i, T_N=T_N_i, output=version, K=K_i)
-    rho = rho2_expr(bt, p_arr)
+    exact = bool(certificate)
+    if exact and K_i is not None:
+        raise FairtheoryValueError("certificate=True supports full participation only (K=None)")
+    if exact:
+        p_b: Any = [Fraction(1, n_i)] * n_i if p is None else [Fraction(float(x)) for x in p_arr]
+        beta_b: Any = Fraction(beta_f) * Fraction(L_f)
+        a_b: Any = Fraction(a_n)
+        b_b: Any = Fraction(b_n)
+        one: Any = 1
+    else:
+        p_b, beta_b, a_b, b_b, one = p_arr, beta_f * L_f, a_n, b_n, 1.0
+    bt = build_local_gd(n=n_i, p=p_b, beta=beta_b, kappa=kappa_i, T_N=T_N_i, output=version, K=K_i, exact=exact)
+    rho = rho2_expr(bt, p_b)
     if n_i > 1 and b_n > 0:
-        bt.pep.add_le(a_n * sqnorm(bt.x0) + b_n * rho - 1.0)
+        bt.pep.add_le(a_b * sqnorm(bt.x0) + b_b * rho - one)
     else:
         # rho^2 does not enter the bound (kappa = 1, full participation): the trajectory depends on sum_i p_i
         # grad g_i only, so the worst case does not depend on rho^2; bound it to keep the SDP bounded
-        bt.pep.add_le(a_n * sqnorm(bt.x0) - 1.0)
+        bt.pep.add_le(a_b * sqnorm(bt.x0) - one)
         if n_i > 1:
-            bt.pep.add_le(rho - 1.0)
+            bt.pep.add_le(rho - one)
     bt.pep.maximize(bt.objective)
     sol = bt.pep.solve(tol=tol)
     D0 = bt.pep.evaluate(sqnorm(bt.x0), sol)
@@ -116,10 +131,15 @@ def theorem_ratio(*, version: Literal["002", "000"] = "002", kappa: int, T_N: in
     inst = None
     if return_instance:
         inst = extract_instance(bt, sol, unit=1.0, L=L_f, p=p_arr, params=params)
+    cert = None
+    if exact:
+        from fairtheory.proofs.certificate import certify
+
+        cert = certify(bt.pep, scale=1, value=sol.value, meta={"problem": "theorem_ratio", "params": params})
     return RatioResult(ratio=sol.value, dual_ratio=sol.dual_value, gap=sol.gap, status=sol.status, a=a_n, b=b_n,
                        D0=D0, rho2=r2, init_share=a_n * D0, dim=sol.dim, n_constraints=sol.n_constraints,
                        seconds=sol.seconds, conditions_met=bool(ok), params=params, instance=inst,
-                       extra={"r_prim": sol.r_prim, "r_dual": sol.r_dual, "branches": bt.leaves})
+                       extra={"r_prim": sol.r_prim, "r_dual": sol.r_dual, "branches": bt.leaves}, certificate=cert)
 
 
 
