@@ -269,3 +269,19 @@ def test_fedprox_style_method() -> None:
     P = InterpolatedProblem(wc.instance)
     state, _ = run(_fedprox_make(P, lr=0.5, kappa=3, prox=1.0), 2, w0=wc.instance.x0, record_losses=False)
     assert rel(P.G(np.asarray(state.w)), wc.value) <= 1e-4
+
+
+@pytest.mark.parametrize("replace", [True, False])
+def test_choice_outcomes_are_a_distribution(replace) -> None:
+    """Every multiset (with replacement) or set (without) once; probabilities sum to 1 and match sampling."""
+    from fairtheory.worstcase.traced import _choice_outcomes
+
+    p = np.array([0.5, 0.3, 0.2])
+    out = _choice_outcomes(3, 2, replace, p)
+    assert abs(sum(q for q, _ in out) - 1.0) <= 1e-12
+    assert len(out) == (6 if replace else 3)
+    draws = np.sort(np.random.default_rng(0).choice(3, size=(20000, 2), replace=True, p=p), axis=1) if replace else \
+        np.sort(np.array([np.random.default_rng(i).choice(3, size=2, replace=False, p=p) for i in range(4000)]), axis=1)
+    for q, v in out:
+        freq = float(np.mean(np.all(draws == np.sort(v), axis=1)))
+        assert abs(freq - q) <= 0.03
