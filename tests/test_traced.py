@@ -285,3 +285,20 @@ def test_choice_outcomes_are_a_distribution(replace) -> None:
     for q, v in out:
         freq = float(np.mean(np.all(draws == np.sort(v), axis=1)))
         assert abs(freq - q) <= 0.03
+
+
+def test_certificate_of_the_traced_pep() -> None:
+    """certificate=True: exact rational multipliers; the runner's checker accepts the JSON form, the bound is
+    within 1e-6 of the value and equals the hand-written PEP's certified bound (same SDP data, dyadic lr, p)."""
+    from fairtheory.proofs.check import check_proof
+
+    wc = worst_case(fedavg.make, 2, n=2, L=1.0, D0=1.0, rho2=1.0, lr=0.5, kappa=2, certificate=True)
+    cert = wc.certificate
+    assert cert.check() and check_proof(cert.to_json())
+    assert 0 <= cert.rel_excess <= 1e-6
+    hw = local_gd_worst_case(n=2, kappa=2, T_N=1, beta=0.5, L=1.0, D0=1.0, rho2=1.0, output="last", schedule="fedavg",
+                             certificate=True)
+    assert rel(float(cert.bound), float(hw.certificate.bound)) <= 1e-6
+    bad = cert.to_json()
+    bad["multipliers"] = bad["multipliers"][:-1]
+    assert not check_proof(bad)

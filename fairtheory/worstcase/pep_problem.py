@@ -20,11 +20,13 @@ objective and solves the SDP.
 :class:`fairtheory.worstcase.sdp.PEP`), each client point ``(x, g, f)`` is stored as
 ``(x, g - mu x, f - mu/2 ||x||^2)``.
 
-Units: the algorithm computes in the caller's units (its step sizes are used as given); the PEP is posed in
-normalised units, exactly as :func:`fairtheory.worstcase.local_gd_worst_case` does: with
-``s^2 = D0 + rho2/L^2`` and ``S = L s^2``, a point ``x``, gradient ``g`` and value ``f`` enter the SDP as
-``x/s``, ``g/(L s)``, ``f/S`` of a ``(1 - mu/L)``-smooth convex function, the constraints as
-``||x0'||^2 <= D0/s^2`` and ``sum_i p_i ||g_i'(x*)||^2 <= rho2/(L s)^2``, and values are scaled back by ``S``.
+Units: the PEP is posed in the normalised units of :func:`fairtheory.worstcase.local_gd_worst_case`: with
+``s^2 = D0 + rho2/L^2`` and ``S = L s^2``, a point ``x``, gradient ``g`` and value ``f`` enter the SDP as ``x/s``,
+``g/(L s)``, ``f/S`` of a ``(1 - mu/L)``-smooth convex function, the constraints as ``||x0'||^2 <= D0/s^2`` and
+``sum_i p_i ||g_i'(x*)||^2 <= rho2/(L s)^2``, and values are scaled back by ``S``.  The algorithm's arrays hold
+``x/s`` (its step sizes are used as given): a linear method commutes with the common scale ``1/s`` of every
+vector, so the starting point is the basis vector ``e_0`` itself and a gradient is ``L e_k`` - with ``L = 1`` and
+dyadic step sizes and weights the SDP data are the hand-written PEPs' to the bit.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from fairtheory._validation import check_in_range, check_integer, check_positive
 from fairtheory.errors import FairtheoryValueError
 from fairtheory.problems.base import FederatedProblem
 from fairtheory.worstcase.gram_array import GramArray, GramNamespace, NotRepresentableError, ValueArray, oracle_rows
-from fairtheory.worstcase.local_gd import MAX_PEP_DIM
+from fairtheory.worstcase.local_gd import MAX_PEP_DIM, units
 from fairtheory.worstcase.sdp import PEP, Function, Scalar, Vec, sqnorm
 
 __all__ = ["PEPProblem"]
@@ -77,6 +79,8 @@ class PEPProblem(FederatedProblem):
         self.p = p_arr
         self.s = math.sqrt(self.D0 + self.rho2 / self.L**2)  # distance unit
         self.unit = self.L * self.s**2  # value unit S
+        #: exact S and normalised constraint levels (rationals of the float inputs; fairtheory.worstcase.local_gd.units)
+        self.S_exact, self.D0_level, self.rho2_level = units(self.L, self.D0, self.rho2)
         self.pep = PEP()
         self.xp = GramNamespace(self.pep, self.d)
         # normalised client functions h_i' = f_i'/S - (mu/L)/2 ||x'||^2, (1 - mu/L)-smooth convex,
@@ -89,15 +93,14 @@ class PEPProblem(FederatedProblem):
         stars.append(last)
         self.stars = stars  # normalised optimum gradients
         zero = Vec(np.zeros(0))
-        gs = self.L * self.s
-        #: per client: key of the (caller-unit) point -> (caller-unit gradient, caller-unit value, normalised value)
+        #: per client: key of the point -> (gradient and value as the algorithm sees them, normalised value)
         self._seen: list[dict[bytes, tuple[Vec, Scalar, Scalar]]] = [{} for _ in range(self.n)]
         for i, (f, g) in enumerate(zip(self.funcs, stars, strict=True)):
             f.add_point(zero, g, Scalar())
-            self._seen[i][zero.key()] = (g * gs, Scalar(), Scalar())
+            self._seen[i][zero.key()] = (g * self.L, Scalar(), Scalar())
         x0 = self.pep.vector()
         self._x0n = x0  #: the normalised starting point x0/s
-        self.x0 = GramArray((x0 * self.s).c.copy(), self.xp)
+        self.x0 = GramArray(x0.c.copy(), self.xp)  # the arrays hold x/s (module doc)
 
     def __repr__(self) -> str:
         return (f"PEPProblem(n={self.n}, L={self.L}, mu={self.mu}, D0={self.D0}, rho2={self.rho2}, "
@@ -105,8 +108,8 @@ class PEPProblem(FederatedProblem):
 
     # ------------------------------------------------------------ the oracle
     def oracle(self, i: int, x: Vec) -> tuple[Vec, Scalar]:
-        """Gradient and value of client ``i`` at the symbolic point ``x`` (caller's units; new symbols unless
-        the point was seen)."""
+        """Gradient and value of client ``i`` at the symbolic point ``x``, as the algorithm sees them (``x/s``
+        scale, module doc; new symbols unless the point was seen)."""
         g, f, _ = self._point(i, x)
         return g, f
 
@@ -121,13 +124,13 @@ class PEPProblem(FederatedProblem):
                 "GiB and hours); use fewer rounds / local steps / clients / draws")
         gn = self.pep.vector()
         fn = self.pep.value()
-        xn = x / self.s
+        xn = x  # the arrays hold x/s already
         if self.mu > 0:
             r = self.mu / self.L
             self.funcs[i].add_point(xn, gn - r * xn, fn - (0.5 * r) * sqnorm(xn))
         else:
             self.funcs[i].add_point(xn, gn, fn)
-        out = (gn * (self.L * self.s), fn * self.unit, fn)
+        out = (gn * self.L, fn * self.L, fn)  # g/s = L g', f/s^2 = L f' (module doc)
         seen[key] = out
         return out
 
@@ -195,11 +198,11 @@ class PEPProblem(FederatedProblem):
 
     def constraints(self) -> tuple[Scalar, Scalar | None]:
         """Normalised ``||x0||^2 <= D0`` and ``sum_i p_i ||grad f_i(x*)||^2 <= rho2`` as ``Scalar <= 0``
-        (the second ``None`` for one client)."""
-        c1 = sqnorm(self._x0n) - self.D0 / self.s**2
+        with exact rational levels (the second ``None`` for one client)."""
+        c1 = sqnorm(self._x0n) - self.D0_level
         if self.n == 1:
             return c1, None
         c2 = Scalar()
         for pi, g in zip(self.p, self.stars, strict=True):
             c2 = c2 + float(pi) * sqnorm(g)
-        return c1, c2 - self.rho2 / (self.L * self.s) ** 2
+        return c1, c2 - self.rho2_level

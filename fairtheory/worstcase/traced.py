@@ -39,7 +39,7 @@ import numpy as np
 from fairtheory._validation import check_integer
 from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError
 from fairtheory.worstcase.gram_array import GramArray, NotRepresentableError
-from fairtheory.worstcase.local_gd import MAX_PEP_DIM, Instance, WorstCase
+from fairtheory.worstcase.local_gd import MAX_PEP_DIM, Instance, WorstCase, scaled
 from fairtheory.worstcase.pep_problem import PEPProblem
 from fairtheory.worstcase.sdp import Scalar, SDPSolution, Vec
 
@@ -222,7 +222,7 @@ def _trace(make: Callable[..., Any], rounds: int, problem: PEPProblem, *, output
 def worst_case(make: Callable[..., Any], rounds: int, *, n: int, L: float, D0: float, rho2: float, mu: float = 0.0,
                p: Any = None, output: Literal["last", "mean"] = "last", start: Mapping[str, Any] | None = None,
                tol: float = 1e-8, max_branches: int = MAX_BRANCHES, hyper: Mapping[str, Any] | None = None,
-               return_instance: bool = False, **more: Any) -> WorstCase:
+               return_instance: bool = False, certificate: bool = False, **more: Any) -> WorstCase:
     r"""Exact worst case of ``E[sum_i p_i f_i(x_out)] - f*`` after ``rounds`` steps of ``make(problem, **hyper)``.
 
     Parameters
@@ -240,6 +240,11 @@ def worst_case(make: Callable[..., Any], rounds: int, *, n: int, L: float, D0: f
     return_instance : also extract the worst-case functions' data (:class:`~fairtheory.worstcase.local_gd.Instance`,
         caller's units, ``x* = 0``), e.g. to replay the method on them with numpy
         (:class:`fairtheory.worstcase.replay.InterpolatedProblem`).
+    certificate : attach ``.certificate``, rational dual multipliers proving ``value <= certificate.bound``
+        exactly (:func:`fairtheory.proofs.certificate.certify`) for the SDP as traced: its coefficients are the
+        float64 numbers the trace computed (exactly the method's for dyadic step sizes and weights, e.g.
+        ``lr = 0.5``, ``p = (1/2, 1/2)``; otherwise the method with its coefficients rounded to float64), its
+        constraint levels the exact rationals of ``D0``, ``rho2``, ``L``.
 
     Returns
     -------
@@ -265,14 +270,19 @@ def worst_case(make: Callable[..., Any], rounds: int, *, n: int, L: float, D0: f
               "rounds": rounds_i, "n": problem.n, "L": problem.L, "mu": problem.mu, "D0": problem.D0,
               "rho2": problem.rho2, "p": problem.p.tolist(), "output": output, "start": dict(start or {}),
               "hyper": {k: (v if isinstance(v, (int, float, str, type(None))) else repr(v)) for k, v in hyper.items()}}
-    S = problem.unit
+    S = problem.S_exact
     inst = instance(problem, sol, params) if return_instance else None
-    return WorstCase(instance=inst, value=sol.value * S, dual_value=sol.dual_value * S, gap=sol.gap * S,
-                     status=sol.status, dim=sol.dim,
-                     n_constraints=sol.n_constraints, seconds=sol.seconds, build_seconds=sol.build_seconds,
-                     scale=problem.L * problem.D0 + problem.rho2 / problem.L, params=params,
-                     extra={"iterations": sol.iterations, "r_prim": sol.r_prim, "r_dual": sol.r_dual,
-                            "branches": len(tr.leaves), "trace_seconds": tr.seconds, "n_interp": sol.n_interp})
+    wc = WorstCase(instance=inst, value=scaled(sol.value, S), dual_value=scaled(sol.dual_value, S),
+                   gap=scaled(sol.gap, S), status=sol.status, dim=sol.dim,
+                   n_constraints=sol.n_constraints, seconds=sol.seconds, build_seconds=sol.build_seconds,
+                   scale=problem.L * problem.D0 + problem.rho2 / problem.L, params=params,
+                   extra={"iterations": sol.iterations, "r_prim": sol.r_prim, "r_dual": sol.r_dual,
+                          "branches": len(tr.leaves), "trace_seconds": tr.seconds, "n_interp": sol.n_interp})
+    if certificate:
+        from fairtheory.proofs.certificate import certify
+
+        wc.certificate = certify(pep, scale=S, value=sol.value, meta={"problem": "traced worst_case", "params": params})
+    return wc
 
 
 def instance(problem: PEPProblem, sol: SDPSolution, params: dict[str, Any]) -> Instance:
