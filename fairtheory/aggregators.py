@@ -32,6 +32,7 @@ Write your own by subclassing :class:`BaseAggregator` (see ``examples/``) and ch
 
 from __future__ import annotations
 
+import math
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -330,8 +331,17 @@ class SmoothedQalpha(BaseAggregator):
             b = float(f[int(np.argmin(np.abs(f - eta0)))])  # |f - eta0| = inf for far losses: not the nearest
             d = f - b  # exact for the losses near b (Sterbenz); far ones saturate sigma either way
 
+            psum = math.fsum(self.p)
+
             def h(delta: float) -> float:
-                return float(self.c @ sigmoid_unchecked((d - delta) / self.mu)) - 1.0
+                # sum_i c_i sigma(x_i) - sum p, with the clients above the threshold written as
+                # c_i - c_i sigma(-x_i) and their caps summed exactly (fsum): a residual of 1e-28 from a
+                # client 1e27 below the others is resolved, not rounded into 1 + 1e-28 = 1 (its weight
+                # times its loss was off by 0.6 in the value)
+                x = (d - delta) / self.mu
+                pos = x > 0
+                return (math.fsum([*self.c[pos], -psum]) - float(self.c[pos] @ sigmoid_unchecked(-x[pos]))
+                        + float(self.c[~pos] @ sigmoid_unchecked(x[~pos])))
 
             s = self.mu
             for _ in range(2200):  # bracket delta* (h decreases from tau - 1 > 0 to -1)
@@ -377,6 +387,11 @@ class SmoothedQalpha(BaseAggregator):
             return self.p.copy()
         with np.errstate(over="ignore", invalid="ignore"):
             return self.c * sigmoid_unchecked(((f - b) - delta) / self.mu)
+
+    def rescaled(self, unit: float) -> SmoothedQalpha:
+        """The aggregator of the losses in units of ``unit``: ``A_{mu/unit}(f/unit) = A_mu(f)/unit``
+        (positively homogeneous in ``(f, mu)``); exact solvers use it for losses far from order one."""
+        return SmoothedQalpha(self.p, self.alpha, self.mu / check_positive(unit, "unit"))
 
     def client_values(self, f: Any, eta: Any) -> Any:
         """``h_i(f_i, eta_i)`` for per-client vectors (numpy or torch; no validation)."""
@@ -462,6 +477,12 @@ class QFFL(BaseAggregator):
         Fs = xp.where(pos, Fo, xp.ones_like(Fo))
         return xp.where(pos, self.q * Fs ** (self.q - 1.0), xp.zeros_like(Fo))
 
+    def rescaled(self, unit: float) -> QFFL:
+        """q-FFL of the losses in units of ``unit`` (offset ``o/unit``): its value at ``f/unit`` is
+        ``A(f)/unit^{q+1}``, a monotone transform with the same minimisers (exact solvers use it for
+        losses far from order one)."""
+        return QFFL(self.p, self.q, self.offset / check_positive(unit, "unit"))
+
     def client_values(self, f: Any, eta: Any) -> Any:
         return (f + self.offset) ** (self.q + 1.0) / (self.q + 1.0)
 
@@ -518,6 +539,11 @@ class TERM(BaseAggregator):
         xp, pp, _, x = self._tilted(f)
         e = pp * xp.exp(x)
         return e / xp.sum(e)
+
+    def rescaled(self, unit: float) -> TERM:
+        """TERM of the losses in units of ``unit``: tilt ``t unit``, value ``A(f)/unit`` at ``f/unit``
+        (exact solvers use it for losses far from order one)."""
+        return TERM(self.p, self.t * check_positive(unit, "unit"))
 
     def client_values(self, f: Any, eta: Any) -> Any:
         return eta + (namespace(f).exp(self.t * (f - eta)) - 1.0) / self.t

@@ -464,3 +464,29 @@ def test_audit_builtins_hold_over_extreme_ranges(lo: float, hi: float) -> None:
         rep = _audit(a, min_loss=lo, max_loss=hi, max_examples=20,
                      properties=("defined", "subgradient", "weights_nonnegative", "monotone", "convex", "separable_form"))
         assert rep.passed, rep.table()
+
+
+def test_smoothed_qalpha_threshold_residual_resolved() -> None:
+    """f = (0, 1, -3.7e27), caps (0.4, 0.6, 1): the two top caps fill the mass, A_mu = 0.6 up to e^{-1e28}.
+    The threshold residual 1 + 1.6e-28 rounded to 1, leaving the far client a weight 1.6e-28 whose loss
+    times it took 0.6 off the value (A_mu came out -1e-7)."""
+    a = agg.SmoothedQalpha([0.2, 0.3, 0.5], 0.5, 0.1)
+    f = [0.0, 1.0, -3.74109007e27]
+    assert a.value(f) == pytest.approx(0.6, rel=1e-15)
+    np.testing.assert_allclose(a.weights(f), [0.4, 0.6, 0.0], atol=1e-300)
+
+
+def test_solve_aggregator_rescales_term_smoothed_and_qffl() -> None:
+    """Non-set aggregators were solved as written: losses 1e-12 or 1e12 made Clarabel fail."""
+    from fairtheory.exact.aggregate import solve_aggregator
+
+    A = np.array([1.5, -0.5])
+    for s in (1e-100, 1e-12, 1e12, 1e100):
+        P = QuadraticProblem(s * np.stack([np.eye(2)] * 2), np.stack([A, -A]), p=[0.5, 0.5])
+        f_opt = 1.25 * s  # every client's loss at the optimum w = 0
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert solve_aggregator(P, agg.TERM(P.p, 1.0 / s)).value == pytest.approx(f_opt, rel=1e-9)
+            assert solve_aggregator(P, agg.QFFL(P.p, 1.0)).value == pytest.approx(f_opt**2 / 2, rel=1e-9)
+            sm = solve_aggregator(P, agg.SmoothedQalpha(P.p, 0.7, 0.1 * s)).value
+        assert f_opt <= sm <= f_opt + 0.1 * s / 0.7 * math.log(2) * (1 + 1e-9)  # 002 Lemma 2

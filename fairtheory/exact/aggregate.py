@@ -84,6 +84,10 @@ def solve_aggregator(problem: FederatedProblem, aggregator: Any, *, expr: Callab
     # support functions of sets are positively homogeneous: solve in units of the losses (f/unit has
     # the same minimisers); any other aggregator is solved as written, its certificate still scale-aware
     model_unit = unit if expr is None and isinstance(getattr(agg, "set", None), (CappedSimplex, IntegratedSet)) else 1.0
+    if expr is None and model_unit == 1.0 and unit != 1.0 and callable(getattr(agg, "rescaled", None)):
+        # the aggregator of f/unit (TERM: tilt t unit; smoothed Q_alpha: mu/unit; q-FFL: offset/unit) has the
+        # same minimisers: losses of order 1e-12 or 1e12 are solved in units of the losses
+        build, model_unit = agg.rescaled(unit).cvxpy, unit
     w, t = _model_variable(problem), cp.Variable(problem.n)
     fvec, shared = _loss_vector(problem, w, model_unit)
     cons = [fvec + shared <= t]
@@ -105,7 +109,8 @@ def solve_aggregator(problem: FederatedProblem, aggregator: Any, *, expr: Callab
     w_star = np.asarray(w.value, dtype=np.float64)
     steps = 0
     if polish:
-        cand, steps = _newton(_objective(problem, agg), w_star, max_iter=60)
+        with np.errstate(over="ignore", invalid="ignore"):  # gradient norms of losses ~1e100 overflow: Newton stops
+            cand, steps = _newton(_objective(problem, agg), w_star, max_iter=60)
         if np.all(np.isfinite(cand)) and value_at(cand) <= value_at(w_star):
             w_star = cand
     f_star = np.asarray(problem.losses(w_star), dtype=np.float64)

@@ -106,7 +106,7 @@ def solve_fedavg(problem: FederatedProblem, *, polish: bool = True, grad_tol: fl
     steps = 0
     if polish:
         w_star, steps = _newton_weighted(problem, problem.p, w_star)
-    gnorm = float(np.linalg.norm(problem.p @ problem.grads(w_star)))
+    gnorm = _norm(problem.p @ problem.grads(w_star))
     value = float(problem.p @ problem.losses(w_star))
     # d/dw is in units of loss per model unit: times the model scale r it is in units of the losses
     if not gnorm * _model_scale(problem) <= grad_tol * _cert_scale(value, unit):
@@ -288,12 +288,12 @@ def solve_smoothed_rcfl(problem: FederatedProblem, alpha: Any, mu: float, *, met
                 x, steps = _newton(lambda z: _smoothed(problem, z[:-1], z[-1], c, mu, hessian=True), start,
                                    max_iter=200 if method == "newton" or solver.startswith("newton(") else 60)
             F, g, _ = _smoothed(problem, x[:-1], x[-1], c, mu, hessian=False)
-        gnorm = float(np.linalg.norm(g))
+        gnorm = _norm(g)
         r_model = _model_scale(problem)
         if unit == 1.0 and r_model == 1.0:
             certified = gnorm <= grad_tol * max(1.0, abs(F))
         else:  # r d/dw is in units of the losses (r the model scale), d/deta = 1 - sum c s is dimensionless
-            certified = (r_model * float(np.linalg.norm(g[:-1])) <= grad_tol * _cert_scale(F, unit)
+            certified = (r_model * _norm(g[:-1]) <= grad_tol * _cert_scale(F, unit)
                          and abs(float(g[-1])) <= grad_tol)
         if np.isfinite(F) and np.all(np.isfinite(g)) and certified:
             return ExactResult(float(F), x[:-1].copy(), None, solver, _status(status),
@@ -402,6 +402,19 @@ def maxmin_quadratic(problem: Any, S: CappedSimplex, *, gap_tol: float = DEFAULT
 
 
 # ==================================================================== internals
+def _norm(x: Any) -> float:
+    """Euclidean norm without overflow of the squares (scaled by the largest entry, as ``hypot``):
+    gradients of losses ~1e100 have norms that fit a float64 while their squares do not."""
+    a = np.asarray(x, dtype=np.float64)
+    if a.size == 0:
+        return 0.0
+    with np.errstate(over="ignore", invalid="ignore"):
+        m = float(np.max(np.abs(a)))
+        if m == 0.0 or not np.isfinite(m):
+            return m
+        return m * float(np.linalg.norm(a / m))
+
+
 def _alpha(alpha: Any, p: np.ndarray) -> np.ndarray:
     """``check_alpha`` that also refuses booleans and strings (``float(True)``, ``float("0.5")``)."""
     if isinstance(alpha, (bool, np.bool_, str, bytes)) or alpha is None:
@@ -653,15 +666,15 @@ def _kkt_polish_once(problem: FederatedProblem, S: CappedSimplex, w0: np.ndarray
         return r, J
 
     r, J = residual(x)
-    rn = np.linalg.norm(r)
+    rn = _norm(r)
     for _ in range(max_iter):
         if rn == 0:
             break
         xn = x - np.linalg.lstsq(J, r, rcond=None)[0]
         rn_new, Jn = residual(xn)
-        if not np.linalg.norm(rn_new) < rn:
+        if not _norm(rn_new) < rn:
             break
-        x, r, J, rn = xn, rn_new, Jn, float(np.linalg.norm(rn_new))
+        x, r, J, rn = xn, rn_new, Jn, _norm(rn_new)
     lam = lam_fixed.copy()
     lam[T] = x[d + 1:]
     w = x[:d]
@@ -690,7 +703,7 @@ def _dual_value(problem: FederatedProblem, lam: np.ndarray, w0: np.ndarray) -> t
     Hs = np.einsum("n,nij->ij", lam, problem.hessians(w))
     step = np.linalg.lstsq(Hs, g, rcond=None)[0]
     # second-order estimate of the remaining decrease (0 at an exact minimiser)
-    return float(lam @ problem.losses(w) - 0.5 * g @ step), float(np.linalg.norm(g))
+    return float(lam @ problem.losses(w) - 0.5 * g @ step), _norm(g)
 
 
 def _newton_weighted(problem: FederatedProblem, lam: np.ndarray, w0: np.ndarray) -> tuple[np.ndarray, int]:
@@ -723,7 +736,7 @@ def _newton(fgh: Callable[[np.ndarray], tuple[float, np.ndarray, np.ndarray]], x
     """Damped Newton (Armijo backtracking) until the gradient stops decreasing."""
     x = np.array(x0, dtype=np.float64)
     F, g, H = fgh(x)
-    gn = np.linalg.norm(g)
+    gn = _norm(g)
     steps = 0
     for _ in range(max_iter):
         if gn == 0 or not np.isfinite(gn):
@@ -741,7 +754,7 @@ def _newton(fgh: Callable[[np.ndarray], tuple[float, np.ndarray, np.ndarray]], x
         while t > 1e-12:
             xn = x + t * dx
             Fn, gnv, Hn = fgh(xn)
-            gnn = np.linalg.norm(gnv)
+            gnn = _norm(gnv)
             if np.isfinite(Fn) and (Fn <= F + 1e-4 * t * (g @ dx)
                                     or (gnn < gn and Fn <= F + 1e-13 * max(1.0, abs(F)))):
                 accepted = True

@@ -59,6 +59,7 @@ __all__ = ["audit", "AuditReport", "PropertyResult", "REQUIRED", "INFORMATIONAL"
 REQUIRED = ("defined", "subgradient", "weights_nonnegative", "monotone", "convex", "separable_form")
 INFORMATIONAL = ("translation_equivariant", "positively_homogeneous", "between_mean_and_max")
 _FD_RTOL = 1e-5
+_EPS = float(np.finfo(np.float64).eps)
 
 
 @dataclass
@@ -502,15 +503,25 @@ def _separable(c: _Ctx) -> tuple[Any, Check]:
     def h(f: np.ndarray, E: np.ndarray) -> np.ndarray:
         return _user_array(lambda: agg.client_values(f.copy(), E.copy()), "client_values(f, eta)", f, c.n)
 
+    def J_err(f: np.ndarray, eta: float) -> tuple[float, float]:
+        """``J = sum_i p_i h_i(f_i, eta)`` and a bound on its float rounding: ``h_i`` of a far ``eta``
+        cancel (``(f_i - eta)/alpha_i + eta``), so J may be off by ``eps (sum p |h| + |eta| + max |f|)``."""
+        hv = h(f, np.full(c.n, eta))
+        val = _finite(float(c.p @ hv), "sum_i p_i h_i(f_i, eta)")
+        err = 8.0 * _EPS * (float(np.abs(c.p) @ np.abs(hv)) + abs(eta) + float(np.max(np.abs(f))))
+        return val, err
+
     def J(f: np.ndarray, eta: float) -> float:
-        return _finite(float(c.p @ h(f, np.full(c.n, eta))), "sum_i p_i h_i(f_i, eta)")
+        """The lower end of J's rounding interval (an eta whose J may reach A(f))."""
+        val, err = J_err(f, eta)
+        return val - err
 
     def check(x: tuple[np.ndarray, float]) -> tuple[dict[str, Any], str] | None:
         f, eta = x
         a = c.A(f)
         # A(f) = min_eta J(eta): J never below A, and reaches it
-        j = J(f, eta)
-        if j < a - c.slack(a, j):
+        j, j_err = J_err(f, eta)
+        if j + j_err < a - c.slack(a, j):
             return {"f": f, "eta": eta}, f"sum_i p_i h_i(f_i, eta) = {j!r} < A(f) = {a!r}"
         # A(f) = min_eta J: some eta reaches A(f).  Brackets around the data first (their width is that of
         # f, so eta is resolved to the data's precision: over a loss range of +-1e300 a bracket of that
