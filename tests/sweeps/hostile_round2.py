@@ -789,6 +789,19 @@ def build2() -> None:  # noqa: C901 - a flat table of calls
     call("SmoothedQalpha weights 1e300 ties", lambda: sq.weights([1e300, -1e300, -1e300]), Val([0.4, 0.225, 0.375], 1e-12))
     call("SmoothedQalpha weights near max", lambda: sq.weights([1.7e308, -1.7e308, 1e308]), Val([0.4, 0.0, 0.6], 1e-12))
     call("SmoothedQalpha value flat far eta", lambda: sq.value([0.0, 2.0**31, -4.32278124e16]), Val(0.6 * 2.0**31, 1e-15))
+    call("SmoothedQalpha value residual 1e-28", lambda: sq.value([0.0, 1.0, -3.74109007e27]), Val(0.6, 1e-15))
+    for s_ in (1e-100, 1e-12, 1e12, 1e100):
+        Ps = QuadraticProblem(s_ * np.stack([np.eye(2)] * 2), np.stack([A2, -A2]), p=[0.5, 0.5])
+        call(
+            f"solve_aggregator TERM s={s_:g}",
+            lambda Ps=Ps, s_=s_: solve_aggregator(Ps, agg.TERM(Ps.p, 1.0 / s_)).value,
+            Val(1.25 * s_, 1e-9),
+        )
+        call(
+            f"solve_aggregator QFFL s={s_:g}",
+            lambda Ps=Ps: solve_aggregator(Ps, agg.QFFL(Ps.p, 1.0)).value,
+            Val((1.25 * s_) ** 2 / 2, 1e-9),
+        )
     p3 = np.array([0.2, 0.3, 0.5])
     for lo, hi in ((-1e300, 1e300), (0.0, 1e308), (1e300, 1.7e308), (0.0, 1e-300)):
         for name, a in (("smoothed", agg.SmoothedQalpha(p3, 0.5, 0.1)), ("term", agg.TERM(p3, 1.0)), ("cvar", agg.cvar(3, 0.5))):
