@@ -20,6 +20,9 @@ Optional capabilities (duck-typed; an algorithm that needs one says so in its er
   ``t >= f(w)`` (:func:`fairtheory.exact.aggregate.solve_aggregator`).
 * ``set`` and ``project(lam)``: support functions of a client-weight set; the primal-dual methods (AFL,
   DRFA, Scaff-PD) ascend on ``lam`` in that set.
+* ``rescaled(unit)``: the aggregator of the losses in units of ``unit`` (its value at ``f/unit`` a
+  monotone transform of ``A(f)``); the exact solver uses it to solve losses of order ``1e-12`` or
+  ``1e12`` in units where the conic solver's tolerances mean the same (TERM, smoothed ``Q_alpha``, q-FFL).
 * ``constant_weights = True``: ``weights`` does not depend on ``f`` (FedAvg's ``p``); algorithms then
   skip evaluating the losses.
 
