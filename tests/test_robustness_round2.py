@@ -490,3 +490,15 @@ def test_solve_aggregator_rescales_term_smoothed_and_qffl() -> None:
             assert solve_aggregator(P, agg.QFFL(P.p, 1.0)).value == pytest.approx(f_opt**2 / 2, rel=1e-9)
             sm = solve_aggregator(P, agg.SmoothedQalpha(P.p, 0.7, 0.1 * s)).value
         assert f_opt <= sm <= f_opt + 0.1 * s / 0.7 * math.log(2) * (1 + 1e-9)  # 002 Lemma 2
+
+
+def test_highs_banner_stays_off_the_console(capfd: Any) -> None:
+    """HiGHS printed its copyright banner (two lines, C-level stdout) on the first LP of a process."""
+    import subprocess
+    import sys
+
+    code = ("from fairtheory.exact import capped\nfrom fairtheory.sets import CappedSimplex\n"
+            "S = CappedSimplex([0.5, 0.4, 0.3])\n"
+            "capped.support_lp(S, [1.0, 3.0, 2.0]); capped.project_qp(S, [1.0, 3.0, 2.0])\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert out.stdout == "" and "HiGHS" not in out.stderr

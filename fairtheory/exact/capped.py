@@ -70,6 +70,44 @@ _CLARABEL_OPTS: dict[str, Any] = {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "t
 
 
 # -------------------------------------------------------------------- helpers
+_HIGHS_BANNER_DONE = False
+
+
+def _quiet_highs() -> None:
+    """Create the process's first ``highspy.Highs`` with file descriptor 1 sent to ``/dev/null``: HiGHS
+    prints its copyright banner to the C-level stdout once per process, whatever ``output_flag`` says,
+    which put two lines on the console of every program that used an LP twin (no print in library code)."""
+    global _HIGHS_BANNER_DONE
+    if _HIGHS_BANNER_DONE:
+        return
+    _HIGHS_BANNER_DONE = True
+    import os
+    import sys
+
+    try:
+        import highspy
+    except ImportError:  # pragma: no cover - cvxpy reports the missing solver itself
+        return
+    try:
+        sys.stdout.flush()
+        saved, null = os.dup(1), os.open(os.devnull, os.O_WRONLY)
+    except (OSError, ValueError, AttributeError):  # no file descriptor 1 to redirect
+        return
+    try:
+        os.dup2(null, 1)
+        highspy.Highs()
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+        os.close(null)
+
+
+def _solve_highs(prob: Any, what: str) -> float:
+    """:func:`solve_checked` with HiGHS and :data:`_HIGHS_OPTS`, its banner kept off the console."""
+    _quiet_highs()
+    return solve_checked(prob, what, LP_SOLVER, **_HIGHS_OPTS)
+
+
 def _check_set(S: Any, name: str = "S") -> CappedSimplex:
     if not isinstance(S, CappedSimplex):
         raise FairtheoryTypeError(f"{name} must be a CappedSimplex, got {type(S).__name__}")
@@ -148,7 +186,7 @@ def _support_lp(S: CappedSimplex, v: np.ndarray, what: str) -> ExactResult:
         lam = _box_variable(S.caps)
         cons = [cp.sum(lam) == 1]
         prob = cp.Problem(cp.Maximize(((v - c) / sc) @ lam), cons)
-        val = c + sc * solve_checked(prob, what, LP_SOLVER, **_HIGHS_OPTS)
+        val = c + sc * _solve_highs(prob, what)
         w = np.asarray(lam.value, dtype=np.float64)
         bound = _dual_bound(S.caps, v, _times(cons[0].dual_value, 1.0), shift=c, scale=sc)
         cert = {"dual_bound": bound, "gap": bound - val, "primal_infeasibility": _infeasibility(w, S.caps),
@@ -250,6 +288,8 @@ def project_qp(S: CappedSimplex, v: Any) -> ExactResult:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # solver deprecations and chatter are not the caller's
+                if solver == "HIGHS":
+                    _quiet_highs()
                 solve_checked(prob, "projection QP onto a capped simplex", solver, **opts)
         except SolverError as exc:
             last = exc
@@ -348,7 +388,7 @@ def qalpha_sup_lp(losses: Any, p: Any, alpha: Any) -> ExactResult:
         lam = _box_variable(caps)
         cons = [cp.sum(lam) == 1]
         prob = cp.Problem(cp.Maximize(((f - c) / sc) @ lam), cons)
-        val = c + sc * solve_checked(prob, what, LP_SOLVER, **_HIGHS_OPTS)
+        val = c + sc * _solve_highs(prob, what)
         w = np.asarray(lam.value, dtype=np.float64)
         bound = _dual_bound(caps, f, _times(cons[0].dual_value, 1.0), shift=c, scale=sc)
         if _gap_ok(bound - val, f, val, bound):
@@ -381,7 +421,7 @@ def qalpha_dual_lp(losses: Any, p: Any, alpha: Any) -> ExactResult:
         s_var = cp.Variable(f.size, nonneg=True)
         cons = [s_var >= (f - c) / sc - eta]
         prob = cp.Problem(cp.Minimize(eta + caps @ s_var), cons)
-        val = c + sc * solve_checked(prob, what, LP_SOLVER, **_HIGHS_OPTS)
+        val = c + sc * _solve_highs(prob, what)
         eta_v = c + sc * float(eta.value)
         lam = np.abs(np.asarray(cons[0].dual_value, dtype=np.float64))
         # the multipliers are a point of the capped simplex up to the solver's tolerance: project, then
@@ -417,7 +457,7 @@ def integrated_support_lp(I: IntegratedSet, v: Any) -> ExactResult:
         av, bv = _box_variable(I.A.caps), _box_variable(I.B.caps)
         ca, cb = [cp.sum(av) == 1], [cp.sum(bv) == 1]
         prob = cp.Problem(cp.Maximize((xs @ av - phi * (xs @ bv)) / (1.0 - phi)), ca + cb)
-        val = c + sc * solve_checked(prob, what, LP_SOLVER, **_HIGHS_OPTS)
+        val = c + sc * _solve_highs(prob, what)
         a_, b_ = np.asarray(av.value, dtype=np.float64), np.asarray(bv.value, dtype=np.float64)
         lam = (a_ - phi * b_) / (1.0 - phi)
         # scale the multipliers back: the objective carries 1/(1-phi) and phi/(1-phi), the data (v - c)/sc
