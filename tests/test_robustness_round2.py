@@ -492,7 +492,7 @@ def test_solve_aggregator_rescales_term_smoothed_and_qffl() -> None:
         assert f_opt <= sm <= f_opt + 0.1 * s / 0.7 * math.log(2) * (1 + 1e-9)  # 002 Lemma 2
 
 
-def test_highs_banner_stays_off_the_console(capfd: Any) -> None:
+def test_highs_banner_stays_off_the_console() -> None:
     """HiGHS printed its copyright banner (two lines, C-level stdout) on the first LP of a process."""
     import subprocess
     import sys
