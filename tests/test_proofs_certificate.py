@@ -152,3 +152,34 @@ def test_solve_sparse_dependent_and_inconsistent() -> None:
     for r, b in zip(rows, [1, 2, 3], strict=True):
         assert sum(v * x.get(c, 0) for c, v in r.items()) == b
     assert solve_sparse(rows, [Fraction(1), Fraction(3), Fraction(3)], [0, 1, 2]) is None
+
+
+def test_rho0_formula_exact_point_and_huber_instance() -> None:
+    """At kappa = T_N = 1, beta L = 1/2 the certificate's bound equals L D0/(2 + 2 beta L (kappa T_N + 2)) = 1/5
+    exactly, and the 1-D Huber instance attains it exactly: the worst case is 1/5 (proved both ways)."""
+    from fairtheory.proofs.certificate import certify_exact
+    from verify.claims.proofs_pep import _pep_rho0, huber_instance_value, rho0_formula
+
+    f = rho0_formula(1, 1, Fraction(1, 2))
+    assert f == Fraction(1, 5)
+    c = certify_exact(_pep_rho0(1, 1, Fraction(1, 2)), f)
+    assert c is not None and c.check() and c.bound == f and check_certificate(c.to_json())
+    assert huber_instance_value(1, 1, Fraction(1, 2)) == f
+    assert certify_exact(_pep_rho0(1, 1, Fraction(1, 2)), f * Fraction(99, 100)) is None  # below the worst case
+    for kappa, T_N, bL in [(2, 2, Fraction(1, 4)), (3, 2, Fraction(1, 8)), (2, 5, Fraction(3, 2))]:
+        assert huber_instance_value(kappa, T_N, bL) == rho0_formula(kappa, T_N, bL)
+
+
+@pytest.mark.parametrize("cid", ["proofs.localgd.rho0_formula", "proofs.stepsize.region", "proofs.rcfl.theorem1.worstcase",
+                                 "proofs.scaffold.worstcase"])
+def test_pep_proof_claims_quick(cid: str) -> None:
+    """Each proofs.* PEP claim is proved in quick mode with certificates that re-check exactly."""
+    import verify.claims.proofs_pep as mod
+    from verify.core import Context
+
+    fn = {"proofs.localgd.rho0_formula": mod.localgd_rho0_formula, "proofs.stepsize.region": mod.stepsize_region,
+          "proofs.rcfl.theorem1.worstcase": mod.theorem1_proved, "proofs.scaffold.worstcase": mod.scaffold_proved}[cid]
+    out = fn(Context(quick=True))
+    assert out.status == "proved", out.note
+    certs = out.certificate if isinstance(out.certificate, list) else [out.certificate]
+    assert certs and all(check_proof(c) for c in certs)

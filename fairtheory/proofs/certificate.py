@@ -492,10 +492,18 @@ def _float_refine(eqs: Sequence[Mapping[int, Fraction]], rhs: Sequence[Fraction]
             if k in pos:
                 M[r, pos[k]] = float(v)
     x0 = np.array([float(lam0[k]) for k in cols])
-    res = np.array([float(r) for r in rhs]) - M @ x0
-    w = np.maximum(np.abs(x0), 1e-300)
-    y = np.linalg.lstsq(M * w, res, rcond=None)[0]
-    x1 = x0 + w * y
+    b = np.array([float(r) for r in rhs])
+    free = np.array([k < n_eq for k in cols])
+    x1 = x0.copy()
+    for _ in range(4):  # weighted least-change correction; multipliers pushed below 0 are fixed at 0 and it repeats
+        w = np.where(free, 1.0, np.abs(x1))
+        w[(~free) & (x1 < 1e-7 * max(float(np.abs(x1).max()), 1e-300))] = 0.0  # tiny ones stay
+        y = np.linalg.lstsq(M * w, b - M @ x1, rcond=None)[0]
+        x1 = x1 + w * y
+        neg = (~free) & (x1 < 0)
+        if not neg.any():
+            break
+        x1[neg] = 0.0
     out = {}
     for k, x in zip(cols, x1, strict=True):
         if k >= n_eq and x <= 0:
@@ -574,7 +582,7 @@ def certify(pep: Any, *, scale: Fraction | int = 1, value: float | None = None, 
             if cert is not None:
                 return cert
     # 2. back-off: S >= delta on B
-    for zs, Bs in ((zeros, B), ([], list(range(dim)))):
+    for zs, Bs in (((zeros, B), ([], list(range(dim)))) if zeros else (([], list(range(dim))),)):
         for d in deltas:
             zd = z0
             if d > 0:
@@ -605,7 +613,7 @@ def certify_exact(pep: Any, target: Fraction, *, scale: Fraction | int = 1, meta
         return None
     zmax = max((abs(x) for x in z), default=0.0)
     nulls = [(f"null(den={d}, fit={f:g})", [], _null_space(data, z, 1e-6, d, f))
-             for d, f in ((100, 1e-5), (1000, 1e-6), (10_000, 1e-7))]
+             for d, f in ((100, 1e-5), (1000, 1e-5), (100, 1e-4), (1000, 1e-6), (10_000, 1e-7))]
     for tag, zs, null in nulls + [("zeros", _structural_zeros(data, z), []), ("plain", [], [])]:
         for den in denominators:
             lam0 = {k: Fraction(x).limit_denominator(den) for k, x in enumerate(z)
