@@ -115,7 +115,8 @@ def stepsize_region(ctx: Context) -> Outcome:
     (:func:`fairtheory.worstcase.potential.round_constant`) proves the inequality with the certified
     ``C = bound`` (exact rational); it is compared exactly with the proof's ``C_thm``.  The grid lies far
     outside the theorem's step-size conditions (``beta L <= 1/40``): the potential argument itself holds
-    there.  Beyond ``beta L ~ 1.75`` no certificate with ``a = beta/2`` is found (``stepsize_region``)."""
+    there.  At ``beta L = 1.75`` the float PEP is bounded but no exact certificate within ``1e-5`` was found;
+    at ``1.9`` the one-round PEP is unbounded (no certificate with ``a = beta/2`` exists)."""
     from fairtheory.proofs.check import check_proof
     from fairtheory.worstcase.potential import round_constant
 
