@@ -63,10 +63,10 @@ __all__ = ["Certificate", "certify", "certify_exact", "check_certificate", "veri
            "MAX_DIM", "MAX_ROWS"]
 
 #: checker limits (hostile input beyond them is rejected, not computed)
-MAX_DIM = 2000
+MAX_DIM = 600
 MAX_ROWS = 2_000_000
 _MAX_DIGITS = 4000
-_MAX_ENTRIES = 20_000_000
+_MAX_ENTRIES = 5_000_000
 
 Row = tuple[dict[tuple[int, int], Fraction], dict[int, Fraction], Fraction]
 
