@@ -159,3 +159,96 @@ def lemma12(ctx: Context) -> Outcome:
                    explain="measured = library lipschitz_estimate at F = 2, |grad F|^2 = 3, L = 3/2, q = 2; bound = the "
                            "proved L_q(w) = L F^q + q F^{q-1} |grad F|^2 there (= 18)",
                    details={"library minus proved": lib - want})
+
+
+# ------------------------------------------------------------------------------ closed-form discovery
+
+
+def _rho0_exact(point: dict[str, Any], value: Any) -> bool:
+    """``value`` is the exact worst case at this rational point: a ``pep-dual`` certificate with bound ``value``
+    (re-checked) and the 1-D Huber instance attaining ``value`` (verify.claims.proofs_pep)."""
+    from fairtheory.proofs.certificate import certify_exact
+    from fairtheory.proofs.check import check_proof
+    from verify.claims.proofs_pep import _pep_rho0, huber_instance_value
+
+    k, T, b = int(point["kappa"]), int(point["T_N"]), point["beta"]
+    cert = certify_exact(_pep_rho0(k, T, b), value)
+    return cert is not None and check_proof(cert.to_json()) and huber_instance_value(k, T, b) == value
+
+
+@claim("proofs.fit.localgd_rho0", citation="002 Alg. 1 (local GD, 002 output), worst case at rho = 0",
+       statement="fit_closed_form recovers a rational formula of (beta, kappa, T_N) from float PEP worst cases "
+                 "(L = D0 = 1, rho2 = 0), exact on held-out rational points (certificate + attaining instance)",
+       expected="verified")
+def fit_rho0(ctx: Context) -> Outcome:
+    """Closed-form discovery (:func:`fairtheory.proofs.fit.fit_closed_form`) on the PEP values of
+    :func:`fairtheory.worstcase.local_gd.local_gd_worst_case` over a grid; the proposed formula is then
+    checked *exactly* at every held-out point by an exact ``pep-dual`` upper certificate whose bound is
+    the formula's value and the Huber instance whose value equals it.  ``proved`` (at those rational
+    points, certificates attached) only when every held-out point is confirmed; else ``verified`` with
+    the held-out error."""
+    import itertools
+    from fractions import Fraction
+
+    from fairtheory.proofs.certificate import certify_exact
+    from fairtheory.proofs.fit import fit_closed_form
+    from fairtheory.worstcase.local_gd import local_gd_worst_case
+    from verify.claims.proofs_pep import _pep_rho0
+
+    betas = [Fraction(1, 8), Fraction(1, 4), Fraction(1, 2), Fraction(3, 4)] + ([] if ctx.quick else [Fraction(3, 8)])
+    pts, vals = [], []
+    for b, k, T in itertools.product(betas, (1, 2, 3), (1, 2, 3)):
+        pts.append({"beta": b, "kappa": k, "T_N": T})
+        vals.append(local_gd_worst_case(n=2, kappa=k, T_N=T, beta=float(b), L=1.0, D0=1.0, rho2=0.0, output="002").value)
+    res = fit_closed_form(pts, vals, names=["beta", "kappa", "T_N"], max_degree=3, seed=ctx.seed, exact=_rho0_exact)
+    details = {"formula": str(res.expression), "degrees": res.degrees, "heldout_error": res.heldout_error,
+               "train_error": res.train_error, "points": len(pts), "heldout": res.n_heldout,
+               "exact_points": [{k: str(v) for k, v in pt.items()} | {"value": str(fv), "confirmed": ok}
+                                for pt, fv, ok in res.exact]}
+    explain = "measured = max relative error of the fitted formula on held-out PEP values, bound = fit tolerance 1e-5"
+    if not res.found:
+        return Outcome(status="inconclusive", measured=res.heldout_error, bound=1e-5, relation="<=", explain=explain,
+                       details=details, note="no rational function of degree <= 3 fits the PEP values")
+    certs = []
+    for pt, fv, ok in res.exact:
+        if ok:
+            c = certify_exact(_pep_rho0(int(pt["kappa"]), int(pt["T_N"]), pt["beta"]), fv)
+            certs.append(c.to_json() if c is not None else None)
+    note = f"fitted {res.expression}; {sum(ok for *_, ok in res.exact)}/{len(res.exact)} held-out points exact"
+    if res.exact_agree and certs and all(c is not None for c in certs):
+        return Outcome(status="proved", measured=res.heldout_error, bound=1e-5, relation="<=", explain=explain,
+                       details=details, certificate=certs, instances=len(pts),
+                       note=note + " (pep-dual upper certificate = formula, Huber instance = formula): proved at those "
+                                   "rational points, the formula elsewhere is a fit")
+    return Outcome(status="verified", measured=res.heldout_error, bound=1e-5, relation="<=", explain=explain,
+                   details=details, instances=len(pts), note=note)
+
+
+@claim("proofs.fit.localgd_D0zero", citation="002 Alg. 1 (local GD, 002 output), worst case at D0 = 0",
+       statement="closed-form discovery on the heterogeneity-only worst case (D0 = 0, rho2 = 1): report whether a "
+                 "rational function of (beta, kappa, T_N) of degree <= 3 fits (held-out error)",
+       expected="inconclusive")
+def fit_d0zero(ctx: Context) -> Outcome:
+    """The drift term alone (``D0 = 0``, ``rho2 = 1``, ``kappa >= 2``; at ``kappa = 1`` it is 0).  A finding, not a
+    theorem: ``inconclusive`` when no rational function of the allowed degree fits, ``verified`` if one does."""
+    import itertools
+    from fractions import Fraction
+
+    from fairtheory.proofs.fit import fit_closed_form
+    from fairtheory.worstcase.local_gd import local_gd_worst_case
+
+    betas = [Fraction(1, 16), Fraction(1, 8), Fraction(1, 4), Fraction(1, 2)] + ([] if ctx.quick else [Fraction(3, 8)])
+    pts, vals = [], []
+    for b, k, T in itertools.product(betas, (2, 3, 4), (1, 2) if ctx.quick else (1, 2, 3)):
+        pts.append({"beta": b, "kappa": k, "T_N": T})
+        vals.append(local_gd_worst_case(n=2, kappa=k, T_N=T, beta=float(b), L=1.0, D0=0.0, rho2=1.0, output="002").value)
+    res = fit_closed_form(pts, vals, names=["beta", "kappa", "T_N"], max_degree=3, seed=ctx.seed)
+    details = {"formula": str(res.expression), "best_degrees": res.degrees, "heldout_error": res.heldout_error,
+               "candidates_tried": res.tried, "points": len(pts)}
+    explain = "measured = held-out relative error of the best rational fit (degree <= 3), bound = fit tolerance 1e-5"
+    if res.found:
+        return Outcome(status="verified", measured=res.heldout_error, bound=1e-5, relation="<=", explain=explain,
+                       details=details, instances=len(pts), note=f"fitted {res.expression}")
+    return Outcome(status="inconclusive", measured=res.heldout_error, bound=1e-5, relation="<=", explain=explain,
+                   details=details, instances=len(pts),
+                   note="no rational function of (beta, kappa, T_N) of degree <= 3 fits the D0 = 0 worst cases")
