@@ -64,8 +64,13 @@ def _design(X: np.ndarray, monos: list[tuple[int, ...]]) -> np.ndarray:
 
 
 def _as_points(params: Any, names: Sequence[str]) -> np.ndarray:
+    if isinstance(params, (str, bytes)):
+        raise FairtheoryTypeError(f"params must be a sequence of dicts or a 2-D array, got {type(params).__name__}")
     if isinstance(params, np.ndarray) or (isinstance(params, Sequence) and params and not isinstance(params[0], Mapping)):
-        X = np.asarray(params, dtype=np.float64)
+        try:
+            X = np.asarray(params, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise FairtheoryTypeError("params must be a sequence of dicts or a 2-D array of real numbers") from exc
         if X.ndim != 2 or X.shape[1] != len(names):
             raise FairtheoryValueError(f"params must have shape (points, {len(names)}), got {X.shape}")
         return X
