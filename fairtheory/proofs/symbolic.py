@@ -158,6 +158,8 @@ class _Env:
             self.obj[name] = obj
         if len(self.bounds) > MAX_BOUNDED:
             raise _Bad("too many bounded symbols")
+        #: symbols some range depends on: never a universally quantified variable of cases / sum_mono
+        self.in_bounds = set().union(*[lo.free_symbols | hi.free_symbols for lo, hi in self.bounds.values()])
 
     def sym(self, name: Any, kinds: tuple[str, ...]) -> Any:
         if not isinstance(name, str) or self.kind.get(name) not in kinds:
@@ -363,7 +365,7 @@ def _link(env: _Env, prev: Any, link: Any, proved: list[dict[str, Any]]) -> tupl
             raise _Bad("premise")
         prem = proved[k]
         x = env.sym(link.get("var"), ("real",))
-        if prem["rel"] != "<=" or x not in prem["free"]:
+        if prem["rel"] != "<=" or x not in prem["free"] or x in env.in_bounds:
             raise _Bad("premise variable")
         i = env.sym(link.get("index"), ("index",))
         term, weight = env.build(link.get("term")), env.build(link.get("weight"))
@@ -431,7 +433,8 @@ def _part(env: _Env, part: Any, proved: list[dict[str, Any]]) -> dict[str, Any]:
         x = env.sym(cases.get("var"), ("real",))
         v = env.sym(cases.get("param"), ("nonnegative",))
         scale = env.build(cases.get("scale"))
-        if v in lhs.free_symbols | rhs.free_symbols or x in scale.free_symbols or v in scale.free_symbols:
+        if v in lhs.free_symbols | rhs.free_symbols or x in scale.free_symbols or v in scale.free_symbols \
+                or x in env.in_bounds or v in env.in_bounds:
             raise _Bad("case parameter clash")
         if not _positive(scale, env):
             raise _Bad("case scale")
