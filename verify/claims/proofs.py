@@ -15,7 +15,7 @@ from typing import Any
 
 import sympy as sp
 
-from verify.core import Context, Outcome, claim
+from verify.core import ROUNDING, Context, Outcome, claim
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -23,7 +23,8 @@ def _same(a: Any, b: Any) -> bool:
 
 
 def _settle(cert: dict[str, Any], goals: list[tuple[int | str, str, Any, Any]], *, measured: float, bound: float,
-            relation: str, explain: str, details: dict[str, Any]) -> Outcome:
+            relation: str, explain: str, details: dict[str, Any], error: float | None = None,
+            tolerance: float | None = None) -> Outcome:
     from fairtheory.proofs.check import check_proof
     from fairtheory.proofs.symbolic import goal_of
 
@@ -37,7 +38,7 @@ def _settle(cert: dict[str, Any], goals: list[tuple[int | str, str, Any, Any]], 
                            note=f"the certificate's goal {part!r} is not the stated one", details=details)
     details = {**details, "parts": [p["name"] for p in cert["parts"]], "title": cert["title"]}
     return Outcome(status="proved", measured=measured, bound=bound, relation=relation, explain=explain,
-                   certificate=cert, instances=len(cert["parts"]), details=details,
+                   certificate=cert, instances=len(cert["parts"]), details=details, error=error, tolerance=tolerance,
                    note="sympy-proof certificate re-checked exactly (docs/proofs.md)")
 
 
@@ -155,7 +156,7 @@ def lemma12(ctx: Context) -> Outcome:
     lib = float(np.asarray(lipschitz_estimate(np.array([2.0]), np.array([3.0]), 1.5, 2.0)).ravel()[0])
     want = float(Lq.subs({L: sp.Rational(3, 2), F: 2, q: 2, g1: sp.sqrt(3), g2: 0}))
     return _settle(lemma12_certificate(), [(3, "<=", form, Lq * nu), (4, "<=", -Lq * nu, form)],
-                   measured=lib, bound=want, relation="==",
+                   measured=lib, bound=want, relation="==", error=abs(lib - want) / want, tolerance=ROUNDING,
                    explain="measured = library lipschitz_estimate at F = 2, |grad F|^2 = 3, L = 3/2, q = 2; bound = the "
                            "proved L_q(w) = L F^q + q F^{q-1} |grad F|^2 there (= 18)",
                    details={"library minus proved": lib - want})
