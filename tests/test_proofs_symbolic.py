@@ -152,3 +152,18 @@ def test_goal_of_returns_the_stated_lemma(certs: dict) -> None:
     assert rel == "<="
     assert sp.simplify(rhs - 1 / (4 * mu)) == 0
     assert sp.simplify(lhs.doit() - sp.diff(mu * sp.log(1 + sp.exp(x / mu)), x, 2)) == 0
+
+
+def test_summed_variable_may_not_carry_a_declared_range(certs: dict) -> None:
+    """sum_mono substitutes the premise's variable: a range that depends on it would not follow."""
+    d = copy.deepcopy(certs["lemma2"])
+    d["symbols"].append(["y", "bounded", ["Symbol", "x"], ["Add", ["Symbol", "x"], ["Integer", "1"]]])
+    assert S.check_symbolic(d) is False
+    ok = copy.deepcopy(certs["lemma2"])
+    ok["symbols"].append(["y", "bounded", ["Integer", "0"], ["Integer", "1"]])
+    assert S.check_symbolic(ok) is True
+
+
+def test_time_budget_stops_a_check(certs: dict, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(S, "MAX_SECONDS", -1.0)
+    assert S.check_symbolic(certs["prop1"]) is False

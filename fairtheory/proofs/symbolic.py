@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -68,6 +69,8 @@ MAX_LINKS = 12
 MAX_TERMS = 12
 MAX_BOUNDED = 3
 MAX_DEGREE = 64
+#: a check that has run this long stops at its next step with False (hostile certificates cannot loop)
+MAX_SECONDS = 60.0
 MAX_SUM_LIMIT = 100
 MAX_DERIVATIVES = 8
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,23}")
@@ -123,6 +126,7 @@ class _Env:
     def __init__(self, decls: Any) -> None:
         if not isinstance(decls, list) or len(decls) > MAX_SYMBOLS:
             raise _Bad("symbols")
+        self.deadline = time.perf_counter() + MAX_SECONDS
         self.kind: dict[str, str] = {}
         self.obj: dict[str, Any] = {}
         self.bounds: dict[str, tuple[Any, Any]] = {}
@@ -342,6 +346,8 @@ def _sos(env: _Env, terms: Any) -> Any:
 
 
 def _link(env: _Env, prev: Any, link: Any, proved: list[dict[str, Any]]) -> tuple[str, Any]:
+    if time.perf_counter() > env.deadline:
+        raise _Bad("time budget exhausted")
     if not isinstance(link, Mapping) or link.get("rel") not in ("==", "<=") or "expr" not in link:
         raise _Bad("link")
     rel, by = link["rel"], link.get("by")
