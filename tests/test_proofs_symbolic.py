@@ -167,3 +167,15 @@ def test_summed_variable_may_not_carry_a_declared_range(certs: dict) -> None:
 def test_time_budget_stops_a_check(certs: dict, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(S, "MAX_SECONDS", -1.0)
     assert S.check_symbolic(certs["prop1"]) is False
+
+
+@pytest.mark.parametrize("name,symbol,new_high", [
+    ("lemma12", "a", lambda: 2 * sp.Symbol("G", nonnegative=True) * sp.Symbol("U", nonnegative=True)),  # not Cauchy-Schwarz
+    ("lemma_c1", "G", lambda: 2 * sp.Symbol("L2", nonnegative=True) ** 2),                              # |grad f| > L2
+    ("lemma_c1", "s", lambda: sp.Integer(2)),                                                             # sigma > 1
+])
+def test_widened_range_breaks_the_any_d_proofs(certs: dict, name: str, symbol: str, new_high) -> None:
+    d = copy.deepcopy(certs[name])
+    i = [x[0] for x in d["symbols"]].index(symbol)
+    d["symbols"][i][3] = S.to_tree(new_high())
+    assert S.check_symbolic(d) is False

@@ -67,7 +67,7 @@ MAX_SYMBOLS = 40
 MAX_PARTS = 12
 MAX_LINKS = 12
 MAX_TERMS = 12
-MAX_BOUNDED = 3
+MAX_BOUNDED = 6
 MAX_DEGREE = 64
 #: a check that has run this long stops at its next step with False (hostile certificates cannot loop)
 MAX_SECONDS = 60.0
@@ -297,21 +297,28 @@ def _is_zero(d: Any) -> bool:
     return False
 
 
-def _ranges(env: _Env, w: Any) -> list[dict[Any, Any]]:
+def _ranges(env: _Env, w: Any) -> list[list[tuple[Any, Any]]]:
+    """Substitutions covering every bounded symbol's range; later-declared symbols come first (a range may
+    use earlier-declared bounded symbols, which are then replaced in turn)."""
     subs_options = []
-    for k, (name, (lo, hi)) in enumerate(env.bounds.items()):
+    for k, (name, (lo, hi)) in reversed(list(enumerate(env.bounds.items()))):
         a, b = sp.Symbol(f"_a{k}", positive=True), sp.Symbol(f"_b{k}", positive=True)
         y = env.obj[name]
-        if y not in w.free_symbols:
+        if y not in w.free_symbols and not any(y in lo_.free_symbols | hi_.free_symbols
+                                               for n_, (lo_, hi_) in env.bounds.items() if env.obj[n_] in w.free_symbols):
             continue
         subs_options.append([(y, lo), (y, hi), (y, lo + (hi - lo) * a / (a + b))])
-    return [dict(c) for c in itertools.product(*subs_options)] if subs_options else [{}]
+    return [list(c) for c in itertools.product(*subs_options)] if subs_options else [[]]
 
 
 def _sign_ok(w: Any, env: _Env | None, attr: str) -> bool:
-    variants = _ranges(env, w) if env is not None else [{}]
+    variants = _ranges(env, w) if env is not None else [[]]
     for s in variants:
-        z = w.subs(s) if s else w
+        if env is not None and time.perf_counter() > env.deadline:
+            raise _Bad("time budget exhausted")
+        z = w
+        for y, val in s:
+            z = z.subs(y, val)
         if getattr(z, attr) is True:
             continue
         z = sp.factor(sp.together(z))
@@ -661,9 +668,24 @@ def lemma_c1_certificate() -> dict[str, Any]:
                "chains": [[T(-tight * nu), _link_t("<=", form, "sos", terms=low_terms)]]},
               {"name": "tight L <= paper L", "goal": {"rel": "<=", "lhs": T(tight), "rhs": T(paper)},
                "chains": [[T(tight), _link_t("<=", paper, "sos", terms=[(3 * (L2 ** 2 + 1) * am / 4, sp.Integer(1))])]]}]
+    # any dimension: U = |u|^2, G = |grad f|^2 in [0, L2^2], a = (gt.u)^2 in [0, (G + 1) U] (Cauchy-Schwarz),
+    # k = u_w^T hess f u_w in [-L1 U, L1 U]; the form is (1/alpha)[s(1-s)/mu a + s k]
+    U, G = sp.Symbol("U", nonnegative=True), sp.Symbol("G", real=True)
+    a, k = sp.Symbol("a", real=True), sp.Symbol("k", real=True)
+    form_d = (s * (1 - s) / mu * a + s * k) / al
+    one = sp.Integer(1)
+    parts += [{"name": "any d: form <= tight L |u|^2", "goal": {"rel": "<=", "lhs": T(form_d), "rhs": T(tight * U)},
+               "chains": [[T(form_d), _link_t("<=", tight * U, "sos", terms=[
+                   ((L2 ** 2 - G) * U * am / 4, one), (((G + 1) * U - a) * am / 4, one),
+                   ((s - sp.Rational(1, 2)) ** 2 * a * am, one), ((L1 * U - s * k) / al, one)])]]},
+              {"name": "any d: form >= -tight L |u|^2", "goal": {"rel": "<=", "lhs": T(-tight * U), "rhs": T(form_d)},
+               "chains": [[T(-tight * U), _link_t("<=", form_d, "sos", terms=[
+                   (s * (1 - s) * a * am, one), ((L1 * U + s * k) / al, one), ((L2 ** 2 + 1) * U * am / 4, one)])]]}]
     symbols = [["mu", "positive"], ["alpha", "positive"], ["L1", "nonnegative"], ["L2", "nonnegative"],
                ["w", "real"], ["eta", "real"], ["f", "function", 1], ["s", "bounded", T(sp.Integer(0)), T(sp.Integer(1))],
-               ["g", "bounded", T(-L2), T(L2)], ["h", "bounded", T(-L1), T(L1)], ["u1", "real"], ["u0", "real"]]
+               ["g", "bounded", T(-L2), T(L2)], ["h", "bounded", T(-L1), T(L1)], ["u1", "real"], ["u0", "real"],
+               ["U", "nonnegative"], ["G", "bounded", T(sp.Integer(0)), T(L2 ** 2)],
+               ["a", "bounded", T(sp.Integer(0)), T((G + 1) * U)], ["k", "bounded", T(-L1 * U), T(L1 * U)]]
     return _cert("Hessian of f^{mu,i} and |u^T Hess u| <= (1/alpha)(L1 + (L2^2+1)/(4 mu)) |u|^2 "
                  "<= (1/alpha)(L1 + (L2^2+1)/mu) |u|^2", "002 Lemma C.1", symbols, parts)
 
@@ -699,9 +721,22 @@ def lemma12_certificate() -> dict[str, Any]:
                "chains": [[T(-Lq * nu), _link_t("<=", form, "sos", terms=[
                    (c, gu), (c, g1 * u1), (c, g1 * u2), (c, g2 * u1), (c, g2 * u2),
                    (F ** q * (L + h), u1), (F ** q * (L + h), u2)])]]}]
+    # any dimension: G = |g|^2, U = |u|^2, a = (g.u)^2 in [0, G U] (Cauchy-Schwarz), k = u^T hess f u in [-L U, L U]
+    G, U = sp.Symbol("G", nonnegative=True), sp.Symbol("U", nonnegative=True)
+    a, k = sp.Symbol("a", real=True), sp.Symbol("k", real=True)
+    form_d = c * a + F ** q * k
+    Lq_d = L * F ** q + c * G
+    one = sp.Integer(1)
+    parts += [{"name": "any d: form <= L_q |u|^2", "goal": {"rel": "<=", "lhs": T(form_d), "rhs": T(Lq_d * U)},
+               "chains": [[T(form_d), _link_t("<=", Lq_d * U, "sos", terms=[(c * (G * U - a), one),
+                                                                             (F ** q * (L * U - k), one)])]]},
+              {"name": "any d: form >= -L_q |u|^2", "goal": {"rel": "<=", "lhs": T(-Lq_d * U), "rhs": T(form_d)},
+               "chains": [[T(-Lq_d * U), _link_t("<=", form_d, "sos", terms=[(c * (G * U + a), one),
+                                                                              (F ** q * (L * U + k), one)])]]}]
     symbols = [["q", "nonnegative"], ["w1", "real"], ["w2", "real"], ["f", "function", 2], ["F", "positive"],
                ["L", "nonnegative"], ["g1", "real"], ["g2", "real"], ["u1", "real"], ["u2", "real"],
-               ["h", "bounded", T(-L), T(L)]]
+               ["h", "bounded", T(-L), T(L)], ["G", "nonnegative"], ["U", "nonnegative"],
+               ["a", "bounded", T(sp.Integer(0)), T(G * U)], ["k", "bounded", T(-L * U), T(L * U)]]
     return _cert("Hessian of f^{q+1}/(q+1) and its spectral norm <= L f^q + q f^{q-1} |grad f|^2", "003 Lemma 12",
                  symbols, parts)
 

@@ -126,9 +126,13 @@ def lemma_c1(ctx: Context) -> Outcome:
     nu = u1 ** 2 + u0 ** 2
     tight = (L1 + (L2 ** 2 + 1) / (4 * mu)) / al
     paper = (L1 + (L2 ** 2 + 1) / mu) / al
+    U, A, K = sp.Symbol("U", nonnegative=True), sp.Symbol("a", real=True), sp.Symbol("k", real=True)
+    form_d = (s * (1 - s) / mu * A + s * K) / al
     lib = lemma_c1_L(1.0, 2.0, 0.5, [0.5, 1.0])  # (1 + 5/0.5)/0.5 = 22
     return _settle(lemma_c1_certificate(), [(3, "<=", form, tight * nu), (4, "<=", -tight * nu, form),
-                                            (5, "<=", tight, paper)],
+                                            (5, "<=", tight, paper),
+                                            ("any d: form <= tight L |u|^2", "<=", form_d, tight * U),
+                                            ("any d: form >= -tight L |u|^2", "<=", -tight * U, form_d)],
                    measured=float(tight.subs({L1: 1, L2: 2, mu: sp.Rational(1, 2), al: sp.Rational(1, 2)})), bound=lib,
                    relation="<=",
                    explain="at L1 = 1, L2 = 2, mu = 1/2, min alpha = 1/2: measured = proved constant "
@@ -138,11 +142,13 @@ def lemma_c1(ctx: Context) -> Outcome:
 
 @claim("proofs.qffl.lemma12.lipschitz", citation="003 Lemma 12",
        statement="Hessian of f^{q+1}/(q+1) = q f^{q-1} grad f grad f^T + f^q hess f and its spectral norm "
-                 "<= L f^q + q f^{q-1} |grad f|^2 for f > 0, q >= 0, |hess f| <= L (sympy proof, w in R^2)",
+                 "<= L f^q + q f^{q-1} |grad f|^2 for f > 0, q >= 0, |hess f| <= L (sympy proof; Hessian identity "
+                 "in R^2, norm bound in any dimension given Cauchy-Schwarz)",
        expected="proved")
 def lemma12(ctx: Context) -> Outcome:
     """Hessian identities for a generic positive ``f(w1, w2)``; the quadratic form bounded both ways with
-    Lagrange's identity (dimension 2: the general-d proof is the same with the sum over pairs)."""
+    Lagrange's identity in dimension 2, and in any dimension from ``(g.u)^2 in [0, |g|^2 |u|^2]`` (Cauchy-Schwarz)
+    and ``u^T hess f u in [-L |u|^2, L |u|^2]`` declared as ranges."""
     import numpy as np
 
     from fairtheory.objectives.qffl import lipschitz_estimate
@@ -155,7 +161,13 @@ def lemma12(ctx: Context) -> Outcome:
     Lq = L * F ** q + q * F ** (q - 1) * ng
     lib = float(np.asarray(lipschitz_estimate(np.array([2.0]), np.array([3.0]), 1.5, 2.0)).ravel()[0])
     want = float(Lq.subs({L: sp.Rational(3, 2), F: 2, q: 2, g1: sp.sqrt(3), g2: 0}))
-    return _settle(lemma12_certificate(), [(3, "<=", form, Lq * nu), (4, "<=", -Lq * nu, form)],
+    G, U, A, K = sp.Symbol("G", nonnegative=True), sp.Symbol("U", nonnegative=True), sp.Symbol("a", real=True), \
+        sp.Symbol("k", real=True)
+    form_d = q * F ** (q - 1) * A + F ** q * K
+    Lq_d = L * F ** q + q * F ** (q - 1) * G
+    return _settle(lemma12_certificate(), [(3, "<=", form, Lq * nu), (4, "<=", -Lq * nu, form),
+                                           ("any d: form <= L_q |u|^2", "<=", form_d, Lq_d * U),
+                                           ("any d: form >= -L_q |u|^2", "<=", -Lq_d * U, form_d)],
                    measured=lib, bound=want, relation="==", error=abs(lib - want) / want, tolerance=ROUNDING,
                    explain="measured = library lipschitz_estimate at F = 2, |grad F|^2 = 3, L = 3/2, q = 2; bound = the "
                            "proved L_q(w) = L F^q + q F^{q-1} |grad F|^2 there (= 18)",
