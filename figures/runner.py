@@ -112,8 +112,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     formats = ("png", "pdf") if args.pdf else ("png",)
     from concurrent.futures import as_completed
 
-    from verify.parallel import make_executor
+    from verify.parallel import available_cores, make_executor
 
+    if args.executor == "process" and args.workers > available_cores():
+        print(f"figures: --workers {args.workers} capped at {available_cores()} (the CPU cores available)",
+              file=sys.stderr)
+        args.workers = available_cores()
     executor = make_executor(args.executor, args.workers, entry_points=False)
     failed = []
     t0 = time.perf_counter()
