@@ -302,3 +302,24 @@ def test_certificate_of_the_traced_pep() -> None:
     bad = cert.to_json()
     bad["multipliers"] = bad["multipliers"][:-1]
     assert not check_proof(bad)
+
+
+def test_refusal_claim_needs_no_torch() -> None:
+    """The default verify run installs no torch: the non-linear refusal claim (FedFV indexes its history)
+    must not import it (found by the README main command on a fresh clone)."""
+    import subprocess
+    import sys
+
+    code = ("import sys\n"
+            "class _NoTorch:\n"
+            "    def find_spec(self, name, path=None, target=None):\n"
+            "        if name == 'torch' or name.startswith('torch.'):\n"
+            "            raise ModuleNotFoundError(\"No module named 'torch'\")\n"
+            "sys.meta_path.insert(0, _NoTorch())\n"
+            "from verify.core import Context, run_claim\n"
+            "from verify.plugins import load_builtin\n"
+            "assert not load_builtin()\n"
+            "r = run_claim('worstcase.traced.refuses_nonlinear', Context(quick=True, seed=0))\n"
+            "assert r.status == 'verified', (r.status, r.note)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]

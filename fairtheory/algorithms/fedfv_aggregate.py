@@ -54,7 +54,7 @@ from typing import Any, Literal
 import numpy as np
 
 from fairtheory._validation import FairtheoryTypeError, FairtheoryValueError, as_vector, check_in_range, check_integer
-from fairtheory.backend import like, namespace, to_numpy
+from fairtheory.backend import is_torch, like, namespace, to_numpy
 from fairtheory.errors import NonFiniteError
 
 __all__ = [
@@ -231,7 +231,7 @@ def projection_coefficients(G: Any, order: Any, project: Any = None, *, conditio
 
 def _index(idx: np.ndarray, ref: Any) -> Any:
     """Integer indices ``idx`` as an index array of ``ref``'s library and device."""
-    if isinstance(ref, np.ndarray):
+    if not is_torch(ref):  # numpy, or a symbolic (PEP) array, which takes numpy indices
         return np.asarray(idx, dtype=np.int64)
     import torch
 
