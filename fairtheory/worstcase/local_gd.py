@@ -41,7 +41,7 @@ import numpy as np
 
 from fairtheory._validation import check_in_range, check_integer, check_positive, check_probability_vector
 from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError
-from fairtheory.worstcase.sdp import PEP, Function, Scalar, SDPSolution, Vec, num, sqnorm, vsum
+from fairtheory.worstcase.sdp import PEP, Function, Scalar, SDPSolution, Vec, gram_coordinates, num, sqnorm, vsum
 
 __all__ = ["WorstCase", "Instance", "local_gd_worst_case", "worst_case_vs_rounds", "build_local_gd",
            "report_value", "TINY", "MAX_PEP_DIM", "MAX_PEP_ROWS", "estimate_size", "check_size", "scaled"]
@@ -269,15 +269,8 @@ def extract_instance(b: Built, sol: SDPSolution, *, unit: float, L: float, p: np
     """Factor the Gram matrix (``G = V^T V``) and read every client's points in original units.
 
     Normalised coordinates: ``x' = x/sqrt(unit)``, ``g' = g/(L sqrt(unit))``, ``f' = f/(L unit)``."""
-    w, U = np.linalg.eigh(sol.gram)
-    keep = w > 1e-12 * max(1.0, float(w.max()))
-    V = (U[:, keep] * np.sqrt(w[keep])).T  # (rank, dim)
+    coords = gram_coordinates(sol)
     su = math.sqrt(unit)
-
-    def coords(v: Vec) -> np.ndarray:
-        c = np.zeros(sol.dim)
-        c[: v.c.size] = v.c
-        return V @ c
 
     pts = []
     for f in b.funcs:
@@ -347,23 +340,30 @@ def local_gd_worst_case(*, n: int, kappa: int, T_N: int, beta: float, L: float, 
         b.pep.add_le(rho2_expr(b, p_b) - lvl_R)
     b.pep.maximize(b.objective)
     sol = b.pep.solve(tol=tol)
-    s = scaled(1.0, S)
     unit = scaled(1.0, S / Fraction(L_f))
     params = {"n": n_i, "kappa": kappa_i, "T_N": T_N_i, "beta": beta_f, "L": L_f, "D0": D0_f, "rho2": rho2_f,
               "p": p_arr.tolist(), "output": out, "K": K_i, "schedule": schedule}
     inst = None
     if return_instance and math.isfinite(unit):
         inst = extract_instance(b, sol, unit=unit, L=L_f, p=p_arr, params=params)
+    return finish_worst_case(b.pep, sol, S, params=params, instance=inst, extra={"branches": b.leaves},
+                             certificate=exact, problem="local_gd_worst_case")
+
+
+def finish_worst_case(pep: PEP, sol: SDPSolution, S: Fraction, *, params: dict[str, Any], instance: Instance | None,
+                      extra: dict[str, Any], certificate: bool, problem: str) -> WorstCase:
+    """A solved PEP in the caller's units: every value times the exact unit ``S = L D0 + rho2/L`` (rounded once,
+    :func:`scaled`), the solver's diagnostics in ``extra``, and with ``certificate`` the exact rational dual
+    certificate (:func:`fairtheory.proofs.certificate.certify`).  Shared by the hand-written and traced PEPs."""
     wc = WorstCase(value=scaled(sol.value, S), dual_value=scaled(sol.dual_value, S), gap=scaled(sol.gap, S),
                    status=sol.status, dim=sol.dim, n_constraints=sol.n_constraints, seconds=sol.seconds,
-                   build_seconds=sol.build_seconds, scale=s, params=params, instance=inst,
+                   build_seconds=sol.build_seconds, scale=scaled(1.0, S), params=params, instance=instance,
                    extra={"iterations": sol.iterations, "r_prim": sol.r_prim, "r_dual": sol.r_dual,
-                          "branches": b.leaves, "n_interp": sol.n_interp, "value_normalised": sol.value})
-    if exact:
+                          "n_interp": sol.n_interp, "value_normalised": sol.value, **extra})
+    if certificate:
         from fairtheory.proofs.certificate import certify
 
-        wc.certificate = certify(b.pep, scale=S, value=sol.value,
-                                 meta={"problem": "local_gd_worst_case", "params": params})
+        wc.certificate = certify(pep, scale=S, value=sol.value, meta={"problem": problem, "params": params})
     return wc
 
 

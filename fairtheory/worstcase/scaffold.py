@@ -24,7 +24,16 @@ import numpy as np
 
 from fairtheory._validation import check_in_range, check_integer, check_positive, check_probability_vector
 from fairtheory.errors import FairtheoryValueError
-from fairtheory.worstcase.local_gd import Built, WorstCase, check_size, extract_instance, rho2_expr, scaled, units
+from fairtheory.worstcase.local_gd import (
+    Built,
+    WorstCase,
+    check_size,
+    extract_instance,
+    finish_worst_case,
+    rho2_expr,
+    scaled,
+    units,
+)
 from fairtheory.worstcase.sdp import PEP, Scalar, Vec, num, sqnorm, vsum
 
 __all__ = ["scaffold_worst_case", "build_scaffold"]
@@ -102,21 +111,11 @@ def scaffold_worst_case(*, n: int = 2, kappa: int, R: int, eta_l: float, L: floa
         b.pep.add_le(rho2_expr(b, p_b) - lvl_R)
     b.pep.maximize(b.objective)
     sol = b.pep.solve(tol=tol)
-    s = scaled(1.0, S)
     unit = scaled(1.0, S / Fraction(L_f))
     params = {"algorithm": "scaffold", "n": n_i, "kappa": kappa_i, "R": R_i, "eta_l": el, "eta_g": eg, "L": L_f,
               "D0": D0_f, "rho2": rho2_f, "p": p_arr.tolist(), "warm_start": bool(warm_start), "output": output}
     inst = None
     if return_instance and np.isfinite(unit):
         inst = extract_instance(b, sol, unit=unit, L=L_f, p=p_arr, params=params)
-    wc = WorstCase(value=scaled(sol.value, S), dual_value=scaled(sol.dual_value, S), gap=scaled(sol.gap, S),
-                   status=sol.status, dim=sol.dim, n_constraints=sol.n_constraints, seconds=sol.seconds,
-                   build_seconds=sol.build_seconds, scale=s, params=params, instance=inst,
-                   extra={"iterations": sol.iterations, "r_prim": sol.r_prim, "r_dual": sol.r_dual,
-                          "value_normalised": sol.value})
-    if exact:
-        from fairtheory.proofs.certificate import certify
-
-        wc.certificate = certify(b.pep, scale=S, value=sol.value,
-                                 meta={"problem": "scaffold_worst_case", "params": params})
-    return wc
+    return finish_worst_case(b.pep, sol, S, params=params, instance=inst, extra={}, certificate=exact,
+                             problem="scaffold_worst_case")

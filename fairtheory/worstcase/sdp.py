@@ -462,6 +462,21 @@ def _exact_row(s: Scalar) -> tuple[dict[tuple[int, int], Fraction], dict[int, Fr
     return G, F, _fr(s.const)
 
 
+def gram_coordinates(sol: SDPSolution) -> Any:
+    """Explicit vectors for a PEP solution: factor ``G = V^T V`` (eigenvalues below ``1e-12 max(1, lambda_max)``
+    dropped) and return ``coords(v) = V c(v)``, the point in ``R^rank`` of a symbolic :class:`Vec`."""
+    w, U = np.linalg.eigh(sol.gram)
+    keep = w > 1e-12 * max(1.0, float(w.max()))
+    V = (U[:, keep] * np.sqrt(w[keep])).T  # (rank, dim)
+
+    def coords(v: Vec) -> np.ndarray:
+        c = np.zeros(sol.dim)
+        c[: v.c.size] = v.c
+        return V @ c
+
+    return coords
+
+
 def _unsvec(x: np.ndarray, dim: int) -> np.ndarray:
     G = np.zeros((dim, dim))
     iu = np.triu_indices(dim)

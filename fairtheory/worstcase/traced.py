@@ -39,9 +39,9 @@ import numpy as np
 from fairtheory._validation import check_integer
 from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError
 from fairtheory.worstcase.gram_array import GramArray, NotRepresentableError
-from fairtheory.worstcase.local_gd import MAX_PEP_DIM, Instance, WorstCase, scaled
+from fairtheory.worstcase.local_gd import MAX_PEP_DIM, Instance, WorstCase, finish_worst_case
 from fairtheory.worstcase.pep_problem import PEPProblem
-from fairtheory.worstcase.sdp import Scalar, SDPSolution, Vec
+from fairtheory.worstcase.sdp import Scalar, SDPSolution, gram_coordinates
 
 __all__ = ["worst_case", "trace", "Traced", "MAX_BRANCHES", "PEPProblem", "NotRepresentableError"]
 
@@ -272,33 +272,18 @@ def worst_case(make: Callable[..., Any], rounds: int, *, n: int, L: float, D0: f
               "hyper": {k: (v if isinstance(v, (int, float, str, type(None))) else repr(v)) for k, v in hyper.items()}}
     S = problem.S_exact
     inst = instance(problem, sol, params) if return_instance else None
-    wc = WorstCase(instance=inst, value=scaled(sol.value, S), dual_value=scaled(sol.dual_value, S),
-                   gap=scaled(sol.gap, S), status=sol.status, dim=sol.dim,
-                   n_constraints=sol.n_constraints, seconds=sol.seconds, build_seconds=sol.build_seconds,
-                   scale=problem.L * problem.D0 + problem.rho2 / problem.L, params=params,
-                   extra={"iterations": sol.iterations, "r_prim": sol.r_prim, "r_dual": sol.r_dual,
-                          "branches": len(tr.leaves), "trace_seconds": tr.seconds, "n_interp": sol.n_interp})
-    if certificate:
-        from fairtheory.proofs.certificate import certify
-
-        wc.certificate = certify(pep, scale=S, value=sol.value, meta={"problem": "traced worst_case", "params": params})
-    return wc
+    return finish_worst_case(pep, sol, S, params=params, instance=inst, certificate=certificate,
+                             extra={"branches": len(tr.leaves), "trace_seconds": tr.seconds},
+                             problem="traced worst_case")
 
 
 def instance(problem: PEPProblem, sol: SDPSolution, params: dict[str, Any]) -> Instance:
     """Factor the Gram matrix (``G = V^T V``) and read every client's points ``(x, grad f_i(x), f_i(x))`` in the
     caller's units (``x* = 0``, ``f_i(x*) = 0``); the normalised PEP points are ``(x/s, g/(L s), f/S)`` of
     ``h_i' = f_i'/S - (mu/L)/2 ||x'||^2`` (:mod:`fairtheory.worstcase.pep_problem`)."""
-    w, U = np.linalg.eigh(sol.gram)
-    keep = w > 1e-12 * max(1.0, float(w.max()))
-    V = (U[:, keep] * np.sqrt(w[keep])).T
+    coords = gram_coordinates(sol)
     r = problem.mu / problem.L
     s, L, S = problem.s, problem.L, problem.unit
-
-    def coords(v: Vec) -> np.ndarray:
-        c = np.zeros(sol.dim)
-        c[: v.c.size] = v.c
-        return V @ c
 
     pts = []
     for f in problem.funcs:
