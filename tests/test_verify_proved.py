@@ -24,15 +24,24 @@ def _fake_check_proof(cert: Any) -> bool:
     return isinstance(cert, dict) and cert.get("kind") == "test-exact" and cert.get("value") == 42
 
 
+def _fake_statement_of(cert: Any) -> Any:
+    return {"kind": "test-exact", "statement": {"value": cert.get("value")}} if isinstance(cert, dict) else None
+
+
 @pytest.fixture
 def fake(monkeypatch: pytest.MonkeyPatch):
+    """A fake certificate kind: 'test-exact' holds iff its value is 42 and proves the statement {"value": 42}."""
     load_all()
     monkeypatch.setattr(check_mod, "check_proof", _fake_check_proof)
+    monkeypatch.setattr(check_mod, "statement_of", _fake_statement_of)
+    monkeypatch.setattr(check_mod, "implies", lambda a, b: a == b)
+    monkeypatch.setattr(check_mod, "describe", lambda s: f"the value is {s['statement']['value']}")
 
     def register(outcome: Outcome, expected: str = "proved") -> None:
         REGISTRY.pop(FAKE, None)
 
-        @claim(FAKE, citation="test [Thm. 2]", statement="a fake proved claim", expected=expected)
+        @claim(FAKE, citation="test [Thm. 2]", statement="a fake proved claim", expected=expected,
+               proves={"kind": "test-exact", "statement": {"value": 42}})
         def check(ctx: Context) -> Outcome:
             return outcome
 
@@ -60,6 +69,7 @@ def test_valid_certificate_is_proved_and_exits_0(fake, tmp_path: Path) -> None:
     assert row["status"] == "proved" and row["as_expected"] and row["certificate"] == cert
     assert "certificate_recheck_s" in row["details"]
     assert "certificate (test-exact, 35 B): re-checked exactly" in md
+    assert row["proved_statement"] == ["the value is 42"] and "proved: the value is 42" in md
 
 
 def test_tampered_certificate_is_error_and_exits_1(fake, tmp_path: Path) -> None:
@@ -150,12 +160,25 @@ def test_only_selects_proof_claims(fake, capsys: pytest.CaptureFixture[str]) -> 
         REGISTRY.pop("proofs.test_fake", None)
 
 
-# a real "pep-dual" certificate, small enough to check by hand: Gram G = [g], one function value f,
-# maximise f subject to f - g <= 0 and g - 1 <= 0.  Multipliers (1, 1): the f coefficients cancel
-# (1 * 1 = 1), S = 1 * (-1) + 1 * 1 - 0 = 0 is PSD, bound = 0 - (1 * 0 + 1 * (-1)) = 1: f <= 1.
-PEP_CERT = {"kind": "pep-dual", "version": 1, "dim": 1, "nf": 1, "n_eq": 0,
-            "rows": [{"G": [[0, 0, "-1"]], "F": [[0, "1"]], "c": "0"}, {"G": [[0, 0, "1"]], "F": [], "c": "-1"}],
-            "objective": {"G": [], "F": [[0, "1"]], "c": "0"}, "multipliers": ["1", "1"], "scale": "1", "bound": "1"}
+def _gd_statement(value: Any) -> dict[str, Any]:
+    """Gradient descent, one step of 1/L from ||x0 - x*||^2 <= 1 (one 1-smooth convex function): f(x1) - f* <= value
+    (the exact worst case is 1/6, Drori & Teboulle 2014)."""
+    from fairtheory.proofs.certificate import statement
+
+    return statement(method={"name": "local_gd", "kappa": 1, "T_N": 0, "beta": 1, "schedule": "rfedfair", "output": "last"},
+                     n=1, bound={"form": "constrained", "D0": 1, "rho2": 0, "value": value})
+
+
+@pytest.fixture(scope="module")
+def gd_cert() -> dict[str, Any]:
+    from fractions import Fraction
+
+    from fairtheory.proofs.certificate import certify_exact
+
+    c = certify_exact(_gd_statement(0), Fraction(1, 6))
+    assert c is not None
+    return c.to_json()
+
 
 PROOF_PLUGIN = '''
 import copy
@@ -165,21 +188,24 @@ from verify import Context, Outcome, claim
 CERT = {cert!r}
 
 
-@claim("hand.proved", citation="by hand", statement="f <= g <= 1 gives f <= 1", expected="proved")
+@claim("hand.proved", citation="by hand", statement="one step of GD: f(x1) - f* <= L D0 / 6", expected="proved",
+       proves=CERT["statement"])
 def proved(ctx: Context) -> Outcome:
     return Outcome("proved", measured=1.0, bound=1.0, relation="<=", certificate=CERT)
 
 
-@claim("hand.tampered", citation="by hand", statement="the same with a doubled multiplier", expected="proved")
+@claim("hand.tampered", citation="by hand", statement="the same with a doubled multiplier", expected="proved",
+       proves=CERT["statement"])
 def tampered(ctx: Context) -> Outcome:
     bad = copy.deepcopy(CERT)
-    bad["multipliers"][0] = "2"
+    bad["evidence"]["multipliers"][0][1] = "2"
     return Outcome("proved", certificate=bad)
 '''
 
 
 @pytest.mark.parametrize("workers", ["1", "2"])
-def test_real_pep_certificate_end_to_end(tmp_path: Path, workers: str) -> None:
+def test_real_pep_certificate_end_to_end(tmp_path: Path, workers: str, gd_cert: dict[str, Any]) -> None:
+    PEP_CERT = gd_cert
     assert check_mod.check_proof(PEP_CERT)
     plugin = tmp_path / "hand.py"
     plugin.write_text(PROOF_PLUGIN.format(cert=PEP_CERT))
@@ -214,3 +240,69 @@ def test_certificate_objects_are_sent_as_their_json(fake) -> None:
     assert r.status == "proved" and r.certificate == {"kind": "test-exact", "value": 42}
     fake(Outcome("proved", certificate=[Cert(42), Cert(1)]))
     assert run_claim(FAKE, Context()).status == "error"
+
+
+# ------------------------------------------------------------------------------- binding certificates to claims
+BIND = "test.proved.bind"
+
+
+def _bind_claim(outcome: Outcome, proves: Any) -> ClaimResult:
+    load_all()
+    REGISTRY.pop(BIND, None)
+    claim(BIND, citation="by hand", statement="bound", expected="proved", proves=proves)(lambda ctx: outcome)
+    try:
+        return run_claim(BIND, Context())
+    finally:
+        REGISTRY.pop(BIND, None)
+
+
+def test_a_genuine_certificate_of_its_statement_proves_it(gd_cert: dict[str, Any]) -> None:
+    r = _bind_claim(Outcome("proved", certificate=gd_cert), _gd_statement("1/6"))
+    assert r.status == "proved", r.note
+    assert r.proved_statement and "<= 1/6" in r.proved_statement[0] and "local GD" in r.proved_statement[0]
+    # a weaker declared statement is implied (1/6 <= 1/5); a declared callable of ctx works too
+    assert _bind_claim(Outcome("proved", certificate=gd_cert), lambda ctx: [_gd_statement("1/5")]).status == "proved"
+
+
+def test_certificate_of_another_problem_cannot_prove_a_claim(gd_cert: dict[str, Any]) -> None:
+    """A plugin claim "FedAvg worst case <= 1/8" returning a genuine certificate of another PEP (one GD step,
+    1/6) re-checked True under version 1; now its statement does not imply the declared one."""
+    from fairtheory.proofs.certificate import statement
+
+    fedavg = statement(method={"name": "local_gd", "kappa": 2, "T_N": 1, "beta": 1, "schedule": "fedavg", "output": "last"},
+                       n=2, bound={"form": "constrained", "D0": 1, "rho2": 0, "value": "1/8"})
+    r = _bind_claim(Outcome("proved", certificate=gd_cert), fedavg)
+    assert r.status == "error" and "no certificate proves the claim's declared statement" in r.note
+    r = _bind_claim(Outcome("proved", certificate=gd_cert), _gd_statement("1/7"))  # stronger than proved
+    assert r.status == "error" and r.proved_statement is None
+
+
+def test_free_text_claims_cannot_be_proved(gd_cert: dict[str, Any]) -> None:
+    """"P = NP" with a genuine certificate and no structured statement, or with an emptied certificate: error."""
+    r = _bind_claim(Outcome("proved", certificate=gd_cert), None)
+    assert r.status == "error" and "free-text statement cannot be proved" in r.note
+    emptied = dict(gd_cert, evidence={"multipliers": []})
+    r = _bind_claim(Outcome("proved", certificate=emptied), _gd_statement("1/6"))
+    assert r.status == "error" and "failed re-check" in r.note
+    r = _bind_claim(Outcome("proved", certificate={}), _gd_statement("1/6"))
+    assert r.status == "error"
+
+
+def test_relabelled_certificate_cannot_prove_the_relabelled_claim(gd_cert: dict[str, Any]) -> None:
+    relabelled = json.loads(json.dumps(gd_cert))
+    relabelled["statement"]["method"]["T_N"] = 1
+    st = _gd_statement("1/6")
+    st["method"]["T_N"] = 1
+    r = _bind_claim(Outcome("proved", certificate=relabelled), st)
+    assert r.status == "error" and "failed re-check" in r.note
+
+
+def test_real_proof_claims_quick() -> None:
+    """Each built-in proofs.* PEP claim ends proved in quick mode through the runner (certificates re-checked and
+    bound to the declared statements)."""
+    load_all()
+    for cid in ("proofs.localgd.rho0_points", "proofs.stepsize.points", "proofs.rcfl.theorem1.points",
+                "proofs.scaffold.points"):
+        r = run_claim(cid, Context(quick=True))
+        assert r.status == "proved", (cid, r.note)
+        assert r.proved_statement and len(r.proved_statement) >= 2

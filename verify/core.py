@@ -133,6 +133,8 @@ class ClaimResult:
     adversarial: float | None = None
     worstcase: float | None = None
     certificate: Any = None
+    #: for a ``proved`` claim: the statements the certificates were bound to, in words (one per declared statement)
+    proved_statement: list[str] | None = None
 
     @property
     def as_expected(self) -> bool:
@@ -160,6 +162,7 @@ class ClaimSpec:
     check: Callable[[Context], Outcome]
     source: str = "built-in"
     chunked: bool = False
+    proves: Any = None
 
 
 #: every registered claim by id: the built-in catalogue first (in catalogue order, as modules load),
@@ -170,7 +173,7 @@ EXPECTATIONS = ("proved", "verified", "refuted", "inconclusive")
 
 
 def claim(claim_id: str, *, citation: str | None = None, statement: str | None = None,
-          expected: str = "verified", chunked: bool = False,
+          expected: str = "verified", chunked: bool = False, proves: Any = None,
           ) -> Callable[[Callable[[Context], Outcome]], Callable[[Context], Outcome]]:
     """Register ``check(ctx) -> Outcome`` as the verification of claim ``claim_id``.
 
@@ -181,7 +184,16 @@ def claim(claim_id: str, *, citation: str | None = None, statement: str | None =
     finding says the claim is ``"refuted"`` (or ``"inconclusive"``), or the check returns an exact,
     re-checkable certificate (``"proved"``).  ``chunked=True`` marks a claim whose
     instances go through ``ctx.map`` (the runner then spreads them over its workers).  Registering an id
-    twice raises, except that re-importing the same module replaces its own claim."""
+    twice raises, except that re-importing the same module replaces its own claim.
+
+    ``proves``: the claim's statement in structured form - a statement dict of a certificate kind (e.g.
+    :func:`fairtheory.proofs.pep_kernel.statement`), a list of them, or a callable ``proves(ctx)`` returning
+    one or a list (when the statement depends on quick/full mode).  A claim can end ``proved`` only with it:
+    the runner requires every declared statement to be implied by the statement of a certificate that
+    re-checked (:func:`fairtheory.proofs.check.implies`); a claim with a free-text statement only cannot be
+    ``proved`` (it ends ``error``)."""
+    if proves is not None and not (callable(proves) or isinstance(proves, (dict, list))):
+        raise ValueError(f"proves must be a statement dict, a list of them or a callable(ctx), got {type(proves).__name__}")
     if not isinstance(claim_id, str) or not _ID.fullmatch(claim_id):
         raise ValueError(f"claim id must be dotted words like 'family.lemma1', got {claim_id!r}")
     if expected not in EXPECTATIONS:
@@ -201,7 +213,7 @@ def claim(claim_id: str, *, citation: str | None = None, statement: str | None =
         old = REGISTRY.get(claim_id)
         if old is not None and (old.check.__module__, old.check.__qualname__) != (fn.__module__, fn.__qualname__):
             raise KeyError(f"claim {claim_id!r} registered twice ({old.check.__module__} and {fn.__module__})")
-        REGISTRY[claim_id] = ClaimSpec(claim_id, cite, stmt, expected, fn, source, bool(chunked))
+        REGISTRY[claim_id] = ClaimSpec(claim_id, cite, stmt, expected, fn, source, bool(chunked), proves)
         return fn
 
     return deco
@@ -228,8 +240,11 @@ def run_claim(claim_id: str, ctx: Context) -> ClaimResult:
         return ClaimResult(claim_id, cite, statement, "verified", "not implemented", None, None, None,
                            None, 0, None, "no check registered yet", 0.0, {})
     t0 = time.perf_counter()
+    words: list[str] | None = None
     try:
         out = finalise_outcome(spec.check(ctx))
+        if out.status == "proved":
+            out, words = bind_statement(out, spec, ctx)
     except Exception as exc:  # a crashing check is reported, never hidden
         out = Outcome("error", note=f"{type(exc).__name__}: {exc}",
                       details={"traceback": traceback.format_exc(limit=8)})
@@ -237,7 +252,41 @@ def run_claim(claim_id: str, ctx: Context) -> ClaimResult:
     return ClaimResult(spec.id, spec.citation, spec.statement, spec.expected, out.status, out.measured,
                        out.bound, out.margin, out.tightness, out.instances, out.counterexample, out.note,
                        secs, out.details, out.relation, out.error, out.tolerance, out.explain, spec.source,
-                       out.adversarial, out.worstcase, out.certificate)
+                       out.adversarial, out.worstcase, out.certificate, words)
+
+
+def declared_statements(spec: ClaimSpec, ctx: Context) -> list[Any]:
+    """The claim's structured statement(s) (``@claim(..., proves=...)``) as a list; ``[]`` when it has none."""
+    p = spec.proves
+    if p is None:
+        return []
+    if callable(p):
+        import inspect
+
+        p = p(ctx) if len(inspect.signature(p).parameters) else p()
+    return list(p) if isinstance(p, (list, tuple)) else [p]
+
+
+def bind_statement(out: Outcome, spec: ClaimSpec, ctx: Context) -> tuple[Outcome, list[str] | None]:
+    """A ``proved`` outcome keeps its status only when every statement the claim declares is implied by the
+    statement of one of its (already re-checked) certificates: a certificate of another problem, an edited or
+    relabelled one, or a claim with a free-text statement only, ends ``error`` with a one-line reason.
+    Returns the outcome and the declared statements in words (:func:`fairtheory.proofs.check.describe`)."""
+    from fairtheory.proofs.check import describe, implies, statement_of
+
+    declared = declared_statements(spec, ctx)
+    if not declared:
+        return _demote(out, "proved without a structured statement: the claim declares none (@claim(..., proves=...)), "
+                            "and a free-text statement cannot be proved"), None
+    certs = out.certificate if isinstance(out.certificate, list) else [out.certificate]
+    stated = [statement_of(c) for c in certs]
+    for k, want in enumerate(declared):
+        if not any(s is not None and implies(s, want) for s in stated):
+            return _demote(out, f"no certificate proves the claim's declared statement {k + 1} of {len(declared)} "
+                                f"({describe(want)[:200]})"), None
+    words = [describe(d) for d in declared]
+    out.details["proved_statements"] = words
+    return out, words
 
 
 def finalise_outcome(out: Any) -> Outcome:

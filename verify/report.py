@@ -90,12 +90,15 @@ def to_markdown(results: Sequence[ClaimResult], meta: dict[str, Any]) -> str:
     lines += ["", "Statuses: `proved` (an exact certificate, re-checked by the runner with "
               "`fairtheory.proofs.check.check_proof`; the certificate is in the JSON report), `verified` (the numbers "
               "held on every instance checked), `refuted`, `inconclusive`, `skipped`, `not implemented`, `error`."]
-    notes = [r for r in results if r.note or r.counterexample or r.explain or r.certificate is not None]
+    notes = [r for r in results if r.note or r.counterexample or r.explain or r.certificate is not None
+             or r.proved_statement]
     if notes:
         lines += ["", "## Notes and counterexamples", ""]
         for r in notes:
             text = " ".join(x for x in (r.explain, r.note) if x)
             lines.append(f"- `{r.id}` ({r.status})" + (f": {text}" if text else ""))
+            for words in r.proved_statement or []:
+                lines.append(f"  - proved: {_cell(words)}")
             if r.certificate is not None:
                 lines.append(f"  - certificate ({certificate_summary(r.certificate)}): "
                              f"{'re-checked exactly' if r.status == 'proved' else 'see the note'}, in the JSON report")

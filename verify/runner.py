@@ -399,6 +399,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     executor.shutdown()
     results = ordered()
     console.print(results_table(results))
+    for r in results:
+        for words in r.proved_statement or []:
+            console.print(escape(f"proved ({r.id}): {words}"), highlight=False, soft_wrap=True)
     bad = [r for r in results if not r.as_expected or (args.strict and r.status == "not implemented")]
     counts = status_counts(results)
     console.print(f"{len(results)} claims in {time.perf_counter() - t0:.1f}s: "

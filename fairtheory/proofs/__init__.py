@@ -1,9 +1,13 @@
-"""Checkable proofs: exact rational PEP certificates and symbolic derivations (see docs/proofs.md).
+"""Checkable proofs: a certificate is a statement plus evidence, re-checked exactly (see docs/proofs.md).
 
-* :mod:`fairtheory.proofs.certificate`: rational dual certificates of performance-estimation worst cases
-  (:class:`Certificate`, :func:`certify`, :func:`check_certificate`);
-* :mod:`fairtheory.proofs.exact_linalg`: exact ``L D L^T`` PSD test and sparse rational solves;
-* :func:`check_proof`: one exact re-check for every certificate kind (no solver, no float);
+* :mod:`fairtheory.proofs.pep_kernel`: the trusted kernel that turns a PEP statement (function class, clients,
+  method, measure, bound) into its SDP in exact rationals;
+* :mod:`fairtheory.proofs.certificate`: rational dual certificates of PEP statements (:class:`Certificate`,
+  :func:`certify_pep`, :func:`certify_exact`, :func:`check_certificate`, :func:`statement`);
+* :mod:`fairtheory.proofs.search`: the untrusted search for multipliers (float / GMP solves, exact rounding);
+* :mod:`fairtheory.proofs.exact_linalg`: exact ``L D L^T`` PSD test (FLINT) and sparse rational solves;
+* :func:`check_proof`: one exact re-check for every certificate kind under a time and memory budget
+  (no solver, no float); :func:`statement_of`, :func:`implies`, :func:`describe` read statements;
 * :mod:`fairtheory.proofs.symbolic` / :mod:`fairtheory.proofs.fit`: sympy proofs and closed-form fits
   (loaded on first use: sympy is imported only when needed).
 """
@@ -13,15 +17,16 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from fairtheory.proofs.certificate import Certificate, certify, certify_exact, check_certificate
-from fairtheory.proofs.check import check_proof
+from fairtheory.proofs.certificate import Certificate, certify_exact, certify_pep, check_certificate, statement
+from fairtheory.proofs.check import check_proof, describe, implies, statement_of
 
-__all__ = ["Certificate", "certify", "certify_exact", "check_certificate", "check_proof", "fit_closed_form"]
+__all__ = ["Certificate", "certify_pep", "certify_exact", "check_certificate", "statement", "check_proof", "describe",
+           "implies", "statement_of", "fit_closed_form"]
 
 
 def __getattr__(name: str) -> Any:
     if name == "fit_closed_form":
         return importlib.import_module("fairtheory.proofs.fit").fit_closed_form
-    if name in ("symbolic", "fit"):
+    if name in ("symbolic", "fit", "search"):
         return importlib.import_module(f"fairtheory.proofs.{name}")
     raise AttributeError(f"module 'fairtheory.proofs' has no attribute {name!r}")

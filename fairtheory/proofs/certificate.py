@@ -1,166 +1,110 @@
-r"""Exact rational dual certificates for performance-estimation (PEP) worst cases.
+r"""Exact rational dual certificates for performance-estimation (PEP) worst cases: statement + evidence.
 
-A PEP (:class:`fairtheory.worstcase.sdp.PEP`) maximises over a Gram matrix ``G >= 0`` and function
-values ``F``
-
-.. math:: \langle C, G\rangle + c^\top F + c_0 \quad\text{s.t.}\quad
-          \langle A_k, G\rangle + a_k^\top F + b_k \le 0 \;(k \in I), \qquad = 0 \;(k \in E).
-
-Weak duality: for multipliers ``lambda_k >= 0`` (``k in I``; free for ``k in E``) with
+A certificate (``"kind": "pep-dual"``, version 2) is a declarative *statement* - function class, clients,
+method, measure and exact bound, :mod:`fairtheory.proofs.pep_kernel` - and *evidence*: rational dual
+multipliers ``lambda``, one per row of the SDP the statement defines, sparse (``[[row, "p/q"], ...]``).
+The checker (:func:`check_certificate`) rebuilds the SDP **from the statement alone** with the trusted
+kernel and recomputes, in exact arithmetic,
 
 (i)   ``sum_k lambda_k a_k = c`` (the function values cancel exactly),
-(ii)  ``S = sum_k lambda_k A_k - C`` positive semidefinite,
+(ii)  ``S = sum_k lambda_k A_k - C`` positive semidefinite (exact ``L D L^T``, :mod:`fairtheory.proofs.exact_linalg`),
+(iii) ``c_0 - sum_k lambda_k b_k <= claimed`` (the statement's ``value``; 0 for a homogeneous bound),
 
-every feasible ``(G, F)`` has objective ``= -<S, G> + sum_k lambda_k (<A_k,G> + a_k F + b_k) + c_0 -
-sum_k lambda_k b_k <= c_0 - sum_k lambda_k b_k`` =: the bound (iii).  A :class:`Certificate` is such a
-rational ``lambda`` together with the exact problem data; :meth:`Certificate.check` and
-:func:`check_certificate` recompute (i)-(iii) in exact arithmetic (``S >= 0`` by the fraction-free
-``L D L^T`` of :func:`fairtheory.proofs.exact_linalg.ldl_pivots`).  The bound in the caller's units is
-``scale * (c_0 - sum_k lambda_k b_k)`` (the PEPs are solved in normalised units).
+with ``lambda_k >= 0``.  Weak duality then gives the statement for every instance of the class in any
+dimension: every feasible ``(G, F)`` has objective ``= -<S, G> + sum_k lambda_k (<A_k,G> + a_k F + b_k) +
+c_0 - sum_k lambda_k b_k <= c_0 - sum_k lambda_k b_k``.  No row, objective, scale or metadata of the JSON
+enters the check: an edited bound, a relabelled parameter or a certificate of another problem fails.
 
-Obtaining ``lambda`` (:func:`certify`): the float SDP's dual multipliers (Clarabel's ``z``) satisfy (i)
-and (ii) only approximately, and PEP duals are rank deficient (``S`` has a null space where the worst
-case ``G`` lives), so rounding alone usually breaks (ii).  The route taken:
-
-1. *back off*: re-solve the PEP with objective ``+ delta * sum_{i in B} G_ii`` (``delta`` growing
-   ``0, 1e-11, ..., 1e-6`` relative to the value).  Its dual slack is ``S' + delta I_B`` with
-   ``S' >= 0``, i.e. ``S >= delta`` on ``B``: a margin the rounding cannot destroy.  The bound grows by
-   about ``delta tr_B(G)`` - the "back off the bound by a small rational" step.  ``B`` is every basis
-   index except the *structural zeros* ``Z``: indices whose row of ``S`` must vanish in every
-   certificate (e.g. the free model of a one-round potential PEP, where the objective is 0 along a
-   whole ray of zero functions); they are found from the float dual (diagonal of ``S`` at 0) and
-   imposed exactly as linear equations ``S_{i,:} = 0``;
-2. round ``lambda`` to a dyadic grid, drop non-positive entries, and *project* back onto the linear
-   equalities (i) (and ``S_{Z,:} = 0``) exactly: :func:`fairtheory.proofs.exact_linalg.solve_sparse`
-   changes only pivot multipliers, the largest ones first (dependent rows allowed);
-3. check ``lambda >= 0`` and (ii) exactly; the certified bound must lie within ``rtol`` (default
-   ``1e-6``) relative of the PEP value, else the next ``delta`` is tried and finally
-   :class:`~fairtheory.errors.SolverError` is raised.
-
-:func:`certify_exact` instead asks for a certificate whose bound *equals* a given rational (e.g. a
-closed form): multipliers recovered at small denominators (``Fraction.limit_denominator``), projected
-onto (i), ``S_{Z,:} = 0`` and ``bound = target``, and (ii) checked with no back-off.
-
-What a certificate proves: the bound holds for the PEP *data as exported*, i.e. for the parameters
-exactly as the builder received them (rational parameters stay rational; a float such as
-``beta = 0.1`` is the binary double nearest 1/10).  The data are part of the JSON, so a reader checks
-the data against the method and the bound against the data.
+Finding ``lambda`` (:func:`certify_pep`, untrusted and free to use floats): the statement is normalised
+(``L = 1``, ``D0 + rho2/L^2 = 1``), the normalised SDP is solved and rounded to an exact dual certificate
+by :mod:`fairtheory.proofs.search`, and the multipliers are mapped back exactly by homogeneity (rows and
+measure scale by known powers of ``L`` and of the distance unit); the result is re-checked with the
+checker before it is returned.  :func:`certify_exact` asks for a bound *equal* to a given rational.
 """
 
 from __future__ import annotations
 
 import math
-import re
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from fairtheory.proofs.exact_linalg import ldl_pivots, solve_sparse
+from fairtheory.proofs import pep_kernel as kernel
+from fairtheory.proofs.exact_linalg import solve_sparse
+from fairtheory.proofs.pep_kernel import check_certificate, statement_of, verify_multipliers
 
-__all__ = ["Certificate", "certify", "certify_exact", "check_certificate", "verify_multipliers", "fraction_str",
-           "MAX_DIM", "MAX_ROWS"]
-
-#: checker limits (hostile input beyond them is rejected, not computed)
-MAX_DIM = 600
-MAX_ROWS = 2_000_000
-_MAX_DIGITS = 4000
-_MAX_ENTRIES = 5_000_000
+__all__ = ["Certificate", "certify_pep", "certify_exact", "check_certificate", "verify_multipliers", "fraction_str",
+           "statement", "statement_of", "exact_multipliers"]
 
 Row = tuple[dict[tuple[int, int], Fraction], dict[int, Fraction], Fraction]
 
 
-# ----------------------------------------------------------------------------------------------- exact core
-def verify_multipliers(rows: Sequence[Row], objective: Row, mult: Sequence[Fraction], *, dim: int, nf: int,
-                       n_eq: int) -> Fraction | None:
-    r"""The bound ``c_0 - sum_k lambda_k b_k`` (normalised units) when (i) and (ii) hold exactly and
-    ``lambda_k >= 0`` for the inequalities, else ``None``.  Pure integer/:class:`Fraction` arithmetic."""
-    if len(mult) != len(rows):
-        return None
-    CG, cF, c0 = objective
-    F: dict[int, Fraction] = {}
-    S: dict[tuple[int, int], Fraction] = {}
-    bound = c0
-    for k, (lam, (G, a, b)) in enumerate(zip(mult, rows, strict=True)):
-        if k >= n_eq and lam < 0:
-            return None
-        if lam == 0:
-            continue
-        for key, v in a.items():
-            F[key] = F.get(key, Fraction(0)) + lam * v
-        for key, v in G.items():
-            S[key] = S.get(key, Fraction(0)) + lam * v
-        bound -= lam * b
-    for key, v in cF.items():
-        F[key] = F.get(key, Fraction(0)) - v
-    if any(v != 0 for v in F.values()):
-        return None
-    for key, v in CG.items():
-        S[key] = S.get(key, Fraction(0)) - v
-    S = {key: v for key, v in S.items() if v != 0}
-    if ldl_pivots(S, dim) is None:
-        return None
-    return bound
+# ----------------------------------------------------------------------------------------------- statements
+def statement(*, method: Mapping[str, Any], n: int, p: Sequence[Any] | None = None, L: Any = 1, mu: Any = 0,
+              bound: Mapping[str, Any]) -> dict[str, Any]:
+    """A statement as plain JSON (rational strings; uniform ``p`` when None): the helper the builders and the
+    claims use to declare what is proved.  Numbers may be ``int``, :class:`Fraction` or floats (a float is the
+    rational it is, e.g. ``0.1`` is the double nearest 1/10)."""
+    def r(x: Any) -> Any:
+        if isinstance(x, bool) or x is None or isinstance(x, str):
+            return x
+        if isinstance(x, (int, Fraction)):
+            return str(Fraction(x))
+        return str(Fraction(float(x)))
+
+    pw = [Fraction(1, n)] * n if p is None else [Fraction(x) if isinstance(x, (int, Fraction)) else Fraction(float(x))
+                                                  for x in p]
+    m = {k: (v if k in ("name", "schedule", "output", "warm_start", "kappa", "T_N", "R", "evaluations", "objective")
+             else r(v)) for k, v in method.items()}
+    return {"class": {"functions": "smooth-convex", "L": r(L), "mu": r(mu)}, "n": int(n), "p": [str(x) for x in pw],
+            "method": m, "bound": {k: (v if k == "form" else r(v)) for k, v in bound.items()}}
 
 
 @dataclass
 class Certificate:
-    r"""Rational dual multipliers proving ``PEP value <= bound`` (see the module doc).
+    r"""A statement and the rational multipliers proving it (module doc).
 
-    ``bound`` is in the caller's units (``scale * bound_normalised``); ``multipliers`` follow the PEP's
-    constraint order (equalities, interpolation conditions, user inequalities); ``data`` is the PEP's
-    exact export (:meth:`fairtheory.worstcase.sdp.PEP.export`)."""
+    ``bound`` is the quantity the search minimised, in the caller's units: the statement's ``value`` for a
+    constrained bound, the factor ``r`` of the searched direction for a homogeneous one (e.g. the one-round
+    constant ``C`` or a worst-case ratio); ``value`` the float SDP value it certifies."""
 
-    data: dict[str, Any]
-    multipliers: list[Fraction]
-    scale: Fraction
+    statement: dict[str, Any]            #: canonical (:func:`fairtheory.proofs.pep_kernel.canonical`)
+    multipliers: list[Fraction]          #: one per row of ``pep_kernel.build(statement)``
     bound: Fraction
-    bound_normalised: Fraction
-    value: float                 #: the float PEP value (caller's units) the bound certifies
-    delta: float                 #: back-off used (relative; 0 = none)
-    structural_zeros: list[int]
+    value: float
     seconds: float
+    route: str = ""
     meta: dict[str, Any] = field(default_factory=dict)
 
     @property
     def rel_excess(self) -> float:
-        """``(bound - value) / max(|value|, tiny)``: how far the certified bound lies above the PEP value."""
-        return float(self.bound - Fraction(self.value)) / max(abs(self.value), 1e-300) if math.isfinite(
-            self.value) else math.inf
+        """``(bound - value) / max(|value|, tiny)``: how far the certified bound lies above the float value."""
+        if not math.isfinite(self.value):
+            return math.inf
+        return float(self.bound - Fraction(self.value)) / max(abs(self.value), 1e-300)
+
+    def describe(self) -> str:
+        """The proved statement in words."""
+        return kernel.describe(self.statement)
 
     def check(self) -> bool:
-        """Recompute (i)-(iii) exactly from the multipliers and the data: ``True`` iff valid and the stated
-        bound is the recomputed one."""
-        b = verify_multipliers(self.data["rows"], self.data["objective"], self.multipliers, dim=self.data["dim"],
-                               nf=self.data["nf"], n_eq=self.data["n_eq"])
-        return b is not None and self.scale > 0 and b == self.bound_normalised and self.scale * b == self.bound
+        """The exact re-check of :func:`check_certificate` on :meth:`to_json` (statement rebuilt, no trust)."""
+        return check_certificate(self.to_json())
 
     def to_json(self) -> dict[str, Any]:
-        """Plain JSON data: ``kind``, sizes, every row and the objective (rational strings), ``multipliers``,
-        ``scale`` and ``bound`` (caller's units); ``meta`` is informational (not checked)."""
-        return {
-            "kind": "pep-dual", "version": 1,
-            "dim": self.data["dim"], "nf": self.data["nf"], "n_eq": self.data["n_eq"],
-            "rows": [_row_json(r) for r in self.data["rows"]],
-            "objective": _row_json(self.data["objective"]),
-            "multipliers": [fraction_str(m) for m in self.multipliers],
-            "scale": fraction_str(self.scale),
-            "bound": fraction_str(self.bound),
-            "meta": _jsonable(self.meta | {"value": self.value, "delta": self.delta,
-                                           "structural_zeros": self.structural_zeros}),
-        }
+        """``{"kind": "pep-dual", "version": 2, "statement", "evidence": {"multipliers": [[row, "p/q"], ...]},
+        "meta"}``; ``meta`` (solver route, float value, seconds) is informational and never read by the checker."""
+        return {"kind": "pep-dual", "version": 2, "statement": kernel.to_json(self.statement),
+                "evidence": {"multipliers": [[k, str(m)] for k, m in enumerate(self.multipliers) if m != 0]},
+                "meta": _jsonable(self.meta | {"value": self.value, "route": self.route, "seconds": self.seconds,
+                                               "in_words": self.describe()})}
 
 
 def fraction_str(q: Fraction) -> str:
     """``"p/q"`` (``"p"`` for an integer)."""
     return str(q)
-
-
-def _row_json(r: Row) -> dict[str, Any]:
-    G, F, c = r
-    return {"G": [[a, b, str(v)] for (a, b), v in sorted(G.items())],
-            "F": [[k, str(v)] for k, v in sorted(F.items())], "c": str(c)}
 
 
 def _jsonable(x: Any) -> Any:
@@ -177,111 +121,6 @@ def _jsonable(x: Any) -> Any:
     except (TypeError, ValueError):
         return str(x)
     return f if math.isfinite(f) else str(f)
-
-
-def _times(x: float, q: Fraction) -> float:
-    if not math.isfinite(x):
-        return x
-    try:
-        return float(Fraction(x) * q)
-    except OverflowError:
-        return math.inf if x * q > 0 else -math.inf
-
-
-# ----------------------------------------------------------------------------------------------- checker
-_RAT = re.compile(r"-?[0-9]+(/[0-9]+)?")
-
-
-class _Bad(Exception):
-    pass
-
-
-def _q(s: Any) -> Fraction:
-    if isinstance(s, bool):
-        raise _Bad
-    if isinstance(s, int):
-        if abs(s).bit_length() > 4 * _MAX_DIGITS:
-            raise _Bad
-        return Fraction(s)
-    if not isinstance(s, str) or len(s) > 2 * _MAX_DIGITS + 2 or not _RAT.fullmatch(s):
-        raise _Bad
-    num, _, den = s.partition("/")
-    d = int(den) if den else 1
-    if d <= 0:
-        raise _Bad
-    return Fraction(int(num), d)
-
-
-def _idx(x: Any, hi: int) -> int:
-    if isinstance(x, bool) or not isinstance(x, int) or not 0 <= x < hi:
-        raise _Bad
-    return x
-
-
-def _parse_row(r: Any, dim: int, nf: int, budget: list[int]) -> Row:
-    if not isinstance(r, Mapping):
-        raise _Bad
-    Gl, Fl, c = r.get("G"), r.get("F"), r.get("c")
-    if not isinstance(Gl, list) or not isinstance(Fl, list):
-        raise _Bad
-    budget[0] -= len(Gl) + len(Fl) + 1
-    if budget[0] < 0:
-        raise _Bad
-    G: dict[tuple[int, int], Fraction] = {}
-    for e in Gl:
-        if not isinstance(e, list) or len(e) != 3:
-            raise _Bad
-        a, b = _idx(e[0], dim), _idx(e[1], dim)
-        if a > b or (a, b) in G:
-            raise _Bad
-        G[(a, b)] = _q(e[2])
-    F: dict[int, Fraction] = {}
-    for e in Fl:
-        if not isinstance(e, list) or len(e) != 2:
-            raise _Bad
-        k = _idx(e[0], nf)
-        if k in F:
-            raise _Bad
-        F[k] = _q(e[1])
-    return G, F, _q(c)
-
-
-def check_certificate(d: Any) -> bool:
-    r"""Exact re-check of a ``"pep-dual"`` certificate dict (:meth:`Certificate.to_json`): parses every
-    rational string, recomputes (i) the function-value cancellation, (ii) ``S >= 0`` by exact ``L D L^T``
-    and (iii) ``scale * (c_0 - sum_k lambda_k b_k)``, which must equal the stated ``bound`` exactly
-    (``scale > 0``; inequality multipliers ``>= 0``).  No solver, no float.  Malformed or hostile input
-    (wrong types, bad indices, duplicate entries, absurd sizes) gives ``False``, never an exception."""
-    try:
-        return _check(d)
-    except (_Bad, ValueError, TypeError, KeyError, OverflowError, ZeroDivisionError, RecursionError, MemoryError):
-        return False
-    except Exception:  # noqa: BLE001 - a checker of untrusted data never raises
-        return False
-
-
-def _check(d: Any) -> bool:
-    if not isinstance(d, Mapping) or d.get("kind") != "pep-dual":
-        return False
-    dim, nf, n_eq = d.get("dim"), d.get("nf"), d.get("n_eq")
-    for v, hi in ((dim, MAX_DIM), (nf, MAX_ROWS), (n_eq, MAX_ROWS)):
-        if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= hi:
-            return False
-    rows_j, mult_j = d.get("rows"), d.get("multipliers")
-    if not isinstance(rows_j, list) or not isinstance(mult_j, list) or len(rows_j) != len(mult_j):
-        return False
-    if len(rows_j) > MAX_ROWS or n_eq > len(rows_j):
-        return False
-    budget = [_MAX_ENTRIES]
-    mult = [_q(m) for m in mult_j]
-    # only rows with a non-zero multiplier matter; the others are parsed for well-formedness
-    rows = [_parse_row(r, dim, nf, budget) for r in rows_j]
-    objective = _parse_row(d.get("objective"), dim, nf, budget)
-    scale, bound = _q(d.get("scale")), _q(d.get("bound"))
-    if scale <= 0:
-        return False
-    b = verify_multipliers(rows, objective, mult, dim=dim, nf=nf, n_eq=n_eq)
-    return b is not None and scale * b == bound
 
 
 # ----------------------------------------------------------------------------------------------- float side
@@ -525,109 +364,173 @@ def _matvec(G: Mapping[tuple[int, int], Fraction], v: Mapping[int, Fraction]) ->
     return {k: x for k, x in out.items() if x != 0}
 
 
-def certify(pep: Any, *, scale: Fraction | int = 1, value: float | None = None, rtol: float = 1e-6,
-            meta: dict[str, Any] | None = None, deltas: Sequence[float] = (0.0, 1e-11, 1e-10, 1e-9, 1e-8, 1e-7, 3e-7),
-            bits: int = 48, abs_floor: float = 1e-12, null_space: bool = True) -> Certificate:
-    r"""A rational dual certificate for a built PEP (objective set), bound within ``rtol`` of its value.
 
-    ``scale``: exact factor from the PEP's normalised units to the caller's.  ``value``: the PEP value in
-    normalised units (solved here when None).  ``deltas``: back-off levels tried in order (relative to
-    ``max(|value|, abs_floor)``).  Raises :class:`~fairtheory.errors.SolverError` when no level gives an exact
-    certificate within ``rtol``."""
+# ----------------------------------------------------------------------------------------------- certify (untrusted)
+def _normalise(st: dict[str, Any]) -> tuple[dict[str, Any], Fraction, Fraction, Fraction]:
+    """The statement in normalised units (``L = 1``; for a constrained bound ``D0 + rho2/L^2 = 1``) and
+    ``(O, L, u)``: measure = ``O`` x normalised measure, distances ``sqrt(u)``, gradients ``L sqrt(u)``."""
+    from fairtheory.errors import FairtheoryValueError
+
+    L = st["class"]["L"]
+    bd = st["bound"]
+    if bd["form"] == "constrained":
+        S = L * bd["D0"] + bd["rho2"] / L
+        if S == 0:
+            raise FairtheoryValueError("D0 and rho2 are both 0: the worst case is 0 (nothing to certify)")
+        u = S / L
+    else:
+        u = Fraction(1)
+    m = dict(st["method"])
+    O = u if m["name"] == "local_gd_round" else L * u
+    if m["name"] in ("local_gd", "local_gd_round"):
+        m["beta"] = m["beta"] * L
+    if m["name"] == "local_gd_round":
+        m["a"] = m["a"] * L
+    if m["name"] == "scaffold":
+        m["eta_l"] = m["eta_l"] * L
+    if m["name"] == "linear":
+        n = st["n"]
+        m["evaluations"] = [(i, {b: (c * L if b >= n else c) for b, c in x.items()}) for i, x in m["evaluations"]]
+    if bd["form"] == "constrained":
+        b2: dict[str, Any] = {"form": "constrained", "D0": bd["D0"] / u, "rho2": bd["rho2"] / (L * L * u),
+                              "value": bd["value"] / O}
+    else:
+        b2 = {"form": "homogeneous", "dist": bd["dist"] * u / O, "hetero": bd["hetero"] * L * L * u / O}
+    out = {"class": {"functions": "smooth-convex", "L": Fraction(1), "mu": st["class"]["mu"] / L}, "n": st["n"],
+           "p": list(st["p"]), "method": m, "bound": b2}
+    return out, O, L, u
+
+
+def _search(data: dict[str, Any], *, rtol: float, value: float | None,
+            target: Fraction | None) -> tuple[list[Fraction], Fraction, float, str]:
+    """Exact multipliers of ``data`` (rows may include a search row): ``(lambda, bound, float value, route)``."""
+    from fairtheory.errors import SolverError
+    from fairtheory.proofs import search
+
+    if target is not None:
+        ex = exact_multipliers(data, target)
+        if ex is None:
+            raise SolverError(f"certify_exact: no certificate with bound exactly {target}", "exact recovery", "no certificate")
+        return ex
+    res = search.find_multipliers(data, value=value, rtol=rtol)
+    return res.multipliers, res.bound, res.value, res.route
+
+
+def certify_pep(template: Mapping[str, Any], *, direction: tuple[Any, Any] | None = None, rtol: float = 1e-6,
+                value: float | None = None, target: Any = None, meta: dict[str, Any] | None = None) -> Certificate:
+    r"""A certificate for the smallest bound of the form ``template`` allows (untrusted search, checked result).
+
+    * ``template["bound"]["form"] == "constrained"``: the bound ``value`` is found (the template's is ignored):
+      within ``rtol`` of the SDP value, or exactly ``target`` (:func:`certify_exact`);
+    * ``"homogeneous"`` with ``direction = (dd, dh)``: the smallest ``r`` with ``measure <= (dist + r dd)
+      ||x0 - x*||^2 + (hetero + r dh) rho^2`` (the template's ``dist``, ``hetero`` are the fixed part), e.g.
+      ``(0, 1)`` with ``dist = 1`` for the one-round potential constant ``C``, ``(a, b)`` for a worst-case ratio.
+
+    ``value``: the float value of the searched quantity in normalised units when known.  Raises
+    :class:`~fairtheory.errors.SolverError` when no certificate is found; the returned one has re-checked."""
+    from fairtheory.errors import FairtheoryValueError, SolverError
+
+    t0 = time.perf_counter()
+    tpl = dict(template)
+    if tpl.get("bound", {}).get("form") == "constrained":
+        tpl["bound"] = dict(tpl["bound"]) | {"value": "0"}
+    st = kernel.canonical(tpl)
+    stn, O, L, u = _normalise(st)
+    data = kernel.build(stn)
+    n_int = data["n_interp"]
+    hom = st["bound"]["form"] == "homogeneous"
+    if hom:
+        if direction is None:
+            raise FairtheoryValueError("certify_pep: a homogeneous template needs direction=(dd, dh)")
+        dd, dh = Fraction(direction[0]), Fraction(direction[1])
+        if dd < 0 or dh < 0 or dd == dh == 0:
+            raise FairtheoryValueError(f"certify_pep: direction must be >= 0 and non-zero, got {direction!r}")
+        row: dict[tuple[int, int], Fraction] = {}
+        for src, c in ((data["dist"], dd * u / O), (data["hetero"], dh * L * L * u / O)):
+            for k, v in src.items():
+                row[k] = row.get(k, Fraction(0)) + c * v
+        data["rows"] = data["rows"] + [({k: v for k, v in row.items() if v}, {}, Fraction(-1))]
+    tgt = None if target is None else Fraction(target) / (1 if hom else O)
+    lam, bnd, val, route = _search(data, rtol=rtol, value=value, target=tgt)
+    factor = O / (L * u)  # interpolation rows scale by L u, the measure by O
+    mult = [x * factor for x in lam[:n_int]]
+    if hom:
+        r = bnd
+        b = dict(st["bound"])
+        b["dist"] = b["dist"] + r * dd
+        b["hetero"] = b["hetero"] + r * dh
+        found, fval = r, val
+    else:
+        mult.append(lam[n_int] * O / u)
+        if st["n"] > 1:
+            mult.append(lam[n_int + 1] * O / (L * L * u))
+        b = dict(st["bound"]) | {"value": bnd * O}
+        found, fval = bnd * O, _times(val, O)
+    cst = dict(st) | {"bound": b}
+    cert = Certificate(statement=cst, multipliers=mult, bound=found, value=fval, seconds=time.perf_counter() - t0,
+                       route=route, meta=dict(meta or {}))
+    if not check_certificate(cert.to_json()):
+        raise SolverError("certify_pep: the mapped certificate failed the exact re-check", "exact check", "internal")
+    cert.seconds = time.perf_counter() - t0
+    return cert
+
+
+def certify_exact(template: Mapping[str, Any], target: Any, *, direction: tuple[Any, Any] | None = None,
+                  meta: dict[str, Any] | None = None) -> Certificate | None:
+    """A certificate whose bound equals ``target`` exactly (caller's units), or ``None`` (see :func:`certify_pep`)."""
     from fairtheory.errors import SolverError
 
-    t0 = time.perf_counter()
-    data = pep.export()
-    scale_q = Fraction(scale)
-    dim = data["dim"]
-    status, z, v = _float_solve(data, delta=0.0, B=(), tol=1e-9)
-    if value is None:
-        value = v
-    if status not in ("Solved", "AlmostSolved"):
-        raise SolverError("certify: the PEP", "clarabel", status)
-    ref = max(abs(value), abs_floor)
-    z0 = z
-    zeros = _structural_zeros(data, z)
-    B = [i for i in range(dim) if i not in set(zeros)]
-    tried: list[str] = []
-
-    def attempt(zv: Sequence[float], zs: Sequence[int], null: Sequence[dict[int, Fraction]], tag: str,
-                d: float) -> Certificate | None:
-        zmax = max((abs(x) for x in zv), default=0.0)
-        lam0 = {k: _round(x, bits) for k, x in enumerate(zv)
-                if (k < data["n_eq"] and x != 0) or x > 1e-13 * max(zmax, 1e-300)}
-        lam0 = {k: q for k, q in lam0.items() if q != 0}
-        lam = _project(data, lam0, zs, None, null, refine=bool(null))
-        if lam is None:
-            tried.append(f"{tag}: projection inconsistent")
-            return None
-        if any(x < 0 for x in lam[data["n_eq"]:]):
-            tried.append(f"{tag}: a multiplier < 0 after projection")
-            return None
-        bnd = verify_multipliers(data["rows"], data["objective"], lam, dim=dim, nf=data["nf"], n_eq=data["n_eq"])
-        if bnd is None:
-            tried.append(f"{tag}: slack not PSD")
-            return None
-        if abs(float(bnd) - value) > rtol * ref:
-            tried.append(f"{tag}: bound {float(bnd):.10g} not within {rtol:g} of {value:.10g}")
-            return None
-        return Certificate(data=data, multipliers=lam, scale=scale_q, bound=scale_q * bnd, bound_normalised=bnd,
-                           value=_times(value, scale_q), delta=d, structural_zeros=list(zs),
-                           seconds=time.perf_counter() - t0, meta=dict(meta or {}) | {"route": tag})
-
-    # 1. no back-off: tight multipliers projected onto the face S V = 0 (V: the slack's near-null space)
-    if null_space:
-        for den, fit in ((100, 1e-6), (10_000, 1e-7), (10**6, 1e-10)):
-            cert = attempt(z, [], _null_space(data, z, 1e-6, den, fit), f"null-space(den={den})", 0.0)
-            if cert is not None:
-                return cert
-    # 2. back-off: S >= delta on B
-    for zs, Bs in (((zeros, B), ([], list(range(dim)))) if zeros else (([], list(range(dim))),)):
-        for d in deltas:
-            zd = z0
-            if d > 0:
-                status, zd, _ = _float_solve(data, delta=d * ref, B=Bs, tol=1e-10)
-                if status not in ("Solved", "AlmostSolved"):
-                    tried.append(f"delta={d:g}: {status}")
-                    continue
-            elif zs:
-                continue  # delta = 0 was tried without structural zeros in step 1's projection
-            cert = attempt(zd, zs, (), f"back-off(delta={d:g}, zeros={len(zs)})", d)
-            if cert is not None:
-                return cert
-    raise SolverError(f"certify: no exact certificate within rtol={rtol:g} (tried " + "; ".join(tried) + ")",
-                      "clarabel + exact check", "no certificate")
-
-
-def certify_exact(pep: Any, target: Fraction, *, scale: Fraction | int = 1, meta: dict[str, Any] | None = None,
-                  denominators: Sequence[int] = (10, 100, 1000, 10_000, 100_000, 1_000_000)) -> Certificate | None:
-    r"""A certificate whose bound (normalised units) equals ``target`` exactly, or ``None``.
-
-    Tight multipliers of the float dual, recovered at small denominators (``limit_denominator``),
-    projected exactly onto (i), ``S_{Z,:} = 0`` and ``bound = target``; then (ii) with no back-off."""
-    t0 = time.perf_counter()
-    data = pep.export()
-    dim = data["dim"]
-    status, z, value = _float_solve(data, delta=0.0, B=(), tol=1e-10)
-    if status not in ("Solved", "AlmostSolved"):
+    try:
+        return certify_pep(template, direction=direction, target=target, meta=meta)
+    except SolverError:
         return None
-    zmax = max((abs(x) for x in z), default=0.0)
-    nulls = [(f"null(den={d}, fit={f:g})", [], _null_space(data, z, 1e-6, d, f))
-             for d, f in ((100, 1e-5), (1000, 1e-5), (100, 1e-4), (1000, 1e-6), (10_000, 1e-7))]
-    for tag, zs, null in nulls + [("zeros", _structural_zeros(data, z), []), ("plain", [], [])]:
-        for den in denominators:
-            lam0 = {k: Fraction(x).limit_denominator(den) for k, x in enumerate(z)
-                    if (k < data["n_eq"] and x != 0) or x > 1e-9 * max(zmax, 1e-300)}
-            lam0 = {k: q for k, q in lam0.items() if q != 0}
-            lam = _project(data, lam0, zs, Fraction(target), null, refine=bool(null))
-            if lam is None:
-                continue
-            bnd = verify_multipliers(data["rows"], data["objective"], lam, dim=dim, nf=data["nf"], n_eq=data["n_eq"])
-            if bnd is not None and bnd == target:
-                sq = Fraction(scale)
-                return Certificate(data=data, multipliers=lam, scale=sq, bound=sq * bnd, bound_normalised=bnd,
-                                   value=_times(value, sq), delta=0.0, structural_zeros=list(zs),
-                                   seconds=time.perf_counter() - t0,
-                                   meta=dict(meta or {}) | {"exact_target": str(target), "denominator": den,
-                                                            "route": tag})
+
+
+def _times(x: float, q: Fraction) -> float:
+    if not math.isfinite(x):
+        return x
+    try:
+        return float(Fraction(x) * q)
+    except OverflowError:
+        return math.inf if x * q > 0 else -math.inf
+
+
+def exact_multipliers(data: dict[str, Any], target: Fraction, *,
+                      denominators: Sequence[int] = (10, 100, 1000, 10_000, 100_000, 1_000_000)
+                      ) -> tuple[list[Fraction], Fraction, float, str] | None:
+    r"""Multipliers whose bound equals ``target`` exactly, or ``None``: a float dual recovered at small
+    denominators (``limit_denominator``), projected exactly onto (i), ``S V = 0`` (``V`` the slack's recovered
+    near-null space) and ``bound = target``; then (ii) with no back-off.  Two duals are tried: the most accurate
+    solve (:func:`fairtheory.proofs.search.reference_solve`, SDPA-GMP on small PEPs) and Clarabel's (an
+    interior-point method ends near the analytic centre of the optimal dual face, whose entries need not be
+    simple rationals, so the two can differ).  It can only succeed when ``target`` is at least the true worst
+    case (weak duality)."""
+    from fairtheory.proofs import search
+
+    dim = data["dim"]
+    sources = []
+    ref = search.reference_solve(data)
+    if ref is not None:
+        sources.append(ref)
+    try:
+        cl = search._solve_clarabel(search._Pep(data), tol=1e-10)
+        if cl.ok:
+            sources.append((list(cl.z), cl.value, "clarabel"))
+    except Exception:  # noqa: BLE001 - a failed float solve only removes one source
+        pass
+    for z, value, how in sources:
+        zmax = max((abs(x) for x in z), default=0.0)
+        nulls = [(f"null(den={d}, fit={f:g})", [], _null_space(data, z, 1e-6, d, f))
+                 for d, f in ((100, 1e-5), (1000, 1e-5), (100, 1e-4), (1000, 1e-6), (10_000, 1e-7), (10**6, 1e-10))]
+        for tag, zs, null in nulls + [("zeros", _structural_zeros(data, z), []), ("plain", [], [])]:
+            for den in denominators:
+                lam0 = {k: Fraction(x).limit_denominator(den) for k, x in enumerate(z)
+                        if (k < data["n_eq"] and x != 0) or x > 1e-9 * max(zmax, 1e-300)}
+                lam0 = {k: q for k, q in lam0.items() if q != 0}
+                lam = _project(data, lam0, zs, Fraction(target), null, refine=bool(null))
+                if lam is None:
+                    continue
+                bnd = verify_multipliers(data["rows"], data["objective"], lam, dim=dim, nf=data["nf"], n_eq=data["n_eq"])
+                if bnd is not None and bnd == target:
+                    return lam, bnd, value, f"exact({how}, {tag}, den={den})"
     return None

@@ -324,17 +324,11 @@ def local_gd_worst_case(*, n: int, kappa: int, T_N: int, beta: float, L: float, 
     first = 1 if schedule == "rfedfair" else kappa_i
     check_size(*estimate_size(n=n_i, kappa=kappa_i, T_N=T_N_i, K=K_i, first_steps=first), "local_gd_worst_case")
     S, D0n, R2n = units(L_f, D0_f, rho2_f)
-    exact = bool(certificate)
-    if exact:
-        if K_i is not None:
-            raise FairtheoryValueError("certificate=True supports full participation only (K=None)")
-        p_b: Any = [Fraction(1, n_i)] * n_i if p is None else [Fraction(float(x)) for x in p_arr]
-        beta_b: Any = Fraction(beta_f) * Fraction(L_f)
-        lvl_D, lvl_R = D0n, R2n
-    else:
-        p_b, beta_b, lvl_D, lvl_R = p_arr, float(Fraction(beta_f) * Fraction(L_f)), float(D0n), float(R2n)
+    if certificate and K_i is not None:
+        raise FairtheoryValueError("certificate=True supports full participation only (K=None)")
+    p_b, beta_b, lvl_D, lvl_R = p_arr, float(Fraction(beta_f) * Fraction(L_f)), float(D0n), float(R2n)
     b = build_local_gd(n=n_i, p=p_b, beta=beta_b, kappa=kappa_i, T_N=T_N_i, output=out, K=K_i,  # type: ignore[arg-type]
-                       first_steps=first, exact=exact)
+                       first_steps=first)
     b.pep.add_le(sqnorm(b.x0) - lvl_D)
     if n_i > 1:
         b.pep.add_le(rho2_expr(b, p_b) - lvl_R)
@@ -346,24 +340,47 @@ def local_gd_worst_case(*, n: int, kappa: int, T_N: int, beta: float, L: float, 
     inst = None
     if return_instance and math.isfinite(unit):
         inst = extract_instance(b, sol, unit=unit, L=L_f, p=p_arr, params=params)
+    tpl = None
+    if certificate:
+        from fairtheory.proofs.certificate import statement
+
+        tpl = statement(method={"name": "local_gd", "kappa": kappa_i, "T_N": T_N_i, "beta": beta_f, "schedule": schedule,
+                                "output": out}, n=n_i, p=exact_weights(p, p_arr), L=L_f,
+                        bound={"form": "constrained", "D0": D0_f, "rho2": rho2_f, "value": 0})
     return finish_worst_case(b.pep, sol, S, params=params, instance=inst, extra={"branches": b.leaves},
-                             certificate=exact, problem="local_gd_worst_case")
+                             certificate=tpl, problem="local_gd_worst_case")
+
+
+def exact_weights(p: Any, p_arr: np.ndarray) -> list[Fraction]:
+    """Client weights as exact rationals for a certificate statement: ``1/n`` each when ``p`` is None, else the
+    rationals the weights are (exact :class:`Fraction` inputs kept); they must sum to 1 exactly."""
+    n = p_arr.size
+    if p is None:
+        return [Fraction(1, n)] * n
+    out = [x if isinstance(x, Fraction) else Fraction(float(x)) for x in (list(p) if not isinstance(p, np.ndarray)
+                                                                            else p.tolist())]
+    if sum(out) != 1:
+        raise FairtheoryValueError(f"certificate=True needs client weights p that sum to 1 exactly as rationals (e.g. "
+                                   f"Fractions, or binary fractions such as 0.25, 0.75); got {p_arr.tolist()}")
+    return out
 
 
 def finish_worst_case(pep: PEP, sol: SDPSolution, S: Fraction, *, params: dict[str, Any], instance: Instance | None,
-                      extra: dict[str, Any], certificate: bool, problem: str) -> WorstCase:
+                      extra: dict[str, Any], certificate: dict[str, Any] | None, problem: str) -> WorstCase:
     """A solved PEP in the caller's units: every value times the exact unit ``S = L D0 + rho2/L`` (rounded once,
-    :func:`scaled`), the solver's diagnostics in ``extra``, and with ``certificate`` the exact rational dual
-    certificate (:func:`fairtheory.proofs.certificate.certify`).  Shared by the hand-written and traced PEPs."""
+    :func:`scaled`), the solver's diagnostics in ``extra``, and with ``certificate`` (a statement template,
+    :func:`fairtheory.proofs.certificate.statement`) the exact rational dual certificate of that statement
+    (:func:`fairtheory.proofs.certificate.certify_pep`, the SDP rebuilt from the statement by the trusted kernel).
+    Shared by the hand-written and traced PEPs."""
     wc = WorstCase(value=scaled(sol.value, S), dual_value=scaled(sol.dual_value, S), gap=scaled(sol.gap, S),
                    status=sol.status, dim=sol.dim, n_constraints=sol.n_constraints, seconds=sol.seconds,
                    build_seconds=sol.build_seconds, scale=scaled(1.0, S), params=params, instance=instance,
                    extra={"iterations": sol.iterations, "r_prim": sol.r_prim, "r_dual": sol.r_dual,
                           "n_interp": sol.n_interp, "value_normalised": sol.value, **extra})
-    if certificate:
-        from fairtheory.proofs.certificate import certify
+    if certificate is not None:
+        from fairtheory.proofs.certificate import certify_pep
 
-        wc.certificate = certify(pep, scale=S, value=sol.value, meta={"problem": problem, "params": params})
+        wc.certificate = certify_pep(certificate, meta={"problem": problem, "params": params})
     return wc
 
 

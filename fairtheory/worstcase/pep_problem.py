@@ -77,6 +77,7 @@ class PEPProblem(FederatedProblem):
         if np.any(p_arr <= 0):
             raise FairtheoryValueError("p must be positive (a client of weight 0 plays no part)")
         self.p = p_arr
+        self._p_in = p
         self.s = math.sqrt(self.D0 + self.rho2 / self.L**2)  # distance unit
         self.unit = self.L * self.s**2  # value unit S
         #: exact S and normalised constraint levels (rationals of the float inputs; fairtheory.worstcase.local_gd.units)
@@ -93,6 +94,9 @@ class PEPProblem(FederatedProblem):
         stars.append(last)
         self.stars = stars  # normalised optimum gradients
         zero = Vec(np.zeros(0))
+        #: every oracle call that created a point, in order: (client, normalised point x/s); evaluation e has
+        #: gradient basis vector n + e and value variable e (the recurrence a certificate statement records)
+        self.evaluations: list[tuple[int, Vec]] = []
         #: per client: key of the point -> (gradient and value as the algorithm sees them, normalised value)
         self._seen: list[dict[bytes, tuple[Vec, Scalar, Scalar]]] = [{} for _ in range(self.n)]
         for i, (f, g) in enumerate(zip(self.funcs, stars, strict=True)):
@@ -125,6 +129,7 @@ class PEPProblem(FederatedProblem):
         gn = self.pep.vector()
         fn = self.pep.value()
         xn = x  # the arrays hold x/s already
+        self.evaluations.append((i, xn))
         if self.mu > 0:
             r = self.mu / self.L
             self.funcs[i].add_point(xn, gn - r * xn, fn - (0.5 * r) * sqnorm(xn))
@@ -195,6 +200,38 @@ class PEPProblem(FederatedProblem):
         for i in range(self.n):
             out = out + float(self.p[i]) * self._point(i, x)[2]
         return out
+
+    def linear_statement(self, objective: Scalar) -> dict[str, Any]:
+        r"""The traced method as a ``"linear"`` certificate statement (:mod:`fairtheory.proofs.pep_kernel`):
+        evaluation ``e`` is client ``i`` at ``x_e = c_0 (x0 - x*) + sum_j (c_j / L) g_j`` (physical units: the
+        traced arrays hold ``x/s`` with gradients ``g/s = L g'``), the measure ``sum_e w_e f_e`` with the
+        objective's weights (the branch probabilities times ``p_i``), the class and the constraint levels as the
+        rationals the floats are.  The bound's ``value`` is left 0 (a template for
+        :func:`fairtheory.proofs.certificate.certify_pep`)."""
+        from fractions import Fraction
+
+        from fairtheory.proofs.certificate import statement
+        from fairtheory.worstcase.local_gd import exact_weights
+
+        n, Lq = self.n, Fraction(self.L)
+        evals = []
+        for i, x in self.evaluations:
+            coef = []
+            for j in np.flatnonzero(x.c):
+                c = Fraction(float(x.c[j]))
+                if j == n - 1:
+                    coef.append([0, str(c)])
+                elif j >= n:
+                    coef.append([int(j), str(c / Lq)])
+                else:
+                    raise FairtheoryValueError("the traced iterate uses an optimum gradient: not a method")
+            evals.append([i, coef])
+        if objective.quad:
+            raise FairtheoryValueError("the traced objective is not a weighted sum of function values")
+        obj = [[str(Fraction(float(w))), int(k)] for k, w in sorted(objective.lin.items()) if w != 0]
+        return statement(method={"name": "linear", "evaluations": evals, "objective": obj}, n=n,
+                         p=exact_weights(self._p_in, self.p), L=self.L, mu=self.mu,
+                         bound={"form": "constrained", "D0": self.D0, "rho2": self.rho2, "value": 0})
 
     def constraints(self) -> tuple[Scalar, Scalar | None]:
         """Normalised ``||x0||^2 <= D0`` and ``sum_i p_i ||grad f_i(x*)||^2 <= rho2`` as ``Scalar <= 0``

@@ -100,9 +100,10 @@ def round_constant(*, kappa: int, beta: float, a: float, L: float = 1.0, n: int 
     Normalised units (``L = 1``): pass ``a = a_phys L`` and read ``C_phys = C / L^2`` (``beta`` and ``L``
     are given physically).  ``C = inf`` when no certificate exists.
 
-    ``certificate=True`` (full participation): exact rational PEP data (``beta L`` and ``a`` as the floats
-    given) and ``.certificate``, rational multipliers proving ``value <= bound`` exactly, i.e. the one-round
-    inequality with ``C = certificate.bound`` (its ``scale`` is ``1/R``, so the bound is in units of ``C``)."""
+    ``certificate=True`` (full participation): ``.certificate`` proves the one-round inequality with
+    ``C = certificate.bound`` exactly, as a homogeneous statement (``local_gd_round``, :mod:`fairtheory.proofs.pep_kernel`)
+    with ``beta``, ``L`` and ``a / L`` the rationals the floats given are; ``certificate.bound`` is in physical
+    units (``C / L^2``)."""
     kappa_i = check_integer(kappa, "kappa", low=1)
     beta_f, L_f = check_positive(beta, "beta"), check_positive(L, "L")
     a_f = check_in_range(a, "a", low=0.0)
@@ -118,14 +119,9 @@ def round_constant(*, kappa: int, beta: float, a: float, L: float = 1.0, n: int 
     Rq = (bq * kappa_i) ** -3
     R = float(Rq)
     K_i = None if K is None else check_integer(K, "K", low=1)
-    exact = bool(certificate)
-    if exact and K_i is not None:
+    if certificate and K_i is not None:
         raise FairtheoryValueError("certificate=True supports full participation only (K=None)")
-    if exact:
-        p_b: Any = [Fraction(1, n_i)] * n_i if p is None else [Fraction(float(x)) for x in p_arr]
-        pep, _ = _round_pep(n_i, p_b, bq, kappa_i, Fraction(a_f), Rq, None, exact=True)
-    else:
-        pep, _ = _round_pep(n_i, p_arr, b, kappa_i, a_f, R, K_i)
+    pep, _ = _round_pep(n_i, p_arr, b, kappa_i, a_f, R, K_i)
     sol = pep.solve(tol=tol)
     if sol.status in _UNBOUNDED:
         C = math.inf
@@ -134,13 +130,15 @@ def round_constant(*, kappa: int, beta: float, a: float, L: float = 1.0, n: int 
     else:
         C = math.nan
     cert = None
-    if exact and math.isfinite(C) and not math.isnan(C):
-        from fairtheory.proofs.certificate import certify
+    if certificate and math.isfinite(C):
+        from fairtheory.proofs.certificate import certify_pep, statement
+        from fairtheory.worstcase.local_gd import exact_weights
 
-        # the one-round PEPs are degenerate: Clarabel ends AlmostSolved, its value ~5e-6 relative below the
-        # exact bound the certificate proves (e.g. 7/80 at kappa = 2, beta L = 1, a = beta/2), hence rtol 1e-5
-        cert = certify(pep, scale=1 / Rq, value=sol.value, abs_floor=1e-9, rtol=1e-5,
-                       meta={"problem": "round_constant", "kappa": kappa_i, "beta": beta_f, "L": L_f, "a": a_f, "n": n_i})
+        # the statement is physical: a_phys = a / L; the certificate's bound is C_phys = C / L^2
+        tpl = statement(method={"name": "local_gd_round", "kappa": kappa_i, "beta": beta_f, "a": Fraction(a_f) / Fraction(L_f)},
+                        n=n_i, p=exact_weights(p, p_arr), L=L_f, bound={"form": "homogeneous", "dist": 1, "hetero": 0})
+        cert = certify_pep(tpl, direction=(0, 1), meta={"problem": "round_constant", "kappa": kappa_i, "beta": beta_f,
+                                                        "L": L_f, "a": a_f, "n": n_i})
     return RoundConstant(a=a_f, C=C, status=sol.status, gap=sol.gap / R, dim=sol.dim, seconds=sol.seconds,
                          certificate=cert)
 

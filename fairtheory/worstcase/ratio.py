@@ -81,6 +81,26 @@ def theorem_coefficients(*, version: str, kappa: int, T_N: int, beta: float, L: 
     return float(a), float(b)
 
 
+def theorem_coefficients_exact(*, version: str, kappa: int, T_N: int, beta: Fraction, L: Fraction) -> tuple[Fraction, Fraction]:
+    r"""``(a, b)`` of :func:`theorem_coefficients` as exact rationals (full participation): 002 Thm. 1
+    ``a = 2/(beta (T_N+1))``, ``b = 26 L beta^2 (kappa-1)^2 kappa``; 000 Thm. 1 ``a = 2/(beta T)``,
+    ``b = 26 L beta^2 (kappa-1)^2`` with ``T = T_N kappa + 2``."""
+    if version == "002":
+        return 2 / (beta * (T_N + 1)), 26 * L * beta**2 * (kappa - 1) ** 2 * kappa
+    return 2 / (beta * (T_N * kappa + 2)), 26 * L * beta**2 * (kappa - 1) ** 2
+
+
+def ratio_template(*, version: str, kappa: int, T_N: int, beta: Fraction, L: Fraction, n: int = 2,
+                   p: Any = None, dist: Any = 0, hetero: Any = 0) -> dict[str, Any]:
+    """The homogeneous statement "G(theta_tilde) - G* <= dist ||x0 - x*||^2 + hetero rho^2" for local GD with
+    the theorem's own output (``version``) and schedule: with ``(dist, hetero)`` the theorem's coefficients it is
+    002/000 Thm. 1's optimisation part at that setting (:func:`theorem_coefficients_exact`)."""
+    from fairtheory.proofs.certificate import statement
+
+    return statement(method={"name": "local_gd", "kappa": kappa, "T_N": T_N, "beta": beta, "schedule": "rfedfair",
+                             "output": version}, n=n, p=p, L=L, bound={"form": "homogeneous", "dist": dist, "hetero": hetero})
+
+
 def theorem_ratio(*, version: Literal["002", "000"] = "002", kappa: int, T_N: int, beta: float, L: float = 1.0,
                   n: int = 2, p: Any = None, K: int | None = None, return_instance: bool = False,
                   tol: float = 1e-8, certificate: bool = False) -> RatioResult:
@@ -101,18 +121,10 @@ def theorem_ratio(*, version: Literal["002", "000"] = "002", kappa: int, T_N: in
     # normalised units (L = 1, f' = f/(L u), x' = x/sqrt(u), g' = g/(L sqrt(u))): a' = a/L, b' = b L
     a_n, b_n = a / L_f, b * L_f
     ok = rcfl.theorem1_step_ok(L_f, beta_f, kappa_i) if K_i is None else rcfl.theorem2_step_ok(L_f, beta_f, kappa_i, K_i)
-    exact = bool(certificate)
-    if exact and K_i is not None:
+    if certificate and K_i is not None:
         raise FairtheoryValueError("certificate=True supports full participation only (K=None)")
-    if exact:
-        p_b: Any = [Fraction(1, n_i)] * n_i if p is None else [Fraction(float(x)) for x in p_arr]
-        beta_b: Any = Fraction(beta_f) * Fraction(L_f)
-        a_b: Any = Fraction(a_n)
-        b_b: Any = Fraction(b_n)
-        one: Any = 1
-    else:
-        p_b, beta_b, a_b, b_b, one = p_arr, beta_f * L_f, a_n, b_n, 1.0
-    bt = build_local_gd(n=n_i, p=p_b, beta=beta_b, kappa=kappa_i, T_N=T_N_i, output=version, K=K_i, exact=exact)
+    p_b, beta_b, a_b, b_b, one = p_arr, beta_f * L_f, a_n, b_n, 1.0
+    bt = build_local_gd(n=n_i, p=p_b, beta=beta_b, kappa=kappa_i, T_N=T_N_i, output=version, K=K_i)
     rho = rho2_expr(bt, p_b)
     if n_i > 1 and b_n > 0:
         bt.pep.add_le(a_b * sqnorm(bt.x0) + b_b * rho - one)
@@ -132,10 +144,15 @@ def theorem_ratio(*, version: Literal["002", "000"] = "002", kappa: int, T_N: in
     if return_instance:
         inst = extract_instance(bt, sol, unit=1.0, L=L_f, p=p_arr, params=params)
     cert = None
-    if exact:
-        from fairtheory.proofs.certificate import certify
+    if certificate:
+        from fairtheory.proofs.certificate import certify_pep
+        from fairtheory.worstcase.local_gd import exact_weights
 
-        cert = certify(bt.pep, scale=1, value=sol.value, meta={"problem": "theorem_ratio", "params": params})
+        a_q, b_q = theorem_coefficients_exact(version=version, kappa=kappa_i, T_N=T_N_i, beta=Fraction(beta_f),
+                                              L=Fraction(L_f))
+        cert = certify_pep(ratio_template(version=version, kappa=kappa_i, T_N=T_N_i, beta=Fraction(beta_f), L=Fraction(L_f),
+                                          n=n_i, p=exact_weights(p, p_arr)),
+                           direction=(a_q, b_q), value=sol.value, meta={"problem": "theorem_ratio", "params": params})
     return RatioResult(ratio=sol.value, dual_ratio=sol.dual_value, gap=sol.gap, status=sol.status, a=a_n, b=b_n,
                        D0=D0, rho2=r2, init_share=a_n * D0, dim=sol.dim, n_constraints=sol.n_constraints,
                        seconds=sol.seconds, conditions_met=bool(ok), params=params, instance=inst,

@@ -28,6 +28,7 @@ from fairtheory.worstcase.local_gd import (
     Built,
     WorstCase,
     check_size,
+    exact_weights,
     extract_instance,
     finish_worst_case,
     rho2_expr,
@@ -96,16 +97,9 @@ def scaffold_worst_case(*, n: int = 2, kappa: int, R: int, eta_l: float, L: floa
     pts = R_i * (kappa_i + 1) + 3
     check_size(n_i * pts + n_i, n_i * pts * (pts - 1), "scaffold_worst_case")
     S, D0n, R2n = units(L_f, D0_f, rho2_f)
-    exact = bool(certificate)
-    if exact:
-        p_b: Any = [Fraction(1, n_i)] * n_i if p is None else [Fraction(float(x)) for x in p_arr]
-        el_b: Any = Fraction(el) * Fraction(L_f)
-        eg_b: Any = Fraction(eg)
-        lvl_D, lvl_R = D0n, R2n
-    else:
-        p_b, el_b, eg_b, lvl_D, lvl_R = p_arr, float(Fraction(el) * Fraction(L_f)), eg, float(D0n), float(R2n)
+    p_b, el_b, eg_b, lvl_D, lvl_R = p_arr, float(Fraction(el) * Fraction(L_f)), eg, float(D0n), float(R2n)
     b = build_scaffold(n=n_i, p=p_b, eta_l=el_b, eta_g=eg_b, kappa=kappa_i, R=R_i,
-                       warm_start=bool(warm_start), output=output, exact=exact)
+                       warm_start=bool(warm_start), output=output)
     b.pep.add_le(sqnorm(b.x0) - lvl_D)
     if n_i > 1:
         b.pep.add_le(rho2_expr(b, p_b) - lvl_R)
@@ -117,5 +111,12 @@ def scaffold_worst_case(*, n: int = 2, kappa: int, R: int, eta_l: float, L: floa
     inst = None
     if return_instance and np.isfinite(unit):
         inst = extract_instance(b, sol, unit=unit, L=L_f, p=p_arr, params=params)
-    return finish_worst_case(b.pep, sol, S, params=params, instance=inst, extra={}, certificate=exact,
+    tpl = None
+    if certificate:
+        from fairtheory.proofs.certificate import statement
+
+        tpl = statement(method={"name": "scaffold", "kappa": kappa_i, "R": R_i, "eta_l": el, "eta_g": eg,
+                                "warm_start": bool(warm_start), "output": output}, n=n_i, p=exact_weights(p, p_arr),
+                        L=L_f, bound={"form": "constrained", "D0": D0_f, "rho2": rho2_f, "value": 0})
+    return finish_worst_case(b.pep, sol, S, params=params, instance=inst, extra={}, certificate=tpl,
                              problem="scaffold_worst_case")

@@ -240,11 +240,12 @@ def worst_case(make: Callable[..., Any], rounds: int, *, n: int, L: float, D0: f
     return_instance : also extract the worst-case functions' data (:class:`~fairtheory.worstcase.local_gd.Instance`,
         caller's units, ``x* = 0``), e.g. to replay the method on them with numpy
         (:class:`fairtheory.worstcase.replay.InterpolatedProblem`).
-    certificate : attach ``.certificate``, rational dual multipliers proving ``value <= certificate.bound``
-        exactly (:func:`fairtheory.proofs.certificate.certify`) for the SDP as traced: its coefficients are the
-        float64 numbers the trace computed (exactly the method's for dyadic step sizes and weights, e.g.
-        ``lr = 0.5``, ``p = (1/2, 1/2)``; otherwise the method with its coefficients rounded to float64), its
-        constraint levels the exact rationals of ``D0``, ``rho2``, ``L``.
+    certificate : attach ``.certificate``: a ``"linear"`` statement recording the traced recurrence (every
+        evaluation's point on ``x0`` and the earlier gradients, :meth:`PEPProblem.linear_statement`) and rational
+        dual multipliers proving ``value <= certificate.bound`` exactly (:func:`fairtheory.proofs.certificate.certify_pep`);
+        the coefficients are the float64 numbers the trace computed (exactly the method's for dyadic step sizes and
+        weights, e.g. ``lr = 0.5``, ``p = (1/2, 1/2)``; otherwise the method with its coefficients rounded to float64),
+        the constraint levels the exact rationals of ``D0``, ``rho2``, ``L``.
 
     Returns
     -------
@@ -272,7 +273,8 @@ def worst_case(make: Callable[..., Any], rounds: int, *, n: int, L: float, D0: f
               "hyper": {k: (v if isinstance(v, (int, float, str, type(None))) else repr(v)) for k, v in hyper.items()}}
     S = problem.S_exact
     inst = instance(problem, sol, params) if return_instance else None
-    return finish_worst_case(pep, sol, S, params=params, instance=inst, certificate=certificate,
+    tpl = problem.linear_statement(tr.objective) if certificate else None
+    return finish_worst_case(pep, sol, S, params=params, instance=inst, certificate=tpl,
                              extra={"branches": len(tr.leaves), "trace_seconds": tr.seconds},
                              problem="traced worst_case")
 

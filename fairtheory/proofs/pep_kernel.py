@@ -1,0 +1,567 @@
+r"""Trusted kernel of the PEP checker: a declarative statement -> the exact SDP it asserts a bound on.
+
+A ``"pep-dual"`` certificate (version 2) is a *statement* and *evidence* (dual multipliers).  This module
+turns the statement alone into the problem data - interpolation conditions, initial conditions and
+objective - in exact rationals; :func:`fairtheory.proofs.certificate.check_certificate` then checks the
+multipliers against that data.  Nothing in a certificate other than the statement shapes the obligations:
+no constraint row, objective, normalising scale or metadata is read from it.  The lines below are the
+trusted base; docs/proofs.md explains them one by one.
+
+Statement (every number a rational string ``"p/q"`` or an integer)::
+
+    {"class": {"functions": "smooth-convex", "L": q, "mu": q},   # every client L-smooth, mu-strongly convex
+     "n": int, "p": [q, ...],                                     # clients and their weights (> 0, sum 1)
+     "method": {...},                                             # see below; it also fixes the measure
+     "bound": {"form": "constrained", "D0": q, "rho2": q, "value": q}
+            | {"form": "homogeneous", "dist": q, "hetero": q}}
+
+Instances: ``n`` functions ``f_i`` of the class on ``R^d`` (any ``d``), ``G = sum_i p_i f_i`` minimised at
+``x*`` (``sum_i p_i grad f_i(x*) = 0``), a starting point ``x0``; ``rho^2 = sum_i p_i ||grad f_i(x*)||^2``.
+``"constrained"`` asserts ``measure <= value`` for every instance with ``||x0 - x*||^2 <= D0`` and
+``rho^2 <= rho2``; ``"homogeneous"`` asserts ``measure <= dist ||x0 - x*||^2 + hetero rho^2`` for every
+instance.  Methods and their measures:
+
+* ``{"name": "local_gd", "kappa", "T_N", "beta", "schedule": "rfedfair"|"fedavg", "output": "002"|"000"|"last"}``:
+  002 Alg. 1 with full participation (module :mod:`fairtheory.worstcase.local_gd`); measure ``G(x_out) - G*``;
+* ``{"name": "scaffold", "kappa", "R", "eta_l", "eta_g", "warm_start": bool, "output": "last"|"avg"}``:
+  deterministic Scaffold (option II); measure ``G(x_out) - G*``;
+* ``{"name": "local_gd_round", "kappa", "beta", "a"}``: one round of ``kappa`` local steps from ``theta = x0``
+  then the ``p``-average ``theta+``; measure ``a (G(theta) - G*) + ||theta+ - x*||^2``;
+* ``{"name": "linear", "evaluations": [[i, [[b, q], ...]], ...], "objective": [[q, e], ...]}``: any method
+  whose iterates are fixed linear combinations, as traced: evaluation ``e`` asks client ``i`` for its gradient
+  ``g_e`` and value at ``x_e = sum_b q_b v_b`` over the basis ``v_0 = x0 - x*``, ``v_{n+e'} = g_{e'}`` for the
+  *earlier* evaluations ``e' < e``; measure ``sum_(w, e) w (f_{i_e}(x_e) - f_{i_e}(x*))``.
+
+The SDP: Gram basis ``x0 - x*``, ``grad f_i(x*)`` for ``i < n`` (the last one is ``-sum_i p_i/p_n`` of the
+others), then one gradient per evaluation; one value per evaluation (``x* = 0`` and ``f_i(x*) = 0``
+without loss of generality: translations and constant shifts).  Rows, in this order: for each client
+``i``, for each ordered pair ``(j, k)``, ``j != k``, of its points (``x*`` first, then its evaluations in
+order) the interpolation condition of Taylor, Hendrickx & Glineur (2017, Thm. 4)
+
+.. math:: f_k - f_j + \langle g_k, x_j - x_k\rangle + \frac{1}{2(1-\mu/L)}\Big(\frac{1}{L}\|g_j-g_k\|^2
+          + \mu\|x_j-x_k\|^2 - \frac{2\mu}{L}\langle g_j-g_k, x_j-x_k\rangle\Big) \le 0 ;
+
+then, for ``"constrained"``, ``||x0 - x*||^2 - D0 <= 0`` and (``n > 1``) ``rho^2 - rho2 <= 0``.  The
+objective is the measure (``"constrained"``) or ``measure - dist ||x0 - x*||^2 - hetero rho^2``
+(``"homogeneous"``, claimed bound 0).  Pure Python (``int``/:class:`Fraction`), no numpy.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+from typing import Any
+
+from fairtheory.proofs.exact_linalg import is_psd
+
+__all__ = ["Statement", "BadStatement", "build", "canonical", "describe", "implies", "row_labels", "verify_multipliers",
+           "check_certificate", "parse", "statement_of", "MAX_DIM", "MAX_ROWS", "MAX_DIGITS"]
+
+#: limits on what a statement may ask for (a hostile statement is refused before anything is built)
+MAX_DIM = 200
+MAX_ROWS = 20_000
+MAX_DIGITS = 200
+MAX_CLIENTS = 16
+MAX_STEPS = 400
+
+Vec = dict[int, Fraction]
+Row = tuple[dict[tuple[int, int], Fraction], dict[int, Fraction], Fraction]
+Statement = dict[str, Any]
+
+_RAT = re.compile(r"-?[0-9]+(/[0-9]+)?")
+
+
+class BadStatement(ValueError):
+    """A malformed, out-of-range or oversized statement (the checker answers ``False``)."""
+
+
+# ------------------------------------------------------------------------------------------------ parsing
+def q(x: Any, what: str) -> Fraction:
+    """An exact rational from an ``int`` or a ``"p/q"`` string (at most :data:`MAX_DIGITS` digits each)."""
+    if isinstance(x, bool):
+        raise BadStatement(f"{what}: a boolean is not a number")
+    if isinstance(x, int):
+        if abs(x).bit_length() > 4 * MAX_DIGITS:
+            raise BadStatement(f"{what}: too large")
+        return Fraction(x)
+    if not isinstance(x, str) or len(x) > 2 * MAX_DIGITS + 2 or not _RAT.fullmatch(x):
+        raise BadStatement(f"{what}: not a rational string")
+    num, _, den = x.partition("/")
+    d = int(den) if den else 1
+    if d <= 0:
+        raise BadStatement(f"{what}: zero denominator")
+    return Fraction(int(num), d)
+
+
+def _int(x: Any, what: str, lo: int, hi: int) -> int:
+    if isinstance(x, bool) or not isinstance(x, int) or not lo <= x <= hi:
+        raise BadStatement(f"{what} must be an integer in [{lo}, {hi}]")
+    return x
+
+
+def _keys(d: Any, what: str, keys: set[str]) -> Mapping[str, Any]:
+    if not isinstance(d, Mapping) or set(d) != keys:
+        raise BadStatement(f"{what} must have exactly the keys {sorted(keys)}")
+    return d
+
+
+def canonical(st: Any) -> Statement:
+    """The statement with every number parsed (:class:`Fraction`) and every field validated; raises
+    :class:`BadStatement`.  Two statements are the same statement iff their canonical forms are equal."""
+    st = _keys(st, "statement", {"class", "n", "p", "method", "bound"})
+    cl = _keys(st["class"], "class", {"functions", "L", "mu"})
+    if cl["functions"] != "smooth-convex":
+        raise BadStatement("class.functions must be 'smooth-convex'")
+    L, mu = q(cl["L"], "L"), q(cl["mu"], "mu")
+    if not (L > 0 and 0 <= mu < L):
+        raise BadStatement("class: need L > 0 and 0 <= mu < L")
+    n = _int(st["n"], "n", 1, MAX_CLIENTS)
+    if not isinstance(st["p"], list) or len(st["p"]) != n:
+        raise BadStatement("p must list n weights")
+    p = [q(x, "p") for x in st["p"]]
+    if any(x <= 0 for x in p) or sum(p) != 1:
+        raise BadStatement("p: weights must be > 0 and sum to 1 exactly")
+    m = st["method"]
+    if not isinstance(m, Mapping) or "name" not in m:
+        raise BadStatement("method must name a method")
+    name = m["name"]
+    if name == "local_gd":
+        m = _keys(m, "method", {"name", "kappa", "T_N", "beta", "schedule", "output"})
+        if m["schedule"] not in ("rfedfair", "fedavg") or m["output"] not in ("002", "000", "last"):
+            raise BadStatement("local_gd: schedule 'rfedfair'|'fedavg', output '002'|'000'|'last'")
+        method: dict[str, Any] = {"name": name, "kappa": _int(m["kappa"], "kappa", 1, MAX_STEPS),
+                                  "T_N": _int(m["T_N"], "T_N", 0, MAX_STEPS), "beta": q(m["beta"], "beta"),
+                                  "schedule": m["schedule"], "output": m["output"]}
+        if method["beta"] <= 0:
+            raise BadStatement("beta must be > 0")
+    elif name == "scaffold":
+        m = _keys(m, "method", {"name", "kappa", "R", "eta_l", "eta_g", "warm_start", "output"})
+        if not isinstance(m["warm_start"], bool) or m["output"] not in ("last", "avg"):
+            raise BadStatement("scaffold: warm_start a boolean, output 'last'|'avg'")
+        method = {"name": name, "kappa": _int(m["kappa"], "kappa", 1, MAX_STEPS), "R": _int(m["R"], "R", 1, MAX_STEPS),
+                  "eta_l": q(m["eta_l"], "eta_l"), "eta_g": q(m["eta_g"], "eta_g"), "warm_start": m["warm_start"],
+                  "output": m["output"]}
+        if method["eta_l"] <= 0 or method["eta_g"] <= 0:
+            raise BadStatement("eta_l and eta_g must be > 0")
+    elif name == "local_gd_round":
+        m = _keys(m, "method", {"name", "kappa", "beta", "a"})
+        method = {"name": name, "kappa": _int(m["kappa"], "kappa", 1, MAX_STEPS), "beta": q(m["beta"], "beta"),
+                  "a": q(m["a"], "a")}
+        if method["beta"] <= 0 or method["a"] < 0:
+            raise BadStatement("local_gd_round: beta > 0, a >= 0")
+    elif name == "linear":
+        m = _keys(m, "method", {"name", "evaluations", "objective"})
+        ev, ob = m["evaluations"], m["objective"]
+        if not isinstance(ev, list) or not isinstance(ob, list) or len(ev) > MAX_DIM or len(ob) > MAX_ROWS:
+            raise BadStatement("linear: evaluations and objective must be (bounded) lists")
+        evals = []
+        for e, item in enumerate(ev):
+            if not isinstance(item, list) or len(item) != 2 or not isinstance(item[1], list) or len(item[1]) > MAX_DIM:
+                raise BadStatement("linear: evaluation [client, [[basis, coefficient], ...]]")
+            i = _int(item[0], "evaluation client", 0, n - 1)
+            x: Vec = {}
+            for pair in item[1]:
+                if not isinstance(pair, list) or len(pair) != 2:
+                    raise BadStatement("linear: basis coefficient pair")
+                b = _int(pair[0], "basis index", 0, n + e - 1)
+                if 1 <= b < n:
+                    raise BadStatement("linear: an iterate cannot use the unknown optimum gradients")
+                if b in x:
+                    raise BadStatement("linear: repeated basis index")
+                c = q(pair[1], "coefficient")
+                if c != 0:
+                    x[b] = c
+            evals.append((i, x))
+        obj = []
+        for pair in ob:
+            if not isinstance(pair, list) or len(pair) != 2:
+                raise BadStatement("linear: objective pair [weight, evaluation]")
+            obj.append((q(pair[0], "weight"), _int(pair[1], "objective evaluation", 0, len(evals) - 1)))
+        method = {"name": name, "evaluations": evals, "objective": obj}
+    else:
+        raise BadStatement(f"unknown method {name!r}")
+    b = st["bound"]
+    if not isinstance(b, Mapping):
+        raise BadStatement("bound must be a mapping")
+    if b.get("form") == "constrained":
+        b = _keys(b, "bound", {"form", "D0", "rho2", "value"})
+        bound: dict[str, Any] = {"form": "constrained", "D0": q(b["D0"], "D0"), "rho2": q(b["rho2"], "rho2"),
+                                 "value": q(b["value"], "value")}
+        if bound["D0"] < 0 or bound["rho2"] < 0:
+            raise BadStatement("D0 and rho2 must be >= 0")
+    elif b.get("form") == "homogeneous":
+        b = _keys(b, "bound", {"form", "dist", "hetero"})
+        bound = {"form": "homogeneous", "dist": q(b["dist"], "dist"), "hetero": q(b["hetero"], "hetero")}
+    else:
+        raise BadStatement("bound.form must be 'constrained' or 'homogeneous'")
+    return {"class": {"functions": "smooth-convex", "L": L, "mu": mu}, "n": n, "p": p, "method": method, "bound": bound}
+
+
+def to_json(st: Statement) -> dict[str, Any]:
+    """A canonical statement as plain JSON (rational strings)."""
+    def s(x: Any) -> Any:
+        if isinstance(x, Fraction):
+            return str(x)
+        if isinstance(x, Mapping):
+            return {k: s(v) for k, v in x.items()}
+        if isinstance(x, (list, tuple)):
+            return [s(v) for v in x]
+        return x
+
+    out = s(st)
+    if st["method"]["name"] == "linear":
+        out["method"]["evaluations"] = [[i, [[b, str(c)] for b, c in sorted(x.items())]]
+                                        for i, x in st["method"]["evaluations"]]
+        out["method"]["objective"] = [[str(w), e] for w, e in st["method"]["objective"]]
+    return out
+
+
+# ------------------------------------------------------------------------------------------------ building
+def _add(u: Vec, v: Vec, c: Fraction = Fraction(1)) -> Vec:
+    out = dict(u)
+    for k, x in v.items():
+        y = out.get(k, 0) + c * x
+        if y:
+            out[k] = y
+        else:
+            out.pop(k, None)
+    return out
+
+
+def _avg(vs: Sequence[Vec], w: Sequence[Fraction]) -> Vec:
+    out: Vec = {}
+    for v, c in zip(vs, w, strict=True):
+        out = _add(out, v, c)
+    return out
+
+
+def _gram(u: Vec, v: Vec, c: Fraction, into: dict[tuple[int, int], Fraction]) -> None:
+    """``into += c <u, v>`` (upper-triangle entries of the symmetric matrix)."""
+    for a, x in u.items():
+        cx = c * x
+        for b, y in v.items():
+            t = cx * y
+            key = (a, b) if a <= b else (b, a)
+            into[key] = into.get(key, 0) + (t if a == b else t / 2)
+
+
+class _Build:
+    """Symbols of one statement: basis vectors, evaluations (per client: point, gradient, value index)."""
+
+    def __init__(self, st: Statement) -> None:
+        self.st = st
+        n, p = st["n"], st["p"]
+        self.dim = n  # x0 - x* and the n - 1 free optimum gradients
+        self.nf = 0
+        self.stars: list[Vec] = [{i: Fraction(1)} for i in range(1, n)]
+        last: Vec = {}
+        for i in range(n - 1):
+            last = _add(last, self.stars[i], -p[i] / p[n - 1])
+        self.stars.append(last)
+        self.points: list[list[tuple[Vec, Vec, int | None]]] = [[({}, self.stars[i], None)] for i in range(n)]
+        self._seen: list[dict[tuple[tuple[int, Fraction], ...], int]] = [{} for _ in range(n)]
+
+    def oracle(self, i: int, x: Vec, *, dedupe: bool = True) -> tuple[Vec, int]:
+        """Gradient (a new basis vector) and value index of client ``i`` at ``x`` (reused when ``x`` was seen)."""
+        key = tuple(sorted(x.items()))
+        if dedupe and key in self._seen[i]:
+            _, g, f = self.points[i][self._seen[i][key]]
+            return g, f  # type: ignore[return-value]
+        if self.dim >= MAX_DIM:
+            raise BadStatement(f"the statement's PEP exceeds Gram dimension {MAX_DIM}")
+        g: Vec = {self.dim: Fraction(1)}
+        self.dim += 1
+        f = self.nf
+        self.nf += 1
+        self._seen[i][key] = len(self.points[i])
+        self.points[i].append((x, g, f))
+        return g, f
+
+
+def _run_method(b: _Build) -> tuple[dict[int, Fraction], list[tuple[Fraction, Vec]]]:
+    """Run the statement's method on the symbols: the measure as (linear part over values, quadratic terms)."""
+    st, m = b.st, b.st["method"]
+    n, p = st["n"], st["p"]
+    x0: Vec = {0: Fraction(1)}
+    vals: dict[int, Fraction] = {}
+    quad: list[tuple[Fraction, Vec]] = []
+
+    def gap(x: Vec, w: Fraction) -> None:
+        for i in range(n):
+            f = b.oracle(i, x)[1]
+            vals[f] = vals.get(f, 0) + w * p[i]
+
+    name = m["name"]
+    if name == "local_gd":
+        beta, kappa = m["beta"], m["kappa"]
+        theta, spath, vpath = x0, [], [x0]
+        for r in range(m["T_N"] + 1):
+            steps = kappa if (r > 0 or m["schedule"] == "fedavg") else 1
+            Y = [theta] * n
+            for s in range(steps):
+                Y = [_add(Y[i], b.oracle(i, Y[i])[0], -beta) for i in range(n)]
+                if s < steps - 1:
+                    vpath.append(_avg(Y, p))
+            theta = _avg(Y, p)
+            spath.append(theta)
+            vpath.append(theta)
+        out = {"002": spath, "000": vpath, "last": [theta]}[m["output"]]
+        gap(_avg(out, [Fraction(1, len(out))] * len(out)), Fraction(1))
+    elif name == "scaffold":
+        el, eg, kappa = m["eta_l"], m["eta_g"], m["kappa"]
+        x = x0
+        ci = [b.oracle(i, x0)[0] if m["warm_start"] else {} for i in range(n)]
+        c = _avg(ci, p)
+        server = []
+        for _ in range(m["R"]):
+            Y = [x] * n
+            for _k in range(kappa):
+                Y = [_add(Y[i], _add(_add(b.oracle(i, Y[i])[0], ci[i], Fraction(-1)), c), -el) for i in range(n)]
+            new = [_add(_add(ci[i], c, Fraction(-1)), _add(x, Y[i], Fraction(-1)), 1 / (kappa * el)) for i in range(n)]
+            x = _add(x, _avg([_add(Y[i], x, Fraction(-1)) for i in range(n)], p), eg)
+            c = _add(c, _avg([_add(new[i], ci[i], Fraction(-1)) for i in range(n)], p))
+            ci = new
+            server.append(x)
+        out = [x] if m["output"] == "last" else server
+        gap(_avg(out, [Fraction(1, len(out))] * len(out)), Fraction(1))
+    elif name == "local_gd_round":
+        Y = [x0] * n
+        for _ in range(m["kappa"]):
+            Y = [_add(Y[i], b.oracle(i, Y[i])[0], -m["beta"]) for i in range(n)]
+        gap(x0, m["a"])
+        quad.append((Fraction(1), _avg(Y, p)))
+    else:  # linear: evaluations in order; basis n + e is the gradient of evaluation e
+        for i, x in m["evaluations"]:
+            b.oracle(i, x, dedupe=False)  # evaluation e gets gradient basis n + e and value index e
+        for w, e in m["objective"]:
+            vals[e] = vals.get(e, 0) + w
+    return vals, quad
+
+
+def build(st: Statement) -> dict[str, Any]:
+    """The exact SDP data of a canonical statement (:func:`canonical`):
+    ``{"dim", "nf", "n_eq": 0, "rows", "objective", "claimed"}`` with rows and objective as ``(G, F, c)``
+    (``G`` upper-triangle entries, row means ``<= 0``) and ``claimed`` the bound the certificate must reach
+    (``value`` or 0)."""
+    b = _Build(st)
+    vals, quad = _run_method(b)
+    L, mu = st["class"]["L"], st["class"]["mu"]
+    n, p = st["n"], st["p"]
+    rows: list[Row] = []
+    k_inv = 1 / (2 * (1 - mu / L))
+    for i in range(n):
+        pts = b.points[i]
+        if len(pts) * (len(pts) - 1) + len(rows) > MAX_ROWS:
+            raise BadStatement(f"the statement's PEP exceeds {MAX_ROWS} interpolation conditions")
+        for j, (xj, gj, fj) in enumerate(pts):
+            for k, (xk, gk, fk) in enumerate(pts):
+                if j == k:
+                    continue
+                G: dict[tuple[int, int], Fraction] = {}
+                dx, dg = _add(xj, xk, Fraction(-1)), _add(gj, gk, Fraction(-1))
+                _gram(gk, dx, Fraction(1), G)
+                _gram(dg, dg, k_inv / L, G)
+                if mu:
+                    _gram(dx, dx, k_inv * mu, G)
+                    _gram(dg, dx, -2 * k_inv * mu / L, G)
+                F: dict[int, Fraction] = {}
+                if fk is not None:
+                    F[fk] = Fraction(1)
+                if fj is not None:
+                    F[fj] = Fraction(-1)
+                rows.append(({a: v for a, v in G.items() if v}, F, Fraction(0)))
+    n_interp = len(rows)
+    x0: Vec = {0: Fraction(1)}
+    dist: dict[tuple[int, int], Fraction] = {}
+    _gram(x0, x0, Fraction(1), dist)
+    hetero: dict[tuple[int, int], Fraction] = {}
+    for i in range(n):
+        _gram(b.stars[i], b.stars[i], p[i], hetero)
+    hetero = {a: v for a, v in hetero.items() if v}
+    CG: dict[tuple[int, int], Fraction] = {}
+    for w, v in quad:
+        _gram(v, v, w, CG)
+    bd = st["bound"]
+    if bd["form"] == "constrained":
+        rows.append((dist, {}, -bd["D0"]))
+        if n > 1:
+            rows.append((hetero, {}, -bd["rho2"]))
+        claimed = bd["value"]
+    else:
+        for src, c in ((dist, bd["dist"]), (hetero, bd["hetero"])):
+            for a, v in src.items():
+                CG[a] = CG.get(a, 0) - c * v
+        claimed = Fraction(0)
+    objective = ({a: v for a, v in CG.items() if v}, {f: w for f, w in vals.items() if w}, Fraction(0))
+    return {"dim": b.dim, "nf": b.nf, "n_eq": 0, "n_interp": n_interp, "rows": rows, "objective": objective,
+            "claimed": claimed, "dist": dist, "hetero": hetero}
+
+
+def row_labels(st: Statement) -> list[str]:
+    """A name for every row of :func:`build`, in order (``"f1: 3 -> 0"`` is client 1's condition between its
+    points 3 and 0, point 0 being ``x*``), for reading a certificate."""
+    b = _Build(st)
+    _run_method(b)
+    out = [f"f{i}: {j} -> {k}" for i in range(st["n"]) for j in range(len(b.points[i]))
+           for k in range(len(b.points[i])) if j != k]
+    if st["bound"]["form"] == "constrained":
+        out.append("||x0 - x*||^2 <= D0")
+        if st["n"] > 1:
+            out.append("rho^2 <= rho2")
+    return out
+
+
+# ------------------------------------------------------------------------------------------------ weak duality
+def verify_multipliers(rows: Sequence[Row], objective: Row, mult: Sequence[Fraction], *, dim: int, nf: int,
+                       n_eq: int) -> Fraction | None:
+    r"""The bound ``c_0 - sum_k lambda_k b_k`` (normalised units) when (i) and (ii) hold exactly and
+    ``lambda_k >= 0`` for the inequalities, else ``None``.  Pure integer/:class:`Fraction` arithmetic."""
+    if len(mult) != len(rows):
+        return None
+    CG, cF, c0 = objective
+    F: dict[int, Fraction] = {}
+    S: dict[tuple[int, int], Fraction] = {}
+    bound = c0
+    for k, (lam, (G, a, b)) in enumerate(zip(mult, rows, strict=True)):
+        if k >= n_eq and lam < 0:
+            return None
+        if lam == 0:
+            continue
+        for key, v in a.items():
+            F[key] = F.get(key, Fraction(0)) + lam * v
+        for key, v in G.items():
+            S[key] = S.get(key, Fraction(0)) + lam * v
+        bound -= lam * b
+    for key, v in cF.items():
+        F[key] = F.get(key, Fraction(0)) - v
+    if any(v != 0 for v in F.values()):
+        return None
+    for key, v in CG.items():
+        S[key] = S.get(key, Fraction(0)) - v
+    S = {key: v for key, v in S.items() if v != 0}
+    if not is_psd(S, dim):
+        return None
+    return bound
+
+
+
+# ------------------------------------------------------------------------------------------------ checking
+#: largest rational a multiplier may be (digits of numerator and denominator each)
+MAX_MULT_DIGITS = 4000
+
+
+class _Bad(Exception):
+    pass
+
+
+def parse(d: Any) -> tuple[dict[str, Any], list[Fraction]]:
+    """The canonical statement and the dense multipliers of a ``"pep-dual"`` JSON dict (raises on anything
+    malformed: unknown keys, a wrong version, bad numbers, out-of-range or repeated row indices)."""
+    if not isinstance(d, Mapping) or d.get("kind") != "pep-dual" or d.get("version") != 2:
+        raise _Bad("not a version-2 pep-dual certificate")
+    if not set(d) <= {"kind", "version", "statement", "evidence", "meta"}:
+        raise _Bad("unknown top-level keys")
+    st = canonical(d.get("statement"))
+    ev = d.get("evidence")
+    if not isinstance(ev, Mapping) or set(ev) != {"multipliers"} or not isinstance(ev["multipliers"], list):
+        raise _Bad("evidence must be {'multipliers': [[row, 'p/q'], ...]}")
+    if len(ev["multipliers"]) > MAX_ROWS:
+        raise _Bad("too many multipliers")
+    sparse: dict[int, Fraction] = {}
+    for pair in ev["multipliers"]:
+        if not isinstance(pair, list) or len(pair) != 2:
+            raise _Bad("multiplier pair")
+        k, m = pair
+        if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k < MAX_ROWS or k in sparse:
+            raise _Bad("multiplier row index")
+        if not isinstance(m, str) or len(m) > 2 * MAX_MULT_DIGITS + 2:
+            raise _Bad("multiplier value")
+        sparse[k] = q(m, "multiplier") if len(m) <= 2 * MAX_DIGITS + 2 else _big(m)
+    return st, [sparse.get(k, Fraction(0)) for k in range(max(sparse, default=-1) + 1)]
+
+
+def _big(m: str) -> Fraction:
+    if not _RAT.fullmatch(m):
+        raise _Bad("multiplier value")
+    num, _, den = m.partition("/")
+    dd = int(den) if den else 1
+    if dd <= 0:
+        raise _Bad("zero denominator")
+    return Fraction(int(num), dd)
+
+
+def check_certificate(d: Any) -> bool:
+    r"""Exact re-check of a ``"pep-dual"`` certificate dict: the statement is rebuilt into its SDP by
+    :func:`fairtheory.proofs.pep_kernel.build` (interpolation conditions, initial conditions, objective, claimed
+    bound - never read from the JSON), then (i) the function values cancel, (ii) ``S >= 0`` (exact
+    ``L D L^T``), (iii) ``c_0 - sum_k lambda_k b_k <= claimed``, with ``lambda >= 0``.  No solver, no float.
+    Malformed or hostile input gives ``False``, never an exception.  In-process; :func:`fairtheory.proofs.check_proof`
+    runs it under a time and memory limit."""
+    try:
+        st, mult = parse(d)
+        data = build(st)
+        if len(mult) > len(data["rows"]):
+            return False
+        mult = mult + [Fraction(0)] * (len(data["rows"]) - len(mult))
+        b = verify_multipliers(data["rows"], data["objective"], mult, dim=data["dim"], nf=data["nf"], n_eq=0)
+        return b is not None and b <= data["claimed"]
+    except (_Bad, BadStatement, ValueError, TypeError, KeyError, OverflowError, ZeroDivisionError,
+            RecursionError, MemoryError):
+        return False
+    except Exception:  # noqa: BLE001 - a checker of untrusted data never raises
+        return False
+
+
+def statement_of(d: Any) -> dict[str, Any] | None:
+    """The canonical statement of a ``"pep-dual"`` certificate dict (``None`` when malformed)."""
+    try:
+        return parse(d)[0]
+    except Exception:  # noqa: BLE001 - untrusted data
+        return None
+
+
+# ------------------------------------------------------------------------------------------------ reading
+def implies(a: Statement, b: Statement) -> bool:
+    """Whether the (canonical) statement ``a`` implies ``b``: the same class, clients, method and measure, and
+    a bound at least as strong (``homogeneous (d, h)`` implies ``constrained (D0, rho2, v)`` when
+    ``d D0 + h rho2 <= v``; ``constrained`` implies another with no larger ``D0``, ``rho2`` and no smaller
+    ``value``; ``homogeneous (d, h)`` implies ``(d', h')`` with ``d <= d'``, ``h <= h'``)."""
+    if a["class"] != b["class"] or a["n"] != b["n"] or a["p"] != b["p"] or a["method"] != b["method"]:
+        return False
+    ba, bb = a["bound"], b["bound"]
+    if ba["form"] == "homogeneous":
+        if bb["form"] == "homogeneous":
+            return ba["dist"] <= bb["dist"] and ba["hetero"] <= bb["hetero"]
+        return ba["dist"] * bb["D0"] + ba["hetero"] * bb["rho2"] <= bb["value"]
+    if bb["form"] != "constrained":
+        return False
+    return bb["D0"] <= ba["D0"] and bb["rho2"] <= ba["rho2"] and ba["value"] <= bb["value"]
+
+
+def describe(st: Statement) -> str:
+    """The statement in words, generated from its fields."""
+    cl, m, bd = st["class"], st["method"], st["bound"]
+    mu = f", {cl['mu']}-strongly convex" if cl["mu"] else " convex"
+    who = (f"every {st['n']} clients f_i, each {cl['L']}-smooth{mu}, weights p = ({', '.join(map(str, st['p']))})")
+    name = m["name"]
+    if name == "local_gd":
+        meth = (f"local GD (002 Alg. 1, {m['schedule']} schedule, full participation), kappa = {m['kappa']}, "
+                f"T_N = {m['T_N']}, step beta = {m['beta']}, output {m['output']}")
+        meas = "G(x_out) - G*"
+    elif name == "scaffold":
+        meth = (f"Scaffold (option II, full participation), kappa = {m['kappa']}, R = {m['R']}, eta_l = {m['eta_l']}, "
+                f"eta_g = {m['eta_g']}, {'warm' if m['warm_start'] else 'zero'} control variates, output {m['output']}")
+        meas = "G(x_out) - G*"
+    elif name == "local_gd_round":
+        meth = f"one round of local GD from theta, kappa = {m['kappa']} steps of beta = {m['beta']}, then the p-average theta+"
+        meas = f"{m['a']} (G(theta) - G*) + ||theta+ - x*||^2"
+    else:
+        meth = (f"a linear method given by its recurrence ({len(m['evaluations'])} gradient evaluations, "
+                f"{len(m['objective'])} objective terms)")
+        meas = "E[G(x_out)] - G*"
+    if bd["form"] == "constrained":
+        cond = f"||x0 - x*||^2 <= {bd['D0']}" + (f" and rho^2 <= {bd['rho2']}" if st["n"] > 1 else "")
+        return f"for {who}, {meth}: {meas} <= {bd['value']} whenever {cond}"
+    x = "theta" if name == "local_gd_round" else "x0"
+    return f"for {who}, {meth}: {meas} <= {bd['dist']} ||{x} - x*||^2 + {bd['hetero']} rho^2"

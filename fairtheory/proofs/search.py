@@ -1,0 +1,1063 @@
+r"""Finding exact dual multipliers of an exported PEP, robustly (untrusted search; the result is checked exactly).
+
+Data: ``data = {"dim", "nf", "n_eq", "rows": [(G, F, c), ...], "objective": (G, F, c)}`` as exported by
+:meth:`fairtheory.worstcase.sdp.PEP.export` or built by :func:`fairtheory.proofs.pep_kernel.build`; row ``k``
+reads ``<M_k, Gram> + a_k . F + c_k <= 0`` (``== 0`` for ``k < n_eq``) and the PEP maximises the objective
+``<C, Gram> + c . F + c_0`` over ``Gram >= 0``.  A certificate is a rational ``lambda`` (``>= 0`` on the
+inequalities) with
+
+(i)  ``sum_k lambda_k a_k = c`` exactly, and (ii) ``S(lambda) = sum_k lambda_k M_k - C >= 0``,
+
+proving ``value <= bound(lambda) = c_0 - sum_k lambda_k c_k``.  Both (i) and the bound are *affine* in
+``lambda`` and (ii) is a convex condition, so for two multiplier vectors satisfying (i) every convex
+combination satisfies (i), and
+
+.. math:: S((1-t)\lambda_{tight} + t\lambda_{int}) = (1-t) S_{tight} + t S_{int}
+          \succeq \big((1-t)\,\lambda_{\min}(S_{tight}) + t\, m\big) I  \quad\text{on } B,
+
+which is ``>= 0`` as soon as ``t >= eps / (eps + m)`` with ``eps = -lambda_min(S_tight)``, ``m =
+lambda_min(S_int)``.  :func:`find_multipliers` builds the two ends and searches ``t``:
+
+1. **reference**: the PEP solved by SDPA in GMP arithmetic (``sdpap``, 200-bit floats, gaps ``1e-30``; value
+   and duals come back as doubles correct to the last bit) when it is small (:data:`SDPA_MAX_ROWS`,
+   :data:`SDPA_MAX_DIM`: SDPA-GMP takes ``~3 s (rows/86)^2.5``), else by Clarabel, with SDPA-GMP as the
+   escalation when the Clarabel route fails and the deadline allows it;
+2. **structural zeros** ``Z``: basis indices whose row of ``S`` vanishes for *every* dual-feasible ``lambda``
+   (a ray of the primal along which ``Gram_ii`` grows for free, e.g. the free model of a one-round potential
+   PEP).  No certificate is strictly feasible on them, so they are imposed exactly (``S_{Z,:} = 0``) and the
+   margin is asked for on ``B`` = the other indices.  ``Z = {}`` when the back-off PEP below is bounded with
+   ``B`` = everything, else the indices where the reference slack's diagonal vanishes (a Clarabel reference is
+   then re-solved on the reduced PEP, ``Gram_{Z,:}`` free);
+3. **value** (Clarabel references): Clarabel ends ``AlmostSolved`` on degenerate PEPs, its value up to ``1e-6``
+   low and its slack ``1e-8`` indefinite.  A Gauss-Newton on the KKT system (:func:`_kkt_newton`: active rows
+   tight, (i), ``S Gram = 0``) from its solution converges quadratically to a float-feasible primal point whose
+   objective is the value to ``~1e-15``, and whose range and tight rows are the optimal face and active set;
+4. **tight ends** ``lambda_tight``: the reference duals, and the duals pushed onto candidate optimal faces
+   (``S U = 0`` for the Newton face and the slack's near-null spaces, with candidate active sets;
+   :func:`_face_refine`), each rounded to a common dyadic grid (:data:`GRID_BITS` bits below the largest costly
+   multiplier; the multipliers of cost-free rows such as ``rho^2 <= 0``, which interior-point solvers drive to
+   ``1e16``, capped first: :func:`_cap`) and projected exactly onto (i) and ``S_{Z,:} = 0`` (exact Gaussian
+   elimination moving only the largest multipliers).  Their bounds are the value to ``~1e-13``; their slacks may
+   have tiny negative eigenvalues.  One that is exactly PSD already: done (``t = 0``);
+5. **interior end** ``lambda_int``: the *back-off* PEP, objective ``+ delta sum_{i in B} Gram_ii`` with
+   ``Gram_{Z,:}`` free (its dual has ``S_{Z,:} = 0`` and ``S >= delta`` on ``B``), ``delta`` a sizeable
+   fraction of ``value / tr_B(Gram*)`` (well conditioned: "Solved"), solved by Clarabel, rounded and projected
+   the same way.  Its margin ``m ~ delta`` dwarfs any rounding, so ``S_int > 0`` on ``B``;
+6. **combination**: the smallest dyadic ``t`` (estimated from float eigenvalues, then doubled until the exact
+   test :func:`fairtheory.proofs.exact_linalg.is_psd` accepts), the tight end with the lowest
+   predicted bound first.  The bound is ``(1-t) bound_tight + t bound_int``; its excess over the value is about
+   ``t delta tr_B(Gram) ~ eps tr_B(Gram*)``, independent of ``delta``: only the tight end's accuracy matters.
+
+Nothing depends on the last bits of a float solver: perturbing the duals by ``1e-7`` relative only moves ``t``.
+The result is re-checked with :func:`fairtheory.proofs.certificate.verify_multipliers` before it is returned.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import sys
+import time
+import warnings
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from fairtheory.errors import SolverError
+from fairtheory.proofs.exact_linalg import is_psd, solve_sparse
+
+__all__ = ["SearchResult", "find_multipliers", "reference_solve", "SDPA_MAX_ROWS", "SDPA_MAX_DIM", "GRID_BITS"]
+
+#: SDPA-GMP is used for the reference solve up to this many rows and this Gram dimension (its time grows like
+#: ``rows^2.5``: ~3 s at 86 rows / dim 14, ~10 s at 146 / 18, ~45 s at 266 / 24, ~160 s at 422 / 30 on one
+#: AMD EPYC core pair); above, Clarabel, with SDPA as escalation when the deadline allows
+SDPA_MAX_ROWS = 60
+SDPA_MAX_DIM = 16
+#: the float multipliers are rounded to the grid ``2^(e - GRID_BITS)``, ``2^e`` the largest multiplier
+GRID_BITS = 40
+#: multipliers of free rows (no function values, constant 0) are capped at this times the costly ones' scale
+CAP_FACTOR = 1e4
+#: candidate active sets of the face refinement: rows whose multiplier exceeds tau times the largest
+ACTIVE_TAUS = (0.0, 1e-6, 1e-5, 1e-4, 1e-3)
+#: primal active sets tried by the KKT Newton polish (rows within tau of 0 at the reference primal), and its size cap
+PRIMAL_TAUS = (1e-6, 1e-5, 1e-7)
+NEWTON_MAX_DIM = 48
+#: back-off levels, in units of ``max(|value|, abs_floor) / tr_B(Gram*)``
+BACKOFF_FACTORS = (0.1, 1.0, 0.01, 10.0)
+#: SDPA options (``frvMethod`` stays "split": "elimination" crashes on Python 3)
+SDPA_OPTIONS: dict[str, Any] = {"print": "no", "mpfPrecision": 200, "epsilonStar": 1e-30, "epsilonDash": 1e-30,
+                                "maxIteration": 200}
+
+Row = tuple[dict[tuple[int, int], Fraction], dict[int, Fraction], Fraction]
+
+
+@dataclass
+class SearchResult:
+    """Exact multipliers found by :func:`find_multipliers` (normalised units of the data).
+
+    ``verify_multipliers(rows, objective, multipliers, ...) == bound`` holds exactly; ``value`` is the float PEP
+    value the bound was compared with (``rtol``), ``route`` how the multipliers were obtained, ``tried`` every
+    attempt before (and including) the successful one, ``meta`` timings (``solve_s``, ``search_s``,
+    ``check_s``), the reference solver, ``t``, margins and structural zeros."""
+
+    multipliers: list[Fraction]
+    bound: Fraction
+    value: float
+    route: str
+    seconds: float
+    tried: list[str]
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def rel_excess(self) -> float:
+        """``(bound - value) / |value|`` (``inf`` for a non-finite or zero value)."""
+        if not math.isfinite(self.value) or self.value == 0:
+            return math.inf
+        return float(self.bound - Fraction(self.value)) / abs(self.value)
+
+
+# ----------------------------------------------------------------------------------------------- float solves
+@dataclass
+class _Solve:
+    """A float solve: ``z`` the row multipliers, ``value`` the PEP value, ``gram`` the primal Gram matrix."""
+
+    status: str
+    z: np.ndarray
+    value: float
+    gram: np.ndarray | None
+    F: np.ndarray | None
+    how: str
+    seconds: float
+
+    @property
+    def ok(self) -> bool:
+        return self.status in ("Solved", "AlmostSolved", "pdOPT") and bool(np.all(np.isfinite(self.z))) and \
+            math.isfinite(self.value)
+
+
+class _Pep:
+    """Float views of the exact data: ``MG`` (rows x dim^2, both triangles) and ``AF`` (rows x nf)."""
+
+    def __init__(self, data: Mapping[str, Any]) -> None:
+        import scipy.sparse as sp
+
+        self.data = data
+        self.dim, self.nf, self.n_eq = int(data["dim"]), int(data["nf"]), int(data["n_eq"])
+        self.rows: Sequence[Row] = data["rows"]
+        self.objective: Row = data["objective"]
+        self.m = len(self.rows)
+        d = self.dim
+        R, C, V, RF, CF, VF = [], [], [], [], [], []
+        for i, (G, F, _) in enumerate(self.rows):
+            for (a, b), v in G.items():
+                R.append(i)
+                C.append(a * d + b)
+                V.append(float(v))
+                if a != b:
+                    R.append(i)
+                    C.append(b * d + a)
+                    V.append(float(v))
+            for k, v in F.items():
+                RF.append(i)
+                CF.append(k)
+                VF.append(float(v))
+        self.MG = sp.csr_matrix((V, (R, C)), shape=(self.m, d * d))
+        self.AF = sp.csr_matrix((VF, (RF, CF)), shape=(self.m, self.nf))
+        self.c = np.array([float(r[2]) for r in self.rows])
+        CG, cF, c0 = self.objective
+        self.C = np.zeros((d, d))
+        for (a, b), v in CG.items():
+            self.C[a, b] = self.C[b, a] = float(v)
+        self.cF = np.zeros(self.nf)
+        for k, v in cF.items():
+            self.cF[k] = float(v)
+        self.c0 = c0
+
+    def slack(self, lam: Any) -> np.ndarray:
+        """Float ``S(lambda)`` (dense symmetric)."""
+        x = np.asarray([float(v) for v in lam]) if not isinstance(lam, np.ndarray) else lam
+        return np.asarray(self.MG.T @ x).reshape(self.dim, self.dim) - self.C
+
+
+@contextlib.contextmanager
+def _silenced() -> Iterator[None]:
+    """Nothing written to stdout (Python or C level) or warned inside reaches the caller."""
+    try:
+        sys.stdout.flush()
+    except (AttributeError, ValueError, OSError):
+        pass
+    saved = None
+    try:
+        saved = os.dup(1)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.close(devnull)
+    except OSError:
+        saved = None
+    try:
+        with warnings.catch_warnings(), contextlib.redirect_stdout(open(os.devnull, "w")) as f:  # noqa: SIM115
+            warnings.simplefilter("ignore")
+            try:
+                yield
+            finally:
+                f.close()
+    finally:
+        if saved is not None:
+            with contextlib.suppress(OSError):
+                os.dup2(saved, 1)
+                os.close(saved)
+
+
+def _one_blas_thread() -> contextlib.AbstractContextManager[Any]:
+    """BLAS limited to one thread (``threadpoolctl`` when installed): the dense least squares here are small, and a
+    multi-threaded BLAS next to a busy core runs them ~3x slower (measured on 2 cores)."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except Exception:  # noqa: BLE001 - optional
+        return contextlib.nullcontext()
+    return threadpool_limits(limits=1, user_api="blas")
+
+
+def _sdpa_available() -> bool:
+    try:
+        import sdpap  # noqa: F401
+    except Exception:  # noqa: BLE001 - any import failure means "not available"
+        return False
+    return True
+
+
+def _solve_sdpa(P: _Pep) -> _Solve | None:
+    r"""SDPA-GMP on the equality standard form: ``x = [F (free), s >= 0 (one per inequality), vec(Gram)]``,
+    one equation ``-(<M_k, Gram> + a_k F) - s_k = c_k`` per row; ``y`` are the multipliers, ``value = c_0 -
+    dualObj``.  ``None`` when sdpap is missing or raises; a non-``pdOPT`` phase comes back as its status."""
+    t0 = time.perf_counter()
+    try:
+        import scipy.sparse as sp
+        import sdpap
+    except Exception:  # noqa: BLE001
+        return None
+    d, nf, n_eq, m = P.dim, P.nf, P.n_eq, P.m
+    nl = m - n_eq
+    slack = sp.csr_matrix((-np.ones(nl), (np.arange(n_eq, m), np.arange(nl))), shape=(m, nl))
+    A = sp.hstack([-P.AF, slack, -P.MG]).tocsc()
+    b = sp.csc_matrix(P.c.reshape(-1, 1))
+    cvec = np.concatenate([-P.cF, np.zeros(nl), -P.C.reshape(-1)])
+    c = sp.csc_matrix(cvec.reshape(-1, 1))
+    try:
+        K = sdpap.SymCone(f=nf, l=nl, s=(d,))
+        J = sdpap.SymCone(f=m)
+        with _silenced():
+            x, y, info, _, _ = sdpap.solve(A, b, c, K, J, dict(SDPA_OPTIONS))
+        z = np.asarray(y.todense() if hasattr(y, "todense") else y, dtype=float).ravel()
+        xv = np.asarray(x.todense() if hasattr(x, "todense") else x, dtype=float).ravel()
+        phase = str(info.get("phasevalue", "?"))
+        value = float(P.c0) - float(info["dualObj"])
+        gram = xv[nf + nl:].reshape(d, d)
+    except Exception:  # noqa: BLE001 - a failing optional solver means "fall back"
+        return None
+    if z.shape != (m,):
+        return None
+    return _Solve(phase, z, value, 0.5 * (gram + gram.T), xv[:nf].copy(), "sdpa-gmp", time.perf_counter() - t0)
+
+
+def _solve_clarabel(P: _Pep, *, delta: float = 0.0, zeros: Sequence[int] = (), tol: float = 1e-10) -> _Solve:
+    r"""Clarabel on the PEP with objective ``+ delta sum_{i in B} Gram_ii`` (``B`` = the indices outside ``zeros``)
+    and the entries ``Gram_{Z,:}`` free (only ``Gram_BB`` in the PSD cone): the dual then has ``S_{Z,:} = 0`` and
+    ``S >= delta`` on ``B``.  ``z`` are the row multipliers."""
+    import clarabel
+    import scipy.sparse as sp
+
+    t0 = time.perf_counter()
+    d, nf, n_eq, m = P.dim, P.nf, P.n_eq, P.m
+    zs = set(zeros)
+    B = [i for i in range(d) if i not in zs]
+    pos = {i: j for j, i in enumerate(B)}
+    nb = len(B)
+    nG = nb * (nb + 1) // 2
+    r2 = math.sqrt(2.0)
+    col: dict[tuple[int, int], int] = {}
+    coef: dict[tuple[int, int], float] = {}
+    nfree = 0
+    for a in range(d):
+        for b in range(a, d):
+            if a in pos and b in pos:
+                ia, ib = sorted((pos[a], pos[b]))
+                col[(a, b)] = ib * (ib + 1) // 2 + ia
+                coef[(a, b)] = 1.0 if a == b else r2
+            else:
+                col[(a, b)] = nG + nf + nfree
+                coef[(a, b)] = 1.0 if a == b else 2.0
+                nfree += 1
+    nx = nG + nf + nfree
+
+    def vec(G: Mapping[tuple[int, int], Fraction], F: Mapping[int, Fraction]) -> tuple[list[int], list[float]]:
+        cs, vs = [], []
+        for key, v in G.items():
+            cs.append(col[key])
+            vs.append(coef[key] * float(v))
+        for k, v in F.items():
+            cs.append(nG + k)
+            vs.append(float(v))
+        return cs, vs
+
+    R, C, V, bvec = [], [], [], []
+    for i, (G, F, c) in enumerate(P.rows):
+        cs, vs = vec(G, F)
+        R.extend([i] * len(cs))
+        C.extend(cs)
+        V.extend(vs)
+        bvec.append(-float(c))
+    R.extend(range(m, m + nG))
+    C.extend(range(nG))
+    V.extend([-1.0] * nG)
+    bvec.extend([0.0] * nG)
+    A = sp.csc_matrix((V, (R, C)), shape=(m + nG, nx))
+    A.sum_duplicates()
+    q = np.zeros(nx)
+    cs, vs = vec(P.objective[0], P.objective[1])
+    np.add.at(q, cs, [-v for v in vs])
+    for i in B:
+        q[col[(i, i)]] -= delta
+    cones = []
+    if n_eq:
+        cones.append(clarabel.ZeroConeT(n_eq))
+    if m - n_eq:
+        cones.append(clarabel.NonnegativeConeT(m - n_eq))
+    if nb:
+        cones.append(clarabel.PSDTriangleConeT(nb))
+    st = clarabel.DefaultSettings()
+    st.verbose = False
+    st.tol_gap_abs = tol
+    st.tol_gap_rel = tol
+    st.tol_feas = tol
+    st.max_iter = 500
+    st.max_threads = 1
+    st.presolve_enable = False
+    sol = clarabel.DefaultSolver(sp.csc_matrix((nx, nx)), q, A, np.asarray(bvec), cones, st).solve()
+    status = str(sol.status).split(".")[-1]
+    x = np.asarray(sol.x, dtype=float)
+    gram = np.zeros((d, d))
+    for (a, b), j in col.items():
+        v = x[j] / (coef[(a, b)] if j < nG else 1.0)
+        gram[a, b] = gram[b, a] = v
+    value = -float(sol.obj_val) + float(P.c0) - delta * float(sum(gram[i, i] for i in B))
+    return _Solve(status, np.asarray(sol.z, dtype=float)[:m].copy(), value, gram, x[nG:nG + nf].copy(), "clarabel",
+                  time.perf_counter() - t0)
+
+
+def _use_sdpa(P: _Pep) -> bool:
+    return P.m <= SDPA_MAX_ROWS and P.dim <= SDPA_MAX_DIM
+
+
+def _reference(P: _Pep) -> _Solve | None:
+    """The most accurate solve available: SDPA-GMP for small PEPs (:func:`_use_sdpa`), else or on failure Clarabel."""
+    if _use_sdpa(P):
+        s = _solve_sdpa(P)
+        if s is not None and s.ok:
+            return s
+    s = _solve_clarabel(P, tol=1e-10)
+    return s if s.ok else None
+
+
+def reference_solve(data: Mapping[str, Any]) -> tuple[list[float], float, str] | None:
+    """``(z, value, how)``: the row multipliers and value of the most accurate float solve available (SDPA in GMP
+    arithmetic for small PEPs, else Clarabel; ``how`` names it), or ``None`` when no solver reports optimal."""
+    s = _reference(_Pep(data))
+    return None if s is None else ([float(x) for x in s.z], s.value, s.how)
+
+
+# ----------------------------------------------------------------------------------------------- exact side
+def _dyadic(x: float, e: int) -> Fraction:
+    """``x`` rounded to the grid ``2^e``."""
+    n = round(math.ldexp(x, -e))
+    return Fraction(n * (1 << e)) if e >= 0 else Fraction(n, 1 << -e)
+
+
+def _costly(P: _Pep) -> np.ndarray:
+    """Mask of the rows with a function-value part or a constant (they enter (i) or the bound)."""
+    return np.array([bool(r[1]) or r[2] != 0 for r in P.rows], dtype=bool)
+
+
+def _cap(P: _Pep, z: np.ndarray, cap: float = 0.0) -> np.ndarray:
+    r"""``z`` with the multipliers of *free* rows (no function values, constant 0, e.g. ``rho^2 <= 0``) capped at
+    ``cap`` (default :data:`CAP_FACTOR`) times the largest costly multiplier.  Free rows cost nothing, so an
+    interior-point solver drives their multipliers towards infinity when the primal forces ``Gram`` to vanish along
+    them (SDPA-GMP: ``5e16``), which would swamp every other multiplier in the rounding and the eigenvalues."""
+    cap = cap or CAP_FACTOR
+    mask = _costly(P)
+    top = float(np.max(np.abs(z[mask]))) if mask.any() else 0.0
+    if not math.isfinite(top) or top == 0.0 or mask.all():
+        return z
+    out = z.copy()
+    big = (~mask) & (np.abs(z) > cap * top)
+    out[big] = np.sign(z[big]) * cap * top
+    return out
+
+
+def _round(P: _Pep, z: np.ndarray, bits: int = GRID_BITS) -> dict[int, Fraction]:
+    """Multipliers on the common dyadic grid ``2^(e - bits)``, ``2^e >=`` the largest costly multiplier (the
+    largest overall when no row is costly); inequality ones ``<= 0`` dropped, and those below the grid."""
+    mask = _costly(P)
+    za = np.abs(z[mask]) if mask.any() else np.abs(z)
+    top = float(np.max(za)) if za.size else 0.0
+    if not math.isfinite(top) or top == 0.0:
+        top = float(np.max(np.abs(z))) if z.size else 0.0
+        if not math.isfinite(top) or top == 0.0:
+            return {}
+    e = math.frexp(top)[1] - bits
+    out = {}
+    for k, x in enumerate(z):
+        if k >= P.n_eq and x <= 0:
+            continue
+        q = _dyadic(float(x), e)
+        if q != 0:
+            out[k] = q
+    return out
+
+
+def _face_system(P: _Pep, U: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The linear equations ``A lambda = b`` of (i) and ``S(lambda) U = 0`` (dense)."""
+    import scipy.sparse as sp
+
+    blocks = [P.AF.T.toarray()]
+    rhs = [P.cF]
+    eye = sp.identity(P.dim, format="csr")
+    for j in range(U.shape[1]):
+        blocks.append(np.asarray((P.MG @ sp.kron(eye, sp.csr_matrix(U[:, j:j + 1]))).todense()).T)  # (d, m)
+        rhs.append(P.C @ U[:, j])
+    return np.vstack(blocks), np.concatenate(rhs)
+
+
+def _face_refine(P: _Pep, z: np.ndarray, A: np.ndarray, b: np.ndarray,
+                 keep: np.ndarray | None = None) -> tuple[np.ndarray, float]:
+    r"""Least change of ``z`` (float) onto (i) and ``S(lambda) U = 0`` (``A lambda = b``, :func:`_face_system`): the
+    dual pushed onto the optimal face whose slack vanishes on ``range(U)`` (``U`` a candidate face, and ``e_i`` for
+    the structural zeros).  Weighted by ``|z_k|`` (multipliers change relative to their size; inequality ones that
+    would turn negative are fixed at 0 and it repeats; inequality multipliers outside ``keep`` are 0 from the
+    start: the *active set*, complementary slackness).  Returns the refined ``z`` and the residual of the
+    equations: the slack of the result is ``0`` on ``range(U)`` to float accuracy, which cuts the tight end's
+    ``eps`` from the solver's ``1e-8`` to ``1e-16`` when ``U`` is right (:meth:`_Search.tight_ends` tries several)."""
+    free = np.arange(P.m) < P.n_eq
+    x = z.copy()
+    x[(~free) & (x < 0)] = 0.0
+    fixed = (~free) & (x <= 1e-12 * max(float(np.abs(x).max()), 1e-300))
+    if keep is not None:
+        fixed |= (~free) & (~keep)
+    x[fixed] = 0.0
+    for _ in range(30):
+        w = np.where(free, 1.0, np.abs(x))
+        w[fixed] = 0.0
+        y = np.linalg.lstsq(A * w, b - A @ x, rcond=None)[0]
+        xn = x + w * y
+        neg = (~free) & (xn < 0)
+        if not neg.any():
+            x = xn
+            break
+        fixed |= neg
+        x = np.where(neg, 0.0, xn)
+    return x, float(np.abs(A @ x - b).max())
+
+
+def _kkt_newton(P: _Pep, ref: _Solve, active: np.ndarray, zeros: Sequence[int] = (),
+                iters: int = 10) -> tuple[float, np.ndarray, np.ndarray, np.ndarray] | None:
+    r"""Newton (Gauss-Newton, least squares, backtracking) on the KKT system of the PEP from the reference solve:
+    unknowns ``Gram`` (full), ``F`` and the multipliers of the ``active`` rows, equations ``row_k(Gram, F) = 0``
+    (``k`` active), (i) and ``S(lambda) Gram = 0`` (complementarity).  It converges quadratically where the
+    reference is close (``AlmostSolved`` Clarabel on a degenerate PEP: ``1e-6`` off), to residuals ``~1e-16``.
+
+    Returns ``(objective, lambda, Gram, tight rows)`` when the final primal is *feasible to float accuracy* (every
+    row ``<= 1e-12``, ``Gram >= -1e-12``; with structural ``zeros`` the problem is the reduced one, ``Gram_{Z,:}``
+    free, ``S_{Z,:} = 0``, complementarity and ``Gram >= 0`` on ``B x B`` only): its objective is then a lower bound
+    of the PEP value up to ``~1e-12`` whatever the multipliers (in a degenerate PEP some may come out negative),
+    and the value itself at a KKT point.  ``None`` otherwise."""
+    if ref.gram is None or ref.F is None or P.dim > NEWTON_MAX_DIM:
+        return None
+    d, nf = P.dim, P.nf
+    iu = np.triu_indices(d)
+    ng = len(iu[0])
+    A_idx = np.flatnonzero(active)
+    nA = len(A_idx)
+    MG = P.MG.toarray()
+    Dm = np.zeros((d * d, ng))  # vec(Gram) (row-major) from its upper triangle
+    Dm[iu[0] * d + iu[1], np.arange(ng)] = 1.0
+    Dm[iu[1] * d + iu[0], np.arange(ng)] = 1.0
+    rowsG = MG @ Dm
+    AF = P.AF.toarray()
+    MA = MG[A_idx]
+
+    def unpack(g: np.ndarray) -> np.ndarray:
+        G = np.zeros((d, d))
+        G[iu] = g
+        return G + G.T - np.diag(np.diag(G))
+
+    zs = sorted(set(zeros))
+    Bi = np.array([i for i in range(d) if i not in set(zs)], dtype=int)
+    bb = (Bi[:, None] * d + Bi[None, :]).reshape(-1)  # (a, b) in B x B, row-major
+    zrows = np.array([i * d + j for i in zs for j in range(d)], dtype=int)  # S_{Z,:}
+
+    def resid(g: np.ndarray, F: np.ndarray, lam: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        G = unpack(g)
+        S = (MA.T @ lam).reshape(d, d) - P.C
+        return np.concatenate([rowsG[A_idx] @ g + AF[A_idx] @ F + P.c[A_idx], AF[A_idx].T @ lam - P.cF,
+                               (S[np.ix_(Bi, Bi)] @ G[np.ix_(Bi, Bi)]).reshape(-1), S.reshape(-1)[zrows]]), G, S
+
+    g, F, lam = ref.gram[iu].copy(), ref.F.copy(), np.asarray(ref.z, dtype=float)[A_idx].copy()
+    res, G, S = resid(g, F, lam)
+    J1 = np.hstack([rowsG[A_idx], AF[A_idx], np.zeros((nA, nA))])
+    J2 = np.hstack([np.zeros((nf, ng + nf)), AF[A_idx].T])
+    rows_of = np.arange(d) * d
+    for it in range(iters):
+        err = float(np.abs(res).max()) if np.all(np.isfinite(res)) else math.inf
+        if err < 1e-15 or (it >= 5 and err > 1e-9) or not math.isfinite(err):
+            break  # converged, or not converging quadratically from this start: give up early
+        Sz = S.copy()
+        Sz[zs, :] = 0.0
+        Sz[:, zs] = 0.0
+        K1 = np.zeros((d * d, ng))  # S dGram: column (c, e) holds S[:, c] at rows (a, e) and S[:, e] at (a, c)
+        for j, (c, e) in enumerate(zip(*iu, strict=True)):
+            K1[rows_of + e, j] += Sz[:, c]
+            if c != e:
+                K1[rows_of + c, j] += Sz[:, e]
+        Gz = G.copy()
+        Gz[zs, :] = 0.0
+        Gz[:, zs] = 0.0
+        K2 = (MA.reshape(nA, d, d) @ Gz).reshape(nA, d * d).T  # dS Gram
+        J = np.vstack([J1, J2, np.hstack([K1[bb], np.zeros((len(bb), nf)), K2[bb]]),
+                       np.hstack([np.zeros((len(zrows), ng + nf)), MA[:, zrows].T])])
+        step = np.linalg.lstsq(J, -res, rcond=None)[0]
+        a, n0 = 1.0, float(np.linalg.norm(res))
+        while a > 1e-4:
+            g2, F2, l2 = g + a * step[:ng], F + a * step[ng:ng + nf], lam + a * step[ng + nf:]
+            r2, G2, S2 = resid(g2, F2, l2)
+            if np.all(np.isfinite(r2)) and float(np.linalg.norm(r2)) < n0:
+                break
+            a /= 2
+        else:
+            break
+        g, F, lam, res, G, S = g2, F2, l2, r2, G2, S2
+    if not np.all(np.isfinite(res)) or float(np.abs(res).max()) > 1e-12:
+        return None
+    rows = rowsG @ g + AF @ F + P.c
+    rscale = max(1.0, float(np.max(np.abs(P.c), initial=0.0)))
+    viol = max(float(np.max(rows[P.n_eq:], initial=-math.inf)), float(np.max(np.abs(rows[: P.n_eq]), initial=0.0)))
+    GB = G[np.ix_(Bi, Bi)]
+    if viol > 1e-12 * rscale or (Bi.size and float(np.linalg.eigvalsh(GB)[0]) < -1e-12 * max(1.0, float(np.abs(GB).max()))):
+        return None
+    full = np.zeros(P.m)
+    full[A_idx] = lam
+    return float(np.sum(P.C * G) + P.cF @ F) + float(P.c0), full, G, rows >= -1e-9 * rscale
+
+
+def _null_ranks(w: np.ndarray, top: float, limit: int = 3) -> list[int]:
+    """Candidate dimensions ``r`` of the slack's near-null space from its ascending eigenvalues ``w``: the
+    positions of the ``limit`` largest spectral gaps among eigenvalues below ``1e-5 top``."""
+    small = int(np.sum(w < 1e-5 * top))
+    gaps = []
+    for r in range(1, min(small, len(w) - 1) + 1):
+        lo = max(abs(float(w[r - 1])), 1e-16 * top)
+        gaps.append((float(w[r]) / lo, r))
+    if small == len(w) and small:
+        gaps.append((math.inf, small))
+    return [r for _, r in sorted(gaps, reverse=True)[:limit]]
+
+
+def _project(P: _Pep, lam0: Mapping[int, Fraction], zeros: Sequence[int]) -> list[Fraction] | None:
+    r"""Exact multipliers near ``lam0`` (same support) with (i) and ``S_{Z,:} = 0``: the residual is removed by
+    exact Gaussian elimination (:func:`~fairtheory.proofs.exact_linalg.solve_sparse`) on pivot multipliers,
+    equalities first, then the largest (bounded fill-in: only a few more columns than equations)."""
+    rows, (CG, cF, _) = P.rows, P.objective
+    support = sorted(lam0)
+    zset = set(zeros)
+    eqF: dict[int, dict[int, Fraction]] = {}
+    eqG: dict[tuple[int, int], dict[int, Fraction]] = {}
+    for k in support:
+        G, F, _ = rows[k]
+        for key, v in F.items():
+            eqF.setdefault(key, {})[k] = v
+        if zset:
+            for (a, b), v in G.items():
+                if a in zset or b in zset:
+                    eqG.setdefault((a, b), {})[k] = v
+    eqs: list[dict[int, Fraction]] = []
+    rhs: list[Fraction] = []
+    for key in sorted(set(eqF) | set(cF)):
+        eqs.append(eqF.get(key, {}))
+        rhs.append(cF.get(key, Fraction(0)))
+    for key in CG:
+        if (key[0] in zset or key[1] in zset) and key not in eqG:
+            eqG[key] = {}
+    for key in sorted(eqG):
+        eqs.append(eqG[key])
+        rhs.append(CG.get(key, Fraction(0)))
+    res = [r - sum((v * lam0[k] for k, v in e.items()), Fraction(0)) for e, r in zip(eqs, rhs, strict=True)]
+    lam = [Fraction(0)] * P.m
+    for k in support:
+        lam[k] = lam0[k]
+    if all(r == 0 for r in res):
+        return lam
+    order = sorted(support, key=lambda k: (k >= P.n_eq, -abs(lam0[k]), k))
+    corr = None
+    for cols in (order[: 2 * len(eqs) + 8], order):
+        corr = solve_sparse(eqs, res, cols)
+        if corr is not None:
+            break
+    if corr is None:
+        return None
+    for k, v in corr.items():
+        lam[k] += v
+    return lam
+
+
+def _slack_exact(P: _Pep, lam: Sequence[Fraction]) -> dict[tuple[int, int], Fraction]:
+    """Exact ``S(lambda)`` (upper-triangle entries, zeros dropped)."""
+    S: dict[tuple[int, int], Fraction] = {}
+    for x, (G, _, _) in zip(lam, P.rows, strict=True):
+        if x == 0:
+            continue
+        for key, v in G.items():
+            S[key] = S.get(key, Fraction(0)) + x * v
+    for key, v in P.objective[0].items():
+        S[key] = S.get(key, Fraction(0)) - v
+    return {key: v for key, v in S.items() if v != 0}
+
+
+def _bound(P: _Pep, lam: Sequence[Fraction]) -> Fraction:
+    return P.objective[2] - sum((x * r[2] for x, r in zip(lam, P.rows, strict=True) if x != 0), Fraction(0))
+
+
+def _restricted(S: Mapping[tuple[int, int], Fraction], B: Sequence[int]) -> tuple[dict[tuple[int, int], Fraction], bool]:
+    """``S_BB`` re-indexed ``0..|B|-1``, and whether every entry outside ``B x B`` is zero."""
+    pos = {i: j for j, i in enumerate(B)}
+    out = {}
+    for (a, b), v in S.items():
+        if a in pos and b in pos:
+            out[(pos[a], pos[b])] = v
+        elif v != 0:
+            return out, False
+    return out, True
+
+
+def _psd_exact(S: Mapping[tuple[int, int], Fraction], B: Sequence[int]) -> bool:
+    """``S >= 0`` exactly, given that ``S`` lives on ``B x B`` (checked; else ``False``)."""
+    SB, inside = _restricted(S, B)
+    return inside and is_psd(SB, len(B))
+
+
+def _lmin(S: np.ndarray, B: Sequence[int]) -> float:
+    if not B:
+        return 0.0
+    idx = np.asarray(B)
+    return float(np.linalg.eigvalsh(S[np.ix_(idx, idx)])[0])
+
+
+# ----------------------------------------------------------------------------------------------- the search
+@dataclass
+class _End:
+    """One end of the segment: exact multipliers, slack, bound and float smallest eigenvalue on ``B``."""
+
+    lam: list[Fraction]
+    S: dict[tuple[int, int], Fraction]
+    bound: Fraction
+    lmin: float
+    tag: str
+    smax: float = 1.0  #: max(1, max |S_ab|) in floats: the scale of the eigenvalue rounding
+
+
+class _Search:
+    def __init__(self, data: Mapping[str, Any], value: float | None, rtol: float, abs_floor: float,
+                 deadline_s: float) -> None:
+        self.P = _Pep(data)
+        self.user_value = value
+        self.rtol, self.abs_floor = rtol, abs_floor
+        self.t0 = time.perf_counter()
+        self.deadline = self.t0 + deadline_s
+        self.tried: list[str] = []
+        self.timing = {"solve_s": 0.0, "search_s": 0.0, "check_s": 0.0}
+        self.value = math.nan
+        self.cand: list[int] = []
+        self.newton_lam: np.ndarray | None = None
+        self.newton_face: tuple[np.ndarray, np.ndarray] | None = None
+        self.zs: list[int] = []
+
+    # -- bookkeeping
+    def left(self) -> float:
+        return self.deadline - time.perf_counter()
+
+    def out_of_time(self) -> bool:
+        return self.left() <= 0
+
+    def ref_scale(self) -> float:
+        return max(abs(self.value), self.abs_floor)
+
+    def within(self, bound: Fraction) -> bool:
+        return abs(float(bound) - self.value) <= self.rtol * self.ref_scale()
+
+    def end(self, lam0: Mapping[int, Fraction], zeros: Sequence[int], B: Sequence[int], tag: str) -> _End | None:
+        t = time.perf_counter()
+        lam = _project(self.P, lam0, zeros)
+        if lam is None:
+            self.tried.append(f"{tag}: projection onto (i), S_Z = 0 inconsistent")
+            self.timing["search_s"] += time.perf_counter() - t
+            return None
+        S = _slack_exact(self.P, lam)
+        Sf = self.P.slack(lam)
+        lmin = _lmin(Sf, B)
+        self.timing["search_s"] += time.perf_counter() - t
+        return _End(lam, S, _bound(self.P, lam), lmin, tag, max(1.0, float(np.abs(Sf).max())))
+
+    def exact_ok(self, lam: Sequence[Fraction], S: Mapping[tuple[int, int], Fraction], B: Sequence[int]) -> bool:
+        t = time.perf_counter()
+        ok = all(x >= 0 for x in lam[self.P.n_eq:]) and _psd_exact(S, B)
+        self.timing["check_s"] += time.perf_counter() - t
+        return ok
+
+    # -- structural zeros
+    def zero_options(self, ref: _Solve) -> Iterator[tuple[list[int], _Solve | None]]:
+        """Candidate structural zeros ``Z``, each with a bounded back-off solve (``None``: unbounded / failed): ``{}``
+        first, then the indices where the reference slack's diagonal vanishes (relative ``1e-7``)."""
+        P = self.P
+        S = P.slack(_cap(P, ref.z))
+        top = max(1.0, float(np.abs(S).max()))
+        cand = [i for i in range(P.dim) if S[i, i] <= 1e-7 * top]
+        self.cand = cand
+        yielded = False
+        for zs in ([], cand) if cand else ([],):
+            d = self.delta(ref, BACKOFF_FACTORS[0])
+            t = time.perf_counter()
+            s = _solve_clarabel(P, delta=d, zeros=zs, tol=1e-9)
+            self.timing["solve_s"] += time.perf_counter() - t
+            if s.ok:
+                yielded = True
+                yield list(zs), s
+            else:
+                self.tried.append(f"back-off(delta={d:.3g}, zeros={zs}): clarabel {s.status}")
+        if not yielded:  # no bounded back-off at the first level: let the other levels try
+            yield list(cand), None
+
+    def delta(self, ref: _Solve, factor: float) -> float:
+        """``factor max(|value|, abs_floor) / tr(Gram*)``, the trace outside the zero-diagonal candidates (along a
+        structural zero the reference Gram may be huge: the primal is unbounded there)."""
+        zs = set(self.cand)
+        tr = 0.0 if ref.gram is None else float(sum(ref.gram[i, i] for i in range(self.P.dim) if i not in zs))
+        if not math.isfinite(tr) or tr <= 1e-12 * self.ref_scale():
+            tr = float(self.P.dim)
+        return factor * self.ref_scale() / tr
+
+    # -- the route for one reference
+    def tight_ends(self, ref: _Solve, zs: Sequence[int], B: Sequence[int]) -> list[_End]:
+        r"""Tight ends: the reference duals rounded and projected (``plain``); pushed first onto candidate optimal
+        faces (near-null spaces of the slack, :func:`_null_ranks`) with candidate active sets (multipliers above
+        ``tau`` times the largest, :data:`ACTIVE_TAUS`), :func:`_face_refine`; and the KKT Newton multipliers
+        (:meth:`polish_value`) when they came out non-negative."""
+        P = self.P
+        z = _cap(P, ref.z)
+        floats: list[tuple[np.ndarray, str]] = [(z, f"tight({ref.how})")]
+        if self.newton_lam is not None:
+            floats.append((self.newton_lam, f"tight({ref.how}, kkt-newton)"))
+        t = time.perf_counter()
+        S = P.slack(z)
+        idx = np.asarray(B, dtype=int)
+        w, V = np.linalg.eigh(S[np.ix_(idx, idx)]) if len(B) else (np.zeros(0), np.zeros((0, 0)))
+        top = max(float(np.abs(S).max()), 1e-300)
+        mask = _costly(P)
+        ztop = max(float(np.max(z[mask] if mask.any() else z, initial=0.0)), 1e-300)
+        seen: set[tuple[int, ...]] = set()
+        faces: list[tuple[str, np.ndarray, list[np.ndarray]]] = []
+        if self.newton_face is not None:
+            # the KKT Newton primal: its range is the optimal face, its tight rows the active set (complementarity)
+            G, act = self.newton_face
+            gw, gV = np.linalg.eigh(G[np.ix_(idx, idx)])
+            big = gw > 1e-9 * max(float(gw[-1]) if gw.size else 0.0, 1e-300)
+            faces.append(("kkt face", gV[:, big], [act & (z > 0), act]))
+        for r in _null_ranks(w, top):
+            faces.append((f"face r={r}", V[:, :r], [z > tau * ztop for tau in ACTIVE_TAUS]))
+        for name, Vb, keeps in faces:
+            r = Vb.shape[1]
+            U = np.zeros((P.dim, r + len(zs)))
+            U[idx, :r] = Vb
+            for j, i in enumerate(zs):
+                U[i, r + j] = 1.0
+            A, b = _face_system(P, U)
+            for n, keep in enumerate(keeps):
+                tag = f"tight({ref.how}, {name}, active set {n})"
+                x, res = _face_refine(P, z, A, b, keep)
+                if not res <= 1e-9 * max(1.0, top):
+                    self.tried.append(f"{tag}: refinement residual {res:.1e}")
+                    continue
+                key = tuple(np.flatnonzero(x).tolist())
+                if key in seen:
+                    continue
+                seen.add(key)
+                lmin = _lmin(P.slack(x), B)
+                if lmin < -1e-8 * top:
+                    self.tried.append(f"{tag}: slack lambda_min {lmin:.1e} (wrong face)")
+                    continue
+                floats.append((x, tag))
+        self.timing["search_s"] += time.perf_counter() - t
+        return [e for x, tag in floats if (e := self.end(_round(P, x), zs, B, tag)) is not None]
+
+    def polish_value(self, ref: _Solve) -> tuple[float, str] | None:
+        """A more accurate value than an ``AlmostSolved`` float solver's: the objective of a float-feasible KKT Newton
+        point (:func:`_kkt_newton`, the primal active sets of :data:`PRIMAL_TAUS` in turn, the first that converges).
+        Its range and tight rows seed the best tight end (:meth:`tight_ends`), its multipliers another when they are
+        ``>= 0`` (in a degenerate PEP they need not be: the primal point is still feasible, its value still right)."""
+        P = self.P
+        if ref.gram is None or ref.F is None:
+            return None
+        t = time.perf_counter()
+        rows0 = np.asarray(P.MG @ ref.gram.reshape(-1)).ravel() + P.AF @ ref.F + P.c
+        rscale = max(1.0, float(np.max(np.abs(P.c), initial=0.0)))
+        ineq = np.arange(P.m) >= P.n_eq
+        out = None
+        for tau in PRIMAL_TAUS:
+            if self.out_of_time():
+                break
+            act = rows0 >= -tau * rscale
+            act[: P.n_eq] = True
+            got = _kkt_newton(P, ref, act, self.zs)
+            tag = f"kkt-newton(tau={tau:g})"
+            if got is None:
+                self.tried.append(f"{tag}: no feasible KKT point")
+                continue
+            obj, lam, G, tight = got
+            if abs(obj - ref.value) > 1e-4 * max(abs(ref.value), self.abs_floor):
+                self.tried.append(f"{tag}: feasible point {obj:.12g} far from {ref.value:.12g}")
+                continue
+            out = (obj, tag)
+            self.newton_face = (G, tight)
+            if np.all(lam[ineq] >= -1e-12 * max(1.0, float(np.abs(lam).max()))):
+                self.newton_lam = np.where(ineq & (lam < 0), 0.0, lam)
+            break
+        self.timing["solve_s"] += time.perf_counter() - t
+        return out
+
+    def interior(self, ref: _Solve, zs: Sequence[int], B: Sequence[int], first: _Solve | None,
+                 skip: int = 0) -> tuple[_End, float, int] | None:
+        """The back-off end with a float margin, trying the levels of :data:`BACKOFF_FACTORS` from ``skip`` on."""
+        P = self.P
+        for i, factor in enumerate(BACKOFF_FACTORS):
+            if i < skip:
+                continue
+            if self.out_of_time():
+                self.tried.append("deadline reached")
+                return None
+            d = self.delta(ref, factor)
+            if i == 0 and first is not None:
+                s = first
+            else:
+                t = time.perf_counter()
+                s = _solve_clarabel(P, delta=d, zeros=zs, tol=1e-9)
+                self.timing["solve_s"] += time.perf_counter() - t
+            tag = f"interior(delta={d:.3g})"
+            if not s.ok:
+                self.tried.append(f"{tag}: clarabel {s.status}")
+                continue
+            inner = self.end(_round(P, _cap(P, s.z)), zs, B, tag)
+            if inner is None:
+                continue
+            if inner.lmin <= 0:
+                self.tried.append(f"{tag}: no margin (float lambda_min {inner.lmin:.2e})")
+                continue
+            return inner, d, i
+        return None
+
+    def run(self, ref: _Solve) -> tuple[list[Fraction], Fraction, str, dict[str, Any]] | None:
+        """The whole route for one reference solve, for each candidate ``Z`` in turn (:meth:`zero_options`)."""
+        self.value = ref.value
+        for zs, first in self.zero_options(ref):
+            if self.out_of_time():
+                self.tried.append("deadline reached")
+                return None
+            got = self.run_zeros(ref, zs, first)
+            if got is not None:
+                return got
+        return None
+
+    def run_zeros(self, ref: _Solve, zs: list[int], first: _Solve | None
+                  ) -> tuple[list[Fraction], Fraction, str, dict[str, Any]] | None:
+        P = self.P
+        self.value = ref.value
+        self.newton_lam, self.newton_face = None, None
+        self.zs = zs
+        B = [i for i in range(P.dim) if i not in set(zs)]
+        if zs and ref.how == "clarabel":
+            # the reduced PEP (Gram_{Z,:} free) is well posed where the full one has a ray: re-solve it for the duals
+            t = time.perf_counter()
+            red = _solve_clarabel(P, zeros=zs, tol=1e-10)
+            self.timing["solve_s"] += time.perf_counter() - t
+            if red.ok:
+                red.how = "clarabel-reduced"
+                ref = red
+            else:
+                self.tried.append(f"reduced reference (zeros={zs}): clarabel {red.status}")
+        info: dict[str, Any] = {"reference": ref.how, "structural_zeros": zs, "value_from": ref.how,
+                                "reference_value": ref.value}
+        if ref.how != "sdpa-gmp" and self.user_value is not None:
+            self.value = float(self.user_value)
+            info["value_from"] = "caller"
+        pv = self.polish_value(ref)  # for SDPA-GMP only its face and multipliers are used: its value is better
+        if pv is not None and ref.how != "sdpa-gmp":
+            self.value, info["value_from"] = pv
+        tights = self.tight_ends(ref, zs, B)
+        if not tights:
+            return None
+        # the cheap attempt: a tight end alone (t = 0) when its float slack is PSD to rounding; the lowest bound first
+        tights.sort(key=lambda e: e.bound)
+        low = tights[0].bound
+        cheap: tuple[list[Fraction], Fraction, str, dict[str, Any]] | None = None
+        for e in tights:
+            if e.lmin >= -1e-13 * e.smax:
+                if self.exact_ok(e.lam, e.S, B):
+                    if self.within(e.bound):
+                        cheap = (e.lam, e.bound, e.tag, info | {"t": 0, "tight_lmin": e.lmin})
+                        break
+                    self.tried.append(f"{e.tag}: PSD but bound {float(e.bound):.12g} not within {self.rtol:g} "
+                                      f"of {self.value:.12g}")
+                else:
+                    self.tried.append(f"{e.tag}: slack not PSD (float lambda_min {e.lmin:.2e})")
+        if cheap is not None and float(cheap[1] - low) <= 1e-3 * self.rtol * self.ref_scale():
+            return cheap
+        skip = 0
+        while skip < len(BACKOFF_FACTORS):
+            got_int = self.interior(ref, zs, B, first, skip)
+            if got_int is None:
+                return cheap
+            inner, d, i = got_int
+            skip = i + 1
+
+            def predicted(e: _End, m: float = inner.lmin, bi: Fraction = inner.bound) -> float:
+                eps = max(-e.lmin, 1e-14 * e.smax)
+                return float(e.bound) + 2 * eps / (eps + m) * (float(bi) - float(e.bound))
+
+            for e in sorted(tights, key=predicted):
+                if cheap is not None and predicted(e) >= float(cheap[1]):
+                    return cheap
+                got = self.combine(e, inner, B)
+                if got is None:
+                    continue
+                lam, bound, t = got
+                route = f"combination({e.tag}, t={_tstr(t)}, delta={d:.3g})"
+                if cheap is not None and bound >= cheap[1]:
+                    return cheap
+                if self.within(bound):
+                    return lam, bound, route, info | {"t": t, "margin": inner.lmin, "delta": d, "tight_lmin": e.lmin,
+                                                      "bound_tight": float(e.bound), "bound_interior": float(inner.bound)}
+                self.tried.append(f"{route}: bound {float(bound):.12g} not within {self.rtol:g} of {self.value:.12g}")
+            if cheap is not None:
+                return cheap
+        return cheap
+
+    def combine(self, tight: _End, inner: _End, B: Sequence[int]) -> tuple[list[Fraction], Fraction, Fraction] | None:
+        """Smallest dyadic ``t`` found with ``(1-t) lambda_tight + t lambda_int`` exactly feasible."""
+        n_eq = self.P.n_eq
+        eps = max(-tight.lmin, 0.0)
+        m = inner.lmin
+        # multipliers: (1-t) a + t b >= 0 needs t >= -a/(b-a) where a < 0
+        t_need = 0.0
+        for a, b in zip(tight.lam[n_eq:], inner.lam[n_eq:], strict=True):
+            if a < 0:
+                if b <= 0:
+                    self.tried.append(f"{inner.tag}: a multiplier < 0 at both ends")
+                    return None
+                t_need = max(t_need, float(-a / (b - a)))
+        eps = max(eps, 1e-14 * tight.smax)  # float rounding of the eigenvalue estimate, at least
+        t_est = max(2.0 * eps / (eps + m), 2.0 * t_need)
+        k = max(0, min(200, -math.frexp(t_est)[1] + 1))  # 2^-k >= t_est
+        t = Fraction(1, 1 << k)
+        while True:
+            if self.out_of_time():
+                self.tried.append("deadline reached")
+                return None
+            lam = [(1 - t) * a + t * b for a, b in zip(tight.lam, inner.lam, strict=True)]
+            S = {key: v for key in set(tight.S) | set(inner.S)
+                 if (v := (1 - t) * tight.S.get(key, Fraction(0)) + t * inner.S.get(key, Fraction(0))) != 0}
+            if self.exact_ok(lam, S, B):
+                return lam, (1 - t) * tight.bound + t * inner.bound, t
+            self.tried.append(f"combination({inner.tag}, t={_tstr(t)}): not PSD")
+            if t == 1:
+                return None
+            t = min(Fraction(1), 2 * t)
+
+
+def _tstr(t: Fraction) -> str:
+    if t == 0:
+        return "0"
+    if t.numerator == 1 and t.denominator & (t.denominator - 1) == 0:
+        return f"2^-{t.denominator.bit_length() - 1}"
+    return str(t)
+
+
+def _sdpa_estimate_s(P: _Pep) -> float:
+    """Rough SDPA-GMP time (seconds) on this kind of machine: ``~3 s (rows/86)^2.5``."""
+    return 3.0 * (max(P.m, 1) / 86.0) ** 2.5
+
+
+def find_multipliers(data: Mapping[str, Any], *, value: float | None = None, rtol: float = 1e-6,
+                     abs_floor: float = 1e-12, deadline_s: float = 600.0, reference: str = "auto") -> SearchResult:
+    r"""Exact multipliers ``lambda`` (one per row) proving ``PEP value <= bound`` with ``|bound - value| <= rtol
+    max(|value|, abs_floor)`` (module doc: tight end, interior end, exact convex combination).
+
+    ``value``: the caller's float PEP value.  The comparison point is the most accurate value at hand: SDPA-GMP's
+    (correct to the last bit), else the objective of a float-feasible KKT Newton point polished from Clarabel's
+    solution (``~1e-15``; Clarabel alone is up to ``1e-6`` low on degenerate PEPs), else the caller's, else
+    Clarabel's (``meta["value_from"]`` says which, ``meta["caller_value"]`` keeps the caller's).
+
+    ``reference``: ``"auto"`` (SDPA-GMP first for small PEPs, :data:`SDPA_MAX_ROWS`, then Clarabel; for larger
+    ones Clarabel first, then SDPA-GMP when its estimated time fits the deadline), ``"sdpa"`` (SDPA-GMP first at
+    any size, then Clarabel) or ``"clarabel"`` (Clarabel only).  ``deadline_s``: wall-clock budget, checked
+    between steps.  Raises :class:`~fairtheory.errors.SolverError` listing every attempt when nothing is found."""
+    from fairtheory.errors import FairtheoryValueError
+
+    if reference not in ("auto", "sdpa", "clarabel"):
+        raise FairtheoryValueError(f"reference must be 'auto', 'sdpa' or 'clarabel', got {reference!r}")
+    with _one_blas_thread():
+        return _find(data, value, rtol, abs_floor, deadline_s, reference)
+
+
+def _find(data: Mapping[str, Any], value: float | None, rtol: float, abs_floor: float, deadline_s: float,
+          reference: str) -> SearchResult:
+    from fairtheory.proofs.certificate import verify_multipliers
+
+    S = _Search(data, value, rtol, abs_floor, deadline_s)
+    P = S.P
+    plans = {"auto": ["sdpa", "clarabel"] if _use_sdpa(P) else ["clarabel", "sdpa"], "sdpa": ["sdpa", "clarabel"],
+             "clarabel": ["clarabel"]}[reference]
+    for n, kind in enumerate(plans):
+        if S.out_of_time():
+            S.tried.append("deadline reached")
+            break
+        t = time.perf_counter()
+        if kind == "sdpa":
+            if not _sdpa_available():
+                S.tried.append("sdpa-gmp: sdpap not installed")
+                continue
+            if n > 0 and _sdpa_estimate_s(P) > S.left():
+                S.tried.append(f"sdpa-gmp skipped (estimated {_sdpa_estimate_s(P):.0f} s > {S.left():.0f} s left)")
+                continue
+            ref = _solve_sdpa(P)
+        else:
+            ref = _solve_clarabel(P, tol=1e-10)
+        S.timing["solve_s"] += time.perf_counter() - t
+        if ref is None or not ref.ok:
+            S.tried.append(f"{kind}: " + ("raised" if ref is None else f"status {ref.status}"))
+            continue
+        got = S.run(ref)
+        if got is None:
+            continue
+        lam, bound, route, info = got
+        t = time.perf_counter()
+        chk = verify_multipliers(P.rows, P.objective, lam, dim=P.dim, nf=P.nf, n_eq=P.n_eq)
+        S.timing["check_s"] += time.perf_counter() - t
+        if chk != bound:
+            S.tried.append(f"{route}: the final verify_multipliers disagreed (internal)")
+            continue
+        S.tried.append(route + ": certified")
+        meta = dict(info) | {k: round(v, 4) for k, v in S.timing.items()} | {"caller_value": value}
+        return SearchResult(multipliers=lam, bound=bound, value=S.value, route=route,
+                            seconds=time.perf_counter() - S.t0, tried=S.tried, meta=meta)
+    raise SolverError(f"find_multipliers: no exact certificate within rtol={rtol:g} (tried " + "; ".join(S.tried) + ")",
+                      "sdpa-gmp/clarabel + exact check", "no certificate")

@@ -1,0 +1,395 @@
+"""fairtheory.proofs.exact_linalg (exact PSD test, FLINT and pure Python) and fairtheory.proofs.bounded (run_bounded)."""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import sys
+import time
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from fairtheory.proofs import exact_linalg as el
+from fairtheory.proofs.bounded import MEMORY_EXIT, bounded, run_bounded
+from fairtheory.proofs.exact_linalg import is_psd, ldl_pivots, solve_sparse
+
+try:
+    import flint
+except ImportError:  # pragma: no cover - the pure-Python backend still runs
+    flint = None
+needs_flint = pytest.mark.skipif(flint is None, reason="python-flint not installed")
+BACKENDS = ["python", pytest.param("flint", marks=needs_flint)]
+
+
+def _entries(M: list[list[Fraction]], keep_zeros: bool = False) -> dict[tuple[int, int], Fraction]:
+    n = len(M)
+    return {(a, b): Fraction(M[a][b]) for a in range(n) for b in range(a, n) if keep_zeros or M[a][b] != 0}
+
+
+def _random_case(rng: random.Random) -> tuple[dict[tuple[int, int], Fraction], int]:
+    """A random symmetric rational matrix: Gram (PSD, often rank-deficient), Gram minus a small diagonal
+    term, indefinite, a zero diagonal entry with (mostly) a non-zero row, congruence-scaled by big
+    rationals, or a Gram matrix plus/minus a tiny rank-one term."""
+    n = rng.randint(0, 9)
+    kind = rng.choice(["gram", "gram_minus", "indefinite", "zero_diag", "scaled", "tiny"])
+    r = rng.randint(0, n)
+    B = [[rng.randint(-3, 3) for _ in range(r)] for _ in range(n)]
+    M = [[Fraction(sum(B[a][k] * B[b][k] for k in range(r))) for b in range(n)] for a in range(n)]
+    if kind == "gram_minus" and n:
+        k = rng.randrange(n)
+        M[k][k] -= Fraction(1, rng.randint(1, 50))
+    elif kind == "indefinite":
+        for a in range(n):
+            for b in range(a, n):
+                M[a][b] = M[b][a] = M[a][b] + Fraction(rng.randint(-2, 2), rng.randint(1, 5))
+    elif kind == "zero_diag" and n >= 2:
+        k = rng.randrange(n)
+        for j in range(n):
+            M[k][j] = M[j][k] = Fraction(0)
+        j = rng.randrange(n)
+        if j != k and rng.random() < 0.7:
+            M[k][j] = M[j][k] = Fraction(rng.choice([-1, 1]), rng.randint(1, 3))
+    elif kind == "scaled":
+        d = [Fraction(rng.randint(1, 10 ** rng.randint(1, 30)), rng.randint(1, 10 ** rng.randint(1, 30))) for _ in range(n)]
+        M = [[M[a][b] * d[a] * d[b] for b in range(n)] for a in range(n)]
+    elif kind == "tiny" and n:
+        v = [rng.randint(-2, 2) for _ in range(n)]
+        eps = Fraction(rng.choice([-1, 1]), 10 ** rng.randint(5, 60))
+        M = [[M[a][b] + eps * v[a] * v[b] for b in range(n)] for a in range(n)]
+    ent = {(a, b): M[a][b] for a in range(n) for b in range(a, n) if M[a][b] != 0 or rng.random() < 0.1}
+    return ent, n
+
+
+def _hostile(n: int, digits: int, seed: int = 0) -> dict[tuple[int, int], Fraction]:
+    """Dense, every entry with its own ``digits``-digit denominator; diagonally dominant (PD)."""
+    rng = random.Random(seed)
+    ent = {}
+    for a in range(n):
+        for b in range(a, n):
+            q = rng.randrange(10 ** (digits - 1), 10 ** digits)
+            ent[(a, b)] = Fraction(rng.randrange(-q, q), q) + (n if a == b else 0)
+    return ent
+
+
+def _gram_rational(n: int, r: int, digits: int, seed: int = 0) -> dict[tuple[int, int], Fraction]:
+    """``D^{-1} P P^T D^{-1}``: PSD of rank ``<= r``, ``digits``-digit denominators per row."""
+    rng = random.Random(seed)
+    half = 10 ** (digits // 2)
+    P = [[rng.randrange(-half, half) for _ in range(r)] for _ in range(n)]
+    d = [rng.randrange(10 ** (digits - 1), 10 ** digits) for _ in range(n)]
+    ent = {}
+    for a in range(n):
+        for b in range(a, n):
+            v = sum(P[a][k] * P[b][k] for k in range(r))
+            if v:
+                ent[(a, b)] = Fraction(v, d[a] * d[b])
+    return ent
+
+
+# ------------------------------------------------------------------------------------------------ exact PSD
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_is_psd_matches_eigenvalues(backend: str) -> None:
+    rng = np.random.default_rng(0)
+    verdicts = set()
+    for t in range(300):
+        n = int(rng.integers(1, 7))
+        B = rng.integers(-3, 4, size=(n, int(rng.integers(0, n + 1))))
+        M = B @ B.T - (np.eye(n, dtype=np.int64) if t % 3 == 0 else 0)
+        if t % 5 == 0:
+            k = int(rng.integers(0, n))
+            M[k, :] = 0
+            M[:, k] = 0
+        ent = {(a, b): Fraction(int(M[a, b]), 7) for a in range(n) for b in range(a, n) if M[a, b]}
+        expect = bool(np.linalg.eigvalsh(M).min() > -1e-9)
+        assert is_psd(ent, n, backend=backend) == expect
+        verdicts.add(expect)
+    assert verdicts == {True, False}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_ldl_pivots_exact(backend: str) -> None:
+    ent = {(0, 0): Fraction(4), (0, 1): Fraction(2), (1, 1): Fraction(2), (2, 2): Fraction(0)}
+    assert ldl_pivots(ent, 3, backend=backend) == [Fraction(4), Fraction(1), Fraction(0)]
+    third = {(0, 0): Fraction(2, 3), (0, 1): Fraction(1, 3), (1, 1): Fraction(1, 3)}
+    assert ldl_pivots(third, 2, backend=backend) == [Fraction(2, 3), Fraction(1, 6)]
+    middle_dropped = {(0, 0): Fraction(1), (0, 2): Fraction(1), (2, 2): Fraction(2)}
+    assert ldl_pivots(middle_dropped, 3, backend=backend) == [Fraction(1), Fraction(0), Fraction(1)]
+    # a dependent index: the Schur complement is zero there
+    dep = {(0, 0): Fraction(1), (0, 1): Fraction(2), (1, 1): Fraction(4), (2, 2): Fraction(5, 7)}
+    assert ldl_pivots(dep, 3, backend=backend) == [Fraction(1), Fraction(0), Fraction(5, 7)]
+    assert ldl_pivots({(0, 0): Fraction(0), (0, 1): Fraction(1)}, 2, backend=backend) is None  # zero pivot, non-zero row
+    assert ldl_pivots({(0, 0): Fraction(-1, 10**40)}, 1, backend=backend) is None
+    assert ldl_pivots({(0, 0): Fraction(1), (0, 1): Fraction(1), (1, 1): Fraction(1, 2)}, 2, backend=backend) is None
+    assert ldl_pivots({}, 0, backend=backend) == [] and is_psd({}, 0, backend=backend)
+    assert ldl_pivots({}, 3, backend=backend) == [Fraction(0)] * 3
+    assert ldl_pivots({(0, 0): Fraction(3, 5)}, 1, backend=backend) == [Fraction(3, 5)]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_pivots_are_reduced_fractions(backend: str) -> None:
+    """The pivots are normalised Fractions (the FLINT path builds them without CPython's gcd)."""
+    piv = ldl_pivots(_gram_rational(6, 6, 20, seed=3), 6, backend=backend)
+    assert piv is not None and all(p > 0 for p in piv)
+    for p in piv:
+        assert p == Fraction(p.numerator, p.denominator) and p.denominator > 0
+        assert Fraction(p.numerator, p.denominator).denominator == p.denominator  # coprime
+
+
+@needs_flint
+def test_flint_agrees_with_python_on_random_matrices() -> None:
+    rng = random.Random(20240611)
+    seen = {True: 0, False: 0}
+    for _ in range(1500):
+        ent, n = _random_case(rng)
+        ref = ldl_pivots(ent, n, backend="python")
+        assert ldl_pivots(ent, n, backend="flint") == ref, (ent, n)
+        assert is_psd(ent, n, backend="flint") == (ref is not None), (ent, n)
+        assert is_psd(ent, n, backend="python") == (ref is not None)
+        seen[ref is not None] += 1
+    assert seen[True] > 300 and seen[False] > 300
+
+
+@needs_flint
+@pytest.mark.parametrize("precisions", [(), (4,), (8, 16)])
+def test_flint_fallbacks_agree(monkeypatch: pytest.MonkeyPatch, precisions: tuple[int, ...]) -> None:
+    """With no (or too coarse) fixed-point precision the exact Bareiss signs decide: same verdicts."""
+    monkeypatch.setattr(el, "_PRECISIONS", precisions)
+    rng = random.Random(7 + len(precisions))
+    for _ in range(400):
+        ent, n = _random_case(rng)
+        assert is_psd(ent, n, backend="flint") == (ldl_pivots(ent, n, backend="python") is not None), (ent, n)
+
+
+@needs_flint
+def test_congruence_certificate_decides_both_ways() -> None:
+    """The fixed-point congruence proves K > 0 and refutes it (not the exact fallback)."""
+    fmpz = flint.fmpz
+    K = [[fmpz(v) for v in row] for row in [[4, 2, 1], [2, 3, 1], [1, 1, 2]]]
+    assert el._congruence_pd(K, 64) is True
+    Kneg = [[fmpz(v) for v in row] for row in [[1, 2], [2, 1]]]
+    assert el._congruence_pd(Kneg, 64) is False
+    # nearly singular: last pivot 10^-60 relative to the entries, positive or negative
+    e = 10 ** 60
+    Kt = [[fmpz(v) for v in row] for row in [[e, e], [e, e + 1]]]
+    Kt2 = [[fmpz(v) for v in row] for row in [[e, e], [e, e - 1]]]
+    for prec in (64, 256, 1024):
+        assert el._congruence_pd(Kt, prec) in (True, None)
+        assert el._congruence_pd(Kt2, prec) in (False, None)
+    assert el._congruence_pd(Kt, 1024) is True and el._congruence_pd(Kt2, 1024) is False
+
+
+@needs_flint
+def test_coarse_precision_is_inconclusive_not_wrong(monkeypatch: pytest.MonkeyPatch) -> None:
+    """At 4 bits the congruence often cannot decide (``None``); it is never wrong, and is_psd still is exact."""
+    seen: list[bool | None] = []
+    real = el._congruence_pd
+
+    def spy(K: list, prec: int) -> bool | None:
+        seen.append(real(K, prec))
+        return seen[-1]
+
+    monkeypatch.setattr(el, "_congruence_pd", spy)
+    monkeypatch.setattr(el, "_PRECISIONS", (4,))
+    ent = _hostile(8, 5, seed=1)
+    ent[(0, 1)] = Fraction(7)  # still PD? decided exactly either way
+    assert is_psd(ent, 8) == (ldl_pivots(ent, 8, backend="python") is not None)
+    rng = random.Random(11)
+    for _ in range(300):
+        e, n = _random_case(rng)
+        assert is_psd(e, n) == (ldl_pivots(e, n, backend="python") is not None)
+    assert None in seen and True in seen and False in seen
+
+
+@needs_flint
+def test_pivot_product_is_the_determinant() -> None:
+    """Independent check of the FLINT pivots: their product is det(M) (FLINT's multimodular det)."""
+    ent = _hostile(12, 30, seed=5)
+    piv = ldl_pivots(ent, 12)
+    assert piv is not None and all(p > 0 for p in piv)
+    M = flint.fmpq_mat(12, 12, [flint.fmpq(ent[(min(a, b), max(a, b))].numerator, ent[(min(a, b), max(a, b))].denominator)
+                                for a in range(12) for b in range(12)])
+    prod = Fraction(1)
+    for p in piv:
+        prod *= p
+    det = M.det()
+    assert prod == Fraction(int(det.p), int(det.q))
+
+
+@needs_flint
+def test_hostile_dense_50_decided_fast() -> None:
+    """Dense 50 x 50, every entry with its own 100-digit denominator: decided in < 5 s, both ways."""
+    ent = _hostile(50, 100)
+    t0 = time.perf_counter()
+    assert is_psd(ent, 50) is True
+    bad = dict(ent)
+    bad[(3, 17)] = Fraction(10**3 + 1, 7)  # M_33 M_77 - M_3,17^2 < 0: a negative 2 x 2 principal minor
+    assert is_psd(bad, 50) is False
+    assert ldl_pivots(bad, 50) is None
+    assert time.perf_counter() - t0 < 5.0
+
+
+@needs_flint
+def test_rank_deficient_and_near_psd_big_entries() -> None:
+    ent = _gram_rational(40, 30, 100, seed=1)
+    t0 = time.perf_counter()
+    assert is_psd(ent, 40) is True
+    assert time.perf_counter() - t0 < 5.0
+    # minus eps v v^T with v outside the range (the rank is 30 < 40): one tiny negative eigenvalue
+    rng = random.Random(2)
+    v = [rng.randint(-5, 5) for _ in range(40)]
+    eps = Fraction(1, 10**200)
+    near = {(a, b): ent.get((a, b), Fraction(0)) - eps * v[a] * v[b] for a in range(40) for b in range(a, 40)}
+    assert is_psd(near, 40) is False
+    plus = {(a, b): ent.get((a, b), Fraction(0)) + eps * v[a] * v[b] for a in range(40) for b in range(a, 40)}
+    assert is_psd(plus, 40) is True
+    small = _gram_rational(10, 7, 30, seed=4)
+    piv = ldl_pivots(small, 10)
+    assert piv == ldl_pivots(small, 10, backend="python")
+    assert piv is not None and sum(p == 0 for p in piv) == 3
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_one_by_one_and_empty_and_zero_rows(backend: str) -> None:
+    assert is_psd({(0, 0): Fraction(0)}, 1, backend=backend)
+    assert is_psd({(0, 0): Fraction(1, 10**50)}, 1, backend=backend)
+    assert not is_psd({(0, 0): Fraction(-1, 10**50)}, 1, backend=backend)
+    assert is_psd({(1, 1): Fraction(2), (1, 3): Fraction(1), (3, 3): Fraction(1)}, 5, backend=backend)
+    assert not is_psd({(1, 1): Fraction(0), (1, 3): Fraction(1), (3, 3): Fraction(1)}, 5, backend=backend)
+
+
+def test_without_flint_the_reference_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``HAVE_FLINT`` false (python-flint missing): the default backend is the reference elimination."""
+    monkeypatch.setattr(el, "HAVE_FLINT", False)
+    calls = []
+    real = el._ldl_pivots_python
+    monkeypatch.setattr(el, "_ldl_pivots_python", lambda e, n: calls.append(n) or real(e, n))
+    assert is_psd({(0, 0): Fraction(1), (0, 1): Fraction(1), (1, 1): Fraction(1)}, 2)
+    assert ldl_pivots({(0, 0): Fraction(2)}, 1) == [Fraction(2)]
+    assert calls == [2, 1]
+    with pytest.raises(ImportError):
+        is_psd({}, 0, backend="flint")
+
+
+def test_invalid_input() -> None:
+    with pytest.raises(ValueError):
+        is_psd({(0, 3): Fraction(1)}, 2)
+    with pytest.raises(ValueError):
+        ldl_pivots({(-1, 0): Fraction(1)}, 2, backend="python")
+    with pytest.raises(ValueError):
+        is_psd({}, 1, backend="gpu")
+
+
+@needs_flint
+def test_import_does_not_load_numpy() -> None:
+    code = ("import sys; from fractions import Fraction; import fairtheory.proofs.exact_linalg as e; "
+            "assert e.HAVE_FLINT and e.is_psd({(0, 0): Fraction(1), (0, 1): Fraction(1, 2), (1, 1): Fraction(1)}, 2); "
+            "bad = [m for m in ('numpy', 'scipy', 'cvxpy', 'clarabel') if m in sys.modules]; "
+            "print(bad); sys.exit(1 if bad else 0)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert out.stdout.strip() == "[]"
+
+
+def test_solve_sparse_dependent_and_inconsistent() -> None:
+    rows = [{0: Fraction(1), 1: Fraction(1)}, {0: Fraction(2), 1: Fraction(2)}, {1: Fraction(1), 2: Fraction(1)}]
+    x = solve_sparse(rows, [Fraction(1), Fraction(2), Fraction(3)], [2, 0, 1])
+    assert x is not None
+    for r, b in zip(rows, [1, 2, 3], strict=True):
+        assert sum(v * x.get(c, 0) for c, v in r.items()) == b
+    assert solve_sparse(rows, [Fraction(1), Fraction(3), Fraction(3)], [0, 1, 2]) is None
+
+
+# ------------------------------------------------------------------------------------------------ run_bounded
+
+
+def _add(a: int, b: int) -> int:
+    return a + b
+
+
+def _busy() -> None:
+    while True:
+        pass
+
+
+def _sleep(s: float) -> str:
+    time.sleep(s)
+    return "slept"
+
+
+def _raise() -> None:
+    raise ValueError("bad certificate")
+
+
+def _hog() -> int:
+    return len([0] * (10**9))  # 8 GB of list
+
+
+def _nested() -> tuple[tuple[str, object], tuple[str, object]]:
+    return run_bounded(_add, 2, 3, seconds=5), run_bounded(_sleep, 10.0, seconds=0.3)
+
+
+def _children() -> list[str]:
+    path = f"/proc/self/task/{os.getpid()}/children"
+    if not os.path.exists(path):
+        pytest.skip("no /proc children list")
+    with open(path) as f:
+        return f.read().split()
+
+
+def test_run_bounded_ok_and_fast() -> None:
+    assert run_bounded(_add, 1, 2) == ("ok", 3)
+    times = []
+    for _ in range(5):
+        t0 = time.perf_counter()
+        assert run_bounded(_add, 1, 2, seconds=10) == ("ok", 3)
+        times.append(time.perf_counter() - t0)
+    assert sorted(times)[2] < 0.2  # median start-up + answer (a few ms for this process)
+    t0 = time.perf_counter()
+    assert run_bounded(_sleep, 0.2, seconds=10) == ("ok", "slept")
+    assert time.perf_counter() - t0 < 2.0  # returns when the child answers, not at the limit
+    assert _children() == []
+
+
+def test_run_bounded_timeout_kills() -> None:
+    t0 = time.perf_counter()
+    assert run_bounded(_busy, seconds=1.0) == ("timeout", None)
+    elapsed = time.perf_counter() - t0
+    assert 1.0 <= elapsed < 2.5
+    assert _children() == []
+
+
+def test_run_bounded_raised_and_unpicklable() -> None:
+    assert run_bounded(_raise) == ("raised", "ValueError: bad certificate")
+    status, msg = run_bounded(lambda: (lambda: 1))  # a local lambda does not pickle
+    assert status == "raised" and "pickle" in msg.lower()
+
+
+def test_run_bounded_died() -> None:
+    t0 = time.perf_counter()
+    assert run_bounded(_hog, memory_bytes=256 * 2**20) == ("died", MEMORY_EXIT)
+    assert time.perf_counter() - t0 < 5.0
+    assert run_bounded(os._exit, 3) == ("died", 3)
+    status, code = run_bounded(_busy, seconds=30, cpu_seconds=0.5)  # CPU limit ceil(0.5) + 1 = 2 s
+    assert status == "died" and code in (-9, -24)
+    assert _children() == []
+
+
+def test_run_bounded_nested() -> None:
+    assert run_bounded(_nested, seconds=10) == ("ok", (("ok", 5), ("timeout", None)))
+    status, result = run_bounded(run_bounded, _add, 4, 5)  # run_bounded itself as the bounded function
+    assert (status, result) == ("ok", ("ok", 9))
+
+
+def test_bounded_decorator_and_validation() -> None:
+    assert bounded(seconds=5)(_add)(4, b=6) == ("ok", 10)
+    assert bounded(seconds=0.3)(_sleep)(10.0) == ("timeout", None)
+    for bad in (0, -1, float("inf"), float("nan")):
+        with pytest.raises(ValueError):
+            run_bounded(_add, 1, 2, seconds=bad)
+    with pytest.raises(ValueError):
+        run_bounded(_add, 1, 2, memory_bytes=0)
