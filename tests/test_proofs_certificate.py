@@ -72,6 +72,7 @@ def test_forgery_changed_normalisation(acceptance: object) -> None:
     d = acceptance.certificate.to_json()
     v = Fraction(d["statement"]["bound"]["value"])
     assert not check_proof(d | {"scale": "1/2"})  # unknown top-level key
+    assert not check_proof(d | {"rows": [], "objective": {}})  # problem data is never read: refused outright
     halved = _edit(d, ["statement", "bound", "value"], str(v / 2))
     halved["statement"]["class"]["L"] = "1/2"  # "the same problem in other units" - it is not
     assert not check_proof(halved)

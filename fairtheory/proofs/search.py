@@ -668,6 +668,8 @@ class _End:
 
 
 class _Search:
+    """State of one :func:`find_multipliers` call: the data, the value compared with, timings and attempts."""
+
     def __init__(self, data: Mapping[str, Any], value: float | None, rtol: float, abs_floor: float,
                  deadline_s: float) -> None:
         self.P = _Pep(data)
