@@ -187,14 +187,14 @@ def test_hostile_big_certificates_decided_fast() -> None:
 
 def test_kernel_matches_hand_written_pep() -> None:
     """The trusted kernel's SDP is the hand-written builders' SDP: the same worst-case value (Clarabel, both)."""
-    from fairtheory.proofs.certificate import _float_solve
+    from fairtheory.proofs.search import _Pep, _solve_clarabel
 
     for kw in [dict(kappa=2, T_N=3, rho2=0.5, output="000", schedule="rfedfair"),
                dict(kappa=3, T_N=1, rho2=0.5, output="last", schedule="fedavg")]:
         st = pep_kernel.canonical(statement(method={"name": "local_gd", "kappa": kw["kappa"], "T_N": kw["T_N"], "beta": 0.25,
                                                     "schedule": kw["schedule"], "output": kw["output"]}, n=2,
                                             bound={"form": "constrained", "D0": 1, "rho2": kw["rho2"], "value": 0}))
-        _, _, v = _float_solve(pep_kernel.build(st), delta=0.0, B=(), tol=1e-9)
+        v = _solve_clarabel(_Pep(pep_kernel.build(st)), tol=1e-9).value
         w = local_gd_worst_case(n=2, beta=0.25, L=1, D0=1, **kw)
         assert abs(v - w.value) <= 2e-6 * w.value, (v, w.value)
 

@@ -124,75 +124,6 @@ def _jsonable(x: Any) -> Any:
 
 
 # ----------------------------------------------------------------------------------------------- float side
-def _float_solve(data: dict[str, Any], *, delta: float, B: Sequence[int], tol: float) -> tuple[str, list[float], float]:
-    """Solve the exported PEP (floats) with objective ``+ delta sum_{i in B} G_ii``; returns (status, z over
-    the rows, primal value)."""
-    import clarabel
-    import numpy as np
-    import scipy.sparse as sp
-
-    dim, nf, n_eq = data["dim"], data["nf"], data["n_eq"]
-    rows = data["rows"]
-    nG = dim * (dim + 1) // 2
-    r2 = math.sqrt(2.0)
-
-    def col(a: int, b: int) -> int:
-        return b * (b + 1) // 2 + a
-
-    def vec(row: Row) -> tuple[list[int], list[float]]:
-        G, F, _ = row
-        cs, vs = [], []
-        for (a, b), v in G.items():
-            cs.append(col(a, b))
-            vs.append(float(v) if a == b else r2 * float(v))
-        for k, v in F.items():
-            cs.append(nG + k)
-            vs.append(float(v))
-        return cs, vs
-
-    R, C, V, bvec = [], [], [], []
-    for i, row in enumerate(rows):
-        cs, vs = vec(row)
-        R.extend([i] * len(cs))
-        C.extend(cs)
-        V.extend(vs)
-        bvec.append(-float(row[2]))
-    m = len(rows)
-    R.extend(range(m, m + nG))
-    C.extend(range(nG))
-    V.extend([-1.0] * nG)
-    bvec.extend([0.0] * nG)
-    A = sp.csc_matrix((V, (R, C)), shape=(m + nG, nG + nf))
-    A.sum_duplicates()
-    q = np.zeros(nG + nf)
-    cs, vs = vec(data["objective"])
-    np.add.at(q, cs, [-v for v in vs])
-    for i in B:
-        q[col(i, i)] -= delta
-    cones = []
-    if n_eq:
-        cones.append(clarabel.ZeroConeT(n_eq))
-    if m - n_eq:
-        cones.append(clarabel.NonnegativeConeT(m - n_eq))
-    cones.append(clarabel.PSDTriangleConeT(dim))
-    st = clarabel.DefaultSettings()
-    st.verbose = False
-    st.tol_gap_abs = tol
-    st.tol_gap_rel = tol
-    st.tol_feas = tol
-    st.max_iter = 500
-    st.max_threads = 1
-    st.presolve_enable = False
-    for k, v in _SETTINGS.items():
-        setattr(st, k, v)
-    sol = clarabel.DefaultSolver(sp.csc_matrix((nG + nf, nG + nf)), q, A, np.asarray(bvec), cones, st).solve()
-    status = str(sol.status).split(".")[-1]
-    return status, [float(x) for x in np.asarray(sol.z)[:m]], -float(sol.obj_val) + float(data["objective"][2])
-
-
-_SETTINGS: dict[str, Any] = {}
-
-
 def _slack_float(data: dict[str, Any], z: Sequence[float]) -> Any:
     import numpy as np
 
@@ -263,32 +194,12 @@ def _project(data: dict[str, Any], lam0: dict[int, Fraction], zeros: Sequence[in
              refine: bool = False) -> list[Fraction] | None:
     """Exact multipliers near ``lam0`` (support only) with (i), ``S_{Z,:} = 0``, ``S v = 0`` for every ``v`` in
     ``null`` and optionally ``bound = target``."""
-    rows, (CG, cF, c0) = data["rows"], data["objective"]
+    from fairtheory.proofs.search import linear_conditions
+
+    rows, (CG, _, c0) = data["rows"], data["objective"]
     n_eq = data["n_eq"]
     support = sorted(lam0)
-    # equations: one per F index, one per (i in Z, j) Gram entry, optionally the bound
-    eqF: dict[int, dict[int, Fraction]] = {}
-    zset = set(zeros)
-    eqG: dict[tuple[int, int], dict[int, Fraction]] = {}
-    for k in support:
-        G, F, _ = rows[k]
-        for key, v in F.items():
-            eqF.setdefault(key, {})[k] = v
-        if zset:
-            for (a, b), v in G.items():
-                if a in zset or b in zset:
-                    eqG.setdefault((a, b), {})[k] = v
-    eqs: list[dict[int, Fraction]] = []
-    rhs: list[Fraction] = []
-    for key in set(eqF) | set(cF):
-        eqs.append(eqF.get(key, {}))
-        rhs.append(cF.get(key, Fraction(0)))
-    for a, b in CG:
-        if (a in zset or b in zset) and (a, b) not in eqG:
-            eqG[(a, b)] = {}
-    for key, e in eqG.items():
-        eqs.append(e)
-        rhs.append(CG.get(key, Fraction(0)))
+    eqs, rhs = linear_conditions(rows, data["objective"], support, zeros)
     for v in null:  # (S v)_a = sum_b S_ab v_b = 0 for every a
         eqN: dict[int, dict[int, Fraction]] = {}
         for k in support:

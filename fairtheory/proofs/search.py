@@ -565,12 +565,12 @@ def _null_ranks(w: np.ndarray, top: float, limit: int = 3) -> list[int]:
     return [r for _, r in sorted(gaps, reverse=True)[:limit]]
 
 
-def _project(P: _Pep, lam0: Mapping[int, Fraction], zeros: Sequence[int]) -> list[Fraction] | None:
-    r"""Exact multipliers near ``lam0`` (same support) with (i) and ``S_{Z,:} = 0``: the residual is removed by
-    exact Gaussian elimination (:func:`~fairtheory.proofs.exact_linalg.solve_sparse`) on pivot multipliers,
-    equalities first, then the largest (bounded fill-in: only a few more columns than equations)."""
-    rows, (CG, cF, _) = P.rows, P.objective
-    support = sorted(lam0)
+def linear_conditions(rows: Sequence[Row], objective: Row, support: Sequence[int], zeros: Sequence[int]
+                      ) -> tuple[list[dict[int, Fraction]], list[Fraction]]:
+    r"""The linear conditions on the multipliers ``lambda_k``, ``k`` in ``support``, as sparse equations
+    ``sum_k e[k] lambda_k = r``: (i) one per function value (``sum_k lambda_k a_k = c``) and one per Gram entry
+    ``(i, j)`` with ``i`` or ``j`` in ``zeros`` (``S_{Z,:} = 0``, i.e. ``sum_k lambda_k (A_k)_ij = C_ij``)."""
+    CG, cF, _ = objective
     zset = set(zeros)
     eqF: dict[int, dict[int, Fraction]] = {}
     eqG: dict[tuple[int, int], dict[int, Fraction]] = {}
@@ -593,6 +593,15 @@ def _project(P: _Pep, lam0: Mapping[int, Fraction], zeros: Sequence[int]) -> lis
     for key in sorted(eqG):
         eqs.append(eqG[key])
         rhs.append(CG.get(key, Fraction(0)))
+    return eqs, rhs
+
+
+def _project(P: _Pep, lam0: Mapping[int, Fraction], zeros: Sequence[int]) -> list[Fraction] | None:
+    r"""Exact multipliers near ``lam0`` (same support) with (i) and ``S_{Z,:} = 0``: the residual is removed by
+    exact Gaussian elimination (:func:`~fairtheory.proofs.exact_linalg.solve_sparse`) on pivot multipliers,
+    equalities first, then the largest (bounded fill-in: only a few more columns than equations)."""
+    support = sorted(lam0)
+    eqs, rhs = linear_conditions(P.rows, P.objective, support, zeros)
     res = [r - sum((v * lam0[k] for k, v in e.items()), Fraction(0)) for e, r in zip(eqs, rhs, strict=True)]
     lam = [Fraction(0)] * P.m
     for k in support:
