@@ -235,7 +235,7 @@ def test_recheck_in_fresh_process(acceptance: object, tmp_path: object) -> None:
     assert out.stdout.strip() == "True []"
 
 
-GRID = [(2, 2), (2, 3), (2, 4), (3, 3), (2, 6), (4, 3)]
+GRID = [(2, 2), (2, 3), (2, 4), (3, 3), (2, 6), (4, 3), (3, 5)]  # Gram 14 to 38
 
 
 @pytest.mark.parametrize("kappa,T_N", GRID)
