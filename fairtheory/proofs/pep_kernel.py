@@ -1,9 +1,10 @@
-r"""Trusted kernel of the PEP checker: a declarative statement -> the exact SDP it asserts a bound on.
+r"""Trusted kernel of the PEP checker: a declarative statement -> the exact SDP it asserts a bound on, and the check.
 
 A ``"pep-dual"`` certificate (version 2) is a *statement* and *evidence* (dual multipliers).  This module
 turns the statement alone into the problem data - interpolation conditions, initial conditions and
-objective - in exact rationals; :func:`fairtheory.proofs.certificate.check_certificate` then checks the
-multipliers against that data.  Nothing in a certificate other than the statement shapes the obligations:
+objective - in exact rationals (:func:`canonical`, :func:`build`), and :func:`check_certificate` checks the
+multipliers against that data by weak duality (:func:`verify_multipliers`, with the exact PSD test of
+:mod:`fairtheory.proofs.exact_linalg`).  Nothing in a certificate other than the statement shapes the obligations:
 no constraint row, objective, normalising scale or metadata is read from it.  The lines below are the
 trusted base; docs/proofs.md explains them one by one.
 
