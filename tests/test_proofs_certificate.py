@@ -144,6 +144,17 @@ def test_homogeneous_forgeries() -> None:
     assert check_proof(_edit(d, ["statement", "bound", "hetero"], str(2 * C)))  # weaker: still true
 
 
+def test_implies_is_sound_for_negative_coefficients() -> None:
+    """``measure <= -||x0 - x*||^2 + 0 rho^2`` does not give ``measure <= -D0`` on ``||x0 - x*||^2 <= D0`` (the
+    right-hand side is largest at x0 = x*): the implication uses max(coefficient, 0)."""
+    m = {"name": "local_gd", "kappa": 1, "T_N": 1, "beta": 1, "schedule": "rfedfair", "output": "002"}
+    hom = pep_kernel.canonical(statement(method=m, n=2, bound={"form": "homogeneous", "dist": -1, "hetero": 2}))
+    con = {v: pep_kernel.canonical(statement(method=m, n=2, bound={"form": "constrained", "D0": 1, "rho2": 1, "value": v}))
+           for v in (-1, 1, 2)}
+    assert not pep_kernel.implies(hom, con[-1]) and not pep_kernel.implies(hom, con[1])
+    assert pep_kernel.implies(hom, con[2])
+
+
 def test_prove_something_false() -> None:
     """The rho = 0 worst case at kappa = T_N = 1, beta L = 1/2 is exactly 1/5: no certificate of 99/100 of it
     exists, and the exact certificate of 1/5 does not survive a smaller stated value."""

@@ -526,7 +526,7 @@ def statement_of(d: Any) -> dict[str, Any] | None:
 def implies(a: Statement, b: Statement) -> bool:
     """Whether the (canonical) statement ``a`` implies ``b``: the same class, clients, method and measure, and
     a bound at least as strong (``homogeneous (d, h)`` implies ``constrained (D0, rho2, v)`` when
-    ``d D0 + h rho2 <= v``; ``constrained`` implies another with no larger ``D0``, ``rho2`` and no smaller
+    ``max(d, 0) D0 + max(h, 0) rho2 <= v``; ``constrained`` implies another with no larger ``D0``, ``rho2`` and no smaller
     ``value``; ``homogeneous (d, h)`` implies ``(d', h')`` with ``d <= d'``, ``h <= h'``)."""
     if a["class"] != b["class"] or a["n"] != b["n"] or a["p"] != b["p"] or a["method"] != b["method"]:
         return False
@@ -534,7 +534,9 @@ def implies(a: Statement, b: Statement) -> bool:
     if ba["form"] == "homogeneous":
         if bb["form"] == "homogeneous":
             return ba["dist"] <= bb["dist"] and ba["hetero"] <= bb["hetero"]
-        return ba["dist"] * bb["D0"] + ba["hetero"] * bb["rho2"] <= bb["value"]
+        # over ||x0 - x*||^2 in [0, D0] and rho^2 in [0, rho2] the right-hand side is at most this (a negative
+        # coefficient is largest at 0)
+        return max(ba["dist"], 0) * bb["D0"] + max(ba["hetero"], 0) * bb["rho2"] <= bb["value"]
     if bb["form"] != "constrained":
         return False
     return bb["D0"] <= ba["D0"] and bb["rho2"] <= ba["rho2"] and ba["value"] <= bb["value"]
