@@ -109,9 +109,10 @@ def theorem_ratio(*, version: Literal["002", "000"] = "002", kappa: int, T_N: in
     with ``L``-smooth convex clients, with the theorem's own output (``version``).
 
     ``conditions_met`` says whether ``beta`` satisfies the theorem's step-size conditions (the ratio is
-    computed either way).  ``certificate=True`` (full participation): exact rational PEP data (``beta L`` and
-    the theorem's coefficients as the floats computed) and ``.certificate`` proving ``ratio <= bound``
-    exactly; ``bound <= 1`` proves the theorem's optimisation part on every instance of the class."""
+    computed either way).  ``certificate=True`` (full participation): ``.certificate`` proves the homogeneous
+    statement ``G(theta_tilde) - G* <= r (a ||x0 - x*||^2 + b rho^2)`` with ``r = certificate.bound`` and the
+    theorem's exact coefficients (:func:`theorem_coefficients_exact`; ``beta`` and ``L`` the rationals the floats
+    given are); ``r <= 1`` proves the theorem's optimisation part on every instance of the class."""
     from fairtheory.bounds import rcfl
 
     if version not in ("002", "000"):
