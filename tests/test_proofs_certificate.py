@@ -275,3 +275,18 @@ def test_certify_pep_validation() -> None:
         certify_pep(tpl, direction=(0, 0))
     with pytest.raises(pep_kernel.BadStatement, match="beta"):
         pep_kernel.canonical(_hostile_statement(kappa=1, T_N=1, beta=0))
+
+
+def test_exact_recovery_without_clarabel(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The exact (bound = formula) recovery does not hang on one solver: with Clarabel broken, SDPA-GMP's dual
+    (free rows capped) still recovers the tight multipliers at two rho = 0 grid points."""
+    from fairtheory.proofs import search
+    from verify.claims.proofs_pep import rho0_formula, rho0_statement
+
+    def broken(*args: object, **kw: object) -> object:
+        raise RuntimeError("clarabel unavailable")
+
+    monkeypatch.setattr(search, "_solve_clarabel", broken)
+    for kappa, T_N, bL in [(1, 3, Fraction(1)), (2, 2, Fraction(1, 4))]:
+        c = certify_exact(rho0_statement(kappa, T_N, bL), rho0_formula(kappa, T_N, bL))
+        assert c is not None and c.bound == rho0_formula(kappa, T_N, bL) and check_proof(c.to_json()), (kappa, T_N)
