@@ -22,16 +22,16 @@ ROUND_BETA = [Fraction(1, 2), Fraction(3, 4), Fraction(1), Fraction(5, 4), Fract
 
 
 def local_gd(kappa: int, T_N: int, rho2: Fraction) -> dict[str, Any]:
-    from fairtheory.worstcase.local_gd import build_local_gd, rho2_expr, units
-    from fairtheory.worstcase.sdp import sqnorm
+    """The normalised local-GD PEP (``beta = 1/4``, two uniform clients, 002 output) as the trusted kernel builds
+    it from a statement (the tests build the same SDP with the hand-written builder)."""
+    from fairtheory.proofs import pep_kernel
+    from fairtheory.proofs.certificate import statement
+    from fairtheory.worstcase.local_gd import units
 
     _, D0n, R2n = units(1, 1, rho2)
-    p = [Fraction(1, 2)] * 2
-    b = build_local_gd(n=2, p=p, beta=Fraction(1, 4), kappa=kappa, T_N=T_N, output="002", exact=True)
-    b.pep.add_le(sqnorm(b.x0) - D0n)
-    b.pep.add_le(rho2_expr(b, p) - R2n)
-    b.pep.maximize(b.objective)
-    return b.pep.export()
+    st = statement(method={"name": "local_gd", "kappa": kappa, "T_N": T_N, "beta": Fraction(1, 4), "schedule": "rfedfair",
+                           "output": "002"}, n=2, bound={"form": "constrained", "D0": D0n, "rho2": R2n, "value": 0})
+    return pep_kernel.build(pep_kernel.canonical(st))
 
 
 def round_pep(beta_L: Fraction, kappa: int = 2) -> dict[str, Any]:

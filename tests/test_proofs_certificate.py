@@ -290,3 +290,19 @@ def test_exact_recovery_without_clarabel(monkeypatch: pytest.MonkeyPatch) -> Non
     for kappa, T_N, bL in [(1, 3, Fraction(1)), (2, 2, Fraction(1, 4))]:
         c = certify_exact(rho0_statement(kappa, T_N, bL), rho0_formula(kappa, T_N, bL))
         assert c is not None and c.bound == rho0_formula(kappa, T_N, bL) and check_proof(c.to_json()), (kappa, T_N)
+
+
+def test_kernel_refuses_statements_that_are_not_methods_or_classes() -> None:
+    """A 'method' whose iterate uses the unknown optimum gradient g*_1 (basis 1), a later gradient, or a class with
+    mu >= L or weights not summing to 1 is not a statement the kernel builds (the check answers False)."""
+    def lin(evals: list) -> dict:
+        return statement(method={"name": "linear", "evaluations": evals, "objective": [["1", 0]]}, n=2,
+                         bound={"form": "constrained", "D0": 1, "rho2": 1, "value": 0})
+
+    for bad in (lin([[0, [[1, "1"]]]]), lin([[0, [[2, "1"]]]]),
+                dict(lin([[0, [[0, "1"]]]]), p=["1/2", "1/3"]),
+                dict(lin([[0, [[0, "1"]]]]), **{"class": {"functions": "smooth-convex", "L": "1", "mu": "1"}})):
+        with pytest.raises(pep_kernel.BadStatement):
+            pep_kernel.canonical(bad)
+        assert not check_proof({"kind": "pep-dual", "version": 2, "statement": bad, "evidence": {"multipliers": []}})
+    pep_kernel.canonical(lin([[0, [[0, "1"]]], [1, [[0, "1"], [2, "-1/4"]]]]))  # x0, then x0 - g_0/4: a method
