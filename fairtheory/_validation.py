@@ -26,10 +26,20 @@ __all__ = [
     "check_same_shape",
     "check_integer",
     "check_rng",
+    "check_allocation",
+    "check_returned",
+    "MAX_ARRAY_BYTES",
 ]
 
 #: absolute slack allowed when checking that a vector sums to one
 SUM_TOL = 1e-9
+
+#: the largest array (in bytes) that one size argument (a number of draws ``K``, a number of recorded
+#: rounds, ...) may make the library allocate: 1 GiB.  A larger request is refused up front by
+#: :func:`check_allocation` (naming the argument) instead of failing minutes later with a
+#: ``MemoryError`` or swapping the machine; raise it (``fairtheory._validation.MAX_ARRAY_BYTES = ...``)
+#: on purpose for bigger runs.
+MAX_ARRAY_BYTES = 2 ** 30
 
 
 def _short(x: Any) -> str:
@@ -189,3 +199,53 @@ def check_same_shape(a: NDArray[Any], b: NDArray[Any], name_a: str, name_b: str)
         raise FairtheoryValueError(
             f"{name_a} and {name_b} must have the same shape, got {a.shape} and {b.shape}"
         )
+
+
+def _gib(nbytes: float) -> str:
+    return f"{nbytes / 2 ** 30:.3g} GiB" if nbytes >= 2 ** 27 else f"{nbytes / 2 ** 20:.3g} MiB"
+
+
+def check_allocation(units: int, name: str, *, bytes_per_unit: int, what: str,
+                     limit: int | None = None) -> int:
+    """Refuse a size argument whose arrays would exceed ``limit`` bytes (default :data:`MAX_ARRAY_BYTES`).
+
+    ``units`` is the argument's value (already an integer), ``bytes_per_unit`` what one unit costs and
+    ``what`` names the array in the message, e.g. ``"K=1000000000 would need 7.45 GiB (K int64 client
+    draws per round); at most K=134217728 (1 GiB, fairtheory._validation.MAX_ARRAY_BYTES)"``."""
+    cap = MAX_ARRAY_BYTES if limit is None else int(limit)
+    need = int(units) * int(bytes_per_unit)
+    if need > cap:
+        raise FairtheoryValueError(
+            f"{name}={units} would need {_gib(need)} ({what}); at most {name}={cap // max(1, int(bytes_per_unit))} "
+            f"({_gib(cap)}, fairtheory._validation.MAX_ARRAY_BYTES)")
+    return int(units)
+
+
+def check_returned(value: Any, what: str, *, shape: tuple[int, ...], low: float = -np.inf,
+                   high: float = np.inf, meaning: str = "") -> NDArray[np.float64]:
+    """What a user-supplied callable returned, as a finite float64 numpy array of ``shape`` in ``[low, high]``.
+
+    ``what`` names the call (e.g. ``"accuracy(w)"``); ``meaning`` says what the entries are (e.g.
+    ``"one accuracy per client"``).  Anything else - the wrong shape, nan/inf, a value out of range,
+    something that is not an array of real numbers - raises a :class:`FairtheoryValueError` saying
+    that the callable returned the wrong thing, instead of an ``IndexError`` or a silently wrong result."""
+    rng_txt = "" if (low == -np.inf and high == np.inf) else f" in [{low:g}, {high:g}]"
+    expect = f"an array of shape {shape}" + (f" ({meaning})" if meaning else "") + f" of finite values{rng_txt}"
+    if hasattr(value, "detach") and hasattr(value, "cpu"):  # a torch tensor
+        value = value.detach().cpu().numpy()
+    try:
+        raw = np.asarray(value)
+        if raw.dtype.kind in "bcOSUV" or raw.dtype == object:
+            raise TypeError(raw.dtype)
+        arr = np.asarray(raw, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise FairtheoryValueError(f"{what} must return {expect}; it returned {_short(value)}") from exc
+    if arr.shape != tuple(shape):
+        raise FairtheoryValueError(f"{what} must return {expect}; it returned shape {arr.shape}")
+    bad = ~np.isfinite(arr) | (arr < low) | (arr > high)
+    if np.any(bad):
+        i = int(np.flatnonzero(bad.ravel())[0])
+        idx = np.unravel_index(i, arr.shape) if arr.ndim else ()
+        at = f" at index {idx[0] if len(idx) == 1 else idx}" if arr.ndim else ""
+        raise FairtheoryValueError(f"{what} must return {expect}; it returned {float(arr.ravel()[i])!r}{at}")
+    return arr

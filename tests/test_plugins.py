@@ -79,14 +79,16 @@ def test_unexpected_plugin_status_fails(tmp_path: Path) -> None:
     assert res.returncode == 1 and "mine.wrong (refuted)" in res.stdout
 
 
-def test_plugin_that_fails_to_import_fails_the_run(tmp_path: Path) -> None:
+def test_plugin_that_fails_to_import_is_a_bad_argument(tmp_path: Path) -> None:
+    # a plugin is an argument: one that fails to import exits 2 with one line, before any claim runs
     plugin = tmp_path / "broken.py"
     plugin.write_text("import numpy\nraise RuntimeError('plugin is broken')\n")
     res = _verify("--plugin", str(plugin), "--only", "rcfl.lemma2.gap", "--no-json", "--no-markdown")
-    assert res.returncode == 1
-    assert "failed to import" in res.stdout and "plugin is broken" in res.stdout
+    assert res.returncode == 2
+    assert res.stderr.count("\n") == 1 and "failed to import" in res.stderr and "plugin is broken" in res.stderr
+    assert "[1/" not in res.stdout
     res = _verify("--plugin", str(tmp_path / "missing.py"), "--list", "--no-json", "--no-markdown")
-    assert res.returncode == 1 and "does not exist" in res.stdout
+    assert res.returncode == 2 and "does not exist" in res.stderr and not res.stdout
 
 
 def test_claim_needs_metadata_outside_the_catalogue() -> None:

@@ -32,6 +32,13 @@ STATUSES = ("proved", "verified", "refuted", "inconclusive", "skipped", "not imp
 #: float64 arithmetic, fixed here once, and never tuned per claim.
 ROUNDING = 1e-12
 
+#: the largest ``rounding`` a :class:`Tally` accepts.  The slack stands for the accuracy of the computation
+#: itself - float64 rounding (:data:`ROUNDING`), or at most the certified relative accuracy of the exact
+#: solvers the catalogue uses (``1e-6``: :data:`fairtheory.exact.rcfl.DEFAULT_GAP_TOL`, the SDP values of
+#: :mod:`verify.claims.worstcase`).  A looser slack is no longer "rounding" but a change of the claim
+#: (``Tally(rounding=1e9).upper(2, 1)`` would verify ``2 <= 1``): state such a tolerance in the bound itself.
+MAX_ROUNDING = 1e-6
+
 _ID = re.compile(r"[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)+")
 
 
@@ -47,10 +54,18 @@ class Context:
     executor: Any = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
+        if not isinstance(self.quick, (bool, np.bool_)):
+            raise FairtheoryTypeError(
+                f"Context quick must be True or False (a bool), got {type(self.quick).__name__} {self.quick!r}")
+        object.__setattr__(self, "quick", bool(self.quick))
         if isinstance(self.seed, (bool, np.bool_)) or not isinstance(self.seed, (int, np.integer)):
             raise FairtheoryTypeError(f"Context seed must be an integer >= 0, got {type(self.seed).__name__} {self.seed!r}")
         if self.seed < 0:
             raise FairtheoryValueError(f"Context seed must be an integer >= 0, got {self.seed}")
+        object.__setattr__(self, "seed", int(self.seed))
+        if self.executor is not None and not callable(getattr(self.executor, "map", None)):
+            raise FairtheoryTypeError(
+                f"Context executor must be None or have a map(fn, items) method, got {type(self.executor).__name__}")
 
     def map(self, fn: Callable[[Any], Any], items: Any) -> list[Any]:
         """``[fn(x) for x in items]``, in order - on the runner's workers when it has any.  ``fn`` must be
@@ -165,8 +180,8 @@ class ClaimSpec:
     proves: Any = None
 
 
-#: every registered claim by id: the built-in catalogue first (in catalogue order, as modules load),
-#: then plugin claims in the order they were registered
+#: every registered claim by id, in registration order (the runner loads plugins before the built-in modules;
+#: :func:`all_ids` gives the report order: catalogue, other built-in claims, plugin claims)
 REGISTRY: dict[str, ClaimSpec] = {}
 
 EXPECTATIONS = ("proved", "verified", "refuted", "inconclusive")
@@ -220,8 +235,11 @@ def claim(claim_id: str, *, citation: str | None = None, statement: str | None =
 
 
 def all_ids() -> list[str]:
-    """Every claim id the suite knows: catalogue ids (implemented or not) then plugin ids."""
-    return list(CATALOGUE) + [i for i in REGISTRY if i not in CATALOGUE]
+    """Every claim id the suite knows: catalogue ids (implemented or not), the other built-in ids, then plugin
+    ids (each group in registration order, whichever was loaded first)."""
+    extra = [i for i in REGISTRY if i not in CATALOGUE]
+    return (list(CATALOGUE) + [i for i in extra if REGISTRY[i].source == "built-in"]
+            + [i for i in extra if REGISTRY[i].source != "built-in"])
 
 
 def run_claim(claim_id: str, ctx: Context) -> ClaimResult:
@@ -340,7 +358,10 @@ class Tally:
       scale) + atol``.  The error reported is ``|measured - theory| / max(|theory|, scale)``.
 
     Inequalities allow the float64 rounding slack ``rounding * max(1, |lhs|, |rhs|)``
-    (:data:`ROUNDING`, fixed).  The outcome reports the instance with the worst margin (its measured
+    (:data:`ROUNDING`, fixed).  ``rounding`` must be finite and in ``[0, MAX_ROUNDING]`` (``1e-6``, the
+    loosest certified relative accuracy of the catalogue's exact solvers): the slack accounts for the
+    accuracy of the computation, and a larger one would silently weaken the claim (``rounding=1e9`` makes
+    ``2 <= 1`` hold).  The outcome reports the instance with the worst margin (its measured
     and bound), the worst tightness, and - on failure - the violating instance of smallest ``size``
     (ties: the largest violation) as counterexample.
     """
@@ -351,6 +372,10 @@ class Tally:
             raise FairtheoryValueError(f"Tally kind must be one of 'upper', 'lower', 'equal' or None, got {kind!r}")
         self.relation: str | None = kinds[kind]
         self.rounding = _nonneg(rounding, "Tally rounding")
+        if self.rounding > MAX_ROUNDING:
+            raise FairtheoryValueError(
+                f"Tally rounding must lie in [0, {MAX_ROUNDING:g}] (a relative slack for the accuracy of the "
+                f"computation; put a looser tolerance in the bound itself), got {rounding!r}")
         self.instances = 0
         self.nonfinite = 0
         self.worst_margin = math.inf

@@ -1,8 +1,8 @@
 """Loading claim modules: the built-in families, user plugins and installed entry points.
 
 A *claim module* is any Python module whose import registers claims with :func:`verify.claim`.
-Three sources, all reported the same way (a module that fails to import is recorded with its
-traceback; the runner prints it and fails the run):
+Three sources (a built-in module or entry point that fails to import is recorded with its traceback in
+:data:`LOAD_ERRORS`; the runner prints it and fails the run; a ``--plugin`` that fails is a bad argument):
 
 * the built-in families, every submodule of :mod:`verify.claims`;
 * ``--plugin MODULE_OR_PATH`` (repeatable): a dotted module name (importable from ``sys.path``) or a
@@ -16,20 +16,32 @@ traceback; the runner prints it and fails the run):
 
       [project.entry-points."fairtheory.claims"]
       mine = "my_package.claims"
+
+The runner treats a ``--plugin`` that cannot be used as a bad argument (exit 2, one line, before any
+claim runs): :func:`plugin_problem` checks a spec before anything heavy is imported (a missing file or
+module, a syntax error), :func:`plugin_failure` describes an import that raised in one line, and
+:func:`claims_of` finds the claims a loaded plugin registered (none is an error too).
+:func:`builtin_claim_ids` reads the built-in claim ids from the sources of :mod:`verify.claims` without
+importing them (their imports - scipy, sympy, cvxpy, hypothesis - take seconds), so that an ``--only``
+pattern matching nothing is refused at once.
 """
 
 from __future__ import annotations
 
+import ast
+import functools
 import hashlib
 import importlib
 import importlib.util
+import pkgutil
 import re
 import sys
 import traceback
 from importlib.metadata import entry_points
 from pathlib import Path
 
-__all__ = ["ENTRY_POINT_GROUP", "LOAD_ERRORS", "load_builtin", "load_plugin", "load_entry_points", "load_plugins"]
+__all__ = ["ENTRY_POINT_GROUP", "LOAD_ERRORS", "load_builtin", "load_plugin", "load_entry_points", "load_plugins",
+           "builtin_claim_ids", "plugin_problem", "plugin_failure", "claims_of", "has_entry_points"]
 
 ENTRY_POINT_GROUP = "fairtheory.claims"
 
@@ -71,8 +83,7 @@ def load_plugin(spec: str) -> str:
     """Import one plugin given as a dotted module name or a ``.py`` path; returns the module name.
 
     Raises ``FileNotFoundError`` for a path that does not exist and whatever the import raises."""
-    looks_like_path = spec.endswith(".py") or "/" in spec or "\\" in spec
-    if looks_like_path:
+    if _looks_like_path(spec):
         path = Path(spec).expanduser().resolve()
         if not path.is_file():
             raise FileNotFoundError(f"plugin file {spec!r} does not exist")
@@ -122,3 +133,107 @@ def load_entry_points() -> dict[str, str]:
         except Exception:
             LOAD_ERRORS[f"entry point {ep.name} = {ep.value}"] = traceback.format_exc(limit=6)
     return dict(LOAD_ERRORS)
+
+
+def has_entry_points() -> bool:
+    """Whether any installed package declares a ``fairtheory.claims`` entry point (nothing is imported)."""
+    return any(True for _ in entry_points(group=ENTRY_POINT_GROUP))
+
+
+def _claim_ids_in(source: str) -> set[str] | None:
+    """The literal ids of the ``claim("...")`` calls in ``source``; ``None`` when one is not a literal."""
+    ids: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call):
+            fn = node.func
+            name = fn.id if isinstance(fn, ast.Name) else fn.attr if isinstance(fn, ast.Attribute) else None
+            if name != "claim":
+                continue
+            arg = node.args[0] if node.args else None
+            if not (isinstance(arg, ast.Constant) and isinstance(arg.value, str)):
+                return None
+            ids.add(arg.value)
+    return ids
+
+
+@functools.cache
+def builtin_claim_ids() -> frozenset[str] | None:
+    """Every claim id the built-in modules of :mod:`verify.claims` register, read from their sources
+    (``@claim("id", ...)`` with a literal id) without importing them; ``None`` when that cannot be told
+    statically (a module computes an id, or a source is unreadable): the caller then imports them."""
+    import verify.claims as pkg
+
+    ids: set[str] = set()
+    for mod in pkgutil.iter_modules(pkg.__path__):
+        if mod.ispkg:
+            return None
+        path = Path(pkg.__path__[0]) / f"{mod.name}.py"
+        try:
+            found = _claim_ids_in(path.read_text(encoding="utf-8"))
+        except (OSError, SyntaxError, ValueError):
+            return None
+        if found is None:
+            return None
+        ids |= found
+    return frozenset(ids)
+
+
+def _looks_like_path(spec: str) -> bool:
+    return spec.endswith(".py") or "/" in spec or "\\" in spec
+
+
+def plugin_problem(spec: str) -> str | None:
+    """Why ``--plugin spec`` cannot be loaded, found without running it (one line), or ``None``.
+
+    A path must name an existing file that compiles; a dotted name must be an importable module (its
+    parent packages are imported to find it) whose source, when it has one, compiles."""
+    if not spec.strip():
+        return "--plugin needs a module name or a .py path, got an empty string"
+    if _looks_like_path(spec):
+        path = Path(spec).expanduser()
+        if not path.exists():
+            return f"plugin file {spec!r} does not exist"
+        if not path.is_file():
+            return f"plugin {spec!r} is not a file"
+        origin: str | None = str(path)
+    else:
+        try:
+            found = importlib.util.find_spec(spec)
+        except (ImportError, ValueError) as exc:  # a parent package is missing or fails
+            return f"plugin module {spec!r} cannot be found: {type(exc).__name__}: {_one_line(exc)}"
+        except Exception as exc:  # noqa: BLE001 - a parent package raised while importing
+            return f"plugin {spec!r} failed to import: {type(exc).__name__}: {_one_line(exc)}"
+        if found is None:
+            return f"plugin module {spec!r} cannot be found (not a file path and not importable from sys.path)"
+        origin = found.origin if found.has_location else None
+    if origin and origin.endswith(".py"):
+        try:
+            compile(Path(origin).read_bytes(), origin, "exec", dont_inherit=True)
+        except (SyntaxError, ValueError) as exc:
+            return plugin_failure(spec, exc)
+        except OSError as exc:
+            return f"plugin {spec!r} cannot be read: {exc.strerror or exc}"
+    return None
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return text if len(text) <= 300 else text[:297] + "..."
+
+
+def plugin_failure(spec: str, exc: BaseException) -> str:
+    """One line for a plugin whose import raised ``exc``: the plugin, the exception and, for a syntax
+    error, where."""
+    if isinstance(exc, SyntaxError):
+        where = f" ({Path(exc.filename).name}, line {exc.lineno})" if exc.filename else ""
+        return f"plugin {spec!r} failed to import: SyntaxError: {exc.msg}{where}"
+    return f"plugin {spec!r} failed to import: {type(exc).__name__}: {_one_line(exc)}"
+
+
+def claims_of(module: str, before: set[str] | frozenset[str] = frozenset()) -> list[str]:
+    """The claim ids a loaded plugin ``module`` registered: those new since ``before`` (the registry's ids
+    before it was loaded) and those whose check is defined in ``module`` or one of its submodules."""
+    from verify.core import REGISTRY
+
+    return [cid for cid, spec in REGISTRY.items()
+            if cid not in before or spec.check.__module__ == module or spec.check.__module__.startswith(module + ".")]

@@ -4,8 +4,9 @@ Options: ``--only PATTERN`` (fnmatch, repeatable or comma-separated), ``--peers`
 audit family), ``--list``, ``--quick`` (default) / ``--full``, ``--json PATH``, ``--markdown PATH``,
 ``--no-json``/``--no-markdown``, ``--seed N``, ``--strict``, ``--plugin MODULE_OR_PATH`` (repeatable;
 a dotted module or a ``.py`` file), ``--no-entry-points`` (ignore installed ``fairtheory.claims`` entry
-points), ``--workers N|auto`` with ``--executor process|ray`` and ``--address ADDR`` (parallel runs:
-the same report as a serial run, see :mod:`verify.parallel`), ``--timeout SECONDS`` (per claim;
+points), ``--debug`` (the traceback of a plugin that fails to import), ``--workers N|auto`` with
+``--executor process|ray`` and ``--address ADDR`` (parallel runs: the same report as a serial run, see
+:mod:`verify.parallel`), ``--timeout SECONDS`` (per claim;
 default 600 s quick, 1800 s full; a claim past it is ``error: timed out`` and the run goes on).
 ``--workers`` above the core count is capped at it (one line on stderr; not with ``--executor ray
 --address``, where the cluster decides), above 1024 refused.
@@ -14,8 +15,10 @@ Statuses: ``proved`` (an exact certificate the runner re-checked), ``verified``,
 ``inconclusive``, ``skipped``, ``not implemented``, ``error``.  Exit status 1 when a claim's status differs
 from its expectation (``proved`` satisfies an expected ``verified``), a check errors or a claim module
 fails to import, or a report could not be written (``--strict`` also counts ``not implemented``); 2 for
-bad arguments, an unwritable report path or an unreachable Ray cluster (one line, before any claim
-runs); 130 when interrupted.  Reports are rewritten atomically after every claim, so an interrupted run
+bad arguments - among them a ``--plugin`` that is missing, fails to import (``--debug`` adds its traceback)
+or registers no claim, and ``--only`` patterns that match no claim id -, an unwritable report path or an
+unreachable Ray cluster (one line ``python -m verify: error: ...``, before any claim runs); 130 when
+interrupted.  Reports are rewritten atomically after every claim, so an interrupted run
 keeps every claim that finished.
 """
 
@@ -41,7 +44,16 @@ from rich.table import Table
 
 from verify.core import REGISTRY, ClaimResult, Context, all_ids, error_result, run_claim
 from verify.parallel import ClaimWorker, SerialExecutor, available_cores, make_executor, run_claim_task
-from verify.plugins import load_builtin, load_entry_points, load_plugins
+from verify.plugins import (
+    builtin_claim_ids,
+    claims_of,
+    has_entry_points,
+    load_builtin,
+    load_entry_points,
+    load_plugin,
+    plugin_failure,
+    plugin_problem,
+)
 from verify.report import atomic_write, fmt, status_counts, to_json, to_markdown
 
 STYLE = {"proved": "bold green", "verified": "green", "refuted": "red", "inconclusive": "yellow", "skipped": "cyan",
@@ -74,6 +86,43 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {' '.join(message.split())}\n")
 
 
+class _BadArgument(Exception):
+    """A bad argument found after parsing (a plugin, an ``--only`` pattern): :func:`main` writes it in the
+    parser's one-line form and returns 2, before any claim runs."""
+
+
+def _usage_error(ap: argparse.ArgumentParser, message: str) -> int:
+    sys.stderr.write(f"{ap.prog}: error: {' '.join(message.split())}\n")
+    return 2
+
+
+def _no_match(only: Sequence[str]) -> str:
+    return f"--only: no claim id matches {', '.join(repr(p) for p in only)} (see python -m verify --list)"
+
+
+def _load_plugins(specs: Sequence[str], debug: bool, builtin: frozenset[str]) -> None:
+    """Import every ``--plugin``; one that raises, registers no claim or registers one of the ``builtin`` ids
+    (which the built-in modules, loaded afterwards, register) is a :class:`_BadArgument`."""
+    for spec in specs:
+        before = set(REGISTRY)
+        try:
+            module = load_plugin(spec)
+        except Exception as exc:  # noqa: BLE001 - any failure of a user module is reported in one line
+            if debug:
+                import traceback
+
+                traceback.print_exc(file=sys.stderr)
+            raise _BadArgument(plugin_failure(spec, exc)) from None
+        mine = claims_of(module, before)
+        if not mine:
+            raise _BadArgument(f"plugin {spec!r} registered no claim (a claim module registers its claims with "
+                               "@verify.claim when imported)")
+        taken = [cid for cid in mine if cid in builtin and REGISTRY[cid].source != "built-in"]
+        if taken:
+            raise _BadArgument(f"plugin {spec!r} registers {', '.join(map(repr, taken))}, the id of a built-in claim; "
+                               "choose another id")
+
+
 #: default per-claim time limit in seconds: (quick, full)
 DEFAULT_TIMEOUT = (600.0, 1800.0)
 
@@ -104,7 +153,10 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--seed", type=_seed, default=0, help="master seed, an integer >= 0 (default 0)")
     ap.add_argument("--strict", action="store_true", help="also fail on claims not implemented")
     ap.add_argument("--plugin", action="append", default=[], metavar="MODULE_OR_PATH",
-                    help="load claims from a dotted module or a .py file (repeatable)")
+                    help="load claims from a dotted module or a .py file (repeatable); one that is missing, "
+                         "fails to import or registers no claim exits 2")
+    ap.add_argument("--debug", action="store_true",
+                    help="print the traceback of a plugin that fails to import")
     ap.add_argument("--no-entry-points", action="store_true",
                     help="do not load installed 'fairtheory.claims' entry points")
     ap.add_argument("--peers", action="store_true",
@@ -316,6 +368,32 @@ def _start_chunked(cid: str, args: argparse.Namespace, executor: Any) -> tuple[F
     return fut, stop
 
 
+def _load_claims(args: argparse.Namespace, only: Sequence[str]) -> dict[str, str]:
+    """Load the entry points, the plugins and the built-in claim modules; returns the import failures of
+    built-in modules and entry points (reported, exit 1).  Raises :class:`_BadArgument` - before any claim
+    runs and before the built-in modules are imported - for a plugin that is missing, fails to import,
+    registers no claim or a built-in claim's id, and for ``--only`` patterns that match no claim id.
+
+    The built-in modules import scipy, sympy, cvxpy and hypothesis (seconds), so they load last: the
+    patterns are matched against the built-in ids read from their sources
+    (:func:`verify.plugins.builtin_claim_ids`), the catalogue and the ids the entry points and plugins
+    registered.  The report order does not depend on the load order (:func:`verify.core.all_ids`)."""
+    from verify.plugins import LOAD_ERRORS
+
+    for spec in args.plugin:  # a missing file or module, a syntax error: before anything is imported
+        why = plugin_problem(spec)
+        if why is not None:
+            raise _BadArgument(why)
+    static = builtin_claim_ids()
+    if not args.no_entry_points and has_entry_points():
+        load_entry_points()
+    _load_plugins(args.plugin, args.debug, static or frozenset())
+    if only and static is not None and not select(only, [*all_ids(), *sorted(static)]):
+        raise _BadArgument(_no_match(only))
+    load_builtin()
+    return dict(LOAD_ERRORS)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = build_parser()
     args = ap.parse_args(argv)
@@ -330,18 +408,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         _check_writable(ap, "--json", args.json)
     if args.markdown is not None:
         _check_writable(ap, "--markdown", args.markdown)
+    only = list(args.only or []) + (["peers.*"] if args.peers else [])
+    try:
+        load_errors = _load_claims(args, only)
+    except _BadArgument as exc:
+        return _usage_error(ap, str(exc))
     console = Console(width=None if sys.stdout.isatty() else 200)
-    load_builtin()
-    if not args.no_entry_points:
-        load_entry_points()
-    load_errors = load_plugins(args.plugin)
     for mod, tb in load_errors.items():
         console.print(f"[bold red]claim module {escape(mod)} failed to import:[/]\n{escape(tb)}", highlight=False)
-    only = list(args.only or []) + (["peers.*"] if args.peers else [])
     ids = select(only)
     if only and not ids:
-        console.print(escape(f"no claim id matches {only}"), style="red")
-        return 2
+        return _usage_error(ap, _no_match(only))
     if args.list:
         for i in ids:
             spec = REGISTRY.get(i)

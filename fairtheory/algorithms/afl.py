@@ -36,11 +36,12 @@ from typing import Any
 
 import numpy as np
 
-from fairtheory._validation import check_in_range, check_integer
+from fairtheory._validation import check_in_range
 from fairtheory.aggregators import afl as afl_objective
 from fairtheory.algorithms.base import (
     Algorithm,
     aggregator_for,
+    check_draws,
     check_problem,
     check_rng,
     check_state,
@@ -119,7 +120,7 @@ def make(problem: FederatedProblem, *, lr_w: float, lr_lam: float, aggregator: A
     problem = check_problem(problem)
     lr_w = check_in_range(lr_w, "lr_w", low=0.0, low_inclusive=False)
     lr_lam = check_in_range(lr_lam, "lr_lam", low=0.0)
-    K = None if K is None else check_integer(K, "K", low=1)
+    K = None if K is None else check_draws(K)
     grad_noise = check_in_range(grad_noise, "grad_noise", low=0.0)
     loss_noise = check_in_range(loss_noise, "loss_noise", low=0.0)
     agg, S = dual_set(problem, aggregator, algorithm="afl")

@@ -23,7 +23,7 @@ from typing import Any, Literal, NamedTuple
 
 import numpy as np
 
-from fairtheory._validation import as_vector, check_integer, check_rng
+from fairtheory._validation import as_vector, check_allocation, check_integer, check_returned, check_rng
 from fairtheory.backend import is_symbolic, like, namespace, to_numpy
 from fairtheory.errors import DivergenceError, FairtheoryTypeError, FairtheoryValueError, NonFiniteError
 from fairtheory.problems.base import FederatedProblem, as_float_array
@@ -32,7 +32,8 @@ from fairtheory.sets import CappedSimplex
 __all__ = ["Algorithm", "History", "run", "local_steps", "LocalSteps", "draw_participants", "sample_clients",
            "open_round", "Round",
            "initial_model", "initial_weights", "project_to", "check_problem", "check_set", "check_rng",
-           "check_state", "gaussian", "primal_dual_start", "aggregator_for"]
+           "check_state", "gaussian", "primal_dual_start", "aggregator_for", "check_draws", "is_builtin",
+           "checked_weights"]
 
 
 class Algorithm(NamedTuple):
@@ -106,6 +107,7 @@ def run(
         raise FairtheoryTypeError(f"alg must be an Algorithm (what an algorithm's make returns), got {type(alg).__name__}")
     rounds = check_integer(rounds, "rounds", low=0)
     record_every = check_integer(record_every, "record_every", low=1)
+    _check_history_size(alg, rounds, record_every, record_losses)
     if on_divergence not in ("raise", "stop"):
         raise FairtheoryValueError(f"on_divergence must be 'raise' or 'stop', got {on_divergence!r}")
     if rng is not None:
@@ -152,6 +154,23 @@ def run(
     return state, hist
 
 
+def _check_history_size(alg: Algorithm, rounds: int, record_every: int, record_losses: bool) -> None:
+    """Refuse a run whose recorded history would exceed :data:`fairtheory._validation.MAX_ARRAY_BYTES`:
+    every record keeps a float64 copy of ``w`` (``d``) and, with ``record_losses``, of the losses (``n``)."""
+    from fairtheory import _validation
+
+    records = rounds // record_every + 2
+    per_record = 8 * (int(getattr(alg.problem, "d", 0)) + (int(getattr(alg.problem, "n", 0)) if record_losses else 0))
+    need = records * per_record
+    if need > _validation.MAX_ARRAY_BYTES:
+        gib = need / 2 ** 30
+        raise FairtheoryValueError(
+            f"rounds={rounds} with record_every={record_every} would record {records} float64 copies of w "
+            f"(d = {alg.problem.d})" + (f" and of the losses (n = {alg.problem.n})" if record_losses else "")
+            + f": {gib:.3g} GiB of history; at most {_validation.MAX_ARRAY_BYTES / 2 ** 30:.3g} GiB "
+            "(fairtheory._validation.MAX_ARRAY_BYTES): raise record_every or set record_losses=False")
+
+
 class LocalSteps(NamedTuple):
     """What :func:`local_steps` returns: losses at the starting models, final models, snapshot."""
 
@@ -186,7 +205,7 @@ def local_steps(problem: FederatedProblem, W0: Any, *, lr: float, kappa: int, cl
 def draw_participants(rng: np.random.Generator, probs: Any, K: int) -> tuple[np.ndarray, np.ndarray]:
     """``K`` i.i.d. draws with replacement by ``probs`` (uniform when ``None``), as ``(clients, counts)``:
     the distinct clients drawn (sorted) and how often each was drawn (a client drawn twice counts twice)."""
-    K = check_integer(K, "K", low=1)
+    K = check_draws(K)
     rng = check_rng(rng)
     if probs is None:
         raise FairtheoryValueError("probs must be given (use np.full(n, 1/n) for uniform draws)")
@@ -223,9 +242,17 @@ def check_state(state: Any, cls: type, algorithm: str) -> None:
             f"{type(state).__name__}")
 
 
+def check_draws(K: Any, name: str = "K") -> int:
+    """A number of i.i.d. client draws per round: an integer ``>= 1`` whose ``K`` int64 draws fit in
+    :data:`fairtheory._validation.MAX_ARRAY_BYTES` (``K = 10**9`` would need 7.45 GiB: refused up front,
+    naming ``K``, instead of a ``MemoryError`` at the first step)."""
+    K = check_integer(K, name, low=1)
+    return check_allocation(K, name, bytes_per_unit=8, what=f"{name} int64 client draws per round")
+
+
 def sample_clients(rng: np.random.Generator, p: np.ndarray, K: int) -> np.ndarray:
     """``K`` client indices drawn i.i.d. with replacement with probabilities ``p`` (in draw order)."""
-    K = check_integer(K, "K", low=1)
+    K = check_draws(K)
     return rng.choice(p.shape[0], size=K, replace=True, p=p)
 
 
@@ -314,3 +341,27 @@ def aggregator_for(problem: FederatedProblem, aggregator: Any, *, needs: tuple[s
         raise FairtheoryValueError(f"aggregator {agg!r} has client weights p different from problem.p")
     return agg
 
+
+
+def is_builtin(obj: Any) -> bool:
+    """Whether ``obj`` is one of fairtheory's own objects (its class defined in a ``fairtheory`` module):
+    those are tested, so the hot paths skip re-checking what they return; user objects are checked."""
+    return type(obj).__module__.split(".", 1)[0] == "fairtheory"
+
+
+def checked_weights(agg: Any, lam: Any, n: int, call: str = "aggregator.weights(f)", *, f: Any = None) -> Any:
+    """``lam`` as returned by a user aggregator, checked: shape ``(n,)`` and - when its input losses ``f``
+    are finite (or not given) - finite values.  fairtheory's own aggregators pass through unchecked, and
+    non-finite losses (a diverging run, reported by :func:`run`) are not blamed on the aggregator.
+    Returned unchanged (its backend kept) when it is fine."""
+    if is_builtin(agg):
+        return lam
+    what = f"{call} of {type(agg).__name__}"
+    if f is not None and not _finite(f):
+        shape = tuple(getattr(lam, "shape", np.shape(lam)))
+        if shape != (n,):
+            raise FairtheoryValueError(f"{what} must return an array of shape ({n},) (one weight per client); "
+                                       f"it returned shape {shape}")
+        return lam
+    check_returned(lam, what, shape=(n,), meaning="one weight per client")
+    return lam

@@ -35,6 +35,7 @@ import numpy as np
 from fairtheory._validation import check_in_range, check_integer, check_positive
 from fairtheory.algorithms.base import (
     Algorithm,
+    check_draws,
     check_problem,
     check_state,
     initial_model,
@@ -171,7 +172,7 @@ def make(problem: FederatedProblem, *, lr: float, lam: float, kappa: int = 1, s:
     kappa = check_integer(kappa, "kappa", low=1)
     s = kappa if s is None else check_integer(s, "s", low=1)
     lr_p = lr if lr_personal is None else check_positive(lr_personal, "lr_personal")
-    K = None if K is None else check_integer(K, "K", low=1)
+    K = None if K is None else check_draws(K)
     p = problem.p
     n, d = problem.n, problem.d
 

@@ -39,6 +39,7 @@ from fairtheory._validation import check_in_range, check_integer
 from fairtheory.algorithms.afl import dual_set
 from fairtheory.algorithms.base import (
     Algorithm,
+    check_draws,
     check_problem,
     check_rng,
     check_state,
@@ -102,7 +103,7 @@ def make(problem: FederatedProblem, *, kappa: int, eta: float, gamma: float, K: 
     kappa = check_integer(kappa, "kappa", low=1)
     eta = check_in_range(eta, "eta", low=0.0, low_inclusive=False)
     gamma = check_in_range(gamma, "gamma", low=0.0)
-    K = check_integer(K, "K", low=1)
+    K = check_draws(K)
     grad_noise = check_in_range(grad_noise, "grad_noise", low=0.0)
     loss_noise = check_in_range(loss_noise, "loss_noise", low=0.0)
     agg, S = dual_set(problem, aggregator, algorithm="drfa")

@@ -30,6 +30,7 @@ from fairtheory.aggregators import fedavg as fedavg_objective
 from fairtheory.algorithms.base import (
     Algorithm,
     aggregator_for,
+    check_draws,
     check_problem,
     check_state,
     initial_model,
@@ -74,7 +75,7 @@ def make(problem: FederatedProblem, *, lr: float | Callable[[int], float], kappa
     """
     problem = check_problem(problem)
     kappa = check_integer(kappa, "kappa", low=1)
-    K = None if K is None else check_integer(K, "K", low=1)
+    K = None if K is None else check_draws(K)
     lr_fixed = None if callable(lr) else check_positive(lr, "lr")
     agg = aggregator_for(problem, fedavg_objective(problem.p) if aggregator is None else aggregator,
                          algorithm="fedavg")
@@ -86,7 +87,7 @@ def make(problem: FederatedProblem, *, lr: float | Callable[[int], float], kappa
 
     def step(state: State, rng: np.random.Generator | None = None) -> State:
         check_state(state, State, "fedavg")
-        eta = lr_fixed if lr_fixed is not None else check_positive(lr(state.comms), "lr(r)")  # type: ignore[operator]
+        eta = lr_fixed if lr_fixed is not None else check_positive(lr(state.comms), f"lr(r) at r={state.comms}")  # type: ignore[operator]
         w = state.w
         clients, counts, W0 = open_round(problem, w, K, rng)
         loc = local_steps(problem, W0, lr=eta, kappa=kappa, clients=clients, want_losses=not constant)
@@ -111,7 +112,8 @@ def make(problem: FederatedProblem, *, lr: float | Callable[[int], float], kappa
 def _weights_at(agg: Any, problem: FederatedProblem, w: Any, f_rows: Any, clients: Any) -> np.ndarray:
     """``A.weights(f(w))`` (numpy): from the first local step's losses when every client was evaluated,
     else from one evaluation of all clients at ``w``."""
+    from fairtheory.algorithms.base import checked_weights
     from fairtheory.backend import to_numpy
 
     f = f_rows if clients is None else problem.losses(w)
-    return np.asarray(to_numpy(agg.weights(f)), dtype=np.float64)
+    return np.asarray(to_numpy(checked_weights(agg, agg.weights(f), problem.n, f=f)), dtype=np.float64)

@@ -36,9 +36,9 @@ from typing import Any
 
 import numpy as np
 
-from fairtheory._validation import as_vector, check_in_range, check_integer, check_positive
-from fairtheory.algorithms.base import Algorithm, check_problem, check_state, initial_model, local_steps, open_round
-from fairtheory.backend import like, namespace, to_numpy
+from fairtheory._validation import as_vector, check_in_range, check_integer, check_positive, check_returned
+from fairtheory.algorithms.base import Algorithm, check_draws, check_problem, check_state, initial_model, local_steps, open_round
+from fairtheory.backend import like, namespace
 from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError
 from fairtheory.problems.base import FederatedProblem
 
@@ -127,8 +127,10 @@ def make(problem: FederatedProblem, *, lr: float, kappa: int = 1, K: int | None 
     eps_acc, eps_freq : float
         See :func:`weights` (paper: ``0``).
     accuracy : callable, optional
-        ``accuracy(w) -> (n,)`` training accuracies at ``w``; default ``problem.accuracies``
-        (logistic and multinomial problems have it).
+        ``accuracy(w) -> (n,)`` training accuracies in ``[0, 1]`` at ``w``; default ``problem.accuracies``
+        (logistic and multinomial problems have it).  What it returns is checked at every round: the wrong
+        shape, nan/inf or a value outside ``[0, 1]`` raises a :class:`~fairtheory.errors.FairtheoryValueError`
+        naming ``accuracy(w)``.
 
     Returns
     -------
@@ -137,7 +139,7 @@ def make(problem: FederatedProblem, *, lr: float, kappa: int = 1, K: int | None 
     problem = check_problem(problem)
     lr = check_positive(lr, "lr")
     kappa = check_integer(kappa, "kappa", low=1)
-    K = None if K is None else check_integer(K, "K", low=1)
+    K = None if K is None else check_draws(K)
     beta = check_in_range(beta, "beta", low=0.0, high=1.0)
     gamma = check_in_range(gamma, "gamma", low=0.0, high=1.0, high_inclusive=False)
     server_lr = check_positive(server_lr, "server_lr")
@@ -157,7 +159,8 @@ def make(problem: FederatedProblem, *, lr: float, kappa: int = 1, K: int | None 
         w = state.w
         clients, _, W0 = open_round(problem, w, K, rng)
         idx = np.arange(problem.n) if clients is None else clients
-        acc = np.asarray(to_numpy(acc_fn(w)), dtype=np.float64).ravel()[idx]
+        acc = check_returned(acc_fn(w), "accuracy(w)", shape=(problem.n,), low=0.0, high=1.0,
+                             meaning="one training accuracy per client")[idx]
         freq = state.freq.copy()
         freq[idx] += 1
         p = weights(acc, freq[idx], beta=beta, eps_acc=eps_acc, eps_freq=eps_freq)

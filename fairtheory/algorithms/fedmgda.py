@@ -33,6 +33,7 @@ import numpy as np
 from fairtheory._validation import check_in_range, check_integer, check_positive
 from fairtheory.algorithms.base import (
     Algorithm,
+    check_draws,
     check_problem,
     check_state,
     initial_model,
@@ -160,7 +161,7 @@ def make(problem: FederatedProblem, *, lr: float | Callable[[int], float], kappa
     """
     problem = check_problem(problem)
     kappa = check_integer(kappa, "kappa", low=1)
-    K = None if K is None else check_integer(K, "K", low=1)
+    K = None if K is None else check_draws(K)
     lr_fixed = None if callable(lr) else check_positive(lr, "lr")
     epsilon = check_in_range(epsilon, "epsilon", low=0.0)
     server_lr = check_positive(server_lr, "server_lr")
@@ -172,7 +173,7 @@ def make(problem: FederatedProblem, *, lr: float | Callable[[int], float], kappa
 
     def step(state: State, rng: np.random.Generator | None = None) -> State:
         check_state(state, State, "fedmgda")
-        eta = lr_fixed if lr_fixed is not None else check_positive(lr(state.comms), "lr(r)")  # type: ignore[operator]
+        eta = lr_fixed if lr_fixed is not None else check_positive(lr(state.comms), f"lr(r) at r={state.comms}")  # type: ignore[operator]
         w = state.w
         clients, counts, W0 = open_round(problem, w, K, rng)
         lam0 = p if counts is None else counts / K

@@ -32,6 +32,7 @@ import numpy as np
 from fairtheory._validation import check_integer, check_positive
 from fairtheory.algorithms.base import (
     Algorithm,
+    check_draws,
     check_problem,
     check_state,
     initial_model,
@@ -89,7 +90,7 @@ def make(problem: FederatedProblem, *, q: float | None = None, lr: float, L: flo
     lr = check_positive(lr, "lr")
     L_val = 1.0 / lr if L is None else check_positive(L, "L")
     kappa = check_integer(kappa, "kappa", low=1)
-    K = None if K is None else check_integer(K, "K", low=1)
+    K = None if K is None else check_draws(K)
     if not isinstance(scaled, (bool, np.bool_)):
         raise FairtheoryTypeError(f"scaled must be True or False, got {scaled!r}")
     agg = _aggregator(problem, q, offset, aggregator, "qfedavg")

@@ -33,8 +33,10 @@ from fairtheory.aggregators import QFFL
 from fairtheory.algorithms.base import (
     Algorithm,
     aggregator_for,
+    check_draws,
     check_problem,
     check_state,
+    checked_weights,
     initial_model,
     open_round,
     run,
@@ -84,7 +86,7 @@ def make(problem: FederatedProblem, *, q: float | None = None, L: float, K: int 
     """
     problem = check_problem(problem)
     L = check_positive(L, "L")
-    K = None if K is None else check_integer(K, "K", low=1)
+    K = None if K is None else check_draws(K)
     agg = _aggregator(problem, q, offset, aggregator, "qfedsgd")
     p = problem.p
 
@@ -144,12 +146,13 @@ def derivatives(agg: Any, problem: FederatedProblem, w: Any, F_rows: Any, client
     F = F_rows if clients is None else problem.losses(w)
     if not bool(xp.all(xp.isfinite(F))):
         return diverged
-    lam = _match(agg.weights(F), F_rows)
+    lam = _match(checked_weights(agg, agg.weights(F), problem.n), F_rows)
     curv_fn = getattr(agg, "curvature", None)
     curv = None
     if callable(curv_fn):
         native = not is_torch(F) or getattr(agg, "torch_native", False)
-        curv = _match(curv_fn(F) if native else curv_fn(to_numpy(F)), F_rows)
+        curv = _match(checked_weights(agg, curv_fn(F) if native else curv_fn(to_numpy(F)), problem.n,
+                                      "aggregator.curvature(f)"), F_rows)
     if clients is not None:
         lam = _take(lam, clients)
         curv = None if curv is None else _take(curv, clients)

@@ -62,9 +62,12 @@ from fairtheory.algorithms.base import (
     Algorithm,
     History,
     aggregator_for,
+    check_draws,
     check_problem,
     check_state,
+    checked_weights,
     initial_model,
+    is_builtin,
     run,
     sample_clients,
 )
@@ -230,9 +233,10 @@ def make(problem: FederatedProblem, *, beta: float, kappa: int, alpha: Any = Non
     problem = check_problem(problem)
     beta_f = check_positive(beta, "beta")
     kappa_i = check_integer(kappa, "kappa", low=1)
-    K_i = None if K is None else check_integer(K, "K", low=1)
+    K_i = None if K is None else check_draws(K)
     agg = _aggregator(problem, alpha, mu, aggregator)
     client_grads = agg.client_grads  # bound once: the step calls it with no further checks
+    check_out = not is_builtin(agg)
     p_np = problem.p
     n = problem.n
 
@@ -259,6 +263,9 @@ def make(problem: FederatedProblem, *, beta: float, kappa: int, alpha: Any = Non
         xp = namespace(state.W)
         f, G = problem.loss_grad_each(state.W)  # one fused evaluation
         dh_df, dh_deta = client_grads(f, state.E)
+        if check_out:  # a user aggregator: what client_grads returned must be two finite (n,) vectors
+            checked_weights(agg, dh_df, n, "aggregator.client_grads(f, eta)[0]", f=f)
+            checked_weights(agg, dh_deta, n, "aggregator.client_grads(f, eta)[1]", f=f)
         W_new = (-beta_f * dh_df)[:, None] * G  # a fresh array: update it in place (W + (-x) == W - x exactly)
         W_new += state.W
         E_new = state.E - beta_f * dh_deta
@@ -271,9 +278,15 @@ def make(problem: FederatedProblem, *, beta: float, kappa: int, alpha: Any = Non
                 eta = p @ E_new
             else:
                 # the raw draw sequence (base.sample_clients): a client drawn twice counts twice in the mean
-                idx = _index_like(sample_clients(rng, p_np, K_i), W_new)  # type: ignore[arg-type]
-                w = xp.mean(xp.take(W_new, idx, axis=0), axis=0)
-                eta = xp.mean(xp.take(E_new, idx, axis=0))
+                draws = sample_clients(rng, p_np, K_i)  # type: ignore[arg-type]
+                if K_i <= n:  # the K x d gathered rows are no larger than W itself
+                    idx = _index_like(draws, W_new)
+                    w = xp.mean(xp.take(W_new, idx, axis=0), axis=0)
+                    eta = xp.mean(xp.take(E_new, idx, axis=0))
+                else:  # more draws than clients: the same mean as draw counts over the n rows (no K x d copy)
+                    share = like(np.bincount(draws, minlength=n) / K_i, W_new)
+                    w = share @ W_new
+                    eta = share @ E_new
             W_new = _broadcast_rows(xp, w, n)
             E_new = eta * xp.ones_like(E_new)
             comms += 1

@@ -37,6 +37,7 @@ import numpy as np
 from fairtheory._validation import FairtheoryValueError, check_in_range, check_integer
 from fairtheory.algorithms.base import (
     Algorithm,
+    check_draws,
     check_problem,
     check_rng,
     check_state,
@@ -86,7 +87,7 @@ def make(problem: FederatedProblem, *, kappa: int, eta_l: float, eta_g: float = 
     kappa = check_integer(kappa, "kappa", low=1)
     eta_l = check_in_range(eta_l, "eta_l", low=0.0, low_inclusive=False)
     eta_g = check_in_range(eta_g, "eta_g", low=0.0, low_inclusive=False)
-    K = None if K is None else check_integer(K, "K", low=1)
+    K = None if K is None else check_draws(K)
     grad_noise = check_in_range(grad_noise, "grad_noise", low=0.0)
     n, d = problem.n, problem.d
     p = problem.p

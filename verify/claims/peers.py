@@ -42,7 +42,7 @@ import numpy as np
 
 from verify.core import Context, Outcome, Tally, claim, combine
 
-__all__ = ["PEERS", "peer_version", "require", "superquantile", "superquantile_smooth", "qffl_update",
+__all__ = ["PEERS", "peer_version", "require", "vec_equal", "superquantile", "superquantile_smooth", "qffl_update",
            "afl_update", "afl_qp_radius", "fedfv_direction", "fedmgda_direction", "sqwash_superquantile",
            "sqwash_superquantile_smooth",
            "prepare_flgo_fedfv", "prepare_flgo_qfedavg", "prepare_flgo_afl", "prepare_flgo_fedmgda",
@@ -635,20 +635,41 @@ def prepare_fedlab_qfedavg(w: Any, data: list[tuple[Any, Any]], *, q: float, lr:
 
 
 # ============================================================================ shared comparison helpers
-def _vec_equal(tally: Tally, peer: Any, ours: np.ndarray, *, rtol: float, instance: dict[str, Any], size: float) -> bool:
-    """Record the component of largest deviation, relative to ``max |ours|`` (non-finite or failed peers fail)."""
-    ours = np.asarray(ours, dtype=np.float64).ravel()
-    scale = max(float(np.max(np.abs(ours))) if ours.size else 0.0, np.finfo(float).tiny)
+def vec_equal(tally: Tally, peer: Any, ours: Any, *, rtol: float, instance: dict[str, Any], size: float,
+              floor: float | None = None) -> bool:
+    """The one comparator of the peer audit (every ``peers.*`` claim records its vector comparisons with it).
+
+    Records one :meth:`Tally.equal` instance of the peer's array against ours and returns whether it held:
+
+    * the peer raised (``peer`` is the exception): ``nan`` - a disagreement, the error in ``peer_error``;
+    * the peer's value is not an array of real numbers, or its **shape differs** from ours (no
+      flattening, no broadcasting: ``[1, 2, 99]`` against ``[1, 2]`` is a disagreement): ``nan``, the shapes
+      in ``peer_shape`` / ``our_shape``;
+    * a non-finite peer entry: that entry (never equal);
+    * otherwise the component of largest deviation, relative to ``max |ours|`` (or ``floor`` when larger).
+    """
+    o = np.asarray(ours, dtype=np.float64)
+    scale = max(float(np.max(np.abs(o))) if o.size and np.all(np.isfinite(o)) else 0.0, floor or 0.0,
+                np.finfo(float).tiny)
+    first = float(o.flat[0]) if o.size else 0.0
+
+    def disagree(**why: Any) -> bool:
+        return tally.equal(math.nan, first, rtol=rtol, scale=scale, instance={**instance, **why}, size=size)
+
     if isinstance(peer, BaseException):
-        return tally.equal(math.nan, float(ours[0]), rtol=rtol, scale=scale, instance={**instance, "peer_error": _err(peer)},
-                           size=size)
-    p = np.asarray(peer, dtype=np.float64).ravel()
-    if p.shape != ours.shape or not np.all(np.isfinite(p)):
-        bad = int(np.flatnonzero(~np.isfinite(p))[0]) if p.shape == ours.shape else 0
-        return tally.equal(float(p[bad]) if p.size else math.nan, float(ours[bad]), rtol=rtol, scale=scale,
-                           instance=instance, size=size)
-    j = int(np.argmax(np.abs(p - ours)))
-    return tally.equal(float(p[j]), float(ours[j]), rtol=rtol, scale=scale, instance=instance, size=size)
+        return disagree(peer_error=_err(peer))
+    try:
+        p = np.asarray(peer, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        return disagree(peer_error=f"not an array of real numbers: {_err(exc)}")
+    if p.shape != o.shape:
+        return disagree(peer_shape=list(p.shape), our_shape=list(o.shape))
+    if p.size == 0:
+        return tally.equal(0.0, 0.0, rtol=rtol, scale=scale, instance=instance, size=size)
+    pf, of = p.ravel(), o.ravel()
+    bad = ~np.isfinite(pf)
+    j = int(np.flatnonzero(bad)[0]) if bad.any() else int(np.argmax(np.abs(pf - of)))
+    return tally.equal(float(pf[j]), float(of[j]), rtol=rtol, scale=scale, instance=instance, size=size)
 
 
 def _combine(outs: dict[str, Outcome], note: str) -> Outcome:
@@ -669,6 +690,9 @@ def _try(fn: Callable[[], Any]) -> Any:
 def _check_reference(name: str, a: np.ndarray | float, b: np.ndarray | float, tol: float, instance: Any) -> float:
     """fairtheory vs the independent definition: must agree (else our reference is wrong: raise)."""
     a_, b_ = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    if a_.shape != b_.shape:
+        raise AssertionError(f"{name}: fairtheory's shape {a_.shape} and the independent definition's {b_.shape} differ "
+                             f"on {instance}")
     dev = float(np.max(np.abs(a_ - b_))) / max(1.0, float(np.max(np.abs(b_))))
     if not dev <= tol:
         raise AssertionError(f"{name}: fairtheory and the independent definition differ by {dev:.3e} on {instance}")
@@ -849,7 +873,7 @@ def flgo_fedfv_claim(ctx: Context) -> Outcome:
                             history_round=[int(v) for v in c["history_round"]])
             part = "keep count" if c["kind"].startswith("keep count") else ("random" if c["kind"] == "random" else "edge cases")
             size = m * d - (0.5 if c["kind"] == "keep count (hand-built)" else 0.0)  # integer entries win at equal size
-            _vec_equal(parts.setdefault(part, Tally()), peer, ours, rtol=1e-9, instance=inst, size=size)
+            vec_equal(parts.setdefault(part, Tally()), peer, ours, rtol=1e-9, instance=inst, size=size)
     expl = ("measured = FLGo's update component of largest deviation, bound = fairtheory's (004 Alg. 1-3, FLGo "
             "conventions); NaN or an exception counts as a deviation")
     outs = {k: t.outcome(explain=expl) for k, t in parts.items()}
@@ -896,7 +920,7 @@ def _qffl_claim(ctx: Context, lib: str, salt: str, offset: float, run: Callable[
         peer = _try(lambda c=c: run(c))
         m, d = c["W"].shape
         inst = {"kind": c["kind"], "w": _lst(c["w"]), "W": _lst(c["W"]), "F": _lst(c["F"]), "q": c["q"], "lr": c["lr"]}
-        _vec_equal(tally, peer, ours, rtol=rtol, instance=inst, size=m * d)
+        vec_equal(tally, peer, ours, rtol=rtol, instance=inst, size=m * d)
     return tally.outcome(note=f"{_note(lib)}; offset {offset:g} inside the powers; L = 1/lr; F_k = client k's loss at "
                               f"the server model", details={"reference_vs_direct": worst_ref},
                          explain="measured = the peer's new model component of largest deviation, bound = q-FedAvg's "
@@ -960,7 +984,7 @@ def flgo_afl_claim(ctx: Context) -> Outcome:
                     "t": c["t"], "d": d}
             flat = np.concatenate(ours)
             got = peer if isinstance(peer, BaseException) else np.concatenate(peer)
-            _vec_equal(tally, got, flat, rtol=1e-9, instance=inst, size=n * d)
+            vec_equal(tally, got, flat, rtol=1e-9, instance=inst, size=n * d)
     return tally.outcome(note=f"{_note('flgo')}; {_FLGO_FP64}; FLGo averages the models w_0..w_t (t = 1-based round)",
                          details={"reference_vs_qp": worst_ref},
                          explain="measured = FLGo's (w+, lam+, average+) component of largest deviation, bound = "
@@ -1194,7 +1218,7 @@ def fedlab_qfedavg_claim(ctx: Context) -> Outcome:
                 except Exception as exc:
                     peer = exc
                 info = {**inst, "epochs": kw["epochs"], "batch_size": kw["batch_size"] or ns}
-                _vec_equal(parts[part], peer, ours, rtol=1e-9, instance=info, size=m * d * ns)
+                vec_equal(parts[part], peer, ours, rtol=1e-9, instance=info, size=m * d * ns)
     expl = ("measured = FedLab's new model component of largest deviation, bound = q-FedAvg's step with the clients' "
             "mean losses at the server model and FedLab's own local models; an exception counts as nan")
     out = _combine({k: t.outcome(explain=expl) for k, t in parts.items()},

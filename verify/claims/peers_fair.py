@@ -52,6 +52,7 @@ from verify.claims.peers import (
     float64_torch,
     peer_version,
     superquantile,
+    vec_equal,
 )
 from verify.core import Context, Outcome, Tally, claim
 
@@ -111,14 +112,10 @@ def flgo_fedfa_claim(ctx: Context) -> Outcome:
                 worst_paper = max(worst_paper, float(np.max(np.abs(weights(acc, freq, beta=beta) - ours))))
             peer = _try(lambda acc=acc, freq=freq, beta=beta: flgo_fedfa_weights(acc, freq, beta=beta))
             inst = {"kind": kind, "acc": _lst(acc), "freq": [int(f) for f in freq], "beta": beta}
-            if isinstance(peer, BaseException):
-                tally.equal(math.nan, float(ours[0]), rtol=1e-9, scale=1.0, instance={**inst, "peer_error": _err(peer)},
-                            size=acc.size)
-                continue
-            if np.all(np.isfinite(peer)):
+            # weights lie in [0, 1]: deviations relative to 1 (floor); an exception, a wrong shape or nan disagrees
+            vec_equal(tally, peer, ours, rtol=1e-9, instance=inst, size=acc.size, floor=1.0)
+            if not isinstance(peer, BaseException) and np.shape(peer) == ours.shape and np.all(np.isfinite(peer)):
                 agree = max(agree, float(np.max(np.abs(peer - ours))))
-            j = int(np.argmax(np.abs(peer - ours))) if np.all(np.isfinite(peer)) else int(np.argmin(np.isfinite(peer)))
-            tally.equal(float(peer[j]), float(ours[j]), rtol=1e-9, scale=1.0, instance=inst, size=acc.size)
     return tally.outcome(note=f"{_note('flgo')}; server momentum off (eta = 0), one-hot client models: FLGo's new model "
                               "is its weight vector; FLGo's constants 1e-6, 1e-5 inside the logarithms mapped",
                          details={"flgo_vs_paper_rule": worst_paper, "largest_deviation_where_finite": agree},
@@ -224,7 +221,7 @@ def flgo_ditto_claim(ctx: Context) -> Outcome:
             v2 = personal_steps(P, v1[None], w2, lr=lr, lam=mu, steps=steps)[0]
             ours = np.concatenate([g1, v1, g2, v2])
             got = peer if isinstance(peer, BaseException) else np.concatenate([x for pair in peer for x in pair])
-            _vec(parts["solvers vs fairtheory (two rounds)"], got, ours, 1e-9, inst, d)
+            vec_equal(parts["solvers vs fairtheory (two rounds)"], got, ours, rtol=1e-9, instance=inst, size=d)
             # many personal steps: the contraction bound to the exact optimum
             if k % 4 == 0:  # step 1/(mu + lambda_max): rate rho = 1 - (mu + lambda_min)/(mu + lambda_max)
                 lr_long = 1.0 / (mu + float(np.linalg.eigvalsh(H).max()))
@@ -241,7 +238,7 @@ def flgo_ditto_claim(ctx: Context) -> Outcome:
         for d in (1, 2, 3):
             v = rng.normal(size=d)
             got = _try(lambda v=v: flgo_ditto_checkpoint(v))
-            _vec(parts["checkpoint round trip"], got, v, 0.0, {"d": d, "v": _lst(v)}, d)
+            vec_equal(parts["checkpoint round trip"], got, v, rtol=0.0, instance={"d": d, "v": _lst(v)}, size=d)
     out = _combine({k: t.outcome(explain="solvers: component of largest deviation from fairtheory's local/personal "
                                          "steps; optimum: ||v_S - v*|| <= rho^S ||v_0 - v*||; checkpoint: the restored "
                                          "personal model (an exception counts as nan)") for k, t in parts.items()},
@@ -454,7 +451,8 @@ def fedlab_ditto_claim(ctx: Context) -> Outcome:
                                                                                             epochs=ep))
             got = peer if isinstance(peer, BaseException) else np.concatenate(
                 [np.concatenate([g.ravel(), v.ravel()]) for g, v in peer])
-            _vec(parts["train, args set by hand"], got, ours, 1e-9, {**inst, "V": [_lst(v) for v in V]}, size)
+            vec_equal(parts["train, args set by hand"], got, ours, rtol=1e-9, instance={**inst, "V": [_lst(v) for v in V]},
+                      size=size)
     return _combine({k: t.outcome(explain="as shipped: 1 if local_process runs, nan if it raises; train: the component "
                                           "of largest deviation from fairtheory's global and personal steps")
                      for k, t in parts.items()},
@@ -519,7 +517,7 @@ def fedlab_powerofchoice_claim(ctx: Context) -> Outcome:
                 continue
             cands, losses, sel = res
             exact = np.asarray(_multinomial(data, C).losses(W.ravel()), dtype=np.float64)
-            _vec(parts["candidate losses"], np.asarray(losses), exact[cands], 1e-9, inst, n)
+            vec_equal(parts["candidate losses"], np.asarray(losses), exact[cands], rtol=1e-9, instance=inst, size=n)
             f = np.asarray(losses)
             ok = len(cands) == d and len(set(cands)) == d and is_valid_selection(sel, cands, f, m)
             if ok and len(set(f.tolist())) == f.size:
@@ -696,8 +694,9 @@ def sqwash_smooth_weights_claim(ctx: Context) -> Outcome:
                                      f"radius {radius:.3e} on {(x, th, nu)}")
             worst_ref = max(worst_ref, dist)
         inst = {"x": _lst(x), "theta": th, "nu": nu}
-        _vec(parts["solve_qp_for_l2_smooth_superquantile"], _try(lambda x=x, th=th, nu=nu: sqwash_smooth_weights(x, th, nu)),
-             ours, 1e-9, inst, x.size, floor=1.0)
+        vec_equal(parts["solve_qp_for_l2_smooth_superquantile"],
+                  _try(lambda x=x, th=th, nu=nu: sqwash_smooth_weights(x, th, nu)), ours, rtol=1e-9, instance=inst,
+                  size=x.size, floor=1.0)
 
         def grad(x: np.ndarray = x, th: float = th, nu: float = nu) -> np.ndarray:
             import torch
@@ -707,9 +706,10 @@ def sqwash_smooth_weights_claim(ctx: Context) -> Outcome:
             reduce_superquantile_smooth(t, th, nu).backward()
             return t.grad.numpy().astype(np.float64)
 
-        _vec(parts["gradient of reduce_superquantile_smooth"], _try(grad), ours, 1e-9, inst, x.size, floor=1.0)
+        vec_equal(parts["gradient of reduce_superquantile_smooth"], _try(grad), ours, rtol=1e-9, instance=inst, size=x.size,
+                  floor=1.0)
         peer = _try(lambda x=x, th=th, nu=nu: sqwash_smooth_weights(x, th, nu))
-        if not isinstance(peer, BaseException) and np.all(np.isfinite(peer)):
+        if not isinstance(peer, BaseException) and np.shape(peer) == ours.shape and np.all(np.isfinite(peer)):
             agree = max(agree, float(np.max(np.abs(peer - ours))))
     out = _combine({k: t.outcome(explain="measured = SQwash's weight of largest deviation, bound = the exact maximiser "
                                          "(an exception counts as nan)") for k, t in parts.items()},
@@ -736,7 +736,7 @@ def _module_claim(ctx: Context, smooth: bool) -> Outcome:
                 parts["backward gradient"].equal(math.nan, 0.0, rtol=1e-9, scale=1.0, instance=bad, size=x.size)
                 continue
             parts["forward value"].equal(res[0], val, rtol=1e-9, scale=scale, instance=inst, size=x.size)
-            _vec(parts["backward gradient"], res[1], q, 1e-9, inst, x.size, floor=1.0)
+            vec_equal(parts["backward gradient"], res[1], q, rtol=1e-9, instance=inst, size=x.size, floor=1.0)
         tol_note = "rtol 1e-9"
     else:
         for x, th, size in _sq_cases(ctx, "peers.sqwash.SuperquantileReducer", (150, 1500)):
@@ -777,22 +777,3 @@ def sqwash_smooth_reducer_claim(ctx: Context) -> Outcome:
     if peer_version("sqwash") is None:
         return _skipped("sqwash")
     return _module_claim(ctx, smooth=True)
-
-
-# ============================================================================ helpers
-def _vec(tally: Tally, peer: Any, ours: Any, rtol: float, instance: dict[str, Any], size: float,
-         floor: float | None = None) -> bool:
-    """The component of largest deviation, relative to ``max |ours|`` (or ``floor`` when larger); a peer
-    exception, a wrong shape or a non-finite entry fails."""
-    o = np.asarray(ours, dtype=np.float64).ravel()
-    scale = max(float(np.max(np.abs(o))) if o.size else 0.0, floor or 0.0, np.finfo(float).tiny)
-    if isinstance(peer, BaseException):
-        return tally.equal(math.nan, float(o[0]), rtol=rtol, scale=scale, instance={**instance, "peer_error": _err(peer)},
-                           size=size)
-    p = np.asarray(peer, dtype=np.float64).ravel()
-    if p.shape != o.shape:
-        return tally.equal(math.nan, float(o[0]), rtol=rtol, scale=scale,
-                           instance={**instance, "peer_shape": list(p.shape)}, size=size)
-    bad = ~np.isfinite(p)
-    j = int(np.flatnonzero(bad)[0]) if bad.any() else int(np.argmax(np.abs(p - o)))
-    return tally.equal(float(p[j]), float(o[j]), rtol=rtol, scale=scale, instance=instance, size=size)
