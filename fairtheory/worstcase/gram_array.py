@@ -67,16 +67,21 @@ def _const(x: Any, what: str) -> np.ndarray | float:
     if is_symbolic(x):
         raise _refuse(what)
     if isinstance(x, numbers.Real) and not isinstance(x, bool):
-        return float(x)
-    if isinstance(x, np.ndarray) and x.dtype.kind in "fiu":
-        return x.astype(np.float64, copy=False) if x.ndim else float(x)
-    try:
-        from fairtheory.backend import to_numpy
+        out: np.ndarray | float = float(x)
+    elif isinstance(x, np.ndarray) and x.dtype.kind in "fiu":
+        out = x.astype(np.float64, copy=False) if x.ndim else float(x)
+    else:
+        try:
+            from fairtheory.backend import to_numpy
 
-        arr = np.asarray(to_numpy(x), dtype=np.float64)
-    except Exception as exc:  # noqa: BLE001 - any non-numeric operand is refused with the operation's name
-        raise _refuse(f"{what} with an operand of type {type(x).__name__}") from exc
-    return arr if arr.ndim else float(arr)
+            arr = np.asarray(to_numpy(x), dtype=np.float64)
+        except Exception as exc:  # noqa: BLE001 - any non-numeric operand is refused with the operation's name
+            raise _refuse(f"{what} with an operand of type {type(x).__name__}") from exc
+        out = arr if arr.ndim else float(arr)
+    if not np.all(np.isfinite(out)):
+        raise FairtheoryValueError(f"{what} with a non-finite constant ({x!r}): a traced method's coefficients must be "
+                                   "finite numbers (nan / inf would make the worst case meaningless)")
+    return out
 
 
 def _is_zero(c: np.ndarray | float) -> bool:
@@ -155,6 +160,9 @@ class GramArray:
         return f"GramArray(shape={self.shape}, basis={self.C.shape[-1]})"
 
     def _new(self, C: np.ndarray) -> GramArray:
+        if C.dtype != object and not np.all(np.isfinite(C)):
+            raise FairtheoryValueError("a traced model's coefficients overflowed to a non-finite number (nan / inf): "
+                                       "the method's step sizes or weights are too large for float64")
         return GramArray(C, self.xp)
 
     def padded(self, m: int | None = None) -> np.ndarray:
@@ -227,7 +235,8 @@ class GramArray:
         if invert and np.any(np.asarray(c) == 0.0):
             raise FairtheoryValueError(f"{what} of a symbolic model by zero")
         if isinstance(c, float):
-            return self._new(self.C / c if invert else self.C * c)
+            with np.errstate(over="ignore", invalid="ignore"):
+                return self._new(self.C / c if invert else self.C * c)
         try:
             full = np.broadcast_shapes(self.shape, c.shape)
         except ValueError as exc:

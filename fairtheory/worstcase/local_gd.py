@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Literal
@@ -44,7 +44,8 @@ from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError
 from fairtheory.worstcase.sdp import PEP, Function, Scalar, SDPSolution, Vec, gram_coordinates, num, sqnorm, vsum
 
 __all__ = ["WorstCase", "Instance", "local_gd_worst_case", "worst_case_vs_rounds", "build_local_gd",
-           "report_value", "TINY", "MAX_PEP_DIM", "MAX_PEP_ROWS", "estimate_size", "check_size", "scaled"]
+           "report_value", "TINY", "MAX_PEP_DIM", "MAX_PEP_ROWS", "MAX_SOLVE_SECONDS", "estimate_size", "check_size",
+           "estimated_seconds", "scaled"]
 
 Output = Literal["002", "000", "last"]
 
@@ -58,12 +59,32 @@ MAX_PEP_DIM = 600
 MAX_PEP_ROWS = 150_000
 
 
+#: refuse a PEP whose estimated solve time (:func:`estimated_seconds`) exceeds this many seconds; raise it (module
+#: attribute) to accept longer solves
+MAX_SOLVE_SECONDS = 60.0
+
+
+def estimated_seconds(dim: int, rows: int) -> float:
+    """A rough upper estimate of one Clarabel solve of a PEP (2 cores, measured: Gram dimension 32 with 1k
+    conditions 1.3 s, dimension 88 with 3.8k conditions 90-170 s): ``1.5 (dim/32)^4.2 + 1e-4 rows`` seconds.
+    A worst case may solve up to four times (:mod:`fairtheory.worstcase.bracket`)."""
+    return 1.5 * (dim / 32.0) ** 4.2 + 1e-4 * rows
+
+
 def check_size(dim: int, rows: int, what: str) -> None:
-    """Refuse a PEP beyond :data:`MAX_PEP_DIM` / :data:`MAX_PEP_ROWS` (a named error, before any allocation)."""
+    """Refuse a PEP beyond :data:`MAX_PEP_DIM` / :data:`MAX_PEP_ROWS` (memory) or :data:`MAX_SOLVE_SECONDS`
+    (time, :func:`estimated_seconds`): a named error, before any allocation or solve."""
     if dim > MAX_PEP_DIM or rows > MAX_PEP_ROWS:
         raise FairtheoryValueError(
             f"{what}: the PEP would have Gram dimension ~{dim} and ~{rows} interpolation conditions, beyond the "
             f"limit (Gram dimension <= {MAX_PEP_DIM}, conditions <= {MAX_PEP_ROWS}); use fewer rounds / steps / clients")
+    est = estimated_seconds(dim, rows)
+    if est > MAX_SOLVE_SECONDS:
+        raise FairtheoryValueError(
+            f"{what}: the PEP would have Gram dimension ~{dim} and ~{rows} interpolation conditions: one solve is "
+            f"estimated at ~{est:.0f} s, beyond MAX_SOLVE_SECONDS = {MAX_SOLVE_SECONDS:g} s "
+            "(fairtheory.worstcase.local_gd.MAX_SOLVE_SECONDS; raise it to wait longer); use fewer rounds / steps / "
+            "clients / draws")
 
 
 def estimate_size(*, n: int, kappa: int, T_N: int, K: int | None = None, first_steps: int = 1) -> tuple[int, int]:
@@ -120,8 +141,18 @@ class Instance:
 class WorstCase:
     """Result of a worst-case (PEP) computation, in the caller's units.
 
-    ``value`` is the worst case found (primal objective), ``dual_value`` the dual objective (an upper
-    bound certified by the dual multipliers), ``gap = dual_value - value``."""
+    The worst case ``W`` (the supremum over the class) is bracketed by two numbers that do not trust the solver's
+    value (:mod:`fairtheory.worstcase.bracket`): ``upper``, a rigorous upper bound from the solver's multipliers
+    with every rounding error bounded, and ``lower``, the value the method reaches on explicit ``L``-smooth convex
+    functions rebuilt from the solution (the replayed instance).  ``value_is`` says which one ``value`` is:
+
+    * ``"upper"``: the bracket closed (``upper`` within ``1e-6`` of the solver's value, the replay within
+      ``1e-4``): ``value = upper``, a rigorous upper bound, and :meth:`certified` holds;
+    * ``"lower"``: no rigorous bound close enough (a badly conditioned PEP, e.g. ``lr L`` near 100): ``value =
+      lower``, reached by the replayed instance; never certified.
+
+    A solve that is neither raises :class:`~fairtheory.errors.SolverError`.  ``dual_value`` / ``gap`` are the
+    solver's own (not rigorous); ``extra["solver_value"]`` its primal value."""
 
     value: float
     dual_value: float
@@ -136,6 +167,9 @@ class WorstCase:
     instance: Instance | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     certificate: Any = None  #: :class:`fairtheory.proofs.certificate.Certificate` when asked for
+    lower: float = math.nan  #: value reached by the replayed instance (a lower bound on the worst case)
+    upper: float = math.inf  #: rigorous upper bound (``inf`` when none could be derived)
+    value_is: str = "upper"  #: ``"upper"`` or ``"lower"``: which bound ``value`` is
 
     @property
     def solved(self) -> bool:
@@ -146,14 +180,13 @@ class WorstCase:
         return abs(self.gap) / max(abs(self.value), abs(self.dual_value), 1e-300)
 
     def certified(self, tol: float = 1e-6) -> bool:
-        """Clarabel reports ``Solved`` or ``AlmostSolved`` (its reduced tolerances: PEPs are degenerate at the
-        optimum, low-rank Gram), the duality gap is ``<= tol * max(|value|, scale)`` and the primal and
-        dual residuals are ``<= tol`` (``scale`` = the problem's unit ``L (D0 + rho2/L^2)``); never for a
-        non-finite value, dual value or scale."""
-        if not (math.isfinite(self.value) and math.isfinite(self.dual_value) and math.isfinite(self.scale)):
+        """``value`` is a rigorous upper bound (``value_is == "upper"``) within ``tol * max(|value|, scale)`` of
+        the solver's value, which the replayed instance reaches (``scale`` = the class's unit ``L D0 + rho2/L``);
+        never for a non-finite value or scale."""
+        sv = self.extra.get("solver_value", self.value)
+        if not all(math.isfinite(x) for x in (self.value, self.upper, self.lower, self.scale, sv)):
             return False
-        return (self.status in ("Solved", "AlmostSolved") and abs(self.gap) <= tol * max(abs(self.value), self.scale)
-                and self.extra.get("r_prim", 0.0) <= tol and self.extra.get("r_dual", 0.0) <= tol)
+        return self.value_is == "upper" and self.upper - sv <= tol * max(abs(self.value), self.scale)
 
 
 def report_value(value: float, L: float, D0: float) -> str:
@@ -337,9 +370,9 @@ def local_gd_worst_case(*, n: int, kappa: int, T_N: int, beta: float, L: float, 
     unit = scaled(1.0, S / Fraction(L_f))
     params = {"n": n_i, "kappa": kappa_i, "T_N": T_N_i, "beta": beta_f, "L": L_f, "D0": D0_f, "rho2": rho2_f,
               "p": p_arr.tolist(), "output": out, "K": K_i, "schedule": schedule}
-    inst = None
-    if return_instance and math.isfinite(unit):
-        inst = extract_instance(b, sol, unit=unit, L=L_f, p=p_arr, params=params)
+    def inst(s: SDPSolution) -> Instance:
+        return extract_instance(b, s, unit=unit, L=L_f, p=p_arr, params=params)
+
     tpl = None
     if certificate:
         from fairtheory.proofs.certificate import statement
@@ -347,8 +380,9 @@ def local_gd_worst_case(*, n: int, kappa: int, T_N: int, beta: float, L: float, 
         tpl = statement(method={"name": "local_gd", "kappa": kappa_i, "T_N": T_N_i, "beta": beta_f, "schedule": schedule,
                                 "output": out}, n=n_i, p=exact_weights(p, p_arr), L=L_f,
                         bound={"form": "constrained", "D0": D0_f, "rho2": rho2_f, "value": 0})
-    return finish_worst_case(b.pep, sol, S, params=params, instance=inst, extra={"branches": b.leaves},
-                             certificate=tpl, problem="local_gd_worst_case")
+    return finish_worst_case(b.pep, sol, S, params=params, instance_of=inst if return_instance else None,
+                             extra={"branches": b.leaves}, certificate=tpl, problem="local_gd_worst_case",
+                             objective=b.objective, x0=b.x0, n=n_i, p=p_b, D0_level=D0n, rho2_level=R2n, tol=tol)
 
 
 def exact_weights(p: Any, p_arr: np.ndarray) -> list[Fraction]:
@@ -365,18 +399,40 @@ def exact_weights(p: Any, p_arr: np.ndarray) -> list[Fraction]:
     return out
 
 
-def finish_worst_case(pep: PEP, sol: SDPSolution, S: Fraction, *, params: dict[str, Any], instance: Instance | None,
-                      extra: dict[str, Any], certificate: dict[str, Any] | None, problem: str) -> WorstCase:
-    """A solved PEP in the caller's units: every value times the exact unit ``S = L D0 + rho2/L`` (rounded once,
-    :func:`scaled`), the solver's diagnostics in ``extra``, and with ``certificate`` (a statement template,
+def finish_worst_case(pep: PEP, sol: SDPSolution, S: Fraction, *, params: dict[str, Any],
+                      instance_of: Callable[[SDPSolution], Instance] | None, extra: dict[str, Any],
+                      certificate: dict[str, Any] | None, problem: str, objective: Scalar, x0: Vec, n: int, p: Any,
+                      D0_level: Any, rho2_level: Any, tol: float = 1e-8) -> WorstCase:
+    """A solved PEP in the caller's units: bracketed (:func:`fairtheory.worstcase.bracket.solve_bracketed`: a
+    rigorous upper bound, a replayed lower bound, re-solves when they do not meet), every value times the exact
+    unit ``S = L D0 + rho2/L`` (rounded once, :func:`scaled`; the upper bound rounded up), the solver's
+    diagnostics in ``extra``, and with ``certificate`` (a statement template,
     :func:`fairtheory.proofs.certificate.statement`) the exact rational dual certificate of that statement
     (:func:`fairtheory.proofs.certificate.certify_pep`, the SDP rebuilt from the statement by the trusted kernel).
-    Shared by the hand-written and traced PEPs."""
-    wc = WorstCase(value=scaled(sol.value, S), dual_value=scaled(sol.dual_value, S), gap=scaled(sol.gap, S),
+    ``instance_of(sol)``: the worst-case functions' data of the solution kept.  Shared by the hand-written and
+    traced PEPs."""
+    from fairtheory.worstcase.bracket import primal_objective, solve_bracketed
+
+    if math.isfinite(scaled(1.0, S)):
+        sol, br, ok, tried = solve_bracketed(pep, sol, objective, tol=tol, x0=x0, n=n, p=p, D0_level=D0_level,
+                                             rho2_level=rho2_level)
+        v = primal_objective(sol)
+        lower, upper = scaled(br.lower, S), scaled(br.upper, S)
+        upper = math.nextafter(upper, math.inf) if math.isfinite(upper) else upper
+        value = upper if ok else lower
+        info = {"solver_value": scaled(v, S), "solves": tried,
+                **{f"bracket_{k}": val for k, val in br.info.items()}}
+    else:  # the unit is beyond the float range: no finite value to report
+        v, lower, upper, ok = sol.value, math.nan, math.inf, False
+        value = scaled(v, S)
+        info = {"solver_value": value, "solves": ["plain"]}
+    wc = WorstCase(value=value, dual_value=scaled(sol.dual_value, S), gap=scaled(sol.gap, S),
                    status=sol.status, dim=sol.dim, n_constraints=sol.n_constraints, seconds=sol.seconds,
-                   build_seconds=sol.build_seconds, scale=scaled(1.0, S), params=params, instance=instance,
+                   build_seconds=sol.build_seconds, scale=scaled(1.0, S), params=params,
+                   instance=instance_of(sol) if instance_of is not None and math.isfinite(scaled(1.0, S)) else None,
                    extra={"iterations": sol.iterations, "r_prim": sol.r_prim, "r_dual": sol.r_dual,
-                          "n_interp": sol.n_interp, "value_normalised": sol.value, **extra})
+                          "n_interp": sol.n_interp, "value_normalised": v, **info, **extra},
+                   lower=lower, upper=upper, value_is="upper" if ok else "lower")
     if certificate is not None:
         from fairtheory.proofs.certificate import certify_pep
 

@@ -32,6 +32,7 @@ dyadic step sizes and weights the SDP data are the hand-written PEPs' to the bit
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -40,7 +41,7 @@ from fairtheory._validation import check_in_range, check_integer, check_positive
 from fairtheory.errors import FairtheoryValueError
 from fairtheory.problems.base import FederatedProblem
 from fairtheory.worstcase.gram_array import GramArray, GramNamespace, NotRepresentableError, ValueArray, oracle_rows
-from fairtheory.worstcase.local_gd import MAX_PEP_DIM, units
+from fairtheory.worstcase.local_gd import MAX_PEP_DIM, scaled, units
 from fairtheory.worstcase.sdp import PEP, Function, Scalar, Vec, sqnorm
 
 __all__ = ["PEPProblem"]
@@ -61,7 +62,7 @@ class PEPProblem(FederatedProblem):
 
     def __init__(self, n: int, *, L: float, mu: float = 0.0, p: Any = None, D0: float, rho2: float,
                  d: int = 2) -> None:
-        self.n = check_integer(n, "n", low=1)
+        self.n = check_integer(n, "n", low=1, high=MAX_PEP_DIM - 1)  # n - 1 optimum gradients and x0 are basis vectors
         self.L = check_positive(L, "L")
         self.mu = check_in_range(mu, "mu", low=0.0)
         if not self.mu < self.L:
@@ -78,10 +79,17 @@ class PEPProblem(FederatedProblem):
             raise FairtheoryValueError("p must be positive (a client of weight 0 plays no part)")
         self.p = p_arr
         self._p_in = p
-        self.s = math.sqrt(self.D0 + self.rho2 / self.L**2)  # distance unit
-        self.unit = self.L * self.s**2  # value unit S
         #: exact S and normalised constraint levels (rationals of the float inputs; fairtheory.worstcase.local_gd.units)
         self.S_exact, self.D0_level, self.rho2_level = units(self.L, self.D0, self.rho2)
+        s2 = self.S_exact / Fraction(self.L)  # D0 + rho2/L^2, exactly
+        s2f = scaled(1.0, s2)
+        self.unit = scaled(1.0, self.S_exact)  # value unit S
+        if not (0 < s2f < math.inf and math.isfinite(self.unit) and self.unit > 0):
+            raise FairtheoryValueError(
+                f"the units of this class are beyond float64: distance^2 D0 + rho2/L^2 = {s2f:.3g} and value "
+                f"L D0 + rho2/L = {self.unit:.3g} (L={L!r}, D0={D0!r}, rho2={rho2!r}); rescale the problem "
+                "(the worst case is homogeneous: it scales with L D0 + rho2/L)")
+        self.s = math.sqrt(s2f)  # distance unit
         self.pep = PEP()
         self.xp = GramNamespace(self.pep, self.d)
         # normalised client functions h_i' = f_i'/S - (mu/L)/2 ||x'||^2, (1 - mu/L)-smooth convex,

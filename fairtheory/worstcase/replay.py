@@ -83,7 +83,7 @@ class SmoothConvexInterpolant:
                                          [clarabel.ZeroConeT(1), clarabel.NonnegativeConeT(self.m)], st).solve()
             status = str(sol.status).split(".")[-1]
             if status not in ("Solved", "AlmostSolved"):
-                raise SolverError(f"interpolant QP: Clarabel status {status}")
+                raise SolverError("interpolant QP", "Clarabel", status)
             lam = np.clip(np.asarray(sol.x), 0.0, None)
             lam /= lam.sum()
         z = x - lam @ self.S

@@ -108,9 +108,9 @@ def scaffold_worst_case(*, n: int = 2, kappa: int, R: int, eta_l: float, L: floa
     unit = scaled(1.0, S / Fraction(L_f))
     params = {"algorithm": "scaffold", "n": n_i, "kappa": kappa_i, "R": R_i, "eta_l": el, "eta_g": eg, "L": L_f,
               "D0": D0_f, "rho2": rho2_f, "p": p_arr.tolist(), "warm_start": bool(warm_start), "output": output}
-    inst = None
-    if return_instance and np.isfinite(unit):
-        inst = extract_instance(b, sol, unit=unit, L=L_f, p=p_arr, params=params)
+    def inst(s: Any) -> Any:
+        return extract_instance(b, s, unit=unit, L=L_f, p=p_arr, params=params)
+
     tpl = None
     if certificate:
         from fairtheory.proofs.certificate import statement
@@ -118,5 +118,6 @@ def scaffold_worst_case(*, n: int = 2, kappa: int, R: int, eta_l: float, L: floa
         tpl = statement(method={"name": "scaffold", "kappa": kappa_i, "R": R_i, "eta_l": el, "eta_g": eg,
                                 "warm_start": bool(warm_start), "output": output}, n=n_i, p=exact_weights(p, p_arr),
                         L=L_f, bound={"form": "constrained", "D0": D0_f, "rho2": rho2_f, "value": 0})
-    return finish_worst_case(b.pep, sol, S, params=params, instance=inst, extra={}, certificate=tpl,
-                             problem="scaffold_worst_case")
+    return finish_worst_case(b.pep, sol, S, params=params, instance_of=inst if return_instance else None, extra={},
+                             certificate=tpl, problem="scaffold_worst_case", objective=b.objective, x0=b.x0, n=n_i,
+                             p=p_b, D0_level=D0n, rho2_level=R2n, tol=tol)

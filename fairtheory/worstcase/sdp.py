@@ -51,7 +51,11 @@ def num(s: Any) -> Any:
     anything else becomes a Python float."""
     if isinstance(s, (Fraction, int)) and not isinstance(s, bool):
         return s
-    return float(s)
+    out = float(s)
+    if not math.isfinite(out):
+        raise FairtheoryValueError(f"a PEP coefficient must be a finite number, got {s!r} (nan / inf step sizes or "
+                                   "weights make the worst case meaningless)")
+    return out
 
 
 def _zeros_like(n: int, dtype: Any) -> np.ndarray:
@@ -222,6 +226,16 @@ class SDPSolution:
     r_prim: float
     r_dual: float
     duals: np.ndarray       #: multipliers of the user inequality constraints (in order)
+    #: problem data in natural coordinates ``[G_ab (a <= b), F]``: row ``i`` means ``rows[i] . x <= consts[i]``
+    #: (``==`` for the first ``n_eq``), the objective ``objective_row . x + objective_const``
+    rows: Any = None
+    consts: Any = None
+    objective_row: Any = None
+    objective_const: float = 0.0
+    z: Any = None           #: the solver's multiplier of every scalar row
+    n_eq: int = 0
+    max_terms: int = 0      #: most floating-point terms summed into one coefficient (for rounding bounds)
+    trace_weight: float = 0.0  #: ``eps`` of ``maximise obj + eps tr G`` (``objective_row`` excludes it)
 
     @property
     def solved(self) -> bool:
@@ -309,7 +323,9 @@ class PEP:
         return rows
 
     def _row(self, s: Scalar, nG: int) -> tuple[np.ndarray, np.ndarray]:
-        """Column indices and values of one scalar over ``x = [svec(G), F]``."""
+        """Column indices and natural coefficients of one scalar over ``x = [G_ab (a <= b), F]``: the entry
+        of ``(a, b)`` (index ``b (b + 1)/2 + a``, duplicates not summed) multiplies ``G_ab`` itself (both
+        orders of an off-diagonal pair add up); :meth:`solve` rescales to Clarabel's ``svec``."""
         cols: list[np.ndarray] = []
         vals: list[np.ndarray] = []
         for coef, u, v in s.quad:
@@ -322,10 +338,8 @@ class PEP:
             I, J = np.meshgrid(iu, iv, indexing="ij")
             a = np.minimum(I, J).ravel()
             b = np.maximum(I, J).ravel()
-            val = out.ravel()
-            val = np.where(a == b, val, val / _SQRT2)
             cols.append(b * (b + 1) // 2 + a)
-            vals.append(val)
+            vals.append(out.ravel())
         for k, v in s.lin.items():
             cols.append(np.array([nG + k]))
             vals.append(np.array([float(v)]))
@@ -333,12 +347,23 @@ class PEP:
             return np.zeros(0, dtype=np.int64), np.zeros(0)
         return np.concatenate(cols), np.concatenate(vals)
 
-    def solve(self, *, tol: float = 1e-8, max_iter: int = 400, verbose: bool = False) -> SDPSolution:
+    def solve(self, *, tol: float = 1e-8, max_iter: int = 400, verbose: bool = False,
+              scale: np.ndarray | None = None, fscale: np.ndarray | None = None,
+              trace_weight: float = 0.0) -> SDPSolution:
         """Assemble the sparse conic problem and solve it with Clarabel.
 
         ``maximise obj`` s.t. interpolation conditions, user constraints, ``G >= 0`` becomes Clarabel's
         ``min -obj'x`` s.t. ``A x + s = b``, ``s`` in (zero cone, nonnegative cone, PSD triangle cone)
-        with ``x = [svec(G), F]`` (upper triangle, column-major, off-diagonals scaled by ``sqrt 2``)."""
+        with ``x = [svec(G), F]`` (upper triangle, column-major, off-diagonals scaled by ``sqrt 2``).
+
+        ``scale`` (``dim`` positive numbers) and ``fscale`` (``nf``) solve in the variables
+        ``G' = D^-1 G D^-1`` (``D = diag(scale)``, a congruence: ``G' >= 0`` iff ``G >= 0``) and ``F / fscale``:
+        the same problem, better conditioned when the basis vectors have very different sizes (large step
+        sizes); the solution is mapped back.  ``trace_weight`` ``eps >= 0`` maximises ``obj + eps tr G`` instead
+        (``value`` and ``dual_value`` then include ``eps tr G``): its multipliers leave a slack ``<= -eps I``, a
+        margin that survives rounding (:mod:`fairtheory.worstcase.bracket`).  The solution keeps the problem data in natural coordinates
+        (``rows``, ``objective_row``) and the multipliers of every scalar row (``z``), for the rigorous bounds
+        of :mod:`fairtheory.worstcase.bracket`."""
         import clarabel
 
         if self._objective is None:
@@ -364,16 +389,41 @@ class PEP:
                 r += 1
         n_eq = len(self._eq)
         n_ineq = r - n_eq
-        # PSD block: -x_G + s = 0
-        R.append(np.arange(r, r + nG))
-        C.append(np.arange(nG))
-        V.append(-np.ones(nG))
-        b.extend([0.0] * nG)
-        A = sp.csc_matrix((np.concatenate(V), (np.concatenate(R), np.concatenate(C))), shape=(r + nG, nx))
-        A.sum_duplicates()
+        rows = sp.csr_matrix((np.concatenate(V) if V else np.zeros(0),
+                              (np.concatenate(R) if R else np.zeros(0, dtype=np.int64),
+                               np.concatenate(C) if C else np.zeros(0, dtype=np.int64))), shape=(r, nx))
+        max_terms = int(np.bincount(np.concatenate(C), minlength=nx).max()) if C else 0
+        rows.sum_duplicates()
         qc, qv = self._row(self._objective, nG)
-        q = np.zeros(nx)
-        np.add.at(q, qc, -qv)
+        obj = np.zeros(nx)
+        np.add.at(obj, qc, qv)
+        consts = np.asarray(b, dtype=np.float64)
+        if not (np.all(np.isfinite(rows.data)) and np.all(np.isfinite(obj)) and np.all(np.isfinite(consts))):
+            raise FairtheoryValueError("the PEP's data is not finite (a coefficient overflowed float64): use smaller "
+                                       "step sizes / fewer steps, or exact rational data")
+        iu = np.triu_indices(dim)
+        ia, ib = iu
+        svec_idx = ib * (ib + 1) // 2 + ia
+        to_svec = np.ones(nx)
+        to_svec[svec_idx[ia != ib]] = 1.0 / _SQRT2  # coefficient of sqrt(2) G_ab
+        colscale = np.ones(nx)
+        if scale is not None:
+            d = np.asarray(scale, dtype=np.float64)
+            if d.shape != (dim,) or not np.all(np.isfinite(d)) or np.any(d <= 0):
+                raise FairtheoryValueError(f"scale must hold {dim} positive finite numbers")
+            colscale[svec_idx] = d[ia] * d[ib]
+        if fscale is not None:
+            e = np.asarray(fscale, dtype=np.float64)
+            if e.shape != (nf,) or not np.all(np.isfinite(e)) or np.any(e <= 0):
+                raise FairtheoryValueError(f"fscale must hold {nf} positive finite numbers")
+            colscale[nG:] = e
+        colmul = sp.diags(to_svec * colscale)
+        A = sp.vstack([rows @ colmul, sp.csr_matrix((-np.ones(nG), (np.arange(nG), np.arange(nG))),
+                                                    shape=(nG, nx))]).tocsc()
+        obj_solved = obj.copy()
+        if trace_weight:
+            obj_solved[svec_idx[ia == ib]] += float(trace_weight)
+        q = -(obj_solved * to_svec * colscale)
         P = sp.csc_matrix((nx, nx))
         cones = []
         if n_eq:
@@ -391,10 +441,11 @@ class PEP:
         settings.presolve_enable = False
         settings.direct_solve_method = _METHOD[0]
         build = time.perf_counter() - t0
-        solver = clarabel.DefaultSolver(P, q, A, np.asarray(b), cones, settings)
+        bb = np.concatenate([consts, np.zeros(nG)])
+        solver = clarabel.DefaultSolver(P, q, A, bb, cones, settings)
         sol = solver.solve()
         status = str(sol.status).split(".")[-1]
-        x = np.asarray(sol.x)
+        x = np.asarray(sol.x) * colscale
         z = np.asarray(sol.z)
         gram = _unsvec(x[:nG], dim)
         F = x[nG:].copy()
@@ -405,7 +456,9 @@ class PEP:
         return SDPSolution(value=value, dual_value=dual, gap=dual - value, status=status, gram=gram, F=F,
                            dim=dim, n_constraints=n_eq + n_ineq, n_interp=len(interp),
                            seconds=float(sol.solve_time), build_seconds=build, iterations=int(sol.iterations),
-                           r_prim=float(sol.r_prim), r_dual=float(sol.r_dual), duals=duals)
+                           r_prim=float(sol.r_prim), r_dual=float(sol.r_dual), duals=duals,
+                           rows=rows, consts=consts, objective_row=obj, objective_const=float(self._objective.const),
+                           z=z[:r].copy(), n_eq=n_eq, max_terms=max_terms, trace_weight=float(trace_weight))
 
     def export(self) -> dict[str, Any]:
         r"""The problem data, exactly, in the order :meth:`solve` uses (equalities, interpolation conditions,

@@ -39,7 +39,7 @@ import numpy as np
 from fairtheory._validation import check_integer
 from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError
 from fairtheory.worstcase.gram_array import GramArray, NotRepresentableError
-from fairtheory.worstcase.local_gd import MAX_PEP_DIM, Instance, WorstCase, finish_worst_case
+from fairtheory.worstcase.local_gd import MAX_PEP_DIM, Instance, WorstCase, check_size, finish_worst_case
 from fairtheory.worstcase.pep_problem import PEPProblem
 from fairtheory.worstcase.sdp import Scalar, SDPSolution, gram_coordinates
 
@@ -188,7 +188,14 @@ def _trace(make: Callable[..., Any], rounds: int, problem: PEPProblem, *, output
     init, step = getattr(alg, "init", None), getattr(alg, "step", None)
     if not (callable(init) and callable(step)):
         raise FairtheoryTypeError(f"make(...) must return an Algorithm with init and step, got {type(alg).__name__}")
-    state = init(**dict(start or {}))
+    if start is not None and (not isinstance(start, Mapping) or not all(isinstance(k, str) for k in start)):
+        raise FairtheoryTypeError(f"start must be a mapping of keyword arguments of the method's init, got {start!r}")
+    try:
+        state = init(**dict(start or {}))
+    except TypeError as exc:
+        if "keyword argument" in str(exc):
+            raise FairtheoryTypeError(f"start={dict(start or {})!r} does not fit the method's init: {exc}") from exc
+        raise
     _server_model(state, problem)
     nodes: list[tuple[float, Any, list[GramArray]]] = [(1.0, state, [])]
     for _ in range(rounds):
@@ -262,6 +269,7 @@ def worst_case(make: Callable[..., Any], rounds: int, *, n: int, L: float, D0: f
     tr = trace(make, rounds_i, problem, output=output, start=start, max_branches=max_branches, **hyper)
     c1, c2 = problem.constraints()
     pep = problem.pep
+    check_size(pep.dim, sum(len(f.points) * (len(f.points) - 1) for f in pep.functions), "worst_case")
     pep.add_le(c1)
     if c2 is not None:
         pep.add_le(c2)
@@ -272,11 +280,12 @@ def worst_case(make: Callable[..., Any], rounds: int, *, n: int, L: float, D0: f
               "rho2": problem.rho2, "p": problem.p.tolist(), "output": output, "start": dict(start or {}),
               "hyper": {k: (v if isinstance(v, (int, float, str, type(None))) else repr(v)) for k, v in hyper.items()}}
     S = problem.S_exact
-    inst = instance(problem, sol, params) if return_instance else None
     tpl = problem.linear_statement(tr.objective) if certificate else None
-    return finish_worst_case(pep, sol, S, params=params, instance=inst, certificate=tpl,
-                             extra={"branches": len(tr.leaves), "trace_seconds": tr.seconds},
-                             problem="traced worst_case")
+    return finish_worst_case(pep, sol, S, params=params,
+                             instance_of=(lambda s: instance(problem, s, params)) if return_instance else None,
+                             certificate=tpl, extra={"branches": len(tr.leaves), "trace_seconds": tr.seconds},
+                             problem="traced worst_case", objective=tr.objective, x0=problem._x0n, n=problem.n,
+                             p=problem.p, D0_level=problem.D0_level, rho2_level=problem.rho2_level, tol=tol)
 
 
 def instance(problem: PEPProblem, sol: SDPSolution, params: dict[str, Any]) -> Instance:
