@@ -361,9 +361,9 @@ class PEP:
         the same problem, better conditioned when the basis vectors have very different sizes (large step
         sizes); the solution is mapped back.  ``trace_weight`` ``eps >= 0`` maximises ``obj + eps tr G`` instead
         (``value`` and ``dual_value`` then include ``eps tr G``): its multipliers leave a slack ``<= -eps I``, a
-        margin that survives rounding (:mod:`fairtheory.worstcase.bracket`).  The solution keeps the problem data in natural coordinates
-        (``rows``, ``objective_row``) and the multipliers of every scalar row (``z``), for the rigorous bounds
-        of :mod:`fairtheory.worstcase.bracket`."""
+        margin that survives rounding.  The solution keeps the problem data in natural coordinates (``rows``,
+        ``objective_row``) and the multipliers of every scalar row (``z``), for the rigorous bounds of
+        :mod:`fairtheory.worstcase.bracket`."""
         import clarabel
 
         if self._objective is None:
