@@ -25,12 +25,14 @@ checker before it is returned.  :func:`certify_exact` asks for a bound *equal* t
 from __future__ import annotations
 
 import math
+import numbers
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError
 from fairtheory.proofs import pep_kernel as kernel
 from fairtheory.proofs.exact_linalg import solve_sparse
 from fairtheory.proofs.pep_kernel import check_certificate, statement_of, verify_multipliers
@@ -42,24 +44,84 @@ Row = tuple[dict[tuple[int, int], Fraction], dict[int, Fraction], Fraction]
 
 
 # ----------------------------------------------------------------------------------------------- statements
+def exact_number(x: Any, name: str) -> Fraction:
+    """``x`` as the exact rational it is: an ``int``, a :class:`Fraction`, a finite float (``0.1`` is the double
+    nearest 1/10), a :class:`~decimal.Decimal` or a string ``"p/q"`` / ``"0.25"``.  Booleans, ``None``, nan, inf and
+    anything else raise :class:`~fairtheory.errors.FairtheoryTypeError` / ``FairtheoryValueError`` naming ``name``."""
+    from decimal import Decimal
+
+    if isinstance(x, bool) or x is None or (type(x).__module__ == "numpy" and type(x).__name__ in ("bool", "bool_")):
+        raise FairtheoryTypeError(f"{name} must be an exact number (int, Fraction, finite float or 'p/q'), got {x!r}")
+    if isinstance(x, (int, Fraction)):
+        return Fraction(x)
+    if isinstance(x, numbers.Integral):  # numpy integers: exactly, not through a float
+        return Fraction(int(x))
+    if isinstance(x, str):
+        try:
+            return Fraction(x.strip())
+        except (ValueError, ZeroDivisionError):
+            raise FairtheoryValueError(f"{name} must be a rational number such as '1/5' or '0.25', got {x!r}"[:200]) from None
+    if isinstance(x, Decimal) or isinstance(x, float) or hasattr(x, "__float__"):
+        try:
+            v = x if isinstance(x, (Decimal, float)) else float(x)
+            if not (v.is_finite() if isinstance(v, Decimal) else math.isfinite(v)):
+                raise FairtheoryValueError(f"{name} must be finite, got {x!r}")
+            return Fraction(v)
+        except (TypeError, ValueError, OverflowError) as exc:
+            if isinstance(exc, FairtheoryValueError):
+                raise
+            raise FairtheoryTypeError(f"{name} must be an exact number, got {x!r}"[:200]) from None
+    raise FairtheoryTypeError(f"{name} must be an exact number (int, Fraction, finite float or 'p/q'), got "
+                              f"{type(x).__name__}")
+
+
+_PASS = ("name", "schedule", "output", "warm_start", "kappa", "T_N", "R", "evaluations", "objective")
+
+
 def statement(*, method: Mapping[str, Any], n: int, p: Sequence[Any] | None = None, L: Any = 1, mu: Any = 0,
               bound: Mapping[str, Any]) -> dict[str, Any]:
     """A statement as plain JSON (rational strings; uniform ``p`` when None): the helper the builders and the
-    claims use to declare what is proved.  Numbers may be ``int``, :class:`Fraction` or floats (a float is the
-    rational it is, e.g. ``0.1`` is the double nearest 1/10)."""
-    def r(x: Any) -> Any:
-        if isinstance(x, bool) or x is None or isinstance(x, str):
-            return x
-        if isinstance(x, (int, Fraction)):
-            return str(Fraction(x))
-        return str(Fraction(float(x)))
+    claims use to declare what is proved.  Numbers may be ``int``, :class:`Fraction`, floats (a float is the
+    rational it is, e.g. ``0.1`` is the double nearest 1/10) or rational strings.
 
-    pw = [Fraction(1, n)] * n if p is None else [Fraction(x) if isinstance(x, (int, Fraction)) else Fraction(float(x))
-                                                  for x in p]
-    m = {k: (v if k in ("name", "schedule", "output", "warm_start", "kappa", "T_N", "R", "evaluations", "objective")
-             else r(v)) for k, v in method.items()}
-    return {"class": {"functions": "smooth-convex", "L": r(L), "mu": r(mu)}, "n": int(n), "p": [str(x) for x in pw],
-            "method": m, "bound": {k: (v if k == "form" else r(v)) for k, v in bound.items()}}
+    The class and clients are validated here (``1 <= n <= 16``, ``p`` of length ``n`` with ``p_i > 0`` summing to 1
+    exactly, ``L > 0``, ``0 <= mu < L``); the method and bound fields only for their types (every number finite and
+    exact): what they mean is the kernel's to decide (:func:`fairtheory.proofs.pep_kernel.canonical`).  Raises
+    :class:`~fairtheory.errors.FairtheoryTypeError` / ``FairtheoryValueError`` naming the field."""
+    if not isinstance(method, Mapping):
+        raise FairtheoryTypeError(f"method must be a mapping such as {{'name': 'local_gd', ...}}, got "
+                                  f"{type(method).__name__}")
+    if not isinstance(bound, Mapping):
+        raise FairtheoryTypeError(f"bound must be a mapping such as {{'form': 'constrained', ...}}, got "
+                                  f"{type(bound).__name__}")
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise FairtheoryTypeError(f"n must be an integer in [1, {kernel.MAX_CLIENTS}], got {n!r}")
+    if not 1 <= n <= kernel.MAX_CLIENTS:
+        raise FairtheoryValueError(f"n must lie in [1, {kernel.MAX_CLIENTS}], got {n}")
+    if p is None:
+        pw = [Fraction(1, n)] * n
+    else:
+        if isinstance(p, (str, bytes, Mapping)) or not isinstance(p, Iterable):
+            raise FairtheoryTypeError(f"p must be a sequence of n = {n} weights, got {type(p).__name__}")
+        pw = [exact_number(x, f"p[{i}]") for i, x in enumerate(p)]
+        if len(pw) != n:
+            raise FairtheoryValueError(f"p must have n = {n} weights, got {len(pw)}")
+        if any(x <= 0 for x in pw) or sum(pw) != 1:
+            raise FairtheoryValueError(f"p must have weights > 0 summing to 1 exactly (as rationals; pass Fractions), "
+                                       f"got sum {sum(pw)}"[:200])
+    Lq, muq = exact_number(L, "L"), exact_number(mu, "mu")
+    if not Lq > 0:
+        raise FairtheoryValueError(f"L must be > 0, got {L!r}")
+    if not 0 <= muq < Lq:
+        raise FairtheoryValueError(f"mu must lie in [0, L) = [0, {Lq}), got {mu!r}")
+
+    def r(x: Any, what: str) -> Any:
+        return str(exact_number(x, what))
+
+    m = {str(k): (v if k in _PASS else r(v, f"method[{k!r}]")) for k, v in method.items()}
+    b = {str(k): (v if k == "form" else r(v, f"bound[{k!r}]")) for k, v in bound.items()}
+    return {"class": {"functions": "smooth-convex", "L": str(Lq), "mu": str(muq)}, "n": n, "p": [str(x) for x in pw],
+            "method": m, "bound": b}
 
 
 @dataclass
@@ -77,29 +139,75 @@ class Certificate:
     seconds: float
     route: str = ""
     meta: dict[str, Any] = field(default_factory=dict)
+    #: homogeneous: ``(dist, hetero, dd, dh)``, the template's fixed part and the searched direction, so that
+    #: :meth:`check` also verifies the claimed ``bound`` (``r``); ``None`` for a constrained statement
+    claim: tuple[Fraction, Fraction, Fraction, Fraction] | None = None
 
     @property
     def rel_excess(self) -> float:
-        """``(bound - value) / max(|value|, tiny)``: how far the certified bound lies above the float value."""
-        if not math.isfinite(self.value):
-            return math.inf
-        return float(self.bound - Fraction(self.value)) / max(abs(self.value), 1e-300)
+        """``(bound - value) / max(|value|, tiny)``: how far the certified bound lies above the float value
+        (``nan`` when the fields are not numbers)."""
+        try:
+            if not math.isfinite(self.value):
+                return math.inf
+            return float(Fraction(self.bound) - Fraction(self.value)) / max(abs(self.value), 1e-300)
+        except (TypeError, ValueError, OverflowError, ZeroDivisionError):
+            return math.nan
+
+    def _canonical(self) -> dict[str, Any]:
+        """The statement re-validated by the kernel (it may have been replaced since the certificate was made)."""
+        err: Exception | None = None
+        for form in (lambda: kernel.to_json(self.statement), lambda: self.statement):  # canonical, or JSON form
+            try:
+                return kernel.canonical(form())
+            except Exception as exc:  # noqa: BLE001 - a statement replaced by anything
+                err = err or exc
+        raise FairtheoryValueError(f"Certificate.statement is not a valid statement ({type(err).__name__}: "
+                                   f"{err})"[:300])
 
     def describe(self) -> str:
-        """The proved statement in words."""
-        return kernel.describe(self.statement)
+        """The proved statement in words (raises :class:`~fairtheory.errors.FairtheoryValueError` when ``statement``
+        is not a valid statement)."""
+        return kernel.describe(self._canonical())
 
     def check(self) -> bool:
-        """The exact re-check of :func:`check_certificate` on :meth:`to_json` (statement rebuilt, no trust)."""
-        return check_certificate(self.to_json())
+        """The exact re-check of :func:`check_certificate` on :meth:`to_json` (statement rebuilt, no trust), and that
+        the statement proves the claimed ``bound``: ``value <= bound`` for a constrained statement, ``dist <= dist_0 +
+        bound dd`` and ``hetero <= hetero_0 + bound dh`` for a homogeneous one with its :attr:`claim`.  ``False`` when
+        the fields were replaced by anything that is not a statement, rational multipliers and a rational bound."""
+        try:
+            if check_certificate(self.to_json()) is not True:
+                return False
+            bd, b = self._canonical()["bound"], exact_number(self.bound, "bound")
+            if bd["form"] == "constrained":
+                return bd["value"] <= b
+            if self.claim is None:  # a homogeneous certificate made by hand: its bound is not tied to the statement
+                return True
+            d0, h0, dd, dh = (exact_number(x, "claim") for x in self.claim)
+            return bd["dist"] <= d0 + b * dd and bd["hetero"] <= h0 + b * dh
+        except Exception:  # noqa: BLE001 - a checker rejects broken data
+            return False
 
     def to_json(self) -> dict[str, Any]:
         """``{"kind": "pep-dual", "version": 2, "statement", "evidence": {"multipliers": [[row, "p/q"], ...]},
-        "meta"}``; ``meta`` (solver route, float value, seconds) is informational and never read by the checker."""
-        return {"kind": "pep-dual", "version": 2, "statement": kernel.to_json(self.statement),
-                "evidence": {"multipliers": [[k, str(m)] for k, m in enumerate(self.multipliers) if m != 0]},
-                "meta": _jsonable(self.meta | {"value": self.value, "route": self.route, "seconds": self.seconds,
-                                               "in_words": self.describe()})}
+        "meta"}``; ``meta`` (solver route, float value, seconds) is informational and never read by the checker.
+        Raises :class:`~fairtheory.errors.FairtheoryValueError` / ``FairtheoryTypeError`` when the fields do not hold
+        a statement and a sequence of rationals."""
+        st = self._canonical()
+        if isinstance(self.multipliers, (str, bytes, Mapping)) or not isinstance(self.multipliers, Iterable):
+            raise FairtheoryTypeError(f"Certificate.multipliers must be a sequence of Fractions, got "
+                                      f"{type(self.multipliers).__name__}")
+        mult = []
+        for k, m in enumerate(self.multipliers):
+            if isinstance(m, bool) or not isinstance(m, (int, Fraction)):
+                raise FairtheoryTypeError(f"Certificate.multipliers[{k}] must be a Fraction, got {m!r}"[:200])
+            if m != 0:
+                mult.append([k, str(Fraction(m))])
+        meta = self.meta if isinstance(self.meta, Mapping) else {"meta": self.meta}
+        return {"kind": "pep-dual", "version": 2, "statement": kernel.to_json(st),
+                "evidence": {"multipliers": mult},
+                "meta": _jsonable(dict(meta) | {"value": self.value, "route": self.route, "seconds": self.seconds,
+                                                "in_words": kernel.describe(st)})}
 
 
 def fraction_str(q: Fraction) -> str:
@@ -186,6 +294,9 @@ def _null_space(data: dict[str, Any], z: Sequence[float], rel: float = 1e-6,
 
 
 def _round(x: float, bits: int) -> Fraction:
+    """``x`` on the dyadic grid ``2^-bits`` (``bits >= 0``, ``x`` finite: internal callers guarantee both)."""
+    if not (math.isfinite(x) and isinstance(bits, int) and bits >= 0):
+        raise FairtheoryValueError(f"_round: need a finite x and an integer bits >= 0, got x={x!r}, bits={bits!r}")
     return Fraction(round(math.ldexp(x, bits)), 1 << bits)
 
 
@@ -254,6 +365,8 @@ def _float_refine(eqs: Sequence[Mapping[int, Fraction]], rhs: Sequence[Fraction]
         if not neg.any():
             break
         x1[neg] = 0.0
+    if not np.all(np.isfinite(x1)):
+        return lam0  # a failed correction leaves the multipliers as they were (the exact projection follows)
     out = {}
     for k, x in zip(cols, x1, strict=True):
         if k >= n_eq and x <= 0:
@@ -312,8 +425,8 @@ def _normalise(st: dict[str, Any]) -> tuple[dict[str, Any], Fraction, Fraction, 
     return out, O, L, u
 
 
-def _search(data: dict[str, Any], *, rtol: float, value: float | None,
-            target: Fraction | None) -> tuple[list[Fraction], Fraction, float, str]:
+def _search(data: dict[str, Any], *, rtol: float, value: float | None, target: Fraction | None,
+            unit: float) -> tuple[list[Fraction], Fraction, float, str]:
     """Exact multipliers of ``data`` (rows may include a search row): ``(lambda, bound, float value, route)``."""
     from fairtheory.errors import SolverError
     from fairtheory.proofs import search
@@ -323,12 +436,47 @@ def _search(data: dict[str, Any], *, rtol: float, value: float | None,
         if ex is None:
             raise SolverError(f"certify_exact: no certificate with bound exactly {target}", "exact recovery", "no certificate")
         return ex
-    res = search.find_multipliers(data, value=value, rtol=rtol)
+    res = search.find_multipliers(data, value=value, rtol=rtol, unit=unit)
     return res.multipliers, res.bound, res.value, res.route
 
 
+def _template(template: Any) -> dict[str, Any]:
+    """The canonical statement of a template (its constrained ``value`` ignored), or a named error."""
+    if not isinstance(template, Mapping):
+        raise FairtheoryTypeError(f"certify_pep: template must be a statement mapping (see statement()), got "
+                                  f"{type(template).__name__}")
+    tpl = dict(template)
+    bd = tpl.get("bound")
+    if isinstance(bd, Mapping) and bd.get("form") == "constrained":
+        tpl["bound"] = dict(bd) | {"value": "0"}
+    try:
+        return kernel.canonical(tpl)
+    except kernel.BadStatement as exc:
+        raise FairtheoryValueError(f"certify_pep: template is not a valid statement: {exc}") from None
+
+
+def _direction(direction: Any, hom: bool) -> tuple[Fraction, Fraction] | None:
+    if not hom:
+        if direction is not None:
+            raise FairtheoryValueError(f"certify_pep: direction applies to a homogeneous template only (a constrained "
+                                       f"one searches its value), got direction={direction!r}"[:200])
+        return None
+    if direction is None:
+        raise FairtheoryValueError("certify_pep: a homogeneous template needs direction=(dd, dh), two numbers >= 0, "
+                                   "not both 0")
+    pair = list(direction) if isinstance(direction, Iterable) and not isinstance(direction, (str, bytes, Mapping)) \
+        else None
+    if pair is None or len(pair) != 2:
+        raise FairtheoryTypeError(f"certify_pep: direction must be a pair (dd, dh) of numbers >= 0, got "
+                                  f"{direction!r}"[:200])
+    dd, dh = exact_number(pair[0], "direction[0]"), exact_number(pair[1], "direction[1]")
+    if dd < 0 or dh < 0 or dd == dh == 0:
+        raise FairtheoryValueError(f"certify_pep: direction must be >= 0 and non-zero, got {direction!r}")
+    return dd, dh
+
+
 def certify_pep(template: Mapping[str, Any], *, direction: tuple[Any, Any] | None = None, rtol: float = 1e-6,
-                value: float | None = None, target: Any = None, meta: dict[str, Any] | None = None) -> Certificate:
+                value: float | None = None, target: Any = None, meta: Mapping[str, Any] | None = None) -> Certificate:
     r"""A certificate for the smallest bound of the form ``template`` allows (untrusted search, checked result).
 
     * ``template["bound"]["form"] == "constrained"``: the bound ``value`` is found (the template's is ignored):
@@ -337,39 +485,57 @@ def certify_pep(template: Mapping[str, Any], *, direction: tuple[Any, Any] | Non
       ||x0 - x*||^2 + (hetero + r dh) rho^2`` (the template's ``dist``, ``hetero`` are the fixed part), e.g.
       ``(0, 1)`` with ``dist = 1`` for the one-round potential constant ``C``, ``(a, b)`` for a worst-case ratio.
 
-    ``value``: the float value of the searched quantity in normalised units when known.  Raises
-    :class:`~fairtheory.errors.SolverError` when no certificate is found; the returned one has re-checked."""
-    from fairtheory.errors import FairtheoryValueError, SolverError
+    ``rtol`` (in ``(0, 1]``) is relative to the problem's scale: a bound is accepted within ``rtol max(|value|,
+    unit)`` of the float value, ``unit`` the statement's unit in normalised units (``L = 1``, ``D0 + rho2/L^2 = 1``:
+    1 for a constrained bound; for a homogeneous one the ``r`` that moves the bound by one unit), so that a worst case
+    of 0 computed as ``1e-10`` is certified (by a bound of 0 or a tiny rational).  ``value``: the float value of the
+    searched quantity in normalised units when known (finite).  ``target``: an exact number (int, Fraction, finite
+    float or ``"p/q"``).  Raises :class:`~fairtheory.errors.FairtheoryTypeError` / ``FairtheoryValueError`` on bad
+    arguments (naming the argument), :class:`~fairtheory.errors.SolverError` when no certificate is found; the
+    returned one has re-checked exactly (a certificate whose :meth:`Certificate.check` fails is never returned)."""
+    from fairtheory._validation import check_in_range
+    from fairtheory.errors import SolverError
 
     t0 = time.perf_counter()
-    tpl = dict(template)
-    if tpl.get("bound", {}).get("form") == "constrained":
-        tpl["bound"] = dict(tpl["bound"]) | {"value": "0"}
-    st = kernel.canonical(tpl)
+    st = _template(template)
+    rtol = check_in_range(rtol, "rtol", low=0.0, high=1.0, low_inclusive=False)
+    if value is not None:
+        value = check_in_range(value, "value")
+    if meta is not None and not isinstance(meta, Mapping):
+        raise FairtheoryTypeError(f"certify_pep: meta must be a mapping or None, got {type(meta).__name__}")
+    hom = st["bound"]["form"] == "homogeneous"
+    dirn = _direction(direction, hom)
+    tq = None if target is None else exact_number(target, "target")
+    try:
+        need = kernel.check_work(st)  # before any solve: a statement the checker would refuse is not searched
+    except kernel.BadStatement as exc:
+        raise FairtheoryValueError(f"certify_pep: template: {exc}") from None
+    if need > kernel.MAX_WORK:
+        raise FairtheoryValueError(f"certify_pep: template: checking its certificate would need about {need:.3g} work "
+                                   f"units, more than pep_kernel.MAX_WORK = {kernel.MAX_WORK}: use fewer steps or "
+                                   f"simpler parameters")
     stn, O, L, u = _normalise(st)
     data = kernel.build(stn)
     n_int = data["n_interp"]
-    hom = st["bound"]["form"] == "homogeneous"
-    if hom:
-        if direction is None:
-            raise FairtheoryValueError("certify_pep: a homogeneous template needs direction=(dd, dh)")
-        dd, dh = Fraction(direction[0]), Fraction(direction[1])
-        if dd < 0 or dh < 0 or dd == dh == 0:
-            raise FairtheoryValueError(f"certify_pep: direction must be >= 0 and non-zero, got {direction!r}")
+    unit = 1.0
+    if dirn is not None:
+        dd, dh = dirn
+        cd, ch = dd * u / O, dh * L * L * u / O  # the search row's coefficients of ||x0 - x*||^2 and rho^2
+        unit = 1.0 / float(max(cd, ch))  # the r that moves the normalised bound by one unit
         row: dict[tuple[int, int], Fraction] = {}
-        for src, c in ((data["dist"], dd * u / O), (data["hetero"], dh * L * L * u / O)):
+        for src, c in ((data["dist"], cd), (data["hetero"], ch)):
             for k, v in src.items():
                 row[k] = row.get(k, Fraction(0)) + c * v
         data["rows"] = data["rows"] + [({k: v for k, v in row.items() if v}, {}, Fraction(-1))]
-    tgt = None if target is None else Fraction(target) / (1 if hom else O)
-    lam, bnd, val, route = _search(data, rtol=rtol, value=value, target=tgt)
+    tgt = None if tq is None else tq / (1 if hom else O)
+    lam, bnd, val, route = _search(data, rtol=rtol, value=value, target=tgt, unit=unit)
     factor = O / (L * u)  # interpolation rows scale by L u, the measure by O
     mult = [x * factor for x in lam[:n_int]]
-    if hom:
+    if dirn is not None:
         r = bnd
         b = dict(st["bound"])
-        b["dist"] = b["dist"] + r * dd
-        b["hetero"] = b["hetero"] + r * dh
+        b["dist"] = b["dist"] + r * dirn[0]
+        b["hetero"] = b["hetero"] + r * dirn[1]
         found, fval = r, val
     else:
         mult.append(lam[n_int] * O / u)
@@ -378,19 +544,36 @@ def certify_pep(template: Mapping[str, Any], *, direction: tuple[Any, Any] | Non
         b = dict(st["bound"]) | {"value": bnd * O}
         found, fval = bnd * O, _times(val, O)
     cst = dict(st) | {"bound": b}
+    claim = None if dirn is None else (st["bound"]["dist"], st["bound"]["hetero"], dirn[0], dirn[1])
     cert = Certificate(statement=cst, multipliers=mult, bound=found, value=fval, seconds=time.perf_counter() - t0,
-                       route=route, meta=dict(meta or {}))
-    if not check_certificate(cert.to_json()):
+                       route=route, meta=dict(meta or {}), claim=claim)
+    d = cert.to_json()
+    if not check_certificate(d):
+        try:
+            need = kernel.check_work(kernel.canonical(d["statement"]), mult)
+        except kernel.BadStatement as exc:
+            need, why = math.inf, str(exc)
+        else:
+            why = f"needs about {need:.3g} work units"
+        if need > kernel.MAX_WORK:
+            raise FairtheoryValueError(f"certify_pep: the statement's certificate is too large for the checker ({why}; "
+                                       f"the budget is pep_kernel.MAX_WORK = {kernel.MAX_WORK}): use fewer steps or "
+                                       f"simpler parameters")
         raise SolverError("certify_pep: the mapped certificate failed the exact re-check", "exact check", "internal")
     cert.seconds = time.perf_counter() - t0
     return cert
 
 
 def certify_exact(template: Mapping[str, Any], target: Any, *, direction: tuple[Any, Any] | None = None,
-                  meta: dict[str, Any] | None = None) -> Certificate | None:
-    """A certificate whose bound equals ``target`` exactly (caller's units), or ``None`` (see :func:`certify_pep`)."""
+                  meta: Mapping[str, Any] | None = None) -> Certificate | None:
+    """A certificate whose bound equals ``target`` exactly (caller's units; an int, Fraction, finite float or
+    ``"p/q"``), or ``None`` when none is found (see :func:`certify_pep`; bad arguments raise named errors)."""
     from fairtheory.errors import SolverError
 
+    if target is None:
+        raise FairtheoryTypeError("certify_exact: target must be an exact number (int, Fraction, finite float or 'p/q'), "
+                                  "got None")
+    exact_number(target, "target")
     try:
         return certify_pep(template, direction=direction, target=target, meta=meta)
     except SolverError:
@@ -418,10 +601,18 @@ def exact_multipliers(data: dict[str, Any], target: Fraction, *,
     source recovers the tight multipliers varies; on the rho = 0 grid of ``proofs.localgd.rho0_points`` they
     succeed at 10, 8 and 5 of 10 points respectively.  It can only succeed when ``target`` is at least the true
     worst case (weak duality)."""
+    import numpy as np
+
     from fairtheory.proofs import search
 
+    if isinstance(denominators, (str, bytes)) or not isinstance(denominators, Iterable):
+        raise FairtheoryTypeError(f"denominators must be a sequence of integers >= 1, got {denominators!r}"[:200])
+    denominators = list(denominators)
+    if not denominators or any(isinstance(x, bool) or not isinstance(x, int) or x < 1 for x in denominators):
+        raise FairtheoryValueError(f"denominators must be a non-empty sequence of integers >= 1, got {denominators!r}"[:200])
+    target = exact_number(target, "target")
+    P = search._pep_of(data, "exact_multipliers")
     dim = data["dim"]
-    P = search._Pep(data)
 
     def clarabel() -> tuple[list[float], float, str] | None:
         cl = search._solve_clarabel(P, tol=1e-10)
@@ -454,7 +645,10 @@ def exact_multipliers(data: dict[str, Any], target: Fraction, *,
                 lam0 = {k: Fraction(x).limit_denominator(den) for k, x in enumerate(z)
                         if (k < data["n_eq"] and x != 0) or x > 1e-9 * max(zmax, 1e-300)}
                 lam0 = {k: q for k, q in lam0.items() if q != 0}
-                lam = _project(data, lam0, zs, Fraction(target), null, refine=bool(null))
+                try:
+                    lam = _project(data, lam0, zs, target, null, refine=bool(null))
+                except (ArithmeticError, ValueError, np.linalg.LinAlgError):  # a degenerate float refinement
+                    lam = None
                 if lam is None:
                     continue
                 bnd = verify_multipliers(data["rows"], data["objective"], lam, dim=dim, nf=data["nf"], n_eq=data["n_eq"])

@@ -24,7 +24,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["check_proof", "check_inline", "statement_of", "implies", "describe", "budget_seconds"]
+__all__ = ["check_proof", "check_inline", "statement_of", "implies", "describe", "budget_seconds", "MAX_SECONDS"]
 
 #: wall-clock budget of one check: a base plus an allowance per byte of certificate JSON
 BASE_SECONDS = 4.0
@@ -70,13 +70,23 @@ def check_inline(cert: Any) -> bool:
     return False
 
 
+#: largest ``seconds`` :func:`check_proof` accepts
+MAX_SECONDS = 1e6
+
+
 def check_proof(cert: Any, *, seconds: float | None = None) -> bool:
     """``True`` iff ``cert`` is a well-formed certificate of a known kind that re-checks exactly within the
-    budget (``seconds``; default :func:`budget_seconds`)."""
+    budget (``seconds`` in ``(0, 1e6]``; default :func:`budget_seconds`).  Any ``cert`` gives ``True`` or ``False``;
+    a ``seconds`` that is not such a number raises :class:`~fairtheory.errors.FairtheoryTypeError` /
+    ``FairtheoryValueError``."""
+    if seconds is not None:
+        from fairtheory._validation import check_in_range
+
+        seconds = check_in_range(seconds, "seconds", low=0.0, high=MAX_SECONDS, low_inclusive=False)
     if _kind(cert) not in ("pep-dual", "sympy-proof"):
         return False
-    limit = budget_seconds(cert) if seconds is None else float(seconds)
-    if not limit > 0:
+    limit = budget_seconds(cert) if seconds is None else seconds
+    if not 0 < limit <= MAX_SECONDS:
         return False
     try:
         if len(json.dumps(cert)) > MAX_BYTES:

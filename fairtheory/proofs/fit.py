@@ -17,7 +17,7 @@ bound equals ``value`` plus an instance attaining it, :mod:`fairtheory.proofs.ce
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -25,7 +25,8 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
-from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError
+from fairtheory._validation import as_vector, check_in_range, check_integer
+from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError, NonFiniteError
 
 __all__ = ["FitResult", "fit_closed_form"]
 
@@ -63,23 +64,44 @@ def _design(X: np.ndarray, monos: list[tuple[int, ...]]) -> np.ndarray:
     return np.stack([np.prod(X ** np.array(m, dtype=np.float64), axis=1) for m in monos], axis=1)
 
 
+def _real(x: Any, where: str) -> float:
+    if isinstance(x, (bool, np.bool_, str, bytes)) or x is None:
+        raise FairtheoryTypeError(f"{where} must be a real number, got {x!r}"[:200])
+    try:
+        return float(x)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise FairtheoryTypeError(f"{where} must be a real number, got {x!r}"[:200]) from exc
+
+
 def _as_points(params: Any, names: Sequence[str]) -> np.ndarray:
     if isinstance(params, (str, bytes)):
         raise FairtheoryTypeError(f"params must be a sequence of dicts or a 2-D array, got {type(params).__name__}")
     if isinstance(params, np.ndarray) or (isinstance(params, Sequence) and params and not isinstance(params[0], Mapping)):
+        if isinstance(params, Sequence) and any(isinstance(p, Mapping) for p in params):
+            raise FairtheoryTypeError("params must be a sequence of dicts or a 2-D array, not a mix of both")
+        raw = np.asarray(params, dtype=object) if not isinstance(params, np.ndarray) else params
+        if raw.dtype.kind in "bc" or (raw.dtype == object and any(isinstance(x, (bool, np.bool_, complex, str, bytes))
+                                                                  for x in np.ravel(raw))):
+            raise FairtheoryTypeError("params must hold real numbers (no booleans, strings or complex values)")
         try:
             X = np.asarray(params, dtype=np.float64)
-        except (TypeError, ValueError) as exc:
+        except (TypeError, ValueError, OverflowError) as exc:
             raise FairtheoryTypeError("params must be a sequence of dicts or a 2-D array of real numbers") from exc
         if X.ndim != 2 or X.shape[1] != len(names):
             raise FairtheoryValueError(f"params must have shape (points, {len(names)}), got {X.shape}")
-        return X
-    if not isinstance(params, Sequence) or not all(isinstance(p, Mapping) for p in params):
-        raise FairtheoryTypeError("params must be a sequence of dicts or a 2-D array")
-    try:
-        return np.array([[float(p[n]) for n in names] for p in params], dtype=np.float64)
-    except KeyError as exc:
-        raise FairtheoryValueError(f"every params dict must give {list(names)}; missing {exc}") from None
+    else:
+        if not isinstance(params, Sequence) or not all(isinstance(p, Mapping) for p in params):
+            raise FairtheoryTypeError("params must be a sequence of dicts or a 2-D array")
+        missing = [(k, n) for k, p in enumerate(params) for n in names if n not in p]
+        if missing:
+            k, n = missing[0]
+            raise FairtheoryValueError(f"every params dict must give {list(names)}; params[{k}] misses {n!r}")
+        X = np.array([[_real(p[n], f"params[{k}][{n!r}]") for n in names] for k, p in enumerate(params)],
+                     dtype=np.float64).reshape(len(params), len(names))
+    if not np.all(np.isfinite(X)):
+        k, j = (int(a[0]) for a in np.nonzero(~np.isfinite(X)))
+        raise NonFiniteError(f"params must be finite, got {X[k, j]} at point {k}, parameter {names[j]!r}")
+    return X
 
 
 def _rel_err(pred: np.ndarray, v: np.ndarray) -> float:
@@ -107,17 +129,22 @@ def fit_closed_form(params: Any, values: Sequence[float], *, names: Sequence[str
     seed : seed of the random train / held-out split.
     exact : optional ``exact(point, value) -> bool``: is the formula's exact ``value`` right at this held-out point?
     """
-    names = [str(n) for n in names]
-    if not names or len(set(names)) != len(names):
-        raise FairtheoryValueError(f"names must be distinct and non-empty, got {names}")
+    if isinstance(names, (str, bytes)) or not isinstance(names, Iterable):
+        raise FairtheoryTypeError(f"names must be a sequence of parameter names (strings), got {names!r}"[:200])
+    names = list(names)
+    if not names or not all(isinstance(n, str) and n.isidentifier() for n in names) or len(set(names)) != len(names):
+        raise FairtheoryValueError(f"names must be distinct, non-empty and identifiers such as 'beta', got {names}"[:200])
     X = _as_points(params, names)
-    v = np.asarray(values, dtype=np.float64)
-    if v.shape != (X.shape[0],) or not np.all(np.isfinite(v)):
-        raise FairtheoryValueError(f"values must be {X.shape[0]} finite numbers, got shape {v.shape}")
-    if not isinstance(max_degree, int) or not 0 <= max_degree <= 6:
-        raise FairtheoryValueError(f"max_degree must be an integer in [0, 6], got {max_degree!r}")
-    if not 0 < holdout < 1:
-        raise FairtheoryValueError(f"holdout must lie in (0, 1), got {holdout!r}")
+    v = as_vector(values, "values", allow_empty=True)
+    if v.shape != (X.shape[0],):
+        raise FairtheoryValueError(f"values must hold one number per point of params ({X.shape[0]}), got {v.size}")
+    check_integer(max_degree, "max_degree", low=0, high=6)
+    holdout = check_in_range(holdout, "holdout", low=0.0, high=1.0, low_inclusive=False, high_inclusive=False)
+    tol = check_in_range(tol, "tol", low=0.0)
+    check_integer(max_den, "max_den", low=1, high=10**12)
+    check_integer(seed, "seed", low=0, high=2**63 - 1)
+    if exact is not None and not callable(exact):
+        raise FairtheoryTypeError(f"exact must be None or a callable exact(point, value) -> bool, got {exact!r}"[:200])
     m = X.shape[0]
     n_hold = max(2, int(round(holdout * m)))
     if m - n_hold < 2:
@@ -138,9 +165,15 @@ def fit_closed_form(params: Any, values: Sequence[float], *, names: Sequence[str
         if len(train) < k:  # an underdetermined system has spurious null vectors
             continue
         tried += 1
-        A = np.hstack([_design(X[train], mp), -v[train, None] * _design(X[train], mq)])
-        col = np.maximum(np.linalg.norm(A, axis=0), 1e-300)
-        _, s, Vt = np.linalg.svd(A / col, full_matrices=False)
+        with np.errstate(all="ignore"):
+            A = np.hstack([_design(X[train], mp), -v[train, None] * _design(X[train], mq)])
+            col = np.maximum(np.linalg.norm(A, axis=0), 1e-300)
+        if not (np.all(np.isfinite(A)) and np.all(np.isfinite(col))):
+            continue  # the monomials overflow float64 at these points: this degree cannot be fitted
+        try:
+            _, s, Vt = np.linalg.svd(A / col, full_matrices=False)
+        except np.linalg.LinAlgError:
+            continue
         c0 = Vt[-1] / col
         big = np.abs(c0).max()
         # normalise by one coefficient and snap to small rationals: Q's constant term first, then the

@@ -49,22 +49,35 @@ objective is the measure (``"constrained"``) or ``measure - dist ||x0 - x*||^2 -
 
 from __future__ import annotations
 
+import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
+from fairtheory.errors import FairtheoryValueError
 from fairtheory.proofs.exact_linalg import is_psd
 
 __all__ = ["Statement", "BadStatement", "build", "canonical", "describe", "implies", "row_labels", "verify_multipliers",
-           "check_certificate", "parse", "statement_of", "MAX_DIM", "MAX_ROWS", "MAX_DIGITS"]
+           "check_certificate", "check_work", "parse", "statement_of", "MAX_DIM", "MAX_ROWS", "MAX_DIGITS", "MAX_WORK"]
 
-#: limits on what a statement may ask for (a hostile statement is refused before anything is built)
-MAX_DIM = 200
+#: limits on what a statement may ask for (a hostile statement is refused before anything is built).  Each is a
+#: bound on one quantity; :data:`MAX_WORK` bounds their combination (a statement within every limit may still be
+#: refused by the work estimate, e.g. a dense 100-dimensional PEP with 200-digit coefficients)
+MAX_DIM = 100
 MAX_ROWS = 20_000
 MAX_DIGITS = 200
 MAX_CLIENTS = 16
 MAX_STEPS = 400
+#: work budget of one check, in units of one multiply-add of two small rationals (5-10 us on the 2-core machine of
+#: docs/proofs.md): :func:`check_work` estimates the work of a certificate from its statement (Gram dimension,
+#: rows, coefficient and multiplier sizes) before the SDP is built, and a larger estimate is refused (``False``), so
+#: that every certificate the checker accepts to check is decided in a few seconds (about 2.5 s at most, measured on
+#: hostile certificates just inside it; a dense 140-evaluation one took 49 s before).  The largest certificate the
+#: suite produces (Gram 36, 614 rows) needs about 30% of it; local GD with two clients fits up to Gram 54
+MAX_WORK = 300_000
+#: bits (common denominator plus numerator) beyond which a coefficient or multiplier family is refused outright
+MAX_BITS = 1 << 14
 
 Vec = dict[int, Fraction]
 Row = tuple[dict[tuple[int, int], Fraction], dict[int, Fraction], Fraction]
@@ -73,8 +86,9 @@ Statement = dict[str, Any]
 _RAT = re.compile(r"-?[0-9]+(/[0-9]+)?")
 
 
-class BadStatement(ValueError):
-    """A malformed, out-of-range or oversized statement (the checker answers ``False``)."""
+class BadStatement(FairtheoryValueError):
+    """A malformed, out-of-range or oversized statement (the checker answers ``False``; a builder raising it
+    raises a :class:`~fairtheory.errors.FairtheoryValueError`)."""
 
 
 # ------------------------------------------------------------------------------------------------ parsing
@@ -340,13 +354,104 @@ def _run_method(b: _Build) -> tuple[dict[int, Fraction], list[tuple[Fraction, Ve
     return vals, quad
 
 
-def build(st: Statement) -> dict[str, Any]:
+# ------------------------------------------------------------------------------------------------ work estimate
+def _weight(bits: float) -> float:
+    """Cost of one rational multiply-add on ``bits``-bit operands, relative to small ones (CPython's gcd is
+    quadratic: about 6x at 1000 bits, 45x at 4000, measured)."""
+    return 1.0 + (bits / 512.0) ** 2
+
+
+def _height(x: Fraction) -> int:
+    return x.numerator.bit_length() + x.denominator.bit_length()
+
+
+def _common_bits(values: Iterable[Fraction]) -> int:
+    """Bits of the lcm of the denominators plus the largest numerator's: about the size of any short sum of products
+    of the values; ``MAX_BITS + 1`` as soon as the lcm exceeds :data:`MAX_BITS` (unrelated denominators)."""
+    den, num = 1, 0
+    for v in values:
+        d = v.denominator
+        if den % d:
+            den = den // math.gcd(den, d) * d
+            if den.bit_length() > MAX_BITS:
+                return MAX_BITS + 1
+        num = max(num, v.numerator.bit_length())
+    return den.bit_length() + num
+
+
+def _run_work(st: Statement) -> float:
+    """Work of running the method on the symbols (:func:`_run_method`), from the statement alone: at most ``~4 dim^2``
+    vector updates, with coefficients products of a few parameters (local GD, Scaffold and the round never multiply
+    a coefficient by a step size twice); a ``linear`` method's points are given, nothing is computed."""
+    m, n = st["method"], st["n"]
+    if m["name"] == "linear":
+        return 0.0
+    h = sum(_height(m[k]) for k in ("beta", "a", "eta_l", "eta_g") if k in m) + max(_height(x) for x in st["p"])
+    h += int(m["kappa"]).bit_length() + int(m.get("T_N", m.get("R", 1))).bit_length() + 8
+    steps = m["kappa"] * (m.get("T_N", m.get("R", 0)) + 1)
+    dim = min(MAX_DIM, n * (steps + 2))
+    return 4.0 * dim * dim * _weight(4 * h)
+
+
+def _work(b: _Build, mult: Sequence[Fraction]) -> dict[str, float]:
+    """The work of building the rows of ``b`` (its method already run), of ``S = sum_k lambda_k A_k - C`` and of the
+    PSD test, from the point and multiplier sizes; raises :class:`BadStatement` past :data:`MAX_ROWS` rows."""
+    st = b.st
+    L, mu = st["class"]["L"], st["class"]["mu"]
+    k_inv = 1 / (2 * (1 - mu / L))
+    h_c = max(_height(c) for c in ([k_inv / L] + ([k_inv * mu, 2 * k_inv * mu / L] if mu else [])))
+    coefs = [c for pts in b.points for x, _, _ in pts for c in x.values()] + [c for g in b.stars for c in g.values()]
+    h_g = 2 * _common_bits(coefs) + h_c + 8  # a row entry: products of two point coefficients and a constant
+    build_ops, slack_ops, rows = 0, 0, 0
+    for i, pts in enumerate(b.points):
+        P, gs = len(pts), len(b.stars[i])  # point 0 is x* (x = {}, g = g*_i with gs entries), the others new gradients
+        rows += P * (P - 1)
+        if rows > MAX_ROWS:
+            raise BadStatement(f"the statement's PEP exceeds {MAX_ROWS} interpolation conditions")
+        sizes = [len(x) for x, _, _ in pts]
+        S1, S2 = sum(sizes), sum(z * z for z in sizes)
+        # over the ordered pairs (j, k): <g_k, x_j - x_k> has |g_k| (|x_j| + |x_k|) terms, ||g_j - g_k||^2 at most
+        # (gs + 1)^2 with x* and 4 without, and mu adds ||dx||^2 and <dg, dx>
+        terms = (gs + 2 * P - 3) * S1 + 2 * (P - 1) * (gs + 1) ** 2 + 4 * (P - 1) * (P - 2)
+        if mu:  # and two more products per row (~20 units of overhead)
+            terms += 2 * (P - 1) * S2 + 2 * (S1 * S1 - S2) + (gs + 2) * 2 * (P - 1) * S1 + 20 * P * (P - 1)
+        build_ops += terms + (P - 1) * S1 + 20 * P * (P - 1)  # the differences x_j - x_k, and ~20 per row (dicts)
+        slack_ops += terms + 5 * P * (P - 1)  # S = sum_k lambda_k A_k has at most as many terms as the rows
+    nz = [x for x in mult if x != 0]
+    h_s = _common_bits(nz) + h_g + rows.bit_length()  # an entry of S (common denominators)
+    dim = b.dim
+    return {"method": _run_work(st), "rows": build_ops * _weight(h_g),
+            "multipliers": sum(_weight(_height(x)) for x in nz), "slack": slack_ops * _weight(h_s),
+            "psd": 0.25 * dim ** 3 * _weight(h_s + dim.bit_length())}  # FLINT rref + congruence, ~D^3/4 units
+
+
+def check_work(st: Statement, multipliers: Sequence[Fraction] = ()) -> float:
+    """Estimated work (units of :data:`MAX_WORK`) of checking ``multipliers`` against the canonical statement ``st``:
+    running the method on the symbols, building the rows, ``S`` and the exact PSD test.  Raises
+    :class:`BadStatement` when a structural limit (:data:`MAX_DIM`, :data:`MAX_ROWS`) is exceeded."""
+    if _run_work(st) > MAX_WORK:
+        raise BadStatement(f"running the statement's method exceeds the work budget MAX_WORK = {MAX_WORK}")
+    b = _Build(st)
+    _run_method(b)
+    return sum(_work(b, multipliers).values())
+
+
+def build(st: Statement, *, multipliers: Sequence[Fraction] | None = None,
+          max_work: float | None = None) -> dict[str, Any]:
     """The exact SDP data of a canonical statement (:func:`canonical`):
     ``{"dim", "nf", "n_eq": 0, "rows", "objective", "claimed"}`` with rows and objective as ``(G, F, c)``
     (``G`` upper-triangle entries, row means ``<= 0``) and ``claimed`` the bound the certificate must reach
-    (``value`` or 0)."""
+    (``value`` or 0).  With ``max_work``, the statement (and the ``multipliers`` to be checked against it) is refused
+    with :class:`BadStatement` when :func:`check_work` exceeds it, before any row is built."""
+    if max_work is not None and _run_work(st) > max_work:
+        raise BadStatement(f"running the statement's method exceeds the work budget {max_work:.3g}")
     b = _Build(st)
     vals, quad = _run_method(b)
+    if max_work is not None:
+        need = sum(_work(b, multipliers or ()).values())
+        if need > max_work:
+            raise BadStatement(f"checking this certificate needs about {need:.3g} work units, more than the budget "
+                               f"{max_work:.3g} (Gram dimension {b.dim})")
     L, mu = st["class"]["L"], st["class"]["mu"]
     n, p = st["n"], st["p"]
     rows: list[Row] = []
@@ -470,6 +575,7 @@ def parse(d: Any) -> tuple[dict[str, Any], list[Fraction]]:
     if len(ev["multipliers"]) > MAX_ROWS:
         raise _Bad("too many multipliers")
     sparse: dict[int, Fraction] = {}
+    work = 0.0
     for pair in ev["multipliers"]:
         if not isinstance(pair, list) or len(pair) != 2:
             raise _Bad("multiplier pair")
@@ -478,6 +584,9 @@ def parse(d: Any) -> tuple[dict[str, Any], list[Fraction]]:
             raise _Bad("multiplier row index")
         if not isinstance(m, str) or len(m) > 2 * MAX_MULT_DIGITS + 2:
             raise _Bad("multiplier value")
+        work += _weight(3.33 * len(m))  # parsing and reducing a p/q of len(m) digits: a gcd of that size
+        if work > MAX_WORK:
+            raise _Bad("the multipliers exceed the work budget")
         sparse[k] = q(m, "multiplier") if len(m) <= 2 * MAX_DIGITS + 2 else _big(m)
     return st, [sparse.get(k, Fraction(0)) for k in range(max(sparse, default=-1) + 1)]
 
@@ -497,11 +606,12 @@ def check_certificate(d: Any) -> bool:
     :func:`fairtheory.proofs.pep_kernel.build` (interpolation conditions, initial conditions, objective, claimed
     bound - never read from the JSON), then (i) the function values cancel, (ii) ``S >= 0`` (exact
     ``L D L^T``), (iii) ``c_0 - sum_k lambda_k b_k <= claimed``, with ``lambda >= 0``.  No solver, no float.
-    Malformed or hostile input gives ``False``, never an exception.  In-process; :func:`fairtheory.proofs.check_proof`
-    runs it under a time and memory limit."""
+    Malformed or hostile input gives ``False``, never an exception; so does a certificate whose estimated work
+    (:func:`check_work`, before any row is built) exceeds :data:`MAX_WORK`, so an accepted one is decided in seconds.
+    In-process; :func:`fairtheory.proofs.check_proof` runs it under a time and memory limit."""
     try:
         st, mult = parse(d)
-        data = build(st)
+        data = build(st, multipliers=mult, max_work=MAX_WORK)
         if len(mult) > len(data["rows"]):
             return False
         mult = mult + [Fraction(0)] * (len(data["rows"]) - len(mult))
@@ -524,6 +634,15 @@ def statement_of(d: Any) -> dict[str, Any] | None:
 
 # ------------------------------------------------------------------------------------------------ reading
 def implies(a: Statement, b: Statement) -> bool:
+    """See :func:`_implies`; raises :class:`BadStatement` when ``a`` or ``b`` is not a canonical statement."""
+    try:
+        return _implies(a, b)
+    except (KeyError, TypeError, AttributeError, IndexError) as exc:
+        raise BadStatement(f"implies: a and b must be canonical statements (pep_kernel.canonical), "
+                           f"got {type(exc).__name__}: {exc}"[:200]) from None
+
+
+def _implies(a: Statement, b: Statement) -> bool:
     """Whether the (canonical) statement ``a`` implies ``b``: the same class, clients, method and measure, and
     a bound at least as strong (``homogeneous (d, h)`` implies ``constrained (D0, rho2, v)`` when
     ``max(d, 0) D0 + max(h, 0) rho2 <= v``; ``constrained`` implies another with no larger ``D0``, ``rho2`` and no smaller
@@ -543,7 +662,16 @@ def implies(a: Statement, b: Statement) -> bool:
 
 
 def describe(st: Statement) -> str:
-    """The statement in words, generated from its fields."""
+    """The statement in words, generated from its fields; raises :class:`BadStatement` when ``st`` is not a
+    canonical statement (:func:`canonical`)."""
+    try:
+        return _describe(st)
+    except (KeyError, TypeError, AttributeError, IndexError) as exc:
+        raise BadStatement(f"describe: st must be a canonical statement (pep_kernel.canonical), "
+                           f"got {type(exc).__name__}: {exc}"[:200]) from None
+
+
+def _describe(st: Statement) -> str:
     cl, m, bd = st["class"], st["method"], st["bound"]
     mu = f", {cl['mu']}-strongly convex" if cl["mu"] else " convex"
     who = (f"every {st['n']} clients f_i, each {cl['L']}-smooth{mu}, weights p = ({', '.join(map(str, st['p']))})")

@@ -363,10 +363,31 @@ def _reference(P: _Pep) -> _Solve | None:
     return s if s.ok else None
 
 
+def _pep_of(data: Any, who: str) -> _Pep:
+    """:class:`_Pep` of exported PEP data, or a named error when ``data`` is not such data (module doc: ``dim``,
+    ``nf``, ``n_eq`` integers, ``rows`` a list of ``(G, F, c)``, ``objective`` one ``(G, F, c)``)."""
+    from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError
+
+    need = ("dim", "nf", "n_eq", "rows", "objective")
+    if not isinstance(data, Mapping) or any(k not in data for k in need):
+        raise FairtheoryTypeError(f"{who}: data must be a mapping with keys {list(need)} (pep_kernel.build or "
+                                  f"PEP.export), got {type(data).__name__}")
+    for k in ("dim", "nf", "n_eq"):
+        if isinstance(data[k], bool) or not isinstance(data[k], (int, np.integer)) or data[k] < 0:
+            raise FairtheoryValueError(f"{who}: data[{k!r}] must be an integer >= 0, got {data[k]!r}"[:200])
+    if not isinstance(data["rows"], Sequence) or data["n_eq"] > len(data["rows"]):
+        raise FairtheoryValueError(f"{who}: data['rows'] must be a list of at least n_eq rows (G, F, c)")
+    try:
+        return _Pep(data)
+    except Exception as exc:  # noqa: BLE001 - malformed rows or objective
+        raise FairtheoryValueError(f"{who}: data rows/objective are not (G, F, c) triples with integer indices in "
+                                   f"range and rational values ({type(exc).__name__}: {exc})"[:300]) from None
+
+
 def reference_solve(data: Mapping[str, Any]) -> tuple[list[float], float, str] | None:
     """``(z, value, how)``: the row multipliers and value of the most accurate float solve available (SDPA in GMP
     arithmetic for small PEPs, else Clarabel; ``how`` names it), or ``None`` when no solver reports optimal."""
-    s = _reference(_Pep(data))
+    s = _reference(_pep_of(data, "reference_solve"))
     return None if s is None else ([float(x) for x in s.z], s.value, s.how)
 
 
@@ -680,10 +701,10 @@ class _Search:
     """State of one :func:`find_multipliers` call: the data, the value compared with, timings and attempts."""
 
     def __init__(self, data: Mapping[str, Any], value: float | None, rtol: float, abs_floor: float,
-                 deadline_s: float) -> None:
-        self.P = _Pep(data)
+                 deadline_s: float, unit: float = 0.0) -> None:
+        self.P = _pep_of(data, "find_multipliers")
         self.user_value = value
-        self.rtol, self.abs_floor = rtol, abs_floor
+        self.rtol, self.abs_floor, self.unit = rtol, abs_floor, unit
         self.t0 = time.perf_counter()
         self.deadline = self.t0 + deadline_s
         self.tried: list[str] = []
@@ -705,7 +726,9 @@ class _Search:
         return max(abs(self.value), self.abs_floor)
 
     def within(self, bound: Fraction) -> bool:
-        return abs(float(bound) - self.value) <= self.rtol * self.ref_scale()
+        """``|bound - value| <= rtol max(|value|, unit, abs_floor)``: relative to the problem's scale (``unit``), so a
+        value of 0 computed as ``1e-10`` accepts the exact bound 0."""
+        return abs(float(bound) - self.value) <= self.rtol * max(self.ref_scale(), self.unit)
 
     def end(self, lam0: Mapping[int, Fraction], zeros: Sequence[int], B: Sequence[int], tag: str) -> _End | None:
         t = time.perf_counter()
@@ -1008,9 +1031,12 @@ def _sdpa_estimate_s(P: _Pep) -> float:
 
 
 def find_multipliers(data: Mapping[str, Any], *, value: float | None = None, rtol: float = 1e-6,
-                     abs_floor: float = 1e-12, deadline_s: float = 600.0, reference: str = "auto") -> SearchResult:
+                     abs_floor: float = 1e-12, deadline_s: float = 600.0, reference: str = "auto",
+                     unit: float = 0.0) -> SearchResult:
     r"""Exact multipliers ``lambda`` (one per row) proving ``PEP value <= bound`` with ``|bound - value| <= rtol
-    max(|value|, abs_floor)`` (module doc: tight end, interior end, exact convex combination).
+    max(|value|, unit, abs_floor)`` (module doc: tight end, interior end, exact convex combination).  ``unit``: the
+    problem's scale in the data's units (1 for a normalised statement, :func:`fairtheory.proofs.certificate.certify_pep`),
+    so that a value of 0 computed as ``1e-10`` is certified; 0 keeps the tolerance relative to ``|value|``.
 
     ``value``: the caller's float PEP value.  The comparison point is the most accurate value at hand: SDPA-GMP's
     (correct to the last bit), else the objective of a float-feasible KKT Newton point polished from Clarabel's
@@ -1021,19 +1047,27 @@ def find_multipliers(data: Mapping[str, Any], *, value: float | None = None, rto
     ones Clarabel first, then SDPA-GMP when its estimated time fits the deadline), ``"sdpa"`` (SDPA-GMP first at
     any size, then Clarabel) or ``"clarabel"`` (Clarabel only).  ``deadline_s``: wall-clock budget, checked
     between steps.  Raises :class:`~fairtheory.errors.SolverError` listing every attempt when nothing is found."""
+    from fairtheory._validation import check_in_range
     from fairtheory.errors import FairtheoryValueError
 
-    if reference not in ("auto", "sdpa", "clarabel"):
+    if not isinstance(reference, str) or reference not in ("auto", "sdpa", "clarabel"):
         raise FairtheoryValueError(f"reference must be 'auto', 'sdpa' or 'clarabel', got {reference!r}")
+    rtol = check_in_range(rtol, "rtol", low=0.0, high=1.0)  # 0 asks for the float value exactly (rarely found)
+    abs_floor = check_in_range(abs_floor, "abs_floor", low=0.0, high=1e300, low_inclusive=False)
+    unit = check_in_range(unit, "unit", low=0.0, high=1e300)
+    deadline_s = check_in_range(deadline_s, "deadline_s", low=0.0, high=1e7)  # 0: stop at the first check
+    if value is not None:
+        value = check_in_range(value, "value")
+    _pep_of(data, "find_multipliers")
     with _one_blas_thread():
-        return _find(data, value, rtol, abs_floor, deadline_s, reference)
+        return _find(data, value, rtol, abs_floor, deadline_s, reference, unit)
 
 
 def _find(data: Mapping[str, Any], value: float | None, rtol: float, abs_floor: float, deadline_s: float,
-          reference: str) -> SearchResult:
+          reference: str, unit: float = 0.0) -> SearchResult:
     from fairtheory.proofs.certificate import verify_multipliers
 
-    S = _Search(data, value, rtol, abs_floor, deadline_s)
+    S = _Search(data, value, rtol, abs_floor, deadline_s, unit)
     P = S.P
     plans = {"auto": ["sdpa", "clarabel"] if _use_sdpa(P) else ["clarabel", "sdpa"], "sdpa": ["sdpa", "clarabel"],
              "clarabel": ["clarabel"]}[reference]

@@ -74,6 +74,8 @@ from typing import Any
 
 import sympy as sp
 
+from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError
+
 __all__ = ["to_tree", "from_tree", "check_symbolic", "statement_of", "statements_equal", "describe", "goal_of",
            "softplus_smoothness_certificate", "prop1_certificate", "lemma2_certificate", "lemma_c1_certificate",
            "lemma12_certificate", "ALL_CERTIFICATES", "MAX_SECONDS"]
@@ -121,8 +123,18 @@ class _Bad(Exception):
 
 
 def to_tree(e: Any) -> Any:
-    """``e`` (a sympy expression) as a nested JSON list with whitelisted heads."""
-    e = sp.sympify(e)
+    """``e`` (a sympy expression) as a nested JSON list with whitelisted heads; raises
+    :class:`~fairtheory.errors.FairtheoryTypeError` for anything else (a string is never parsed)."""
+    if isinstance(e, (str, bytes)) or e is None:
+        raise FairtheoryTypeError(f"to_tree: e must be a sympy expression or a number, got {type(e).__name__}")
+    try:
+        e = sp.sympify(e, strict=True)
+    except (sp.SympifyError, TypeError, ValueError) as exc:
+        raise FairtheoryTypeError(f"to_tree: e must be a sympy expression or a number, got {type(e).__name__}") from exc
+    return _to_tree(e)
+
+
+def _to_tree(e: Any) -> Any:
     if isinstance(e, sp.Integer):
         return ["Integer", str(int(e))]
     if isinstance(e, sp.Rational):
@@ -132,25 +144,26 @@ def to_tree(e: Any) -> Any:
     if isinstance(e, sp.Symbol):
         return ["Symbol", e.name]
     if isinstance(e, sp.Add):
-        return ["Add", *[to_tree(a) for a in e.args]]
+        return ["Add", *[_to_tree(a) for a in e.args]]
     if isinstance(e, sp.Mul):
-        return ["Mul", *[to_tree(a) for a in e.args]]
+        return ["Mul", *[_to_tree(a) for a in e.args]]
     if isinstance(e, sp.Pow):
-        return ["Pow", to_tree(e.base), to_tree(e.exp)]
+        return ["Pow", _to_tree(e.base), _to_tree(e.exp)]
     if isinstance(e, sp.exp):
-        return ["exp", to_tree(e.args[0])]
+        return ["exp", _to_tree(e.args[0])]
     if isinstance(e, sp.log):
-        return ["log", to_tree(e.args[0])]
+        return ["log", _to_tree(e.args[0])]
     if isinstance(e, sp.Max):
-        return ["Max", *[to_tree(a) for a in e.args]]
+        return ["Max", *[_to_tree(a) for a in e.args]]
     if isinstance(e, sp.Sum):
         (i, lo, hi), = e.limits
-        return ["Sum", to_tree(e.function), str(i), to_tree(lo), to_tree(hi)]
+        return ["Sum", _to_tree(e.function), str(i), _to_tree(lo), _to_tree(hi)]
     if isinstance(e, sp.Derivative):
-        return ["Derivative", to_tree(e.expr), [[str(v), int(k)] for v, k in e.variable_count]]
+        return ["Derivative", _to_tree(e.expr), [[str(v), int(k)] for v, k in e.variable_count]]
     if isinstance(e, sp.core.function.AppliedUndef):
-        return ["Function", e.func.__name__, *[to_tree(a) for a in e.args]]
-    raise TypeError(f"to_tree: unsupported expression {type(e).__name__}")
+        return ["Function", e.func.__name__, *[_to_tree(a) for a in e.args]]
+    raise FairtheoryTypeError(f"to_tree: unsupported expression {type(e).__name__} (allowed: integers, rationals, "
+                              "symbols, Indexed, Add, Mul, Pow, exp, log, Max, Sum, Derivative, applied functions)")
 
 
 class _Env:
@@ -397,7 +410,10 @@ def from_tree(tree: Any, symbols: Any) -> Any:
     try:
         return _Env(symbols).build(tree)
     except _Bad as exc:
-        raise ValueError(f"not a valid expression tree: {exc}") from None
+        raise FairtheoryValueError(f"from_tree: not a valid expression tree for these symbols: {exc}") from None
+    except (TypeError, ValueError, AttributeError, RecursionError) as exc:  # e.g. a bounded range of a wrong kind
+        raise FairtheoryValueError(f"from_tree: not a valid expression tree for these symbols ({type(exc).__name__})") \
+            from None
 
 
 # ------------------------------------------------------------------------------------------- deciders
@@ -715,6 +731,16 @@ def _bounded(fn: Callable[..., Any], args: tuple[Any, ...], seconds: float, defa
     return out if status == "ok" else default
 
 
+def _budget(seconds: Any) -> float:
+    """The wall-clock budget: :data:`MAX_SECONDS` (read at call time) when ``seconds`` is None, else ``seconds`` in
+    ``(0, 1e6]`` (a named error otherwise)."""
+    if seconds is None:
+        return MAX_SECONDS
+    from fairtheory._validation import check_in_range
+
+    return check_in_range(seconds, "seconds", low=0.0, high=1e6, low_inclusive=False)
+
+
 def _json_size_ok(d: Any) -> bool:
     try:
         return len(json.dumps(d, allow_nan=False)) <= MAX_JSON
@@ -729,7 +755,7 @@ def check_symbolic(d: Any, *, seconds: float | None = None) -> bool:
     The check runs in a forked child process killed after ``seconds`` of wall time (default
     :data:`MAX_SECONDS`, read at call time) and capped in CPU time and memory.  Never raises: malformed,
     hostile, oversized or slow data gives ``False``."""
-    budget = MAX_SECONDS if seconds is None else seconds
+    budget = _budget(seconds)
     if not isinstance(d, Mapping) or d.get("kind") != KIND or d.get("version") != VERSION or not _json_size_ok(d):
         return False
     return _bounded(_check_inline, (d, budget), budget, False) is True
@@ -787,7 +813,7 @@ def statements_equal(a: Any, b: Any, *, seconds: float | None = None) -> bool:
     """``True`` iff two statements say the same thing: the same declared symbols with the same kinds (bounded
     ranges equal as expressions, function arities equal) and the same goals by name, with the same relation,
     equal sides and the same ``attained`` point.  Checked in a bounded child like :func:`check_symbolic`."""
-    budget = MAX_SECONDS if seconds is None else seconds
+    budget = _budget(seconds)
     if not (_json_size_ok(a) and _json_size_ok(b)):
         return False
     return _bounded(_guard, (_statements_equal_inline, a, b), budget, False) is True
@@ -835,17 +861,42 @@ def describe(statement: Any, *, seconds: float | None = None) -> str:
     """The statement in plain text, one line per goal: ``name: for all <hypotheses>: lhs rel rhs[, with
     equality at ...]`` (``sp.sstr`` of the sides; the hypotheses are those of the symbols the goal uses,
     ranges included)."""
-    budget = MAX_SECONDS if seconds is None else seconds
+    budget = _budget(seconds)
     out = _bounded(_guard, (_describe_inline, statement), budget, None) if _json_size_ok(statement) else None
     return out if isinstance(out, str) else "(not a well-formed sympy-proof statement)"
 
 
 def goal_of(d: Mapping[str, Any], part: int | str = -1) -> tuple[str, Any, Any]:
-    """``(rel, lhs, rhs)`` of one evidence part's goal as sympy expressions (by index or name)."""
-    env = _Env(d["statement"]["symbols"], d["evidence"]["symbols"])
-    parts = d["evidence"]["parts"]
-    p = next(x for x in parts if x.get("name") == part) if isinstance(part, str) else parts[part]
-    return p["goal"]["rel"], env.build(p["goal"]["lhs"]), env.build(p["goal"]["rhs"])
+    """``(rel, lhs, rhs)`` of one evidence part's goal as sympy expressions, by index (``-len(parts) <= part <
+    len(parts)``) or by name.  Raises :class:`~fairtheory.errors.FairtheoryTypeError` /
+    ``FairtheoryValueError`` naming the argument when ``d`` is not a ``"sympy-proof"`` certificate with parts, or
+    ``part`` names no part."""
+    if isinstance(part, bool) or not isinstance(part, (int, str)):
+        raise FairtheoryTypeError(f"goal_of: part must be an integer index or a part name, got {part!r}"[:200])
+    st = d.get("statement") if isinstance(d, Mapping) else None
+    ev = d.get("evidence") if isinstance(d, Mapping) else None
+    parts = ev.get("parts") if isinstance(ev, Mapping) else None
+    if not isinstance(st, Mapping) or not isinstance(parts, list) or not parts:
+        raise FairtheoryValueError("goal_of: d must be a sympy-proof certificate with 'statement' and "
+                                   "'evidence': {'parts': [...]} (e.g. prop1_certificate())")
+    names = [x.get("name") if isinstance(x, Mapping) else None for x in parts]
+    if isinstance(part, str):
+        if part not in names:
+            raise FairtheoryValueError(f"goal_of: part must be one of the part names {names}, got {part!r}"[:300])
+        p = parts[names.index(part)]
+    else:
+        if not -len(parts) <= part < len(parts):
+            raise FairtheoryValueError(f"goal_of: part must lie in [{-len(parts)}, {len(parts) - 1}] (the certificate "
+                                       f"has {len(parts)} parts), got {part}")
+        p = parts[part]
+    try:
+        env = _Env(st.get("symbols"), ev.get("symbols", []))
+        rel, tl, tr = _goal_trees(p.get("goal") if isinstance(p, Mapping) else None)
+        return rel, env.build(tl), env.build(tr)
+    except _Bad as exc:
+        raise FairtheoryValueError(f"goal_of: the goal of part {part!r} is malformed: {exc}") from None
+    except (TypeError, ValueError, AttributeError, RecursionError) as exc:  # sympy on odd declarations
+        raise FairtheoryValueError(f"goal_of: the goal of part {part!r} is malformed ({type(exc).__name__})") from None
 
 
 # ------------------------------------------------------------------------------------ certificate makers
