@@ -13,7 +13,7 @@ import re
 import sys
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
@@ -83,8 +83,11 @@ class Context:
         return np.random.default_rng(key)
 
     def count(self, quick: int, full: int) -> int:
-        """Number of instances for the current mode."""
-        return quick if self.quick else full
+        """Number of instances for the current mode (``quick`` and ``full`` integers ``>= 1``)."""
+        for name, v in (("quick", quick), ("full", full)):
+            if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < 1:
+                raise FairtheoryValueError(f"Context.count: {name} must be an integer >= 1, got {v!r}")
+        return int(quick) if self.quick else int(full)
 
 
 @dataclass
@@ -524,8 +527,9 @@ def _nonneg(x: Any, name: str) -> float:
 
 
 def relative_error(a: float, b: float) -> float:
-    """``|a - b| / max(1, |b|)``: relative for large values, absolute near zero."""
-    return abs(float(a) - float(b)) / max(1.0, abs(float(b)))
+    """``|a - b| / max(1, |b|)``: relative for large values, absolute near zero (``a``, ``b`` real numbers)."""
+    x, y = _real(a, "a"), _real(b, "b")
+    return abs(x - y) / max(1.0, abs(y))
 
 
 def combine(outcomes: dict[str, Outcome], note: str = "") -> Outcome:
@@ -533,6 +537,11 @@ def combine(outcomes: dict[str, Outcome], note: str = "") -> Outcome:
 
     ``proved`` only when every part is proved (or skipped); the certificates of all parts are kept (a
     list), and the runner re-checks each."""
+    if not isinstance(outcomes, Mapping) or not outcomes:
+        raise FairtheoryValueError(f"combine: outcomes must be a non-empty mapping of part name -> Outcome, got {outcomes!r}")
+    bad = [k for k, o in outcomes.items() if not isinstance(o, Outcome)]
+    if bad:
+        raise FairtheoryTypeError(f"combine: every part must be an Outcome; {bad[:3]!r} are not")
     order = {"error": 0, "refuted": 1, "inconclusive": 2, "verified": 3, "proved": 4, "skipped": 5}
     worst_name = min(outcomes, key=lambda k: (order.get(outcomes[k].status, 5),
                                               outcomes[k].margin if outcomes[k].margin is not None else math.inf))
@@ -561,6 +570,11 @@ def attach_adversarial(out: Outcome, result: Any, *, what: str = "") -> Outcome:
     the search found is evidence like a sampled one: the claim becomes ``refuted`` (an ``error`` stays
     an error), the instance becomes the counterexample when the sampled instances had none, and the
     note says so loudly."""
+    if not isinstance(out, Outcome):
+        raise FairtheoryTypeError(f"attach_adversarial: out must be an Outcome, got {type(out).__name__}")
+    if not (hasattr(result, "ratio") and hasattr(result, "summary") and hasattr(result, "violated")):
+        raise FairtheoryTypeError("attach_adversarial: result must be an AdversarialResult (ratio, summary(), violated), "
+                                  f"got {type(result).__name__}")
     r = float(result.ratio)
     out.adversarial = None if math.isnan(r) else r
     summary = result.summary()

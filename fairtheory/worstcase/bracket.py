@@ -303,12 +303,36 @@ class Bracket:
 def bracket(pep: PEP, sol: SDPSolution, objective: Scalar, *, x0: Vec, n: int, p: Any, D0_level: Any,
             rho2_level: Any) -> Bracket:
     """:func:`rigorous_upper` and :func:`replay_lower` of one solution (``nan`` lower if the replay fails)."""
+    with np.errstate(over="ignore", invalid="ignore"):  # overflow gives inf bounds, which are never certified
+        return _bracket(pep, sol, objective, x0=x0, n=n, p=p, D0_level=D0_level, rho2_level=rho2_level)
+
+
+def _bracket(pep: PEP, sol: SDPSolution, objective: Scalar, *, x0: Vec, n: int, p: Any, D0_level: Any,
+             rho2_level: Any) -> Bracket:
     initial, anchors = class_data(x0, n, p, D0_level, rho2_level)
     nb = norm_bounds(pep, initial=initial, anchors=anchors)
     upper, info = rigorous_upper(sol, nb)
+    if math.isnan(upper):
+        upper = math.inf
     try:
         lower, more = replay_lower(pep, sol, objective, initial=sorted(initial))
-        info = {**info, **more}
+        # the replayed functions may sit slightly outside the constraint levels (the solver's feasibility
+        # tolerance): scale the instance by t (x -> t x, f -> t^2 f(./t), still L-smooth convex) into them
+        from fairtheory.worstcase.sdp import gram_coordinates
+
+        coords = gram_coordinates(sol)
+        d0 = float(np.sum(coords(x0) ** 2))
+        pf = [float(q) for q in p]
+        stars = [fn.points[0].g for fn in pep.functions[:n]] if n > 1 else []
+        r2 = sum(pf[i] * float(np.sum(coords(g) ** 2)) for i, g in enumerate(stars))
+        t2 = 1.0
+        if d0 > float(D0_level):
+            t2 = min(t2, float(D0_level) / d0)
+        if float(rho2_level) > 0 and r2 > float(rho2_level):  # rho2 = 0: optimum gradients at rounding level
+            t2 = min(t2, float(rho2_level) / r2)
+        if lower > 0 and t2 < 1:
+            lower *= t2 * (1 - 4 * _U)
+        info = {**info, **more, "replay_scale": t2}
     except (SolverError, np.linalg.LinAlgError, ValueError) as exc:
         lower = math.nan
         info = {**info, "replay_error": str(exc)[:200]}  # type: ignore[dict-item]
@@ -319,6 +343,8 @@ def bracket(pep: PEP, sol: SDPSolution, objective: Scalar, *, x0: Vec, n: int, p
 CERTIFY_RTOL = 1e-6
 #: how far the solver's value may sit from the replayed instance's before the result is refused
 REPLAY_RTOL = 1e-4
+#: an uncertified (replayed) value is returned only inside a rigorous bracket this wide (relative)
+BRACKET_RTOL = 0.05
 
 
 def primal_objective(sol: SDPSolution) -> float:
@@ -338,11 +364,12 @@ def _tight(s: SDPSolution, b: Bracket) -> bool:
 
 
 def _matches(s: SDPSolution, b: Bracket) -> bool:
-    """The solver's duality gap is within :data:`REPLAY_RTOL` (whatever its status) and the replayed instance
-    reaches its value (to :data:`REPLAY_RTOL`)."""
+    """The solver's duality gap is within :data:`REPLAY_RTOL` (whatever its status), the replayed instance
+    reaches its value (to :data:`REPLAY_RTOL`) and the rigorous upper bound is within :data:`BRACKET_RTOL`."""
     v = primal_objective(s)
     tol = REPLAY_RTOL * max(abs(v), 1.0)
-    return abs(s.gap) <= tol and math.isfinite(b.lower) and abs(v - b.lower) <= tol
+    return (abs(s.gap) <= tol and math.isfinite(b.lower) and abs(v - b.lower) <= tol and math.isfinite(b.upper)
+            and b.upper - b.lower <= BRACKET_RTOL * max(abs(b.lower), 1.0))
 
 
 def solve_bracketed(pep: PEP, sol: SDPSolution, objective: Scalar, *, tol: float, x0: Vec, n: int, p: Any,

@@ -66,6 +66,8 @@ def _const(x: Any, what: str) -> np.ndarray | float:
     """A constant operand (number or numpy/torch constant) as float / float64 numpy; symbolic -> error."""
     if is_symbolic(x):
         raise _refuse(what)
+    if isinstance(x, (complex, np.complexfloating)) or (isinstance(x, np.ndarray) and x.dtype.kind == "c"):
+        raise FairtheoryTypeError(f"{what} with a complex constant ({x!r}): the PEP's model space is real")
     if isinstance(x, numbers.Real) and not isinstance(x, bool):
         out: np.ndarray | float = float(x)
     elif isinstance(x, np.ndarray) and x.dtype.kind in "fiu":
@@ -124,6 +126,10 @@ class GramArray:
     __slots__ = ("C", "xp")
 
     def __init__(self, C: np.ndarray, xp: GramNamespace) -> None:
+        if not isinstance(C, np.ndarray) or C.ndim < 1 or C.dtype.kind not in "fiuO":
+            raise FairtheoryTypeError(f"GramArray coefficients must be a real numpy array with a basis axis, got {C!r}")
+        if C.dtype != object and not np.all(np.isfinite(C)):
+            raise FairtheoryValueError("GramArray coefficients must be finite (nan / inf found)")
         self.C = C
         self.xp = xp
 
@@ -276,9 +282,11 @@ class GramArray:
         if c.ndim == 1:
             if c.shape[0] != self.C.shape[-2]:
                 raise FairtheoryTypeError(f"matmul: shapes {c.shape} and {self.shape} do not align")
-            return self._new(np.tensordot(c, self.C, axes=([0], [self.ndim - 2])))
+            with np.errstate(over="ignore", invalid="ignore"):  # overflow is refused by _new, by name
+                return self._new(np.tensordot(c, self.C, axes=([0], [self.ndim - 2])))
         try:
-            return self._new(np.matmul(c, self.C))
+            with np.errstate(over="ignore", invalid="ignore"):
+                return self._new(np.matmul(c, self.C))
         except ValueError as exc:
             raise FairtheoryTypeError(f"matmul: shapes {c.shape} and {self.shape} do not align") from exc
 

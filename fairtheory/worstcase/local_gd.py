@@ -149,7 +149,8 @@ class WorstCase:
     * ``"upper"``: the bracket closed (``upper`` within ``1e-6`` of the solver's value, the replay within
       ``1e-4``): ``value = upper``, a rigorous upper bound, and :meth:`certified` holds;
     * ``"lower"``: no rigorous bound close enough (a badly conditioned PEP, e.g. ``lr L`` near 100): ``value =
-      lower``, reached by the replayed instance; never certified.
+      lower``, reached by the replayed instance (within ``1e-4`` of the solver's value, and ``upper`` within 5%);
+      never certified.
 
     A solve that is neither raises :class:`~fairtheory.errors.SolverError`.  ``dual_value`` / ``gap`` are the
     solver's own (not rigorous); ``extra["solver_value"]`` its primal value."""

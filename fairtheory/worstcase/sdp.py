@@ -66,6 +66,13 @@ def _zeros_like(n: int, dtype: Any) -> np.ndarray:
     return np.zeros(n)
 
 
+def _finite(v: Vec) -> Vec:
+    if v.c.dtype != object and not np.all(np.isfinite(v.c)):
+        raise FairtheoryValueError("a PEP iterate's coefficients overflowed float64 (nan / inf): the method's step "
+                                   "sizes or weights are too large")
+    return v
+
+
 class Vec:
     """A symbolic vector: coefficients on the PEP's basis (a dense numpy array, padded lazily)."""
 
@@ -96,7 +103,8 @@ class Vec:
         return Vec(-self.c)
 
     def __mul__(self, s: float) -> Vec:
-        return Vec(num(s) * self.c)
+        with np.errstate(over="ignore", invalid="ignore"):
+            return _finite(Vec(num(s) * self.c))
 
     __rmul__ = __mul__
 
@@ -368,6 +376,8 @@ class PEP:
 
         if self._objective is None:
             raise FairtheoryValueError("no objective: call maximize(...) first")
+        if isinstance(tol, bool) or not isinstance(tol, (int, float, np.floating)) or not 1e-14 <= float(tol) <= 1e-2:
+            raise FairtheoryValueError(f"tol (the solver's tolerance) must be a number in [1e-14, 1e-2], got {tol!r}")
         t0 = time.perf_counter()
         dim, nf = self.dim, self.nf
         nG = dim * (dim + 1) // 2

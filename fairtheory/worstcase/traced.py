@@ -184,7 +184,12 @@ def trace(make: Callable[..., Any], rounds: int, problem: PEPProblem, *, output:
 def _trace(make: Callable[..., Any], rounds: int, problem: PEPProblem, *, output: str, start: Mapping[str, Any] | None,
            max_branches: int, **hyper: Any) -> Traced:
     t0 = time.perf_counter()
-    alg = make(problem, **hyper)
+    try:
+        alg = make(problem, **hyper)
+    except TypeError as exc:
+        if "keyword argument" in str(exc) or "positional argument" in str(exc):
+            raise FairtheoryTypeError(f"the hyper-parameters {sorted(hyper)} do not fit {_name(make)}: {exc}") from exc
+        raise
     init, step = getattr(alg, "init", None), getattr(alg, "step", None)
     if not (callable(init) and callable(step)):
         raise FairtheoryTypeError(f"make(...) must return an Algorithm with init and step, got {type(alg).__name__}")
@@ -260,6 +265,7 @@ def worst_case(make: Callable[..., Any], rounds: int, *, n: int, L: float, D0: f
     ``branches``, ``r_prim``, ``r_dual``, ``iterations``).
     """
     rounds_i = check_integer(rounds, "rounds", low=1)
+    max_branches = check_integer(max_branches, "max_branches", low=1)
     if output not in ("last", "mean"):
         raise FairtheoryValueError(f"output must be 'last' or 'mean', got {output!r}")
     if not callable(make):
