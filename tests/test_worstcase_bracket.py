@@ -130,3 +130,25 @@ def test_huge_sizes_refused_up_front() -> None:
 def test_bad_start_is_named(start) -> None:
     with pytest.raises(FairtheoryTypeError, match="start"):
         worst_case(fedavg.make, 2, n=2, L=1, D0=1, rho2=0, lr=0.5, start=start)
+
+
+OTHER = [("scaffold", 2, 2, 0.4), ("scaffold", 1, 1, 30.0), ("scaffold", 2, 2, 100.0), ("local_gd", 2, 2, 0.7),
+         ("local_gd", 3, 1, 12.0), ("local_gd", 2, 2, 100.0), ("fedavg_K", 2, 2, 0.5), ("fedavg_K", 2, 2, 60.0)]
+
+
+@pytest.mark.parametrize("method,rounds,n,lr", OTHER)
+def test_other_methods_bracketed(method, rounds, n, lr) -> None:
+    """Scaffold (traced), the hand-written local-GD PEP and FedAvg with sampled clients (K = 1, expectation over
+    the draws), lr L up to 100: lower <= value <= upper, or a SolverError saying the PEP is too badly
+    conditioned (only at large steps)."""
+    try:
+        if method == "scaffold":
+            wc = worst_case(scaffold.make, rounds, n=n, L=1.0, D0=1.0, rho2=0.5, kappa=2, eta_l=lr)
+        elif method == "local_gd":
+            wc = local_gd_worst_case(n=n, kappa=2, T_N=rounds - 1, beta=lr, L=1.0, D0=1.0, rho2=0.5)
+        else:
+            wc = worst_case(fedavg.make, rounds, n=n, L=1.0, D0=1.0, rho2=0.5, lr=lr, K=1)
+    except SolverError as exc:
+        assert "neither certified" in str(exc) and lr > 10
+        return
+    check_bracket(wc)
