@@ -306,3 +306,46 @@ def test_real_proof_claims_quick() -> None:
         r = run_claim(cid, Context(quick=True))
         assert r.status == "proved", (cid, r.note)
         assert r.proved_statement and len(r.proved_statement) >= 2
+
+
+# ------------------------------------------------------------------------------------------------ parametric (pep-family)
+@pytest.fixture(scope="module")
+def family_cert() -> dict[str, Any]:
+    from fractions import Fraction
+
+    from fairtheory.proofs import prove_family
+
+    return prove_family("local_gd", n=2, kappa=1, T_N=2, output="002", schedule="rfedfair", rho2=0,
+                        beta_L=(Fraction(0), Fraction(1, 2))).to_json()
+
+
+def test_family_certificate_proves_its_range_and_subranges(family_cert: dict[str, Any]) -> None:
+    from fractions import Fraction
+
+    from verify.claims.proofs_pep import rho0_family_statement
+
+    r = _bind_claim(Outcome("proved", certificate=family_cert), rho0_family_statement(1, 2))
+    assert r.status == "proved" and "for every beta_L in [0, 1/2]" in r.proved_statement[0]
+    sub = rho0_family_statement(1, 2, Fraction(1, 8), Fraction(1, 4))
+    assert _bind_claim(Outcome("proved", certificate=family_cert), sub).status == "proved"
+
+
+def test_family_certificate_cannot_prove_a_wider_range_or_another_setting(family_cert: dict[str, Any]) -> None:
+    from fractions import Fraction
+
+    from verify.claims.proofs_pep import rho0_family_statement
+
+    wider = rho0_family_statement(1, 2, Fraction(0), Fraction(1))
+    assert _bind_claim(Outcome("proved", certificate=family_cert), wider).status == "error"
+    other = rho0_family_statement(2, 2)
+    assert _bind_claim(Outcome("proved", certificate=family_cert), other).status == "error"
+    widened = json.loads(json.dumps(family_cert))
+    widened["statement"]["parameter"]["hi"] = "1"
+    assert _bind_claim(Outcome("proved", certificate=widened), wider).status == "error"
+
+
+def test_parametric_claim_quick() -> None:
+    load_all()
+    r = run_claim("proofs.localgd.rho0_formula", Context(quick=True))
+    assert r.status == "proved", r.note
+    assert len(r.proved_statement) == 2 and all("for every beta_L in [0, 1/2]" in s for s in r.proved_statement)

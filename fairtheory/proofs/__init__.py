@@ -9,7 +9,10 @@
 * :func:`check_proof`: one exact re-check for every certificate kind under a time and memory budget
   (no solver, no float); :func:`statement_of`, :func:`implies`, :func:`describe` read statements;
 * :mod:`fairtheory.proofs.symbolic` / :mod:`fairtheory.proofs.fit`: sympy proofs and closed-form fits
-  (loaded on first use: sympy is imported only when needed).
+  (loaded on first use: sympy is imported only when needed);
+* :func:`prove_family` / :func:`check_family` (:mod:`fairtheory.proofs.parametric`, trusted part
+  :mod:`fairtheory.proofs.parametric_kernel`): a PEP bound proved for every step size in an interval
+  (rational-function multipliers, exact root counting).
 """
 
 from __future__ import annotations
@@ -21,12 +24,14 @@ from fairtheory.proofs.certificate import Certificate, certify_exact, certify_pe
 from fairtheory.proofs.check import check_proof, describe, implies, statement_of
 
 __all__ = ["Certificate", "certify_pep", "certify_exact", "check_certificate", "statement", "check_proof", "describe",
-           "implies", "statement_of", "fit_closed_form"]
+           "implies", "statement_of", "fit_closed_form", "prove_family", "check_family"]
 
 
 def __getattr__(name: str) -> Any:
     if name == "fit_closed_form":
         return importlib.import_module("fairtheory.proofs.fit").fit_closed_form
-    if name in ("symbolic", "fit", "search"):
+    if name in ("prove_family", "check_family"):
+        return getattr(importlib.import_module("fairtheory.proofs.parametric"), name)
+    if name in ("symbolic", "fit", "search", "parametric", "parametric_kernel"):
         return importlib.import_module(f"fairtheory.proofs.{name}")
     raise AttributeError(f"module 'fairtheory.proofs' has no attribute {name!r}")

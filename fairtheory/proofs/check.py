@@ -6,7 +6,10 @@ A certificate is plain JSON data (a dict with a ``"kind"``), never code: a *stat
 * ``"pep-dual"``: rational dual multipliers of the performance-estimation SDP that the statement defines
   (:func:`fairtheory.proofs.certificate.check_certificate`, the statement rebuilt by the trusted kernel
   :mod:`fairtheory.proofs.pep_kernel`);
-* ``"sympy-proof"``: a symbolic derivation re-run with sympy (:mod:`fairtheory.proofs.symbolic`).
+* ``"sympy-proof"``: a symbolic derivation re-run with sympy (:mod:`fairtheory.proofs.symbolic`);
+* ``"pep-family"``: rational-function multipliers proving a PEP bound for every value of a parameter in an
+  interval (:func:`fairtheory.proofs.parametric_kernel.check_family`, the parametric SDP rebuilt from the
+  statement).
 
 The check runs in a forked child process with a wall-clock limit, a CPU limit and a memory cap
 (:func:`fairtheory.proofs.bounded.run_bounded`): a hostile certificate of a few kilobytes is decided or
@@ -24,7 +27,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["check_proof", "check_inline", "statement_of", "implies", "describe", "budget_seconds", "MAX_SECONDS"]
+__all__ = ["check_proof", "check_inline", "statement_of", "implies", "describe", "budget_seconds", "MAX_SECONDS", "KINDS"]
 
 #: wall-clock budget of one check: a base plus an allowance per byte of certificate JSON
 BASE_SECONDS = 4.0
@@ -63,12 +66,19 @@ def check_inline(cert: Any) -> bool:
             from fairtheory.proofs.symbolic import _check_inline
 
             return _check_inline(cert) is True
+        if kind == "pep-family":
+            from fairtheory.proofs.parametric_kernel import check_family
+
+            return check_family(cert) is True
     except (ImportError, RecursionError, MemoryError):
         return False
     except Exception:  # noqa: BLE001 - hostile certificate data must never stop the caller
         return False
     return False
 
+
+#: the certificate kinds :func:`check_proof` knows
+KINDS = ("pep-dual", "sympy-proof", "pep-family")
 
 #: largest ``seconds`` :func:`check_proof` accepts
 MAX_SECONDS = 1e6
@@ -83,7 +93,7 @@ def check_proof(cert: Any, *, seconds: float | None = None) -> bool:
         from fairtheory._validation import check_in_range
 
         seconds = check_in_range(seconds, "seconds", low=0.0, high=MAX_SECONDS, low_inclusive=False)
-    if _kind(cert) not in ("pep-dual", "sympy-proof"):
+    if _kind(cert) not in KINDS:
         return False
     limit = budget_seconds(cert) if seconds is None else seconds
     if not 0 < limit <= MAX_SECONDS:
@@ -108,7 +118,7 @@ def _split(s: Any) -> tuple[str | None, Any]:
     if "kind" in s and "statement" in s:
         return s.get("kind"), s.get("statement")
     if "class" in s and "method" in s:
-        return "pep-dual", s
+        return ("pep-family" if "parameter" in s else "pep-dual"), s
     if "symbols" in s and "goals" in s:
         return "sympy-proof", s
     return None, None
@@ -118,7 +128,7 @@ def statement_of(cert: Any) -> dict[str, Any] | None:
     """``{"kind", "statement"}`` of a certificate (the statement it proves when it re-checks), or ``None``."""
     kind = _kind(cert)
     st = cert.get("statement") if isinstance(cert, Mapping) else None
-    if kind not in ("pep-dual", "sympy-proof") or not isinstance(st, Mapping):
+    if kind not in KINDS or not isinstance(st, Mapping):
         return None
     return {"kind": kind, "statement": st}
 
@@ -138,6 +148,10 @@ def implies(a: Any, b: Any) -> bool:
             from fairtheory.proofs import pep_kernel
 
             return pep_kernel.implies(pep_kernel.canonical(sa), pep_kernel.canonical(sb))
+        if ka == "pep-family":
+            from fairtheory.proofs import parametric_kernel as pk
+
+            return pk.implies(pk.canonical(sa), pk.canonical(sb)) is True
         from fairtheory.proofs.symbolic import statements_equal
 
         return statements_equal(sa, sb) is True
@@ -157,6 +171,10 @@ def describe(s: Any) -> str:
             from fairtheory.proofs.symbolic import describe as sym_describe
 
             return sym_describe(st)
+        if kind == "pep-family":
+            from fairtheory.proofs import parametric_kernel as pk
+
+            return pk.describe(pk.canonical(st))
     except Exception as exc:  # noqa: BLE001 - a malformed statement is described as such
         return f"(malformed {kind} statement: {type(exc).__name__})"
     return "(not a structured statement)"

@@ -306,11 +306,18 @@ def _rho0_exact(point: dict[str, Any], value: Any) -> bool:
     return cert is not None and check_proof(cert.to_json()) and huber_instance_value(k, T, b) == value
 
 
+def _declare_fit(ctx: Context) -> list[dict[str, Any]]:
+    from verify.claims.proofs_pep import FIT_PAIRS, rho0_family_statement
+
+    return [rho0_family_statement(k, T) for k, T in FIT_PAIRS]
+
+
 @claim("proofs.fit.localgd_rho0", citation="002 Alg. 1 (local GD, 002 output), worst case at rho = 0",
        statement="fit_closed_form recovers a rational formula of (beta, kappa, T_N) from float PEP worst cases "
-                 "(L = D0 = 1, rho2 = 0), exact on held-out rational points (certificate + attaining instance); a fit, "
-                 "verified, not proved for all parameters",
-       expected="verified")
+                 "(L = D0 = 1, rho2 = 0), exact on held-out rational points (certificate + attaining instance); the "
+                 "fitted formula is then proved for every beta L in [0, 1/2] at the fit's (kappa, T_N) with "
+                 "kappa T_N <= 8 (parametric certificates)",
+       expected="proved", proves=_declare_fit)
 def fit_rho0(ctx: Context) -> Outcome:
     """Closed-form discovery (:func:`fairtheory.proofs.fit.fit_closed_form`) on the PEP values of
     :func:`fairtheory.worstcase.local_gd.local_gd_worst_case` over a grid; the proposed formula is then
@@ -339,9 +346,25 @@ def fit_rho0(ctx: Context) -> Outcome:
         return Outcome(status="inconclusive", measured=res.heldout_error, bound=1e-5, relation="<=", explain=explain,
                        details=details, note="no rational function of degree <= 3 fits the PEP values")
     k = sum(ok for *_, ok in res.exact)
+    # discover, then prove: the fitted formula must equal the closed form the parametric certificates prove
+    import sympy as sp
+
+    from verify.claims.proofs_pep import FAMILY_RANGE, FIT_PAIRS, prove_rho0_families
+
+    bq, kq, tq = sp.symbols("beta kappa T_N")
+    fitted = sp.sympify(str(res.expression), locals={"beta": bq, "kappa": kq, "T_N": tq})
+    same = sp.simplify(fitted - 1 / (2 + 2 * bq * (kq * tq + 2))) == 0
+    certs, rows = prove_rho0_families(FIT_PAIRS) if same else ([], [])
+    details |= {"fit_equals_closed_form": bool(same), "parametric": rows}
+    proved = same and len(certs) == len(FIT_PAIRS) and k == len(res.exact)
     note = (f"fitted {res.expression}; exact at {k} of {len(res.exact)} held-out points (pep-dual upper certificate = "
-            "formula and Huber instance = formula, re-checked inside the claim); a fitted formula stays verified until "
-            "it is proved for all parameters (a parametric certificate), the points are proved by proofs.localgd.rho0_points")
+            "formula and Huber instance = formula); "
+            + (f"proved for every beta L in [{FAMILY_RANGE[0]}, {FAMILY_RANGE[1]}] at {len(certs)} of {len(FIT_PAIRS)} "
+               "(kappa, T_N) pairs of the fit (pep-family certificates)" if same else
+               "the fitted formula differs from the closed form the parametric certificates prove: stays verified"))
+    if proved:
+        return Outcome(status="proved", measured=res.heldout_error, bound=1e-5, relation="<=", explain=explain,
+                       details=details, instances=len(pts), note=note, certificate=certs)
     return Outcome(status="verified", measured=res.heldout_error, bound=1e-5, relation="<=", explain=explain,
                    details=details, instances=len(pts), note=note)
 

@@ -113,6 +113,85 @@ def localgd_rho0_points(ctx: Context) -> Outcome:
                    note=note)
 
 
+#: (kappa, T_N) of the parametric rho = 0 proofs: every pair with kappa T_N <= 8 (quick: two of them)
+FAMILY_GRID = [(k, T) for k in range(1, 9) for T in range(1, 9) if k * T <= 8]
+FAMILY_QUICK = [(1, 2), (2, 2)]
+#: the (kappa, T_N) of proofs.fit.localgd_rho0's grid (kappa, T_N in 1..3) with kappa T_N <= 8
+FIT_PAIRS = [(k, T) for k in (1, 2, 3) for T in (1, 2, 3) if k * T <= 8]
+#: the step-size range proved for every (kappa, T_N)
+FAMILY_RANGE = (Fraction(0), Fraction(1, 2))
+
+
+def rho0_family_statement(kappa: int, T_N: int, lo: Fraction = FAMILY_RANGE[0],
+                          hi: Fraction = FAMILY_RANGE[1]) -> dict[str, Any]:
+    """For every ``beta L`` in ``[lo, hi]``: local GD (002 Alg. 1, rFedFair schedule, 002 output), two uniform
+    ``L``-smooth convex clients, ``rho = 0``: ``G(theta_tilde) - G* <= L D0 / (2 + 2 beta L (kappa T_N + 2))``
+    (a ``pep-family`` statement, :mod:`fairtheory.proofs.parametric_kernel`)."""
+    from fairtheory.proofs.parametric import default_bound, family_statement
+
+    num, den = default_bound("local_gd", kappa=kappa, T_N=T_N)
+    return {"kind": "pep-family",
+            "statement": family_statement("local_gd", lo=lo, hi=hi, num=num, den=den, n=2, kappa=kappa, T_N=T_N,
+                                          output="002", schedule="rfedfair")}
+
+
+def _family_grid(ctx: Context) -> list[tuple[int, int]]:
+    return FAMILY_QUICK if ctx.quick else FAMILY_GRID
+
+
+def prove_rho0_families(pairs: list[tuple[int, int]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """``prove_family("local_gd", ...)`` of the rho = 0 formula on :data:`FAMILY_RANGE` at every pair: the certificates
+    that re-check (:func:`fairtheory.proofs.check.check_proof`, a fresh bounded child) and one row per pair."""
+    import time
+
+    from fairtheory.errors import SolverError
+    from fairtheory.proofs.check import check_proof
+    from fairtheory.proofs.parametric import prove_family
+
+    certs, rows = [], []
+    for kappa, T_N in pairs:
+        t0 = time.perf_counter()
+        try:
+            c = prove_family("local_gd", n=2, kappa=kappa, T_N=T_N, output="002", schedule="rfedfair", rho2=0,
+                             beta_L=FAMILY_RANGE)
+            js = c.to_json()
+            ok, why = check_proof(js), ""
+        except SolverError as exc:
+            js, ok, why = None, False, str(exc)[:300]
+        if ok:
+            certs.append(js)
+        rows.append({"kappa": kappa, "T_N": T_N, "beta_L": f"[{FAMILY_RANGE[0]}, {FAMILY_RANGE[1]}]", "proved": ok,
+                     "seconds": round(time.perf_counter() - t0, 2), "failure": why})
+    return certs, rows
+
+
+@claim("proofs.localgd.rho0_formula", citation="002 Alg. 1 (local GD, 002 output), worst case at rho = 0",
+       statement="for every beta L in [0, 1/2] and each (kappa, T_N) with kappa T_N <= 8 (quick: (1, 2), (2, 2)), two "
+                 "uniform L-smooth convex clients, rho = 0: the worst case of G(theta_tilde) - G* is at most "
+                 "L D0 / (2 + 2 beta L (kappa T_N + 2)) (parametric certificate: rational-function multipliers checked "
+                 "exactly on the whole interval)",
+       expected="proved", proves=lambda ctx: [rho0_family_statement(k, T) for k, T in _family_grid(ctx)])
+def localgd_rho0_formula(ctx: Context) -> Outcome:
+    r"""One ``pep-family`` certificate per ``(kappa, T_N)`` (:func:`fairtheory.proofs.parametric.prove_family`):
+    the formula holds for every step size in ``[0, 1/2]``, not only at grid points.  It is attained at every point
+    (the Huber instance of :func:`huber_instance_value`, checked at the range's end here and at the grid points by
+    ``proofs.localgd.rho0_points``).  ``proved`` when every pair is; else ``verified`` with "proved for k of K"."""
+    certs, rows = prove_rho0_families(_family_grid(ctx))
+    hi = FAMILY_RANGE[1]
+    attained = all(huber_instance_value(r["kappa"], r["T_N"], hi) == rho0_formula(r["kappa"], r["T_N"], hi) for r in rows)
+    k = sum(r["proved"] for r in rows)
+    details = {"pairs": rows, "attained_at_hi": attained}
+    explain = ("measured: (kappa, T_N) pairs whose parametric certificate re-checks on the whole interval; bound: the "
+               "number of pairs")
+    note = (f"proved for every beta L in [{FAMILY_RANGE[0]}, {hi}] at {k} of {len(rows)} (kappa, T_N) pairs; the Huber "
+            f"instance attains the formula at beta L = {hi}: {attained}")
+    if k == len(rows) and attained:
+        return Outcome(status="proved", measured=k, bound=len(rows), relation="==", error=0.0, tolerance=0.0,
+                       certificate=certs, explain=explain, details=details, note=note)
+    return Outcome(status="verified" if k else "inconclusive", measured=k, bound=len(rows), relation="<=",
+                   explain=explain, details=details, note=note)
+
+
 def step_statement(bL: Fraction, C: Any, kappa: int = 2) -> dict[str, Any]:
     """One round of local GD (``kappa`` steps of ``beta``, ``L = 1``, two uniform clients), ``a = beta/2``:
     ``a (G(theta) - G*) + ||theta+ - x*||^2 <= ||theta - x*||^2 + C rho^2`` for every instance."""
