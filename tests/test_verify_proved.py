@@ -349,3 +349,18 @@ def test_parametric_claim_quick() -> None:
     r = run_claim("proofs.localgd.rho0_formula", Context(quick=True))
     assert r.status == "proved", r.note
     assert len(r.proved_statement) == 2 and all("for every beta_L in [0, 1/2]" in s for s in r.proved_statement)
+
+
+def test_theorem1_every_step_quick() -> None:
+    """002 / 000 Thm. 1 (optimisation part, rho = 0) proved on the whole admissible range at the quick settings, and
+    a certificate of the 002 setting cannot prove the 000 statement."""
+    from verify.claims.proofs_pep import theorem1_family_statement
+
+    load_all()
+    r = run_claim("proofs.rcfl.theorem1.every_step", Context(quick=True))
+    assert r.status == "proved", r.note
+    assert all("for every beta_L in [1/1048576, 1/40]" in s for s in r.proved_statement)
+    certs = r.certificate if isinstance(r.certificate, list) else [r.certificate]
+    cert_002 = next(c for c in certs if c["statement"]["method"]["output"] == "002")
+    assert _bind_claim(Outcome("proved", certificate=cert_002), theorem1_family_statement("002", 2, 2)).status == "proved"
+    assert _bind_claim(Outcome("proved", certificate=cert_002), theorem1_family_statement("000", 2, 2)).status == "error"
