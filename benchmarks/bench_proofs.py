@@ -7,6 +7,10 @@ certification (``local_gd_worst_case(..., certificate=True)``: kernel build, ref
 mapping, in-process re-check), the re-check of the JSON with ``check_proof`` (forked child, time and memory
 limits; the number a reader sees) and in process (``check_certificate``), the JSON size, the certified bound's
 excess over the float value and the search route.
+
+``--parametric``: the parametric certificates of issue 25 instead (``prove_family``: gradient descent on
+``h in [0, 1]`` for ``N = 1..6``, the rho = 0 local-GD formula on ``beta L in [0, 1/2]`` at the acceptance pairs):
+time to prove, ``check_proof`` (forked child) and in-process ``check_family`` times, pieces, JSON size.
 """
 
 from __future__ import annotations
@@ -53,5 +57,33 @@ def main() -> None:
                   f"{t_chk:>13.2f} {t_in:>8.2f} {len(json.dumps(d)) / 1000:>7.1f} {c.rel_excess:>10.2e}  {c.route}{flag}")
 
 
+def parametric() -> None:
+    from fractions import Fraction as Q
+
+    from fairtheory.proofs.parametric import check_family, prove_family
+
+    print(f"{'case':<22} {'range':<10} {'prove_s':>7} {'check_proof_s':>13} {'inproc_s':>8} {'pieces':>6} {'json_kB':>7}")
+    cases = [(f"gd N={N}", "h in [0,1]", dict(method="gd", N=N, h=(Q(0), Q(1)))) for N in range(1, 7)]
+    cases += [(f"local_gd ({k},{T})", "bL in [0,1/2]",
+               dict(method="local_gd", n=2, kappa=k, T_N=T, output="002", schedule="rfedfair", rho2=0,
+                    beta_L=(Q(0), Q(1, 2)))) for k, T in [(1, 2), (2, 2), (2, 3), (3, 2)]]
+    for name, rng, kw in cases:
+        t0 = time.perf_counter()
+        c = prove_family(kw.pop("method"), **kw)
+        t_prove = time.perf_counter() - t0
+        d = json.loads(json.dumps(c.to_json()))
+        t0 = time.perf_counter()
+        ok = check_proof(d)
+        t_chk = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        ok_in = check_family(d)
+        t_in = time.perf_counter() - t0
+        flag = "" if ok and ok_in else "  RECHECK FAILED"
+        print(f"{name:<22} {rng:<10} {t_prove:>7.2f} {t_chk:>13.2f} {t_in:>8.3f} {len(c.pieces):>6} "
+              f"{len(json.dumps(d)) / 1000:>7.1f}{flag}")
+
+
 if __name__ == "__main__":
-    main()
+    import sys
+
+    parametric() if "--parametric" in sys.argv[1:] else main()
