@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from figures.registry import figure, save
+from figures.registry import figure, figure_legend, save
 
 
 @figure("fedfv_conflict_bounds", "FedFV: conflict -g_k . gbar' vs Theorem 1 and 2 bounds by target position")
@@ -41,7 +41,7 @@ def make(out_dir: Path, formats: tuple[str, ...], quick: bool) -> list[Path]:
                     label=meas_label if first else None)
             ax.plot(k, [r.theory / scale for r in r1], "--", color="C1", alpha=0.6, label="Thm. 1 bound" if first else None)
             ax.plot(k, [r.theory / scale for r in r2], ":", color="C2", alpha=0.6, label="Thm. 2 bound" if first else None)
-    axes[0].axhline(0, color="k", lw=0.5)
+    axes[0].axhline(0, color="k", lw=0.5, label="0 (symlog axis: linear within +-1e-3)")
     axes[0].set_title("one-sided: conflict <= bound (holds)")
     axes[1].set_title("absolute (as printed): fails at late k")
     axes[0].set_yscale("symlog", linthresh=1e-3)
@@ -49,7 +49,8 @@ def make(out_dir: Path, formats: tuple[str, ...], quick: bool) -> list[Path]:
     axes[1].set_ylim(bottom=0.0)
     for ax in axes:
         ax.set_xlabel("target position k")
-        ax.legend(fontsize=7)
-    axes[0].set_ylabel("value / max ||g_i||^2")
+    figure_legend(fig, axes, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=5)
+    for ax in axes:
+        ax.set_ylabel("value / max ||g_i||^2 (symlog)")
     fig.suptitle(f"004 Thm. 1-2 on {len(sets)} noisy-simplex sets (m={m}, every step conflicts)", fontsize=10)
     return save(fig, out_dir, "fedfv_conflict_bounds", formats)

@@ -77,6 +77,7 @@ def make(out_dir: Path, formats: tuple[str, ...], quick: bool) -> list[Path]:
     bx.axhline(afl, color="C3", ls="--", lw=1, label=r"AFL optimum $\min_w \max_i f_i$")
     bx.set_xlim(1.0, 0.0)
     bx.set_xlabel(r"$t$  ($\alpha_i = p_i + t(1-p_i)$)")
+    bx.set_ylabel("loss value at the exact optimum")
     bx.set_title("exact optimum of a 5-client quadratic problem (d = 3)", fontsize=10)
     bx.legend(fontsize=7.5, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2)
     bx.grid(alpha=0.3)

@@ -20,7 +20,7 @@ def make(out_dir: Path, formats: tuple[str, ...], quick: bool) -> list[Path]:
 
     qs = [0, 0.5, 1, 2, 3, 5, 8, 12, 15] if not quick else [0, 1, 2, 5, 15]
     n_inst = 3 if quick else 6
-    fig, axes = plt.subplots(1, 3, figsize=(12, 3.4))
+    fig, axes = plt.subplots(1, 3, figsize=(12, 3.8))
     for i in range(n_inst):
         P = random_quadratic(20, 5, rng=np.random.default_rng(i), offset=1.0, spread=2.0)
         Fs = [exact_losses(P, q) for q in qs]
@@ -32,9 +32,9 @@ def make(out_dir: Path, formats: tuple[str, ...], quick: bool) -> list[Path]:
         axes[0].plot([0, 1], [v0, v1], ls="none", marker="s", mfc="none", color=line.get_color())
         axes[1].plot([0, 1], np.degrees(np.arccos(np.clip([c0, c1], -1.0, 1.0))), ls="none", marker="s",
                      mfc="none", color=line.get_color())
-    axes[0].set_ylabel("Var F(w*_q)  (Def. 3, lower = fairer)")
-    axes[1].set_ylabel("angle(F, 1) in degrees  (Def. 4, lower = fairer)")
-    axes[2].set_ylabel("entropy of F/sum F  (Def. 5, higher = fairer)")
+    axes[0].set_ylabel("Var F(w*_q)\n(Def. 3, lower = fairer)")
+    axes[1].set_ylabel("angle(F, 1) in degrees\n(Def. 4, lower = fairer)")
+    axes[2].set_ylabel("entropy of F/sum F\n(Def. 5, higher = fairer)")
     axes[2].axhline(np.log(20), color="k", lw=0.8, ls="--", label="log m (uniform)")
     for ax in axes:
         ax.set_xlabel("q")

@@ -6,6 +6,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 FigureFn = Callable[[Path, tuple[str, ...], bool], list[Path]]
 
@@ -19,6 +20,10 @@ class FigureSpec:
 
 FIGURES: dict[str, FigureSpec] = {}
 
+#: called as ``hook(fig, name)`` by :func:`save` before a figure is written (``python -m figures --check`` and
+#: the figure tests inspect every figure with :func:`figures.checks.figure_problems` this way)
+SAVE_HOOKS: list[Callable[[Any, str], None]] = []
+
 
 def figure(name: str, description: str) -> Callable[[FigureFn], FigureFn]:
     """Register a figure maker under ``name`` (must be unique)."""
@@ -30,6 +35,16 @@ def figure(name: str, description: str) -> Callable[[FigureFn], FigureFn]:
         return fn
 
     return deco
+
+
+def figure_legend(fig: Any, axes: Any, **kw: Any) -> Any:
+    """One legend for the whole figure with every labelled artist of ``axes`` (each label once, in drawing order
+    panel by panel), so that an entry drawn only in a later panel is listed too."""
+    seen: dict[str, Any] = {}
+    for ax in axes:
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            seen.setdefault(label, handle)
+    return fig.legend(list(seen.values()), list(seen), **kw)
 
 
 def _umask() -> int:
@@ -48,6 +63,8 @@ def save(fig: object, out_dir: Path, name: str, formats: tuple[str, ...]) -> lis
     import matplotlib.pyplot as plt
 
     try:
+        for hook in SAVE_HOOKS:
+            hook(fig, name)
         out_dir.mkdir(parents=True, exist_ok=True)
         mode = 0o666 & ~_umask()
         paths = []

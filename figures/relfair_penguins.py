@@ -34,12 +34,14 @@ def make(out_dir: Path, formats: tuple[str, ...], quick: bool) -> list[Path]:
         ax.plot(c["phi"], c["index"], marker=mark, ms=4, label=f"A = B = {name}")
         if name == "Delta_3":
             F = x["losses"]
-            for i, (sp, ls, mk2) in enumerate(zip(SPECIES, ("-", "--", ":"), ("o", "x", "^"), strict=True)):
-                ax2.plot(c["phi"], F[:, i], ls=ls, marker=mk2, ms=5, mfc="none", label=sp)
+            # equal losses for phi > 0 put the curves on each other: large hollow circles show around the crosses
+            for i, (sp, ls, mk2, ms) in enumerate(zip(SPECIES, ("-", "--", ":"), ("o", "x", "^"), (9, 4.5, 5),
+                                                      strict=True)):
+                ax2.plot(c["phi"], F[:, i], ls=ls, marker=mk2, ms=ms, mfc="none", label=sp)
     ax.set_xlabel(r"$\phi$")
     ax.set_ylabel(r"$I(w^*_\phi; A, B)$")
     ax.set_title("relative unfairness index of exact solutions")
-    ax.axhline(1.0, color="grey", lw=0.8, ls=":")
+    ax.axhline(1.0, color="grey", lw=0.8, ls=":", label="index = 1")
     ax.legend()
     ax2.set_xlabel(r"$\phi$")
     ax2.set_ylabel("client MSE at $w^*_\\phi$")

@@ -12,9 +12,10 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from rich.console import Console
+from rich.markup import escape
 
 from figures import load_all
 from figures.registry import FIGURES
@@ -38,6 +39,9 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--pdf", action="store_true", help="also write PDF")
     ap.add_argument("--list", action="store_true", help="list figure names")
     ap.add_argument("--full", action="store_true", help="larger sweeps (slower)")
+    ap.add_argument("--check", action="store_true",
+                    help="inspect every figure before it is saved (figures.checks: legend entries visible and "
+                         "distinct, axis labels); exit 1 when one has a problem")
     ap.add_argument("--workers", type=_workers, default=1, metavar="N",
                     help="make figures on N local processes ('auto' = CPU count), as python -m verify does")
     ap.add_argument("--executor", choices=("process", "ray"), default="process",
@@ -54,13 +58,30 @@ def _workers(text: str) -> int:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def make_figure(name: str, out: str, formats: tuple[str, ...], quick: bool) -> list[Path]:
-    """Make one registered figure (a task of the executor; loads the figure modules where it runs)."""
+def make_figure(name: str, out: str, formats: tuple[str, ...], quick: bool,
+                check: bool = False) -> tuple[list[Path], list[str]]:
+    """Make one registered figure (a task of the executor; loads the figure modules where it runs); returns the
+    files written and, with ``check``, the problems :func:`figures.checks.figure_problems` found."""
     import matplotlib
 
     matplotlib.use("Agg")
     load_all()
-    return FIGURES[name].make(Path(out), formats, quick)
+    from figures.registry import SAVE_HOOKS
+
+    problems: list[str] = []
+
+    def inspect(fig: object, saved: str) -> None:
+        from figures.checks import figure_problems
+
+        problems.extend(f"{saved}: {p}" for p in figure_problems(fig))
+
+    if check:
+        SAVE_HOOKS.append(inspect)
+    try:
+        return FIGURES[name].make(Path(out), formats, quick), problems
+    finally:
+        if check:
+            SAVE_HOOKS.remove(inspect)
 
 
 def check_out_dir(path: str) -> Path:
@@ -97,7 +118,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     matplotlib.use("Agg")
     load_all()
-    console = Console()
+    # one line per figure as it finishes, never wrapped (CI logs are not terminals)
+    console = Console(soft_wrap=True)
     names = list(FIGURES)
     if args.only:
         pats = [p for s in args.only for p in s.split(",")]
@@ -119,23 +141,42 @@ def main(argv: Sequence[str] | None = None) -> int:
               file=sys.stderr)
         args.workers = available_cores()
     executor = make_executor(args.executor, args.workers, entry_points=False)
-    failed = []
+    failed: list[str] = []
+    flawed: list[str] = []
     t0 = time.perf_counter()
+    done = 0
+
+    def report(name: str, fut: Any) -> None:
+        nonlocal done
+        done += 1
+        try:
+            paths, problems = fut.result()
+        except Exception as exc:  # report and continue with the other figures
+            failed.append(name)
+            console.print(f"[{done}/{len(names)}] {escape(name)}: [red]failed[/] {escape(f'{type(exc).__name__}: {exc}')}",
+                          highlight=False)
+            return
+        console.print(escape(f"[{done}/{len(names)}] {name}: " + ", ".join(str(p) for p in paths)
+                             + f" ({time.perf_counter() - t0:.1f}s elapsed)"), highlight=False)
+        for problem in problems:
+            console.print(f"  [red]check:[/] {escape(problem)}", highlight=False)
+        if problems:
+            flawed.append(name)
+
     try:
-        futures = {executor.submit(make_figure, name, str(out), formats, not args.full): name for name in names}
-        for k, fut in enumerate(as_completed(futures), 1):
-            name = futures[fut]
-            try:
-                paths = fut.result()
-            except Exception as exc:  # report and continue with the other figures
-                failed.append(name)
-                console.print(f"[{k}/{len(names)}] {name}: [red]failed[/] {type(exc).__name__}: {exc}")
-                continue
-            console.print(f"[{k}/{len(names)}] {name}: " + ", ".join(str(p) for p in paths)
-                          + f" ({time.perf_counter() - t0:.1f}s elapsed)", highlight=False)
+        if args.workers == 1 and args.executor == "process":  # serial: report each figure as soon as it is made
+            for name in names:
+                report(name, executor.submit(make_figure, name, str(out), formats, not args.full, args.check))
+        else:
+            futures = {executor.submit(make_figure, name, str(out), formats, not args.full, args.check): name
+                       for name in names}
+            for fut in as_completed(futures):
+                report(futures[fut], fut)
     finally:
         executor.shutdown()
-    return 1 if failed else 0
+    if flawed:
+        console.print(escape(f"figure check: problems in {', '.join(flawed)}"), style="red", highlight=False)
+    return 1 if failed or flawed else 0
 
 
 if __name__ == "__main__":  # pragma: no cover

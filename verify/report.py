@@ -7,6 +7,7 @@ import math
 import os
 import tempfile
 from collections.abc import Sequence
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +51,93 @@ def _cell(text: str) -> str:
     return " ".join(str(text).split()).replace("|", "\\|")
 
 
+#: a note longer than this (or of several lines: a solver log, a traceback) is shortened in the Markdown
+#: report; the JSON report keeps it whole
+NOTE_MAX = 800
+
+
+@dataclass(frozen=True)
+class RowNumbers:
+    """The headline numbers of one report row and the instance they belong to.
+
+    ``numbers_of`` is ``"counterexample"`` for a refuted claim whose counterexample carries its own
+    ``measured`` and ``bound`` (then ``margin``, ``tightness`` and ``error`` are computed from those two
+    numbers, so every number on the row describes that one instance), ``"worst margin"`` otherwise
+    (``measured``, ``bound`` and ``margin`` of the instance with the smallest margin; ``tightness`` the largest
+    ratio over all instances - a refuted claim without a numeric counterexample reports none: a ratio says
+    nothing once the bound is violated), ``"-"`` when the claim reported no numbers.  ``within_rounding``:
+    a ``verified``/``proved`` claim whose smallest margin is negative but inside the rounding slack
+    (:data:`verify.core.ROUNDING`; a claim may allow up to :data:`verify.core.MAX_ROUNDING`)."""
+
+    measured: float | None
+    bound: float | None
+    margin: float | None
+    tightness: float | None
+    error: float | None
+    tolerance: float | None
+    numbers_of: str
+    within_rounding: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {k: (v if not isinstance(v, float) or math.isfinite(v) else repr(v)) for k, v in asdict(self).items()}
+
+
+def _number(x: Any) -> float | None:
+    """``x`` as a float, or ``None`` when it is not a number (booleans and other strings are not).  Non-finite
+    values count (a peer returning NaN is the finding); the reports store them as ``"nan"``/``"inf"``."""
+    if isinstance(x, str) and x in ("nan", "inf", "-inf"):
+        return float(x)
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        return None
+    return float(x)
+
+
+def row_numbers(r: ClaimResult) -> RowNumbers:
+    """What a report row prints for ``r`` (see :class:`RowNumbers`)."""
+    cx = r.counterexample if isinstance(r.counterexample, dict) else {}
+    m, b = _number(cx.get("measured")), _number(cx.get("bound"))
+    if r.status == "refuted" and m is not None and b is not None:
+        margin = tight = error = None
+        if not (math.isfinite(m) and math.isfinite(b)):  # never holds (verify.core.Tally): no ratio, no finite margin
+            margin, error = -math.inf, (math.inf if r.relation == "==" else None)
+        elif r.relation == "<=":
+            margin, tight = b - m, (max(m / b, 0.0) if b > 0 else None)
+        elif r.relation == ">=":
+            margin, tight = m - b, (b / m if m > 0 and b > 0 else None)
+        elif r.relation == "==":
+            margin, error = -abs(m - b), (abs(m - b) / abs(b) if b != 0 else None)
+        return RowNumbers(m, b, margin, tight, error, r.tolerance, "counterexample")
+    if r.measured is None and r.bound is None:
+        return RowNumbers(None, None, r.margin, r.tightness, r.error, r.tolerance, "-")
+    tight = None if r.status == "refuted" else r.tightness
+    slack = r.status in ("verified", "proved") and r.margin is not None and r.margin < 0
+    return RowNumbers(r.measured, r.bound, r.margin, tight, r.error, r.tolerance, "worst margin", slack)
+
+
+def margin_text(row: RowNumbers) -> str:
+    """The margin cell: the number, and ``(within rounding)`` when a verified claim's margin is negative."""
+    return fmt(row.margin) + (" (within rounding)" if row.within_rounding else "")
+
+
+def status_text(r: ClaimResult) -> str:
+    """The status cell: ``skipped`` says that it does not count against the claim's expectation."""
+    if r.status == "skipped":
+        return "skipped (not run: fine)"
+    return r.status
+
+
+def short_note(note: str, limit: int = NOTE_MAX) -> str:
+    """``note`` for the Markdown report: whole when it is one line of at most ``limit`` characters, else its
+    first line cut to 300 characters and a pointer to the JSON report (solver logs, tracebacks)."""
+    text = str(note).strip()
+    lines = text.splitlines()
+    if len(lines) <= 1 and len(text) <= limit:
+        return text
+    head = " ".join(lines[0].split()) if lines else ""
+    head = head if len(head) <= 300 else head[:297] + "..."
+    return f"{head} [... {len(text):,} characters in all: the whole note is in the JSON report]"
+
+
 def status_counts(results: Sequence[ClaimResult]) -> dict[str, int]:
     """Claims per status, in :data:`verify.core.STATUSES` order (statuses with no claim left out)."""
     counts = {s: sum(r.status == s for r in results) for s in STATUSES}
@@ -58,7 +146,8 @@ def status_counts(results: Sequence[ClaimResult]) -> dict[str, int]:
 
 def to_json(results: Sequence[ClaimResult], meta: dict[str, Any]) -> str:
     summary = status_counts(results)
-    doc = {"meta": meta, "summary": summary, "claims": [r.to_json() for r in results]}
+    claims = [r.to_json() | {"row": row_numbers(r).to_json()} for r in results]
+    doc = {"meta": meta, "summary": summary, "claims": claims}
     return json.dumps(doc, indent=2, sort_keys=False)
 
 
@@ -69,17 +158,18 @@ def to_markdown(results: Sequence[ClaimResult], meta: dict[str, Any]) -> str:
         ", ".join(f"{k}: `{v}`" for k, v in meta.items()),
         "",
         "| id | citation | status | expected | measured | rel | bound | margin | error / tol | tightness "
-        "| adversarial | worst case | instances | s |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| adversarial | worst case | numbers of | instances | s |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in results:
+        row = row_numbers(r)
         flag = "" if r.as_expected else " **(unexpected)**"
         src = "" if r.source == "built-in" else " (plugin)"
-        errtol = f"{fmt(r.error)} / {fmt(r.tolerance)}" if r.tolerance is not None else "-"
+        errtol = f"{fmt(row.error)} / {fmt(row.tolerance)}" if row.tolerance is not None else "-"
         lines.append(
-            f"| `{r.id}`{src} | {_cell(r.citation)} | {r.status}{flag} | {r.expected} | {fmt(r.measured)} | "
-            f"{_cell(r.relation) or '-'} | {fmt(r.bound)} | {fmt(r.margin)} | {errtol} | {fmt(r.tightness)} | "
-            f"{fmt(r.adversarial)} | {fmt(r.worstcase)} | {r.instances} | {r.seconds:.2f} |"
+            f"| `{r.id}`{src} | {_cell(r.citation)} | {status_text(r)}{flag} | {r.expected} | {fmt(row.measured)} | "
+            f"{_cell(r.relation) or '-'} | {fmt(row.bound)} | {margin_text(row)} | {errtol} | {fmt(row.tightness)} | "
+            f"{fmt(r.adversarial)} | {fmt(r.worstcase)} | {row.numbers_of} | {r.instances} | {r.seconds:.2f} |"
         )
     lines += ["", "`rel` is how measured compares with bound: `<=` upper bound (tightness = measured/bound), "
               "`>=` lower bound (tightness = bound/measured), `==` equality (error = relative deviation, "
@@ -87,16 +177,27 @@ def to_markdown(results: Sequence[ClaimResult], meta: dict[str, Any]) -> str:
               "ratios: `tightness` (largest over the sampled instances), `adversarial` (largest a seeded search "
               "over the instance space found; its best instance is in the JSON details) and `worst case` (exact, "
               "from a performance-estimation SDP, where one applies); `-` where not available."]
+    lines += ["", "`numbers of` says which instance the row's numbers are: `counterexample` (a refuted claim: "
+              "measured, bound, margin, tightness and error are all the reported counterexample's own; the worst "
+              "violation is listed in the notes) or `worst margin` (measured, bound and margin of the instance "
+              "with the smallest margin; tightness the largest ratio over all instances, none for a refuted "
+              "claim).  `(within rounding)`: the smallest margin is negative but inside the fixed float-rounding "
+              "slack (`verify.core.ROUNDING`), so the claim holds."]
     lines += ["", "Statuses: `proved` (an exact certificate, re-checked by the runner with "
               "`fairtheory.proofs.check.check_proof`; the certificate is in the JSON report), `verified` (the numbers "
-              "held on every instance checked), `refuted`, `inconclusive`, `skipped`, `not implemented`, `error`."]
+              "held on every instance checked), `refuted`, `inconclusive`, `skipped` (the check did not run, e.g. a "
+              "peer library is not installed; it never fails the run, and `expected` is what the claim gives when "
+              "it runs), `not implemented`, `error`."]
     notes = [r for r in results if r.note or r.counterexample or r.explain or r.certificate is not None
              or r.proved_statement]
     if notes:
         lines += ["", "## Notes and counterexamples", ""]
         for r in notes:
-            text = " ".join(x for x in (r.explain, r.note) if x)
-            lines.append(f"- `{r.id}` ({r.status})" + (f": {text}" if text else ""))
+            lines.append(f"- `{r.id}` ({r.status})")
+            if r.explain:
+                lines.append(f"  - what the numbers are: {_cell(r.explain)}")
+            if r.note:
+                lines.append(f"  - note: {_cell(short_note(r.note))}")
             for words in r.proved_statement or []:
                 lines.append(f"  - proved: {_cell(words)}")
             if r.certificate is not None:
@@ -104,6 +205,11 @@ def to_markdown(results: Sequence[ClaimResult], meta: dict[str, Any]) -> str:
                              f"{'re-checked exactly' if r.status == 'proved' else 'see the note'}, in the JSON report")
             if r.counterexample:
                 lines.append(f"  - counterexample: `{json.dumps(r.to_json()['counterexample'])}`")
+            if r.status == "refuted" and row_numbers(r).numbers_of == "counterexample":
+                lines.append(f"  - worst violation over the {r.instances} instances (not the row's numbers): "
+                             f"measured {fmt(r.measured)} {r.relation or 'vs'} bound {fmt(r.bound)}, margin "
+                             f"{fmt(r.margin)}" + (f"; largest ratio over the instances {fmt(r.tightness)}"
+                                                   if r.tightness is not None else ""))
             searched = r.details.get("adversarial") if isinstance(r.details, dict) else None
             if isinstance(searched, dict) and searched.get("what"):
                 lines.append(f"  - adversarial search ({fmt(r.adversarial)}): {searched['what']}")

@@ -54,7 +54,16 @@ from verify.plugins import (
     plugin_failure,
     plugin_problem,
 )
-from verify.report import atomic_write, fmt, status_counts, to_json, to_markdown
+from verify.report import (
+    atomic_write,
+    fmt,
+    margin_text,
+    row_numbers,
+    status_counts,
+    status_text,
+    to_json,
+    to_markdown,
+)
 
 STYLE = {"proved": "bold green", "verified": "green", "refuted": "red", "inconclusive": "yellow", "skipped": "cyan",
          "not implemented": "dim", "error": "bold red"}
@@ -223,18 +232,38 @@ def _styled(status: str, text: str) -> str:
 
 
 def results_table(results: Sequence[ClaimResult]) -> Table:
+    """The final table.  A refuted row prints its counterexample's own numbers (``of`` = ``cx``), other rows the
+    instance with the smallest margin (``worst``; ``tight`` the largest ratio over the instances); see
+    :func:`verify.report.row_numbers`."""
     t = Table(title="fairtheory claims", show_lines=False)
-    for col in ("id", "citation", "status", "measured", "rel", "bound", "error/tol", "tight", "adv", "worst", "n",
-                "s"):
-        t.add_column(col, overflow="fold")
+    # ids and numbers are read whole; citation and status fold when the console is narrow
+    for col in ("id", "citation", "status", "measured", "rel", "bound", "margin", "error/tol", "tight", "adv", "worst",
+                "of", "n", "s"):
+        t.add_column(col, overflow="fold", no_wrap=col not in ("citation", "status"))
     for r in results:
-        st = r.status if r.as_expected else f"{r.status} (expected {r.expected})"
-        errtol = f"{fmt(r.error)}/{fmt(r.tolerance)}" if r.tolerance is not None else "-"
-        t.add_row(escape(r.id), escape(r.citation), _styled(r.status, st), fmt(r.measured),
-                  escape(r.relation or "-"),
-                  fmt(r.bound), errtol, fmt(r.tightness), fmt(r.adversarial), fmt(r.worstcase), str(r.instances),
+        row = row_numbers(r)
+        st = status_text(r) if r.as_expected else f"{r.status} (expected {r.expected})"
+        errtol = f"{fmt(row.error)}/{fmt(row.tolerance)}" if row.tolerance is not None else "-"
+        t.add_row(escape(r.id), escape(r.citation), _styled(r.status, st), fmt(row.measured),
+                  escape(r.relation or "-"), fmt(row.bound), margin_text(row), errtol, fmt(row.tightness),
+                  fmt(r.adversarial), fmt(r.worstcase), _OF.get(row.numbers_of, "-"), str(r.instances),
                   f"{r.seconds:.1f}")
     return t
+
+
+#: the ``of`` column of the console table (which instance a row's numbers belong to)
+_OF = {"counterexample": "cx", "worst margin": "worst"}
+
+
+def progress_line(r: ClaimResult, k: int, total: int) -> str:
+    """One console line (markup) for a finished claim: a refuted claim's numbers are its counterexample's."""
+    row = row_numbers(r)
+    flag = "" if r.as_expected else f" (expected {r.expected})"
+    whose = " (counterexample)" if row.numbers_of == "counterexample" else ""
+    return (f"[{k:>2}/{total}] {escape(f'{r.id:40s}')} {_styled(r.status, r.status)}{escape(flag)} "
+            f"measured={fmt(row.measured)} {escape(r.relation or 'vs')} bound={fmt(row.bound)} "
+            f"tight={fmt(row.tightness)}{whose} ({r.seconds:.1f}s)"
+            + (f" {escape(_short(r.note))}" if r.status == "error" else ""))
 
 
 def _previous_seconds(path: str | None) -> dict[str, float]:
@@ -413,7 +442,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         load_errors = _load_claims(args, only)
     except _BadArgument as exc:
         return _usage_error(ap, str(exc))
-    console = Console(width=None if sys.stdout.isatty() else 200)
+    console = Console(width=None if sys.stdout.isatty() else 240)
     for mod, tb in load_errors.items():
         console.print(f"[bold red]claim module {escape(mod)} failed to import:[/]\n{escape(tb)}", highlight=False)
     ids = select(only)
@@ -458,11 +487,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     def finished(r: ClaimResult) -> None:
         done[r.id] = r
-        flag = "" if r.as_expected else f" (expected {r.expected})"
-        console.print(f"[{len(done):>2}/{len(ids)}] {escape(f'{r.id:40s}')} {_styled(r.status, r.status)}"
-                      f"{escape(flag)} measured={fmt(r.measured)} {escape(r.relation or 'vs')} bound={fmt(r.bound)} "
-                      f"tight={fmt(r.tightness)} ({r.seconds:.1f}s)"
-                      + (f" {escape(_short(r.note))}" if r.status == "error" else ""), highlight=False)
+        console.print(progress_line(r, len(done), len(ids)), highlight=False)
         save()
 
     try:

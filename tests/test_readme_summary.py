@@ -1,0 +1,156 @@
+"""The README's summary block is generated from a run's JSON report and agrees with the claim registry: adding a
+claim (or changing an expectation) without re-running ``python -m verify`` and ``python -m verify.readme_summary``
+fails here.  Nothing here runs the suite."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from importlib.metadata import entry_points
+from pathlib import Path
+
+import pytest
+
+from verify.core import REGISTRY, STATUSES, all_ids
+from verify.plugins import ENTRY_POINT_GROUP, load_builtin, load_entry_points
+from verify.readme_summary import (
+    END,
+    START,
+    SummaryError,
+    block_of,
+    claim_counts,
+    main,
+    render,
+    replace_block,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def _counts(text: str) -> Counter[str]:
+    """``"9 proved, 68 verified"`` -> Counter."""
+    out: Counter[str] = Counter()
+    for part in text.split(", "):
+        n, status = part.strip().rstrip(".").split(" ", 1)
+        assert status in STATUSES, status
+        out[status] = int(n)
+    return out
+
+
+def _registry() -> tuple[list[str], list[str]]:
+    """(built-in ids, ids registered by installed entry points) as ``python -m verify`` would run them."""
+    load_entry_points()
+    load_builtin()
+    builtin = [i for i in all_ids() if i not in REGISTRY or REGISTRY[i].source == "built-in"]
+    tops = {ep.module.split(".")[0] for ep in entry_points(group=ENTRY_POINT_GROUP)}
+    plugin = [i for i, spec in REGISTRY.items()
+              if spec.source != "built-in" and spec.check.__module__.split(".")[0] in tops]
+    return builtin, plugin
+
+
+def test_readme_block_has_the_registrys_claim_count() -> None:
+    block = block_of(README)
+    total, builtin_n, plugin_n = claim_counts(block)
+    assert total == builtin_n + plugin_n
+    builtin, plugin = _registry()
+    assert builtin_n == len(builtin), (
+        f"README's summary block says {builtin_n} built-in claims, the registry has {len(builtin)}: run "
+        "python -m verify, then python -m verify.readme_summary")
+    if any(True for _ in entry_points(group=ENTRY_POINT_GROUP)):  # the example plugin is installed
+        assert plugin_n == len(plugin), f"README's block says {plugin_n} plugin claims, installed: {len(plugin)}"
+
+
+def test_readme_block_states_what_a_machine_without_peers_prints() -> None:
+    block = block_of(README)
+    total, _, _ = claim_counts(block)
+    line = re.search(r"^(\d+) claims in \.\.\.s: (.+)$", block, re.M)
+    assert line is not None, "the block shows the runner's last line"
+    assert int(line[1]) == total
+    without = _counts(line[2])
+    assert sum(without.values()) == total
+    builtin, plugin = _registry()
+    peers = [i for i in builtin if i.startswith("peers.")]
+    assert without["skipped"] == len(peers), "without the peer libraries every peers.* claim is skipped"
+    # with the peers installed every claim ends as recorded: the registry's expectations
+    with_line = re.search(r"end as recorded: (.+?)\.$", block, re.M)
+    assert with_line is not None
+    with_peers = _counts(with_line[1])
+    assert sum(with_peers.values()) == total
+    if any(True for _ in entry_points(group=ENTRY_POINT_GROUP)):  # the example plugin is installed
+        expected = Counter(REGISTRY[i].expected if i in REGISTRY else "not implemented" for i in builtin + plugin)
+        assert with_peers == expected, f"README: {dict(with_peers)}, the registry's expectations: {dict(expected)}"
+
+
+def test_readme_block_tables_add_up() -> None:
+    block = block_of(README)
+    total, _, _ = claim_counts(block)
+    status_rows = [(s, n) for s, n in re.findall(r"^\| `([a-z ]+)` \| (\d+) \|", block, re.M) if s in STATUSES]
+    assert status_rows and sum(int(n) for _, n in status_rows) == total
+    area_rows = re.findall(r"^\| `([a-z0-9_-]+)` \| (\d+) \|", block, re.M)
+    areas = [(a, int(n)) for a, n in area_rows if a not in STATUSES]
+    assert sum(n for _, n in areas) == total
+
+
+# ------------------------------------------------------------------------------------------- the generator
+def _claim(cid: str, status: str, expected: str | None = None, seconds: float = 0.1,
+           source: str = "built-in") -> dict:
+    return {"id": cid, "status": status, "expected": expected or status, "seconds": seconds, "source": source,
+            "as_expected": status in ("skipped", expected or status)}
+
+
+def _doc(*claims: dict, complete: bool = True) -> dict:
+    return {"meta": {"mode": "quick", "seed": 0, "python": "3.11", "complete": complete, "elapsed_s": 12.0},
+            "claims": list(claims)}
+
+
+DOC = _doc(_claim("a.one", "verified", seconds=3.0), _claim("a.two", "refuted", seconds=0.5),
+           _claim("b.one", "proved", seconds=9.0), _claim("peers.x.y", "skipped", "refuted"),
+           _claim("peers.z.w", "skipped", "verified"), _claim("mine.p", "verified", source="plugin mine"))
+
+
+def test_render_counts_statuses_areas_and_peers() -> None:
+    block = render(DOC)
+    assert block.startswith(START) and block.endswith(END)
+    assert claim_counts(block) == (6, 5, 1)
+    assert "6 claims in ...s: 1 proved, 2 verified, 1 refuted, 2 skipped" in block
+    assert "end as recorded: 1 proved, 3 verified, 2 refuted." in block
+    assert "| `peers` | 2 |" in block and "| `a` | 2 |" in block
+    assert block.index("`b.one`") < block.index("`a.one`")  # slowest first
+    assert "every claim as expected, exit status 0." in block
+
+
+def test_render_reports_unexpected_statuses_and_refuses_partial_runs() -> None:
+    bad = _doc(_claim("a.one", "refuted", "verified"))
+    assert "exit status 1: a.one (refuted)" in render(bad)
+    with pytest.raises(SummaryError, match="incomplete"):
+        render(_doc(_claim("a.one", "verified"), complete=False))
+    with pytest.raises(SummaryError, match="no claims"):
+        render(_doc())
+
+
+def test_replace_block_changes_only_the_block() -> None:
+    text = f"# title\n\nbefore\n\n{START} -->\nold numbers\n{END}\n\nafter\n"
+    new = replace_block(text, render(DOC))
+    assert new.startswith("# title\n\nbefore\n\n") and new.endswith(f"{END}\n\nafter\n")
+    assert "old numbers" not in new and replace_block(new, render(DOC)) == new
+    with pytest.raises(SummaryError, match="no summary block"):
+        replace_block("no markers", render(DOC))
+
+
+def test_cli_rewrites_and_checks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import verify.readme_summary as rs
+
+    monkeypatch.setattr(rs, "registered_count", lambda: len(DOC["claims"]))
+    report, readme = tmp_path / "verify.json", tmp_path / "README.md"
+    report.write_text(json.dumps(DOC))
+    readme.write_text(f"intro\n{START} -->\n{END}\noutro\n")
+    args = ["--json", str(report), "--readme", str(readme)]
+    assert main([*args, "--check"]) == 1
+    assert main(args) == 0
+    assert main([*args, "--check"]) == 0
+    assert claim_counts(readme.read_text()) == (6, 5, 1)
+    assert readme.read_text().startswith("intro\n") and readme.read_text().endswith("outro\n")
+    monkeypatch.setattr(rs, "registered_count", lambda: 99)  # a report of an --only run
+    assert main(args) == 2
