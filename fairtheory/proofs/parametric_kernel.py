@@ -78,6 +78,8 @@ from typing import Any
 
 import flint
 
+from fairtheory.proofs.pep_kernel import BadStatement, _int, _keys
+
 __all__ = ["FamilyStatement", "BadFamily", "canonical", "build", "at", "to_json", "describe", "bound_str",
            "check_family", "explain_family", "statement_of", "implies", "nonneg_on", "no_root_on", "count_roots_open",
            "psd_on", "poly", "poly_json", "MAX_DIM", "MAX_DEGREE", "MAX_BOUND_DEGREE", "MAX_DIGITS",
@@ -104,8 +106,9 @@ Vec = dict[int, Any]          # basis index -> fmpq_poly
 Row = tuple[dict[tuple[int, int], Any], dict[int, Fraction], Fraction]
 
 
-class BadFamily(ValueError):
-    """A malformed, out-of-range or oversized statement or evidence (the checker answers ``False``)."""
+#: a malformed, out-of-range or oversized statement or evidence (the checker answers ``False``): the point-wise
+#: kernel's error, so that both kernels share their parsing helpers
+BadFamily = BadStatement
 
 
 # ------------------------------------------------------------------------------------------------ parsing
@@ -125,18 +128,6 @@ def _q(x: Any, what: str, digits: int = MAX_DIGITS) -> Fraction:
     if d <= 0:
         raise BadFamily(f"{what}: zero denominator")
     return Fraction(int(num), d)
-
-
-def _int(x: Any, what: str, lo: int, hi: int) -> int:
-    if isinstance(x, bool) or not isinstance(x, int) or not lo <= x <= hi:
-        raise BadFamily(f"{what} must be an integer in [{lo}, {hi}]")
-    return x
-
-
-def _keys(d: Any, what: str, keys: set[str]) -> Mapping[str, Any]:
-    if not isinstance(d, Mapping) or set(d) != keys:
-        raise BadFamily(f"{what} must have exactly the keys {sorted(keys)}")
-    return d
 
 
 def _fq(c: Fraction) -> Any:
