@@ -78,7 +78,7 @@ from typing import Any
 
 import flint
 
-from fairtheory.proofs.pep_kernel import BadStatement, _int, _keys
+from fairtheory.proofs.pep_kernel import BadStatement, _int, _keys, local_gd_output
 
 __all__ = ["FamilyStatement", "BadFamily", "canonical", "build", "at", "to_json", "describe", "bound_str",
            "check_family", "explain_family", "statement_of", "implies", "nonneg_on", "no_root_on", "count_roots_open",
@@ -291,20 +291,8 @@ def _run(b: _Build, st: FamilyStatement) -> dict[int, Fraction]:
             x = _add(x, b.oracle(0, x)[0], -t)
         gap(x)
         return vals
-    kappa = m["kappa"]
-    theta, spath, vpath = x0, [], [x0]
-    for r in range(m["T_N"] + 1):
-        steps = kappa if (r > 0 or m["schedule"] == "fedavg") else 1
-        Y = [theta] * n
-        for s in range(steps):
-            Y = [_add(Y[i], b.oracle(i, Y[i])[0], -t) for i in range(n)]
-            if s < steps - 1:
-                vpath.append(_avg(Y, p))
-        theta = _avg(Y, p)
-        spath.append(theta)
-        vpath.append(theta)
-    out = {"002": spath, "000": vpath, "last": [theta]}[m["output"]]
-    gap(_avg(out, [Fraction(1, len(out))] * len(out)))
+    gap(local_gd_output(b.oracle, _add, _avg, x0, n=n, p=p, kappa=m["kappa"], T_N=m["T_N"], schedule=m["schedule"],
+                        output=m["output"], step=-t))
     return vals
 
 

@@ -294,6 +294,29 @@ class _Build:
         return g, f
 
 
+def local_gd_output(oracle: Any, add: Any, avg: Any, x0: Any, *, n: int, p: Sequence[Fraction], kappa: int, T_N: int,
+                    schedule: str, output: str, step: Any) -> Any:
+    """002 Alg. 1 on symbols (shared by this kernel and :mod:`fairtheory.proofs.parametric_kernel`, whose vectors
+    hold polynomials): every client takes ``x <- x + step grad f_i(x)`` (``step = -beta``), one step in the first
+    round (``"rfedfair"``; ``kappa`` with ``"fedavg"``) and ``kappa`` in each of the ``T_N`` next, the server averages
+    with ``p``; returns the ``output`` point ("002": mean of the server models, "000": mean of every averaged
+    iterate from ``x0``, "last").  ``oracle(i, x)[0]`` is the gradient, ``add(u, v, c) = u + c v``,
+    ``avg(vs, w) = sum_k w_k v_k``."""
+    theta, spath, vpath = x0, [], [x0]
+    for r in range(T_N + 1):
+        steps = kappa if (r > 0 or schedule == "fedavg") else 1
+        Y = [theta] * n
+        for s in range(steps):
+            Y = [add(Y[i], oracle(i, Y[i])[0], step) for i in range(n)]
+            if s < steps - 1:
+                vpath.append(avg(Y, p))
+        theta = avg(Y, p)
+        spath.append(theta)
+        vpath.append(theta)
+    out = {"002": spath, "000": vpath, "last": [theta]}[output]
+    return avg(out, [Fraction(1, len(out))] * len(out))
+
+
 def _run_method(b: _Build) -> tuple[dict[int, Fraction], list[tuple[Fraction, Vec]]]:
     """Run the statement's method on the symbols: the measure as (linear part over values, quadratic terms)."""
     st, m = b.st, b.st["method"]
@@ -309,20 +332,8 @@ def _run_method(b: _Build) -> tuple[dict[int, Fraction], list[tuple[Fraction, Ve
 
     name = m["name"]
     if name == "local_gd":
-        beta, kappa = m["beta"], m["kappa"]
-        theta, spath, vpath = x0, [], [x0]
-        for r in range(m["T_N"] + 1):
-            steps = kappa if (r > 0 or m["schedule"] == "fedavg") else 1
-            Y = [theta] * n
-            for s in range(steps):
-                Y = [_add(Y[i], b.oracle(i, Y[i])[0], -beta) for i in range(n)]
-                if s < steps - 1:
-                    vpath.append(_avg(Y, p))
-            theta = _avg(Y, p)
-            spath.append(theta)
-            vpath.append(theta)
-        out = {"002": spath, "000": vpath, "last": [theta]}[m["output"]]
-        gap(_avg(out, [Fraction(1, len(out))] * len(out)), Fraction(1))
+        gap(local_gd_output(b.oracle, _add, _avg, x0, n=n, p=p, kappa=m["kappa"], T_N=m["T_N"],
+                            schedule=m["schedule"], output=m["output"], step=-m["beta"]), Fraction(1))
     elif name == "scaffold":
         el, eg, kappa = m["eta_l"], m["eta_g"], m["kappa"]
         x = x0
