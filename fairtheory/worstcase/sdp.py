@@ -40,7 +40,7 @@ import scipy.sparse as sp
 
 from fairtheory.errors import FairtheoryValueError, SolverError
 
-__all__ = ["Vec", "Scalar", "Function", "PEP", "SDPSolution", "inner"]
+__all__ = ["Vec", "Scalar", "Function", "PEP", "SDPSolution", "inner", "sqnorm"]
 
 _SQRT2 = math.sqrt(2.0)
 _METHOD = ["faer"]
@@ -185,10 +185,18 @@ class _Point:
 
 
 class Function:
-    """One ``L``-smooth convex function of the PEP: its evaluated points and its optimum data."""
+    r"""One function of the PEP: its class (:mod:`fairtheory.worstcase.classes`), its evaluated points and the
+    step oracles a method calls on it.
 
-    def __init__(self, pep: PEP, L: float, name: str) -> None:
-        self.pep, self.L, self.name = pep, num(L), name
+    Every oracle adds points ``(x, g, f)`` (``g`` a (sub)gradient at ``x``, ``f`` the value) whose interpolation
+    conditions the class writes; ``L`` is the class's smoothness constant (``inf`` when it has none)."""
+
+    def __init__(self, pep: PEP, L: Any, name: str) -> None:
+        from fairtheory.worstcase.classes import as_class
+
+        self.pep, self.name = pep, name
+        self.cls = as_class(L)
+        self.L = self.cls.L
         self.points: list[_Point] = []
         self._index: dict[bytes, int] = {}
 
@@ -197,22 +205,79 @@ class Function:
         self._index[x.key()] = len(self.points)
         self.points.append(_Point(x, g, f))
 
+    def _new_value(self) -> Scalar:
+        return Scalar() if self.cls.zero_values else self.pep.value()
+
     def oracle(self, x: Vec) -> tuple[Vec, Scalar]:
-        """Gradient and value at ``x``: new basis vector and value variable unless ``x`` was seen."""
+        """(Sub)gradient and value at ``x``: a new basis vector and value variable unless ``x`` was seen.  At a
+        point seen before a differentiable class returns the same gradient; a nonsmooth class returns a new
+        subgradient (a new basis vector) with the same value (PEPit's ``reuse_gradient``)."""
         k = x.key()
         if k in self._index:
             pt = self.points[self._index[k]]
-            return pt.g, pt.f
+            if self.cls.differentiable:
+                return pt.g, pt.f
+            g = self.pep.vector()
+            self.points.append(_Point(x, g, pt.f))
+            return g, pt.f
         g = self.pep.vector()
-        f = self.pep.value()
+        f = self._new_value()
         self.add_point(x, g, f)
         return g, f
 
     def grad(self, x: Vec) -> Vec:
+        """A (sub)gradient at ``x`` (see :meth:`oracle`)."""
         return self.oracle(x)[0]
 
     def value(self, x: Vec) -> Scalar:
+        """The value at ``x`` (one variable per point)."""
+        k = x.key()
+        if k in self._index:
+            return self.points[self._index[k]].f
         return self.oracle(x)[1]
+
+    def prox(self, y: Vec, gamma: Any) -> tuple[Vec, Vec, Scalar]:
+        r"""The exact proximal step ``x = prox_{gamma f}(y) = argmin_x f(x) + ||x - y||^2/(2 gamma)``: by the
+        optimality condition ``x = y - gamma g`` with ``g`` in the subdifferential at ``x`` - so ``g`` is a new
+        basis vector, ``x`` is defined from it and ``(x, g, f(x))`` a new point (PEPit's ``proximal_step``).
+        Returns ``(x, g, f(x))``."""
+        gm = num(gamma)
+        if not float(gm) > 0:
+            raise FairtheoryValueError(f"gamma (the proximal step size) must lie in (0, inf), got {gamma!r}")
+        g = self.pep.vector()
+        f = self._new_value()
+        x = y - gm * g
+        self.add_point(x, g, f)
+        return x, g, f
+
+    def project(self, y: Vec) -> Vec:
+        """The projection onto the set of an indicator (:class:`fairtheory.worstcase.classes.ConvexIndicator`):
+        its proximal step (any step size), ``x = y - g`` with ``g`` a normal vector at ``x``.  Returns ``x``."""
+        if not self.cls.zero_values:
+            raise FairtheoryValueError(f"project needs a ConvexIndicator function, {self.name} is {self.cls!r}")
+        return self.prox(y, 1)[0]
+
+    def inexact_grad(self, x: Vec, eps: Any) -> Vec:
+        r"""A relatively inexact gradient at ``x``: a new basis vector ``d`` with one row
+        ``||d - grad f(x)||^2 <= eps^2 ||grad f(x)||^2`` (PEPit's ``inexact_gradient_step``, relative
+        model; de Klerk, Glineur & Taylor 2020).  Returns ``d``."""
+        e = num(eps)
+        if not 0 <= float(e):
+            raise FairtheoryValueError(f"eps (the relative inexactness) must lie in [0, inf), got {eps!r}")
+        g = self.grad(x)
+        d = self.pep.vector()
+        self.pep.add_le(sqnorm(d - g) - (e * e) * sqnorm(g))
+        return d
+
+    def optimum(self) -> tuple[Vec, Vec, Scalar]:
+        """Declare the minimiser: ``x* = 0``, ``f* = 0``, ``0`` a (sub)gradient at ``x*`` (a shift, free for every
+        class: all are invariant under translations of ``x`` and, indicators aside - whose value at ``x*`` is
+        ``0`` anyway - of ``f``).  Returns ``(x*, g*, f*)``."""
+        z = self.pep.zero()
+        if z.key() in self._index:
+            raise FairtheoryValueError(f"{self.name} already has a point at the origin (optimum declared twice?)")
+        self.add_point(z, self.pep.zero(), Scalar())
+        return z, self.pep.zero(), Scalar()
 
 
 @dataclass
@@ -279,10 +344,33 @@ class PEP:
         self.nf += 1
         return s
 
-    def function(self, L: float, name: str = "") -> Function:
+    def zero(self) -> Vec:
+        """The zero vector."""
+        return Vec(_zeros_like(0, object if self.exact else np.float64))
+
+    def function(self, L: Any, name: str = "") -> Function:
+        """A new function: ``L`` a number (the ``L``-smooth convex class, as always) or a class object of
+        :mod:`fairtheory.worstcase.classes` (e.g. ``SmoothStronglyConvex(L, mu)``, ``ConvexLipschitz(M)``)."""
         f = Function(self, L, name or f"f{len(self.functions)}")
         self.functions.append(f)
         return f
+
+    def optimum_of_sum(self, funcs: list[Function]) -> tuple[Vec, list[Vec]]:
+        r"""Declare ``x* = 0`` a minimiser of ``sum_i f_i``: each ``f_i`` gets the point ``(0, g_i*, 0)`` with
+        ``sum_i g_i* = 0`` (new basis vectors ``g_1*..g_{n-1}*``, the last eliminated), so ``0`` is in the
+        subdifferential of the sum and ``F* = 0``.  Returns ``x*`` and the ``g_i*``."""
+        if not funcs or not all(isinstance(f, Function) and f.pep is self for f in funcs):
+            raise FairtheoryValueError("funcs must be a non-empty list of this PEP's functions")
+        if len({id(f) for f in funcs}) != len(funcs):
+            raise FairtheoryValueError("funcs must not repeat a function")
+        z = self.zero()
+        stars = [self.vector() for _ in range(len(funcs) - 1)]
+        stars.append(-vsum(stars) if stars else self.zero())
+        for f, gs in zip(funcs, stars, strict=True):
+            if z.key() in f._index:
+                raise FairtheoryValueError(f"{f.name} already has a point at the origin (optimum declared twice?)")
+            f.add_point(z, gs, Scalar())
+        return z, stars
 
     def clients_at_optimum(self, n: int, p: Any, L: float) -> tuple[list[Function], list[Vec]]:
         """``n`` ``L``-smooth convex client functions ``g_i`` whose weighted sum ``G = sum_i p_i g_i`` is
@@ -310,25 +398,32 @@ class PEP:
         self._eq.append(s)
 
     def maximize(self, s: Scalar) -> None:
+        """Maximise ``s``."""
         self._objective = s
 
+    def maximize_min(self, measures: list[Scalar]) -> Scalar:
+        """Maximise ``min_k s_k``: a new free variable ``t`` with rows ``t - s_k <= 0``, objective ``t``.
+        Returns ``t``."""
+        if not measures or not all(isinstance(m, Scalar) for m in measures):
+            raise FairtheoryValueError("measures must be a non-empty list of Scalar performance measures")
+        t = self.value()
+        for m in measures:
+            self.add_le(t - m)
+        self._objective = t
+        return t
+
     # ------------------------------------------------------------ assembly
+    def interpolation_rows(self) -> list[tuple[Scalar, tuple[int, int, int]]]:
+        """Every interpolation row ``r <= 0`` with ``(function index, j, k)``: the rows of ``functions[i]``'s class
+        at its points, function after function (for the ``L``-smooth convex class: every ordered pair
+        ``j != k``, ``j`` outer)."""
+        out: list[tuple[Scalar, tuple[int, int, int]]] = []
+        for i, fn in enumerate(self.functions):
+            out.extend((r, (i, j, k)) for r, (j, k) in fn.cls.interpolation(fn.points))
+        return out
+
     def _interpolation(self) -> list[Scalar]:
-        rows: list[Scalar] = []
-        for fn in self.functions:
-            pts = fn.points
-            inv2L = Fraction(1, 2) / fn.L if isinstance(fn.L, (Fraction, int)) else 0.5 / fn.L
-            for j, pj in enumerate(pts):
-                for k, pk in enumerate(pts):
-                    if j == k:
-                        continue
-                    # f_k - f_j + <g_k, x_j - x_k> + 1/(2L) ||g_j - g_k||^2 <= 0
-                    dg = pj.g - pk.g
-                    s = pk.f - pj.f
-                    s.quad.append((1, pk.g, pj.x - pk.x))
-                    s.quad.append((inv2L, dg, dg))
-                    rows.append(s)
-        return rows
+        return [r for r, _ in self.interpolation_rows()]
 
     def _row(self, s: Scalar, nG: int) -> tuple[np.ndarray, np.ndarray]:
         """Column indices and natural coefficients of one scalar over ``x = [G_ab (a <= b), F]``: the entry
