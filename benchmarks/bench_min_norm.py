@@ -1,5 +1,5 @@
-"""Min-norm point of the gradient hull: the ``R^d`` QP (``exact.pareto.min_norm_point_qp``, the route
-``exact.pareto.min_norm_point`` used before) vs the Gram route it uses now.
+"""Min-norm point of the gradient hull: the ``R^d`` QP (``exact.pareto.min_norm_point_qp``, the route this
+project used before) vs the Gram route ``exact.min_norm.min_norm_point`` it uses now.
 
 Run ``python benchmarks/bench_min_norm.py [--m 50 --d 10000 --repeat 7]``.  Both solvers see the same
 ``U`` in one process, interleaved, with single-threaded BLAS; medians are reported.  The answers must
@@ -35,7 +35,7 @@ def bench(m: int, d: int, repeat: int, seed: int = 0) -> dict[str, float]:
     dx = float(np.max(np.abs(old.argmin - new.argmin))) / scale
     times: dict[str, list[float]] = {"pareto_s": [], "min_norm_s": []}
     for _ in range(repeat):
-        for key, fn in (("pareto_s", pareto.min_norm_point_qp), ("min_norm_s", pareto.min_norm_point)):
+        for key, fn in (("pareto_s", pareto.min_norm_point_qp), ("min_norm_s", min_norm.min_norm_point)):
             t0 = time.perf_counter()
             fn(U)
             times[key].append(time.perf_counter() - t0)
@@ -54,7 +54,7 @@ def main() -> int:
     with threadpool_limits(1):
         r = bench(args.m, args.d, args.repeat)
     print(f"m={args.m} d={args.d}: pareto.min_norm_point_qp (the R^d route used before) {r['pareto_s'] * 1e3:.1f} ms, "
-          f"pareto.min_norm_point (Gram route) {r['min_norm_s'] * 1e3:.2f} ms (median of {args.repeat}), "
+          f"min_norm.min_norm_point (Gram route) {r['min_norm_s'] * 1e3:.2f} ms (median of {args.repeat}), "
           f"ratio {r['ratio']:.1f}x")
     print(f"  |value difference|/scale = {r['value_diff']:.2e}, max |argmin difference|/scale = {r['argmin_diff']:.2e}; "
           f"Frank-Wolfe gaps: pareto {r['fw_gap_pareto']:.2e}, min_norm {r['fw_gap_min_norm']:.2e}")

@@ -29,7 +29,8 @@ from fairtheory.bounds.fedfv import (
     theorem2_bound,
     theorem2_f,
 )
-from fairtheory.exact.pareto import min_norm_point, min_norm_point_2, pareto_stationarity
+from fairtheory.exact.min_norm import min_norm_point
+from fairtheory.exact.pareto import min_norm_point_2, pareto_stationarity
 from fairtheory.problems.quadratic import random_quadratic
 
 S2 = np.sqrt(2.0)

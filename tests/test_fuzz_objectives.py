@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from oracles import capped_simplex_projection
 
 from fairtheory import aggregators as agg
 from fairtheory import backend, metrics, stable
@@ -233,21 +234,8 @@ def ref_support(v: list[float], caps: list[float]) -> float:
 
 
 def ref_project(v: list[float], caps: list[float]) -> list[float]:
-    """Euclidean projection onto S(u): lam_i = clip(v_i - s, 0, u_i), sum 1, with s found exactly
-    (g(s) = sum clip is piecewise linear between the breakpoints v_i, v_i - u_i)."""
-    V = [fr(x) for x in v]
-    U = [min(fr(c), Fraction(1)) for c in caps]
-
-    def g(s: Fraction) -> Fraction:
-        return sum(min(max(vi - s, Fraction(0)), ui) for vi, ui in zip(V, U, strict=True))
-
-    bps = sorted({vi for vi in V} | {vi - ui for vi, ui in zip(V, U, strict=True)})
-    for lo, hi in zip(bps, bps[1:], strict=False):
-        glo, ghi = g(lo), g(hi)
-        if glo >= 1 >= ghi:
-            s = lo if glo == ghi else lo + (glo - 1) * (hi - lo) / (glo - ghi)
-            return [float(min(max(vi - s, Fraction(0)), ui)) for vi, ui in zip(V, U, strict=True)]
-    raise AssertionError("no breakpoint interval")  # pragma: no cover
+    """Euclidean projection onto S(u), exact (the shared oracle ``tests/oracles.py``), rounded once per entry."""
+    return [float(x) for x in capped_simplex_projection(v, caps)]
 
 
 def ref_softplus(x: float, mu: float) -> float:
@@ -1118,7 +1106,7 @@ row("fedavg_closed_form problem None", lambda: ibl.fedavg_closed_form(None), Rai
 I2 = IntegratedSet(CappedSimplex.simplex(2), CappedSimplex.simplex(2), 0.0)
 row("certified_distance mu 0", lambda: ibl.certified_distance(QP, I2, [0, 0], [0.5, 0.5], [0.5, 0.5], 0.0), Raises(VE, "mu"))
 row("safe_steps phi 1", lambda: ibl.safe_steps(QP, 1.0), Raises(VE, "phi"))
-row("safe_steps kappa", lambda: ibl.safe_steps(QP, 0.0, kappa=2)["eta_l"], Value(1 / (4 * 2 * 2), rtol=1e-15))
+row("safe_steps kappa", lambda: ibl.safe_steps(QP, 0.0, kappa=2)["lr"], Value(1 / (4 * 2 * 2), rtol=1e-15))
 row("scaffpd_errors rounds 0", lambda: ibl.scaffpd_errors(QP, CappedSimplex.simplex(2), [0.0, 0.0], 0), Raises(VE, "rounds"))
 row("loglog_slope of r^-2", lambda: ibl.loglog_slope([r ** -2.0 for r in range(1, 101)], floor=0.0)["slope"],
     Value(-2.0, rtol=1e-12))

@@ -109,7 +109,7 @@ def test_edge_cases():
     pinned = min_norm_point(np.eye(3), lo=lo, hi=hi)
     assert np.array_equal(pinned.weights, lam0)
     dup = min_norm_point(np.array([[1.0, 1.0]] * 4 + [[2.0, 0.0]]))
-    assert abs(dup.value - pareto.min_norm_point(np.array([[1.0, 1.0], [2.0, 0.0]])).value) <= 1e-14
+    assert abs(dup.value - min_norm_point(np.array([[1.0, 1.0], [2.0, 0.0]])).value) <= 1e-14
 
 
 def test_box_lmo_is_a_vertex_minimiser():
@@ -160,16 +160,17 @@ def test_torch_input():
     assert abs(a.value - b.value) <= 1e-15 * max(1.0, a.value) + 1e-15
 
 
-def test_pareto_route_is_the_gram_route_and_survives_huge_scales():
-    """exact.pareto.min_norm_point uses the Gram solver; entries up to 1e300 keep their exact answer
-    (the squared norms would overflow float64 without the scaling)."""
+def test_min_norm_point_survives_huge_scales_and_matches_the_closed_form():
+    """Entries up to 1e300 keep their exact answer (the squared norms would overflow float64 without the
+    scaling); for two gradients the value is the closed form's (``pareto.min_norm_point_2``)."""
     U = np.array([[1.0, 0.0], [0.0, 1.0]])
     for scale in (1e-300, 1.0, 1e155, 1e300):
-        r = pareto.min_norm_point(U * scale)
+        r = min_norm_point(U * scale)
         assert abs(r.value / (scale / np.sqrt(2.0)) - 1.0) <= 1e-15
         assert np.allclose(r.weights, [0.5, 0.5], rtol=0, atol=1e-15)
         assert r.certificate["fw_gap_relative"] <= 1e-15
-    assert pareto.min_norm_point(U).certificate["closed_form"] == pytest.approx(1 / np.sqrt(2.0), rel=1e-15)
+        assert abs(pareto.min_norm_point_2(U[0] * scale, U[1] * scale).value / r.value - 1.0) <= 1e-15
+    assert min_norm_point(U).value == pytest.approx(1 / np.sqrt(2.0), rel=1e-15)
 
 
 # ------------------------------------------------------------------ degenerate hulls (issue 19)

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from oracles import capped_simplex_projection
 
 from fairtheory import aggregators as agg
 from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError
@@ -285,23 +286,8 @@ def test_mu_floor_validated() -> None:
 
 # ================================================================================ project_qp
 def _ref_project(v: np.ndarray, caps: np.ndarray) -> np.ndarray:
-    """Independent projection in exact rationals: ``g(s) = sum clip(v_i - s, 0, u_i)`` is piecewise linear
-    between the breakpoints ``v_i``, ``v_i - u_i``; ``s`` solves ``g(s) = 1`` exactly."""
-    from fractions import Fraction
-
-    V = [Fraction(float(x)) for x in v]
-    U = [Fraction(float(c)) for c in caps]
-
-    def g(s: Fraction) -> Fraction:
-        return sum((min(max(vi - s, Fraction(0)), ui) for vi, ui in zip(V, U, strict=True)), Fraction(0))
-
-    bps = sorted(set(V) | {vi - ui for vi, ui in zip(V, U, strict=True)})
-    for lo, hi in zip(bps, bps[1:], strict=False):
-        glo, ghi = g(lo), g(hi)
-        if glo >= 1 >= ghi:
-            s = lo if glo == ghi else lo + (glo - 1) * (hi - lo) / (glo - ghi)
-            return np.array([float(min(max(vi - s, Fraction(0)), ui)) for vi, ui in zip(V, U, strict=True)])
-    raise AssertionError("no breakpoint interval")  # pragma: no cover
+    """Independent projection in exact rationals (the shared oracle ``tests/oracles.py``), rounded once."""
+    return np.array([float(x) for x in capped_simplex_projection(v.tolist(), caps.tolist())])
 
 
 def _half_sq_dist(a: np.ndarray, b: np.ndarray) -> float:

@@ -3,14 +3,12 @@ r"""Pareto-stationarity measure: the min-norm point of the convex hull of gradie
 .. math:: \rho(g_1, \dots, g_m) = \min_{\lambda \in \Delta_m} \Big\| \sum_i \lambda_i g_i \Big\|
 
 (004 Def. 4, after Desideri 2012: ``theta`` is Pareto-stationary iff ``rho = 0`` at its client
-gradients.)  Two routes:
+gradients.)  The solver is :func:`fairtheory.exact.min_norm.min_norm_point` (the exact QP
+``min lam^T G lam`` on the ``m x m`` Gram matrix ``G = U U^T``, any weight box, certified by the
+Frank-Wolfe gap ``||v||^2 - min_i g_i . v >= 0`` of the point ``v = U^T lam``, zero exactly at the
+optimum); this module holds what is specific to Pareto stationarity and the solver's independent twins:
 
-* :func:`min_norm_point` - the exact QP ``min lam^T G lam`` over the simplex on the ``m x m`` Gram
-  matrix ``G = U U^T`` (:func:`fairtheory.exact.min_norm.min_norm_point`: hyperplane solve when every
-  weight is free, else primal-dual and primal active sets, Clarabel fallback), certified by the
-  Frank-Wolfe gap of the returned point ``v = U^T lam``:
-  ``gap = ||v||^2 - min_i g_i . v >= 0``, zero exactly at the optimum (``v`` minimises ``||.||`` over
-  the hull iff ``g_i . v >= ||v||^2`` for every ``i``);
+* :func:`pareto_stationarity` - ``rho`` at a model from its client gradients;
 * :func:`min_norm_point_qp` - the same QP posed in ``R^d`` for cvxpy (Clarabel), an independent twin
   (and the route this project used before the Gram solver: 593x slower at ``m = 50``,
   ``d = 10,000`` in one run of ``benchmarks/bench_min_norm.py``);
@@ -28,7 +26,7 @@ from fairtheory._validation import FairtheoryValueError
 from fairtheory.backend import to_numpy
 from fairtheory.exact.result import ExactResult, solve_checked
 
-__all__ = ["min_norm_point", "min_norm_point_qp", "min_norm_point_2", "pareto_stationarity"]
+__all__ = ["min_norm_point_qp", "min_norm_point_2", "pareto_stationarity"]
 
 
 def _as_matrix(U: Any, name: str = "U") -> np.ndarray:
@@ -97,24 +95,9 @@ def _polish(A: np.ndarray, w: np.ndarray) -> np.ndarray:
     return cand if np.linalg.norm(cand @ A) <= np.linalg.norm(w @ A) else w
 
 
-def min_norm_point(U: Any) -> ExactResult:
-    r"""Exact ``min_{lam in simplex} ||sum_i lam_i g_i||`` for the rows ``g_i`` of ``U`` (m, d), on the
-    Gram matrix (:func:`fairtheory.exact.min_norm.min_norm_point`); ``certificate["fw_gap"]``; for
-    ``m = 2`` also ``certificate["closed_form"]``."""
-    from fairtheory.exact.min_norm import min_norm_point as gram_route
-
-    res = gram_route(U)  # validates U (one pass: the Gram product)
-    if res.weights.size != 2:
-        return res
-    A = _as_matrix(U)
-    cert = dict(res.certificate)
-    cert["closed_form"] = min_norm_point_2(A[0], A[1]).value
-    return ExactResult(res.value, res.argmin, res.weights, res.solver, res.status, cert, res.extra)
-
-
 def min_norm_point_qp(U: Any, *, solver: str = "CLARABEL") -> ExactResult:
     r"""Exact ``min_{lam in simplex} ||sum_i lam_i g_i||`` for the rows ``g_i`` of ``U`` (m, d) as a QP in
-    ``R^d`` (cvxpy): the independent twin of :func:`min_norm_point`.
+    ``R^d`` (cvxpy): the independent twin of :func:`fairtheory.exact.min_norm.min_norm_point` (simplex only).
 
     Solved as the QP ``min ||U^T lam||^2`` (rows scaled by the largest norm; Clarabel, tolerances 1e-10).
     Returns ``ExactResult(value=rho, argmin=U^T lam, weights=lam, certificate={"fw_gap": ...,
@@ -148,8 +131,10 @@ def min_norm_point_qp(U: Any, *, solver: str = "CLARABEL") -> ExactResult:
 
 
 def pareto_stationarity(grads: Any) -> float:
-    """``rho`` at a model: ``min_{lam in simplex} ||sum_i lam_i grad f_i||`` (closed form for two
-    clients, the exact QP otherwise)."""
+    """``rho`` at a model: ``min_{lam in simplex} ||sum_i lam_i grad f_i||`` for the rows of ``grads``
+    (closed form for two clients, :func:`fairtheory.exact.min_norm.min_norm_point` otherwise)."""
+    from fairtheory.exact.min_norm import min_norm_point  # scipy's LAPACK: loaded on first use
+
     A = _as_matrix(grads, "grads")
     if A.shape[0] == 2:
         return min_norm_point_2(A[0], A[1]).value

@@ -8,14 +8,27 @@ whatever else the instance computed (constants, intermediate values).
 
 Modules: :mod:`~fairtheory.instances.rcfl` (002/000), :mod:`~fairtheory.instances.qffl` (003),
 :mod:`~fairtheory.instances.fedfv` (004), :mod:`~fairtheory.instances.relative` (001, reconstructed)
-and :mod:`~fairtheory.instances.baselines`.
+and :mod:`~fairtheory.instances.baselines`, exported as modules (``from fairtheory.instances import
+rcfl``; the results of different seeds share names) and imported on first use.
 """
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from fairtheory._lazy import lazy_exports
+
+if TYPE_CHECKING:  # the same names, for type checkers (tests/test_public_api.py checks they match)
+    from fairtheory.instances import baselines as baselines
+    from fairtheory.instances import fedfv as fedfv
+    from fairtheory.instances import qffl as qffl
+    from fairtheory.instances import rcfl as rcfl
+    from fairtheory.instances import relative as relative
 
 __all__ = ["InstanceResult", "check_problem"]
+
+__getattr__, __dir__, _lazy_names = lazy_exports(__name__, modules=["rcfl", "qffl", "fedfv", "relative", "baselines"])
+__all__ += _lazy_names
 
 
 class InstanceResult(NamedTuple):

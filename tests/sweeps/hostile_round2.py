@@ -28,9 +28,13 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the shared exact oracles
+from oracles import capped_simplex_projection  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -97,19 +101,8 @@ def flower(v: list[float], caps: list[float]) -> float:
 
 
 def fproject(v: list[float], caps: list[float]) -> list[float]:
-    V = [F(x) for x in v]
-    U = [F(min(c, 1.0)) for c in caps]
-
-    def g(s: Fraction) -> Fraction:
-        return sum((min(max(vi - s, Fraction(0)), ui) for vi, ui in zip(V, U, strict=True)), Fraction(0))
-
-    bps = sorted(set(V) | {vi - ui for vi, ui in zip(V, U, strict=True)})
-    for lo, hi in zip(bps, bps[1:], strict=False):
-        glo, ghi = g(lo), g(hi)
-        if glo >= 1 >= ghi:
-            s = lo if glo == ghi else lo + (glo - 1) * (hi - lo) / (glo - ghi)
-            return [float(min(max(vi - s, Fraction(0)), ui)) for vi, ui in zip(V, U, strict=True)]
-    return [float(u) for u in U]
+    """Euclidean projection onto the capped simplex, exact (the shared oracle ``tests/oracles.py``)."""
+    return [float(x) for x in capped_simplex_projection(v, caps)]
 
 
 def fgini(a: list[float]) -> float:
