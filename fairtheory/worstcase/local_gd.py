@@ -40,7 +40,7 @@ from typing import Any, Literal
 import numpy as np
 
 from fairtheory._validation import check_in_range, check_integer, check_positive, check_probability_vector
-from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError
+from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError, SolverError
 from fairtheory.worstcase.sdp import PEP, Function, Scalar, SDPSolution, Vec, gram_coordinates, num, sqnorm, vsum
 
 __all__ = ["WorstCase", "Instance", "local_gd_worst_case", "worst_case_vs_rounds", "build_local_gd",
@@ -150,9 +150,16 @@ class WorstCase:
       ``1e-4``): ``value = upper``, a rigorous upper bound, and :meth:`certified` holds;
     * ``"lower"``: no rigorous bound close enough (a badly conditioned PEP, e.g. ``lr L`` near 100): ``value =
       lower``, reached by the replayed instance (within ``1e-4`` of the solver's value, and ``upper`` within 5%);
-      never certified.
+      never certified;
+    * ``"solver"``: the bracket does not apply - it is derived for the value measure of smooth (strongly) convex
+      clients queried by exact gradients, and a traced worst case with stochastic (``sigma2``) or inexact
+      (``grad_eps``) gradients, proximal steps (``prox_each``), another measure (``"grad_norm"``,
+      ``"distance"``, a minimum of several) or ``output="best"`` is none of these: ``value`` is the solver's primal
+      value, ``lower = nan``, ``upper = inf``, never certified; ``gap`` (dual minus primal) says how far the
+      solver's two values agree (the solve must report ``Solved``, or ``AlmostSolved`` with
+      ``|gap| <= 1e-4 max(|value|, scale)``, else :class:`~fairtheory.errors.SolverError`).
 
-    A solve that is neither raises :class:`~fairtheory.errors.SolverError`.  ``dual_value`` / ``gap`` are the
+    A solve that is none of these raises :class:`~fairtheory.errors.SolverError`.  ``dual_value`` / ``gap`` are the
     solver's own (not rigorous); ``extra["solver_value"]`` its primal value."""
 
     value: float
@@ -170,7 +177,7 @@ class WorstCase:
     certificate: Any = None  #: :class:`fairtheory.proofs.certificate.Certificate` when asked for
     lower: float = math.nan  #: value reached by the replayed instance (a lower bound on the worst case)
     upper: float = math.inf  #: rigorous upper bound (``inf`` when none could be derived)
-    value_is: str = "upper"  #: ``"upper"`` or ``"lower"``: which bound ``value`` is
+    value_is: str = "upper"  #: ``"upper"``, ``"lower"`` or ``"solver"``: which number ``value`` is
 
     @property
     def solved(self) -> bool:
@@ -403,7 +410,7 @@ def exact_weights(p: Any, p_arr: np.ndarray) -> list[Fraction]:
 def finish_worst_case(pep: PEP, sol: SDPSolution, S: Fraction, *, params: dict[str, Any],
                       instance_of: Callable[[SDPSolution], Instance] | None, extra: dict[str, Any],
                       certificate: dict[str, Any] | None, problem: str, objective: Scalar, x0: Vec, n: int, p: Any,
-                      D0_level: Any, rho2_level: Any, tol: float = 1e-8) -> WorstCase:
+                      D0_level: Any, rho2_level: Any, tol: float = 1e-8, rigorous: bool = True) -> WorstCase:
     """A solved PEP in the caller's units: bracketed (:func:`fairtheory.worstcase.bracket.solve_bracketed`: a
     rigorous upper bound, a replayed lower bound, re-solves when they do not meet), every value times the exact
     unit ``S = L D0 + rho2/L`` (rounded once, :func:`scaled`; the upper bound rounded up), the solver's
@@ -411,10 +418,22 @@ def finish_worst_case(pep: PEP, sol: SDPSolution, S: Fraction, *, params: dict[s
     :func:`fairtheory.proofs.certificate.statement`) the exact rational dual certificate of that statement
     (:func:`fairtheory.proofs.certificate.certify_pep`, the SDP rebuilt from the statement by the trusted kernel).
     ``instance_of(sol)``: the worst-case functions' data of the solution kept.  Shared by the hand-written and
-    traced PEPs."""
-    from fairtheory.worstcase.bracket import primal_objective, solve_bracketed
+    traced PEPs.  ``rigorous=False`` (a PEP the bracket does not cover, :class:`WorstCase` ``"solver"``): the
+    solver's value, unbracketed."""
+    from fairtheory.worstcase.bracket import REPLAY_RTOL, primal_objective, solve_bracketed
 
-    if math.isfinite(scaled(1.0, S)):
+    solver_only = not rigorous
+    if solver_only:
+        v = primal_objective(sol)
+        if not (sol.status == "Solved" or (sol.status == "AlmostSolved" and math.isfinite(sol.gap)
+                                           and abs(sol.gap) <= REPLAY_RTOL * max(abs(v), 1.0))):
+            raise SolverError(f"{problem}: Clarabel status {sol.status} (gap {sol.gap:.3g}, r_prim {sol.r_prim:.3g}, "
+                              f"r_dual {sol.r_dual:.3g}); this worst case has no rigorous bracket, so only a solved "
+                              "SDP is reported", "Clarabel", sol.status)
+        lower, upper, ok = math.nan, math.inf, False
+        value = scaled(v, S)
+        info = {"solver_value": value, "solves": ["plain"]}
+    elif math.isfinite(scaled(1.0, S)):
         sol, br, ok, tried = solve_bracketed(pep, sol, objective, tol=tol, x0=x0, n=n, p=p, D0_level=D0_level,
                                              rho2_level=rho2_level)
         v = primal_objective(sol)
@@ -433,7 +452,7 @@ def finish_worst_case(pep: PEP, sol: SDPSolution, S: Fraction, *, params: dict[s
                    instance=instance_of(sol) if instance_of is not None and math.isfinite(scaled(1.0, S)) else None,
                    extra={"iterations": sol.iterations, "r_prim": sol.r_prim, "r_dual": sol.r_dual,
                           "n_interp": sol.n_interp, "value_normalised": v, **info, **extra},
-                   lower=lower, upper=upper, value_is="upper" if ok else "lower")
+                   lower=lower, upper=upper, value_is="solver" if solver_only else ("upper" if ok else "lower"))
     if certificate is not None:
         from fairtheory.proofs.certificate import certify_pep
 

@@ -9,7 +9,10 @@ arrays (:mod:`fairtheory.worstcase.gram_array`) - the algorithm's own code trace
 
 by the SDP of :mod:`fairtheory.worstcase.sdp` (Clarabel), posed in the normalised units of
 :func:`fairtheory.worstcase.local_gd_worst_case` (:mod:`fairtheory.worstcase.pep_problem`).
-``output="last"``: the last server model ``w_T``; ``"mean"``: ``1/T sum_{r=1}^T w_r`` (the server models after each round).
+``output="last"``: the last server model ``w_T``; ``"mean"``: ``1/T sum_{r=1}^T w_r`` (the server models after each
+round); ``"best"``: the smallest measure over ``w_0..w_T`` in each leaf.  Other measures (``measure=``):
+``||sum_i p_i grad f_i(x_out)||^2``, ``||x_out - x*||^2``, or the minimum of several (an epigraph variable ``t``
+with ``t <= m(w)`` for every measure ``m`` and candidate ``w``).
 
 Random client sampling is branched: the step gets a :class:`numpy.random.Generator` whose ``choice``
 (the only draw a linear method may make: which clients take part) answers from a script; the first
@@ -18,11 +21,14 @@ probability.  The draws of one ``choice`` call are treated as exchangeable (ever
 sorted, with its multinomial probability; without replacement every set once with its probability under
 successive weighted draws) - exact for methods that use the draws as a multiset, like
 :func:`fairtheory.algorithms.base.draw_participants`.  The number of leaves grows exponentially with the
-rounds (``max_branches``).  Any other draw (gradient noise) is refused.
+rounds (``max_branches``).  Stochastic gradients (``sigma2 > 0``, :mod:`fairtheory.worstcase.pep_problem`) draw
+their noise atom from the same scripted generator (one ``choice`` per noisy query, ``noise_atoms`` equally likely
+outcomes), so client sampling and noise share one script and one tree; ``init`` is branched like a step.  Any
+other draw the method makes itself (``rng.normal``, ...) is refused.
 
 Twins (the hand-written PEPs are independent): ``worst_case(fedavg.make, T, lr=beta, kappa=kappa)`` is
 :func:`fairtheory.worstcase.local_gd_worst_case` with ``schedule="fedavg"``, ``T_N = T - 1``,
-``output="last"``; ``worst_case(scaffold.make, R, kappa=kappa, eta_l=eta_l, start={"warm_start": True})``
+``output="last"``; ``worst_case(scaffold.make, R, kappa=kappa, lr=eta_l, start={"warm_start": True})``
 is :func:`fairtheory.worstcase.scaffold.scaffold_worst_case` (verify/claims/worstcase_traced.py).
 """
 
@@ -40,13 +46,15 @@ from fairtheory._validation import check_integer
 from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError
 from fairtheory.worstcase.gram_array import GramArray, NotRepresentableError
 from fairtheory.worstcase.local_gd import MAX_PEP_DIM, Instance, WorstCase, check_size, finish_worst_case
-from fairtheory.worstcase.pep_problem import PEPProblem
+from fairtheory.worstcase.pep_problem import MEASURES, PEPProblem
 from fairtheory.worstcase.sdp import Scalar, SDPSolution, gram_coordinates
 
 __all__ = ["worst_case", "trace", "Traced", "MAX_BRANCHES", "PEPProblem", "NotRepresentableError"]
 
 #: largest number of sampling branches (leaves) a traced worst case may have
 MAX_BRANCHES = 4096
+#: the outputs a traced worst case measures: the last server model, the mean of w_1..w_T, the best of w_0..w_T
+OUTPUTS = ("last", "mean", "best")
 
 
 class _NeedDraw(Exception):
@@ -116,29 +124,43 @@ class _ScriptedRng(np.random.Generator):
         raise _NeedDraw(_choice_outcomes(a, size, replace, p))
 
 
-def _branches(step: Callable[..., Any], state: Any, max_branches: int) -> list[tuple[float, Any]]:
-    """Every ``(probability, next state)`` of one step from ``state``."""
+def _branches(step: Callable[..., Any], state: Any, max_branches: int,
+              problem: PEPProblem | None = None, limit: int | None = None) -> list[tuple[float, Any]]:
+    """Every ``(probability, next state)`` of one step from ``state``; ``problem``'s noisy gradient queries
+    draw from the same scripted generator as the step's client sampling (one script per branch)."""
     out: list[tuple[float, Any]] = []
     todo: list[tuple[float, list[Any]]] = [(1.0, [])]
     while todo:
         q, script = todo.pop()
+        rng = _ScriptedRng(script)
+        if problem is not None:
+            problem._rng = rng
         try:
-            new = step(state, _ScriptedRng(script))
+            new = step(state, rng)
         except _NeedDraw as need:
             todo.extend((q * qq, script + [v]) for qq, v in need.outcomes)
             if len(todo) + len(out) > max_branches:
-                raise FairtheoryValueError(f"more than max_branches={max_branches} sampling branches in one step") from None
+                raise FairtheoryValueError(
+                    f"more than max_branches={limit or max_branches} sampling / noise branches (leaves so far "
+                    "included); use "
+                    "fewer rounds, clients, draws or noise atoms") from None
             continue
+        finally:
+            if problem is not None:
+                problem._rng = None
         out.append((q, new))
     return out
 
 
 class Traced:
-    """A traced method: the problem, the leaves ``(probability, server models w_1..w_T)`` and the objective."""
+    """A traced method: the problem, the leaves ``(probability, server models w_1..w_T)``, the objective (normalised
+    units) and the rows ``Scalar <= 0`` the objective needs (the epigraph of a minimum: ``output="best"`` or several
+    measures; empty otherwise)."""
 
     def __init__(self, problem: PEPProblem, leaves: list[tuple[float, list[GramArray]]], objective: Scalar,
-                 seconds: float) -> None:
+                 seconds: float, constraints: list[Scalar] | None = None) -> None:
         self.problem, self.leaves, self.objective, self.seconds = problem, leaves, objective, seconds
+        self.constraints: list[Scalar] = list(constraints or [])
 
 
 def _server_model(state: Any, problem: PEPProblem) -> GramArray:
@@ -167,12 +189,26 @@ def _name(make: Any) -> str:
     return f"{mod.rsplit('.', 1)[-1]}.{getattr(make, '__name__', 'make')}" if mod else repr(make)
 
 
+def _measures(measure: Any) -> list[str]:
+    """``measure`` as a non-empty list of names of :data:`~fairtheory.worstcase.pep_problem.MEASURES`."""
+    names = [measure] if isinstance(measure, str) else measure
+    if not isinstance(names, (list, tuple)) or not names:
+        raise FairtheoryValueError(f"measure must be one of {MEASURES} or a non-empty list of them, got {measure!r}")
+    for m in names:
+        if not isinstance(m, str) or m not in MEASURES:
+            raise FairtheoryValueError(f"measure must be one of {MEASURES} or a non-empty list of them, got {measure!r}")
+    return list(dict.fromkeys(names))
+
+
 def trace(make: Callable[..., Any], rounds: int, problem: PEPProblem, *, output: str = "last",
-          start: Mapping[str, Any] | None = None, max_branches: int = MAX_BRANCHES, **hyper: Any) -> Traced:
+          start: Mapping[str, Any] | None = None, max_branches: int = MAX_BRANCHES, measure: Any = "value",
+          **hyper: Any) -> Traced:
     """Run ``make(problem, **hyper)``'s ``init(**start)`` and ``rounds`` steps symbolically (module doc);
-    the objective is ``E[sum_i p_i f_i(x_out)]`` (``f* = 0``)."""
+    the objective is ``E[measure(x_out)]`` divided by the value unit (``"value"``: ``E[sum_i p_i f_i(x_out)]``,
+    ``f* = 0``)."""
     try:
-        return _trace(make, rounds, problem, output=output, start=start, max_branches=max_branches, **hyper)
+        return _trace(make, rounds, problem, output=output, start=start, max_branches=max_branches,
+                      measure=measure, **hyper)
     except Exception as exc:
         inner = _not_representable(exc)
         if inner is None:
@@ -181,9 +217,25 @@ def trace(make: Callable[..., Any], rounds: int, problem: PEPProblem, *, output:
         raise NotRepresentableError(f"{_name(make)}: {msg}") from exc
 
 
+def _leaf_objective(problem: PEPProblem, points: list[GramArray], measures: list[str],
+                    rows: list[Scalar]) -> Scalar:
+    """The measure at one point, or ``t`` with ``t <= m(w)`` for every candidate point ``w`` and measure ``m``
+    (the minimum as an epigraph variable; the maximisation pushes ``t`` up to it)."""
+    if len(points) == 1 and len(measures) == 1:
+        return problem.measure(measures[0], points[0])
+    t = problem.pep.value()
+    for w in points:
+        for m in measures:
+            rows.append(t - problem.measure(m, w))
+    return t
+
+
 def _trace(make: Callable[..., Any], rounds: int, problem: PEPProblem, *, output: str, start: Mapping[str, Any] | None,
-           max_branches: int, **hyper: Any) -> Traced:
+           max_branches: int, measure: Any = "value", **hyper: Any) -> Traced:
     t0 = time.perf_counter()
+    measures = _measures(measure)
+    if output not in OUTPUTS:
+        raise FairtheoryValueError(f"output must be one of {OUTPUTS}, got {output!r}")
     try:
         alg = make(problem, **hyper)
     except TypeError as exc:
@@ -195,47 +247,63 @@ def _trace(make: Callable[..., Any], rounds: int, problem: PEPProblem, *, output
         raise FairtheoryTypeError(f"make(...) must return an Algorithm with init and step, got {type(alg).__name__}")
     if start is not None and (not isinstance(start, Mapping) or not all(isinstance(k, str) for k in start)):
         raise FairtheoryTypeError(f"start must be a mapping of keyword arguments of the method's init, got {start!r}")
-    try:
-        state = init(**dict(start or {}))
-    except TypeError as exc:
-        if "keyword argument" in str(exc):
-            raise FairtheoryTypeError(f"start={dict(start or {})!r} does not fit the method's init: {exc}") from exc
-        raise
-    _server_model(state, problem)
-    nodes: list[tuple[float, Any, list[GramArray]]] = [(1.0, state, [])]
+    kwargs = dict(start or {})
+
+    def run_init(_state: Any, _rng: Any) -> Any:
+        try:
+            return init(**kwargs)
+        except TypeError as exc:
+            if "keyword argument" in str(exc):
+                raise FairtheoryTypeError(f"start={kwargs!r} does not fit the method's init: {exc}") from exc
+            raise
+
+    # init may ask for (noisy) gradients too (e.g. Scaffold's warm start): branched like a step
+    nodes: list[tuple[float, Any, list[GramArray]]] = []
+    for q, state in _branches(run_init, None, max_branches, problem):
+        nodes.append((q, state, [_server_model(state, problem)]))  # path: w_0, w_1, ..., w_T
     for _ in range(rounds):
-        new_nodes = []
+        new_nodes: list[tuple[float, Any, list[GramArray]]] = []
         for q, st, path in nodes:
-            for qq, nst in _branches(step, st, max_branches):
+            # the whole round shares one budget: a blow-up stops before the remaining nodes are traced
+            budget = max_branches - len(new_nodes)
+            if budget < 1:
+                raise FairtheoryValueError(f"the traced PEP needs more than max_branches={max_branches} sampling / "
+                                           "noise branches; use fewer rounds, clients, draws or noise atoms")
+            for qq, nst in _branches(step, st, budget, problem, max_branches):
                 new_nodes.append((q * qq, nst, [*path, _server_model(nst, problem)]))
         if len(new_nodes) > max_branches:
-            raise FairtheoryValueError(f"the traced PEP needs more than max_branches={max_branches} sampling branches; "
-                                       "use fewer rounds, clients or draws")
+            raise FairtheoryValueError(f"the traced PEP needs more than max_branches={max_branches} sampling / noise "
+                                       "branches; use fewer rounds, clients, draws or noise atoms")
         if problem.pep.dim > MAX_PEP_DIM:
             raise FairtheoryValueError(f"the traced PEP has Gram dimension {problem.pep.dim} > {MAX_PEP_DIM}; "
                                        "use fewer rounds / local steps / clients")
         nodes = new_nodes
     obj = Scalar()
+    rows: list[Scalar] = []
     leaves = []
     for q, st, path in nodes:
         w = _server_model(st, problem)
-        if output == "last" or not path:
-            out = w
+        server = path[1:]
+        if output == "best":
+            points = path
+        elif output == "last" or not server:
+            points = [w]
         else:
-            out = path[0]
-            for v in path[1:]:
+            out = server[0]
+            for v in server[1:]:
                 out = out + v
-            out = out / len(path)
-        obj = obj + q * problem.weighted_value(out)
-        leaves.append((q, path))
-    return Traced(problem, leaves, obj, time.perf_counter() - t0)
+            points = [out / len(server)]
+        obj = obj + q * _leaf_objective(problem, points, measures, rows)
+        leaves.append((q, server))
+    return Traced(problem, leaves, obj, time.perf_counter() - t0, rows)
 
 
-def worst_case(make: Callable[..., Any], rounds: int, *, n: int, L: float, D0: float, rho2: float, mu: float = 0.0,
-               p: Any = None, output: Literal["last", "mean"] = "last", start: Mapping[str, Any] | None = None,
+def worst_case(make: Callable[..., Any], rounds: int, *, n: int, L: Any, D0: float, rho2: float, mu: Any = 0.0,
+               p: Any = None, output: Literal["last", "mean", "best"] = "last", start: Mapping[str, Any] | None = None,
                tol: float = 1e-8, max_branches: int = MAX_BRANCHES, hyper: Mapping[str, Any] | None = None,
-               return_instance: bool = False, certificate: bool = False, **more: Any) -> WorstCase:
-    r"""Exact worst case of ``E[sum_i p_i f_i(x_out)] - f*`` after ``rounds`` steps of ``make(problem, **hyper)``.
+               return_instance: bool = False, certificate: bool = False, measure: Any = "value",
+               sigma2: float = 0.0, noise_atoms: int = 2, grad_eps: float = 0.0, **more: Any) -> WorstCase:
+    r"""Exact worst case of ``E[measure(x_out)]`` after ``rounds`` steps of ``make(problem, **hyper)``.
 
     Parameters
     ----------
@@ -243,10 +311,23 @@ def worst_case(make: Callable[..., Any], rounds: int, *, n: int, L: float, D0: f
         linear in the gradients with constant coefficients (else :class:`NotRepresentableError` naming the
         operation).
     rounds : steps of the method (``>= 1``; one communication round each for the built-in methods).
-    n, L, mu, p, D0, rho2 : the function class (:class:`~fairtheory.worstcase.pep_problem.PEPProblem`).
-    output : ``"last"`` (the last server model) or ``"mean"`` (mean of the server models ``w_1..w_T``).
+    n, L, mu, p, D0, rho2 : the function class (:class:`~fairtheory.worstcase.pep_problem.PEPProblem`); ``L`` and
+        ``mu`` numbers or one per client (``0 <= mu_i < L_i``, the units use ``max_i L_i``).
+    output : ``"last"`` (the last server model ``w_T``), ``"mean"`` (mean of the server models ``w_1..w_T``) or
+        ``"best"`` (the smallest measure over ``w_0..w_T`` in each sampling / noise leaf; the objective is the
+        expectation of the per-leaf minimum).
+    measure : ``"value"`` (``sum_i p_i f_i(x) - f*``, default), ``"grad_norm"`` (``||sum_i p_i grad f_i(x)||^2``),
+        ``"distance"`` (``||x - x*||^2``), or a list of them: their minimum.
+    sigma2 : stochastic gradients: every gradient the method asks for is ``grad f_i(x) + e``, ``e`` from a
+        zero-mean distribution of ``noise_atoms`` equally likely atoms with ``1/m sum_j ||e_j||^2 <= sigma2``
+        (one per client and query point, a fresh draw per call); the expectation over the draws is taken exactly
+        by branching.  The value is the exact worst case over such ``m``-atom distributions: a *lower* bound on the
+        worst case over all distributions of variance ``<= sigma2``.
+    noise_atoms : ``m``, an integer in ``[2, 8]`` (each noisy call branches ``m`` ways: ``max_branches``).
+    grad_eps : relative gradient inexactness in ``[0, 1)``: every gradient returned is ``d`` with
+        ``||d - grad f_i(x)|| <= grad_eps ||grad f_i(x)||`` (one ``d`` per client and point).
     start : keyword arguments of the method's ``init`` (e.g. ``{"warm_start": True}`` for Scaffold).
-    tol : Clarabel's tolerances.  max_branches : limit on sampling branches.
+    tol : Clarabel's tolerances.  max_branches : limit on sampling / noise branches.
     hyper, **more : the method's hyper-parameters (``hyper`` for names that clash with this function's own,
         e.g. q-FedSGD's ``L``).
     return_instance : also extract the worst-case functions' data (:class:`~fairtheory.worstcase.local_gd.Instance`,
@@ -257,53 +338,112 @@ def worst_case(make: Callable[..., Any], rounds: int, *, n: int, L: float, D0: f
         dual multipliers proving ``value <= certificate.bound`` exactly (:func:`fairtheory.proofs.certificate.certify_pep`);
         the coefficients are the float64 numbers the trace computed (exactly the method's for dyadic step sizes and
         weights, e.g. ``lr = 0.5``, ``p = (1/2, 1/2)``; otherwise the method with its coefficients rounded to float64),
-        the constraint levels the exact rationals of ``D0``, ``rho2``, ``L``.
+        the constraint levels the exact rationals of ``D0``, ``rho2``, ``L``.  The trusted kernel knows one ``L``
+        and ``mu`` for every client, exact gradients and the value of ``"last"`` / ``"mean"`` only: anything else
+        (per-client classes, ``sigma2``, ``grad_eps``, ``prox_each``, other measures, ``"best"``) is refused.
 
     Returns
     -------
-    :class:`~fairtheory.worstcase.local_gd.WorstCase` (``scale = L D0 + rho2/L``; ``extra``: ``trace_seconds``,
-    ``branches``, ``r_prim``, ``r_dual``, ``iterations``).
+    :class:`~fairtheory.worstcase.local_gd.WorstCase` (``scale = S = L D0 + (rho2 + sigma2)/L``; ``extra``:
+    ``trace_seconds``, ``branches``, ``noise_draws``, ``r_prim``, ``r_dual``, ``iterations``).  The rigorous
+    bracket (:mod:`fairtheory.worstcase.bracket`) covers the value of ``"last"`` / ``"mean"`` with exact gradients
+    and no proximal steps; otherwise ``value`` is the solver's (``value_is == "solver"``, never
+    :meth:`~fairtheory.worstcase.local_gd.WorstCase.certified`, ``gap`` its duality gap).
     """
     rounds_i = check_integer(rounds, "rounds", low=1)
     max_branches = check_integer(max_branches, "max_branches", low=1)
-    if output not in ("last", "mean"):
-        raise FairtheoryValueError(f"output must be 'last' or 'mean', got {output!r}")
+    if output not in OUTPUTS:
+        raise FairtheoryValueError(f"output must be one of {OUTPUTS}, got {output!r}")
+    measures = _measures(measure)
     if not callable(make):
         raise FairtheoryTypeError(f"make must be callable (an algorithm's make), got {type(make).__name__}")
+    if not isinstance(certificate, (bool, np.bool_)):
+        raise FairtheoryTypeError(f"certificate must be True or False, got {certificate!r}")
     hyper = {**dict(hyper or {}), **more}
-    problem = PEPProblem(n, L=L, mu=mu, p=p, D0=D0, rho2=rho2)
-    tr = trace(make, rounds_i, problem, output=output, start=start, max_branches=max_branches, **hyper)
+    problem = PEPProblem(n, L=L, mu=mu, p=p, D0=D0, rho2=rho2, sigma2=sigma2, noise_atoms=noise_atoms,
+                         grad_eps=grad_eps)
+    plain_measure = measures == ["value"] and output in ("last", "mean")
+    if certificate:
+        _refuse_certificate(problem, measures, output)
+    problem.size_guard = True  # a trace whose solve check_size would refuse stops early (branch blow-ups)
+    try:
+        tr = trace(make, rounds_i, problem, output=output, start=start, max_branches=max_branches, measure=measures,
+                   **hyper)
+    finally:
+        problem.size_guard = False
+    if certificate and problem.used_prox:
+        raise FairtheoryValueError("certificate=True: the method takes proximal steps (prox_each); the trusted kernel "
+                                   "(fairtheory.proofs.pep_kernel) checks gradient methods on smooth convex value "
+                                   "statements only")
     c1, c2 = problem.constraints()
     pep = problem.pep
-    check_size(pep.dim, sum(len(f.points) * (len(f.points) - 1) for f in pep.functions), "worst_case")
+    extra_rows = problem.oracle_constraints + tr.constraints
+    check_size(pep.dim, sum(len(f.points) * (len(f.points) - 1) for f in pep.functions) + len(extra_rows),
+               "worst_case")
     pep.add_le(c1)
     if c2 is not None:
         pep.add_le(c2)
+    for row in extra_rows:
+        pep.add_le(row)
     pep.maximize(tr.objective)
     sol = pep.solve(tol=tol)
     params = {"method": getattr(make, "__module__", "") + "." + getattr(make, "__qualname__", repr(make)),
               "rounds": rounds_i, "n": problem.n, "L": problem.L, "mu": problem.mu, "D0": problem.D0,
               "rho2": problem.rho2, "p": problem.p.tolist(), "output": output, "start": dict(start or {}),
               "hyper": {k: (v if isinstance(v, (int, float, str, type(None))) else repr(v)) for k, v in hyper.items()}}
+    if problem.per_client:
+        params.update(L_each=problem.L_each.tolist(), mu_each=problem.mu_each.tolist())
+    if not plain_measure:
+        params["measure"] = measures if len(measures) > 1 else measures[0]
+    for k, v, default in (("sigma2", problem.sigma2, 0.0), ("noise_atoms", problem.noise_atoms, 2),
+                          ("grad_eps", problem.grad_eps, 0.0)):
+        if v != default and (k != "noise_atoms" or problem.sigma2 > 0):
+            params[k] = v
+    if problem.used_prox:
+        params["prox"] = True
     S = problem.S_exact
     tpl = problem.linear_statement(tr.objective) if certificate else None
+    extra: dict[str, Any] = {"branches": len(tr.leaves), "trace_seconds": tr.seconds}
+    if problem.sigma2 > 0:
+        extra["noise_draws"] = problem.noise_draws
     return finish_worst_case(pep, sol, S, params=params,
                              instance_of=(lambda s: instance(problem, s, params)) if return_instance else None,
-                             certificate=tpl, extra={"branches": len(tr.leaves), "trace_seconds": tr.seconds},
+                             certificate=tpl, extra=extra,
                              problem="traced worst_case", objective=tr.objective, x0=problem._x0n, n=problem.n,
-                             p=problem.p, D0_level=problem.D0_level, rho2_level=problem.rho2_level, tol=tol)
+                             p=problem.p, D0_level=problem.D0_level, rho2_level=problem.rho2_level, tol=tol,
+                             rigorous=plain_measure and problem.exact_oracle)
+
+
+def _refuse_certificate(problem: PEPProblem, measures: list[str], output: str) -> None:
+    """``certificate=True`` only for what the trusted kernel checks (one class for every client, exact gradients,
+    the value of the last / mean model): anything else is a named error before tracing."""
+    what = []
+    if problem.per_client:
+        what.append("per-client L / mu")
+    if problem.sigma2 > 0:
+        what.append("sigma2 > 0 (stochastic gradients)")
+    if problem.grad_eps > 0:
+        what.append("grad_eps > 0 (inexact gradients)")
+    if measures != ["value"]:
+        what.append(f"measure={measures if len(measures) > 1 else measures[0]!r}")
+    if output == "best":
+        what.append("output='best'")
+    if what:
+        raise FairtheoryValueError(
+            "certificate=True cannot certify " + ", ".join(what) + ": the trusted kernel (fairtheory.proofs.pep_kernel) "
+            "checks exact-gradient methods on one smooth (strongly) convex class with the value measure of "
+            "output='last' / 'mean' only; drop certificate=True (the result then reports the solver's value)")
 
 
 def instance(problem: PEPProblem, sol: SDPSolution, params: dict[str, Any]) -> Instance:
     """Factor the Gram matrix (``G = V^T V``) and read every client's points ``(x, grad f_i(x), f_i(x))`` in the
     caller's units (``x* = 0``, ``f_i(x*) = 0``); the normalised PEP points are ``(x/s, g/(L s), f/S)`` of
-    ``h_i' = f_i'/S - (mu/L)/2 ||x'||^2`` (:mod:`fairtheory.worstcase.pep_problem`)."""
+    ``h_i' = f_i'/S - (mu_i/L)/2 ||x'||^2`` (:mod:`fairtheory.worstcase.pep_problem`; ``L = max_i L_i``)."""
     coords = gram_coordinates(sol)
-    r = problem.mu / problem.L
     s, L, S = problem.s, problem.L, problem.unit
 
     pts = []
-    for f in problem.funcs:
+    for f, r in zip(problem.funcs, problem.r_each, strict=True):
         rows = []
         for pt in f.points:
             xn, gn = coords(pt.x), coords(pt.g) + r * coords(pt.x)
