@@ -256,6 +256,135 @@ class FederatedProblem(ABC):
         f = self.losses(w)
         return like(self.p, f) @ f
 
+    # ------------------------------------------------------------ proximal step (FedProx's local problem)
+    def prox_each(self, W: Any, gamma: float, clients: Any = None, accuracy: float | None = None, *,
+                  tol: float = 1e-12, max_iter: int | None = None) -> Any:
+        r"""Proximal step of every selected client at its own centre, all rows at once:
+
+        .. math:: X_k = \operatorname{argmin}_x\ h_k(x),\qquad
+                  h_k(x) = f_{c_k}(x) + \frac{1}{2\gamma}\|x - W_k\|^2 .
+
+        FedProx's local problem (Li et al. 2020, Alg. 2) with ``gamma = 1/prox_mu``.  ``h_k`` is
+        ``(L1 + 1/gamma)``-smooth and ``(mu + 1/gamma)``-strongly convex (``L1 = smoothness()``,
+        ``mu = strong_convexity()``), so the minimiser is unique.
+
+        * Quadratic clients (:class:`~fairtheory.problems.quadratic.QuadraticProblem`,
+          :class:`~fairtheory.problems.least_squares.LeastSquaresProblem`: constant Hessians ``H_k``),
+          ``accuracy=None``: the closed form ``X_k = W_k - (I + gamma H_k)^{-1} gamma grad f_{c_k}(W_k)``.
+        * Otherwise Nesterov's accelerated gradient method for strongly convex functions (constant
+          momentum ``(sqrt(Q) - 1)/(sqrt(Q) + 1)``, ``Q = (L1 + 1/gamma)/(mu + 1/gamma)``, step
+          ``1/(L1 + 1/gamma)``; Nesterov 2004, (2.2.19)) from ``x = W_k``, every row at once (finished rows
+          are frozen).  A row stops at the first evaluated iterate ``x`` with
+
+          .. math:: \|\nabla h_k(x)\| \le \max\big(a\,\|\nabla h_k(W_k)\|,\ \epsilon_k\big),\qquad
+                    \nabla h_k(W_k) = \nabla f_{c_k}(W_k),
+
+          ``a = accuracy`` (a ``gamma``-inexact solution in the sense of Li et al. 2020, Def. 1, whose
+          ``gamma`` is this ``accuracy``) or ``a = tol`` when ``accuracy`` is ``None`` (the exact step), and
+          ``epsilon_k = 1000 eps (||grad f_{c_k}(W_k)|| + (L1 + 1/gamma)(1 + ||W_k||))`` the float64 floor
+          below which ``grad h_k`` cannot be evaluated.  The exact step is then within
+          ``||grad h_k(x)||/(mu + 1/gamma)`` of the minimiser.
+
+        Parameters
+        ----------
+        W : array, shape ``(k, d)``
+            The centres (numpy or torch; one row per selected client).
+        gamma : float > 0
+            The proximal step size (``1/prox_mu`` in FedProx).
+        clients : integer indices or None
+            As in :meth:`losses_each` (``None``: all ``n`` clients in order).
+        accuracy : float in ``[0, 1]`` or None
+            ``None``: the exact proximal step; else stop at the first ``accuracy``-inexact iterate.
+        tol : float in ``(0, 1)``
+            Relative gradient tolerance of the exact step (iterative method only).
+        max_iter : int >= 1 or None
+            Iteration limit of the iterative method (default ``100 + 40 sqrt(Q) ln(10^16 Q)``).
+
+        Returns
+        -------
+        ``X``, shape ``(k, d)``, in ``W``'s library and dtype.
+
+        Raises
+        ------
+        SolverError : the iterative method did not meet its stopping rule within ``max_iter`` iterations.
+        """
+        import math as _math
+
+        from fairtheory._validation import check_in_range, check_integer, check_positive
+        from fairtheory.backend import like, to_numpy
+        from fairtheory.errors import SolverError
+
+        gamma = check_positive(gamma, "gamma")
+        a = None if accuracy is None else check_in_range(accuracy, "accuracy", low=0.0, high=1.0)
+        tol = check_in_range(tol, "tol", low=0.0, high=1.0, low_inclusive=False, high_inclusive=False)
+        c = self.client_index(clients)
+        W = self._check_models(W, c)
+        xp = namespace(W)
+        H = self._prox_hessians() if a is None else None
+        g0 = self.grads_each(W, clients=c)
+        if H is not None:  # quadratic clients: closed form
+            Hc = H if c is None else H[c]
+            A = np.eye(self.d)[None, :, :] + gamma * Hc
+            step = xp.linalg.solve(like(A, W), (gamma * g0)[..., None])[..., 0]
+            return W - step
+        L1, mu = self._prox_constants()
+        Lh, mh = L1 + 1.0 / gamma, mu + 1.0 / gamma
+        if not (_math.isfinite(Lh) and Lh > 0):
+            raise FairtheoryValueError(f"prox_each needs a finite smoothness constant, got L1 = {L1!r}")
+        Q = Lh / mh
+        limit = (int(100 + 40 * _math.sqrt(Q) * _math.log(1e16 * Q)) if max_iter is None
+                 else check_integer(max_iter, "max_iter", low=1))
+        beta = (_math.sqrt(Q) - 1.0) / (_math.sqrt(Q) + 1.0)
+        eps = float(np.finfo(np.float64).eps)
+        n0 = xp.sqrt(xp.sum(g0 * g0, axis=1))
+        floor = 1000.0 * eps * (n0 + Lh * (1.0 + xp.sqrt(xp.sum(W * W, axis=1))))
+        thresh = xp.maximum((tol if a is None else a) * n0, floor)
+        done = n0 <= thresh                      # W_k itself qualifies (grad h_k(W_k) = grad f_{c_k}(W_k))
+        X = W                    # the output: per row, the first evaluated point meeting the rule
+        Xk, Y, G = W, W, g0      # Nesterov's x_k and y_k, G = grad h at y_k
+        for _ in range(limit):
+            if bool(xp.all(done)):
+                return X
+            X_new = Y - G / Lh
+            Y_new = X_new + beta * (X_new - Xk)
+            Xk = xp.where(done[:, None], Xk, X_new)
+            Y = xp.where(done[:, None], Y, Y_new)
+            G = self.grads_each(Y, clients=c) + (Y - W) / gamma
+            gn = xp.sqrt(xp.sum(G * G, axis=1))
+            hit = (~done) & (gn <= thresh)
+            X = xp.where(hit[:, None], Y, X)
+            done = done | hit
+            if not bool(xp.all(xp.isfinite(gn))):
+                break
+        if bool(xp.all(done)):
+            return X
+        worst = float(np.max(np.asarray(to_numpy(gn))[~np.asarray(to_numpy(done))]))
+        raise SolverError(f"prox_each (argmin f_i(x) + ||x - W_i||^2/(2 gamma), gamma={gamma!r})",
+                          "accelerated gradient",
+                          f"not converged after {limit} iterations: largest ||grad h_i|| {worst:.3g} above its "
+                          "tolerance (raise max_iter or tol)")
+
+    def _prox_hessians(self) -> Array | None:
+        """The clients' constant Hessians ``(n, d, d)`` where the losses are quadratic (closed-form
+        :meth:`prox_each`), else ``None``."""
+        from fairtheory.problems.least_squares import LeastSquaresProblem
+        from fairtheory.problems.quadratic import QuadraticProblem
+
+        if isinstance(self, QuadraticProblem):
+            return self.H
+        if isinstance(self, LeastSquaresProblem):
+            return self.gram()
+        return None
+
+    def _prox_constants(self) -> tuple[float, float]:
+        """``(smoothness(), strong_convexity())``, computed once per problem (the iterative
+        :meth:`prox_each` runs every round of FedProx)."""
+        cached = self.__dict__.get("_prox_constants_cache")
+        if cached is None:
+            cached = (float(self.smoothness()), float(self.strong_convexity()))
+            self.__dict__["_prox_constants_cache"] = cached
+        return cached
+
     # ------------------------------------------------------------ exact-solver twin
     @abstractmethod
     def cvxpy_losses(self, w: Any) -> list[Any]:
