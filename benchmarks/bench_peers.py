@@ -17,7 +17,7 @@ Rows (peer vs fairtheory):
 * FedMGDA+, m = 50, d = 10,000: FLGo's whole ``Server.aggregate`` vs :func:`fedmgda.aggregate`
   (difference: the direction); the min-norm point of 50 unit gradients (simplex), "the Gram product
   plus FLGo's cvxopt QP" (``np.dot(Jt, Jt.T)`` and FLGo's ``optim_lambda`` lines, FLGo's ``quadprog``)
-  vs :func:`exact.pareto.min_norm_point` (which also returns the point ``v = U^T lam``; difference:
+  vs :func:`exact.min_norm.min_norm_point` (which also returns the point ``v = U^T lam``; difference:
   ``||d||^2``); FLGo's QP on a given Gram matrix vs :func:`exact.min_norm.min_norm_weights` (simplex
   and the FedMGDA+ box, eps = 0.1); plain numpy ``U / (||g_i|| + 1e-8)`` vs :func:`fedmgda.normalise`;
 * FLGo AFL ``Server.iterate`` vs the projected step, n = 50, d = 10,000;
@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from verify.claims import peers as P
+from verify.claims.peers import compare, fedlab, flgo, flower, sqwash, support
 
 Setup = Callable[[], Callable[[], Any]]
 
@@ -58,10 +58,59 @@ CLOCK: dict[str, Callable[[], float]] = {"cpu": time.process_time, "wall": time.
 _clock = CLOCK["cpu"]
 
 
+def prepare_flgo_fedmgda_lambda(U: Any, lam0: Any, *, epsilon: float, models: bool = False) -> Callable[[], np.ndarray]:
+    """FLGo's FedMGDA+ weights ``optim_lambda`` for the rows of ``U`` (the normalised updates).
+
+    ``models=True``: FLGo's own ``Server.optim_lambda`` on one ``FModule`` per row (it deep-copies and
+    flattens each model, then forms ``P = 2 Jt Jt^T``); ``models=False``: the same lines from the stacked
+    array ``Jt = U`` on (FLGo 0.4.4 ``fedmgda.py``: ``P = 2 np.dot(Jt, Jt.T)``, bounds and constraint
+    matrices built as there, FLGo's ``Server.quadprog`` - cvxopt at its defaults), i.e. the Gram product
+    plus FLGo's QP.  Returns a function giving ``lam`` (numpy)."""
+    import types
+
+    import flgo.algorithm.fedmgda as fmg
+
+    U = np.asarray(U, dtype=np.float64)
+    lambda0 = [float(x) for x in np.asarray(lam0, dtype=np.float64)]
+    server = types.SimpleNamespace(epsilon=epsilon, quadprog=lambda *a: fmg.Server.quadprog(None, *a))
+
+    def flgo_lines(Jt: np.ndarray) -> Any:  # fedmgda.py optim_lambda after ``Jt = np.array(Jt)``
+        n = len(Jt)
+        P = 2 * np.dot(Jt, Jt.T)
+        q = np.array([[0] for i in range(n)])
+        A = np.ones(n).T
+        b = np.array([1])
+        lb = np.array([max(0, lambda0[i] - epsilon) for i in range(n)])
+        ub = np.array([min(1, lambda0[i] + epsilon) for i in range(n)])
+        G = np.zeros((2 * n, n))
+        for i in range(n):
+            G[i][i] = -1
+            G[n + i][i] = 1
+        h = np.zeros((2 * n, 1))
+        for i in range(n):
+            h[i] = -lb[i]
+            h[n + i] = ub[i]
+        return fmg.Server.quadprog(None, P, q, G, h, A, b)
+
+    grads = [support.flgo_model(x) for x in U] if models else None
+
+    def call() -> np.ndarray:
+        import cvxopt
+
+        old = cvxopt.solvers.options.get("show_progress", True)
+        cvxopt.solvers.options["show_progress"] = False
+        try:
+            res = fmg.Server.optim_lambda(server, grads, lambda0) if models else flgo_lines(U)
+        finally:
+            cvxopt.solvers.options["show_progress"] = old
+        return np.asarray(res, dtype=np.float64).ravel()
+
+    return call
+
+
 def _fedmgda_cases(rng: np.random.Generator) -> list[dict[str, Any]]:
     from fairtheory.algorithms import fedmgda
-    from fairtheory.exact import pareto
-    from fairtheory.exact.min_norm import fedmgda_box, min_norm_weights
+    from fairtheory.exact.min_norm import fedmgda_box, min_norm_point, min_norm_weights
 
     cases: list[dict[str, Any]] = []
     m, d = 50, 10_000
@@ -74,7 +123,7 @@ def _fedmgda_cases(rng: np.random.Generator) -> list[dict[str, Any]]:
 
     cases.append({"name": "flgo FedMGDA+ Server.aggregate (whole)", "lib": "flgo", "size": f"m={m}, d={d}, eps=0.1",
                   "fp64": True, "diff": "direction",
-                  "peer": lambda: P.prepare_flgo_fedmgda(np.zeros(d), -Um, sizes=sizes, epsilon=0.1),
+                  "peer": lambda: flgo.prepare_flgo_fedmgda(np.zeros(d), -Um, sizes=sizes, epsilon=0.1),
                   "ours": lambda: (lambda: fedmgda.aggregate(Um, lam0, epsilon=0.1, offset=1e-8)[0]),
                   "compare": dir_diff})
     Un = Um / np.linalg.norm(Um, axis=1, keepdims=True)  # 50 unit gradients in R^10000
@@ -87,8 +136,8 @@ def _fedmgda_cases(rng: np.random.Generator) -> list[dict[str, Any]]:
 
     cases.append({"name": "min-norm point: Gram + FLGo's cvxopt QP", "lib": "flgo", "size": f"m={m}, d={d}, simplex",
                   "diff": "||d||^2", "goal": 2.0,
-                  "peer": lambda: P.prepare_flgo_fedmgda_lambda(Un, flat, epsilon=1.0),
-                  "ours": lambda: (lambda: pareto.min_norm_point(Un)), "compare": sq_diff})
+                  "peer": lambda: prepare_flgo_fedmgda_lambda(Un, flat, epsilon=1.0),
+                  "ours": lambda: (lambda: min_norm_point(Un)), "compare": sq_diff})
 
     def lam_diff(peer: Any, ours: Any) -> float:
         a, b = np.asarray(peer), np.asarray(ours[0])
@@ -101,7 +150,7 @@ def _fedmgda_cases(rng: np.random.Generator) -> list[dict[str, Any]]:
         lo, hi = fedmgda_box(lam0, eps)
         cases.append({"name": f"min_norm_weights vs FLGo's QP on the Gram ({label})", "lib": "flgo",
                       "size": f"m={m}, {label}", "diff": "||d||^2",
-                      "peer": lambda R=R, eps=eps: P.prepare_flgo_fedmgda_lambda(R, lam0, epsilon=eps),
+                      "peer": lambda R=R, eps=eps: prepare_flgo_fedmgda_lambda(R, lam0, epsilon=eps),
                       "ours": lambda lo=lo, hi=hi: (lambda: min_norm_weights(G, lo=lo, hi=hi)), "compare": lam_diff})
 
     cases.append({"name": "fedmgda.normalise vs plain numpy", "lib": "numpy", "size": f"m={m}, d={d}",
@@ -124,11 +173,11 @@ def _cases(rng: np.random.Generator) -> list[dict[str, Any]]:
         return lambda: S.support(x)
 
     cases.append({"name": "sqwash.reduce_superquantile", "lib": "sqwash", "size": "n=100000, theta=0.3",
-                  "peer": lambda: (lambda: P.sqwash_superquantile(x, 0.3)), "ours": ours_cvar})
+                  "peer": lambda: (lambda: sqwash.sqwash_superquantile(x, 0.3)), "ours": ours_cvar})
     xs = rng.normal(size=2000)
     cases.append({"name": "sqwash.reduce_superquantile_smooth", "lib": "sqwash", "size": "n=2000, theta=0.3, nu=1",
-                  "peer": lambda: (lambda: P.sqwash_superquantile_smooth(xs, 0.3, 1.0)),
-                  "ours": lambda: (lambda: P.superquantile_smooth(xs, 0.3, 1.0))})
+                  "peer": lambda: (lambda: sqwash.sqwash_superquantile_smooth(xs, 0.3, 1.0)),
+                  "ours": lambda: (lambda: compare.superquantile_smooth(xs, 0.3, 1.0))})
 
     m, d = 20, 10_000
     U = rng.normal(size=(m, d)) + 0.3 * rng.normal(size=d)
@@ -136,7 +185,7 @@ def _cases(rng: np.random.Generator) -> list[dict[str, Any]]:
     H, R = np.zeros((m, d)), -np.ones(m, dtype=int)
     fedfv_kw = {"alpha": 0.1, "tau": 1, "t": 1, "history": H, "history_round": R, "clients": list(range(m))}
     cases.append({"name": "flgo FedFV Server.iterate", "lib": "flgo", "size": f"m={m}, d={d}", "fp64": True,
-                  "peer": lambda: P.prepare_flgo_fedfv(np.zeros(d), U, losses, **fedfv_kw),
+                  "peer": lambda: flgo.prepare_flgo_fedfv(np.zeros(d), U, losses, **fedfv_kw),
                   "ours": lambda: (lambda: fedfv_aggregate.aggregate(U, losses, alpha=0.1, tau=1, t=1,
                                                                      history=U, history_round=np.ones(m, dtype=int),
                                                                      keep_rule="reference", window="reference"))})
@@ -149,34 +198,34 @@ def _cases(rng: np.random.Generator) -> list[dict[str, Any]]:
     F = rng.uniform(0, 3, size=n)
     lam = rng.dirichlet(np.ones(n))
     cases.append({"name": "flgo AFL Server.iterate", "lib": "flgo", "size": f"n={n}, d={d}", "fp64": True,
-                  "peer": lambda: P.prepare_flgo_afl(w, W, F, lam=lam, lr=0.1, lr_lam=0.01, t=1, w_avg=w),
-                  "ours": lambda: (lambda: P.afl_update(w, W, F, lam, 0.1, 0.01, 1, w)),
+                  "peer": lambda: flgo.prepare_flgo_afl(w, W, F, lam=lam, lr=0.1, lr_lam=0.01, t=1, w_avg=w),
+                  "ours": lambda: (lambda: compare.afl_update(w, W, F, lam, 0.1, 0.01, 1, w)),
                   "compare": lambda peer, ours: max(float(np.max(np.abs(a - b))) for a, b in zip(peer, ours, strict=True))})
 
     m, d = 20, 10_000
     wq = rng.normal(size=d)
     Wq = wq + 0.1 * rng.normal(size=(m, d))
     Fq = rng.uniform(0.1, 3, size=m)
-    ours_q = {o: (lambda o=o: (lambda: P.qffl_update(wq, Wq, Fq, 1.0, 0.1, o))) for o in (1e-8, 1e-10)}
+    ours_q = {o: (lambda o=o: (lambda: compare.qffl_update(wq, Wq, Fq, 1.0, 0.1, o))) for o in (1e-8, 1e-10)}
     cases.append({"name": "flgo q-FedAvg Server.iterate", "lib": "flgo", "size": f"m={m}, d={d}, q=1", "fp64": True,
-                  "peer": lambda: P.prepare_flgo_qfedavg(wq, Wq, Fq, q=1.0, lr=0.1), "ours": ours_q[1e-8]})
+                  "peer": lambda: flgo.prepare_flgo_qfedavg(wq, Wq, Fq, q=1.0, lr=0.1), "ours": ours_q[1e-8]})
     cases.append({"name": "flwr QFedAvg.aggregate_train (Message API)", "lib": "flwr", "size": f"m={m}, d={d}, q=1",
                   "per_reply": m + 1,  # one gc.collect() for the current arrays and one per reply
-                  "peer": lambda: P.prepare_flwr_qfedavg(wq, Wq, Fq, q=1.0, lr=0.1), "ours": ours_q[1e-10]})
+                  "peer": lambda: flower.prepare_flwr_qfedavg(wq, Wq, Fq, q=1.0, lr=0.1), "ours": ours_q[1e-10]})
     cases.append({"name": "flwr QFedAvg.aggregate_fit (legacy)", "lib": "flwr", "size": f"m={m}, d={d}, q=1",
-                  "peer": lambda: P.prepare_flwr_qfedavg_legacy(wq, Wq, Fq, q=1.0, lr=0.1,
+                  "peer": lambda: flower.prepare_flwr_qfedavg_legacy(wq, Wq, Fq, q=1.0, lr=0.1,
                                                                 evaluate_loss=float(np.mean(Fq))),
                   "ours": ours_q[1e-10]})
     data = [(rng.normal(size=(4, d)), rng.normal(size=4)) for _ in range(m)]
 
     def ours_fedlab() -> Callable[[], Any]:
         # the clients' part (local SGD, losses at w) is built here, like FedLab's uploads
-        local = np.array([P.local_sgd(wq, X, y, lr=0.1, epochs=1, batch_size=4) for X, y in data])
+        local = np.array([compare.local_sgd(wq, X, y, lr=0.1, epochs=1, batch_size=4) for X, y in data])
         Fk = np.array([float(np.mean((X @ wq - y) ** 2)) for X, y in data])
-        return lambda: P.qffl_update(wq, local, Fk, 1.0, 0.1, 1e-10)
+        return lambda: compare.qffl_update(wq, local, Fk, 1.0, 0.1, 1e-10)
 
     cases.append({"name": "fedlab qFedAvgServerHandler.global_update", "lib": "fedlab", "size": f"m={m}, d={d}, q=1",
-                  "fp64": True, "peer": lambda: P.prepare_fedlab_qfedavg(wq, data, q=1.0, lr=0.1)[0],
+                  "fp64": True, "peer": lambda: fedlab.prepare_fedlab_qfedavg(wq, data, q=1.0, lr=0.1)[0],
                   "ours": ours_fedlab})
     return cases
 
@@ -184,7 +233,7 @@ def _cases(rng: np.random.Generator) -> list[dict[str, Any]]:
 def _timed(setup: Setup, fp64: bool) -> tuple[float, Any]:
     import contextlib
 
-    ctx = P.float64_torch() if fp64 else contextlib.nullcontext()
+    ctx = support.float64_torch() if fp64 else contextlib.nullcontext()
     with ctx:
         fn = setup()  # inputs built here, outside the timing
         t0 = _clock()
@@ -193,7 +242,7 @@ def _timed(setup: Setup, fp64: bool) -> tuple[float, Any]:
 
 
 def _version(lib: str) -> str | None:
-    return np.__version__ if lib == "numpy" else P.peer_version(lib)
+    return np.__version__ if lib == "numpy" else support.peer_version(lib)
 
 
 def run(repeat: int, only: str | None = None, seed: int = 0) -> list[dict[str, Any]]:
@@ -209,7 +258,7 @@ def run(repeat: int, only: str | None = None, seed: int = 0) -> list[dict[str, A
             row = {"name": case["name"], "lib": case["lib"], "version": version, "size": case["size"],
                    "diff": case.get("diff", "max |diff|")}
             if version is None:
-                row["missing"] = P.PEERS[case["lib"]].install
+                row["missing"] = support.PEERS[case["lib"]].install
                 rows.append(row)
                 continue
             fp64 = case.get("fp64", False)
@@ -247,37 +296,46 @@ def _median_ms(fn: Callable[[], Any], repeat: int) -> float:
     return 1e3 * statistics.median(ts)
 
 
-def flower_gc(repeat: int, extra: tuple[int, ...] = (0, 100_000, 1_000_000), m: int = 20, d: int = 10_000,
-              seed: int = 0) -> list[dict[str, Any]]:
-    """Flower's per-reply time and what drives it: one ``gc.collect()`` per reply over the live objects."""
-    if P.peer_version("flwr") is None:
-        return []
+def flwr_reply_timing(m: int = 20, d: int = 10_000, repeat: int = 3, seed: int = 0) -> dict[str, Any]:
+    """One Flower ``QFedAvg.aggregate_train`` call of ``m`` replies (``d`` parameters each), timed as shipped
+    and with the process's existing objects frozen out of the collector (``gc.freeze()``, outside the
+    timing), next to one ``gc.collect()`` and the number of live gc-tracked objects of this process
+    (``len(gc.get_objects())``).  Flower reads each reply with ``ArrayRecord.to_numpy_ndarrays(keep_input=False)``,
+    which calls ``gc.collect()`` (``m + 1`` calls: the current model and every reply), so the time per reply
+    is about one full collection: it grows with everything the process holds (torch, the test suite, the
+    user's data), not with ``d``.  Medians of ``repeat`` calls (milliseconds, by the benchmark's clock); the
+    inputs are built outside the timing."""
     rng = np.random.default_rng(seed)
     w = rng.normal(size=d)
     W = w + 0.1 * rng.normal(size=(m, d))
     F = rng.uniform(0.1, 3, size=m)
+    gc.collect()
+    live = len(gc.get_objects())
+    t_gc = _median_ms(gc.collect, repeat)
+    t_call, t_frozen = [], []
+    for _ in range(repeat):
+        t_call.append(_median_ms(flower.prepare_flwr_qfedavg(w, W, F, q=1.0, lr=0.1), 1))
+        call = flower.prepare_flwr_qfedavg(w, W, F, q=1.0, lr=0.1)
+        gc.freeze()
+        try:
+            t_frozen.append(_median_ms(call, 1))
+        finally:
+            gc.unfreeze()
+    shipped, frozen = statistics.median(t_call), statistics.median(t_frozen)
+    return {"m": m, "d": d, "live_objects": live, "gc_collect_ms": t_gc, "call_ms": shipped,
+            "per_reply_ms": shipped / (m + 1), "call_frozen_ms": frozen, "per_reply_frozen_ms": frozen / (m + 1)}
+
+
+def flower_gc(repeat: int, extra: tuple[int, ...] = (0, 100_000, 1_000_000), m: int = 20, d: int = 10_000,
+              seed: int = 0) -> list[dict[str, Any]]:
+    """Flower's per-reply time and what drives it (:func:`flwr_reply_timing`) with ``extra`` small lists alive."""
+    if support.peer_version("flwr") is None:
+        return []
     rows = []
     with threadpool_limits(1):
         for n_extra in extra:
             junk = [[i] for i in range(n_extra)]  # n_extra small container objects kept alive
-            gc.collect()
-            live = len(gc.get_objects())
-            t_gc = _median_ms(gc.collect, repeat)
-            t_agg, t_frozen = [], []
-            for _ in range(repeat):
-                call = P.prepare_flwr_qfedavg(w, W, F, q=1.0, lr=0.1)
-                t_agg.append(_median_ms(call, 1))
-                call = P.prepare_flwr_qfedavg(w, W, F, q=1.0, lr=0.1)
-                gc.freeze()
-                try:
-                    t_frozen.append(_median_ms(call, 1))
-                finally:
-                    gc.unfreeze()
-            rows.append({"extra_objects": n_extra, "live_objects": live, "gc_collect_ms": t_gc,
-                         "per_reply_ms": statistics.median(t_agg) / (m + 1),
-                         "per_reply_frozen_ms": statistics.median(t_frozen) / (m + 1),
-                         "aggregate_ms": statistics.median(t_agg), "aggregate_frozen_ms": statistics.median(t_frozen),
-                         "m": m, "d": d})
+            rows.append({"extra_objects": n_extra, **flwr_reply_timing(m, d, repeat, seed)})
             del junk
     gc.collect()
     return rows

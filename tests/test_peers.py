@@ -12,13 +12,14 @@ import math
 import numpy as np
 import pytest
 
-from verify.claims import peers as P
+from verify.claims.peers import compare, flgo, flower, sqwash, support
+from verify.claims.peers import fedlab as fedlab_peer
 from verify.core import REGISTRY, Context, run_claim
 from verify.plugins import load_builtin
 
 
 def needs(lib: str):
-    return pytest.mark.skipif(P.peer_version(lib) is None, reason=f"{lib} not installed: {P.PEERS[lib].install}")
+    return pytest.mark.skipif(support.peer_version(lib) is None, reason=f"{lib} not installed: {support.PEERS[lib].install}")
 
 
 # ------------------------------------------------------------------ the claims: expected status, or skipped
@@ -38,8 +39,8 @@ def registry():
 def test_claim_status(registry, claim_id):
     lib = CLAIMS[claim_id]
     r = run_claim(claim_id, Context(quick=True, seed=0))
-    if P.peer_version(lib) is None:
-        assert r.status == "skipped" and P.PEERS[lib].install in r.note
+    if support.peer_version(lib) is None:
+        assert r.status == "skipped" and support.PEERS[lib].install in r.note
         return
     detail = r.details.get("traceback", "")
     assert r.status == r.expected, f"{claim_id}: {r.status} (expected {r.expected}): {r.note}\n{detail}"
@@ -49,11 +50,11 @@ def test_claim_status(registry, claim_id):
 
 
 def test_missing_peer_is_skipped_with_install_command(registry, monkeypatch):
-    monkeypatch.setattr(P, "peer_version", lambda lib: None)
+    monkeypatch.setattr(support, "peer_version", lambda lib: None)
     for claim_id, lib in CLAIMS.items():
         r = run_claim(claim_id, Context(quick=True, seed=0))
         assert r.status == "skipped" and r.as_expected
-        assert P.PEERS[lib].install in r.note
+        assert support.PEERS[lib].install in r.note
 
 
 # ------------------------------------------------------------------ SQwash
@@ -61,26 +62,26 @@ def test_missing_peer_is_skipped_with_install_command(registry, monkeypatch):
 def test_sqwash_superquantile_interpolated_quantile():
     # theta n = 1.5: the superquantile is (1 + 0.5 * 0)/1.5 = 2/3; SQwash evaluates the Rockafellar-Uryasev
     # objective at torch.quantile's interpolated 0.25-quantile (0.25) and returns 0.75
-    assert P.superquantile([0.0, 1.0], 0.75) == pytest.approx(2 / 3, abs=1e-15)
-    assert P.sqwash_superquantile([0.0, 1.0], 0.75) == pytest.approx(0.75, abs=1e-7)
-    assert P.sqwash_superquantile([0.0, 2.0], 0.7) == pytest.approx(1.6, abs=1e-7)
-    assert P.superquantile([0.0, 2.0], 0.7) == pytest.approx(1 / 0.7, abs=1e-15)
+    assert compare.superquantile([0.0, 1.0], 0.75) == pytest.approx(2 / 3, abs=1e-15)
+    assert sqwash.sqwash_superquantile([0.0, 1.0], 0.75) == pytest.approx(0.75, abs=1e-7)
+    assert sqwash.sqwash_superquantile([0.0, 2.0], 0.7) == pytest.approx(1.6, abs=1e-7)
+    assert compare.superquantile([0.0, 2.0], 0.7) == pytest.approx(1 / 0.7, abs=1e-15)
 
 
 @needs("sqwash")
 def test_sqwash_tail_weight_in_float32():
-    exact = P.superquantile([1.0, 2.0, 3.0], 0.5)
+    exact = compare.superquantile([1.0, 2.0, 3.0], 0.5)
     assert exact == pytest.approx(8 / 3, abs=1e-15)
-    assert 1e-9 < abs(P.sqwash_superquantile([1.0, 2.0, 3.0], 0.5) - exact) < 1e-6
+    assert 1e-9 < abs(sqwash.sqwash_superquantile([1.0, 2.0, 3.0], 0.5) - exact) < 1e-6
 
 
 @needs("sqwash")
 def test_sqwash_smooth_crashes_at_theta_one():
     # theta = 1 is documented to give the mean; six equal losses raise instead
-    assert P.superquantile_smooth(np.zeros(6), 1.0, 1.0) == 0.0
+    assert compare.superquantile_smooth(np.zeros(6), 1.0, 1.0) == 0.0
     with pytest.raises(IndexError):
-        P.sqwash_superquantile_smooth(np.zeros(6), 1.0, 1.0)
-    assert P.sqwash_superquantile_smooth(np.zeros(5), 1.0, 1.0) == 0.0
+        sqwash.sqwash_superquantile_smooth(np.zeros(6), 1.0, 1.0)
+    assert sqwash.sqwash_superquantile_smooth(np.zeros(5), 1.0, 1.0) == 0.0
 
 
 # ------------------------------------------------------------------ FLGo
@@ -89,9 +90,9 @@ def _fedfv(U, losses, alpha, **kw):
     m, d = U.shape
     args = {"tau": 0, "t": 1, "history": np.zeros((m, d)), "history_round": -np.ones(m, dtype=int),
             "clients": list(range(m)), **kw}
-    with P.float64_torch():
-        peer = P.prepare_flgo_fedfv(np.zeros(d), U, losses, alpha=alpha, **args)()
-    return peer, P.fedfv_direction(U, losses, alpha=alpha, **args)
+    with support.float64_torch():
+        peer = flgo.prepare_flgo_fedfv(np.zeros(d), U, losses, alpha=alpha, **args)()
+    return peer, compare.fedfv_direction(U, losses, alpha=alpha, **args)
 
 
 @needs("flgo")
@@ -103,7 +104,7 @@ def test_flgo_fedfv_zero_update_gives_nan():
 @needs("flgo")
 def test_flgo_fedfv_keeps_one_client_too_few_at_alpha_07():
     assert (1 - 0.7) * 10 > 3.0 and math.ceil((1 - 0.7) * 10) == 4
-    case = P.KEEP_COUNT_CASE
+    case = flgo.KEEP_COUNT_CASE
     peer, ours = _fedfv(case["U"], case["losses"], case["alpha"])
     assert np.max(np.abs(peer - ours)) > 1e-2
     # FLGo's answer is the exact rule's with 7 kept clients (alpha = 0.6 keeps 11 - ceil(10 * 0.4) = 7)
@@ -123,25 +124,25 @@ def test_flgo_fedfv_agrees_on_a_generic_round():
 @needs("flgo")
 def test_flgo_afl_huge_loss_divides_by_zero():
     args = dict(lam=[1.0], lr=0.1, lr_lam=0.01, t=1, w_avg=np.zeros(1))
-    with P.float64_torch():
+    with support.float64_torch():
         with pytest.raises(ZeroDivisionError):
-            P.prepare_flgo_afl(np.zeros(1), np.zeros((1, 1)), [1e18], **args)()
-        w, lam, _ = P.prepare_flgo_afl(np.zeros(1), np.zeros((1, 1)), [1e17], **args)()
+            flgo.prepare_flgo_afl(np.zeros(1), np.zeros((1, 1)), [1e18], **args)()
+        w, lam, _ = flgo.prepare_flgo_afl(np.zeros(1), np.zeros((1, 1)), [1e17], **args)()
     assert lam.tolist() == [1.0]
-    assert P.afl_update(np.zeros(1), np.zeros((1, 1)), [1e18], [1.0], 0.1, 0.01, 1, np.zeros(1))[1].tolist() == [1.0]
+    assert compare.afl_update(np.zeros(1), np.zeros((1, 1)), [1e18], [1.0], 0.1, 0.01, 1, np.zeros(1))[1].tolist() == [1.0]
 
 
 @needs("flgo")
 def test_flgo_qfedavg_and_fedmgda_agree():
     rng = np.random.default_rng(1)
     w, W, F = rng.normal(size=4), rng.normal(size=(3, 4)), rng.uniform(size=3)
-    with P.float64_torch():
-        new = P.prepare_flgo_qfedavg(w, W, F, q=2.0, lr=0.1)()
+    with support.float64_torch():
+        new = flgo.prepare_flgo_qfedavg(w, W, F, q=2.0, lr=0.1)()
         U = rng.normal(size=(5, 4))
         sizes = np.array([3, 1, 4, 1, 5])
-        mg = P.prepare_flgo_fedmgda(np.zeros(4), -U, sizes=sizes, epsilon=0.1)()
-    assert np.max(np.abs(new - P.qffl_update(w, W, F, 2.0, 0.1, 1e-8))) <= 1e-12
-    _, v = P.fedmgda_direction(U, sizes / sizes.sum(), 0.1, 1e-8)
+        mg = flgo.prepare_flgo_fedmgda(np.zeros(4), -U, sizes=sizes, epsilon=0.1)()
+    assert np.max(np.abs(new - compare.qffl_update(w, W, F, 2.0, 0.1, 1e-8))) <= 1e-12
+    _, v = compare.fedmgda_direction(U, sizes / sizes.sum(), 0.1, 1e-8)
     assert abs(float(mg @ mg) - v) <= 1e-6
 
 
@@ -152,17 +153,17 @@ TWO = {"w": np.zeros(1), "W": np.array([[-1.0], [0.0]]), "F": np.array([1.0, 0.0
 @needs("flwr")
 def test_flwr_legacy_without_evaluate_fn_raises():
     with pytest.raises(NameError):
-        P.prepare_flwr_qfedavg_legacy(TWO["w"], TWO["W"], TWO["F"], q=1.0, lr=1.0, evaluate_loss=None)()
+        flower.prepare_flwr_qfedavg_legacy(TWO["w"], TWO["W"], TWO["F"], q=1.0, lr=1.0, evaluate_loss=None)()
 
 
 @needs("flwr")
 def test_flwr_legacy_uses_one_loss_for_every_client():
-    ours = P.qffl_update(TWO["w"], TWO["W"], TWO["F"], 1.0, 1.0, 1e-10)
+    ours = compare.qffl_update(TWO["w"], TWO["W"], TWO["F"], 1.0, 1.0, 1e-10)
     assert ours.tolist() == pytest.approx([-0.5], abs=1e-9)
-    peer = P.prepare_flwr_qfedavg_legacy(TWO["w"], TWO["W"], TWO["F"], q=1.0, lr=1.0, evaluate_loss=0.5)()
+    peer = flower.prepare_flwr_qfedavg_legacy(TWO["w"], TWO["W"], TWO["F"], q=1.0, lr=1.0, evaluate_loss=0.5)()
     assert peer.tolist() == pytest.approx([-0.25], abs=1e-9)
     # = the q-FFL step with F_k replaced by the evaluate_fn's loss for every client
-    same = P.qffl_update(TWO["w"], TWO["W"], [0.5, 0.5], 1.0, 1.0, 1e-10)
+    same = compare.qffl_update(TWO["w"], TWO["W"], [0.5, 0.5], 1.0, 1.0, 1e-10)
     assert np.max(np.abs(peer - same)) <= 1e-15
 
 
@@ -170,8 +171,8 @@ def test_flwr_legacy_uses_one_loss_for_every_client():
 def test_flwr_message_api_agrees():
     rng = np.random.default_rng(2)
     w, W, F = rng.normal(size=3), rng.normal(size=(4, 3)), rng.uniform(size=4)
-    peer = P.prepare_flwr_qfedavg(w, W, F, q=0.5, lr=0.05)()
-    assert np.max(np.abs(peer - P.qffl_update(w, W, F, 0.5, 0.05, 1e-10))) <= 1e-12
+    peer = flower.prepare_flwr_qfedavg(w, W, F, q=0.5, lr=0.05)()
+    assert np.max(np.abs(peer - compare.qffl_update(w, W, F, 0.5, 0.05, 1e-10))) <= 1e-12
 
 
 # ------------------------------------------------------------------ FedLab
@@ -181,28 +182,28 @@ ONE = {"w": np.array([0.5]), "data": [(np.array([[1.0], [2.0]]), np.array([1.0, 
 @needs("fedlab")
 def test_fedlab_trainer_has_no_lr():
     with pytest.raises(AttributeError, match="lr"):
-        P.prepare_fedlab_qfedavg(ONE["w"], ONE["data"], q=1.0, lr=0.1, set_lr=False)
+        fedlab_peer.prepare_fedlab_qfedavg(ONE["w"], ONE["data"], q=1.0, lr=0.1, set_lr=False)
 
 
 @needs("fedlab")
 def test_fedlab_loss_is_the_sum_of_last_epoch_minibatch_losses():
     w, (X, y) = ONE["w"], ONE["data"][0]
-    with P.float64_torch():
-        call, local = P.prepare_fedlab_qfedavg(w, ONE["data"], q=1.0, lr=0.1, batch_size=1)
+    with support.float64_torch():
+        call, local = fedlab_peer.prepare_fedlab_qfedavg(w, ONE["data"], q=1.0, lr=0.1, batch_size=1)
         peer = call()
-    ours, local_ref = P._fedlab_reference(w, ONE["data"], 1.0, 0.1, 1, 1)
+    ours, local_ref = compare.qffl_mse_round(w, ONE["data"], 1.0, 0.1, 1, 1)
     assert np.max(np.abs(local - local_ref)) <= 1e-15
     assert np.max(np.abs(peer - ours)) > 1e-2
     # FedLab's F: loss of batch 1 at w plus loss of batch 2 after one step (not the mean loss at w)
     w1 = w - 0.1 * 2 * X[0] * (X[0] @ w - y[0])
     F_fedlab = (X[0] @ w - y[0]) ** 2 + (X[1] @ w1 - y[1]) ** 2
-    assert np.max(np.abs(peer - P.qffl_update(w, local, [F_fedlab], 1.0, 0.1, 1e-10))) <= 1e-12
+    assert np.max(np.abs(peer - compare.qffl_update(w, local, [F_fedlab], 1.0, 0.1, 1e-10))) <= 1e-12
 
 
 @needs("fedlab")
 def test_fedlab_agrees_with_one_full_batch():
-    with P.float64_torch():
-        call, local = P.prepare_fedlab_qfedavg(ONE["w"], ONE["data"], q=2.0, lr=0.1)
+    with support.float64_torch():
+        call, local = fedlab_peer.prepare_fedlab_qfedavg(ONE["w"], ONE["data"], q=2.0, lr=0.1)
         peer = call()
-    ours, _ = P._fedlab_reference(ONE["w"], ONE["data"], 2.0, 0.1, 1, None)
+    ours, _ = compare.qffl_mse_round(ONE["w"], ONE["data"], 2.0, 0.1, 1, None)
     assert np.max(np.abs(peer - ours)) <= 1e-12

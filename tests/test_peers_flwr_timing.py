@@ -1,4 +1,4 @@
-"""Flower's per-reply timing report (issue 19): structure only, no wall-clock assertions."""
+"""Flower's per-reply timing (issue 19; benchmarks/bench_peers.py): structure only, no wall-clock assertions."""
 
 from __future__ import annotations
 
@@ -6,15 +6,16 @@ import math
 
 import pytest
 
-from verify.claims import peers as P
+from benchmarks.bench_peers import flwr_reply_timing
+from verify.claims.peers import support
 
 
 def test_flwr_reply_timing_fields():
-    if P.peer_version("flwr") is None:
-        pytest.skip(f"flwr is not installed: {P.PEERS['flwr'].install}")
-    base = P.flwr_reply_timing(m=2, d=10, repeat=1)
+    if support.peer_version("flwr") is None:
+        pytest.skip(f"flwr is not installed: {support.PEERS['flwr'].install}")
+    base = flwr_reply_timing(m=2, d=10, repeat=1)
     junk = [[i] for i in range(50_000)]  # live container objects: what one gc.collect() walks
-    more = P.flwr_reply_timing(m=2, d=10, repeat=1)
+    more = flwr_reply_timing(m=2, d=10, repeat=1)
     del junk
     assert more["live_objects"] >= base["live_objects"] + 50_000
     for t in (base, more):

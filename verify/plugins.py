@@ -158,23 +158,27 @@ def _claim_ids_in(source: str) -> set[str] | None:
 
 @functools.cache
 def builtin_claim_ids() -> frozenset[str] | None:
-    """Every claim id the built-in modules of :mod:`verify.claims` register, read from their sources
-    (``@claim("id", ...)`` with a literal id) without importing them; ``None`` when that cannot be told
-    statically (a module computes an id, or a source is unreadable): the caller then imports them."""
+    """Every claim id the built-in modules of :mod:`verify.claims` register, subpackages included (the
+    modules :func:`verify.claims.load_all` imports), read from their sources (``@claim("id", ...)`` with a
+    literal id) without importing them; ``None`` when that cannot be told statically (a module computes an
+    id, or a source is unreadable): the caller then imports them."""
     import verify.claims as pkg
 
+    return _ids_under(Path(pkg.__path__[0]))
+
+
+def _ids_under(folder: Path) -> frozenset[str] | None:
     ids: set[str] = set()
-    for mod in pkgutil.iter_modules(pkg.__path__):
-        if mod.ispkg:
-            return None
-        path = Path(pkg.__path__[0]) / f"{mod.name}.py"
+    for mod in pkgutil.iter_modules([str(folder)]):
+        path = folder / mod.name / "__init__.py" if mod.ispkg else folder / f"{mod.name}.py"
         try:
             found = _claim_ids_in(path.read_text(encoding="utf-8"))
         except (OSError, SyntaxError, ValueError):
             return None
-        if found is None:
+        inner = _ids_under(folder / mod.name) if mod.ispkg else frozenset()
+        if found is None or inner is None:
             return None
-        ids |= found
+        ids |= found | inner
     return frozenset(ids)
 
 
