@@ -140,10 +140,25 @@ def has_entry_points() -> bool:
     return any(True for _ in entry_points(group=ENTRY_POINT_GROUP))
 
 
+def _declared_ids(tree: ast.Module) -> set[str] | None:
+    """A module-level ``CLAIM_IDS = ("...", ...)`` of string literals (a module that registers its claims in a loop
+    declares them so; it asserts at import that it registered exactly these), else ``None``."""
+    for node in tree.body:
+        if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                and node.targets[0].id == "CLAIM_IDS" and isinstance(node.value, (ast.Tuple, ast.List))):
+            vals = node.value.elts
+            if all(isinstance(v, ast.Constant) and isinstance(v.value, str) for v in vals):
+                return {v.value for v in vals}  # type: ignore[union-attr]
+    return None
+
+
 def _claim_ids_in(source: str) -> set[str] | None:
-    """The literal ids of the ``claim("...")`` calls in ``source``; ``None`` when one is not a literal."""
+    """The literal ids of the ``claim("...")`` calls in ``source`` (and a literal ``CLAIM_IDS`` tuple when an id is
+    computed); ``None`` when an id is computed and no such tuple declares them."""
+    tree = ast.parse(source)
     ids: set[str] = set()
-    for node in ast.walk(ast.parse(source)):
+    computed = False
+    for node in ast.walk(tree):
         if isinstance(node, ast.Call):
             fn = node.func
             name = fn.id if isinstance(fn, ast.Name) else fn.attr if isinstance(fn, ast.Attribute) else None
@@ -151,8 +166,12 @@ def _claim_ids_in(source: str) -> set[str] | None:
                 continue
             arg = node.args[0] if node.args else None
             if not (isinstance(arg, ast.Constant) and isinstance(arg.value, str)):
-                return None
+                computed = True
+                continue
             ids.add(arg.value)
+    if computed:
+        declared = _declared_ids(tree)
+        return None if declared is None else ids | declared
     return ids
 
 

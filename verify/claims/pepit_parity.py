@@ -19,6 +19,27 @@ from __future__ import annotations
 from fairtheory.worstcase.pepit_examples import EXAMPLES, REL_TOL
 from verify.core import Context, Outcome, Tally, claim
 
+#: the ids this module registers (one per example), literal so that ``python -m verify`` can read them without
+#: importing (:func:`verify.plugins.builtin_claim_ids`); checked against the examples at import
+CLAIM_IDS = (
+    "base.pepit.gradient_descent",
+    "base.pepit.subgradient_method",
+    "base.pepit.proximal_point",
+    "base.pepit.optimized_gradient",
+    "base.pepit.optimized_gradient_for_gradient",
+    "base.pepit.inexact_gradient_descent",
+    "base.pepit.information_theoretic_exact_method",
+    "base.pepit.gradient_descent_contraction",
+    "base.pepit.polyak_steps_in_distance_to_optimum",
+    "base.pepit.polyak_steps_in_function_value",
+    "base.pepit.sgd_overparametrized",
+    "base.pepit.proximal_gradient",
+    "base.pepit.proximal_gradient_projected",
+    "base.pepit.accelerated_proximal_gradient_simplified",
+    "base.pepit.douglas_rachford_splitting_contraction",
+    "base.pepit.nonconvex_gradient_descent",
+)
+
 #: examples whose claim is a recorded finding (expected refuted), with the reason
 _FINDINGS = {
     "inexact_gradient_descent": "quick mode includes the smallest counterexample found (epsilon = 0, n = 2): the "
@@ -60,5 +81,8 @@ def _register(name: str) -> None:
                     f"({ref} ...)", expected="refuted" if name in _FINDINGS else "verified")(check)
 
 
+if CLAIM_IDS != tuple(f"base.pepit.{n}" for n in EXAMPLES):
+    raise RuntimeError("verify/claims/pepit_parity.py: CLAIM_IDS does not list exactly the examples of "
+                       "fairtheory.worstcase.pepit_examples.EXAMPLES (update it)")
 for _name in EXAMPLES:
     _register(_name)
