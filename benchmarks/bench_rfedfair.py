@@ -57,7 +57,7 @@ def client_blocks(problem: LogisticProblem) -> list[tuple[np.ndarray, np.ndarray
 
 
 def loop_round(problem: LogisticProblem, blocks: list[tuple[np.ndarray, np.ndarray]], w: np.ndarray,
-               eta: float, *, beta: float, mu: float, alpha: np.ndarray, kappa: int) -> tuple[np.ndarray, float]:
+               eta: float, *, lr: float, mu: float, alpha: np.ndarray, kappa: int) -> tuple[np.ndarray, float]:
     """The straightforward implementation: a Python loop over clients, each with its own data."""
     W_out, E_out = [], []
     for i, (Xi, yi) in enumerate(blocks):
@@ -67,8 +67,8 @@ def loop_round(problem: LogisticProblem, blocks: list[tuple[np.ndarray, np.ndarr
             f = float(np.mean(np.logaddexp(0.0, -z)))
             g = Xi.T @ (-yi / (1.0 + np.exp(z))) / len(z)
             s = 1.0 / (1.0 + np.exp(-(f - ei) / mu)) / alpha[i]
-            wi = wi - beta * s * g
-            ei = ei - beta * (1.0 - s)
+            wi = wi - lr * s * g
+            ei = ei - lr * (1.0 - s)
         W_out.append(wi)
         E_out.append(ei)
     return problem.p @ np.array(W_out), float(problem.p @ np.array(E_out))
@@ -108,7 +108,7 @@ def bench(n: int = 1000, d: int = 20, m: int = 50, kappa: int = 5, trials: int =
     prob = make_problem(n, d, m)
     alpha = np.full(n, 0.5)
     w0 = np.full(d, 0.05)
-    kw = dict(beta=0.05, mu=0.1, alpha=alpha, kappa=kappa)
+    kw = dict(lr=0.05, mu=0.1, alpha=alpha, kappa=kappa)
     blocks = client_blocks(prob)
     alg = R.make(prob, **kw)
     start = round_start(alg, w0, 0.2)
@@ -159,7 +159,7 @@ def profile(n: int = 1000, d: int = 20, m: int = 50, reps: int = 30) -> dict[str
 
     prob = make_problem(n, d, m)
     alpha = np.full(n, 0.5)
-    kw = dict(beta=0.05, mu=0.1, alpha=alpha, kappa=5)
+    kw = dict(lr=0.05, mu=0.1, alpha=alpha, kappa=5)
     alg = R.make(prob, **kw)
 
     def step(state: R.State) -> R.State:
@@ -187,7 +187,7 @@ def profile(n: int = 1000, d: int = 20, m: int = 50, reps: int = 30) -> dict[str
             lambda: (np.exp(zz, out=buf), np.log1p(buf, out=buf)), reps),
         "floor: one read of the data (copy n*m*d)": _median_time(lambda: A3.copy(), reps),
         "loop: one step (all clients)": _median_time(
-            lambda: loop_round(prob, blocks, np.full(d, 0.05), 0.2, beta=0.05, mu=0.1, alpha=alpha, kappa=1),
+            lambda: loop_round(prob, blocks, np.full(d, 0.05), 0.2, lr=0.05, mu=0.1, alpha=alpha, kappa=1),
             max(3, reps // 5)),
     }
     return res

@@ -31,7 +31,7 @@ from fairtheory.algorithms import rfedfair as R  # noqa: E402
 
 def run_steps(problem, w0, steps: int, alpha: np.ndarray, sync=None) -> tuple[np.ndarray, float]:
     """``steps`` rFedFair steps (kappa = 5) after one warm-up step; returns the model and the seconds."""
-    alg = R.make(problem, beta=0.05, mu=0.1, alpha=alpha, kappa=5)  # validated once
+    alg = R.make(problem, lr=0.05, mu=0.1, alpha=alpha, kappa=5)  # validated once
     s = alg.step(alg.init(w0, 0.2), None)  # warm-up (allocations, kernels, device copies of the data)
     s = alg.init(w0, 0.2)
     if sync:

@@ -37,7 +37,7 @@ def settings() -> list[tuple[str, Callable[[], Any], Callable[[], Any]]]:
     for n, kappa, R in ((2, 3, 5), (3, 2, 5)):
         cls = {"n": n, "L": 1.0, "D0": 1.0, "rho2": 1.0}
         out.append((f"Scaffold n={n} kappa={kappa} R={R}",
-                    lambda n=n, kappa=kappa, R=R, cls=cls: worst_case(scaffold.make, R, kappa=kappa, eta_l=0.5,
+                    lambda n=n, kappa=kappa, R=R, cls=cls: worst_case(scaffold.make, R, kappa=kappa, lr=0.5,
                                                                       start={"warm_start": True}, **cls),
                     lambda n=n, kappa=kappa, R=R: scaffold_worst_case(n=n, kappa=kappa, R=R, eta_l=0.5, L=1.0, D0=1.0,
                                                                       rho2=1.0)))

@@ -3,7 +3,10 @@
 Subpackages: :mod:`fairtheory.sets`, :mod:`fairtheory.aggregators`, :mod:`fairtheory.objectives`,
 :mod:`fairtheory.problems`, :mod:`fairtheory.exact`, :mod:`fairtheory.algorithms`,
 :mod:`fairtheory.instances`, :mod:`fairtheory.bounds`, :mod:`fairtheory.metrics`,
-:mod:`fairtheory.testing`.  Every error raised on purpose derives from :class:`FairtheoryError`.
+:mod:`fairtheory.testing`, :mod:`fairtheory.worstcase`, :mod:`fairtheory.proofs`.  Each subpackage lists
+its public API in ``__all__`` (``tests/test_public_api.py`` checks every name); the algorithms, bounds,
+objectives, exact solvers and instances load on first use.  Every error raised on purpose derives from
+:class:`FairtheoryError`.
 """
 
 from fairtheory.errors import (

@@ -49,7 +49,7 @@ def curves(rounds: list[int]) -> dict[str, np.ndarray]:
     out: dict[str, list[float]] = {"FedAvg": [], "Scaffold (warm start)": [], f"FedAvgM (plugin, momentum {MOMENTUM})": []}
     for T in rounds:
         out["FedAvg"].append(worst_case(fedavg.make, T, lr=LR, kappa=KAPPA, **cls).value)
-        out["Scaffold (warm start)"].append(worst_case(scaffold.make, T, kappa=KAPPA, eta_l=LR, start={"warm_start": True},
+        out["Scaffold (warm start)"].append(worst_case(scaffold.make, T, kappa=KAPPA, lr=LR, start={"warm_start": True},
                                                       **cls).value)
         out[f"FedAvgM (plugin, momentum {MOMENTUM})"].append(
             worst_case(fedavgm, T, lr=LR, kappa=KAPPA, momentum=MOMENTUM, **cls).value)

@@ -25,7 +25,7 @@ def test_afl_converges_to_exact_solution():
 
     P = _problem(0)
     ex = solve_afl(P)
-    st, _ = run(afl.make(P, lr_w=0.05, lr_lam=0.01), 1500, record_every=1500, record_losses=False)
+    st, _ = run(afl.make(P, lr=0.05, dual_lr=0.01), 1500, record_every=1500, record_losses=False)
     # last iterate of the (strongly convex) GDA and the averaged iterate both approach the optimum
     assert np.linalg.norm(np.asarray(st.w) - ex.argmin) < 1e-6
     rel_avg = (P.losses(st.w_avg).max() - ex.value) / ex.value
@@ -41,7 +41,7 @@ def test_afl_averaged_error_decreases_with_horizon():
     ex = solve_afl(P)
     errs = []
     for T in (500, 2000):
-        st, _ = run(afl.make(P, lr_w=0.05, lr_lam=0.01), T, record_every=T, record_losses=False)
+        st, _ = run(afl.make(P, lr=0.05, dual_lr=0.01), T, record_every=T, record_losses=False)
         errs.append(P.losses(st.w_avg).max() - ex.value)
     assert errs[1] < errs[0] / 2
 
@@ -50,7 +50,7 @@ def test_init_and_step_use_the_same_set():
     """The dual set is bound once in make: init starts in it, every step projects onto it (not the simplex)."""
     P = _problem(2, n=6)
     S = CappedSimplex.cvar(6, 0.5)
-    alg = afl.make(P, lr_w=0.05, lr_lam=5.0, aggregator=S)  # a large dual step would leave S without projection
+    alg = afl.make(P, lr=0.05, dual_lr=5.0, aggregator=S)  # a large dual step would leave S without projection
     assert alg.hyper["aggregator"].set is S
     st = alg.init()
     assert S.contains(np.asarray(st.lam))
@@ -59,7 +59,7 @@ def test_init_and_step_use_the_same_set():
         lam = np.asarray(st.lam)
         assert S.contains(lam) and lam.max() <= 1.0 / 3.0 + 1e-12
     # ... and the same with a set-support aggregator
-    st2, _ = run(afl.make(P, lr_w=0.05, lr_lam=5.0, aggregator=cvar(6, 0.5)), 20, record_losses=False)
+    st2, _ = run(afl.make(P, lr=0.05, dual_lr=5.0, aggregator=cvar(6, 0.5)), 20, record_losses=False)
     assert np.array_equal(np.asarray(st2.lam), lam)
     with pytest.raises(FairtheoryValueError, match="lam0"):
         alg.init(lam0=np.eye(6)[0])  # a simplex vertex is outside C(1/2)
@@ -68,14 +68,14 @@ def test_init_and_step_use_the_same_set():
 def test_afl_capped_set_and_sampling_stay_feasible():
     P = _problem(2, n=6)
     S = CappedSimplex.cvar(6, 0.5)
-    alg = afl.make(P, lr_w=0.05, lr_lam=0.05, aggregator=S, K=2, grad_noise=0.1, loss_noise=0.1)
+    alg = afl.make(P, lr=0.05, dual_lr=0.05, aggregator=S, K=2, grad_noise=0.1, loss_noise=0.1)
     st, _ = run(alg, 50, rng=np.random.default_rng(0), record_losses=False)
     assert S.contains(np.asarray(st.lam)) and st.comms == 50 and st.t == 50
 
 
 def test_numpy_torch_agree(xp_name, to_backend):
     P = _problem(3, n=5, d=3)
-    alg = afl.make(P, lr_w=0.05, lr_lam=0.02, K=3, grad_noise=0.3, loss_noise=0.2)
+    alg = afl.make(P, lr=0.05, dual_lr=0.02, K=3, grad_noise=0.3, loss_noise=0.2)
     ref, _ = run(alg, 40, rng=np.random.default_rng(5))
     st, _ = run(alg, 40, rng=np.random.default_rng(5), w0=to_backend(np.zeros(3)))
     for name in ("w", "lam", "w_avg", "lam_avg"):
@@ -93,8 +93,8 @@ def test_instance_pinned():
 
 def test_validation():
     P = _problem(4)
-    good = dict(lr_w=0.1, lr_lam=0.1)
-    for key, bad in [("lr_w", 0.0), ("lr_lam", -1.0), ("K", 0), ("grad_noise", -1.0), ("loss_noise", np.inf)]:
+    good = dict(lr=0.1, dual_lr=0.1)
+    for key, bad in [("lr", 0.0), ("dual_lr", -1.0), ("K", 0), ("grad_noise", -1.0), ("loss_noise", np.inf)]:
         with pytest.raises((FairtheoryValueError, FairtheoryTypeError), match=key):
             afl.make(P, **{**good, key: bad})
     with pytest.raises(FairtheoryValueError, match="n = "):

@@ -17,6 +17,7 @@ from fairtheory.algorithms import (
     fedfa,
     fedfv,
     fedmgda,
+    fedprox,
     power_of_choice,
     qfedavg,
     qfedsgd,
@@ -36,19 +37,21 @@ LOGI = random_logistic(6, 3, 12, rng=np.random.default_rng(1), l2=0.05)
 #: normalises its updates, so they diverge only at q = 0 / never.
 TABLE: list[tuple[str, Any, Any, dict[str, Any], dict[str, Any] | None, tuple[str, Any]]] = [
     ("fedavg", fedavg, QUAD, {"lr": 0.1, "kappa": 3, "K": 4}, {"lr": 1e6}, ("kappa", 0)),
-    ("rfedfair", rfedfair, LOGI, {"beta": 0.05, "kappa": 2, "alpha": 0.5, "mu": 0.1, "K": 3}, {"beta": 1e12},
+    ("fedprox", fedprox, QUAD, {"lr": 0.1, "kappa": 3, "K": 4, "prox_mu": 0.5}, {"lr": 1e6}, ("prox_mu", -1.0)),
+    ("rfedfair", rfedfair, LOGI, {"lr": 0.05, "kappa": 2, "alpha": 0.5, "mu": 0.1, "K": 3}, {"lr": 1e12},
      ("mu", -1.0)),
     ("qfedsgd", qfedsgd, QUAD, {"q": 1.0, "L": 4.0, "K": 3}, {"L": 1e-12, "q": 0.0}, ("q", -1.0)),
     ("qfedavg", qfedavg, QUAD, {"q": 1.0, "lr": 0.1, "kappa": 2, "K": 3}, {"lr": 1e8, "q": 0.0}, ("kappa", 0)),
-    ("afl", afl, QUAD, {"lr_w": 0.05, "lr_lam": 0.05, "K": 3}, {"lr_w": 1e6}, ("lr_lam", -1.0)),
-    ("drfa", drfa, QUAD, {"kappa": 2, "eta": 0.05, "gamma": 0.05, "K": 3}, {"eta": 1e6}, ("K", 0)),
-    ("scaffold", scaffold, QUAD, {"kappa": 2, "eta_l": 0.05, "K": 3}, {"eta_l": 1e6}, ("eta_l", 0.0)),
-    ("scaffpd", scaffpd, QUAD, {"kappa": 2, "eta_l": 0.05, "sigma": 0.05}, {"eta_l": 1e6}, ("kappa", 1.5)),
+    ("afl", afl, QUAD, {"lr": 0.05, "dual_lr": 0.05, "K": 3}, {"lr": 1e6}, ("dual_lr", -1.0)),
+    ("drfa", drfa, QUAD, {"kappa": 2, "lr": 0.05, "dual_lr": 0.05, "K": 3}, {"lr": 1e6}, ("K", 0)),
+    ("scaffold", scaffold, QUAD, {"kappa": 2, "lr": 0.05, "K": 3}, {"lr": 1e6}, ("lr", 0.0)),
+    ("scaffpd", scaffpd, QUAD, {"kappa": 2, "lr": 0.05, "dual_lr": 0.05}, {"lr": 1e6}, ("kappa", 1.5)),
     ("fedfv", fedfv, LOGI, {"lr": 0.1, "kappa": 2, "K": 4, "alpha": 0.2, "tau": 1}, {"lr": 1e12}, ("alpha", 2.0)),
     ("fedmgda", fedmgda, QUAD, {"lr": 0.1, "kappa": 2, "K": 4, "epsilon": 0.1}, None, ("epsilon", -0.1)),
     ("ditto", ditto, QUAD, {"lr": 0.1, "lam": 0.5, "kappa": 2, "s": 3, "K": 3}, {"lr": 1e6}, ("lam", -1.0)),
     ("fedfa", fedfa, LOGI, {"lr": 0.1, "kappa": 2, "K": 4, "gamma": 0.5}, {"lr": 1e12}, ("beta", 2.0)),
-    ("power_of_choice", power_of_choice, QUAD, {"lr": 0.1, "kappa": 2, "m": 2, "d": 4}, {"lr": 1e6}, ("d", 0)),
+    ("power_of_choice", power_of_choice, QUAD, {"lr": 0.1, "kappa": 2, "K": 2, "candidates": 4}, {"lr": 1e6},
+     ("candidates", 0)),
 ]
 IDS = [row[0] for row in TABLE]
 
@@ -90,7 +93,7 @@ def test_validation_happens_in_make_and_names_the_argument(name, mod, P, hyper, 
     alg = mod.make(P, **hyper)
     with pytest.raises(FairtheoryTypeError, match="State"):
         alg.step(object(), np.random.default_rng(0))
-    other = fedavg.make(P, lr=0.1) if name != "fedavg" else afl.make(P, lr_w=0.1, lr_lam=0.1)
+    other = fedavg.make(P, lr=0.1) if name != "fedavg" else afl.make(P, lr=0.1, dual_lr=0.1)
     with pytest.raises(FairtheoryTypeError, match="State"):
         alg.step(other.init(), np.random.default_rng(0))
     with pytest.raises(FairtheoryValueError, match="w0"):

@@ -26,7 +26,7 @@ def test_drfa_reaches_exact_value_within_tolerance():
     P = _problem(0)
     ex = solve_afl(P)
     T, kappa = 4000, 8
-    alg = drfa.make(P, kappa=kappa, eta=1.0 / (6 * P.smoothness() * np.sqrt(T)), gamma=0.1 / T ** 0.625, K=P.n)
+    alg = drfa.make(P, kappa=kappa, lr=1.0 / (6 * P.smoothness() * np.sqrt(T)), dual_lr=0.1 / T ** 0.625, K=P.n)
     st, _ = run(alg, T // kappa, rng=np.random.default_rng(0), record_every=T, record_losses=False)
     rel = (P.losses(st.w_avg).max() - ex.value) / ex.value
     assert 0 <= rel < 0.1  # DRFA_VALUE_TOL of base.drfa.converges
@@ -37,7 +37,7 @@ def test_drfa_reaches_exact_value_within_tolerance():
 def test_drfa_deterministic_single_client_is_gradient_descent():
     """With one client and kappa local steps DRFA's primal is plain GD on that client."""
     P = _problem(1, n=1, d=2)
-    alg = drfa.make(P, kappa=3, eta=0.1, gamma=0.1, K=2)
+    alg = drfa.make(P, kappa=3, lr=0.1, dual_lr=0.1, K=2)
     st = alg.step(alg.init(np.ones(2)), np.random.default_rng(0))
     w = np.ones(2)
     for _ in range(3):
@@ -48,7 +48,7 @@ def test_drfa_deterministic_single_client_is_gradient_descent():
 def test_only_drawn_clients_move_the_model():
     """K = 1 draw: the new server model is the drawn client's local model after kappa steps."""
     P = _problem(2, n=5, d=3)
-    alg = drfa.make(P, kappa=4, eta=0.05, gamma=0.0, K=1)
+    alg = drfa.make(P, kappa=4, lr=0.05, dual_lr=0.0, K=1)
     w0 = np.random.default_rng(3).normal(size=3)
     st0 = alg.init(w0)
     st = alg.step(st0, np.random.default_rng(4))
@@ -57,13 +57,13 @@ def test_only_drawn_clients_move_the_model():
     for _ in range(4):
         v = v - 0.05 * P.grads(v)[i]
     assert np.max(np.abs(np.asarray(st.w) - v)) <= 1e-13
-    assert np.array_equal(np.asarray(st.lam), np.asarray(st0.lam))  # gamma = 0
+    assert np.array_equal(np.asarray(st.lam), np.asarray(st0.lam))  # dual_lr = 0
 
 
 def test_init_and_step_use_the_same_set():
     P = _problem(2, n=5, d=3)
     S = CappedSimplex.cvar(5, 0.6)
-    alg = drfa.make(P, kappa=2, eta=0.05, gamma=5.0, K=3, aggregator=S)
+    alg = drfa.make(P, kappa=2, lr=0.05, dual_lr=5.0, K=3, aggregator=S)
     assert alg.hyper["aggregator"].set is S
     st = alg.init()
     rng = np.random.default_rng(0)
@@ -77,7 +77,7 @@ def test_init_and_step_use_the_same_set():
 def test_numpy_torch_agree(xp_name, to_backend):
     P = _problem(2, n=5, d=3)
     S = CappedSimplex.cvar(5, 0.6)
-    alg = drfa.make(P, kappa=4, eta=0.05, gamma=0.02, K=3, aggregator=S, grad_noise=0.2, loss_noise=0.1)
+    alg = drfa.make(P, kappa=4, lr=0.05, dual_lr=0.02, K=3, aggregator=S, grad_noise=0.2, loss_noise=0.1)
     ref, _ = run(alg, 20, rng=np.random.default_rng(11))
     st, _ = run(alg, 20, rng=np.random.default_rng(11), w0=to_backend(np.zeros(3)))
     for name in ("w", "lam", "w_avg", "lam_avg"):
@@ -95,8 +95,8 @@ def test_instance_pinned():
 
 def test_validation():
     P = _problem(3)
-    good = dict(kappa=2, eta=0.1, gamma=0.1, K=2)
-    for key, bad in [("kappa", 0), ("eta", 0.0), ("gamma", -0.1), ("K", 0), ("grad_noise", -1.0),
+    good = dict(kappa=2, lr=0.1, dual_lr=0.1, K=2)
+    for key, bad in [("kappa", 0), ("lr", 0.0), ("dual_lr", -0.1), ("K", 0), ("grad_noise", -1.0),
                      ("loss_noise", -1.0), ("kappa", 1.5)]:
         with pytest.raises((FairtheoryValueError, FairtheoryTypeError), match=key):
             drfa.make(P, **{**good, key: bad})

@@ -60,7 +60,7 @@ def test_trains_with_rfedfair_and_qfedavg_to_the_exact_optimum(plugin) -> None:
     assert ex.certificate["gap"] <= 1e-6 * max(1.0, abs(ex.value))
     from fairtheory_propfair.claims import _step
 
-    for alg in (rfedfair.make(P, beta=_step(P), kappa=1, aggregator=agg),
+    for alg in (rfedfair.make(P, lr=_step(P), kappa=1, aggregator=agg),
                 qfedavg.make(P, lr=1.0 / P.smoothness(), kappa=1, aggregator=agg)):
         state, _ = run(alg, 3000, rng=np.random.default_rng(0), record_losses=False, record_every=3000)
         value = agg.value(P.losses(np.asarray(state.w)))

@@ -30,6 +30,7 @@ from fairtheory.algorithms import (
     fedfv,
     fedfv_aggregate,
     fedmgda,
+    fedprox,
     qfedavg,
     qfedsgd,
     rfedfair,
@@ -882,16 +883,17 @@ def _rel(got: float, want: float, rtol: float) -> None:
 #: (name, module, problem, hyper-parameters, (step size, diverging value), (integer hyper, name), bad hyper)
 ALGS: list[tuple[str, Any, Any, dict[str, Any], tuple[str, float] | None, str | None, tuple[str, Any]]] = [
     ("fedavg", fedavg, QUAD6, {"lr": 0.1, "kappa": 2, "K": 4}, ("lr", 1e6), "kappa", ("lr", -0.1)),
-    ("rfedfair", rfedfair, LOGI6, {"beta": 0.05, "kappa": 2, "alpha": 0.5, "mu": 0.1, "K": 3}, None, "kappa",
+    ("fedprox", fedprox, QUAD6, {"lr": 0.1, "kappa": 2, "K": 4, "prox_mu": 0.1}, ("lr", 1e6), "kappa", ("prox_mu", -0.1)),
+    ("rfedfair", rfedfair, LOGI6, {"lr": 0.05, "kappa": 2, "alpha": 0.5, "mu": 0.1, "K": 3}, None, "kappa",
      ("alpha", 2.0)),
-    ("rfedfair-quad", rfedfair, QUAD6, {"beta": 0.05, "kappa": 2, "alpha": 0.5, "mu": 0.1}, ("beta", 1e6), "kappa",
+    ("rfedfair-quad", rfedfair, QUAD6, {"lr": 0.05, "kappa": 2, "alpha": 0.5, "mu": 0.1}, ("lr", 1e6), "kappa",
      ("mu", 0.0)),
     ("qfedsgd", qfedsgd, QUAD6, {"q": 0.0, "L": 4.0, "K": 3}, ("L", 1e-12), "K", ("L", 0.0)),
     ("qfedavg", qfedavg, QUAD6, {"q": 0.0, "lr": 0.1, "kappa": 2, "K": 3}, ("lr", 1e8), "kappa", ("q", -1.0)),
-    ("afl", afl, QUAD6, {"lr_w": 0.05, "lr_lam": 0.05, "K": 3}, ("lr_w", 1e6), "K", ("lr_w", 0.0)),
-    ("drfa", drfa, QUAD6, {"kappa": 2, "eta": 0.05, "gamma": 0.05, "K": 3}, ("eta", 1e6), "kappa", ("gamma", -1.0)),
-    ("scaffold", scaffold, QUAD6, {"kappa": 2, "eta_l": 0.05, "K": 3}, ("eta_l", 1e6), "kappa", ("eta_g", 0.0)),
-    ("scaffpd", scaffpd, QUAD6, {"kappa": 2, "eta_l": 0.05, "sigma": 0.05}, ("eta_l", 1e6), "kappa", ("sigma", -1.0)),
+    ("afl", afl, QUAD6, {"lr": 0.05, "dual_lr": 0.05, "K": 3}, ("lr", 1e6), "K", ("lr", 0.0)),
+    ("drfa", drfa, QUAD6, {"kappa": 2, "lr": 0.05, "dual_lr": 0.05, "K": 3}, ("lr", 1e6), "kappa", ("dual_lr", -1.0)),
+    ("scaffold", scaffold, QUAD6, {"kappa": 2, "lr": 0.05, "K": 3}, ("lr", 1e6), "kappa", ("server_lr", 0.0)),
+    ("scaffpd", scaffpd, QUAD6, {"kappa": 2, "lr": 0.05, "dual_lr": 0.05}, ("lr", 1e6), "kappa", ("dual_lr", -1.0)),
     ("fedfv", fedfv, LOGI6, {"lr": 0.1, "kappa": 2, "K": 4, "alpha": 0.2, "tau": 1}, ("lr", 1e12), "kappa",
      ("alpha", 2.0)),
     ("fedmgda", fedmgda, QUAD6, {"lr": 0.1, "kappa": 2, "K": 4, "epsilon": 0.1}, None, "kappa", ("lr", 0.0)),
@@ -935,7 +937,7 @@ ALG_ROWS: list[Row] = []
 for name, mod, P, hyper, div, int_hyper, badh in ALGS:
     d = P.d
     alg = mod.make(P, **hyper)
-    other = fedavg.make(P, lr=0.1) if mod is not fedavg else afl.make(P, lr_w=0.1, lr_lam=0.1)
+    other = fedavg.make(P, lr=0.1) if mod is not fedavg else afl.make(P, lr=0.1, dual_lr=0.1)
     w_int = np.arange(d) - 1
     rows = [
         bad(f"{name} make problem string", lambda mod=mod, hyper=hyper: mod.make("P", **hyper), TE, "problem"),
@@ -1005,46 +1007,46 @@ ALG_ROWS += [
         fedavg.make(QUAD6, lr=0.1).init([1, 0, -1]), None).w,
        close(lambda: _fedavg_one_step(QUAD6, np.array([1.0, 0.0, -1.0]), 0.1))),
     ok("rfedfair one step from an int w0", lambda: (lambda a: a.step(a.init(np.array([1, 0, -1])), None).w)(
-        rfedfair.make(QUAD6, beta=0.1, kappa=1, alpha=0.5, mu=0.2)),
+        rfedfair.make(QUAD6, lr=0.1, kappa=1, alpha=0.5, mu=0.2)),
        close(lambda: _rfedfair_one_step(QUAD6, np.array([1.0, 0.0, -1.0]), 0.1, 0.5, 0.2))),
-    ok("rfedfair.init int w0 stays float64", lambda: rfedfair.make(QUAD6, beta=0.1, kappa=1, alpha=0.5, mu=0.2)
+    ok("rfedfair.init int w0 stays float64", lambda: rfedfair.make(QUAD6, lr=0.1, kappa=1, alpha=0.5, mu=0.2)
        .init(np.array([1, 2, 3])).W, _same_dtype(np.float64, np.tile([1, 2, 3], (6, 1)))),
     ok("run_rfedfair int w0 = float w0", lambda: rfedfair.run_rfedfair(
-        QUAD6, T=8, beta=0.1, kappa=2, alpha=0.5, mu=0.2, w0=np.array([1, 0, -1])).w,
-       close(lambda: rfedfair.run_rfedfair(QUAD6, T=8, beta=0.1, kappa=2, alpha=0.5, mu=0.2,
+        QUAD6, T=8, lr=0.1, kappa=2, alpha=0.5, mu=0.2, w0=np.array([1, 0, -1])).w,
+       close(lambda: rfedfair.run_rfedfair(QUAD6, T=8, lr=0.1, kappa=2, alpha=0.5, mu=0.2,
                                             w0=np.array([1.0, 0.0, -1.0])).w, rtol=0.0)),
-    bad("run_rfedfair beta=1e6 diverges", lambda: rfedfair.run_rfedfair(
-        QUAD6, T=302, beta=1e6, kappa=2, alpha=0.5, mu=0.1), DE, "beta"),
-    ok("run_rfedfair beta=1e6 on_divergence=stop", lambda: rfedfair.run_rfedfair(
-        QUAD6, T=302, beta=1e6, kappa=2, alpha=0.5, mu=0.1, on_divergence="stop").history.diverged,
+    bad("run_rfedfair lr=1e6 diverges", lambda: rfedfair.run_rfedfair(
+        QUAD6, T=302, lr=1e6, kappa=2, alpha=0.5, mu=0.1), DE, "lr="),
+    ok("run_rfedfair lr=1e6 on_divergence=stop", lambda: rfedfair.run_rfedfair(
+        QUAD6, T=302, lr=1e6, kappa=2, alpha=0.5, mu=0.1, on_divergence="stop").history.diverged,
        lambda out: _is(out, True)),
-    bad("run_rfedfair beta=1e300 diverges", lambda: rfedfair.run_rfedfair(
-        QUAD6, T=302, beta=1e300, kappa=2, alpha=0.5, mu=0.1), DE, "beta"),
-    ok("run_rfedfair beta=1e300 stop: the output of the finite prefix", lambda: rfedfair.run_rfedfair(
-        QUAD6, T=302, beta=1e300, kappa=2, alpha=0.5, mu=0.1, on_divergence="stop").history.diverged,
+    bad("run_rfedfair lr=1e300 diverges", lambda: rfedfair.run_rfedfair(
+        QUAD6, T=302, lr=1e300, kappa=2, alpha=0.5, mu=0.1), DE, "lr="),
+    ok("run_rfedfair lr=1e300 stop: the output of the finite prefix", lambda: rfedfair.run_rfedfair(
+        QUAD6, T=302, lr=1e300, kappa=2, alpha=0.5, mu=0.1, on_divergence="stop").history.diverged,
        lambda out: _is(out, True)),
-    bad("run_rfedfair w0 bool", lambda: rfedfair.run_rfedfair(QUAD6, T=4, beta=0.1, kappa=2, alpha=0.5, mu=0.1,
+    bad("run_rfedfair w0 bool", lambda: rfedfair.run_rfedfair(QUAD6, T=4, lr=0.1, kappa=2, alpha=0.5, mu=0.1,
                                                               w0=[True, False, True]), TE, "w0"),
-    bad("run_rfedfair eta0 nan", lambda: rfedfair.run_rfedfair(QUAD6, T=4, beta=0.1, kappa=2, alpha=0.5, mu=0.1,
+    bad("run_rfedfair eta0 nan", lambda: rfedfair.run_rfedfair(QUAD6, T=4, lr=0.1, kappa=2, alpha=0.5, mu=0.1,
                                                                eta0=float("nan")), VE, "eta0"),
-    bad("run_rfedfair T 3 kappa 2 (002)", lambda: rfedfair.run_rfedfair(QUAD6, T=3, beta=0.1, kappa=2, alpha=0.5,
+    bad("run_rfedfair T 3 kappa 2 (002)", lambda: rfedfair.run_rfedfair(QUAD6, T=3, lr=0.1, kappa=2, alpha=0.5,
                                                                         mu=0.1), VE, "kappa"),
-    bad("run_rfedfair output_version", lambda: rfedfair.run_rfedfair(QUAD6, T=4, beta=0.1, kappa=2, alpha=0.5,
+    bad("run_rfedfair output_version", lambda: rfedfair.run_rfedfair(QUAD6, T=4, lr=0.1, kappa=2, alpha=0.5,
                                                                      mu=0.1, output_version="001"), VE,
         "output_version"),
-    bad("run_rfedfair K without rng", lambda: rfedfair.run_rfedfair(QUAD6, T=4, beta=0.1, kappa=2, alpha=0.5, mu=0.1,
+    bad("run_rfedfair K without rng", lambda: rfedfair.run_rfedfair(QUAD6, T=4, lr=0.1, kappa=2, alpha=0.5, mu=0.1,
                                                                     K=2), TE, "rng"),
-    bad("run_rfedfair checkpoints > T", lambda: rfedfair.run_rfedfair(QUAD6, T=4, beta=0.1, kappa=2, alpha=0.5,
+    bad("run_rfedfair checkpoints > T", lambda: rfedfair.run_rfedfair(QUAD6, T=4, lr=0.1, kappa=2, alpha=0.5,
                                                                       mu=0.1, checkpoints=[9]), VE, "checkpoints"),
     bad("run_rfedfair alpha and aggregator", lambda: rfedfair.run_rfedfair(
-        QUAD6, T=4, beta=0.1, kappa=2, alpha=0.5, mu=0.1, aggregator=CappedSimplex.simplex(6)), VE, "aggregator"),
+        QUAD6, T=4, lr=0.1, kappa=2, alpha=0.5, mu=0.1, aggregator=CappedSimplex.simplex(6)), VE, "aggregator"),
     bad("rfedfair.output foreign state", lambda: rfedfair.output(fedavg.make(QUAD6, lr=0.1).init()), TE, "state"),
-    bad("afl init lam0 bool", lambda: afl.make(QUAD6, lr_w=0.1, lr_lam=0.1).init(None, [True] + [False] * 5), TE,
+    bad("afl init lam0 bool", lambda: afl.make(QUAD6, lr=0.1, dual_lr=0.1).init(None, [True] + [False] * 5), TE,
         "lam0"),
-    bad("afl init lam0 nan", lambda: afl.make(QUAD6, lr_w=0.1, lr_lam=0.1).init(None, [np.nan] * 6), VE, "lam0"),
-    bad("drfa init lam0 outside", lambda: drfa.make(QUAD6, kappa=2, eta=0.1, gamma=0.1, K=2).init(None, [1.0] * 6),
+    bad("afl init lam0 nan", lambda: afl.make(QUAD6, lr=0.1, dual_lr=0.1).init(None, [np.nan] * 6), VE, "lam0"),
+    bad("drfa init lam0 outside", lambda: drfa.make(QUAD6, kappa=2, lr=0.1, dual_lr=0.1, K=2).init(None, [1.0] * 6),
         VE, "lam0"),
-    bad("scaffpd init a0 string", lambda: scaffpd.make(QUAD6, kappa=2, eta_l=0.1, sigma=0.1).init(None, "a"), TE,
+    bad("scaffpd init a0 string", lambda: scaffpd.make(QUAD6, kappa=2, lr=0.1, dual_lr=0.1).init(None, "a"), TE,
         "a0"),
 ]
 

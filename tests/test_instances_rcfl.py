@@ -137,7 +137,7 @@ def test_theorem1_gap_one_instance(theorem_case) -> None:
     assert 0.0 <= r.measured <= r.theory
     assert r.theory == pytest.approx(sum(r.extra["terms"].values()), rel=1e-15)
     # the same number from a direct run of the algorithm
-    res = run_rfedfair(prob, T=52, beta=beta, mu=0.1, alpha=alpha, kappa=5, w0=np.zeros(prob.d))
+    res = run_rfedfair(prob, T=52, lr=beta, mu=0.1, alpha=alpha, kappa=5, w0=np.zeros(prob.d))
     direct = s["S"].support(prob.losses(np.asarray(res.w))) - s["f_star"]
     assert abs(direct - r.measured) <= 1e-13
     r0 = I.rfedfair_theorem1_gap(prob, alpha=alpha, mu=0.1, beta=beta, kappa=5, T=52, version="000", setup=s)

@@ -34,7 +34,7 @@ def test_candidates_are_distinct_and_avoid_zero_weight_clients() -> None:
 def test_round_trains_the_highest_loss_candidates() -> None:
     # losses at w = 0: 0.5 c_k^2 -> (0.5, 2, 4.5, 8); with d = n the two largest, clients 2 and 3
     P = QuadraticProblem(np.ones((4, 1, 1)), [[1.0], [2.0], [3.0], [4.0]])
-    alg = poc.make(P, lr=0.5, m=2, d=4)
+    alg = poc.make(P, lr=0.5, K=2, candidates=4)
     s = alg.step(alg.init([0.0]), np.random.default_rng(0))
     assert s.selected == (2, 3)
     assert s.w.tolist() == [(1.5 + 2.0) / 2]  # one step: w_k = 0.5 c_k, averaged with equal weights
@@ -42,7 +42,7 @@ def test_round_trains_the_highest_loss_candidates() -> None:
 
 def test_round_matches_the_rule_given_the_draw() -> None:
     P = random_quadratic(8, 3, rng=np.random.default_rng(1))
-    alg = poc.make(P, lr=0.1, m=3, d=5, kappa=2)
+    alg = poc.make(P, lr=0.1, K=3, candidates=5, kappa=2)
     s0 = alg.init()
     s1 = alg.step(s0, np.random.default_rng(7))
     A = poc.candidates(np.random.default_rng(7), P.p, 5)
@@ -56,9 +56,9 @@ def test_round_matches_the_rule_given_the_draw() -> None:
 
 def test_validation() -> None:
     P = random_quadratic(4, 2, rng=np.random.default_rng(0))
-    with pytest.raises(FairtheoryValueError, match="m"):
-        poc.make(P, lr=0.1, m=3, d=2)
-    with pytest.raises(FairtheoryValueError, match="d"):
-        poc.make(P, lr=0.1, m=1, d=5)
+    with pytest.raises(FairtheoryValueError, match="K"):
+        poc.make(P, lr=0.1, K=3, candidates=2)
+    with pytest.raises(FairtheoryValueError, match="candidates"):
+        poc.make(P, lr=0.1, K=1, candidates=5)
     with pytest.raises(FairtheoryValueError, match="nan"):
         poc.select([0, 1], [np.nan, 1.0], 1)

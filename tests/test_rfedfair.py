@@ -71,7 +71,7 @@ def test_matches_per_client_reference(kappa: int, K: int | None) -> None:
     T = 2 + 4 * kappa
     ref002, ref000, servers = _reference(prob, T=T, beta=0.07, mu=0.2, alpha=alpha, kappa=kappa, K=K,
                                          seed=11, w0=np.ones(3), eta0=0.3)
-    kw = dict(T=T, beta=0.07, mu=0.2, alpha=alpha, kappa=kappa, K=K, w0=np.ones(3), eta0=0.3)
+    kw = dict(T=T, lr=0.07, mu=0.2, alpha=alpha, kappa=kappa, K=K, w0=np.ones(3), eta0=0.3)
     r2 = R.run_rfedfair(prob, rng=np.random.default_rng(11), **kw)
     r0 = R.run_rfedfair(prob, rng=np.random.default_rng(11), output_version="000", **kw)
     np.testing.assert_allclose(r2.w, ref002, rtol=1e-12, atol=1e-13)
@@ -83,7 +83,7 @@ def test_matches_per_client_reference(kappa: int, K: int | None) -> None:
 
 def test_single_step_formula() -> None:
     prob = _quad(3, 2, seed=3)
-    alg = R.make(prob, beta=0.1, mu=0.5, alpha=0.5, kappa=2)
+    alg = R.make(prob, lr=0.1, mu=0.5, alpha=0.5, kappa=2)
     s0 = alg.init(np.array([0.5, -1.0]), eta0=0.2)
     s1 = alg.step(s0, None)  # t = 0: communication
     f = np.asarray(prob.losses(np.array([0.5, -1.0])))
@@ -103,7 +103,7 @@ def test_single_step_formula() -> None:
 @pytest.mark.parametrize("T,kappa", [(2, 1), (7, 5), (12, 5), (22, 10), (5, 3), (3, 1)])
 def test_schedule_and_communication_counts(T: int, kappa: int) -> None:
     prob = _quad()
-    res = R.run_rfedfair(prob, T=T, beta=0.01, mu=0.1, alpha=0.8, kappa=kappa)
+    res = R.run_rfedfair(prob, T=T, lr=0.01, mu=0.1, alpha=0.8, kappa=kappa)
     T_N = (T - 2) // kappa
     assert res.T_N == T_N
     # communication at t in {0, kappa, ...} within 0..T-1
@@ -121,29 +121,29 @@ def test_rounds_validation() -> None:
     with pytest.raises(FairtheoryValueError, match="divisible"):
         R.rounds_for(13, 5)
     with pytest.raises(FairtheoryValueError, match="divisible"):
-        R.run_rfedfair(prob, T=13, beta=0.01, mu=0.1, alpha=0.8, kappa=5)
+        R.run_rfedfair(prob, T=13, lr=0.01, mu=0.1, alpha=0.8, kappa=5)
     # the 000 output accepts any T >= 1
-    res = R.run_rfedfair(prob, T=13, beta=0.01, mu=0.1, alpha=0.8, kappa=5, output_version="000")
+    res = R.run_rfedfair(prob, T=13, lr=0.01, mu=0.1, alpha=0.8, kappa=5, output_version="000")
     assert res.T_N is None and res.state.t == 13
 
 
 def test_output_000_definition() -> None:
     prob = _quad()
     T, kappa = 12, 5
-    alg = R.make(prob, beta=0.05, mu=0.1, alpha=0.7, kappa=kappa)
+    alg = R.make(prob, lr=0.05, mu=0.1, alpha=0.7, kappa=kappa)
     state = alg.init()
     acc = np.zeros(prob.d)
     for _ in range(T):
         acc += prob.p @ state.W
         state = alg.step(state, None)
-    res = R.run_rfedfair(prob, T=T, beta=0.05, mu=0.1, alpha=0.7, kappa=kappa, output_version="000")
+    res = R.run_rfedfair(prob, T=T, lr=0.05, mu=0.1, alpha=0.7, kappa=kappa, output_version="000")
     np.testing.assert_allclose(res.w, acc / T, rtol=1e-13)
     np.testing.assert_allclose(res.state.W, state.W, rtol=1e-14)
 
 
 def test_checkpoints_are_prefix_outputs() -> None:
     prob = _quad()
-    kw = dict(beta=0.05, mu=0.1, alpha=0.7, kappa=5)
+    kw = dict(lr=0.05, mu=0.1, alpha=0.7, kappa=5)
     long = R.run_rfedfair(prob, T=22, checkpoints=[7, 12, 17], **kw)
     for Tp in (7, 12, 17):
         short2 = R.run_rfedfair(prob, T=Tp, **kw)
@@ -155,12 +155,12 @@ def test_checkpoints_are_prefix_outputs() -> None:
 def test_partial_draws_with_replacement_plain_mean() -> None:
     # K = 1: the server model is exactly the drawn client's stepped model
     prob = _quad()
-    alg = R.make(prob, beta=0.1, mu=0.2, alpha=0.9, kappa=3, K=1)
+    alg = R.make(prob, lr=0.1, mu=0.2, alpha=0.9, kappa=3, K=1)
     s0 = alg.init()
     rng = np.random.default_rng(5)
     j = int(np.random.default_rng(5).choice(prob.n, size=1, replace=True, p=prob.p)[0])
     s1 = alg.step(s0, rng)
-    full = R.make(prob, beta=0.1, mu=0.2, alpha=0.9, kappa=4).step(s0, None)  # t=0 averages
+    full = R.make(prob, lr=0.1, mu=0.2, alpha=0.9, kappa=4).step(s0, None)  # t=0 averages
     Gw, ge = R.local_gradients(prob, s0.W, s0.E, SmoothedQalpha(prob.p, 0.9, 0.2))
     np.testing.assert_allclose(s1.w, (s0.W - 0.1 * Gw)[j], rtol=1e-14)
     assert float(s1.eta) == pytest.approx(float((s0.E - 0.1 * ge)[j]), rel=1e-14)
@@ -178,7 +178,7 @@ def _logistic(n: int, m: int, d: int, seed: int) -> LogisticProblem:
 @pytest.mark.parametrize("K", [None, 3])
 def test_numpy_torch_agree(xp_name: str, to_backend, K: int | None) -> None:
     for prob in (_quad(), _logistic(6, 8, 3, 1)):
-        kw = dict(T=17, beta=0.05, mu=0.1, alpha=0.6, kappa=5, K=K)
+        kw = dict(T=17, lr=0.05, mu=0.1, alpha=0.6, kappa=5, K=K)
         ref = R.run_rfedfair(prob, rng=np.random.default_rng(4), w0=np.full(prob.d, 0.1), **kw)
         got = R.run_rfedfair(prob, rng=np.random.default_rng(4), w0=to_backend(np.full(prob.d, 0.1)), **kw)
         from fairtheory.backend import to_numpy
@@ -193,8 +193,8 @@ def test_numpy_torch_agree(xp_name: str, to_backend, K: int | None) -> None:
 @pytest.mark.parametrize(
     "bad,exc",
     [
-        (dict(beta=0.0), FairtheoryValueError),
-        (dict(beta=-1.0), FairtheoryValueError),
+        (dict(lr=0.0), FairtheoryValueError),
+        (dict(lr=-1.0), FairtheoryValueError),
         (dict(mu=0.0), FairtheoryValueError),
         (dict(alpha=0.0), FairtheoryValueError),
         (dict(alpha=1.5), FairtheoryValueError),
@@ -211,21 +211,21 @@ def test_numpy_torch_agree(xp_name: str, to_backend, K: int | None) -> None:
 )
 def test_validation(bad: dict, exc: type) -> None:
     prob = _quad()
-    kw = dict(T=7, beta=0.1, mu=0.1, alpha=0.5, kappa=5, rng=np.random.default_rng(0)) | bad
+    kw = dict(T=7, lr=0.1, mu=0.1, alpha=0.5, kappa=5, rng=np.random.default_rng(0)) | bad
     with pytest.raises(exc):
         R.run_rfedfair(prob, **kw)
 
 
 def test_partial_needs_rng_and_alpha_range() -> None:
     prob = _quad()
-    alg = R.make(prob, beta=0.1, mu=0.1, alpha=0.5, kappa=1, K=2)
+    alg = R.make(prob, lr=0.1, mu=0.1, alpha=0.5, kappa=1, K=2)
     s0 = alg.init()
     with pytest.raises(FairtheoryTypeError, match="rng"):
         alg.step(s0, None)
     with pytest.raises(FairtheoryTypeError, match="rng"):
-        R.run_rfedfair(prob, T=3, beta=0.1, mu=0.1, alpha=0.5, kappa=1, K=2)
+        R.run_rfedfair(prob, T=3, lr=0.1, mu=0.1, alpha=0.5, kappa=1, K=2)
     with pytest.raises(FairtheoryValueError, match="alpha"):
-        R.make(prob, beta=0.1, mu=0.1, alpha=np.full(prob.n, 0.01), kappa=1)
+        R.make(prob, lr=0.1, mu=0.1, alpha=np.full(prob.n, 0.01), kappa=1)
     with pytest.raises(FairtheoryValueError, match="w0"):
         alg.init(np.zeros(prob.d + 1))
     with pytest.raises(FairtheoryValueError, match="eta0"):
@@ -240,10 +240,10 @@ def test_make_binds_once_and_steps_bit_identically() -> None:
     """``make`` validates once; ``alpha/mu`` and the same ``SmoothedQalpha`` given as ``aggregator=``
     produce bit-identical iterates, and ``base.run`` drives the steps."""
     prob = _quad()
-    kw = dict(beta=0.1, kappa=3, K=2)
+    kw = dict(lr=0.1, kappa=3, K=2)
     a_alg = R.make(prob, mu=0.2, alpha=0.6, **kw)
     b_alg = R.make(prob, aggregator=SmoothedQalpha(prob.p, 0.6, 0.2), **kw)
-    assert a_alg.name == "rfedfair" and a_alg.step_sizes == ("beta",)
+    assert a_alg.name == "rfedfair" and a_alg.step_sizes == ("lr",)
     assert a_alg.hyper["mu"] == 0.2 and np.all(a_alg.hyper["alpha"] == 0.6)
     a, b = a_alg.init(eta0=0.3), b_alg.init(eta0=0.3)
     ra, rb = np.random.default_rng(7), np.random.default_rng(7)
@@ -264,7 +264,7 @@ def test_any_separable_aggregator_trains() -> None:
     ``w - beta dh/df grad f``, ``eta - beta dh/deta`` averaged with p (002 Alg. 1 on the separable form)."""
     prob = _quad()
     A = TERM(prob.p, 2.0)
-    alg = R.make(prob, beta=0.05, kappa=1, aggregator=A)
+    alg = R.make(prob, lr=0.05, kappa=1, aggregator=A)
     w = np.random.default_rng(3).normal(size=prob.d)
     s = alg.step(alg.init(w, eta0=0.4), None)
     f, G = prob.losses(w), prob.grads(w)
@@ -272,11 +272,11 @@ def test_any_separable_aggregator_trains() -> None:
     assert np.max(np.abs(s.w - prob.p @ (w - 0.05 * dh_df[:, None] * G))) <= 1e-14
     assert abs(float(s.eta) - float(prob.p @ (0.4 - 0.05 * dh_deta))) <= 1e-14
     with pytest.raises(FairtheoryTypeError, match="client_grads"):
-        R.make(prob, beta=0.1, kappa=1, aggregator=fedavg_objective(prob.p))
+        R.make(prob, lr=0.1, kappa=1, aggregator=fedavg_objective(prob.p))
     with pytest.raises(FairtheoryValueError, match="not both"):
-        R.make(prob, beta=0.1, kappa=1, alpha=0.5, aggregator=A)
+        R.make(prob, lr=0.1, kappa=1, alpha=0.5, aggregator=A)
     with pytest.raises(FairtheoryValueError, match="p different"):
-        R.make(prob, beta=0.1, kappa=1, aggregator=TERM(np.full(prob.n, 1 / prob.n), 1.0))
+        R.make(prob, lr=0.1, kappa=1, aggregator=TERM(np.full(prob.n, 1 / prob.n), 1.0))
 
 
 def test_aggregator_run_reaches_its_exact_optimum() -> None:
@@ -288,17 +288,17 @@ def test_aggregator_run_reaches_its_exact_optimum() -> None:
     ex = solve_aggregator(prob, A)
     # start eta at the minimising eta of the separable form at w0 (= A(f(w0))): e^{t (f - eta)} stays moderate
     eta0 = A.value(prob.losses(np.zeros(prob.d)))
-    res = R.run_rfedfair(prob, T=4002, beta=0.05, kappa=1, aggregator=A, eta0=eta0, record_every=10**9)
+    res = R.run_rfedfair(prob, T=4002, lr=0.05, kappa=1, aggregator=A, eta0=eta0, record_every=10**9)
     assert A.value(prob.losses(np.asarray(res.state.w))) - ex.value <= 1e-8 * max(1.0, abs(ex.value))
 
 
-def test_divergence_names_beta() -> None:
+def test_divergence_names_lr() -> None:
     """A step far above 1/L: base.run stops the run and names the step size (or returns the last finite state)."""
     from fairtheory.errors import DivergenceError
 
     prob = _quad()
-    kw = dict(T=2002, beta=1e3, mu=0.1, alpha=0.5, kappa=1)
-    with np.errstate(all="ignore"), pytest.raises(DivergenceError, match="beta=1000"):
+    kw = dict(T=2002, lr=1e3, mu=0.1, alpha=0.5, kappa=1)
+    with np.errstate(all="ignore"), pytest.raises(DivergenceError, match="lr=1000"):
         R.run_rfedfair(prob, **kw)
     with np.errstate(all="ignore"):
         res = R.run_rfedfair(prob, on_divergence="stop", **kw)
@@ -317,7 +317,7 @@ def _converges(n: int, m: int, seed: int) -> None:
     alpha, mu = max(0.3, float(prob.p.max())), 0.05
     f_star = solve_rcfl(prob, alpha).certificate["dual_value"]  # lower certificate of f*_alpha
     F_star = solve_smoothed_rcfl(prob, alpha, mu).value          # min F^mu_alpha
-    res = R.run_rfedfair(prob, T=2 + 5 * 200, beta=0.05, mu=mu, alpha=alpha, kappa=5, record_every=10**9)
+    res = R.run_rfedfair(prob, T=2 + 5 * 200, lr=0.05, mu=mu, alpha=alpha, kappa=5, record_every=10**9)
     w, eta = np.asarray(res.w), float(res.eta)
     opt_err = F_mu(prob.losses(w), eta, prob.p, alpha, mu) - F_star
     sub = CappedSimplex.qalpha(prob.p, alpha).support(prob.losses(w)) - f_star

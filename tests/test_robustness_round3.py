@@ -26,7 +26,7 @@ import numpy as np
 import pytest
 
 from fairtheory import _validation
-from fairtheory.algorithms import afl, ditto, drfa, fedavg, fedfa, fedmgda, qfedavg, qfedsgd, rfedfair, scaffold
+from fairtheory.algorithms import afl, ditto, drfa, fedavg, fedfa, fedmgda, fedprox, qfedavg, qfedsgd, rfedfair, scaffold
 from fairtheory.algorithms.base import draw_participants, run, sample_clients
 from fairtheory.errors import FairtheoryError, FairtheoryTypeError, FairtheoryValueError
 from fairtheory.problems import random_quadratic
@@ -94,7 +94,7 @@ def test_user_aggregator_weights_are_checked(P: Any, out: Any, says: str) -> Non
         with pytest.raises(FairtheoryValueError, match=r"aggregator\.weights\(f\) of _UserAggregator") as exc:
             alg.step(alg.init(), None)
         assert says in str(exc.value)
-    alg = rfedfair.make(P, beta=0.1, kappa=1, aggregator=_UserAggregator(4, out))
+    alg = rfedfair.make(P, lr=0.1, kappa=1, aggregator=_UserAggregator(4, out))
     with pytest.raises(FairtheoryValueError, match=r"client_grads\(f, eta\)\[0\]") as exc:
         alg.step(alg.init(), None)
     assert says in str(exc.value)
@@ -127,11 +127,11 @@ def test_ditto_huge_K_is_refused_naming_K_and_the_memory(P: Any) -> None:
 
 
 @pytest.mark.parametrize("make, kw", [
-    (fedavg.make, {"lr": 0.1}), (fedfa.make, {"lr": 0.1, "accuracy": lambda w: np.ones(4)}),
+    (fedavg.make, {"lr": 0.1}), (fedprox.make, {"lr": 0.1, "prox_mu": 0.1}), (fedfa.make, {"lr": 0.1, "accuracy": lambda w: np.ones(4)}),
     (fedmgda.make, {"lr": 0.1, "epsilon": 0.1}),
     (qfedsgd.make, {"q": 1.0, "L": 1.0}), (qfedavg.make, {"q": 1.0, "lr": 0.1}),
-    (rfedfair.make, {"beta": 0.1, "kappa": 1, "alpha": 0.5, "mu": 0.1}), (scaffold.make, {"kappa": 1, "eta_l": 0.1}),
-    (afl.make, {"lr_w": 0.1, "lr_lam": 0.1}), (drfa.make, {"kappa": 1, "eta": 0.1, "gamma": 0.1}),
+    (rfedfair.make, {"lr": 0.1, "kappa": 1, "alpha": 0.5, "mu": 0.1}), (scaffold.make, {"kappa": 1, "lr": 0.1}),
+    (afl.make, {"lr": 0.1, "dual_lr": 0.1}), (drfa.make, {"kappa": 1, "lr": 0.1, "dual_lr": 0.1}),
 ])
 def test_every_algorithm_bounds_K(P: Any, make: Any, kw: dict[str, Any]) -> None:
     with pytest.raises(FairtheoryValueError, match=r"K=1000000000 would need 7\.45 GiB"):
@@ -163,7 +163,7 @@ def test_run_refuses_a_history_that_does_not_fit(P: Any) -> None:
 def test_rfedfair_more_draws_than_clients_is_the_mean_over_the_draws(P: Any) -> None:
     """``K > n``: counts over the ``n`` rows (no ``K x d`` copy) give the plain mean over the raw draws."""
     K, beta = 5000, 0.1
-    alg = rfedfair.make(P, beta=beta, kappa=1, alpha=0.5, mu=0.1, K=K)
+    alg = rfedfair.make(P, lr=beta, kappa=1, alpha=0.5, mu=0.1, K=K)
     s0 = alg.init()
     s1 = alg.step(s0, np.random.default_rng(7))
     # independently: one local step of every client, then the mean of the drawn rows
@@ -309,12 +309,16 @@ def test_plugin_matching_only_still_runs(tmp_path: Path) -> None:
 
 # ================================================================== 5. one shape-strict peer comparator
 def test_peer_comparator_is_shape_strict() -> None:
-    from verify.claims import peers, peers_fair
-    from verify.claims.peers import vec_equal
+    from verify.claims.peers import compare, fedlab, flgo, flower, sqwash, support
+    from verify.claims.peers.compare import vec_equal
     from verify.core import Tally
 
-    assert peers_fair.vec_equal is vec_equal  # one comparator for every peer claim
-    assert not hasattr(peers, "_vec_equal") and not hasattr(peers_fair, "_vec")
+    # one comparator for every peer claim: each library module uses compare's, none defines its own
+    for mod in (fedlab, flgo, flower, sqwash, support):
+        assert getattr(mod, "vec_equal", vec_equal) is vec_equal
+        assert not hasattr(mod, "_vec_equal") and not hasattr(mod, "_vec")
+    assert all(getattr(m, "vec_equal", None) is vec_equal for m in (fedlab, flgo, sqwash))
+    assert compare.vec_equal is vec_equal
 
     cases = [  # (peer, ours, holds)
         ([1.0, 2.0, 99.0], [1.0, 2.0], False),           # the peer returned an extra entry

@@ -24,7 +24,7 @@ def test_scaffold_reaches_exact_optimum(kappa):
     P = _problem(0, p=np.random.default_rng(9).dirichlet(np.ones(5)))
     ex = solve_fedavg(P)
     assert np.linalg.norm(ex.argmin - fedavg_closed_form(P)) < 1e-9
-    st, _ = run(scaffold.make(P, kappa=kappa, eta_l=0.5 / (P.smoothness() * kappa)), 400, record_every=400,
+    st, _ = run(scaffold.make(P, kappa=kappa, lr=0.5 / (P.smoothness() * kappa)), 400, record_every=400,
                 record_losses=False)
     assert np.linalg.norm(np.asarray(st.w) - ex.argmin) < 1e-8
     # the controls converge to the client gradients at the optimum and keep c = sum p_i c_i
@@ -50,7 +50,7 @@ def test_instance_pinned():
 
 def test_partial_participation_converges_and_keeps_invariant():
     P = _problem(2, n=6)
-    alg = scaffold.make(P, kappa=5, eta_l=0.03, K=3)
+    alg = scaffold.make(P, kappa=5, lr=0.03, K=3)
     st = alg.init(warm_start=True)
     rng = np.random.default_rng(0)
     for _ in range(600):
@@ -64,7 +64,7 @@ def test_partial_participation_round_by_hand():
     the plain mean over the draw (duplicates count)."""
     P = _problem(3, n=5, d=2)
     kappa, eta_l, K = 3, 0.05, 4
-    alg = scaffold.make(P, kappa=kappa, eta_l=eta_l, eta_g=0.8, K=K)
+    alg = scaffold.make(P, kappa=kappa, lr=eta_l, server_lr=0.8, K=K)
     st0 = alg.init(np.ones(2), warm_start=True)
     st = alg.step(st0, np.random.default_rng(6))
     draws = np.random.default_rng(6).choice(P.n, size=K, replace=True, p=P.p)
@@ -84,7 +84,7 @@ def test_partial_participation_round_by_hand():
 
 def test_numpy_torch_agree(xp_name, to_backend):
     P = _problem(3)
-    alg = scaffold.make(P, kappa=4, eta_l=0.05, eta_g=0.9, K=3, grad_noise=0.2)
+    alg = scaffold.make(P, kappa=4, lr=0.05, server_lr=0.9, K=3, grad_noise=0.2)
     ref, _ = run(alg, 25, rng=np.random.default_rng(3))
     st, _ = run(alg, 25, rng=np.random.default_rng(3), w0=to_backend(np.zeros(P.d)))
     for name in ("w", "c", "ci"):
@@ -93,8 +93,8 @@ def test_numpy_torch_agree(xp_name, to_backend):
 
 def test_validation():
     P = _problem(4)
-    good = dict(kappa=2, eta_l=0.1)
-    for key, bad in [("kappa", 0), ("eta_l", 0.0), ("eta_g", -1.0), ("K", 0), ("grad_noise", -0.5), ("kappa", 2.0)]:
+    good = dict(kappa=2, lr=0.1)
+    for key, bad in [("kappa", 0), ("lr", 0.0), ("server_lr", -1.0), ("K", 0), ("grad_noise", -0.5), ("kappa", 2.0)]:
         with pytest.raises((FairtheoryValueError, FairtheoryTypeError), match=key):
             scaffold.make(P, **{**good, key: bad})
     alg = scaffold.make(P, **good)

@@ -72,8 +72,8 @@ def test_accelerated_schedule_converges_and_keeps_tau_sigma():
     I = IntegratedSet(A, A, 0.2)
     h = safe_steps(P, 0.2)
     st = _run(P, I, 400, None, mu_accel=0.3, **h)
-    tau = h["kappa"] * h["eta_l"] * h["eta_g"] * st.rho
-    assert math.isclose(tau * st.sigma, h["kappa"] * h["eta_l"] * h["sigma"], rel_tol=1e-9)  # tau_r sigma_r constant
+    tau = h["kappa"] * h["lr"] * h["server_lr"] * st.rho
+    assert math.isclose(tau * st.sigma, h["kappa"] * h["lr"] * h["dual_lr"], rel_tol=1e-9)  # tau_r sigma_r constant
     assert st.rho < 0.2 and 0 < st.theta < 1
     ex = solve_integrated_minimax(P, I)
     assert np.linalg.norm(np.asarray(st.w) - ex.argmin) < 1e-3
@@ -82,7 +82,7 @@ def test_accelerated_schedule_converges_and_keeps_tau_sigma():
 def test_single_local_step_is_the_apd_primal_gradient_step():
     P = _problem(3)
     I = IntegratedSet(CappedSimplex.cvar(P.n, 0.5), CappedSimplex.simplex(P.n), 0.25)
-    alg = scaffpd.make(P, aggregator=I, kappa=1, eta_l=0.1, eta_g=0.7, sigma=0.05)
+    alg = scaffpd.make(P, aggregator=I, kappa=1, lr=0.1, server_lr=0.7, dual_lr=0.05)
     st1 = alg.step(alg.init(np.ones(P.d)), None)
     lam = np.asarray(st1.lam)
     expected = np.ones(P.d) - 0.1 * 0.7 * (lam @ P.grads(np.ones(P.d)))
@@ -149,7 +149,7 @@ def test_init_and_step_use_the_same_set():
     """The dual pair starts in (A, B) and stays there; a starting point outside the bound set is refused."""
     P = _problem(7, n=5, d=2)
     A, B = CappedSimplex.cvar(P.n, 0.5), CappedSimplex.cvar(P.n, 0.8)
-    alg = scaffpd.make(P, aggregator=integrated(A, B, 0.3), kappa=2, eta_l=0.05, sigma=50.0)
+    alg = scaffpd.make(P, aggregator=integrated(A, B, 0.3), kappa=2, lr=0.05, dual_lr=50.0)
     assert alg.hyper["aggregator"].set == IntegratedSet(A, B, 0.3)
     st = alg.init()
     for _ in range(10):
@@ -174,8 +174,8 @@ def test_instance_pinned():
 def test_validation():
     P = _problem(5)
     A = CappedSimplex.simplex(P.n)
-    good = dict(aggregator=A, kappa=2, eta_l=0.1, eta_g=1.0, sigma=0.1)
-    for key, bad in [("kappa", 0), ("kappa", 1.5), ("eta_l", 0.0), ("eta_g", -1.0), ("sigma", 0.0), ("theta", -0.1),
+    good = dict(aggregator=A, kappa=2, lr=0.1, server_lr=1.0, dual_lr=0.1)
+    for key, bad in [("kappa", 0), ("kappa", 1.5), ("lr", 0.0), ("server_lr", -1.0), ("dual_lr", 0.0), ("theta", -0.1),
                      ("mu_accel", -1.0), ("grad_noise", -1.0), ("loss_noise", float("nan"))]:
         with pytest.raises((FairtheoryValueError, FairtheoryTypeError), match=key):
             scaffpd.make(P, **{**good, key: bad})

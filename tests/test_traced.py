@@ -42,7 +42,7 @@ def test_fedavg_twin(n, kappa, T, lr, rho2, p, K, out) -> None:
 @pytest.mark.parametrize("warm,out,eg", [(True, "last", 1.0), (False, "avg", 0.5)])
 def test_scaffold_twin(warm, out, eg) -> None:
     tr = worst_case(scaffold.make, 2, n=2, L=2.0, D0=0.5, rho2=3.0, output="last" if out == "last" else "mean",
-                    start={"warm_start": warm}, kappa=2, eta_l=0.25, eta_g=eg)
+                    start={"warm_start": warm}, kappa=2, lr=0.25, server_lr=eg)
     hw = scaffold_worst_case(n=2, kappa=2, R=2, eta_l=0.25, eta_g=eg, L=2.0, D0=0.5, rho2=3.0, warm_start=warm,
                              output=out)
     assert rel(tr.value, hw.value) <= 1e-6
@@ -90,9 +90,9 @@ def test_replay_reaches_the_pep_value() -> None:
 def test_partial_participation_scaffold_branches() -> None:
     """Scaffold with K = 1 draw of 2 clients: 2 branches per round (4 leaves after 2 rounds); the expected worst
     case is solved and at least the identical-client (rho2 = 0) one of the same draws."""
-    het = worst_case(scaffold.make, 2, n=2, L=1.0, D0=1.0, rho2=4.0, kappa=2, eta_l=0.5, K=1,
+    het = worst_case(scaffold.make, 2, n=2, L=1.0, D0=1.0, rho2=4.0, kappa=2, lr=0.5, K=1,
                      start={"warm_start": True})
-    same = worst_case(scaffold.make, 2, n=2, L=1.0, D0=1.0, rho2=0.0, kappa=2, eta_l=0.5, K=1,
+    same = worst_case(scaffold.make, 2, n=2, L=1.0, D0=1.0, rho2=0.0, kappa=2, lr=0.5, K=1,
                       start={"warm_start": True})
     assert het.extra["branches"] == 4 and het.certified() and same.certified()
     assert het.value >= same.value * (1 - 1e-6) > 0
@@ -123,7 +123,7 @@ def test_nonlinear_methods_are_refused(make, hyper, name) -> None:
 
 def test_gradient_noise_is_refused() -> None:
     with pytest.raises(NotRepresentableError, match=r"rng\.normal"):
-        worst_case(scaffold.make, 1, n=2, L=1.0, D0=1.0, rho2=1.0, kappa=1, eta_l=0.5, grad_noise=0.1)
+        worst_case(scaffold.make, 1, n=2, L=1.0, D0=1.0, rho2=1.0, kappa=1, lr=0.5, grad_noise=0.1)
 
 
 def test_projection_style_user_method_is_refused() -> None:

@@ -77,7 +77,7 @@ def test_random_settings_bracket_and_quadratic() -> None:
 
 @pytest.mark.parametrize("eta_l", [0.3, 5.0])
 def test_scaffold_and_local_gd_bracketed(eta_l) -> None:
-    wc = worst_case(scaffold.make, 2, n=2, L=1.0, D0=1.0, rho2=0.5, kappa=2, eta_l=eta_l)
+    wc = worst_case(scaffold.make, 2, n=2, L=1.0, D0=1.0, rho2=0.5, kappa=2, lr=eta_l)
     check_bracket(wc)
     hw = local_gd_worst_case(n=2, kappa=2, T_N=1, beta=eta_l, L=1.0, D0=1.0, rho2=0.5)
     check_bracket(hw)
@@ -143,7 +143,7 @@ def test_other_methods_bracketed(method, rounds, n, lr) -> None:
     conditioned (only at large steps)."""
     try:
         if method == "scaffold":
-            wc = worst_case(scaffold.make, rounds, n=n, L=1.0, D0=1.0, rho2=0.5, kappa=2, eta_l=lr)
+            wc = worst_case(scaffold.make, rounds, n=n, L=1.0, D0=1.0, rho2=0.5, kappa=2, lr=lr)
         elif method == "local_gd":
             wc = local_gd_worst_case(n=n, kappa=2, T_N=rounds - 1, beta=lr, L=1.0, D0=1.0, rho2=0.5)
         else:

@@ -12,6 +12,9 @@ moves both at once:
     w_{t+1} = w_t - \gamma_w \,\widehat{\textstyle\sum_k \lambda_{t,k} \nabla f_k(w_t)}, \qquad
     \lambda_{t+1} = \mathrm{Proj}_\Lambda\big(\lambda_t + \gamma_\lambda \widehat{f(w_t)}\big).
 
+The steps ``gamma_w`` and ``gamma_lambda`` are :func:`make`'s ``lr`` and ``dual_lr``
+(:mod:`fairtheory.algorithms.names`).
+
 Estimates (hats): exact when ``K is None`` (full participation), otherwise ``K`` clients drawn
 uniformly with replacement give the unbiased ``(n/K) sum_{j in S} lam_j g_j`` for the primal
 gradient and, from an independent draw ``S'``, ``(n/K) sum_{j in S'} f_j e_j`` for the loss vector
@@ -50,6 +53,7 @@ from fairtheory.algorithms.base import (
     project_to,
     sample_clients,
 )
+from fairtheory.algorithms.names import accepts_old_names
 from fairtheory.backend import like
 from fairtheory.errors import FairtheoryTypeError
 from fairtheory.problems.base import FederatedProblem
@@ -93,23 +97,29 @@ def dual_set(problem: FederatedProblem, aggregator: Any, *, algorithm: str,
     return agg, S
 
 
-def make(problem: FederatedProblem, *, lr_w: float, lr_lam: float, aggregator: Any = None, K: int | None = None,
+@accepts_old_names("afl")
+def make(problem: FederatedProblem, *, lr: float, dual_lr: float, aggregator: Any = None, K: int | None = None,
          grad_noise: float = 0.0, loss_noise: float = 0.0) -> Algorithm:
     r"""Stochastic-AFL on ``problem`` with bound, validated hyper-parameters.
 
+    Names follow :mod:`fairtheory.algorithms.names`; ``lr_w`` and ``lr_lam`` are accepted for one release
+    (with a ``DeprecationWarning``).
+
     Parameters
     ----------
-    lr_w : float > 0
-        Primal step ``gamma_w``.
-    lr_lam : float >= 0
-        Dual step ``gamma_lam``.
+    lr : float > 0
+        Primal step (Mohri et al.'s ``gamma_w``; formerly ``lr_w``).
+    dual_lr : float >= 0
+        Dual step (Mohri et al.'s ``gamma_lambda``; formerly ``lr_lam``).
     aggregator : SetSupport, CappedSimplex or None
-        The objective ``max_{lam in Lambda} lam . f`` and its set ``Lambda`` (default the simplex,
-        :func:`fairtheory.aggregators.afl`); ``init`` and ``step`` both use this one set.
+        The objective ``max_{lam in Lambda} lam . f`` and its set ``Lambda`` (Mohri et al.'s ``Lambda``;
+        default the simplex, :func:`fairtheory.aggregators.afl`); ``init`` and ``step`` both use this one set.
     K : int >= 1 or None
-        ``None``: exact full-participation oracles; else ``K`` uniform draws with replacement per estimate.
+        ``None``: exact full-participation oracles; else ``K`` uniform draws with replacement per estimate
+        (no symbol in the paper).
     grad_noise, loss_noise : float >= 0
-        Standard deviations of additive Gaussian noise on every client gradient / loss.
+        Standard deviations of additive Gaussian noise on every client gradient / loss (this
+        implementation's model of stochastic oracles; no symbol in the paper).
 
     Returns
     -------
@@ -118,8 +128,8 @@ def make(problem: FederatedProblem, *, lr_w: float, lr_lam: float, aggregator: A
     ``K`` is set or a noise level is positive).
     """
     problem = check_problem(problem)
-    lr_w = check_in_range(lr_w, "lr_w", low=0.0, low_inclusive=False)
-    lr_lam = check_in_range(lr_lam, "lr_lam", low=0.0)
+    lr = check_in_range(lr, "lr", low=0.0, low_inclusive=False)
+    dual_lr = check_in_range(dual_lr, "dual_lr", low=0.0)
     K = None if K is None else check_draws(K)
     grad_noise = check_in_range(grad_noise, "grad_noise", low=0.0)
     loss_noise = check_in_range(loss_noise, "loss_noise", low=0.0)
@@ -146,10 +156,10 @@ def make(problem: FederatedProblem, *, lr_w: float, lr_lam: float, aggregator: A
             g = (like(np.bincount(draw_g, minlength=n) * (n / K), w) * lam) @ G
             v = like(np.bincount(draw_f, minlength=n) * (n / K), w) * f
         t = state.t
-        return State(w=w - lr_w * g, lam=project_to(S, lam + lr_lam * v),
+        return State(w=w - lr * g, lam=project_to(S, lam + dual_lr * v),
                      w_avg=(state.w_avg * t + w) / (t + 1), lam_avg=(state.lam_avg * t + lam) / (t + 1),
                      t=t + 1, comms=state.comms + 1)
 
-    hyper = {"lr_w": lr_w, "lr_lam": lr_lam, "aggregator": agg, "K": K, "grad_noise": grad_noise,
+    hyper = {"lr": lr, "dual_lr": dual_lr, "aggregator": agg, "K": K, "grad_noise": grad_noise,
              "loss_noise": loss_noise}
-    return Algorithm("afl", problem, hyper, init, step, ("lr_w", "lr_lam"))
+    return Algorithm("afl", problem, hyper, init, step, ("lr", "dual_lr"))

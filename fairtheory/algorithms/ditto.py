@@ -42,6 +42,7 @@ from fairtheory.algorithms.base import (
     local_steps,
     open_round,
 )
+from fairtheory.algorithms.names import accepts_old_names
 from fairtheory.backend import like, namespace, to_numpy
 from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError
 from fairtheory.problems.base import FederatedProblem, as_float_array
@@ -141,22 +142,26 @@ def personal_optimum_exact(problem: FederatedProblem, w: Any, lam: float | Fract
     return out
 
 
+@accepts_old_names("ditto")
 def make(problem: FederatedProblem, *, lr: float, lam: float, kappa: int = 1, s: int | None = None,
          lr_personal: float | None = None, K: int | None = None) -> Algorithm:
     r"""Ditto (Li et al. 2021, Alg. 1) with FedAvg as the global solver, on ``problem``.
 
+    Names follow :mod:`fairtheory.algorithms.names`.
+
     Parameters
     ----------
     lr : float
-        Local step size of the global solver ``> 0``.
+        Local step size of the global solver ``> 0`` (Ditto's ``eta`` of the global solver).
     lam : float
-        Personalisation strength ``lambda >= 0`` of ``h_k(v; w) = F_k(v) + lambda/2 ||v - w||^2``.
+        Personalisation strength ``lambda >= 0`` of ``h_k(v; w) = F_k(v) + lambda/2 ||v - w||^2``
+        (Ditto eq. 2's ``lambda``).
     kappa : int
-        Local gradient steps of the global solver per round (``>= 1``).
+        Local gradient steps of the global solver per round (``>= 1``; 002's ``kappa``).
     s : int, optional
-        Personal gradient steps per round (``>= 1``; default ``kappa``).
+        Personal gradient steps per round (``>= 1``; default ``kappa``; Ditto Alg. 1's ``s``).
     lr_personal : float, optional
-        Step size of the personal steps ``> 0`` (default ``lr``).
+        Step size of the personal steps ``> 0`` (default ``lr``; Ditto Alg. 1's ``eta``).
     K : int or None
         ``None``: full participation; else ``K >= 1`` i.i.d. draws by ``p`` per round.
 

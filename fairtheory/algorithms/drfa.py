@@ -21,8 +21,9 @@ duality gap of these averages is ``O(T^{-3/8})`` in the number ``T`` of local st
 tuned ``eta ~ T^{-1/2}``, ``gamma ~ T^{-5/8}``, ``kappa ~ T^{1/4}``; it does not go to zero for
 fixed step sizes (stochastic sampling leaves an ``O(eta + kappa gamma)`` floor).
 
-Names: the paper's ``tau`` (local steps) is ``kappa`` and its ``m`` (clients per draw) is ``K`` here,
-as in every algorithm of the package.  Only the distinct drawn clients run their local steps (all at
+Names (:mod:`fairtheory.algorithms.names`): the paper's ``tau`` (local steps) is ``kappa``, its ``m``
+(clients per draw) is ``K``, its ``eta`` is ``lr`` and its ``gamma`` is ``dual_lr`` here, as in every
+algorithm of the package.  Only the distinct drawn clients run their local steps (all at
 once, no Python loop over clients); a client drawn twice contributes its trajectory twice.  Optional
 Gaussian gradient/loss noise (``grad_noise``, ``loss_noise``) models stochastic oracles.  numpy or
 torch float64, draws from the explicit numpy generator.
@@ -49,6 +50,7 @@ from fairtheory.algorithms.base import (
     project_to,
     sample_clients,
 )
+from fairtheory.algorithms.names import accepts_old_names
 from fairtheory.backend import like, namespace, to_numpy
 from fairtheory.problems.base import FederatedProblem
 
@@ -73,26 +75,31 @@ def _sampling_probabilities(lam: Any) -> np.ndarray:
     return q / q.sum()
 
 
-def make(problem: FederatedProblem, *, kappa: int, eta: float, gamma: float, K: int, aggregator: Any = None,
+@accepts_old_names("drfa")
+def make(problem: FederatedProblem, *, kappa: int, lr: float, dual_lr: float, K: int, aggregator: Any = None,
          grad_noise: float = 0.0, loss_noise: float = 0.0) -> Algorithm:
     r"""DRFA on ``problem`` with bound, validated hyper-parameters.
+
+    Names follow :mod:`fairtheory.algorithms.names`; ``eta`` and ``gamma`` are accepted for one release
+    (with a ``DeprecationWarning``).
 
     Parameters
     ----------
     kappa : int >= 1
-        Local SGD steps per round (the paper's ``tau``).
-    eta : float > 0
-        Local (primal) step size.
-    gamma : float >= 0
-        Dual step size (the ascent step is ``kappa gamma``).
+        Local SGD steps per round (Deng et al.'s ``tau``).
+    lr : float > 0
+        Local (primal) step size (Deng et al.'s ``eta``; formerly ``eta``).
+    dual_lr : float >= 0
+        Dual step size (Deng et al.'s ``gamma``; formerly ``gamma``); the ascent step is ``kappa dual_lr``.
     K : int >= 1
         Clients drawn per round, for the local steps (by ``lam``) and for the loss estimate (uniformly)
-        (the paper's ``m``).
+        (Deng et al.'s ``m``).
     aggregator : SetSupport, CappedSimplex or None
-        The objective ``max_{lam in Lambda} lam . f`` and its set (default the simplex); ``init`` and
-        ``step`` both use this one set.
+        The objective ``max_{lam in Lambda} lam . f`` and its set ``Lambda`` (default the simplex);
+        ``init`` and ``step`` both use this one set.
     grad_noise, loss_noise : float >= 0
-        Standard deviations of additive Gaussian noise on client gradients / losses.
+        Standard deviations of additive Gaussian noise on client gradients / losses (this
+        implementation's model of stochastic oracles; no symbol in the paper).
 
     Returns
     -------
@@ -101,8 +108,8 @@ def make(problem: FederatedProblem, *, kappa: int, eta: float, gamma: float, K: 
     """
     problem = check_problem(problem)
     kappa = check_integer(kappa, "kappa", low=1)
-    eta = check_in_range(eta, "eta", low=0.0, low_inclusive=False)
-    gamma = check_in_range(gamma, "gamma", low=0.0)
+    lr = check_in_range(lr, "lr", low=0.0, low_inclusive=False)
+    dual_lr = check_in_range(dual_lr, "dual_lr", low=0.0)
     K = check_draws(K)
     grad_noise = check_in_range(grad_noise, "grad_noise", low=0.0)
     loss_noise = check_in_range(loss_noise, "loss_noise", low=0.0)
@@ -131,15 +138,15 @@ def make(problem: FederatedProblem, *, kappa: int, eta: float, gamma: float, K: 
             virt_sum = virt_sum + mean_k
             if k == k_snap:
                 snap = mean_k
-            Y = Y - eta * (problem.grads_each(Y, clients=clients) + gaussian(rng, grad_noise, (clients.size, d), w))
+            Y = Y - lr * (problem.grads_each(Y, clients=clients) + gaussian(rng, grad_noise, (clients.size, d), w))
         U = sample_clients(rng, uniform, K)
         f_snap = problem.losses(snap) + gaussian(rng, loss_noise, (n,), w)
         v = like(np.bincount(U, minlength=n) * (n / K), w) * f_snap
         T0, s = state.local_steps, state.rounds
-        return State(w=sel @ Y, lam=project_to(S, lam + kappa * gamma * v),
+        return State(w=sel @ Y, lam=project_to(S, lam + kappa * dual_lr * v),
                      w_avg=(state.w_avg * T0 + virt_sum) / (T0 + kappa), lam_avg=(state.lam_avg * s + lam) / (s + 1),
                      rounds=s + 1, local_steps=T0 + kappa, comms=state.comms + 2)
 
-    hyper = {"kappa": kappa, "eta": eta, "gamma": gamma, "K": K, "aggregator": agg, "grad_noise": grad_noise,
+    hyper = {"kappa": kappa, "lr": lr, "dual_lr": dual_lr, "K": K, "aggregator": agg, "grad_noise": grad_noise,
              "loss_noise": loss_noise}
-    return Algorithm("drfa", problem, hyper, init, step, ("eta", "gamma"))
+    return Algorithm("drfa", problem, hyper, init, step, ("lr", "dual_lr"))

@@ -37,6 +37,7 @@ from fairtheory.algorithms.base import (
     local_steps,
     open_round,
 )
+from fairtheory.algorithms.names import accepts_old_names
 from fairtheory.backend import like
 from fairtheory.problems.base import FederatedProblem
 
@@ -52,19 +53,23 @@ class State:
     steps: int = 0
 
 
+@accepts_old_names("fedavg")
 def make(problem: FederatedProblem, *, lr: float | Callable[[int], float], kappa: int = 1, K: int | None = None,
          aggregator: Any = None) -> Algorithm:
     r"""FedAvg on ``problem`` with bound, validated hyper-parameters.
 
+    Names follow :mod:`fairtheory.algorithms.names`.
+
     Parameters
     ----------
     lr : float or callable
-        Local step size ``> 0``, or a schedule ``lr(r)`` of the round index ``r = state.comms`` (0-based;
-        each value is checked when used).
+        Local step size ``> 0`` (McMahan et al.'s ``eta``; 002 Algorithm 1's ``beta``), or a schedule
+        ``lr(r)`` of the round index ``r = state.comms`` (0-based; each value is checked when used).
     kappa : int
-        Local gradient steps per round (``>= 1``).
+        Local gradient steps per round (``>= 1``; 002's ``kappa``).
     K : int or None
-        ``None``: full participation; else the number of i.i.d. draws by ``p`` per round (``>= 1``).
+        ``None``: full participation; else the number of i.i.d. draws by ``p`` per round (``>= 1``;
+        002's ``K``).
     aggregator : Aggregator, optional
         Where the server weights come from (default :func:`fairtheory.aggregators.fedavg`).
 

@@ -38,6 +38,7 @@ import numpy as np
 
 from fairtheory._validation import as_vector, check_in_range, check_integer, check_positive, check_returned
 from fairtheory.algorithms.base import Algorithm, check_draws, check_problem, check_state, initial_model, local_steps, open_round
+from fairtheory.algorithms.names import accepts_old_names
 from fairtheory.backend import like, namespace
 from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError
 from fairtheory.problems.base import FederatedProblem
@@ -105,32 +106,36 @@ class State:
     p: Any = None
 
 
+@accepts_old_names("fedfa")
 def make(problem: FederatedProblem, *, lr: float, kappa: int = 1, K: int | None = None, beta: float = 0.5,
          gamma: float = 0.0, server_lr: float = 1.0, eps_acc: float = 0.0, eps_freq: float = 0.0,
          accuracy: Callable[[Any], Any] | None = None) -> Algorithm:
     r"""FedFa rounds on ``problem`` with bound, validated hyper-parameters.
 
+    Names follow :mod:`fairtheory.algorithms.names`.
+
     Parameters
     ----------
     lr : float
-        Local step size ``> 0``.
+        Local step size ``> 0`` (no symbol in the paper).
     kappa : int
-        Local gradient steps per round (``>= 1``).
+        Local gradient steps per round (``>= 1``; 002's ``kappa``).
     K : int or None
-        ``None``: every client takes part; else ``K >= 1`` i.i.d. draws by ``p`` (distinct clients).
+        ``None``: every client takes part; else ``K >= 1`` i.i.d. draws by ``p`` (distinct clients; the
+        paper's ``m``).
     beta : float
-        Frequency weight of :func:`weights`, in ``[0, 1]``.
+        Frequency weight of :func:`weights`, in ``[0, 1]`` (the paper's ``beta``; ``alpha = 1 - beta``).
     gamma : float
-        Server momentum in ``[0, 1)``.
+        Server momentum in ``[0, 1)`` (this implementation's; the paper's momentum is client-side).
     server_lr : float
-        Server step ``> 0`` on the momentum.
+        Server step ``> 0`` on the momentum (no symbol in the paper).
     eps_acc, eps_freq : float
-        See :func:`weights` (paper: ``0``).
+        See :func:`weights` (paper: ``0``; FLGo's guards).
     accuracy : callable, optional
-        ``accuracy(w) -> (n,)`` training accuracies in ``[0, 1]`` at ``w``; default ``problem.accuracies``
-        (logistic and multinomial problems have it).  What it returns is checked at every round: the wrong
-        shape, nan/inf or a value outside ``[0, 1]`` raises a :class:`~fairtheory.errors.FairtheoryValueError`
-        naming ``accuracy(w)``.
+        The paper's ``ACC_i``: ``accuracy(w) -> (n,)`` training accuracies in ``[0, 1]`` at ``w``; default
+        ``problem.accuracies`` (logistic and multinomial problems have it).  What it returns is checked at
+        every round: the wrong shape, nan/inf or a value outside ``[0, 1]`` raises a
+        :class:`~fairtheory.errors.FairtheoryValueError` naming ``accuracy(w)``.
 
     Returns
     -------

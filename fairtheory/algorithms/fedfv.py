@@ -48,6 +48,7 @@ from fairtheory.algorithms.fedfv_aggregate import (
     aggregate,
     n_unprojected,
 )
+from fairtheory.algorithms.names import accepts_old_names
 from fairtheory.backend import namespace, to_numpy
 from fairtheory.problems.base import FederatedProblem
 
@@ -90,28 +91,31 @@ def _check_order(order: Any, size: int | None) -> Any:
     return perm.astype(np.int64)
 
 
+@accepts_old_names("fedfv")
 def make(problem: FederatedProblem, *, lr: float, kappa: int = 1, K: int | None = None, alpha: float = 0.0,
          tau: int = 0, order: Order | Any = "ascending", keep_rule: KeepRule = "paper",
          window: Window = "paper") -> Algorithm:
     r"""FedFV (004 Alg. 1-3) on ``problem`` with bound, validated hyper-parameters.
 
+    Names follow :mod:`fairtheory.algorithms.names`.
+
     Parameters
     ----------
     lr : float
-        Local step size ``> 0``.
+        Local step size ``> 0`` (of 004 Alg. 1's local training; no symbol there).
     kappa : int
         Local full-batch gradient steps per round (``>= 1``; 004's ``E``).
     K : int or None
         Clients per round (004's ``m``), drawn without replacement with probabilities ``p``
         (``1 <= K <=`` the number of clients with ``p_i > 0``); ``None``: all ``n`` clients.
     alpha : float
-        Fraction of the largest-loss clients whose updates are not projected (004 Sec. 3.2), in
+        Fraction ``alpha`` of the largest-loss clients whose updates are not projected (004 Sec. 3.2), in
         ``[0, 1]``; ``alpha = 1`` is FedAvg, ``alpha = 0`` projects every client.
     tau : int
-        External-conflict window in rounds (004 Alg. 3), ``>= 0``; ``0`` disables Alg. 3.
+        External-conflict window ``tau`` in rounds (004 Alg. 3), ``>= 0``; ``0`` disables Alg. 3.
     order : ``"ascending"`` (004 Alg. 1, loss ascending), ``"random"``, ``"reversed"`` (004 Table 4),
         or - with full participation - a permutation of ``range(n)``.
-    keep_rule, window : ``"paper"`` (default) or ``"reference"`` (the authors' ``flgo`` code); see
+    keep_rule, window : ``"paper"`` (default) or ``"reference"`` (the authors' ``flgo`` code; no symbols); see
         :mod:`fairtheory.algorithms.fedfv_aggregate`.
 
     Returns

@@ -40,6 +40,7 @@ from fairtheory.algorithms.base import (
     local_steps,
     open_round,
 )
+from fairtheory.algorithms.names import accepts_old_names
 from fairtheory.backend import like, namespace, to_numpy
 from fairtheory.errors import FairtheoryValueError
 from fairtheory.exact.min_norm import fedmgda_box, min_norm_weights
@@ -135,24 +136,29 @@ def aggregate(U: Any, lam0: Any, *, epsilon: float, offset: float = 0.0) -> tupl
     return like(lam, Un) @ Un, lam
 
 
+@accepts_old_names("fedmgda")
 def make(problem: FederatedProblem, *, lr: float | Callable[[int], float], kappa: int = 1, K: int | None = None,
          epsilon: float, server_lr: float = 1.0, offset: float = 0.0) -> Algorithm:
     r"""FedMGDA+ on ``problem`` with bound, validated hyper-parameters.
 
+    Names follow :mod:`fairtheory.algorithms.names`.
+
     Parameters
     ----------
     lr : float or callable
-        Local step size ``> 0``, or a schedule ``lr(r)`` of the round ``r = state.comms`` (0-based).
+        Local step size ``> 0`` (no symbol in Hu et al.), or a schedule ``lr(r)`` of the round
+        ``r = state.comms`` (0-based).
     kappa : int
-        Local gradient steps per round (``>= 1``).
+        Local gradient steps per round (``>= 1``; 002's ``kappa``).
     K : int or None
         ``None``: full participation (``lam0 = p``); else ``K >= 1`` i.i.d. draws by ``p``.
     epsilon : float
         Half-width ``>= 0`` of the weight box around ``lam0`` (Hu et al.'s ``epsilon``).
     server_lr : float
-        Server step ``eta > 0`` along the normalised direction (FLGo's ``eta``, default 1).
+        Server step ``> 0`` along the normalised direction (Hu et al.'s and FLGo's ``eta``, default 1).
     offset : float
-        ``>= 0`` added to each update norm before dividing (``0``: exact normalisation).
+        ``>= 0`` added to each update norm before dividing (``0``: exact normalisation; this
+        implementation's, no symbol).
 
     Returns
     -------

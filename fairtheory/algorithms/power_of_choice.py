@@ -14,7 +14,8 @@ One round at the server model ``w`` (``n`` clients with data fractions ``p``):
 
 Given the candidate draw, steps 3-4 are deterministic.  ``d = n`` with ``p`` uniform selects the
 ``m`` clients of largest loss (the "biased" end of the paper's trade-off); ``d = m`` is random
-selection without replacement by ``p``.  Written against the array API (numpy or torch, chosen by
+selection without replacement by ``p``.  :func:`make` names the paper's ``m`` ``K`` and its ``d``
+``candidates`` (:mod:`fairtheory.algorithms.names`).  Written against the array API (numpy or torch, chosen by
 ``w0``); only the candidates are evaluated and only the selected clients train.
 """
 
@@ -27,6 +28,7 @@ import numpy as np
 
 from fairtheory._validation import check_integer, check_positive, check_rng
 from fairtheory.algorithms.base import Algorithm, check_problem, check_state, initial_model, local_steps
+from fairtheory.algorithms.names import accepts_old_names
 from fairtheory.backend import namespace, to_numpy
 from fairtheory.errors import FairtheoryValueError
 from fairtheory.problems.base import FederatedProblem
@@ -53,6 +55,9 @@ def candidates(rng: np.random.Generator, p: Any, d: int) -> np.ndarray:
     prob = np.asarray(p, dtype=np.float64)
     d = check_integer(d, "d", low=1, high=int(np.count_nonzero(prob > 0)))
     return np.sort(rng.choice(prob.size, size=d, replace=False, p=prob / prob.sum()))
+
+
+_draw_candidates = candidates  # make's hyper-parameter ``candidates`` (the set size) shadows the name
 
 
 def select(cands: Any, losses: Any, m: int) -> np.ndarray:
@@ -83,19 +88,25 @@ def is_valid_selection(selected: Any, cands: Any, losses: Any, m: int) -> bool:
     return not rest or min(f[k] for k in s) >= max(rest)
 
 
-def make(problem: FederatedProblem, *, lr: float, m: int, d: int, kappa: int = 1) -> Algorithm:
+@accepts_old_names("power_of_choice")
+def make(problem: FederatedProblem, *, lr: float, K: int, candidates: int, kappa: int = 1) -> Algorithm:
     r"""FedAvg with power-of-choice selection (Cho, Wang, Joshi, Alg. 1) on ``problem``.
+
+    Names follow :mod:`fairtheory.algorithms.names`: the paper's ``m`` is ``K`` (clients per round, as
+    in every algorithm) and its ``d`` is ``candidates`` (``d`` is the model dimension elsewhere);
+    ``m`` and ``d`` are accepted for one release (with a ``DeprecationWarning``).
 
     Parameters
     ----------
     lr : float
-        Local step size ``> 0``.
-    m : int
-        Clients selected per round, ``1 <= m <= d``.
-    d : int
-        Candidate-set size, ``m <= d <= n`` (at most the number of clients with ``p_k > 0``).
+        Local step size ``> 0`` (the paper's ``eta``).
+    K : int
+        Clients selected per round, ``1 <= K <= candidates`` (the paper's ``m``; formerly ``m``).
+    candidates : int
+        Candidate-set size, ``K <= candidates <= n`` (at most the number of clients with ``p_k > 0``;
+        the paper's ``d``; formerly ``d``).
     kappa : int
-        Local full-batch gradient steps per round (``>= 1``).
+        Local full-batch gradient steps per round (``>= 1``; the paper's ``tau``).
 
     Returns
     -------
@@ -106,8 +117,8 @@ def make(problem: FederatedProblem, *, lr: float, m: int, d: int, kappa: int = 1
     lr = check_positive(lr, "lr")
     kappa = check_integer(kappa, "kappa", low=1)
     support = int(np.count_nonzero(problem.p > 0))
-    d = check_integer(d, "d", low=1, high=support)
-    m = check_integer(m, "m", low=1, high=d)
+    size = check_integer(candidates, "candidates", low=1, high=support)
+    K = check_integer(K, "K", low=1, high=size)
     p = problem.p
 
     def init(w0: Any = None) -> State:
@@ -117,12 +128,12 @@ def make(problem: FederatedProblem, *, lr: float, m: int, d: int, kappa: int = 1
         check_state(state, State, "power_of_choice")
         w = state.w
         xp = namespace(w)
-        A = candidates(check_rng(rng), p, d)
+        A = _draw_candidates(check_rng(rng), p, size)
         f = problem.losses_each(xp.broadcast_to(w[None, :], (A.size, problem.d)), clients=A)
-        S = np.sort(select(A, f, m))
+        S = np.sort(select(A, f, K))
         W0 = xp.broadcast_to(w[None, :], (S.size, problem.d))
         loc = local_steps(problem, W0, lr=lr, kappa=kappa, clients=S)
         w_new = xp.mean(loc.W, axis=0)
         return State(w=w_new, comms=state.comms + 1, steps=state.steps + kappa, selected=tuple(int(k) for k in S))
 
-    return Algorithm("power_of_choice", problem, {"lr": lr, "m": m, "d": d, "kappa": kappa}, init, step, ("lr",))
+    return Algorithm("power_of_choice", problem, {"lr": lr, "K": K, "candidates": size, "kappa": kappa}, init, step, ("lr",))

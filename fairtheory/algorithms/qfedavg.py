@@ -39,6 +39,7 @@ from fairtheory.algorithms.base import (
     local_steps,
     open_round,
 )
+from fairtheory.algorithms.names import accepts_old_names
 from fairtheory.algorithms.qfedsgd import DEFAULT_OFFSET, _aggregator, aggregate, derivatives
 from fairtheory.errors import FairtheoryTypeError
 from fairtheory.problems.base import FederatedProblem
@@ -55,28 +56,32 @@ class State:
     t: int = 0
 
 
+@accepts_old_names("qfedavg")
 def make(problem: FederatedProblem, *, q: float | None = None, lr: float, L: float | None = None, kappa: int = 1,
          K: int | None = None, offset: float = DEFAULT_OFFSET, scaled: bool = True,
          aggregator: Any = None) -> Algorithm:
     r"""q-FedAvg (003 Alg. 1) on ``problem`` with bound, validated hyper-parameters.
 
+    Names follow :mod:`fairtheory.algorithms.names`.
+
     Parameters
     ----------
     q : float
-        q-FFL exponent ``>= 0`` of the default aggregator ``QFFL(p, q, offset)``; give ``q`` or
-        ``aggregator``, not both.
+        q-FFL exponent ``>= 0`` (003 eq. 2's ``q``) of the default aggregator ``QFFL(p, q, offset)``;
+        give ``q`` or ``aggregator``, not both.
     lr : float
-        Local step size ``eta > 0``.
+        Local step size ``> 0`` (003 Alg. 1's ``eta``).
     L : float, optional
-        Lipschitz estimate ``> 0``; default ``1/lr`` (camera-ready convention).
+        Lipschitz estimate ``> 0`` (003 Sec. 3.3's ``L``); default ``1/lr`` (camera-ready convention).
     kappa : int
-        Local full-batch gradient steps per round (``>= 1``).
+        Local full-batch gradient steps per round (``>= 1``; in place of 003 Alg. 1's ``E`` epochs).
     K : int or None
         ``None``: every device, multiplicities ``p``; else ``K >= 1`` i.i.d. draws by ``p`` per round.
     offset : float
-        ``o >= 0`` added to ``F_k`` before the powers (default aggregator only).
+        ``o >= 0`` added to ``F_k`` before the powers (default aggregator only; this implementation's,
+        ``fair_flearn``'s ``1e-10``).
     scaled : bool
-        ``Delta w_k = L (w - wbar_k)`` if True (published code), ``w - wbar_k`` (seed) if False.
+        ``Delta w_k = L (w - wbar_k)`` if True (published code), ``w - wbar_k`` (seed, 003 Alg. 1) if False.
     aggregator : Aggregator, optional
         Any aggregator of the client losses with weights ``p`` equal to ``problem.p`` (or none); its
         ``curvature`` is used where it has one.

@@ -41,6 +41,7 @@ from fairtheory.algorithms.base import (
     open_round,
     run,
 )
+from fairtheory.algorithms.names import accepts_old_names
 from fairtheory.backend import is_torch, like, namespace, to_numpy
 from fairtheory.errors import DivergenceError
 from fairtheory.problems.base import FederatedProblem
@@ -60,21 +61,25 @@ class State:
     t: int = 0
 
 
+@accepts_old_names("qfedsgd")
 def make(problem: FederatedProblem, *, q: float | None = None, L: float, K: int | None = None,
          offset: float = DEFAULT_OFFSET, aggregator: Any = None) -> Algorithm:
     r"""q-FedSGD (003 Alg. 3) on ``problem`` with bound, validated hyper-parameters.
 
+    Names follow :mod:`fairtheory.algorithms.names`; the step is ``1/L`` (no separate ``lr``).
+
     Parameters
     ----------
     q : float
-        q-FFL exponent ``>= 0`` of the default aggregator ``QFFL(p, q, offset)``; give ``q`` or
-        ``aggregator``, not both.
+        q-FFL exponent ``>= 0`` (003 eq. 2's ``q``) of the default aggregator ``QFFL(p, q, offset)``;
+        give ``q`` or ``aggregator``, not both.
     L : float
-        Lipschitz estimate of the ``grad F_k`` (``1/`` the best FedSGD step at ``q = 0``), ``> 0``.
+        Lipschitz estimate of the ``grad F_k`` (003 Sec. 3.3's ``L``: ``1/`` the best FedSGD step at
+        ``q = 0``), ``> 0``.
     K : int or None
         ``None``: every device, multiplicities ``p``; else ``K >= 1`` i.i.d. draws by ``p`` per round.
     offset : float
-        ``o >= 0`` added to ``F_k`` before the powers (default aggregator only).
+        ``o >= 0`` added to ``F_k`` before the powers (default aggregator only; this implementation's).
     aggregator : Aggregator, optional
         Any aggregator of the client losses with weights ``p`` equal to ``problem.p`` (or none); its
         ``curvature`` is used where it has one.

@@ -15,7 +15,8 @@ The default is the smoothed ``Q_alpha`` loss of 002 eq. 5,
 and any aggregator with ``client_grads(f, eta) -> (dh/df, dh/deta)`` and ``client_values`` trains the
 same way (:class:`~fairtheory.aggregators.TERM`, :class:`~fairtheory.aggregators.QFFL`, your own).
 
-Step ``t`` (``t = 0, 1, ...``): every client takes ``theta_i <- theta_i - beta grad h_i(theta_i)``.
+Step ``t`` (``t = 0, 1, ...``): every client takes ``theta_i <- theta_i - beta grad h_i(theta_i)``
+(002's step size ``beta`` is :func:`make`'s ``lr``, :mod:`fairtheory.algorithms.names`).
 When ``kappa`` divides ``t`` (a *communication step*; the seeds' "t does not divide kappa" means
 "kappa does not divide t") the stepped models are averaged and broadcast to all clients:
 
@@ -40,7 +41,7 @@ run is the output of the algorithm with that shorter horizon (the iterates do no
 
 Usage (optax-style; hyper-parameters validated once by :func:`make`)::
 
-    alg = rfedfair.make(problem, beta=0.05, kappa=5, alpha=0.5, mu=0.1)      # or aggregator=...
+    alg = rfedfair.make(problem, lr=0.05, kappa=5, alpha=0.5, mu=0.1)        # or aggregator=...
     state, hist = base.run(alg, T, rng=rng)                                  # T steps of Algorithm 1
     w_tilde, eta_tilde = rfedfair.output(state, "002")
 
@@ -71,6 +72,7 @@ from fairtheory.algorithms.base import (
     run,
     sample_clients,
 )
+from fairtheory.algorithms.names import accepts_old_names
 from fairtheory.backend import like, namespace, to_numpy
 from fairtheory.errors import DivergenceError, FairtheoryTypeError
 from fairtheory.problems.base import FederatedProblem
@@ -202,27 +204,32 @@ def _index_like(idx: np.ndarray, ref: Any) -> Any:
 
 
 # ------------------------------------------------------------------------------------------ API
-def make(problem: FederatedProblem, *, beta: float, kappa: int, alpha: Any = None, mu: float | None = None,
+@accepts_old_names("rfedfair")
+def make(problem: FederatedProblem, *, lr: float, kappa: int, alpha: Any = None, mu: float | None = None,
          aggregator: Any = None, K: int | None = None) -> Algorithm:
     r"""rFedFair (002 Algorithm 1) on ``problem`` with bound, validated hyper-parameters.
 
+    Names follow :mod:`fairtheory.algorithms.names`.
+
     Parameters
     ----------
-    beta : float
-        Step size ``> 0``.
+    lr : float
+        Step size ``> 0`` (002 Algorithm 1's ``beta``; formerly ``beta``, accepted for one release with a
+        ``DeprecationWarning``).
     kappa : int
-        Steps per round (``>= 1``): the server averages at steps ``t`` with ``kappa | t``.
+        Steps per round (``>= 1``; 002 Algorithm 1's ``kappa``): the server averages at steps ``t`` with
+        ``kappa | t``.
     alpha, mu : optional
-        The default objective, the smoothed ``Q_alpha`` loss (002 eq. 5):
+        The default objective, the smoothed ``Q_alpha`` loss (002 eq. 5's ``alpha`` and ``mu``):
         ``SmoothedQalpha(problem.p, alpha, mu)`` with ``alpha`` a scalar or ``(n,)`` vector in
         ``[p_i, 1]`` and ``mu > 0``.  Give both, or neither together with ``aggregator``.
     aggregator : optional
         Any separable aggregator (``client_grads`` and ``client_values``, client weights
-        ``problem.p``); the local step is ``W_i -= beta dh/df_i grad f_i(W_i)``,
-        ``E_i -= beta dh/deta_i``.  Not together with ``alpha``/``mu``.
+        ``problem.p``); the local step is ``W_i -= lr dh/df_i grad f_i(W_i)``,
+        ``E_i -= lr dh/deta_i``.  Not together with ``alpha``/``mu``.
     K : int or None
         ``None``: full participation (average with weights ``p``); else ``K >= 1`` draws with
-        replacement by ``p`` per communication, plain mean over the draws.
+        replacement by ``p`` per communication, plain mean over the draws (002 Sec. 4's ``K``).
 
     Returns
     -------
@@ -231,7 +238,7 @@ def make(problem: FederatedProblem, *, beta: float, kappa: int, alpha: Any = Non
     ``numpy.random.Generator``, needed for partial participation only).
     """
     problem = check_problem(problem)
-    beta_f = check_positive(beta, "beta")
+    beta_f = check_positive(lr, "lr")
     kappa_i = check_integer(kappa, "kappa", low=1)
     K_i = None if K is None else check_draws(K)
     agg = _aggregator(problem, alpha, mu, aggregator)
@@ -297,10 +304,10 @@ def make(problem: FederatedProblem, *, beta: float, kappa: int, alpha: Any = Non
                      srv_w_sum=srv_w_sum, srv_eta_sum=srv_eta_sum,
                      avg_w_sum=state.avg_w_sum + p @ W_new, avg_eta_sum=state.avg_eta_sum + p @ E_new)
 
-    hyper: dict[str, Any] = {"beta": beta_f, "kappa": kappa_i, "K": K_i, "aggregator": agg}
+    hyper: dict[str, Any] = {"lr": beta_f, "kappa": kappa_i, "K": K_i, "aggregator": agg}
     if aggregator is None:
         hyper.update(alpha=agg.alpha, mu=agg.mu)
-    return Algorithm("rfedfair", problem, hyper, init, step, ("beta",))
+    return Algorithm("rfedfair", problem, hyper, init, step, ("lr",))
 
 
 def output(state: State, which: Output = "002") -> tuple[Any, Any]:
@@ -323,11 +330,12 @@ def output(state: State, which: Output = "002") -> tuple[Any, Any]:
     raise FairtheoryValueError(f"which must be '002' or '000', got {which!r}")
 
 
+@accepts_old_names("rfedfair")
 def run_rfedfair(
     problem: FederatedProblem,
     *,
     T: int,
-    beta: float,
+    lr: float,
     kappa: int,
     alpha: Any = None,
     mu: float | None = None,
@@ -344,13 +352,15 @@ def run_rfedfair(
 ) -> RunResult:
     r"""Run Algorithm 1 for ``T`` steps (``t = 0, ..., T-1``) and return its output.
 
-    ``make(problem, beta=, kappa=, alpha=, mu=, aggregator=, K=)`` iterated by
+    ``make(problem, lr=, kappa=, alpha=, mu=, aggregator=, K=)`` iterated by
     :func:`fairtheory.algorithms.base.run`.  ``output_version="002"`` needs ``T - 2`` divisible by
     ``kappa`` (``T_N = (T-2)/kappa``, 002 Sec. 4); ``"000"`` accepts any ``T >= 1``.  ``checkpoints``
     (optional iterable of horizons ``T' <= T``) records both outputs for those shorter horizons in
     ``result.checkpoints`` as numpy ``(w, eta)`` pairs (valid because the iterates do not depend on
     ``T``; the 002 entry is ``None`` before the first averaging).  ``record_every``/``record_losses``/
     ``on_divergence`` go to :func:`~fairtheory.algorithms.base.run`, which records the server model ``w``.
+    ``beta`` (the name of 002's step size before :mod:`fairtheory.algorithms.names`) is accepted for
+    ``lr`` for one release, with a ``DeprecationWarning``.
     """
     if output_version not in ("002", "000"):
         raise FairtheoryValueError(f"output_version must be '002' or '000', got {output_version!r}")
@@ -358,7 +368,7 @@ def run_rfedfair(
     T_N: int | None
     if output_version == "002":
         T_N = rounds_for(T_i, kappa)
-    alg = make(problem, beta=beta, kappa=kappa, alpha=alpha, mu=mu, aggregator=aggregator, K=K)
+    alg = make(problem, lr=lr, kappa=kappa, alpha=alpha, mu=mu, aggregator=aggregator, K=K)
     kappa_i = alg.hyper["kappa"]
     if output_version == "000":
         T_N = (T_i - 2) // kappa_i if T_i >= 2 and (T_i - 2) % kappa_i == 0 else None
@@ -384,7 +394,7 @@ def run_rfedfair(
                       callback=callback, on_divergence=on_divergence)
     if 0 not in captured:  # stopped early by on_divergence="stop": the output of the last finite state
         if output_version == "002" and state.comms == 0:
-            raise DivergenceError("rfedfair diverged at its first step: no 002 output exists (use a smaller beta)")
+            raise DivergenceError("rfedfair diverged at its first step: no 002 output exists (use a smaller lr)")
         captured[0] = output(state, output_version)
     w_out, eta_out = captured[0]
     cp_np = {k: {kk: (None if v is None else (to_numpy(v[0]).copy(), float(to_numpy(v[1]))))

@@ -17,6 +17,7 @@ is the plain mean over the draw (a client drawn twice counts twice); only the dr
 ``p``-weighted form of Scaffold's ``c <- c + (|S|/N) mean_S (c_i^+ - c_i)`` and keeps the invariant
 ``c = sum_i p_i c_i`` exactly (for uniform ``p`` it is Scaffold's update verbatim).
 
+:func:`make` takes ``eta_l`` as ``lr`` and ``eta_g`` as ``server_lr`` (:mod:`fairtheory.algorithms.names`).
 With deterministic gradients, full participation and ``eta_l`` small enough, the fixed point is
 ``c_i = grad f_i(x*)``, ``c = 0`` with ``x*`` the exact minimiser of ``sum_i p_i f_i`` - for every
 number of local steps ``kappa`` (the paper's ``K``; no client drift), which ``base.scaffold.converges``
@@ -46,6 +47,7 @@ from fairtheory.algorithms.base import (
     initial_model,
     local_steps,
 )
+from fairtheory.algorithms.names import accepts_old_names
 from fairtheory.backend import is_torch, like, namespace, scatter_add
 from fairtheory.problems.base import FederatedProblem
 
@@ -62,20 +64,28 @@ class State:
     comms: int = 0
 
 
-def make(problem: FederatedProblem, *, kappa: int, eta_l: float, eta_g: float = 1.0, K: int | None = None,
+@accepts_old_names("scaffold")
+def make(problem: FederatedProblem, *, kappa: int, lr: float, server_lr: float = 1.0, K: int | None = None,
          grad_noise: float = 0.0) -> Algorithm:
     r"""Scaffold (option II) on ``problem`` with bound, validated hyper-parameters.
+
+    Names follow :mod:`fairtheory.algorithms.names`; ``eta_l`` and ``eta_g`` are accepted for one
+    release (with a ``DeprecationWarning``).
 
     Parameters
     ----------
     kappa : int >= 1
-        Local steps per round (the paper's ``K``).
-    eta_l, eta_g : float > 0
-        Local and global step sizes.
+        Local steps per round (Karimireddy et al.'s ``K``).
+    lr : float > 0
+        Local step size (Karimireddy et al.'s ``eta_l``; formerly ``eta_l``).
+    server_lr : float > 0
+        Global step size (Karimireddy et al.'s ``eta_g``; formerly ``eta_g``).
     K : int >= 1 or None
-        ``None``: full participation; else the number of i.i.d. draws by ``p`` per round.
+        ``None``: full participation; else the number of i.i.d. draws by ``p`` per round (Karimireddy
+        et al.'s ``S``).
     grad_noise : float >= 0
-        Standard deviation of additive Gaussian noise on every local gradient.
+        Standard deviation of additive Gaussian noise on every local gradient (this implementation's
+        model of stochastic gradients).
 
     Returns
     -------
@@ -85,8 +95,8 @@ def make(problem: FederatedProblem, *, kappa: int, eta_l: float, eta_g: float = 
     """
     problem = check_problem(problem)
     kappa = check_integer(kappa, "kappa", low=1)
-    eta_l = check_in_range(eta_l, "eta_l", low=0.0, low_inclusive=False)
-    eta_g = check_in_range(eta_g, "eta_g", low=0.0, low_inclusive=False)
+    eta_l = check_in_range(lr, "lr", low=0.0, low_inclusive=False)
+    eta_g = check_in_range(server_lr, "server_lr", low=0.0, low_inclusive=False)
     K = None if K is None else check_draws(K)
     grad_noise = check_in_range(grad_noise, "grad_noise", low=0.0)
     n, d = problem.n, problem.d
@@ -135,8 +145,8 @@ def make(problem: FederatedProblem, *, kappa: int, eta_l: float, eta_g: float = 
         ci_new = ci + dci if clients is None else ci + scatter_add(n, _index(clients, x), dci)
         return State(w=x_new, c=c_new, ci=ci_new, comms=state.comms + 1)
 
-    hyper = {"kappa": kappa, "eta_l": eta_l, "eta_g": eta_g, "K": K, "grad_noise": grad_noise}
-    return Algorithm("scaffold", problem, hyper, init, step, ("eta_l", "eta_g"))
+    hyper = {"kappa": kappa, "lr": eta_l, "server_lr": eta_g, "K": K, "grad_noise": grad_noise}
+    return Algorithm("scaffold", problem, hyper, init, step, ("lr", "server_lr"))
 
 
 def _index(clients: np.ndarray, ref: Any) -> Any:

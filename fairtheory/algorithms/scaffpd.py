@@ -36,7 +36,8 @@ Round ``r`` (accelerated primal-dual, APD, with Scaffold-corrected local steps):
    is ``tau_r = kappa eta_l eta_g rho_r``; with ``kappa = 1`` and exact gradients step 5 is exactly
    ``w_{r+1} = w_r - tau_r grad_w (lam_{r+1} . f)(w_r)``, the APD primal step.
 
-Step sizes.  ``mu_accel = 0`` (default): constant ``tau_r = kappa eta_l eta_g``, ``sigma_r = sigma``,
+Step sizes (:func:`make`'s ``lr`` is ``eta_l``, ``server_lr`` is ``eta_g`` and ``dual_lr`` is ``sigma_0``,
+:mod:`fairtheory.algorithms.names`).  ``mu_accel = 0`` (default): constant ``tau_r = kappa eta_l eta_g``, ``sigma_r = sigma``,
 ``theta_r = theta`` (default 1, the PDHG extrapolation).  ``mu_accel > 0`` (a lower bound on the
 strong convexity of ``lam . f`` over the set, ``(mu - phi L)/(1 - phi)`` by 001 Lemma 8): the
 Chambolle-Pock/APD acceleration schedule for a strongly convex primal,
@@ -76,6 +77,7 @@ from fairtheory.algorithms.base import (
     local_steps,
     project_to,
 )
+from fairtheory.algorithms.names import accepts_old_names
 from fairtheory.backend import namespace
 from fairtheory.problems.base import FederatedProblem
 from fairtheory.sets import CappedSimplex, IntegratedSet
@@ -127,30 +129,41 @@ def dual_step(iset: IntegratedSet, a: Any, b: Any, s: Any, sigma: float) -> tupl
     return a_new, b_new
 
 
-def make(problem: FederatedProblem, *, kappa: int, eta_l: float, sigma: float, eta_g: float = 1.0,
+@accepts_old_names("scaffpd")
+def make(problem: FederatedProblem, *, kappa: int, lr: float, dual_lr: float, server_lr: float = 1.0,
          aggregator: Any = None, theta: float = 1.0, mu_accel: float = 0.0, grad_noise: float = 0.0,
          loss_noise: float = 0.0) -> Algorithm:
     """Scaff-PD(-IA) on ``problem`` with bound, validated hyper-parameters.
+
+    Names follow :mod:`fairtheory.algorithms.names`; ``eta_l``, ``eta_g`` and ``sigma`` are accepted for
+    one release (with a ``DeprecationWarning``).
 
     Parameters
     ----------
     kappa : int >= 1
         Local steps per round (001 Alg. 2's ``J``).
-    eta_l, eta_g : float > 0
-        Local and global step sizes (primal step ``tau_r = kappa eta_l eta_g rho_r``).
-    sigma : float > 0
-        Initial dual step ``sigma_0`` (constant when ``mu_accel = 0``).
+    lr : float > 0
+        Local step size (001 Alg. 2's ``eta_l``; formerly ``eta_l``).
+    server_lr : float > 0
+        Global step size (001 Alg. 2's ``eta_g``; formerly ``eta_g``); the primal step is
+        ``tau_r = kappa lr server_lr rho_r``.
+    dual_lr : float > 0
+        Initial dual step (001 Alg. 1's ``sigma_0``; formerly ``sigma``), constant when ``mu_accel = 0``.
     aggregator : SetSupport, IntegratedSet, CappedSimplex or None
-        The objective and its set: :func:`fairtheory.aggregators.integrated` ``(A, B, phi)`` (or a raw
-        :class:`IntegratedSet`) for Scaff-PD-IA; a capped-simplex set (``afl(n)``, ``cvar``, ``qalpha``
-        or a raw :class:`CappedSimplex`) for Scaff-PD; default the simplex.  ``init`` and ``step`` both
+        The objective and its set ``Lambda_phi(A, B)`` (001 eqs. 6-8):
+        :func:`fairtheory.aggregators.integrated` ``(A, B, phi)`` (or a raw :class:`IntegratedSet`) for
+        Scaff-PD-IA; a capped-simplex set (``afl(n)``, ``cvar``, ``qalpha`` or a raw :class:`CappedSimplex`)
+        for Scaff-PD; default the simplex.  ``init`` and ``step`` both
         use this one set.
     theta : float >= 0
-        Extrapolation weight when ``mu_accel = 0`` (with ``mu_accel > 0`` the schedule sets it).
+        Extrapolation weight ``theta`` (001 Alg. 1) when ``mu_accel = 0`` (with ``mu_accel > 0`` the
+        schedule sets it).
     mu_accel : float >= 0
-        Strong-convexity modulus driving the acceleration schedule (0: constant steps).
+        Strong-convexity modulus driving the acceleration schedule (001 Lemma 8's ``mu``; 0: constant
+        steps).
     grad_noise, loss_noise : float >= 0
-        Standard deviations of the additive oracle noise (0: deterministic mode).
+        Standard deviations of the additive oracle noise (0: deterministic mode; this implementation's
+        model of stochastic oracles).
 
     Returns
     -------
@@ -160,9 +173,9 @@ def make(problem: FederatedProblem, *, kappa: int, eta_l: float, sigma: float, e
     """
     problem = check_problem(problem)
     kappa = check_integer(kappa, "kappa", low=1)
-    eta_l = check_in_range(eta_l, "eta_l", low=0.0, low_inclusive=False)
-    eta_g = check_in_range(eta_g, "eta_g", low=0.0, low_inclusive=False)
-    sigma0 = check_in_range(sigma, "sigma", low=0.0, low_inclusive=False)
+    eta_l = check_in_range(lr, "lr", low=0.0, low_inclusive=False)
+    eta_g = check_in_range(server_lr, "server_lr", low=0.0, low_inclusive=False)
+    sigma0 = check_in_range(dual_lr, "dual_lr", low=0.0, low_inclusive=False)
     theta = check_in_range(theta, "theta", low=0.0)
     mu_accel = check_in_range(mu_accel, "mu_accel", low=0.0)
     grad_noise = check_in_range(grad_noise, "grad_noise", low=0.0)
@@ -219,6 +232,6 @@ def make(problem: FederatedProblem, *, kappa: int, eta_l: float, sigma: float, e
         return State(w=w_new, a=a_new, b=b_new, lam=lam, f_prev=f_r, rho=rho_next, sigma=sigma_next,
                      theta=theta_next, rounds=state.rounds + 1, comms=state.comms + 2)
 
-    hyper = {"kappa": kappa, "eta_l": eta_l, "eta_g": eta_g, "sigma": sigma0, "aggregator": agg, "theta": theta,
+    hyper = {"kappa": kappa, "lr": eta_l, "server_lr": eta_g, "dual_lr": sigma0, "aggregator": agg, "theta": theta,
              "mu_accel": mu_accel, "grad_noise": grad_noise, "loss_noise": loss_noise}
-    return Algorithm("scaffpd", problem, hyper, init, step, ("eta_l", "eta_g", "sigma"))
+    return Algorithm("scaffpd", problem, hyper, init, step, ("lr", "server_lr", "dual_lr"))

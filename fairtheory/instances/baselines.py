@@ -92,7 +92,8 @@ def safe_steps(problem: QuadraticProblem, phi: float = 0.0, *, kappa: int = 5) -
     """Scaff-PD(-IA) steps from the problem constants: ``eta_l = 1/(4 L_phi kappa)`` with
     ``L_phi = L (1 + phi)/(1 - phi)``, ``eta_g = 1`` and ``sigma`` with ``tau sigma ||Jf(0)||^2 <= 1/4``
     (``tau = kappa eta_l``, ``||Jf(0)||`` the spectral norm of the client gradients at 0 over ``1 - phi``);
-    keyword arguments of :func:`fairtheory.algorithms.scaffpd.make`."""
+    keyword arguments of :func:`fairtheory.algorithms.scaffpd.make` (``lr = eta_l``, ``server_lr = eta_g``,
+    ``dual_lr = sigma``)."""
     phi = check_in_range(phi, "phi", low=0.0, high=1.0, high_inclusive=False)
     kappa = check_integer(kappa, "kappa", low=1)
     L = problem.smoothness()
@@ -101,7 +102,7 @@ def safe_steps(problem: QuadraticProblem, phi: float = 0.0, *, kappa: int = 5) -
     tau = kappa * eta_l
     G = float(np.linalg.norm(problem.grads(np.zeros(problem.d)), 2)) / (1 - phi)
     sigma = 0.25 / (tau * max(G, 1.0) ** 2)
-    return {"kappa": kappa, "eta_l": eta_l, "eta_g": 1.0, "sigma": sigma}
+    return {"kappa": kappa, "lr": eta_l, "server_lr": 1.0, "dual_lr": sigma}
 
 
 def scaffpd_errors(problem: QuadraticProblem, aggregator: Any, w_star: Any, rounds: int, *, seed: int = 0,
@@ -162,7 +163,7 @@ def afl_convergence(*, problem: QuadraticProblem, T: int) -> InstanceResult:
     ex = solve_afl(problem)
     n = problem.n
     lr_w, lr_l = 1.0 / (problem.smoothness() * math.sqrt(T)), 0.5 / math.sqrt(T)
-    alg = afl.make(problem, lr_w=lr_w, lr_lam=lr_l)
+    alg = afl.make(problem, lr=lr_w, dual_lr=lr_l)
     st = alg.init()
     w0, lam0 = np.asarray(st.w).copy(), np.asarray(st.lam).copy()
     sq = 0.0
@@ -196,7 +197,7 @@ def drfa_convergence(*, problem: QuadraticProblem, T: int, seeds: int = 4) -> In
     seeds = check_integer(seeds, "seeds", low=1)
     ex = solve_afl(problem)
     kappa = max(1, int(round(T ** 0.25)))
-    alg = drfa.make(problem, kappa=kappa, eta=1.0 / (6 * problem.smoothness() * math.sqrt(T)), gamma=0.1 / T ** 0.625,
+    alg = drfa.make(problem, kappa=kappa, lr=1.0 / (6 * problem.smoothness() * math.sqrt(T)), dual_lr=0.1 / T ** 0.625,
                     K=problem.n)
     values, gaps = [], []
     for seed in range(seeds):
@@ -227,7 +228,7 @@ def scaffold_convergence(*, problem: QuadraticProblem, rounds: int, kappa: int =
     K = None if K is None else check_integer(K, "K", low=1)
     ex = solve_fedavg(problem)
     eta_l = 0.5 / (problem.smoothness() * kappa)
-    alg = scaffold.make(problem, kappa=kappa, eta_l=eta_l, K=K)
+    alg = scaffold.make(problem, kappa=kappa, lr=eta_l, K=K)
     st, _ = run(alg, rounds, rng=np.random.default_rng(seed), record_every=max(rounds, 1), record_losses=False)
     dist = float(np.linalg.norm(np.asarray(st.w) - ex.argmin))
     n, d = problem.n, problem.d

@@ -431,7 +431,7 @@ def _run_outputs(problem: Any, setup: dict[str, Any], *, beta: float, kappa: int
     """One rFedFair run from ``theta_0 = (0, 0)`` to ``max(Ts)`` with both outputs at every horizon."""
     from fairtheory.algorithms.rfedfair import run_rfedfair
 
-    res = run_rfedfair(problem, T=Ts[-1], beta=beta, mu=setup["mu"], alpha=setup["alpha"], kappa=kappa, K=K,
+    res = run_rfedfair(problem, T=Ts[-1], lr=beta, mu=setup["mu"], alpha=setup["alpha"], kappa=kappa, K=K,
                        rng=rng, w0=np.zeros(problem.d), eta0=0.0, output_version="000", checkpoints=Ts,
                        record_every=10**9)
     return res.checkpoints

@@ -168,7 +168,7 @@ def replay_scaffold(inst: Instance) -> dict[str, float]:
 
     prm = inst.params
     prob = InterpolatedProblem(inst)
-    alg = scaffold.make(prob, kappa=int(prm["kappa"]), eta_l=float(prm["eta_l"]), eta_g=float(prm["eta_g"]))
+    alg = scaffold.make(prob, kappa=int(prm["kappa"]), lr=float(prm["eta_l"]), server_lr=float(prm["eta_g"]))
     state = alg.init(inst.x0.copy(), warm_start=bool(prm["warm_start"]))
     xs = []
     for _ in range(int(prm["R"])):

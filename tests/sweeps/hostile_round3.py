@@ -407,18 +407,18 @@ def build_worstcase() -> None:  # noqa: C901, PLR0915 - a flat table of calls
                                               return_instance=True).instance.x0) ** 2)) <= 1 + 1e-6, Val(True))
     # Scaffold and Ditto's global model are gradient descent here
     for N, kappa, el in ((2, 1, 0.5), (1, 2, 0.5), (2, 2, 0.25), (3, 1, 1.0)):
-        call(f"wc scaffold n=1 kappa={kappa} R={N} eta_l={el}",
-             lambda N=N, kappa=kappa, el=el: wc(scaffold.make, N, n=1, L=1, D0=1, rho2=0, kappa=kappa, eta_l=el),
+        call(f"wc scaffold n=1 kappa={kappa} R={N} lr={el}",
+             lambda N=N, kappa=kappa, el=el: wc(scaffold.make, N, n=1, L=1, D0=1, rho2=0, kappa=kappa, lr=el),
              Val(W_gd(N * kappa, el), 1e-6))
-    call("wc scaffold n=2 rho2=1 kappa=1", lambda: wc(scaffold.make, 3, n=2, L=1, D0=1, rho2=1, kappa=1, eta_l=0.5),
+    call("wc scaffold n=2 rho2=1 kappa=1", lambda: wc(scaffold.make, 3, n=2, L=1, D0=1, rho2=1, kappa=1, lr=0.5),
          Val(W_gd(3, 0.5), 1e-6))
     call("wc scaffold n=2 warm start kappa=1",
-         lambda: wc(scaffold.make, 2, n=2, L=1, D0=1, rho2=1, kappa=1, eta_l=0.5, start={"warm_start": True}),
+         lambda: wc(scaffold.make, 2, n=2, L=1, D0=1, rho2=1, kappa=1, lr=0.5, start={"warm_start": True}),
          Val(W_gd(2, 0.5), 1e-6))
-    call("wc scaffold eta_g=2 eta_l=1/4 kappa=1", lambda: wc(scaffold.make, 2, n=2, L=1, D0=1, rho2=1, kappa=1,
-                                                             eta_l=0.25, eta_g=2.0), Val(W_gd(2, 0.5), 1e-6))
+    call("wc scaffold server_lr=2 lr=1/4 kappa=1", lambda: wc(scaffold.make, 2, n=2, L=1, D0=1, rho2=1, kappa=1,
+                                                             lr=0.25, server_lr=2.0), Val(W_gd(2, 0.5), 1e-6))
     call("wc scaffold n=2 kappa=2 rho2=0 >= GD", lambda: wc(scaffold.make, 1, n=2, L=1, D0=1, rho2=0, kappa=2,
-                                                            eta_l=0.5), Between(W_gd(2, 0.5)))
+                                                            lr=0.5), Between(W_gd(2, 0.5)))
     call("wc ditto global n=1", lambda: wc(ditto.make, 2, n=1, L=1, D0=1, rho2=0, lr=0.5, lam=0.5),
          Val(W_gd(2, 0.5), 1e-6))
     call("wc ditto global n=2 rho2=1", lambda: wc(ditto.make, 2, n=2, L=1, D0=1, rho2=1, lr=1.0, lam=1.0),
@@ -426,13 +426,13 @@ def build_worstcase() -> None:  # noqa: C901, PLR0915 - a flat table of calls
     # loss-dependent methods: a named error (not PEP-representable) or a finite value
     from fairtheory.algorithms import afl, drfa, fedfa, fedmgda, power_of_choice, qfedavg, rfedfair, scaffpd
 
-    for name, mk, hyper in (("drfa", drfa.make, dict(kappa=1, eta=0.5, gamma=0.1, K=1)),
-                            ("afl", afl.make, dict(lr_w=0.5, lr_lam=0.1)),
-                            ("scaffpd", scaffpd.make, dict(kappa=1, eta_l=0.5, sigma=0.5)),
-                            ("power_of_choice", power_of_choice.make, dict(lr=0.5, m=1, d=2)),
+    for name, mk, hyper in (("drfa", drfa.make, dict(kappa=1, lr=0.5, dual_lr=0.1, K=1)),
+                            ("afl", afl.make, dict(lr=0.5, dual_lr=0.1)),
+                            ("scaffpd", scaffpd.make, dict(kappa=1, lr=0.5, dual_lr=0.5)),
+                            ("power_of_choice", power_of_choice.make, dict(lr=0.5, K=1, candidates=2)),
                             ("fedmgda", fedmgda.make, dict(lr=0.5, epsilon=0.1)),
                             ("qfedavg", qfedavg.make, dict(q=1.0, lr=0.5)),
-                            ("rfedfair", rfedfair.make, dict(beta=0.5, kappa=1, alpha=0.75, mu=0.1)),
+                            ("rfedfair", rfedfair.make, dict(lr=0.5, kappa=1, alpha=0.75, mu=0.1)),
                             ("fedfa", fedfa.make, dict(lr=0.5, accuracy=lambda w: np.full(2, 0.5)))):
         call(f"wc {name} (loss-dependent)", lambda mk=mk, hyper=hyper: wc(mk, 2, n=2, L=1, D0=1, rho2=1, **hyper), Any_())
     # ---------------------------------------------- plugin-like steps: nan, inf, huge, exact scalings
@@ -870,26 +870,26 @@ def build_algorithms() -> None:  # noqa: C901, PLR0915 - a flat table of calls
     ALGS: dict[str, tuple[Any, dict[str, Any], dict[str, str]]] = {
         # name: (make, valid hyper-parameters, {parameter: kind})
         "fedavg": (fedavg.make, dict(lr=0.1, kappa=2), {"lr": "pos", "kappa": "int", "K": "optint"}),
-        "scaffold": (scaffold.make, dict(kappa=2, eta_l=0.1), {"eta_l": "pos", "eta_g": "pos", "grad_noise": "nonneg",
+        "scaffold": (scaffold.make, dict(kappa=2, lr=0.1), {"lr": "pos", "server_lr": "pos", "grad_noise": "nonneg",
                                                                "kappa": "int", "K": "optint"}),
         "ditto": (ditto.make, dict(lr=0.1, lam=0.5, kappa=2), {"lr": "pos", "lam": "nonneg", "lr_personal": "optpos",
                                                               "kappa": "int", "s": "optint", "K": "optint"}),
-        "drfa": (drfa.make, dict(kappa=2, eta=0.1, gamma=0.1, K=2), {"eta": "pos", "gamma": "nonneg", "grad_noise": "nonneg",
+        "drfa": (drfa.make, dict(kappa=2, lr=0.1, dual_lr=0.1, K=2), {"lr": "pos", "dual_lr": "nonneg", "grad_noise": "nonneg",
                                                                      "loss_noise": "nonneg", "kappa": "int", "K": "int"}),
-        "afl": (afl.make, dict(lr_w=0.1, lr_lam=0.1), {"lr_w": "pos", "lr_lam": "nonneg", "grad_noise": "nonneg",
+        "afl": (afl.make, dict(lr=0.1, dual_lr=0.1), {"lr": "pos", "dual_lr": "nonneg", "grad_noise": "nonneg",
                                                        "loss_noise": "nonneg", "K": "optint"}),
-        "scaffpd": (scaffpd.make, dict(kappa=2, eta_l=0.1, sigma=0.5), {"eta_l": "pos", "sigma": "pos", "eta_g": "pos",
+        "scaffpd": (scaffpd.make, dict(kappa=2, lr=0.1, dual_lr=0.5), {"lr": "pos", "dual_lr": "pos", "server_lr": "pos",
                                                                         "theta": "nonneg", "mu_accel": "nonneg",
                                                                         "grad_noise": "nonneg", "loss_noise": "nonneg",
                                                                         "kappa": "int"}),
-        "power_of_choice": (power_of_choice.make, dict(lr=0.1, m=2, d=3), {"lr": "pos", "m": "int", "d": "int",
+        "power_of_choice": (power_of_choice.make, dict(lr=0.1, K=2, candidates=3), {"lr": "pos", "K": "int", "candidates": "int",
                                                                            "kappa": "int"}),
         "fedmgda": (fedmgda.make, dict(lr=0.1, epsilon=0.1), {"lr": "pos", "epsilon": "nonneg", "server_lr": "pos",
                                                               "offset": "nonneg", "kappa": "int", "K": "optint"}),
         "qfedavg": (qfedavg.make, dict(q=1.0, lr=0.1), {"q": "nonneg", "lr": "pos", "L": "optpos", "offset": "nonneg",
                                                         "kappa": "int", "K": "optint"}),
         "qfedsgd": (qfedsgd.make, dict(q=1.0, L=10.0), {"q": "nonneg", "L": "pos", "offset": "nonneg", "K": "optint"}),
-        "rfedfair": (rfedfair.make, dict(beta=0.1, kappa=2, alpha=0.5, mu=0.1), {"beta": "pos", "mu": "pos",
+        "rfedfair": (rfedfair.make, dict(lr=0.1, kappa=2, alpha=0.5, mu=0.1), {"lr": "pos", "mu": "pos",
                                                                                  "alpha": "unitpos", "kappa": "int",
                                                                                  "K": "optint"}),
         "fedfa": (fedfa.make, dict(lr=0.1, accuracy=acc), {"lr": "pos", "beta": "unit", "gamma": "unitopen",
@@ -934,21 +934,22 @@ def build_algorithms() -> None:  # noqa: C901, PLR0915 - a flat table of calls
     w0 = [1.0, -1.0]
     call("fedavg kappa=1 one step", lambda: alg_run(fedavg.make, dict(lr=0.1), steps=1), Val(fq_grad_step(w0, 0.1)))
     call("fedavg kappa=3 one round", lambda: alg_run(fedavg.make, dict(lr=0.1, kappa=3), steps=1), Val(fq_step(w0, 0.1, 3)))
-    call("scaffold kappa=1 one round", lambda: alg_run(scaffold.make, dict(kappa=1, eta_l=0.1), steps=1),
+    call("scaffold kappa=1 one round", lambda: alg_run(scaffold.make, dict(kappa=1, lr=0.1), steps=1),
          Val(fq_grad_step(w0, 0.1)))
     call("ditto global one round", lambda: alg_run(ditto.make, dict(lr=0.1, lam=0.3, kappa=2), steps=1),
          Val(fq_step(w0, 0.1, 2)))
-    call("afl lr_lam=0 one step", lambda: alg_run(afl.make, dict(lr_w=0.1, lr_lam=0.0), steps=1), Val(fq_grad_step(w0, 0.1)))
+    call("afl dual_lr=0 one step", lambda: alg_run(afl.make, dict(lr=0.1, dual_lr=0.0), steps=1), Val(fq_grad_step(w0, 0.1)))
     call("fedfa uniform accuracy one round", lambda: alg_run(fedfa.make, dict(lr=0.1, accuracy=acc), steps=1),
          Val(fq_grad_step(w0, 0.1)))
     call("fedfa uniform accuracy kappa=2", lambda: alg_run(fedfa.make, dict(lr=0.1, kappa=2, accuracy=acc), steps=1),
          Val(fq_step(w0, 0.1, 2)))
-    call("power_of_choice d=m=n is FedAvg", lambda: alg_run(power_of_choice.make, dict(lr=0.1, m=4, d=4), steps=1),
-         Val(fq_grad_step(w0, 0.1)))
-    call("power_of_choice d=10**9 refused", lambda: alg_run(power_of_choice.make, dict(lr=0.1, m=2, d=10**9)), Err())
-    call("power_of_choice m > d", lambda: alg_run(power_of_choice.make, dict(lr=0.1, m=3, d=2)), Err())
-    call("rfedfair alpha below p", lambda: alg_run(rfedfair.make, dict(beta=0.1, kappa=1, alpha=0.1, mu=0.1)), Err())
-    call("rfedfair alpha only", lambda: alg_run(rfedfair.make, dict(beta=0.1, kappa=1, alpha=0.5)), Err())
+    call("power_of_choice candidates=K=n is FedAvg",
+         lambda: alg_run(power_of_choice.make, dict(lr=0.1, K=4, candidates=4), steps=1), Val(fq_grad_step(w0, 0.1)))
+    call("power_of_choice candidates=10**9 refused",
+         lambda: alg_run(power_of_choice.make, dict(lr=0.1, K=2, candidates=10**9)), Err())
+    call("power_of_choice K > candidates", lambda: alg_run(power_of_choice.make, dict(lr=0.1, K=3, candidates=2)), Err())
+    call("rfedfair alpha below p", lambda: alg_run(rfedfair.make, dict(lr=0.1, kappa=1, alpha=0.1, mu=0.1)), Err())
+    call("rfedfair alpha only", lambda: alg_run(rfedfair.make, dict(lr=0.1, kappa=1, alpha=0.5)), Err())
     call("qfedavg q and aggregator", lambda: alg_run(qfedavg.make, dict(q=1.0, lr=0.1, aggregator=object())), Err())
     call("fedavg aggregator object()", lambda: alg_run(fedavg.make, dict(lr=0.1, aggregator=object())), Err())
     call("fedavg lr schedule nan", lambda: alg_run(fedavg.make, dict(lr=lambda r: NAN)), Err())

@@ -139,7 +139,7 @@ def scaffold_twin(ctx: Context) -> Outcome:
     rows = []
     for n, kappa, R, el, eg, L, D0, rho2, p, warm, out in (_SCAFFOLD_QUICK if ctx.quick else _SCAFFOLD_FULL):
         tr = worst_case(scaffold.make, R, n=n, L=L, D0=D0, rho2=rho2, p=p, output="last" if out == "last" else "mean",
-                        start={"warm_start": warm}, kappa=kappa, eta_l=el, eta_g=eg)
+                        start={"warm_start": warm}, kappa=kappa, lr=el, server_lr=eg)
         hw = scaffold_worst_case(n=n, kappa=kappa, R=R, eta_l=el, eta_g=eg, L=L, D0=D0, rho2=rho2, p=p,
                                  warm_start=warm, output=out)  # type: ignore[arg-type]
         inst = {"n": n, "kappa": kappa, "R": R, "eta_l": el, "eta_g": eg, "L": L, "D0": D0, "rho2": rho2, "p": p,
@@ -194,9 +194,9 @@ def refuses_nonlinear(ctx: Context) -> Outcome:
     from fairtheory.worstcase.gram_array import NotRepresentableError
 
     cases = [("fedfv", fedfv.make, {"lr": 0.5}), ("qfedavg", qfedavg.make, {"q": 1.0, "lr": 0.5}),
-             ("afl", afl.make, {"lr_w": 0.1, "lr_lam": 0.1}),
-             ("power_of_choice", power_of_choice.make, {"lr": 0.5, "m": 1, "d": 2}),
-             ("rfedfair", rfedfair.make, {"beta": 0.5, "kappa": 1, "alpha": np.array([0.5, 0.5]), "mu": 0.1})]
+             ("afl", afl.make, {"lr": 0.1, "dual_lr": 0.1}),
+             ("power_of_choice", power_of_choice.make, {"lr": 0.5, "K": 1, "candidates": 2}),
+             ("rfedfair", rfedfair.make, {"lr": 0.5, "kappa": 1, "alpha": np.array([0.5, 0.5]), "mu": 0.1})]
     tally = Tally()
     rows = []
     for name, mk, hy in cases:

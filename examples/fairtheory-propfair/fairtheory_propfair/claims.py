@@ -84,7 +84,7 @@ def _converges(ctx: Context, which: str) -> Outcome:
         ex = solve_aggregator(P, agg)
         steps = ctx.count(3000, 10000)
         if which == "rfedfair":
-            alg = rfedfair.make(P, beta=_step(P), kappa=1, aggregator=agg)
+            alg = rfedfair.make(P, lr=_step(P), kappa=1, aggregator=agg)
         else:  # local step 1/L (003 Sec. 3.3); the server step is sized by the aggregator's curvature
             alg = qfedavg.make(P, lr=1.0 / P.smoothness(), kappa=1, aggregator=agg)
         state, _ = run(alg, steps, rng=np.random.default_rng(0), record_losses=False, record_every=steps)

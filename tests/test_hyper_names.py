@@ -1,0 +1,192 @@
+"""One vocabulary for the algorithms' hyper-parameters (:mod:`fairtheory.algorithms.names`): every ``make``
+takes exactly the table's names, the old names still work for one release (with a DeprecationWarning
+naming the new one, and identical results), passing both is an error, and the docs carry the table."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+import re
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import fairtheory.algorithms as algorithms_pkg
+from fairtheory.algorithms import names as N
+from fairtheory.algorithms.rfedfair import run_rfedfair
+from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError
+from fairtheory.problems import random_logistic, random_quadratic
+
+QUAD = random_quadratic(6, 3, rng=np.random.default_rng(0), offset=0.5)
+LOGI = random_logistic(6, 3, 12, rng=np.random.default_rng(1), l2=0.05)
+DOC = Path(__file__).resolve().parents[1] / "docs" / "architecture.md"
+
+#: good hyper-parameters (table names) of every algorithm that has renamed names, on a small problem
+GOOD: dict[str, tuple[Any, dict[str, Any]]] = {
+    "afl": (QUAD, {"lr": 0.05, "dual_lr": 0.07, "K": 3, "grad_noise": 0.1, "loss_noise": 0.1}),
+    "drfa": (QUAD, {"kappa": 2, "lr": 0.05, "dual_lr": 0.07, "K": 3, "grad_noise": 0.1}),
+    "rfedfair": (LOGI, {"lr": 0.05, "kappa": 2, "alpha": 0.5, "mu": 0.1, "K": 3}),
+    "scaffold": (QUAD, {"kappa": 2, "lr": 0.05, "server_lr": 0.8, "K": 3, "grad_noise": 0.1}),
+    "scaffpd": (QUAD, {"kappa": 2, "lr": 0.05, "server_lr": 0.8, "dual_lr": 0.07, "loss_noise": 0.1}),
+    "power_of_choice": (QUAD, {"lr": 0.1, "kappa": 2, "K": 2, "candidates": 4}),
+}
+
+RENAMED = [(alg, old, new) for alg in N.ALGORITHMS for old, new in N.renames_of(alg).items()]
+
+
+def _modules_with_make() -> dict[str, Any]:
+    """Every module of fairtheory.algorithms that defines a ``make``."""
+    out = {}
+    for info in pkgutil.iter_modules(algorithms_pkg.__path__):
+        mod = importlib.import_module(f"fairtheory.algorithms.{info.name}")
+        if callable(getattr(mod, "make", None)):
+            out[info.name] = mod
+    return out
+
+
+def _keywords(fn: Any) -> set[str]:
+    params = inspect.signature(fn).parameters.values()
+    assert not any(p.kind is p.VAR_KEYWORD for p in params), f"{fn.__module__}.make takes **kwargs"
+    return {p.name for p in params if p.kind is p.KEYWORD_ONLY}
+
+
+def _one_step(alg_name: str, hyper: dict[str, Any]) -> tuple[Any, Any]:
+    mod = importlib.import_module(f"fairtheory.algorithms.{alg_name}")
+    P = GOOD[alg_name][0]
+    alg = mod.make(P, **hyper)
+    s = alg.step(alg.init(), np.random.default_rng(11))
+    s = alg.step(s, np.random.default_rng(12))
+    return alg, s
+
+
+# ------------------------------------------------------------------ the table and the signatures
+def test_every_algorithm_is_in_the_table_and_takes_exactly_its_names() -> None:
+    mods = _modules_with_make()
+    assert set(mods) == set(N.ALGORITHMS), f"modules with make {sorted(mods)} vs table {N.ALGORITHMS}"
+    for name, mod in mods.items():
+        sig = inspect.signature(mod.make)
+        assert next(iter(sig.parameters)) == "problem", name
+        assert _keywords(mod.make) == set(N.names_of(name)), (
+            f"{name}.make takes {sorted(_keywords(mod.make))}, the table lists {sorted(N.names_of(name))}")
+
+
+def test_cross_method_names_are_the_decided_ones() -> None:
+    assert N.SHARED == ("lr", "server_lr", "dual_lr", "K", "kappa")
+    for old in ("lr_w", "lr_lam", "eta_l", "eta_g"):  # renamed everywhere: no make takes them any more
+        assert all(old not in N.names_of(a) for a in N.ALGORITHMS), old
+    # the renames decided for the table
+    assert N.renames_of("afl") == {"lr_w": "lr", "lr_lam": "dual_lr"}
+    assert N.renames_of("drfa") == {"eta": "lr", "gamma": "dual_lr"}
+    assert N.renames_of("rfedfair") == {"beta": "lr"}
+    assert N.renames_of("scaffold") == {"eta_l": "lr", "eta_g": "server_lr"}
+    assert N.renames_of("scaffpd") == {"eta_l": "lr", "eta_g": "server_lr", "sigma": "dual_lr"}
+    assert N.renames_of("power_of_choice") == {"m": "K", "d": "candidates"}
+    assert "beta" in N.names_of("fedfa") and "gamma" in N.names_of("fedfa")  # FedFa's own, unchanged
+    assert N.names_of("qfedsgd") == ("K", "aggregator", "q", "L", "offset")
+
+
+def test_every_use_has_a_symbol_and_a_source() -> None:
+    seen = set()
+    for h in N.TABLE:
+        assert h.name not in seen, f"{h.name} listed twice"
+        seen.add(h.name)
+        assert h.meaning and h.uses, h.name
+        for alg, use in h.uses.items():
+            assert use.symbol and use.source, (h.name, alg)
+            assert h.name not in use.old, (h.name, alg)
+
+
+def test_recorded_hyper_and_step_sizes_use_the_new_names() -> None:
+    for alg_name, (P, hyper) in GOOD.items():
+        mod = importlib.import_module(f"fairtheory.algorithms.{alg_name}")
+        alg = mod.make(P, **hyper)
+        assert set(alg.hyper) <= set(N.names_of(alg_name)), (alg_name, sorted(alg.hyper))
+        assert set(alg.step_sizes) <= set(alg.hyper), (alg_name, alg.step_sizes)
+        assert not set(alg.hyper) & set(N.renames_of(alg_name)), alg_name
+        for k, v in hyper.items():
+            if isinstance(v, float):
+                assert np.all(np.asarray(alg.hyper[k]) == v), (alg_name, k)
+
+
+def test_unknown_algorithm_is_a_named_error() -> None:
+    with pytest.raises(FairtheoryValueError, match="algorithm must be one of .*'nope'"):
+        N.names_of("nope")
+
+
+# ------------------------------------------------------------------ old names for one release
+@pytest.mark.parametrize("alg_name, old, new", RENAMED, ids=[f"{a}-{o}" for a, o, _ in RENAMED])
+def test_old_name_warns_naming_the_new_one_and_gives_identical_results(alg_name: str, old: str, new: str) -> None:
+    hyper = GOOD[alg_name][1]
+    alg_new, s_new = _one_step(alg_name, hyper)
+    legacy = {(old if k == new else k): v for k, v in hyper.items()}
+    assert old in legacy and new not in legacy
+    with pytest.warns(DeprecationWarning, match=rf"{alg_name}\.make: the hyper-parameter {old}= is deprecated, "
+                                                 rf"use {new}=") as rec:
+        alg_old, s_old = _one_step(alg_name, legacy)
+    assert len(rec) == 1
+    assert rec[0].filename == __file__  # the warning points at the caller of make
+    assert dict(alg_old.hyper).keys() == dict(alg_new.hyper).keys()
+    assert np.array_equal(np.asarray(s_old.w), np.asarray(s_new.w))
+    assert s_old.comms == s_new.comms
+
+
+@pytest.mark.parametrize("alg_name, old, new", RENAMED, ids=[f"{a}-{o}" for a, o, _ in RENAMED])
+def test_old_and_new_name_together_is_an_error(alg_name: str, old: str, new: str) -> None:
+    P, hyper = GOOD[alg_name]
+    mod = importlib.import_module(f"fairtheory.algorithms.{alg_name}")
+    with pytest.raises(FairtheoryTypeError, match=rf"{alg_name}\.make got both {old}= .* and {new}=; pass only {new}="):
+        mod.make(P, **hyper, **{old: hyper[new]})
+
+
+def test_all_old_names_at_once_warn_once_each() -> None:
+    hyper = dict(GOOD["scaffpd"][1])
+    legacy = {"eta_l": hyper.pop("lr"), "eta_g": hyper.pop("server_lr"), "sigma": hyper.pop("dual_lr"), **hyper}
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        _, s_old = _one_step("scaffpd", legacy)
+    msgs = sorted(str(w.message) for w in rec if issubclass(w.category, DeprecationWarning))
+    assert len(msgs) == 3 and all("scaffpd.make" in m for m in msgs)
+    assert [re.search(r"use (\w+)=", m).group(1) for m in msgs] == ["server_lr", "lr", "dual_lr"]  # type: ignore[union-attr]
+    _, s_new = _one_step("scaffpd", GOOD["scaffpd"][1])
+    assert np.array_equal(np.asarray(s_old.w), np.asarray(s_new.w))
+
+
+def test_run_rfedfair_accepts_beta_for_one_release() -> None:
+    kw = dict(T=6, kappa=2, alpha=0.5, mu=0.1)
+    new = run_rfedfair(LOGI, lr=0.05, **kw)
+    with pytest.warns(DeprecationWarning, match=r"rfedfair\.run_rfedfair: the hyper-parameter beta= is deprecated, "
+                                                r"use lr="):
+        old = run_rfedfair(LOGI, beta=0.05, **kw)
+    assert np.array_equal(np.asarray(old.w), np.asarray(new.w)) and float(old.eta) == float(new.eta)
+    with pytest.raises(FairtheoryTypeError, match="got both beta="):
+        run_rfedfair(LOGI, beta=0.05, lr=0.05, **kw)
+
+
+def test_new_names_raise_no_deprecation_warning() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        for alg_name in GOOD:
+            _one_step(alg_name, GOOD[alg_name][1])
+
+
+def test_misspelt_name_is_still_a_type_error() -> None:
+    from fairtheory.algorithms import afl
+
+    with pytest.raises(TypeError, match="lr_ww"):
+        afl.make(QUAD, lr_ww=0.1, dual_lr=0.1)
+
+
+# ------------------------------------------------------------------ the docs carry the table
+def test_docs_architecture_carries_the_generated_table() -> None:
+    text = DOC.read_text(encoding="utf-8")
+    m = re.search(r"<!-- hyper-names:start -->\n(.*?)<!-- hyper-names:end -->", text, re.S)
+    assert m is not None, "docs/architecture.md lacks the hyper-names markers"
+    assert m.group(1) == N.markdown_table(), (
+        "docs/architecture.md's hyper-parameter table is stale: replace the block between the markers with "
+        "fairtheory.algorithms.names.markdown_table()")
+    for h in N.TABLE:
+        assert f"| `{h.name}`" in m.group(1), h.name
