@@ -232,9 +232,9 @@ def test_fedprox_inexact_is_between_centre_and_exact() -> None:
     w = np.random.default_rng(16).normal(size=P.d)
     ex = fedprox.make(P, prox_mu=mu, solver="exact")
     w_exact = ex.step(ex.init(w), None).w
-    e1 = fedprox.make(P, prox_mu=mu, solver="inexact", accuracy=1.0)
-    assert np.array_equal(e1.step(e1.init(w), None).w, w)  # accuracy 1: the centre qualifies, no move
-    e = fedprox.make(P, prox_mu=mu, solver="inexact", accuracy=1e-3)
+    e1 = fedprox.make(P, prox_mu=mu, solver="inexact", inexactness=1.0)
+    assert np.array_equal(e1.step(e1.init(w), None).w, w)  # inexactness 1: the centre qualifies, no move
+    e = fedprox.make(P, prox_mu=mu, solver="inexact", inexactness=1e-3)
     assert np.max(np.abs(e.step(e.init(w), None).w - w_exact)) <= 1e-3 * np.linalg.norm(P.grads(w), axis=1).max() / mu
 
 
@@ -271,10 +271,10 @@ def test_fedprox_exact_numpy_and_torch_agree() -> None:
     ({"prox_mu": 0.0, "solver": "exact"}, FairtheoryValueError, "prox_mu"),
     ({"prox_mu": 0.1, "solver": "exact", "lr": 0.1}, FairtheoryValueError, "lr"),
     ({"prox_mu": 0.1, "solver": "exact", "kappa": 3}, FairtheoryValueError, "kappa"),
-    ({"prox_mu": 0.1, "solver": "exact", "accuracy": 0.5}, FairtheoryValueError, "accuracy"),
-    ({"prox_mu": 0.1, "solver": "inexact"}, FairtheoryValueError, "accuracy"),
-    ({"prox_mu": 0.1, "solver": "inexact", "accuracy": 1.5}, FairtheoryValueError, "accuracy"),
-    ({"prox_mu": 0.1, "lr": 0.1, "accuracy": 0.5}, FairtheoryValueError, "accuracy"),
+    ({"prox_mu": 0.1, "solver": "exact", "inexactness": 0.5}, FairtheoryValueError, "inexactness"),
+    ({"prox_mu": 0.1, "solver": "inexact"}, FairtheoryValueError, "inexactness"),
+    ({"prox_mu": 0.1, "solver": "inexact", "inexactness": 1.5}, FairtheoryValueError, "inexactness"),
+    ({"prox_mu": 0.1, "lr": 0.1, "inexactness": 0.5}, FairtheoryValueError, "inexactness"),
 ])
 def test_fedprox_validation_names_the_argument(kw: dict[str, Any], exc: type, name: str) -> None:
     with pytest.raises(exc, match=name):

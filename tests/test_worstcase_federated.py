@@ -52,8 +52,8 @@ def test_traced_fedprox_one_client_is_the_ppm_worst_case(gamma: float, N: int) -
 def test_traced_fedprox_inexact_is_at_least_exact() -> None:
     kw = dict(n=1, L=1.0, D0=1.0, rho2=0.0, prox_mu=1.0, tol=1e-9)
     ex = worst_case(fedprox.make, 2, solver="exact", **kw).value
-    a5 = worst_case(fedprox.make, 2, solver="inexact", accuracy=0.5, **kw).value
-    a0 = worst_case(fedprox.make, 2, solver="inexact", accuracy=0.0, **kw).value
+    a5 = worst_case(fedprox.make, 2, solver="inexact", inexactness=0.5, **kw).value
+    a0 = worst_case(fedprox.make, 2, solver="inexact", inexactness=0.0, **kw).value
     assert a5 > ex * (1 + 1e-3) and abs(a0 - ex) <= 1e-6 * ex
 
 

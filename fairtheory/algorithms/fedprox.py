@@ -19,9 +19,9 @@ The local solver (``solver=``):
   is FedAvg's round exactly;
 * ``"exact"``: ``x_k = argmin h_k`` by :meth:`~fairtheory.problems.base.FederatedProblem.prox_each` with
   ``gamma = 1/prox_mu`` (one client: the proximal point method);
-* ``"inexact"``: the same with ``accuracy = a``: a ``gamma``-inexact minimiser in the sense of Li et al.
+* ``"inexact"``: the same with ``inexactness = a``: a ``gamma``-inexact minimiser in the sense of Li et al.
   2020, Def. 1 (``||grad h_k(x_k)|| <= a ||grad h_k(w^t)|| = a ||grad F_k(w^t)||``; their ``gamma`` is
-  ``accuracy`` here).
+  ``inexactness`` here; the problem's ``prox_each(..., accuracy=a)``).
 
 Written once against the array API (numpy or torch, chosen by ``w0``; symbolic arrays of the PEP
 backend); the local work of all participating clients runs at once - no Python loop over clients.
@@ -69,7 +69,7 @@ class State:
 
 def make(problem: FederatedProblem, *, prox_mu: float, lr: float | Callable[[int], float] | None = None,
          kappa: int = 1, K: int | None = None, solver: Literal["gd", "exact", "inexact"] = "gd",
-         accuracy: float | None = None, aggregator: Any = None) -> Algorithm:
+         inexactness: float | None = None, aggregator: Any = None) -> Algorithm:
     r"""FedProx on ``problem`` with bound, validated hyper-parameters (Li et al. 2020, Alg. 2).
 
     Parameters
@@ -86,7 +86,7 @@ def make(problem: FederatedProblem, *, prox_mu: float, lr: float | Callable[[int
         ``None``: full participation; else the number of i.i.d. draws by ``p`` per round (``>= 1``).
     solver : ``"gd"``, ``"exact"`` or ``"inexact"``
         The local solver (module doc).
-    accuracy : float in ``[0, 1]``
+    inexactness : float in ``[0, 1]``
         ``solver="inexact"`` only (required there): the inexactness ``gamma`` of Li et al. Def. 1.
     aggregator : Aggregator, optional
         Where the server weights come from (default :func:`fairtheory.aggregators.fedavg`).
@@ -117,11 +117,11 @@ def make(problem: FederatedProblem, *, prox_mu: float, lr: float | Callable[[int
             raise FairtheoryValueError(f"kappa must be 1 with solver={solver!r} (it counts gradient steps of "
                                        f"solver='gd'), got {kappa!r}")
     if solver == "inexact":
-        if accuracy is None:
-            raise FairtheoryValueError("accuracy must be given with solver='inexact' (a number in [0, 1])")
-        accuracy = check_in_range(accuracy, "accuracy", low=0.0, high=1.0)
-    elif accuracy is not None:
-        raise FairtheoryValueError(f"accuracy is used by solver='inexact' only, got accuracy={accuracy!r} with "
+        if inexactness is None:
+            raise FairtheoryValueError("inexactness must be given with solver='inexact' (a number in [0, 1])")
+        inexactness = check_in_range(inexactness, "inexactness", low=0.0, high=1.0)
+    elif inexactness is not None:
+        raise FairtheoryValueError(f"inexactness is used by solver='inexact' only, got inexactness={inexactness!r} with "
                                    f"solver={solver!r}")
     prox_each = getattr(problem, "prox_each", None)
     if solver != "gd" and not callable(prox_each):
@@ -150,7 +150,7 @@ def make(problem: FederatedProblem, *, prox_mu: float, lr: float | Callable[[int
             return f0, W
         f0 = None if constant else problem.losses_each(W0, clients=clients)
         return f0, problem.prox_each(W0, gamma, clients=clients,
-                                     accuracy=accuracy if solver == "inexact" else None)
+                                     accuracy=inexactness if solver == "inexact" else None)
 
     def step(state: State, rng: np.random.Generator | None = None) -> State:
         check_state(state, State, "fedprox")
@@ -171,7 +171,7 @@ def make(problem: FederatedProblem, *, prox_mu: float, lr: float | Callable[[int
         w_new = w + like(np.asarray(coef, dtype=np.float64), w) @ (W - w)
         return State(w=w_new, comms=state.comms + 1, steps=state.steps + (kappa if solver == "gd" else 0))
 
-    hyper = {"prox_mu": prox_mu, "lr": lr, "kappa": kappa, "K": K, "solver": solver, "accuracy": accuracy,
+    hyper = {"prox_mu": prox_mu, "lr": lr, "kappa": kappa, "K": K, "solver": solver, "inexactness": inexactness,
              "aggregator": agg}
     sizes = ("lr", "prox_mu") if solver == "gd" else ("prox_mu",)
     return Algorithm("fedprox", problem, hyper, init, step, sizes)

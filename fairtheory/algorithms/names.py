@@ -213,10 +213,11 @@ TABLE: tuple[HyperName, ...] = (
     HyperName("eps_freq", "FedFa's guard inside the frequency logarithm (paper: 0; FLGo: 1e-5)", uses={
         "fedfa": Use("-", _IMPL),
     }),
-    HyperName("accuracy", "method-specific accuracy", uses={
-        "fedfa": Use("ACC_i", _FEDFA, meaning="training accuracies w -> (n,) in [0, 1] (default problem.accuracies)"),
-        "fedprox": Use("gamma", "Li et al. 2020, FedProx Def. 1",
-                       meaning="inexactness in [0, 1] of the local solver (solver='inexact' only)"),
+    HyperName("accuracy", "FedFa's training accuracies w -> (n,) in [0, 1] (default problem.accuracies)", uses={
+        "fedfa": Use("ACC_i", _FEDFA),
+    }),
+    HyperName("inexactness", "FedProx's local-solver inexactness in [0, 1] (solver='inexact' only)", uses={
+        "fedprox": Use("gamma", "Li et al. 2020, FedProx Def. 1"),
     }),
     HyperName("solver", "FedProx's local solver: 'gd', 'exact' or 'inexact'", uses={
         "fedprox": Use("-", _IMPL),

@@ -148,7 +148,7 @@ def fedprox_inexact(ctx: Context) -> Outcome:
     accs = (0.0, 0.1, 0.3, 0.5, 0.9)
     for gL, N in grid:
         vals = [worst_case(fedprox.make, N, n=1, L=1.0, D0=1.0, rho2=0.0, prox_mu=1.0 / gL, solver="inexact",
-                           accuracy=a, tol=_PROX_TOL).value for a in accs]
+                           inexactness=a, tol=_PROX_TOL).value for a in accs]
         ex = worst_case(fedprox.make, N, n=1, L=1.0, D0=1.0, rho2=0.0, prox_mu=1.0 / gL, solver="exact",
                         tol=_PROX_TOL).value
         inst = {"gamma_L": gL, "N": N}
@@ -157,7 +157,7 @@ def fedprox_inexact(ctx: Context) -> Outcome:
         exact_eq.equal(vals[0], ex, rtol=_RTOL, instance=inst, size=N)
         tau = 1.0 / (1.0 + 2.0 * gL * N)
         P = HuberProblem(1.0, tau)
-        st, _ = run(fedprox.make(P, prox_mu=1.0 / gL, solver="inexact", accuracy=0.5), N, w0=np.array([1.0]),
+        st, _ = run(fedprox.make(P, prox_mu=1.0 / gL, solver="inexact", inexactness=0.5), N, w0=np.array([1.0]),
                     record_losses=False)
         reached = float(P.losses(st.w)[0])
         inst_le.upper(reached, vals[accs.index(0.5)], instance=inst | {"a": 0.5}, size=N)
@@ -304,15 +304,6 @@ _SCAF_QUICK = [(1, 2, 1), (2, 1, 1)]
 _SCAF_FULL = _SCAF_QUICK + [(1, 2, 2), (2, 1, 2)]
 
 
-def _scaffold_lr_name() -> str:
-    """The client step's name in :func:`fairtheory.algorithms.scaffold.make` (``lr``; ``eta_l`` before the rename)."""
-    import inspect
-
-    from fairtheory.algorithms import scaffold
-
-    return "lr" if "lr" in inspect.signature(scaffold.make).parameters else "eta_l"
-
-
 @claim("worstcase.scaffold.stochastic",
        citation="Karimireddy et al. 2020 (Scaffold, option II) with stochastic gradients; no numeric bound in the "
                 "spec (Thm. III is stated up to constants)",
@@ -326,7 +317,6 @@ def scaffold_stochastic(ctx: Context) -> Outcome:
     from fairtheory.worstcase import worst_case
     from fairtheory.worstcase.scaffold import scaffold_worst_case
 
-    lr_name = _scaffold_lr_name()
     twin, mono, lin = Tally(), Tally(rounding=_ROUNDING), Tally()
     rows = []
     lr = 0.5
@@ -336,7 +326,7 @@ def scaffold_stochastic(ctx: Context) -> Outcome:
 
         def wc(D0: float, r2: float, s2: float, n: int = n, kappa: int = kappa, R: int = R) -> float:
             return worst_case(scaffold.make, R, n=n, L=1.0, D0=D0, rho2=r2, sigma2=s2, kappa=kappa,
-                              hyper={lr_name: lr}).value
+                              lr=lr).value
 
         v = [wc(1.0, rho2, s) for s in (0.0, 0.5, 2.0)]
         hw = scaffold_worst_case(n=n, kappa=kappa, R=R, eta_l=lr, L=1.0, D0=1.0, rho2=rho2, warm_start=False).value
