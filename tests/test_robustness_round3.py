@@ -127,7 +127,8 @@ def test_ditto_huge_K_is_refused_naming_K_and_the_memory(P: Any) -> None:
 
 
 @pytest.mark.parametrize("make, kw", [
-    (fedavg.make, {"lr": 0.1}), (fedprox.make, {"lr": 0.1, "prox_mu": 0.1}), (fedfa.make, {"lr": 0.1, "accuracy": lambda w: np.ones(4)}),
+    (fedavg.make, {"lr": 0.1}), (fedprox.make, {"lr": 0.1, "prox_mu": 0.1}),
+    (fedfa.make, {"lr": 0.1, "accuracy": lambda w: np.ones(4)}),
     (fedmgda.make, {"lr": 0.1, "epsilon": 0.1}),
     (qfedsgd.make, {"q": 1.0, "L": 1.0}), (qfedavg.make, {"q": 1.0, "lr": 0.1}),
     (rfedfair.make, {"lr": 0.1, "kappa": 1, "alpha": 0.5, "mu": 0.1}), (scaffold.make, {"kappa": 1, "lr": 0.1}),

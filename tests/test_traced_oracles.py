@@ -24,7 +24,6 @@ from fairtheory.worstcase.gram_array import NotRepresentableError
 from fairtheory.worstcase.pep_problem import PEPProblem
 from fairtheory.worstcase.sdp import PEP, Scalar, Vec, inner, sqnorm
 
-
 REL = 1e-6  # solver agreement between two independent SDPs (Clarabel tolerance 1e-8, well-scaled data)
 
 
