@@ -7,7 +7,15 @@ times, status, duality gap and the worst case.  With ``--pepit`` (needs the opti
 same PEPs (Gram size <= 40) are also built with PEPit and solved through its cvxpy wrapper with Clarabel,
 side by side (value agreement to 1e-5 asserted), to show what the sparse assembly buys.
 
-Run: ``python benchmarks/bench_worstcase.py [--quick] [--pepit]``.
+With ``--scale`` it instead times large PEPs, dense :meth:`PEP.solve` against
+:func:`fairtheory.worstcase.sparse_solve.solve_sparse` (basis of iterates, chordal cone, constraint generation),
+side by side in one run: gradient descent with ``N = dim - 2`` steps at Gram dimension 40-100 (120 with
+``--big``; closed form ``1/(4N+2)``, Drori & Teboulle 2014) and local GD (002 Alg. 1, ``n = 2``, ``kappa = 2``,
+``beta = 1/4``, output ``"last"``) of similar size.  The dense solve is skipped when
+:func:`fairtheory.worstcase.local_gd.estimated_seconds` exceeds ``--dense-max`` (300 s), the sparse one for local
+GD beyond ``--lgd-max-dim``.
+
+Run: ``python benchmarks/bench_worstcase.py [--quick] [--pepit]`` or ``python benchmarks/bench_worstcase.py --scale``.
 """
 
 from __future__ import annotations
@@ -74,11 +82,88 @@ def pepit_value(n: int, kappa: int, T_N: int) -> tuple[float, float]:
     return 2.0 * float(tau), time.perf_counter() - t0  # our unit: D0 + rho2 = 2 scaled to 1
 
 
+def _gd_pep(N: int) -> Any:
+    from fairtheory.worstcase.sdp import PEP, Scalar, Vec, sqnorm
+
+    pep = PEP()
+    f = pep.function(1.0, "f")
+    f.add_point(Vec(np.zeros(0)), Vec(np.zeros(0)), Scalar())
+    x0 = pep.vector()
+    x = x0
+    for _ in range(N):
+        x = x - f.grad(x)
+    pep.add_le(sqnorm(x0) - 1.0)
+    pep.maximize(f.value(x))
+    return pep
+
+
+def _lgd_pep(T_N: int) -> Any:
+    from fairtheory.worstcase.local_gd import build_local_gd, rho2_expr
+    from fairtheory.worstcase.sdp import sqnorm
+
+    p = np.full(2, 0.5)
+    b = build_local_gd(n=2, p=p, beta=0.25, kappa=2, T_N=T_N, output="last")
+    b.pep.add_le(sqnorm(b.x0) - 0.5)
+    b.pep.add_le(rho2_expr(b, p) - 0.5)
+    b.pep.maximize(b.objective)
+    return b.pep
+
+
+def scale_rows(dims: list[int], lgd_T: list[int], dense_max: float, lgd_max_dim: int) -> None:
+    """The ``--scale`` table (module doc)."""
+    import os
+
+    from fairtheory.worstcase.local_gd import estimated_seconds
+    from fairtheory.worstcase.sparse_solve import solve_sparse
+
+    print(f"# bench_worstcase --scale  python {platform.python_version()}  {platform.machine()}  "
+          f"cpus {os.cpu_count()}  load {os.getloadavg()[0]:.2f} (1-min average at start)")
+    head = ("| PEP | Gram dim | rows total | dense est. s | dense wall s | dense value | sparse wall s | sparse Clarabel s | "
+            "rounds | rows kept | Gram entries | sparse value | closed form | sparse vs closed | sparse vs dense | load |")
+    print(head)
+    print("|" + "---|" * (head.count("|") - 1), flush=True)
+    cases = [(f"GD N={d - 2}", lambda d=d: _gd_pep(d - 2), 1.0 / (4 * (d - 2) + 2)) for d in dims]
+    cases += [(f"local GD n=2 kappa=2 T_N={t}", lambda t=t: _lgd_pep(t), None) for t in lgd_T]
+    for name, mk, closed in cases:
+        pep = mk()
+        dim = pep.dim
+        rows = sum(len(f.points) * (len(f.points) - 1) for f in pep.functions) + len(pep._ineq)
+        est = estimated_seconds(dim, rows)
+        sv = sw = sc = dv = dw = float("nan")
+        rounds = kept = ent = "-"
+        if name.startswith("local") and dim > lgd_max_dim:
+            pass
+        else:
+            t0 = time.perf_counter()
+            s = solve_sparse(pep)
+            sw, sc, sv = time.perf_counter() - t0, s.seconds, s.value
+            rounds, kept, ent = str(s.rounds), str(s.rows_kept), f"{s.pattern_entries}/{dim * (dim + 1) // 2}"
+        if est <= dense_max:
+            t0 = time.perf_counter()
+            d = mk().solve(method="dense")
+            dw, dv = time.perf_counter() - t0, d.value
+        fmt = lambda x, f: "-" if x != x else format(x, f)  # noqa: E731
+        rc = abs(sv - closed) / closed if closed is not None and sv == sv else float("nan")
+        rd = abs(sv - dv) / abs(dv) if sv == sv and dv == dv else float("nan")
+        print(f"| {name} | {dim} | {rows} | {est:.0f} | {fmt(dw, '.2f') if dw == dw else 'skipped (est.)'} | "
+              f"{fmt(dv, '.10g')} | {fmt(sw, '.2f')} | {fmt(sc, '.3f')} | {rounds} | {kept} | {ent} | {fmt(sv, '.10g')} | "
+              f"{'-' if closed is None else format(closed, '.10g')} | {fmt(rc, '.1e')} | {fmt(rd, '.1e')} | "
+              f"{os.getloadavg()[0]:.2f} |", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="small sizes only")
     ap.add_argument("--pepit", action="store_true", help="also time PEPit's cvxpy wrapper (optional package)")
+    ap.add_argument("--scale", action="store_true", help="large PEPs: dense vs sparse solve (module doc)")
+    ap.add_argument("--big", action="store_true", help="with --scale: also Gram dimension 120")
+    ap.add_argument("--dense-max", type=float, default=300.0, help="skip dense solves estimated above this (s)")
+    ap.add_argument("--lgd-max-dim", type=int, default=60, help="largest local-GD Gram dimension solved sparse")
     args = ap.parse_args()
+    if args.scale:
+        dims = [40, 60, 80, 100] + ([120] if args.big else [])
+        scale_rows(dims, [3, 5, 8, 13], args.dense_max, args.lgd_max_dim)
+        return
     if args.quick:
         grid = [(2, 1, 3), (2, 2, 2), (2, 3, 3), (3, 2, 2), (2, 5, 2)]
     else:

@@ -71,14 +71,18 @@ def estimated_seconds(dim: int, rows: int) -> float:
     return 1.5 * (dim / 32.0) ** 4.2 + 1e-4 * rows
 
 
-def check_size(dim: int, rows: int, what: str) -> None:
+def check_size(dim: int, rows: int, what: str, *, n_functions: int = 2) -> None:
     """Refuse a PEP beyond :data:`MAX_PEP_DIM` / :data:`MAX_PEP_ROWS` (memory) or :data:`MAX_SOLVE_SECONDS`
-    (time, :func:`estimated_seconds`): a named error, before any allocation or solve."""
+    (time, :func:`estimated_seconds`; for a PEP that :meth:`~fairtheory.worstcase.sdp.PEP.solve` routes to the
+    sparse solve, :func:`fairtheory.worstcase.sparse_solve.sparse_route` with ``n_functions``, its own estimate):
+    a named error, before any allocation or solve."""
     if dim > MAX_PEP_DIM or rows > MAX_PEP_ROWS:
         raise FairtheoryValueError(
             f"{what}: the PEP would have Gram dimension ~{dim} and ~{rows} interpolation conditions, beyond the "
             f"limit (Gram dimension <= {MAX_PEP_DIM}, conditions <= {MAX_PEP_ROWS}); use fewer rounds / steps / clients")
-    est = estimated_seconds(dim, rows)
+    from fairtheory.worstcase.sparse_solve import sparse_estimated_seconds, sparse_route
+
+    est = sparse_estimated_seconds(rows) if sparse_route(dim, n_functions) else estimated_seconds(dim, rows)
     if est > MAX_SOLVE_SECONDS:
         raise FairtheoryValueError(
             f"{what}: the PEP would have Gram dimension ~{dim} and ~{rows} interpolation conditions: one solve is "
@@ -363,7 +367,8 @@ def local_gd_worst_case(*, n: int, kappa: int, T_N: int, beta: float, L: float, 
     if schedule not in ("rfedfair", "fedavg"):
         raise FairtheoryValueError(f"schedule must be 'rfedfair' or 'fedavg', got {schedule!r}")
     first = 1 if schedule == "rfedfair" else kappa_i
-    check_size(*estimate_size(n=n_i, kappa=kappa_i, T_N=T_N_i, K=K_i, first_steps=first), "local_gd_worst_case")
+    check_size(*estimate_size(n=n_i, kappa=kappa_i, T_N=T_N_i, K=K_i, first_steps=first), "local_gd_worst_case",
+               n_functions=n_i)
     S, D0n, R2n = units(L_f, D0_f, rho2_f)
     if certificate and K_i is not None:
         raise FairtheoryValueError("certificate=True supports full participation only (K=None)")

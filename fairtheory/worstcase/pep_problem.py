@@ -237,7 +237,8 @@ class PEPProblem(FederatedProblem):
             # the Gram dimension only grows: refuse as soon as the final solve is bound to be refused
             # (MAX_PEP_DIM, or MAX_SOLVE_SECONDS at this dimension alone), before tracing further branches
             rows = sum(len(f.points) * (len(f.points) - 1) for f in self.pep.functions)
-            check_size(self.pep.dim + 1, rows + len(self.oracle_constraints), "worst_case (while tracing)")
+            check_size(self.pep.dim + 1, rows + len(self.oracle_constraints), "worst_case (while tracing)",
+                       n_functions=len(self.pep.functions))
         if self.pep.dim >= MAX_PEP_DIM:
             raise FairtheoryValueError(
                 f"the traced PEP reached Gram dimension {self.pep.dim} (limit {MAX_PEP_DIM}: the SDP would need many "

@@ -452,8 +452,13 @@ class PEP:
 
     def solve(self, *, tol: float = 1e-8, max_iter: int = 400, verbose: bool = False,
               scale: np.ndarray | None = None, fscale: np.ndarray | None = None,
-              trace_weight: float = 0.0) -> SDPSolution:
+              trace_weight: float = 0.0, method: str = "auto") -> SDPSolution:
         """Assemble the sparse conic problem and solve it with Clarabel.
+
+        ``method``: ``"dense"`` (this docstring), ``"sparse"`` (:func:`fairtheory.worstcase.sparse_solve.solve_sparse`:
+        the same SDP in an iterate basis with chordal decomposition and constraint generation, exact at
+        termination) or ``"auto"`` (sparse where :func:`fairtheory.worstcase.sparse_solve.sparse_route` says it is
+        the faster route: Gram dimension >= 50 and one function).
 
         ``maximise obj`` s.t. interpolation conditions, user constraints, ``G >= 0`` becomes Clarabel's
         ``min -obj'x`` s.t. ``A x + s = b``, ``s`` in (zero cone, nonnegative cone, PSD triangle cone)
@@ -469,8 +474,16 @@ class PEP:
         :mod:`fairtheory.worstcase.bracket`."""
         import clarabel
 
+        if method not in ("auto", "dense", "sparse"):
+            raise FairtheoryValueError(f"method must be 'auto', 'dense' or 'sparse', got {method!r}")
         if self._objective is None:
             raise FairtheoryValueError("no objective: call maximize(...) first")
+        if method != "dense" and not self.exact:
+            from fairtheory.worstcase.sparse_solve import should_use_sparse, solve_sparse
+
+            if method == "sparse" or should_use_sparse(self):
+                return solve_sparse(self, tol=tol, max_iter=max_iter, verbose=verbose, scale=scale, fscale=fscale,
+                                    trace_weight=trace_weight)
         if isinstance(tol, bool) or not isinstance(tol, (int, float, np.floating)) or not 1e-14 <= float(tol) <= 1e-2:
             raise FairtheoryValueError(f"tol (the solver's tolerance) must be a number in [1e-14, 1e-2], got {tol!r}")
         t0 = time.perf_counter()

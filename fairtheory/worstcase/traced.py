@@ -379,7 +379,7 @@ def worst_case(make: Callable[..., Any], rounds: int, *, n: int, L: Any, D0: flo
     pep = problem.pep
     extra_rows = problem.oracle_constraints + tr.constraints
     check_size(pep.dim, sum(len(f.points) * (len(f.points) - 1) for f in pep.functions) + len(extra_rows),
-               "worst_case")
+               "worst_case", n_functions=len(pep.functions))
     pep.add_le(c1)
     if c2 is not None:
         pep.add_le(c2)

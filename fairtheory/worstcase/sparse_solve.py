@@ -1,0 +1,507 @@
+r"""Large worst-case PEPs fast: a sparse basis, a chordal cone and constraint generation.
+
+:meth:`fairtheory.worstcase.sdp.PEP.solve` poses the Gram SDP with one dense ``PSDTriangleCone`` of size
+``dim``; Clarabel's KKT system then has a dense ``(dim(dim+1)/2)^2`` block and a solve at Gram dimension 100
+takes minutes.  :func:`solve_sparse` solves *the same* SDP (same optimum, same certificate data) by three
+exact reformulations:
+
+1. **A basis of iterates.**  In the PEP's basis (the starting point, the gradients) an iterate of a linear
+   method is a dense combination: gradient descent's ``x_k = x_0 - h sum_{i<k} g_i`` makes every row that
+   pairs ``x_k`` dense.  Every evaluation point ``x`` whose last basis vector ``e_j`` (highest index with a
+   nonzero coefficient) is not yet replaced replaces it: ``e_j <- x`` (points taken in order of ``j``).  The
+   matrix ``M`` whose column ``j`` holds the coordinates of the new ``j``-th basis vector is upper triangular
+   with nonzero diagonal, so ``T = M^{-1}`` is too, and new coordinates are ``c' = T c``, the Gram matrices
+   ``G = T^T G' T`` (a congruence: ``G >= 0`` iff ``G' >= 0``).  For gradient descent the new basis is
+   ``{x_0, .., x_N, g_N}`` with ``g_k = (x_k - x_{k+1})/h``: rows pairing neighbouring points touch a band.
+2. **Only the entries the rows touch.**  Rows that touch the Gram entries ``E`` (their aggregate sparsity
+   pattern) see ``G'`` only through ``G'_E``, and ``G' >= 0`` for some values off ``E`` iff ``G'_E`` is
+   positive semidefinite *completable*; the dual of that cone is the cone of PSD matrices supported on ``E``
+   (Vandenberghe & Andersen 2015, Sec. 9-10, "Chordal graphs and semidefinite optimization", Found. Trends
+   Optim. 1(4)).  Clarabel decomposes a sparse ``PSDTriangleCone`` only where it is the *slack* ``s`` of
+   ``A x + s = b`` (rows of ``[A b]`` that are zero are structural zeros of ``s``, whose dual ``z`` is the
+   completable matrix: Clarabel.rs ``chordal_info.rs``, ``find_aggregate_sparsity_mask``), so the PEP is
+   handed over as its *dual*: variables the multipliers ``lambda`` of the rows kept, minimise
+   ``sum_i lambda_i b_i`` subject to ``sum_i lambda_i a_i = c_F`` (the function values are free),
+   ``lambda_ineq >= 0`` and ``S = sum_i lambda_i A_i - C >= 0`` with ``S`` supported on ``E``.  Clarabel's
+   multiplier of the ``S`` cone is the Gram matrix ``G'`` (completed to a PSD matrix by its maximum-determinant
+   completion along the clique tree, ``chordal_decomposition_complete_dual``; Vandenberghe & Andersen 2015,
+   Sec. 10.2), that of the value rows is ``-F``.
+3. **Constraint generation.**  The solve starts from the user's rows and, per function, the interpolation
+   rows of neighbouring points ``|j - k| <= 1`` and of pairs with the function's first point (its optimum
+   when declared first).  The completed ``G = T^T G' T`` and ``F`` are a candidate for the *full* problem:
+   every row is evaluated there (in the PEP's own basis); rows violated by more than ``viol_tol`` (relative
+   to the row's magnitude at the point) join and the problem is solved again, until none is.  Then the
+   relaxation's optimum (an upper bound: fewer rows) is attained by a point feasible for the full problem
+   (a lower bound): it is the full problem's optimum, to the tolerances.  The multipliers of the rows never
+   added are ``0``: the relaxation's dual solution is a dual solution of the full problem, so the rigorous
+   weak-duality bound of :mod:`fairtheory.worstcase.bracket` applies to it unchanged.
+
+The returned :class:`SparseSDPSolution` is an :class:`~fairtheory.worstcase.sdp.SDPSolution` in the PEP's
+own basis (``gram``, ``F``, ``rows``/``consts``/``objective_row``/``z`` over every row, in
+:meth:`PEP.solve`'s order: equalities, interpolation rows, user inequalities), plus the rounds, rows kept
+and the largest violation left.  See docs/worstcase.md, "Large PEPs: the sparse solve".
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import scipy.linalg as sla
+import scipy.sparse as sp
+
+from fairtheory.errors import FairtheoryValueError, SolverError
+from fairtheory.worstcase.sdp import PEP, Scalar, SDPSolution, Vec, _unsvec
+
+__all__ = ["solve_sparse", "should_use_sparse", "sparse_route", "sparse_estimated_seconds", "sparse_basis",
+           "SparseSDPSolution", "SPARSE_MIN_DIM"]
+
+_SQRT2 = math.sqrt(2.0)
+
+#: Gram dimension from which :func:`should_use_sparse` prefers :func:`solve_sparse` (below it the dense solve
+#: takes about a second and the sparse one has no room to win; benchmarks/bench_worstcase.py ``--scale``)
+SPARSE_MIN_DIM = 50
+
+
+@dataclass
+class SparseSDPSolution(SDPSolution):
+    """An :class:`~fairtheory.worstcase.sdp.SDPSolution` of the full PEP found by :func:`solve_sparse`, with the
+    constraint generation's record.  ``seconds`` sums Clarabel's solve times over the rounds, ``iterations``
+    its iterations; ``r_prim`` / ``r_dual`` are the last round's (of the dual formulation Clarabel is given)."""
+
+    rounds: int = 0             #: Clarabel solves (1 when the first relaxation was already feasible)
+    rows_kept: int = 0          #: rows (of every kind) in the last relaxation
+    rows_total: int = 0         #: rows of the full problem
+    pattern_entries: int = 0    #: Gram entries ``(a <= b)`` of the sparse basis the last relaxation touches
+    max_violation: float = 0.0  #: largest relative violation of any row at the returned ``(gram, F)``
+    min_eig: float = 0.0        #: smallest eigenvalue of the returned Gram matrix (``>= -1e-9 max(1, |G|)``)
+    log: list[dict[str, Any]] = field(default_factory=list)  #: per round: rows kept, violated, seconds, value
+
+
+def sparse_route(dim: int, n_functions: int) -> bool:
+    """Whether :meth:`PEP.solve` (``method="auto"``) takes :func:`solve_sparse`: a Gram dimension of at least
+    :data:`SPARSE_MIN_DIM` and one function (a single sequence of points, e.g. gradient descent or any traced
+    method with one client).  Measured (benchmarks/bench_worstcase.py ``--scale``): there the first relaxation is
+    already the full problem's optimum and the solve is two orders of magnitude faster at dimension 100; with
+    several clients (local GD) far-apart pairs are active, the pattern fills and the sparse route was about 2x
+    slower than the dense one, so it is not taken."""
+    return int(dim) >= SPARSE_MIN_DIM and int(n_functions) == 1
+
+
+def should_use_sparse(pep: PEP) -> bool:
+    """:func:`sparse_route` of ``pep``."""
+    return sparse_route(pep.dim, len(pep.functions))
+
+
+def sparse_estimated_seconds(rows: int) -> float:
+    """A rough upper estimate of the sparse route on a single-sequence PEP (2 cores, measured: 9.9k rows at Gram
+    dimension 100 in 1.4 s, mostly assembling every row in the original basis): ``2e-4 rows + 1`` seconds."""
+    return 2e-4 * rows + 1.0
+
+
+# ------------------------------------------------------------------------------------------ the full problem
+@dataclass
+class _Natural:
+    """Every row of the PEP in natural coordinates ``[G_ab (a <= b), F]`` of its own basis (PEP.solve's data)."""
+
+    scalars: list[Scalar]
+    labels: list[tuple[int, int, int] | None]
+    rows: sp.csr_matrix
+    consts: np.ndarray
+    obj: np.ndarray
+    n_eq: int
+    n_interp: int
+    n_user: int
+    max_terms: int
+
+
+def _interpolation_rows(pep: PEP) -> list[tuple[Scalar, tuple[int, int, int]]]:
+    """``pep.interpolation_rows()``; for a builder without it, the ``L``-smooth convex ordered-pair loop of
+    ``PEP._interpolation`` (same order)."""
+    if hasattr(pep, "interpolation_rows"):
+        return list(pep.interpolation_rows())
+    out: list[tuple[Scalar, tuple[int, int, int]]] = []
+    for i, fn in enumerate(pep.functions):
+        pts = fn.points
+        inv2L = 0.5 / float(fn.L)
+        for j, pj in enumerate(pts):
+            for k, pk in enumerate(pts):
+                if j != k:
+                    dg = pj.g - pk.g
+                    s = pk.f - pj.f
+                    s.quad.append((1, pk.g, pj.x - pk.x))
+                    s.quad.append((inv2L, dg, dg))
+                    out.append((s, (i, j, k)))
+    return out
+
+
+def _natural(pep: PEP) -> _Natural:
+    dim, nf = pep.dim, pep.nf
+    nG = dim * (dim + 1) // 2
+    nx = nG + nf
+    interp = _interpolation_rows(pep)
+    scalars = list(pep._eq) + [s for s, _ in interp] + list(pep._ineq)
+    labels: list[tuple[int, int, int] | None] = [None] * len(pep._eq) + [lab for _, lab in interp]
+    labels += [None] * len(pep._ineq)
+    R: list[np.ndarray] = []
+    C: list[np.ndarray] = []
+    V: list[np.ndarray] = []
+    b = np.zeros(len(scalars))
+    cache: dict[int, np.ndarray] = {}
+    for r, s in enumerate(scalars):
+        c, v = _row_new(s, None, nG, cache)
+        R.append(np.full(c.size, r))
+        C.append(c)
+        V.append(v)
+        b[r] = -float(s.const)
+    cat = np.concatenate(C) if C else np.zeros(0, dtype=np.int64)
+    rows = sp.csr_matrix((np.concatenate(V) if V else np.zeros(0),
+                          (np.concatenate(R) if R else np.zeros(0, dtype=np.int64), cat)), shape=(len(scalars), nx))
+    max_terms = int(np.bincount(cat, minlength=nx).max()) if cat.size else 0
+    rows.sum_duplicates()
+    assert pep._objective is not None
+    qc, qv = _row_new(pep._objective, None, nG, cache)
+    obj = np.zeros(nx)
+    np.add.at(obj, qc, qv)
+    if not (np.all(np.isfinite(rows.data)) and np.all(np.isfinite(obj)) and np.all(np.isfinite(b))):
+        raise FairtheoryValueError("the PEP's data is not finite (a coefficient overflowed float64): use smaller "
+                                   "step sizes / fewer steps, or exact rational data")
+    return _Natural(scalars, labels, rows, b, obj, len(pep._eq), len(interp), len(pep._ineq), max_terms)
+
+
+# ------------------------------------------------------------------------------------------ the basis
+def _coeffs(v: Vec, dim: int) -> np.ndarray:
+    c = np.zeros(dim)
+    a = np.asarray(v.c, dtype=np.float64)
+    c[: a.size] = a
+    return c
+
+
+def sparse_basis(pep: PEP) -> tuple[np.ndarray, np.ndarray, list[int]]:
+    r"""The change of basis of the module doc: ``(M, T, pivots)`` with ``M`` upper triangular, column ``j`` the
+    PEP-basis coordinates of the new ``j``-th basis vector (``e_j`` itself, or the first evaluation point whose
+    last nonzero coordinate is ``j``), ``T = M^{-1}`` (new coordinates ``c' = T c``; ``G = T^T G' T``) and the
+    indices ``j`` replaced by a point."""
+    dim = pep.dim
+    M = np.eye(dim)
+    cands: list[tuple[int, int, np.ndarray]] = []
+    order = 0
+    for fn in pep.functions:
+        for pt in fn.points:
+            c = _coeffs(pt.x, dim)
+            nz = np.flatnonzero(c)
+            if nz.size:
+                cands.append((int(nz[-1]), order, c))
+                order += 1
+    cands.sort(key=lambda t: (t[0], t[1]))
+    pivots: list[int] = []
+    for j, _, c in cands:
+        if j in pivots:
+            continue
+        M[:, j] = c
+        pivots.append(j)
+    T = sla.solve_triangular(M, np.eye(dim), lower=False) if dim else np.zeros((0, 0))
+    return M, T, pivots
+
+
+def _transform(v: Vec, T: np.ndarray, cache: dict[int, np.ndarray]) -> np.ndarray:
+    """``T c(v)`` with rounding noise (entries within ``1e-12`` of the mat-vec's magnitude) set to zero."""
+    key = id(v)
+    hit = cache.get(key)
+    if hit is not None:
+        return hit
+    c = _coeffs(v, T.shape[0])
+    nz = np.flatnonzero(c)
+    if nz.size == 0:
+        out = c
+    else:
+        out = T[:, nz] @ c[nz]
+        mag = np.abs(T[:, nz]) @ np.abs(c[nz])
+        out[np.abs(out) <= 1e-12 * mag] = 0.0
+    cache[key] = out
+    return out
+
+
+def _row_new(s: Scalar, T: np.ndarray | None, nG: int, cache: dict[int, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Natural coordinates ``[G'_ab (a <= b), F]`` of a scalar in the new basis (``T = None``: in the PEP's own
+    basis, the entries of ``PEP._row`` in its order; duplicates not summed)."""
+    cols: list[np.ndarray] = []
+    vals: list[np.ndarray] = []
+    for coef, u, v in s.quad:
+        if T is None:
+            uc, vc = np.asarray(u.c, dtype=np.float64), np.asarray(v.c, dtype=np.float64)
+        else:
+            uc, vc = _transform(u, T, cache), _transform(v, T, cache)
+        iu, iv = np.flatnonzero(uc), np.flatnonzero(vc)
+        if iu.size == 0 or iv.size == 0:
+            continue
+        out = float(coef) * np.multiply.outer(uc[iu], vc[iv])
+        a, b = np.minimum.outer(iu, iv).ravel(), np.maximum.outer(iu, iv).ravel()
+        cols.append(b * (b + 1) // 2 + a)
+        vals.append(out.ravel())
+    for k, v in s.lin.items():
+        cols.append(np.array([nG + k]))
+        vals.append(np.array([float(v)]))
+    if not cols:
+        return np.zeros(0, dtype=np.int64), np.zeros(0)
+    return np.concatenate(cols), np.concatenate(vals)
+
+
+def _initial(nat: _Natural) -> list[int]:
+    """Rows of the first relaxation: equalities, user inequalities, interpolation rows of neighbouring points
+    (``|j - k| <= 1``, per-point rows included) and of pairs with the function's first point."""
+    keep = []
+    for r, lab in enumerate(nat.labels):
+        if lab is None:
+            keep.append(r)
+        else:
+            _, j, k = lab
+            if abs(j - k) <= 1 or j == 0 or k == 0:
+                keep.append(r)
+    return keep
+
+
+# ------------------------------------------------------------------------------------------ one relaxation
+def _solve_relaxation(pep: PEP, nat: _Natural, keep: list[int], T: np.ndarray, cache: dict[int, Any],
+                      tol: float, tol_inner: float, max_iter: int, verbose: bool, trace_row: Scalar | None,
+                      colscale: np.ndarray, max_threads: int) -> dict[str, Any]:
+    """The dual of the PEP restricted to the rows ``keep`` (module doc, item 2), solved by Clarabel."""
+    import clarabel
+
+    dim, nf = pep.dim, pep.nf
+    nG = dim * (dim + 1) // 2
+    ncache = cache.setdefault(-1, {})  # natural rows in the new basis, by row index
+    n_eq_k = sum(1 for r in keep if r < nat.n_eq)
+    R, C, V = [], [], []
+    for col, r in enumerate(keep):
+        hit = ncache.get(r)
+        if hit is None:
+            hit = _row_new(nat.scalars[r], T, nG, cache)
+            ncache[r] = hit
+        c, v = hit
+        R.append(c)
+        C.append(np.full(c.size, col))
+        V.append(v)
+    assert pep._objective is not None
+    qc, qv = _row_new(pep._objective, T, nG, cache)
+    m = len(keep)
+    # K[natural index, multiplier]: sum of coefficients (duplicates summed)
+    K = sp.csc_matrix((np.concatenate(V), (np.concatenate(R), np.concatenate(C))), shape=(nG + nf, m))
+    K.sum_duplicates()
+    K.eliminate_zeros()
+    obj = np.zeros(nG + nf)
+    np.add.at(obj, qc, qv)
+    ia, ib = np.triu_indices(dim)
+    diag_idx = ib * (ib + 1) // 2 + ia
+    diag_idx = diag_idx[ia == ib]
+    if trace_row is not None:  # maximise obj + eps tr G (PEP.solve's trace_weight), written in the new basis
+        tc, tv = _row_new(trace_row, T, nG, cache)
+        np.add.at(obj, tc, tv)
+    # solve in G'' = D^-1 G' D^-1, F'' = F / fscale (colscale: d_a d_b and fscale, PEP.solve's scaling)
+    K = (sp.diags(colscale) @ K).tocsc()
+    obj = obj * colscale
+    # svec scaling of the Gram part: natural coefficient m_ab of G'_ab is <A, G'> with svec(A)_ab = m_ab / sqrt 2
+    to_svec = np.full(nG, 1.0 / _SQRT2)
+    to_svec[diag_idx] = 1.0
+    KG = (sp.diags(to_svec) @ K[:nG]).tocsc()
+    KF = K[nG:].tocsc()
+    pattern = np.zeros(nG, dtype=bool)
+    pattern[np.unique(KG.indices)] = True
+    pattern[np.flatnonzero(obj[:nG])] = True
+    pattern[diag_idx] = True
+    n_ineq_k = m - n_eq_k
+    # Clarabel: min b.lambda  s.t.  KF^T ... rows: [zero cone: F stationarity] [nonneg: lambda_ineq] [PSD: S]
+    A1 = KF  # (nf, m): row k: sum_i lambda_i a_ik = c_F[k]  (A1 lambda + s = c_F, s = 0)
+    b1 = obj[nG:].copy()
+    A2 = sp.csc_matrix((-np.ones(n_ineq_k), (np.arange(n_ineq_k), np.arange(n_eq_k, m))), shape=(n_ineq_k, m))
+    b2 = np.zeros(n_ineq_k)
+    A3 = -KG  # s = svec(sum_i lambda_i A_i - C) = b3 - A3 lambda
+    b3 = -(obj[:nG] * to_svec)
+    A = sp.vstack([A1, A2, A3]).tocsc()
+    b = np.concatenate([b1, b2, b3])
+    q = nat.consts[keep].copy()
+    P = sp.csc_matrix((m, m))
+    cones = []
+    if nf:
+        cones.append(clarabel.ZeroConeT(nf))
+    if n_ineq_k:
+        cones.append(clarabel.NonnegativeConeT(n_ineq_k))
+    cones.append(clarabel.PSDTriangleConeT(dim))
+    st = clarabel.DefaultSettings()
+    st.verbose = verbose
+    st.tol_gap_abs = tol_inner
+    st.tol_gap_rel = tol_inner
+    st.tol_feas = tol_inner
+    st.max_iter = max_iter
+    st.max_threads = max_threads
+    st.presolve_enable = False
+    st.chordal_decomposition_enable = True
+    st.chordal_decomposition_merge_method = "clique_graph"
+    st.chordal_decomposition_compact = True
+    st.chordal_decomposition_complete_dual = True
+    st.direct_solve_method = "faer"
+    solver = clarabel.DefaultSolver(P, q, A, b, cones, st)
+    sol = solver.solve()
+    z = np.asarray(sol.z)
+    lam = np.asarray(sol.x)
+    d = np.sqrt(colscale[diag_idx])
+    gram_new = _unsvec(z[nf + n_ineq_k:], dim) * np.outer(d, d)
+    F = -z[:nf] * colscale[nG:]
+    c0 = float(pep._objective.const)
+    raw = str(sol.status).split(".")[-1]
+    pv, dv = float(sol.obj_val_dual) + c0, float(sol.obj_val) + c0
+    # stopped short of the inner tolerances but within the requested ones (PEP.solve's: gap tol, feasibility 10 tol)
+    met = (abs(dv - pv) <= tol * max(1.0, min(abs(pv), abs(dv))) and float(sol.r_prim) <= 10 * tol
+           and float(sol.r_dual) <= 10 * tol)
+    return {"status": "Solved" if raw == "AlmostSolved" and met else raw, "raw_status": raw, "lam": lam,
+            "gram_new": gram_new, "F": F,
+            # Clarabel's primal is the PEP's dual and the other way round
+            "value": float(sol.obj_val_dual) + c0, "dual": float(sol.obj_val) + c0,
+            "seconds": float(sol.solve_time), "iterations": int(sol.iterations), "r_prim": float(sol.r_prim),
+            "r_dual": float(sol.r_dual), "pattern": int(pattern.sum())}
+
+
+# ------------------------------------------------------------------------------------------ the driver
+def _nat_vector(G: np.ndarray, F: np.ndarray) -> np.ndarray:
+    dim = G.shape[0]
+    ia, ib = np.triu_indices(dim)
+    out = np.zeros(dim * (dim + 1) // 2 + F.size)
+    out[ib * (ib + 1) // 2 + ia] = G[ia, ib]
+    out[dim * (dim + 1) // 2:] = F
+    return out
+
+
+def solve_sparse(pep: PEP, *, tol: float = 1e-8, max_iter: int = 400, verbose: bool = False,
+                 scale: np.ndarray | None = None, fscale: np.ndarray | None = None,
+                 trace_weight: float = 0.0, viol_tol: float | None = None, max_rounds: int = 20,
+                 max_threads: int = 1, inner: float = 1e-3) -> SparseSDPSolution:
+    r"""Solve ``pep``'s SDP (the one :meth:`PEP.solve` solves) in a sparse basis by constraint generation
+    (module doc).
+
+    Parameters
+    ----------
+    pep : a PEP with its objective set (:meth:`PEP.maximize`).
+    tol : Clarabel's gap tolerances (``tol_feas = 10 tol``), in ``[1e-14, 1e-2]``.
+    max_iter : Clarabel's iteration limit per round (``>= 1``).
+    scale, fscale : as :meth:`PEP.solve`'s (positive norms of the PEP's basis vectors, of the values): the
+        sparse basis vector ``M[:, j]`` is scaled by ``|M[:, j]| . scale`` (a bound on its norm), the values by
+        ``fscale``; the same problem, mapped back.
+    trace_weight : ``eps >= 0``: maximise ``obj + eps tr G`` as :meth:`PEP.solve` does (``value`` and
+        ``dual_value`` include the term, ``trace_weight`` is returned for ``bracket.primal_objective``).  In the
+        new basis ``tr G = sum_j T[:, j]^T G' T[:, j]`` touches the entries ``supp T[:, j] x supp T[:, j]``
+        of each original basis vector's new coordinates, which its own rows touch already.
+    viol_tol : a row joins when ``r(G, F) > viol_tol (1 + |row| . |x| + |const|)`` at the completed solution
+        (``|row| . |x|``: the magnitude of its terms); default ``max(tol, 100 inner tol)`` (well above the
+        accuracy of the rows kept: a threshold at that accuracy adds rows that are only rounding-violated, and the
+        pattern fills); in ``(0, 1)``.
+    max_rounds : solves before giving up (``>= 1``).
+    max_threads : Clarabel's threads (``>= 1``).
+    inner : Clarabel runs at the tolerances ``max(inner tol, 1e-14)`` (default ``1e-3 tol``): in the basis of
+        iterates the gradients are differences of nearly parallel vectors (gradient descent: ``g_k = (x_k -
+        x_{k+1})/h``, of size ``1/N`` against iterates of size ``1``) and ``tr G'`` is about ``dim`` times
+        ``tr G``, so the value's error at Clarabel's tolerance ``t`` is ``t dim`` times the dense solve's; the
+        relaxations solve in milliseconds, so they are solved tighter.  A round that stops short of the inner
+        tolerances (``AlmostSolved``) but meets the requested ones (gap ``<= tol max(1, |value|)``, residuals
+        ``<= 10 tol``: :meth:`PEP.solve`'s) is reported ``Solved`` (Clarabel's own status is in ``log``).
+
+    Returns
+    -------
+    :class:`SparseSDPSolution` in the PEP's own basis; ``z`` holds ``0`` for every row never added.
+
+    Raises
+    ------
+    FairtheoryValueError : no objective, or an argument out of range.
+    SolverError : still violated rows after ``max_rounds`` solves.
+    """
+    if pep._objective is None:
+        raise FairtheoryValueError("no objective: call maximize(...) first")
+    if isinstance(tol, bool) or not isinstance(tol, (int, float, np.floating)) or not 1e-14 <= float(tol) <= 1e-2:
+        raise FairtheoryValueError(f"tol (the solver's tolerance) must be a number in [1e-14, 1e-2], got {tol!r}")
+    if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
+        raise FairtheoryValueError(f"max_iter must be an integer >= 1, got {max_iter!r}")
+    if isinstance(max_rounds, bool) or not isinstance(max_rounds, (int, np.integer)) or max_rounds < 1:
+        raise FairtheoryValueError(f"max_rounds must be an integer >= 1, got {max_rounds!r}")
+    if isinstance(max_threads, bool) or not isinstance(max_threads, (int, np.integer)) or max_threads < 1:
+        raise FairtheoryValueError(f"max_threads must be an integer >= 1, got {max_threads!r}")
+    tw = float(trace_weight)
+    if not (math.isfinite(tw) and tw >= 0):
+        raise FairtheoryValueError(f"trace_weight must be a finite number >= 0, got {trace_weight!r}")
+    dim, nf = pep.dim, pep.nf
+    if scale is not None:
+        dsc = np.asarray(scale, dtype=np.float64)
+        if dsc.shape != (dim,) or not np.all(np.isfinite(dsc)) or np.any(dsc <= 0):
+            raise FairtheoryValueError(f"scale must hold {dim} positive finite numbers, got shape {dsc.shape}")
+    if fscale is not None:
+        fsc = np.asarray(fscale, dtype=np.float64)
+        if fsc.shape != (nf,) or not np.all(np.isfinite(fsc)) or np.any(fsc <= 0):
+            raise FairtheoryValueError(f"fscale must hold {nf} positive finite numbers, got shape {fsc.shape}")
+    if not (isinstance(inner, (int, float, np.floating)) and 1e-6 <= float(inner) <= 1.0):
+        raise FairtheoryValueError(f"inner must be a number in [1e-6, 1], got {inner!r}")
+    tol_inner = max(float(tol) * float(inner), 1e-14)
+    vt = max(float(tol), 100.0 * tol_inner) if viol_tol is None else float(viol_tol)
+    if not 0 < vt < 1:
+        raise FairtheoryValueError(f"viol_tol must lie in (0, 1), got {viol_tol!r}")
+    t0 = time.perf_counter()
+    nat = _natural(pep)
+    M, T, _ = sparse_basis(pep)
+    nG = dim * (dim + 1) // 2
+    colscale = np.ones(nG + nf)
+    ia, ib = np.triu_indices(dim)
+    if scale is not None:  # the new basis vector M[:, j] has norm <= |M[:, j]| . scale
+        dn = np.abs(M).T @ dsc
+        colscale[ib * (ib + 1) // 2 + ia] = dn[ia] * dn[ib]
+    if fscale is not None:
+        colscale[nG:] = fsc
+    # eps tr G = eps sum_j ||e_j||^2 in the new basis: e_j's new coordinates are T[:, j]
+    trace_row = None
+    if tw:
+        eye = np.eye(dim)
+        trace_row = Scalar([(tw, Vec(eye[j]), Vec(eye[j])) for j in range(dim)])
+    keep = _initial(nat)
+    kept = np.zeros(len(nat.scalars), dtype=bool)
+    kept[keep] = True
+    cache: dict[int, Any] = {}
+    absrows = abs(nat.rows)
+    log: list[dict[str, Any]] = []
+    seconds = 0.0
+    iters = 0
+    for rnd in range(1, int(max_rounds) + 1):
+        res = _solve_relaxation(pep, nat, keep, T, cache, float(tol), tol_inner, int(max_iter), verbose,
+                                trace_row, colscale, int(max_threads))
+        seconds += res["seconds"]
+        iters += res["iterations"]
+        G = T.T @ res["gram_new"] @ T
+        G = 0.5 * (G + G.T)
+        x = _nat_vector(G, res["F"])
+        r = nat.rows @ x - nat.consts
+        mag = 1.0 + absrows @ np.abs(x) + np.abs(nat.consts)
+        rel = r / mag
+        rel[: nat.n_eq] = np.abs(rel[: nat.n_eq])
+        bad = np.flatnonzero((rel > vt) & ~kept)
+        log.append({"round": rnd, "rows_kept": len(keep), "violated": int(bad.size), "seconds": res["seconds"],
+                    "iterations": res["iterations"], "value": res["value"], "pattern_entries": res["pattern"],
+                    "status": res["status"], "raw_status": res["raw_status"]})
+        if bad.size == 0 or res["status"] not in ("Solved", "AlmostSolved"):
+            break
+        kept[bad] = True
+        keep = sorted(np.flatnonzero(kept).tolist())
+    else:
+        raise SolverError(f"solve_sparse: rows still violated after max_rounds={max_rounds} rounds "
+                          f"({log[-1]['violated']} of {len(nat.scalars)})", "Clarabel", res["status"])
+    z = np.zeros(len(nat.scalars))
+    z[keep] = res["lam"]
+    value = res["value"]  # PEP.solve's convention: obj + eps tr G (bracket.primal_objective subtracts it)
+    eig = float(np.linalg.eigvalsh(G)[0]) if G.size else 0.0
+    wall = time.perf_counter() - t0
+    nU = nat.n_user
+    return SparseSDPSolution(
+        value=value, dual_value=res["dual"], gap=res["dual"] - value, status=res["status"], gram=G, F=res["F"],
+        dim=pep.dim, n_constraints=len(nat.scalars), n_interp=nat.n_interp, seconds=seconds,
+        build_seconds=wall - seconds, iterations=iters, r_prim=res["r_prim"], r_dual=res["r_dual"],
+        duals=z[len(z) - nU:].copy() if nU else np.zeros(0), rows=nat.rows, consts=nat.consts, objective_row=nat.obj,
+        objective_const=float(pep._objective.const), z=z, n_eq=nat.n_eq, max_terms=nat.max_terms, trace_weight=tw,
+        rounds=len(log), rows_kept=len(keep), rows_total=len(nat.scalars), pattern_entries=res["pattern"],
+        max_violation=float(max(rel.max(initial=0.0), 0.0)), min_eig=eig, log=log)
