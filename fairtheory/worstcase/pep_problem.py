@@ -31,7 +31,25 @@ Oracles beyond the exact gradient (docs/worstcase.md, "Oracles and measures in t
 * ``grad_eps = eps > 0`` (relative inexactness, e.g. compression): the gradient returned is ``d`` with
   ``||d - grad f_i(x)|| <= eps ||grad f_i(x)||`` (one residual vector and one row per client and point: a
   deterministic inexact oracle; the noise, if any, is added to ``d``);
-* :meth:`prox_each` (proximal steps, exact or FedProx ``gamma``-inexact, Li et al. 2020, Def. 1).
+* :meth:`prox_each` (proximal steps, exact or FedProx ``gamma``-inexact, Li et al. 2020, Def. 1);
+* ``constrained=True`` and :meth:`project_each` (projections onto a closed convex set ``C``, below).
+
+``constrained=True``: ``F = sum_i p_i f_i`` is minimised over an *arbitrary* closed convex set ``C``, given by its
+indicator ``i_C`` - one more function of the PEP, of the class
+:class:`~fairtheory.worstcase.classes.ConvexIndicator` (exact interpolation conditions ``<s_k, x_j - x_k> <= 0``
+for every pair of its points ``(x_j, s_j, 0)``, ``s_j`` a normal vector of ``C`` at ``x_j``; Taylor, Hendrickx &
+Glineur 2017, SIAM J. Optim., Thm 3.6).  ``x* = 0`` is a minimiser of ``F + i_C``: ``x* in C`` and
+``0 in sum_i p_i grad f_i(x*) + N_C(x*)`` (the subdifferential sum rule, ``F`` finite everywhere: Rockafellar
+1970, Thm 23.8), so the ``n`` optimum gradients ``grad f_i(x*)`` are all free (``n`` basis vectors instead of
+``n - 1``) and ``s* = -sum_i p_i grad f_i(x*)`` is a normal vector at ``x*``: the point ``(0, s*, 0)`` of the
+indicator.  ``rho2`` still bounds ``sum_i p_i ||grad f_i(x*)||^2`` (also for ``n = 1``, where ``grad f(x*)`` need no
+longer vanish; ``rho2 = 0`` makes every ``grad f_i(x*)`` the zero vector instead of a row).  ``x0`` is arbitrary
+(not necessarily in ``C``; PEPit's projected / proximal gradient examples), ``||x0 - x*||^2 <= D0``.
+:meth:`project_each` is the projection ``x = P_C(y)``: ``x = y - s`` with ``s`` a new basis vector (a normal vector
+of ``C`` at ``x``) and ``(x, s, 0)`` a new point of the indicator (PEPit's ``proximal_step`` of an indicator;
+:meth:`fairtheory.worstcase.sdp.Function.project`).  The worst case is over
+every such ``C`` (``C = R^d`` included).  Without ``constrained=True`` nothing changes: the same basis, rows and
+objective, bit for bit.
 
 Units: the PEP is posed in the normalised units of :func:`fairtheory.worstcase.local_gd_worst_case` with
 ``L = max_i L_i``: with ``S = L D0 + (rho2 + sigma2)/L`` and ``s^2 = S/L``, a point ``x``, gradient ``g`` and
@@ -55,6 +73,7 @@ import numpy as np
 from fairtheory._validation import check_in_range, check_integer, check_positive, check_probability_vector
 from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError
 from fairtheory.problems.base import FederatedProblem
+from fairtheory.worstcase.classes import ConvexIndicator
 from fairtheory.worstcase.gram_array import (
     GramArray,
     GramNamespace,
@@ -136,11 +155,18 @@ class PEPProblem(FederatedProblem):
     sigma2 : variance bound of the stochastic gradients (``>= 0``; 0: exact gradients).
     noise_atoms : atoms ``m`` of each noise distribution (an integer in ``[2, 8]``; used when ``sigma2 > 0``).
     grad_eps : relative gradient inexactness ``eps`` in ``[0, 1)`` (0: exact gradients).
+    constrained : ``True``: minimise ``sum_i p_i f_i`` over an arbitrary closed convex set ``C`` (module doc;
+        :meth:`project_each` projects onto it).  ``False`` (default): unconstrained, the SDP data unchanged.
     ``D0 = rho2 = 0`` is refused unless ``sigma2 > 0`` (the worst case is 0).
     """
 
     def __init__(self, n: int, *, L: Any, mu: Any = 0.0, p: Any = None, D0: float, rho2: float,
-                 d: int = 2, sigma2: float = 0.0, noise_atoms: int = 2, grad_eps: float = 0.0) -> None:
+                 d: int = 2, sigma2: float = 0.0, noise_atoms: int = 2, grad_eps: float = 0.0,
+                 constrained: bool = False) -> None:
+        if not isinstance(constrained, (bool, np.bool_)):
+            raise FairtheoryTypeError(f"constrained must be True or False, got {constrained!r}")
+        #: whether ``sum_i p_i f_i`` is minimised over a closed convex set ``C`` (module doc)
+        self.constrained = bool(constrained)
         self.n = check_integer(n, "n", low=1, high=MAX_PEP_DIM - 1)  # n - 1 optimum gradients and x0 are basis vectors
         self.L, self.mu, self.L_each, self.mu_each, self.per_client = _classes(L, mu, self.n)
         self.D0 = check_in_range(D0, "D0", low=0.0)
@@ -185,13 +211,26 @@ class PEPProblem(FederatedProblem):
         # minimiser of sum p_i f_i at x* = 0 with f_i(x*) = 0 (L_i/L = 1.0 exactly for the largest L_i)
         self.funcs: list[Function] = [self.pep.function(float(self.L_each[i]) / self.L - self.r_each[i], f"f{i}")
                                       for i in range(self.n)]
-        stars = [self.pep.vector() for _ in range(self.n - 1)]
-        last = Vec(np.zeros(0))
-        for i in range(self.n - 1):
-            last = last - float(self.p[i] / self.p[-1]) * stars[i]
-        stars.append(last)
-        self.stars = stars  # normalised optimum gradients
         zero = Vec(np.zeros(0))
+        #: the indicator of ``C`` (``constrained=True``; a function of the PEP, not a client)
+        self.indicator: Function | None = None
+        if self.constrained:
+            # 0 in sum_i p_i grad f_i(x*) + N_C(x*): the n optimum gradients are free, s* = -sum_i p_i g_i* is normal;
+            # rho2 = 0 forces every g_i* = 0: then they are the zero vector (no row ||.||^2 <= 0 without a strictly
+            # feasible point, which the solver meets only to ~1e-6)
+            stars = [self.pep.vector() if self.rho2 > 0 else Vec(np.zeros(0)) for _ in range(self.n)]
+            normal = Vec(np.zeros(0))
+            for i in range(self.n):
+                normal = normal - float(self.p[i]) * stars[i]
+            self.indicator = self.pep.function(ConvexIndicator(), "C")
+            self.indicator.add_point(zero, normal, Scalar())
+        else:
+            stars = [self.pep.vector() for _ in range(self.n - 1)]
+            last = Vec(np.zeros(0))
+            for i in range(self.n - 1):
+                last = last - float(self.p[i] / self.p[-1]) * stars[i]
+            stars.append(last)
+        self.stars = stars  # normalised optimum gradients
         #: every plain gradient / value evaluation that created a point, in order: (client, normalised point x/s);
         #: with the plain oracle only, evaluation e has gradient basis vector n + e and value variable e (the
         #: recurrence a certificate statement records)
@@ -212,6 +251,8 @@ class PEPProblem(FederatedProblem):
         self._prox: list[dict[tuple[bytes, float, float], Vec]] = [{} for _ in range(self.n)]
         #: whether a method called :meth:`prox_each`
         self.used_prox = False
+        #: the projections :meth:`project_each` created (one new point of the indicator each): point key -> x
+        self._projections: dict[bytes, Vec] = {}
         #: the scripted generator of the traced step in progress (set by fairtheory.worstcase.traced)
         self._rng: Any = None
         #: noisy gradient queries answered (each one a draw)
@@ -223,13 +264,20 @@ class PEPProblem(FederatedProblem):
     def __repr__(self) -> str:
         L = self.L_each.tolist() if self.per_client else self.L
         mu = self.mu_each.tolist() if self.per_client else self.mu
-        more = "".join(f", {k}={v}" for k, v in (("sigma2", self.sigma2), ("grad_eps", self.grad_eps)) if v)
+        more = "".join(f", {k}={v}" for k, v in (("sigma2", self.sigma2), ("grad_eps", self.grad_eps),
+                                                 ("constrained", self.constrained)) if v)
         return f"PEPProblem(n={self.n}, L={L}, mu={mu}, D0={self.D0}, rho2={self.rho2}{more}, basis={self.pep.dim})"
 
     @property
     def exact_oracle(self) -> bool:
-        """Every gradient the method asks for is exact (``sigma2 = grad_eps = 0``) and no prox was taken."""
-        return self.sigma2 == 0 and self.grad_eps == 0 and not self.used_prox
+        """Every gradient the method asks for is exact (``sigma2 = grad_eps = 0``), no prox was taken and the
+        problem is unconstrained (no set ``C``, no projection)."""
+        return self.sigma2 == 0 and self.grad_eps == 0 and not self.used_prox and not self.constrained
+
+    @property
+    def projections(self) -> int:
+        """Number of distinct points :meth:`project_each` projected (new points of the indicator of ``C``)."""
+        return len(self._projections)
 
     # ------------------------------------------------------------ symbols
     def _vector(self) -> Vec:
@@ -396,6 +444,56 @@ class PEPProblem(FederatedProblem):
         cache[key] = x
         return x
 
+    # ------------------------------------------------------------ projection onto C
+    def project_each(self, W: Any, clients: Any = None) -> GramArray:
+        r"""Row ``k``: the Euclidean projection ``P_C(W_k)`` onto the constraint set ``C`` (``constrained=True``).
+
+        ``x = P_C(y)`` iff ``x in C`` and ``y - x in N_C(x)`` (the optimality condition of
+        ``min_{x in C} ||x - y||^2/2``), so ``x = y - s`` with ``s`` a new basis vector and ``(x, s, 0)`` a new
+        point of the indicator of ``C`` (interpolation conditions of
+        :class:`~fairtheory.worstcase.classes.ConvexIndicator`, Taylor, Hendrickx & Glineur 2017, SIAM J. Optim.,
+        Thm 3.6; PEPit's ``proximal_step`` of an indicator).  ``C`` is common to all clients: ``clients`` only
+        fixes the number of rows (as for the other ``*_each`` calls).  Deterministic: the same point gives the
+        same projection.  A point already in ``C`` is its own projection; the interpolation conditions force
+        ``s = 0`` there (``<s, x_old - x> = ||s||^2 <= 0``).
+
+        Parameters
+        ----------
+        W : symbolic models, shape ``(k, d)`` (``k = n``, or ``len(clients)``).
+        clients : the rows' clients (``None``: all ``n`` in order).
+
+        Returns
+        -------
+        GramArray of shape ``(k, d)``.
+        """
+        if not self.constrained:
+            raise FairtheoryValueError("project_each needs a constraint set: build the problem with constrained=True "
+                                       "(worst_case(..., constrained=True)); this problem is unconstrained")
+        c = self.client_index(clients)
+        W = self._check_models(W, c)
+        rows = [self._project_point(w).c for w in W.vecs()]
+        C = np.zeros((len(rows), self.pep.dim))
+        for k, row in enumerate(rows):
+            C[k, : row.size] = row
+        return GramArray(C, self.xp)
+
+    def project(self, w: Any) -> GramArray:
+        """The projection ``P_C(w)`` of one model ``w`` of shape ``(d,)`` (:meth:`project_each`)."""
+        w = self.as_model(w)
+        return self.project_each(self.xp.broadcast_to(w[None, :], (1, self.d)), clients=np.array([0]))[0]
+
+    def _project_point(self, y: Vec) -> Vec:
+        key = y.key()
+        x = self._projections.get(key)
+        if x is not None:
+            return x
+        assert self.indicator is not None
+        s = self._vector()  # a normal vector of C at x (any scale: the indicator's conditions are homogeneous in s)
+        x = y - s
+        self.indicator.add_point(x, s, Scalar())
+        self._projections[key] = x
+        return x
+
     # ------------------------------------------------------------ FederatedProblem
     def losses_each(self, W: Any, clients: Any = None) -> ValueArray:
         c = self.client_index(clients)
@@ -441,8 +539,16 @@ class PEPProblem(FederatedProblem):
         r"""A performance measure at the model ``w``, divided by the value unit ``S`` (module doc; ``x* = 0``):
 
         * ``"value"``: ``sum_i p_i f_i(w) - f*`` (:meth:`weighted_value`);
-        * ``"grad_norm"``: ``||sum_i p_i grad f_i(w)||^2 / S = L ||sum_i p_i g_i'||^2`` (exact gradients);
-        * ``"distance"``: ``||w - x*||^2 / S = ||w/s||^2 / L``."""
+        * ``"grad_norm"``: ``||sum_i p_i grad f_i(w)||^2 / S = L ||sum_i p_i g_i'||^2`` (exact gradients; refused
+          with ``constrained=True``: ``grad F(x*)`` need not vanish, so it measures no convergence);
+        * ``"distance"``: ``||w - x*||^2 / S = ||w/s||^2 / L``.
+
+        With ``constrained=True`` ``"value"`` is the gap ``F(w) - F*`` of the constrained problem only at models
+        ``w`` in ``C`` (projections, or convex combinations of them); the caller's method must put them there."""
+        if name == "grad_norm" and self.constrained:
+            raise FairtheoryValueError("measure='grad_norm' is refused with constrained=True: the gradient of "
+                                       "sum_i p_i f_i does not vanish at a constrained minimiser; use 'value' or "
+                                       "'distance'")
         if name == "value":
             return self.weighted_value(w)
         x = self.as_model(w).vecs()[0]
@@ -469,8 +575,9 @@ class PEPProblem(FederatedProblem):
         from fairtheory.worstcase.local_gd import exact_weights
 
         if self.per_client or not self.exact_oracle:
-            raise FairtheoryValueError("certificate statements cover one L and mu for every client and exact "
-                                       "gradients only (no sigma2, grad_eps, prox_each)")
+            raise FairtheoryValueError("certificate statements cover one L and mu for every client, exact "
+                                       "gradients and unconstrained problems only (no sigma2, grad_eps, prox_each, "
+                                       "constrained)")
         n, Lq = self.n, Fraction(self.L)
         evals = []
         for i, x in self.evaluations:
@@ -493,10 +600,11 @@ class PEPProblem(FederatedProblem):
 
     def constraints(self) -> tuple[Scalar, Scalar | None]:
         """Normalised ``||x0||^2 <= D0`` and ``sum_i p_i ||grad f_i(x*)||^2 <= rho2`` as ``Scalar <= 0``
-        with exact rational levels (the second ``None`` for one client).  The oracles' own rows are
-        :attr:`oracle_constraints`."""
+        with exact rational levels (the second ``None`` for one client of an unconstrained problem, whose
+        ``grad f(x*) = 0``, and for ``constrained=True, rho2 = 0``, whose optimum gradients are the zero
+        vector).  The oracles' own rows are :attr:`oracle_constraints`."""
         c1 = sqnorm(self._x0n) - self.D0_level
-        if self.n == 1:
+        if (self.n == 1 and not self.constrained) or (self.constrained and self.rho2 == 0):
             return c1, None
         c2 = Scalar()
         for pi, g in zip(self.p, self.stars, strict=True):

@@ -302,7 +302,8 @@ def worst_case(make: Callable[..., Any], rounds: int, *, n: int, L: Any, D0: flo
                p: Any = None, output: Literal["last", "mean", "best"] = "last", start: Mapping[str, Any] | None = None,
                tol: float = 1e-8, max_branches: int = MAX_BRANCHES, hyper: Mapping[str, Any] | None = None,
                return_instance: bool = False, certificate: bool = False, measure: Any = "value",
-               sigma2: float = 0.0, noise_atoms: int = 2, grad_eps: float = 0.0, **more: Any) -> WorstCase:
+               sigma2: float = 0.0, noise_atoms: int = 2, grad_eps: float = 0.0, constrained: bool = False,
+               **more: Any) -> WorstCase:
     r"""Exact worst case of ``E[measure(x_out)]`` after ``rounds`` steps of ``make(problem, **hyper)``.
 
     Parameters
@@ -326,6 +327,14 @@ def worst_case(make: Callable[..., Any], rounds: int, *, n: int, L: Any, D0: flo
     noise_atoms : ``m``, an integer in ``[2, 8]`` (each noisy call branches ``m`` ways: ``max_branches``).
     grad_eps : relative gradient inexactness in ``[0, 1)``: every gradient returned is ``d`` with
         ``||d - grad f_i(x)|| <= grad_eps ||grad f_i(x)||`` (one ``d`` per client and point).
+    constrained : ``True``: ``sum_i p_i f_i`` is minimised over an arbitrary closed convex set ``C`` (its indicator
+        one more function of the PEP, Taylor, Hendrickx & Glineur 2017, SIAM J. Optim., Thm 3.6), ``x* in C`` with
+        ``0 in sum_i p_i grad f_i(x*) + N_C(x*)``, ``rho2`` bounding ``sum_i p_i ||grad f_i(x*)||^2`` (also for
+        ``n = 1``), ``x0`` arbitrary; the method projects with ``problem.project_each(W)`` / ``problem.project(w)``
+        (:class:`~fairtheory.worstcase.pep_problem.PEPProblem`).  ``"value"`` is then the constrained gap
+        ``F(x_out) - F*``, meaningful where the method's ``x_out`` lies in ``C``; ``measure="grad_norm"`` and
+        ``output="best"`` with ``"value"`` (``w_0`` may lie outside ``C``) are refused.  Always the solver's
+        value (``value_is == "solver"``).  ``False`` (default): the SDP data are exactly those without the option.
     start : keyword arguments of the method's ``init`` (e.g. ``{"warm_start": True}`` for Scaffold).
     tol : Clarabel's tolerances.  max_branches : limit on sampling / noise branches.
     hyper, **more : the method's hyper-parameters (``hyper`` for names that clash with this function's own,
@@ -340,14 +349,15 @@ def worst_case(make: Callable[..., Any], rounds: int, *, n: int, L: Any, D0: flo
         weights, e.g. ``lr = 0.5``, ``p = (1/2, 1/2)``; otherwise the method with its coefficients rounded to float64),
         the constraint levels the exact rationals of ``D0``, ``rho2``, ``L``.  The trusted kernel knows one ``L``
         and ``mu`` for every client, exact gradients and the value of ``"last"`` / ``"mean"`` only: anything else
-        (per-client classes, ``sigma2``, ``grad_eps``, ``prox_each``, other measures, ``"best"``) is refused.
+        (per-client classes, ``sigma2``, ``grad_eps``, ``prox_each``, ``constrained``, other measures, ``"best"``)
+        is refused.
 
     Returns
     -------
     :class:`~fairtheory.worstcase.local_gd.WorstCase` (``scale = S = L D0 + (rho2 + sigma2)/L``; ``extra``:
     ``trace_seconds``, ``branches``, ``noise_draws``, ``r_prim``, ``r_dual``, ``iterations``).  The rigorous
-    bracket (:mod:`fairtheory.worstcase.bracket`) covers the value of ``"last"`` / ``"mean"`` with exact gradients
-    and no proximal steps; otherwise ``value`` is the solver's (``value_is == "solver"``, never
+    bracket (:mod:`fairtheory.worstcase.bracket`) covers the value of ``"last"`` / ``"mean"`` with exact gradients,
+    no proximal steps and no constraint set; otherwise ``value`` is the solver's (``value_is == "solver"``, never
     :meth:`~fairtheory.worstcase.local_gd.WorstCase.certified`, ``gap`` its duality gap).
     """
     rounds_i = check_integer(rounds, "rounds", low=1)
@@ -361,7 +371,9 @@ def worst_case(make: Callable[..., Any], rounds: int, *, n: int, L: Any, D0: flo
         raise FairtheoryTypeError(f"certificate must be True or False, got {certificate!r}")
     hyper = {**dict(hyper or {}), **more}
     problem = PEPProblem(n, L=L, mu=mu, p=p, D0=D0, rho2=rho2, sigma2=sigma2, noise_atoms=noise_atoms,
-                         grad_eps=grad_eps)
+                         grad_eps=grad_eps, constrained=constrained)
+    if problem.constrained:
+        _refuse_constrained(measures, output)
     plain_measure = measures == ["value"] and output in ("last", "mean")
     if certificate:
         _refuse_certificate(problem, measures, output)
@@ -401,11 +413,15 @@ def worst_case(make: Callable[..., Any], rounds: int, *, n: int, L: Any, D0: flo
             params[k] = v
     if problem.used_prox:
         params["prox"] = True
+    if problem.constrained:
+        params["constrained"] = True
     S = problem.S_exact
     tpl = problem.linear_statement(tr.objective) if certificate else None
     extra: dict[str, Any] = {"branches": len(tr.leaves), "trace_seconds": tr.seconds}
     if problem.sigma2 > 0:
         extra["noise_draws"] = problem.noise_draws
+    if problem.constrained:
+        extra["projections"] = problem.projections
     return finish_worst_case(pep, sol, S, params=params,
                              instance_of=(lambda s: instance(problem, s, params)) if return_instance else None,
                              certificate=tpl, extra=extra,
@@ -428,11 +444,26 @@ def _refuse_certificate(problem: PEPProblem, measures: list[str], output: str) -
         what.append(f"measure={measures if len(measures) > 1 else measures[0]!r}")
     if output == "best":
         what.append("output='best'")
+    if problem.constrained:
+        what.append("constrained=True (projections onto a convex set)")
     if what:
         raise FairtheoryValueError(
             "certificate=True cannot certify " + ", ".join(what) + ": the trusted kernel (fairtheory.proofs.pep_kernel) "
             "checks exact-gradient methods on one smooth (strongly) convex class with the value measure of "
             "output='last' / 'mean' only; drop certificate=True (the result then reports the solver's value)")
+
+
+def _refuse_constrained(measures: list[str], output: str) -> None:
+    """``constrained=True``: the measures that mean something for ``min_{x in C} sum_i p_i f_i`` (module doc of
+    :mod:`fairtheory.worstcase.pep_problem`); the others are named errors before tracing."""
+    if "grad_norm" in measures:
+        raise FairtheoryValueError("measure='grad_norm' is refused with constrained=True: the gradient of "
+                                   "sum_i p_i f_i does not vanish at a constrained minimiser; use 'value' or "
+                                   "'distance'")
+    if output == "best" and "value" in measures:
+        raise FairtheoryValueError("output='best' with measure 'value' is refused with constrained=True: the "
+                                   "candidates include x0, which may lie outside C (f(x0) - f* < 0 is possible); use "
+                                   "output='last' / 'mean' or measure='distance'")
 
 
 def instance(problem: PEPProblem, sol: SDPSolution, params: dict[str, Any]) -> Instance:
