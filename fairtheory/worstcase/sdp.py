@@ -543,21 +543,8 @@ class PEP:
             obj_solved[svec_idx[ia == ib]] += float(trace_weight)
         q = -(obj_solved * to_svec * colscale)
         P = sp.csc_matrix((nx, nx))
-        cones = []
-        if n_eq:
-            cones.append(clarabel.ZeroConeT(n_eq))
-        if n_ineq:
-            cones.append(clarabel.NonnegativeConeT(n_ineq))
-        cones.append(clarabel.PSDTriangleConeT(dim))
-        settings = clarabel.DefaultSettings()
-        settings.verbose = verbose
-        settings.tol_gap_abs = tol
-        settings.tol_gap_rel = tol
-        settings.tol_feas = 10 * tol
-        settings.max_iter = max_iter
-        settings.max_threads = 1
-        settings.presolve_enable = False
-        settings.direct_solve_method = _METHOD[0]
+        cones, settings = clarabel_setup(n_eq, n_ineq, dim, tol_gap=tol, tol_feas=10 * tol, max_iter=max_iter,
+                                         verbose=verbose)
         build = time.perf_counter() - t0
         bb = np.concatenate([consts, np.zeros(nG)])
         solver = clarabel.DefaultSolver(P, q, A, bb, cones, settings)
@@ -601,6 +588,30 @@ class PEP:
         for k, v in s.lin.items():
             out += float(v) * float(sol.F[k])
         return float(out)
+
+
+def clarabel_setup(n_eq: int, n_ineq: int, dim: int, *, tol_gap: float, tol_feas: float, max_iter: int,
+                   verbose: bool, max_threads: int = 1) -> tuple[list[Any], Any]:
+    """Clarabel's cones (zero, nonnegative, one PSD triangle of size ``dim``) and settings as every PEP solve uses
+    them (gap and feasibility tolerances, no presolve, the ``faer`` direct solver)."""
+    import clarabel
+
+    cones = []
+    if n_eq:
+        cones.append(clarabel.ZeroConeT(n_eq))
+    if n_ineq:
+        cones.append(clarabel.NonnegativeConeT(n_ineq))
+    cones.append(clarabel.PSDTriangleConeT(dim))
+    settings = clarabel.DefaultSettings()
+    settings.verbose = verbose
+    settings.tol_gap_abs = tol_gap
+    settings.tol_gap_rel = tol_gap
+    settings.tol_feas = tol_feas
+    settings.max_iter = max_iter
+    settings.max_threads = max_threads
+    settings.presolve_enable = False
+    settings.direct_solve_method = _METHOD[0]
+    return cones, settings
 
 
 def _fr(x: Any) -> Fraction:

@@ -54,7 +54,7 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 
 from fairtheory.errors import FairtheoryValueError, SolverError
-from fairtheory.worstcase.sdp import PEP, Scalar, SDPSolution, Vec, _unsvec
+from fairtheory.worstcase.sdp import PEP, Scalar, SDPSolution, Vec, _unsvec, clarabel_setup
 
 __all__ = ["solve_sparse", "should_use_sparse", "sparse_route", "sparse_estimated_seconds", "sparse_basis",
            "SparseSDPSolution", "SPARSE_MIN_DIM"]
@@ -324,25 +324,12 @@ def _solve_relaxation(pep: PEP, nat: _Natural, keep: list[int], T: np.ndarray, c
     b = np.concatenate([b1, b2, b3])
     q = nat.consts[keep].copy()
     P = sp.csc_matrix((m, m))
-    cones = []
-    if nf:
-        cones.append(clarabel.ZeroConeT(nf))
-    if n_ineq_k:
-        cones.append(clarabel.NonnegativeConeT(n_ineq_k))
-    cones.append(clarabel.PSDTriangleConeT(dim))
-    st = clarabel.DefaultSettings()
-    st.verbose = verbose
-    st.tol_gap_abs = tol_inner
-    st.tol_gap_rel = tol_inner
-    st.tol_feas = tol_inner
-    st.max_iter = max_iter
-    st.max_threads = max_threads
-    st.presolve_enable = False
+    cones, st = clarabel_setup(nf, n_ineq_k, dim, tol_gap=tol_inner, tol_feas=tol_inner, max_iter=max_iter,
+                               verbose=verbose, max_threads=max_threads)
     st.chordal_decomposition_enable = True
     st.chordal_decomposition_merge_method = "clique_graph"
     st.chordal_decomposition_compact = True
     st.chordal_decomposition_complete_dual = True
-    st.direct_solve_method = "faer"
     solver = clarabel.DefaultSolver(P, q, A, b, cones, st)
     sol = solver.solve()
     z = np.asarray(sol.z)
