@@ -14,7 +14,6 @@ from fairtheory.algorithms import fedavg, fedprox
 from fairtheory.worstcase import local_gd_worst_case, worst_case
 from verify.claims.worstcase_federated import (
     HuberProblem,
-    _scaffold_lr_name,
     ppm_huber_replay,
     ppm_huber_value,
     sgd_worst_case,
@@ -106,11 +105,10 @@ def test_stochastic_scaffold_at_sigma2_0_is_the_hand_written_pep() -> None:
     from fairtheory.algorithms import scaffold
     from fairtheory.worstcase.scaffold import scaffold_worst_case
 
-    name = _scaffold_lr_name()
-    v = worst_case(scaffold.make, 1, n=1, L=1.0, D0=1.0, rho2=0.0, sigma2=0.0, kappa=2, hyper={name: 0.5}).value
+    v = worst_case(scaffold.make, 1, n=1, L=1.0, D0=1.0, rho2=0.0, sigma2=0.0, kappa=2, lr=0.5).value
     hw = scaffold_worst_case(n=1, kappa=2, R=1, eta_l=0.5, L=1.0, D0=1.0, rho2=0.0, warm_start=False).value
     assert abs(v - hw) <= 1e-6 * hw
-    vs = worst_case(scaffold.make, 1, n=1, L=1.0, D0=1.0, rho2=0.0, sigma2=1.0, kappa=2, hyper={name: 0.5}).value
+    vs = worst_case(scaffold.make, 1, n=1, L=1.0, D0=1.0, rho2=0.0, sigma2=1.0, kappa=2, lr=0.5).value
     assert vs > v * (1 + 1e-3)
 
 
