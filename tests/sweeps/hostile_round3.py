@@ -473,7 +473,7 @@ def build_worstcase() -> None:  # noqa: C901, PLR0915 - a flat table of calls
                      ("rho2", -1.0), ("rho2", NAN), ("rho2", INF), ("rho2", None),
                      ("mu", -0.1), ("mu", NAN), ("mu", 1.0), ("mu", 2.0), ("mu", INF), ("mu", "0"),
                      ("p", [0.5, 0.6]), ("p", [1.0, 0.0]), ("p", [NAN, 1.0]), ("p", "ab"), ("p", [0.5]), ("p", [[0.5, 0.5]]),
-                     ("output", "best"), ("output", None), ("output", 3),
+                     ("output", "worst"), ("output", None), ("output", 3),
                      ("start", "x"), ("start", 5), ("start", {"nope": 1}), ("start", {"w0": np.zeros(2)}),
                      ("tol", -1.0), ("tol", NAN), ("tol", INF), ("tol", "a"),
                      ("lr", NAN), ("lr", 0.0), ("lr", -1.0), ("lr", INF), ("lr", "0.5"), ("lr", None),
@@ -487,6 +487,9 @@ def build_worstcase() -> None:  # noqa: C901, PLR0915 - a flat table of calls
         else:
             kw[key] = bad
         call(f"wc hostile {key}={bad!r}", lambda rounds=rounds, kw=kw: wc(fedavg.make, rounds, **kw), Err())
+    # output="best" is an option since issue 26: GD with h <= 1 decreases f monotonically, so the best of w_0..w_N
+    # is the last, whose exact worst case is W_gd (Drori & Teboulle 2014)
+    call("wc output='best' = last for GD", lambda: wc(fedavg.make, 2, output="best", **base), Between(W_gd(2, 0.5)))
     call("wc lr schedule -> nan", lambda: wc(fedavg.make, 2, n=1, L=1, D0=1, rho2=0, lr=lambda r: NAN), Err())
     call("wc lr schedule -> -1", lambda: wc(fedavg.make, 2, n=1, L=1, D0=1, rho2=0, lr=lambda r: -1.0), Err())
     call("wc lr schedule -> 'a'", lambda: wc(fedavg.make, 2, n=1, L=1, D0=1, rho2=0, lr=lambda r: "a"), Err())
