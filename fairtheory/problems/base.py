@@ -366,14 +366,7 @@ class FederatedProblem(ABC):
 
     def _prox_hessians(self) -> Array | None:
         """The clients' constant Hessians ``(n, d, d)`` where the losses are quadratic (closed-form
-        :meth:`prox_each`), else ``None``."""
-        from fairtheory.problems.least_squares import LeastSquaresProblem
-        from fairtheory.problems.quadratic import QuadraticProblem
-
-        if isinstance(self, QuadraticProblem):
-            return self.H
-        if isinstance(self, LeastSquaresProblem):
-            return self.gram()
+        :meth:`prox_each`; quadratic problems override this), else ``None``."""
         return None
 
     def _prox_constants(self) -> tuple[float, float]:

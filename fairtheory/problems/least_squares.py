@@ -78,6 +78,10 @@ class LeastSquaresProblem(SampleProblem):
         self.as_model(to_numpy(w))
         return self.gram().copy()
 
+    def _prox_hessians(self) -> Array:
+        """The constant Hessians ``X_i^T X_i / m_i`` (closed-form :meth:`prox_each`)."""
+        return self.gram()
+
     # ---------------------------------------------------------------- conversions / cvxpy
     def quadratic_form(self) -> tuple[Array, Array, Array]:
         """Expanded form ``f_i(w) = 0.5 w^T H_i w - r_i^T w + k_i``: returns ``(H, r, k)``."""

@@ -92,6 +92,10 @@ class QuadraticProblem(FederatedProblem):
         self.as_model(to_numpy(w))
         return self.H.copy()
 
+    def _prox_hessians(self) -> Array:
+        """The constant Hessians ``H`` (closed-form :meth:`prox_each`)."""
+        return self.H
+
     def cvxpy_losses(self, w: Any) -> list[Any]:
         import cvxpy as cp
 
