@@ -85,7 +85,6 @@ def make(problem: FederatedProblem, *, lr: float | Callable[[int], float], kappa
     agg = aggregator_for(problem, fedavg_objective(problem.p) if aggregator is None else aggregator,
                          algorithm="fedavg")
     constant = getattr(agg, "constant_weights", False)
-    p = problem.p
 
     def init(w0: Any = None) -> State:
         return State(w=initial_model(problem, w0))
@@ -96,22 +95,28 @@ def make(problem: FederatedProblem, *, lr: float | Callable[[int], float], kappa
         w = state.w
         clients, counts, W0 = open_round(problem, w, K, rng)
         loc = local_steps(problem, W0, lr=eta, kappa=kappa, clients=clients, want_losses=not constant)
-        if constant:
-            lam_all = p
-        else:
-            f = loc.losses0
-            lam_all = _weights_at(agg, problem, w, f, clients)
-        if K is None:
-            coef = lam_all
-        else:
-            with np.errstate(divide="ignore", invalid="ignore"):
-                ratio = np.where(p[clients] > 0, np.asarray(lam_all)[clients] / p[clients], 0.0)
-            coef = counts / K * ratio  # type: ignore[operator]
-        w_new = w + like(np.asarray(coef, dtype=np.float64), w) @ (loc.W - w)
+        w_new = server_update(agg, problem, w, loc.W, None if constant else loc.losses0, clients, counts, K)
         return State(w=w_new, comms=state.comms + 1, steps=state.steps + kappa)
 
     return Algorithm("fedavg", problem, {"lr": lr, "kappa": kappa, "K": K, "aggregator": agg}, init, step,
                      ("lr",))
+
+
+def server_update(agg: Any, problem: FederatedProblem, w: Any, W: Any, f_rows: Any, clients: Any, counts: Any,
+                  K: int | None) -> Any:
+    r"""``w + sum_k c_k (W_k - w)``: full participation ``c = lambda = A.weights(f(w))`` (``f_rows = None``:
+    constant weights, ``lambda = p``); ``K`` i.i.d. draws by ``p``: ``c_k = counts_k/K lambda_k/p_k`` (unbiased
+    for ``sum_i lambda_i (W_i - w)``).  Shared by FedAvg and FedProx."""
+    p = problem.p
+    lam_all = p if f_rows is None and getattr(agg, "constant_weights", False) else _weights_at(agg, problem, w,
+                                                                                                f_rows, clients)
+    if K is None:
+        coef = lam_all
+    else:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.where(p[clients] > 0, np.asarray(lam_all)[clients] / p[clients], 0.0)
+        coef = counts / K * ratio
+    return w + like(np.asarray(coef, dtype=np.float64), w) @ (W - w)
 
 
 def _weights_at(agg: Any, problem: FederatedProblem, w: Any, f_rows: Any, clients: Any) -> np.ndarray:

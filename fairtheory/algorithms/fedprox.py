@@ -46,8 +46,7 @@ from fairtheory.algorithms.base import (
     initial_model,
     open_round,
 )
-from fairtheory.algorithms.fedavg import _weights_at
-from fairtheory.backend import like
+from fairtheory.algorithms.fedavg import server_update
 from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError
 from fairtheory.problems.base import FederatedProblem
 
@@ -129,7 +128,6 @@ def make(problem: FederatedProblem, *, prox_mu: float, lr: float | Callable[[int
     agg = aggregator_for(problem, fedavg_objective(problem.p) if aggregator is None else aggregator,
                          algorithm="fedprox")
     constant = getattr(agg, "constant_weights", False)
-    p = problem.p
     gamma = None if solver == "gd" else 1.0 / prox_mu
 
     def init(w0: Any = None) -> State:
@@ -161,14 +159,7 @@ def make(problem: FederatedProblem, *, prox_mu: float, lr: float | Callable[[int
         w = state.w
         clients, counts, W0 = open_round(problem, w, K, rng)
         f0, W = local(W0, clients, eta)
-        lam_all = p if constant else _weights_at(agg, problem, w, f0, clients)
-        if K is None:
-            coef = lam_all
-        else:
-            with np.errstate(divide="ignore", invalid="ignore"):
-                ratio = np.where(p[clients] > 0, np.asarray(lam_all)[clients] / p[clients], 0.0)
-            coef = counts / K * ratio  # type: ignore[operator]
-        w_new = w + like(np.asarray(coef, dtype=np.float64), w) @ (W - w)
+        w_new = server_update(agg, problem, w, W, f0, clients, counts, K)
         return State(w=w_new, comms=state.comms + 1, steps=state.steps + (kappa if solver == "gd" else 0))
 
     hyper = {"prox_mu": prox_mu, "lr": lr, "kappa": kappa, "K": K, "solver": solver, "inexactness": inexactness,

@@ -40,7 +40,7 @@ import scipy.sparse as sp
 
 from fairtheory.errors import FairtheoryValueError, SolverError
 
-__all__ = ["Vec", "Scalar", "Function", "PEP", "SDPSolution", "inner", "sqnorm"]
+__all__ = ["Vec", "Scalar", "Function", "PEP", "SDPSolution", "inner", "sqnorm", "scalar_row", "clarabel_setup"]
 
 _SQRT2 = math.sqrt(2.0)
 _METHOD = ["faer"]
@@ -426,29 +426,8 @@ class PEP:
         return [r for r, _ in self.interpolation_rows()]
 
     def _row(self, s: Scalar, nG: int) -> tuple[np.ndarray, np.ndarray]:
-        """Column indices and natural coefficients of one scalar over ``x = [G_ab (a <= b), F]``: the entry
-        of ``(a, b)`` (index ``b (b + 1)/2 + a``, duplicates not summed) multiplies ``G_ab`` itself (both
-        orders of an off-diagonal pair add up); :meth:`solve` rescales to Clarabel's ``svec``."""
-        cols: list[np.ndarray] = []
-        vals: list[np.ndarray] = []
-        for coef, u, v in s.quad:
-            uc, vc = np.asarray(u.c, dtype=np.float64), np.asarray(v.c, dtype=np.float64)
-            iu = np.flatnonzero(uc)
-            iv = np.flatnonzero(vc)
-            if iu.size == 0 or iv.size == 0:
-                continue
-            out = float(coef) * np.outer(uc[iu], vc[iv])
-            I, J = np.meshgrid(iu, iv, indexing="ij")
-            a = np.minimum(I, J).ravel()
-            b = np.maximum(I, J).ravel()
-            cols.append(b * (b + 1) // 2 + a)
-            vals.append(out.ravel())
-        for k, v in s.lin.items():
-            cols.append(np.array([nG + k]))
-            vals.append(np.array([float(v)]))
-        if not cols:
-            return np.zeros(0, dtype=np.int64), np.zeros(0)
-        return np.concatenate(cols), np.concatenate(vals)
+        """:func:`scalar_row` of ``s`` in the PEP's own basis."""
+        return scalar_row(s, nG)
 
     def solve(self, *, tol: float = 1e-8, max_iter: int = 400, verbose: bool = False,
               scale: np.ndarray | None = None, fscale: np.ndarray | None = None,
@@ -612,6 +591,34 @@ def clarabel_setup(n_eq: int, n_ineq: int, dim: int, *, tol_gap: float, tol_feas
     settings.presolve_enable = False
     settings.direct_solve_method = _METHOD[0]
     return cones, settings
+
+
+def scalar_row(s: Scalar, nG: int, coords: Any = None) -> tuple[np.ndarray, np.ndarray]:
+    """Column indices and natural coefficients of one scalar over ``x = [G_ab (a <= b), F]``: the entry of
+    ``(a, b)`` (index ``b (b + 1)/2 + a``, duplicates not summed) multiplies ``G_ab`` itself (both orders of an
+    off-diagonal pair add up); :meth:`PEP.solve` rescales to Clarabel's ``svec``.  ``coords(v)``: the float
+    coordinates of a :class:`Vec` in the basis the Gram matrix is taken in (default its own coefficients; the
+    sparse solve passes its change of basis)."""
+    cols: list[np.ndarray] = []
+    vals: list[np.ndarray] = []
+    for coef, u, v in s.quad:
+        if coords is None:
+            uc, vc = np.asarray(u.c, dtype=np.float64), np.asarray(v.c, dtype=np.float64)
+        else:
+            uc, vc = coords(u), coords(v)
+        iu, iv = np.flatnonzero(uc), np.flatnonzero(vc)
+        if iu.size == 0 or iv.size == 0:
+            continue
+        out = float(coef) * np.multiply.outer(uc[iu], vc[iv])
+        a, b = np.minimum.outer(iu, iv).ravel(), np.maximum.outer(iu, iv).ravel()
+        cols.append(b * (b + 1) // 2 + a)
+        vals.append(out.ravel())
+    for k, v in s.lin.items():
+        cols.append(np.array([nG + k]))
+        vals.append(np.array([float(v)]))
+    if not cols:
+        return np.zeros(0, dtype=np.int64), np.zeros(0)
+    return np.concatenate(cols), np.concatenate(vals)
 
 
 def _fr(x: Any) -> Fraction:

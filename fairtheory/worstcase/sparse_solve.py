@@ -54,7 +54,7 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 
 from fairtheory.errors import FairtheoryValueError, SolverError
-from fairtheory.worstcase.sdp import PEP, Scalar, SDPSolution, Vec, _unsvec, clarabel_setup
+from fairtheory.worstcase.sdp import PEP, Scalar, SDPSolution, Vec, _unsvec, clarabel_setup, scalar_row
 
 __all__ = ["solve_sparse", "should_use_sparse", "sparse_route", "sparse_estimated_seconds", "sparse_basis",
            "SparseSDPSolution", "SPARSE_MIN_DIM"]
@@ -228,26 +228,7 @@ def _transform(v: Vec, T: np.ndarray, cache: dict[int, np.ndarray]) -> np.ndarra
 def _row_new(s: Scalar, T: np.ndarray | None, nG: int, cache: dict[int, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """Natural coordinates ``[G'_ab (a <= b), F]`` of a scalar in the new basis (``T = None``: in the PEP's own
     basis, the entries of ``PEP._row`` in its order; duplicates not summed)."""
-    cols: list[np.ndarray] = []
-    vals: list[np.ndarray] = []
-    for coef, u, v in s.quad:
-        if T is None:
-            uc, vc = np.asarray(u.c, dtype=np.float64), np.asarray(v.c, dtype=np.float64)
-        else:
-            uc, vc = _transform(u, T, cache), _transform(v, T, cache)
-        iu, iv = np.flatnonzero(uc), np.flatnonzero(vc)
-        if iu.size == 0 or iv.size == 0:
-            continue
-        out = float(coef) * np.multiply.outer(uc[iu], vc[iv])
-        a, b = np.minimum.outer(iu, iv).ravel(), np.maximum.outer(iu, iv).ravel()
-        cols.append(b * (b + 1) // 2 + a)
-        vals.append(out.ravel())
-    for k, v in s.lin.items():
-        cols.append(np.array([nG + k]))
-        vals.append(np.array([float(v)]))
-    if not cols:
-        return np.zeros(0, dtype=np.int64), np.zeros(0)
-    return np.concatenate(cols), np.concatenate(vals)
+    return scalar_row(s, nG, None if T is None else (lambda v: _transform(v, T, cache)))
 
 
 def _initial(nat: _Natural) -> list[int]:
