@@ -13,6 +13,8 @@
 * :func:`prove_family` / :func:`check_family` (:mod:`fairtheory.proofs.parametric`, trusted part
   :mod:`fairtheory.proofs.parametric_kernel`): a PEP bound proved for every step size in an interval
   (rational-function multipliers, exact root counting).
+* :func:`prove_potential` (:mod:`fairtheory.proofs.potential_search`, trusted part
+  :mod:`fairtheory.proofs.kernel.potential_kernel`): a bound for every number of iterations, by a potential function.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from fairtheory.proofs.certificate import Certificate, certify_exact, certify_pe
 from fairtheory.proofs.check import check_proof, describe, implies, statement_of
 
 __all__ = ["Certificate", "certify_pep", "certify_exact", "check_certificate", "statement", "check_proof", "describe",
-           "implies", "statement_of", "fit_closed_form", "prove_family", "check_family"]
+           "implies", "statement_of", "fit_closed_form", "prove_family", "check_family", "prove_potential"]
 
 
 def __getattr__(name: str) -> Any:
@@ -32,6 +34,8 @@ def __getattr__(name: str) -> Any:
         return importlib.import_module("fairtheory.proofs.fit").fit_closed_form
     if name in ("prove_family", "check_family"):
         return getattr(importlib.import_module("fairtheory.proofs.parametric"), name)
+    if name == "prove_potential":
+        return importlib.import_module("fairtheory.proofs.potential_search").prove_potential
     if name in ("symbolic", "fit", "search", "parametric", "parametric_kernel"):
         return importlib.import_module(f"fairtheory.proofs.{name}")
     raise AttributeError(f"module 'fairtheory.proofs' has no attribute {name!r}")

@@ -1,0 +1,496 @@
+r"""Trusted kernel of ``"pep-potential"`` certificates: a bound for **every** number of iterations, by induction.
+
+Statement (numbers are rational strings; a *t-polynomial* is a coefficient list in the parameter ``t``, constant
+term first; a *k-polynomial* is a list of t-polynomials, the coefficients of ``k^0, k^1, ...``)::
+
+    {"class": {"functions": "smooth-convex", "mu": "0"}, "normalisation": NORMALISATION, "n": int, "p": [q, ...],
+     "method": {"name": "gd"} | {"name": "local_gd", "kappa": int, "schedule": "rfedfair"|"fedavg", "output": "002"},
+     "parameter": {"name": "h"|"beta_L", "lo": q, "hi": q},                       # 0 <= lo <= hi; lo = hi: one value
+     "potential": {"terms": {"f"|"xx"|"xg"|"gg": k-poly, ...}, "den": t-poly,
+                   "initial": {"num": t-poly, "den": t-poly},                     # B0(t)
+                   "weight": {"num": t-poly, "den": t-poly}},                     # w(t): local_gd only
+     "bound": {"rho2": "0", "num": k-poly, "den": k-poly}}                       # in N (gd) / T_N (local_gd)
+
+The potential at iteration (gd) or round (local_gd) ``k`` of a state ``x`` is
+``phi_k(x) = (c_f (G(x) - G*) + c_xx ||x - x*||^2 + c_xg <x - x*, grad G(x)> + c_gg ||grad G(x)||^2) / den(t)``,
+each ``c`` a k-polynomial.  **Meaning** (units as in ``pep-family``, docs/proofs.md 7.1): for every ``t`` in
+``[lo, hi]`` and every instance (``n`` L-smooth convex clients, ``grad f_i(x*) = 0``, ``||x0 - x*||^2 <= D0``, step
+``t / L``), gd: ``f(x_N) - f* <= L D0 num(N, t)/den(N, t)`` for **every** ``N >= 1``; local_gd (002 Alg. 1, full
+participation, 002 output): ``G(theta_tilde) - G* <= L D0 num(T_N, t)/den(T_N, t)`` for **every** ``T_N >= 0``.
+
+Obligations the kernel builds from the statement alone (each a small PEP over ``Q[t][k]``, L = D0 = 1):
+
+* ``step``, for every ``k >= 0``: gd ``phi_{k+1}(x - t g) - phi_k(x) <= 0``; local_gd (one round of ``kappa`` local
+  steps from the server model ``x``, then the ``p``-average ``x+``) ``phi_{k+1}(x+) - phi_k(x) + w (G(x) - G*) <= 0``;
+* ``initial``: ``phi_0(start) <= B0`` with ``||x0 - x*||^2 <= 1`` (gd: ``start = x0``; local_gd: round 0 from ``x0``);
+* ``final``, gd, for every ``N >= 1``: ``B0 den_b(N) (f(x) - f*) - num_b(N) phi_N(x) <= 0`` at any point ``x``;
+  local_gd, for every ``k >= 0``: ``-phi_k(x) <= 0``;
+
+and scalar conditions: ``den(t), B0, w > 0`` on the range; gd ``num_b(N) >= 0``, ``den_b(N) > 0`` for ``N >= 1``;
+local_gd ``den_b(T) > 0`` and ``num_b(T) w (T + 1) - den_b(T) B0 >= 0`` for ``T >= 0``.  Induction (gd:
+``phi_N <= ... <= phi_0 <= B0``; local_gd: telescoping over rounds ``0..T_N`` plus one virtual round, then Jensen
+for the convex ``G``) gives the bound: docs/proofs.md section 8.
+
+Evidence: ``{"step" | "initial" | "final": {"denominator": t-poly d, "multipliers": [[row, k-poly], ...]}}``.  For an
+obligation ``E <= 0`` with rows ``<A_r, Gram> + a_r . F + c_r <= 0`` (``lambda_r = num_r(k, t)/d(t)``) the kernel
+checks exactly: ``d > 0``; ``num_r >= 0``; function values ``sum_r num_r a_r = d E_F`` as polynomials in ``(k, t)``;
+``S = sum_r num_r A_r - d E_G`` PSD and ``d E_c - sum_r num_r c_r <= 0``, for every ``k >= 0`` (``k`` is ``N - 1``
+in ``final`` of gd) and every ``t`` in the range.  "For every ``k >= 0``" is decided by *coefficients*: a
+k-polynomial whose every coefficient is ``>= 0`` (a matrix: PSD) on the range is so for all real ``k >= 0``.  When
+``lo = hi`` it is decided exactly instead: ``t`` is substituted and ``p(k) >= 0`` on ``[0, inf)`` iff
+``u^D p((1-u)/u) >= 0`` on ``[0, 1]`` (:func:`_u`), decided by the ``pep-family`` routines.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from fractions import Fraction
+from math import comb
+from typing import Any
+
+from fairtheory.proofs.kernel.family import (
+    NORMALISATION,
+    POLYNOMIALS,
+    P,
+    _fq,
+    _frac,
+    _poly,
+    _q,
+    no_root_on,
+    nonneg_on,
+    poly_json,
+    psd_on,
+)
+from fairtheory.proofs.kernel.pep import _int, _keys
+from fairtheory.proofs.kernel.rows import BadStatement, Symbols, add, avg, gram, interpolation_rows
+
+__all__ = ["canonical", "to_json", "obligations", "check_potential", "explain_potential", "statement_of", "implies",
+           "describe", "bound_at", "KP", "TERMS", "PARAMETER"]
+
+KP = list[Any]  # a k-polynomial: t-polynomials (fmpq_poly), coefficient of k^m at index m
+TERMS = ("f", "xx", "xg", "gg")
+PARAMETER = {"gd": "h", "local_gd": "beta_L"}
+MAX_DIM, MAX_KDEG, MAX_TDEG, MAX_DIGITS, MAX_EV_DIGITS, MAX_PARAM = 22, 4, 8, 60, 40, 100
+
+
+# ------------------------------------------------------------------------------------------------ k-polynomials
+def _kp(x: Any, what: str, digits: int = MAX_DIGITS) -> KP:
+    if not isinstance(x, list) or not 1 <= len(x) <= MAX_KDEG + 1:
+        raise BadStatement(f"{what}: a list of 1 to {MAX_KDEG + 1} t-polynomials (powers of k)")
+    return _trim([_poly(c, what, MAX_TDEG, digits) for c in x])
+
+
+def _trim(a: KP) -> KP:
+    a = list(a)
+    while len(a) > 1 and a[-1] == 0:
+        a.pop()
+    return a or [P(0)]
+
+
+def _kjson(a: KP) -> list[list[str]]:
+    return [poly_json(c) for c in _trim(a)]
+
+
+def _kadd(a: KP, b: KP, c: Any = 1) -> KP:
+    n = max(len(a), len(b))
+    return _trim([(a[m] if m < len(a) else P(0)) + c * (b[m] if m < len(b) else P(0)) for m in range(n)])
+
+
+def _kmul(a: KP, b: KP) -> KP:
+    out = [P(0)] * (len(a) + len(b) - 1)
+    for i, x in enumerate(a):
+        for j, y in enumerate(b):
+            out[i + j] += x * y
+    return _trim(out)
+
+
+def _shift(a: KP) -> KP:
+    """``p(k + 1)`` as a k-polynomial."""
+    return _trim([sum((comb(m, j) * a[m] for m in range(j, len(a))), P(0)) for j in range(len(a))])
+
+
+def _u(a: KP, t: Fraction, D: int) -> Any:
+    """``u^D p((1 - u)/u)`` at ``t`` (``D >= deg p``): ``p(k) >= 0`` for all ``k >= 0`` iff this is ``>= 0`` on
+    ``[0, 1]`` (``k = (1 - u)/u`` maps ``(0, 1]`` onto ``[0, inf)``; ``u = 0`` by continuity)."""
+    u, v = P([0, 1]), P([1, -1])
+    return sum((c(_fq(t)) * v ** m * u ** (D - m) for m, c in enumerate(a)), P(0))
+
+
+class _Range:
+    """The parameter range: coefficient-wise decisions for ``lo < hi``, exact in ``k`` for ``lo = hi``."""
+
+    def __init__(self, lo: Fraction, hi: Fraction) -> None:
+        self.lo, self.hi, self.point = lo, hi, lo == hi
+
+    def pos_t(self, f: Any) -> bool:
+        return bool(f(_fq(self.lo)) > 0) and (self.point or no_root_on(f, self.lo, self.hi))
+
+    def nonneg_k(self, a: KP) -> bool:
+        if self.point:
+            return nonneg_on(_u(a, self.lo, len(a) - 1), Fraction(0), Fraction(1))
+        return all(nonneg_on(c, self.lo, self.hi) for c in a)
+
+    def pos_k(self, a: KP) -> bool:
+        if self.point:
+            return no_root_on(_u(a, self.lo, len(a) - 1), Fraction(0), Fraction(1)) and a[0](_fq(self.lo)) > 0
+        return self.pos_t(a[0]) and self.nonneg_k(a)
+
+    def psd_k(self, M: Mapping[tuple[int, int], KP], dim: int) -> tuple[bool, str]:
+        D = max((len(v) for v in M.values()), default=1) - 1
+        if self.point:
+            return psd_on({key: _u(v, self.lo, D) for key, v in M.items()}, dim, Fraction(0), Fraction(1))
+        for m in range(D + 1):
+            ok, why = psd_on({key: v[m] for key, v in M.items() if m < len(v) and v[m] != 0}, dim, self.lo, self.hi)
+            if not ok:
+                return False, f"k^{m} block: {why}"
+        return True, ""
+
+
+# ------------------------------------------------------------------------------------------------ statement
+def _ratio(x: Any, what: str) -> tuple[Any, Any]:
+    x = _keys(x, what, {"num", "den"})
+    return _poly(x["num"], what, MAX_TDEG, MAX_DIGITS), _poly(x["den"], what, MAX_TDEG, MAX_DIGITS)
+
+
+def canonical(st: Any) -> dict[str, Any]:
+    """The statement with every number parsed and every field validated (raises :class:`BadStatement`)."""
+    st = _keys(st, "statement", {"class", "normalisation", "n", "p", "method", "parameter", "potential", "bound"})
+    cl = _keys(st["class"], "class", {"functions", "mu"})
+    if cl["functions"] != "smooth-convex" or _q(cl["mu"], "mu") != 0:
+        raise BadStatement("class must be smooth-convex with mu = 0")
+    if not isinstance(st["normalisation"], Mapping) or dict(st["normalisation"]) != NORMALISATION:
+        raise BadStatement(f"normalisation must be exactly {NORMALISATION}")
+    n = _int(st["n"], "n", 1, 4)
+    if not isinstance(st["p"], list) or len(st["p"]) != n:
+        raise BadStatement("p must list n weights")
+    p = [_q(x, "p") for x in st["p"]]
+    if any(x <= 0 for x in p) or sum(p) != 1:
+        raise BadStatement("p: weights must be > 0 and sum to 1 exactly")
+    m = st["method"]
+    if not isinstance(m, Mapping) or m.get("name") not in PARAMETER:
+        raise BadStatement(f"method.name must be one of {sorted(PARAMETER)}")
+    if m["name"] == "gd":
+        _keys(m, "method", {"name"})
+        method: dict[str, Any] = {"name": "gd"}
+        if n != 1:
+            raise BadStatement("gd: n must be 1")
+    else:
+        m = _keys(m, "method", {"name", "kappa", "schedule", "output"})
+        if m["schedule"] not in ("rfedfair", "fedavg") or m["output"] != "002":
+            raise BadStatement("local_gd: schedule 'rfedfair'|'fedavg', output '002' (the averaged rule)")
+        method = {"name": "local_gd", "kappa": _int(m["kappa"], "kappa", 1, 8), "schedule": m["schedule"], "output": "002"}
+    par = _keys(st["parameter"], "parameter", {"name", "lo", "hi"})
+    if par["name"] != PARAMETER[method["name"]]:
+        raise BadStatement(f"parameter of {method['name']} must be named {PARAMETER[method['name']]!r}")
+    lo, hi = _q(par["lo"], "lo"), _q(par["hi"], "hi")
+    if not 0 <= lo <= hi <= MAX_PARAM:
+        raise BadStatement(f"parameter range must satisfy 0 <= lo <= hi <= {MAX_PARAM}")
+    avg_rule = method["name"] == "local_gd"
+    pot = _keys(st["potential"], "potential", {"terms", "den", "initial"} | ({"weight"} if avg_rule else set()))
+    terms = pot["terms"]
+    if not isinstance(terms, Mapping) or not terms or not set(terms) <= set(TERMS):
+        raise BadStatement(f"potential.terms: a non-empty map from {TERMS} to k-polynomials")
+    potential = {"terms": {k: _kp(terms[k], f"potential term {k}") for k in TERMS if k in terms},
+                 "den": _poly(pot["den"], "potential den", MAX_TDEG, MAX_DIGITS),
+                 "initial": _ratio(pot["initial"], "potential initial")}
+    if avg_rule:
+        potential["weight"] = _ratio(pot["weight"], "potential weight")
+    b = _keys(st["bound"], "bound", {"rho2", "num", "den"})
+    if _q(b["rho2"], "rho2") != 0:
+        raise BadStatement("bound: rho2 = 0 (the only form of version 1)")
+    return {"class": {"functions": "smooth-convex", "mu": Fraction(0)}, "normalisation": dict(NORMALISATION), "n": n,
+            "p": p, "method": method, "parameter": {"name": par["name"], "lo": lo, "hi": hi}, "potential": potential,
+            "bound": {"rho2": Fraction(0), "num": _kp(b["num"], "bound num"), "den": _kp(b["den"], "bound den")}}
+
+
+def to_json(st: Mapping[str, Any]) -> dict[str, Any]:
+    """A canonical statement as plain JSON."""
+    pot = st["potential"]
+    pj: dict[str, Any] = {"terms": {k: _kjson(v) for k, v in pot["terms"].items()}, "den": poly_json(pot["den"]),
+                          "initial": {"num": poly_json(pot["initial"][0]), "den": poly_json(pot["initial"][1])}}
+    if "weight" in pot:
+        pj["weight"] = {"num": poly_json(pot["weight"][0]), "den": poly_json(pot["weight"][1])}
+    par = st["parameter"]
+    return {"class": {"functions": "smooth-convex", "mu": "0"}, "normalisation": dict(NORMALISATION), "n": st["n"],
+            "p": [str(x) for x in st["p"]], "method": dict(st["method"]),
+            "parameter": {"name": par["name"], "lo": str(par["lo"]), "hi": str(par["hi"])}, "potential": pj,
+            "bound": {"rho2": "0", "num": _kjson(st["bound"]["num"]), "den": _kjson(st["bound"]["den"])}}
+
+
+# ------------------------------------------------------------------------------------------------ obligations
+class _Ob:
+    """One obligation ``E <= 0``: ``E`` as k-polynomials (``G`` Gram entries, ``F`` values, ``c`` constant)."""
+
+    def __init__(self, st: Mapping[str, Any]) -> None:
+        self.st, self.b = st, Symbols(st["n"], st["p"], POLYNOMIALS, MAX_DIM, st)
+        # rho^2 = 0 exactly: every grad f_i(x*) = 0 (the basis vectors Symbols reserves for them stay unused)
+        self.b.stars = [{} for _ in range(st["n"])]
+        self.b.points = [[({}, {}, None)] for _ in range(st["n"])]
+        self.G: dict[tuple[int, int], KP] = {}
+        self.F: dict[int, KP] = {}
+        self.c: KP = [P(0)]
+
+    def grad(self, x: dict[int, Any]) -> dict[int, Any]:
+        return avg([self.b.oracle(i, x)[0] for i in range(self.st["n"])], [P(_fq(w)) for w in self.st["p"]])
+
+    def value(self, x: dict[int, Any], c: KP) -> None:
+        for i in range(self.st["n"]):
+            f = self.b.oracle(i, x)[1]
+            self.F[f] = _kadd(self.F.get(f, [P(0)]), c, P(_fq(self.st["p"][i])))
+
+    def quad(self, u: dict[int, Any], v: dict[int, Any], c: KP) -> None:
+        tmp: dict[tuple[int, int], Any] = {}
+        gram(u, v, P(1), tmp)
+        for key, e in tmp.items():
+            self.G[key] = _kadd(self.G.get(key, [P(0)]), [e * x for x in c])
+
+    def phi(self, x: dict[int, Any], scale: KP, shift: int = 0, at0: bool = False) -> None:
+        """``E += scale * den * phi_{k + shift}(x)`` (``at0``: ``phi_0(x)``, no ``k``)."""
+        terms = self.st["potential"]["terms"]
+        cs = {}
+        for name, c in terms.items():
+            for _ in range(shift):
+                c = _shift(c)
+            c = c[:1] if at0 else c
+            cs[name] = _kmul(scale, c)
+        g = self.grad(x) if {"xg", "gg"} & set(cs) else {}
+        if "f" in cs:
+            self.value(x, cs["f"])
+        for name, (u, v) in {"xx": (x, x), "xg": (x, g), "gg": (g, g)}.items():
+            if name in cs:
+                self.quad(u, v, cs[name])
+
+    def rows(self, dist: bool) -> list[Any]:
+        rows = interpolation_rows(self.b, Fraction(1), Fraction(0), max_rows=MAX_DIM * MAX_DIM)
+        if dist:
+            d: dict[tuple[int, int], Any] = {}
+            gram({0: P(1)}, {0: P(1)}, P(1), d)
+            rows.append((d, {}, Fraction(-1)))  # ||x0 - x*||^2 <= D0 = 1
+        return rows
+
+
+def _round(ob: _Ob, x: dict[int, Any], steps: int) -> dict[int, Any]:
+    """``steps`` local gradient steps (size ``t``) of every client from ``x``, then the ``p``-average."""
+    n, t = ob.st["n"], P([0, 1])
+    Y = [x] * n
+    for _ in range(steps):
+        Y = [add(Y[i], ob.b.oracle(i, Y[i])[0], -t) for i in range(n)]
+    return avg(Y, [P(_fq(w)) for w in ob.st["p"]])
+
+
+def obligations(st: Mapping[str, Any]) -> dict[str, tuple[_Ob, list[Any]]]:
+    """``{"step", "initial", "final"}`` -> (obligation, rows) of a canonical statement (module doc)."""
+    pot, m = st["potential"], st["method"]
+    (bn, bd), one, x = pot["initial"], [P(1)], {0: P(1)}
+    out = {}
+    step = _Ob(st)
+    if m["name"] == "gd":
+        step.phi(add(x, step.grad(x), -P([0, 1])), one, shift=1)
+        step.phi(x, [P(-1)])
+    else:
+        wn, wd = pot["weight"]
+        step.phi(_round(step, x, m["kappa"]), [wd], shift=1)
+        step.phi(x, [-wd])
+        step.value(x, [wn * pot["den"]])
+    out["step"] = (step, step.rows(False))
+    init = _Ob(st)
+    start = x if m["name"] == "gd" else _round(init, x, 1 if m["schedule"] == "rfedfair" else m["kappa"])
+    init.phi(start, [bd], at0=True)
+    init.c = [-bn * pot["den"]]
+    out["initial"] = (init, init.rows(True))
+    fin = _Ob(st)
+    if m["name"] == "gd":  # k = N - 1 >= 0
+        fin.value(x, [bn * pot["den"] * c for c in _shift(st["bound"]["den"])])
+        fin.phi(x, [-bd * c for c in _shift(st["bound"]["num"])], shift=1)
+    else:
+        fin.phi(x, [P(-1)])
+    out["final"] = (fin, fin.rows(False))
+    return out
+
+
+# ------------------------------------------------------------------------------------------------ checking
+def _check_ob(name: str, ob: _Ob, rows: list[Any], ev: Any, rng: _Range) -> str:
+    ev = _keys(ev, f"evidence.{name}", {"denominator", "multipliers"})
+    d = _poly(ev["denominator"], "denominator", MAX_TDEG, MAX_EV_DIGITS)
+    ms = ev["multipliers"]
+    if not isinstance(ms, list) or len(ms) > len(rows):
+        raise BadStatement("multipliers: at most one per row")
+    nums: dict[int, KP] = {}
+    for pair in ms:
+        if not isinstance(pair, list) or len(pair) != 2:
+            raise BadStatement("multiplier [row, k-polynomial]")
+        r = _int(pair[0], "multiplier row", 0, len(rows) - 1)
+        if r in nums:
+            raise BadStatement("repeated multiplier row")
+        nums[r] = _kp(pair[1], "multiplier", MAX_EV_DIGITS)
+    where = f"{name} obligation"
+    if not rng.pos_t(d):
+        return f"{where}: the denominator is not positive on the range"
+    for r, a in nums.items():
+        if not rng.nonneg_k(a):
+            return f"{where}: the multiplier of row {r} is negative for some k >= 0 and parameter in the range"
+    F = {f: [-d * x for x in v] for f, v in ob.F.items()}
+    S = {key: [-d * x for x in v] for key, v in ob.G.items()}
+    K = [d * x for x in ob.c]
+    for r, a in nums.items():
+        G, Fr, c = rows[r]
+        for f, w in Fr.items():
+            F[f] = _kadd(F.get(f, [P(0)]), a, P(_fq(w)))
+        for key, e in G.items():
+            S[key] = _kadd(S.get(key, [P(0)]), [e * x for x in a])
+        if c:
+            K = _kadd(K, a, P(_fq(-c)))
+    bad = [f for f, v in F.items() if any(x != 0 for x in v)]
+    if bad:
+        return f"{where}: the function values do not cancel (value {bad[0]})"
+    if not rng.nonneg_k([-x for x in K]):
+        return f"{where}: the constant term is positive for some k"
+    ok, why = rng.psd_k({key: _trim(v) for key, v in S.items() if any(x != 0 for x in v)}, ob.b.dim)
+    return "" if ok else f"{where}: the slack matrix is not PSD for every k >= 0 and parameter: {why}"
+
+
+def _scalars(st: Mapping[str, Any], rng: _Range) -> str:
+    pot, (bn, bd) = st["potential"], st["potential"]["initial"]
+    num, den = st["bound"]["num"], st["bound"]["den"]
+    if not (rng.pos_t(pot["den"]) and rng.pos_t(bd)):
+        return "the potential's or the initial bound's denominator is not positive on the range"
+    if st["method"]["name"] == "gd":
+        if not rng.pos_t(bn):
+            return "the initial bound B0 is not positive on the range"
+        if not (rng.nonneg_k(_shift(num)) and rng.pos_k(_shift(den))):
+            return "the bound's numerator is negative or its denominator not positive for some N >= 1"
+        return ""
+    wn, wd = pot["weight"]
+    if not (rng.pos_t(wn) and rng.pos_t(wd)):
+        return "the weight w is not positive on the range"
+    if not rng.pos_k(den):
+        return "the bound's denominator is not positive for some T_N >= 0"
+    lhs = _kadd(_kmul(num, [wn * bd, wn * bd]), _kmul(den, [wd * bn]), -1)  # times wd B0den > 0
+    if not rng.nonneg_k(lhs):
+        return "B0 / (w (T_N + 1)) exceeds the stated bound for some T_N >= 0"
+    return ""
+
+
+def explain_potential(d: Any) -> tuple[bool, str]:
+    """``(True, "")`` when the certificate checks, else ``(False, the first failure in words)``; never raises."""
+    try:
+        if not isinstance(d, Mapping) or d.get("kind") != "pep-potential" or d.get("version") != 1:
+            raise BadStatement("not a version-1 pep-potential certificate")
+        if not set(d) <= {"kind", "version", "statement", "evidence", "meta"} or not {"statement", "evidence"} <= set(d):
+            raise BadStatement("top-level keys: kind, version, statement, evidence (and meta, never read)")
+        st = canonical(d["statement"])
+        rng = _Range(st["parameter"]["lo"], st["parameter"]["hi"])
+        why = _scalars(st, rng)
+        if why:
+            return False, why
+        ev = _keys(d["evidence"], "evidence", {"step", "initial", "final"})
+        for name, (ob, rows) in obligations(st).items():
+            why = _check_ob(name, ob, rows, ev[name], rng)
+            if why:
+                return False, why
+        return True, ""
+    except BadStatement as exc:
+        return False, f"malformed: {exc}"
+    except Exception as exc:  # noqa: BLE001 - a checker of untrusted data never raises
+        return False, f"malformed: {type(exc).__name__}: {exc}"
+
+
+def check_potential(d: Any) -> bool:
+    """Exact re-check of a ``"pep-potential"`` certificate dict; ``False`` on anything malformed, never raises."""
+    return explain_potential(d)[0]
+
+
+# ------------------------------------------------------------------------------------------------ reading
+def statement_of(d: Any) -> dict[str, Any] | None:
+    """The canonical statement of a ``"pep-potential"`` certificate dict (``None`` when malformed)."""
+    try:
+        if not isinstance(d, Mapping) or d.get("kind") != "pep-potential" or d.get("version") != 1:
+            return None
+        return canonical(d.get("statement"))
+    except Exception:  # noqa: BLE001 - untrusted data
+        return None
+
+
+def _at(a: KP, k: int) -> Any:
+    return sum((c * k ** m for m, c in enumerate(a)), P(0))
+
+
+def bound_at(st: Mapping[str, Any], k: int, t: Fraction) -> Fraction:
+    """The stated bound (units ``L D0``) at ``N = k`` (gd) or ``T_N = k`` (local_gd) and parameter ``t``."""
+    num, den = _at(st["bound"]["num"], k), _at(st["bound"]["den"], k)
+    return _frac(num(_fq(t))) / _frac(den(_fq(t)))
+
+
+def implies(a: Mapping[str, Any], kind: str, b: Any) -> bool:
+    """Whether the canonical ``pep-potential`` statement ``a`` implies the statement ``b`` of ``kind``:
+
+    * ``"pep-potential"``: the same class, clients, weights and method, ``b``'s range inside ``a``'s, and ``b``'s
+      bound at least ``a``'s for every ``N >= 1`` (``T_N >= 0``) and parameter in ``b``'s range, with positive
+      denominators (decided as the obligations are: by coefficients in ``k``, exactly when ``lo = hi``);
+    * ``"pep-family"`` (one ``N`` or ``T_N``): the same class, clients, weights, method (gd: any ``N >= 1``; local_gd:
+      the same ``kappa``, schedule and output), ``b``'s range inside ``a``'s, and ``a``'s bound at that ``N`` at most
+      ``b``'s on ``b``'s range (exactly, as :func:`fairtheory.proofs.kernel.family.implies`)."""
+    try:
+        if kind == "pep-potential":
+            b = canonical(b)
+            same = all(a[k] == b[k] for k in ("class", "normalisation", "n", "p", "method"))
+        elif kind == "pep-family":
+            from fairtheory.proofs.kernel import family as fk
+
+            b = fk.canonical(b)
+            mb = dict(b["method"])
+            N = mb.pop("T_N" if mb["name"] == "local_gd" else "N")
+            same = all(a[k] == b[k] for k in ("n", "p")) and dict(a["method"]) == mb and b["bound"]["rho2"] == 0 \
+                and b["class"]["functions"] == "smooth-convex" and b["class"]["mu"] == 0
+        else:
+            return False
+        pa, pb = a["parameter"], b["parameter"]
+        if not same or pa["name"] != pb["name"] or not (pa["lo"] <= pb["lo"] and pb["hi"] <= pa["hi"]):
+            return False
+        if kind == "pep-family":
+            na, da = _at(a["bound"]["num"], N), _at(a["bound"]["den"], N)
+            nb, db = b["bound"]["num"], b["bound"]["den"]
+            return bool(no_root_on(da, pb["lo"], pb["hi"]) and no_root_on(db, pb["lo"], pb["hi"])
+                        and nonneg_on((nb * da - na * db) * da * db, pb["lo"], pb["hi"]))
+        rng = _Range(pb["lo"], pb["hi"])
+        sh = _shift if a["method"]["name"] == "gd" else (lambda x: x)
+        (na, da), (nb, db) = (sh(a["bound"]["num"]), sh(a["bound"]["den"])), (sh(b["bound"]["num"]), sh(b["bound"]["den"]))
+        return rng.pos_k(da) and rng.pos_k(db) and rng.nonneg_k(_kadd(_kmul(nb, da), _kmul(na, db), -1))
+    except Exception:  # noqa: BLE001 - a malformed statement implies nothing
+        return False
+
+
+def _kstr(a: KP, kv: str, tv: str) -> str:
+    from fairtheory.proofs.kernel.family import _pstr
+
+    parts = []
+    for m, c in enumerate(a):
+        if c == 0:
+            continue
+        cs = _pstr(c, tv)
+        mono = "" if m == 0 else kv if m == 1 else f"{kv}^{m}"
+        parts.append(cs if not mono else mono if cs == "1" else f"({cs}) {mono}")
+    return " + ".join(reversed(parts)) if parts else "0"
+
+
+def describe(st: Mapping[str, Any]) -> str:
+    """The statement in words, generated from its fields: the bound, for whom, and the potential that proves it."""
+    from fairtheory.proofs.kernel.family import _pstr
+
+    m, par, pot = st["method"], st["parameter"], st["potential"]
+    tv = par["name"]
+    rng = f"{tv} = {par['lo']}" if par["lo"] == par["hi"] else f"every {tv} in [{par['lo']}, {par['hi']}]"
+    kv = "N" if m["name"] == "gd" else "T_N"
+    bound = f"L D0 ({_kstr(st['bound']['num'], kv, tv)})/({_kstr(st['bound']['den'], kv, tv)})"
+    names = {"f": "(f(x_k) - f*)/L", "xx": "||x_k - x*||^2", "xg": "<x_k - x*, grad/L>", "gg": "||grad||^2/L^2"}
+    phi = " + ".join(f"[{_kstr(c, 'k', tv)}] {names[k]}" for k, c in pot["terms"].items())
+    phi = f"({phi})/({_pstr(pot['den'], tv)})"
+    if m["name"] == "gd":
+        return (f"for every N >= 1 and {rng}: f(x_N) - f* <= {bound} for gradient descent x_(k+1) = x_k - ({tv}/L) "
+                f"grad f(x_k) on every L-smooth convex f (any L > 0, any dimension) whenever ||x0 - x*||^2 <= D0; "
+                f"by induction on the potential phi_k = {phi}")
+    return (f"for every T_N >= 0 and {rng}: G(x_out) - G* <= {bound} for local GD (002 Alg. 1, {m['schedule']} "
+            f"schedule, full participation), kappa = {m['kappa']}, step beta = {tv}/L, output 002, on every {st['n']} "
+            f"clients f_i, each L-smooth convex, weights p = ({', '.join(map(str, st['p']))}), whenever ||x0 - x*||^2 <= D0 "
+            f"and rho^2 = 0; by the one-round potential phi_k = {phi} (x_k the server model of round k, grad = grad G) "
+            f"decreasing by w (G(x_k) - G*), w = ({_pstr(pot['weight'][0], tv)})/({_pstr(pot['weight'][1], tv)})")

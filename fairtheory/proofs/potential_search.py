@@ -1,0 +1,291 @@
+r"""Untrusted proposer of ``"pep-potential"`` certificates: bounds for every number of iterations (docs/proofs.md 8).
+
+:func:`prove_potential` writes a statement - the potential family, its initial bound, the bound for every ``N`` -
+and the multipliers of its three obligations (one step for every ``k >= 0``, initial, final), then asks the trusted
+kernel :mod:`fairtheory.proofs.kernel.potential_kernel` to check them.  The multipliers are those of the classical
+proofs, written as polynomials in ``(k, t)`` (derived in docs/proofs.md 8.3); nothing here is trusted.  Templates:
+
+* ``gd``, ``potential="classical"`` (default): ``phi_k = (a0 + h k)(f(x_k) - f*) + (L/2)||x_k - x*||^2``; the
+  one-step inequality holds for every ``h`` in ``[0, (1 + sqrt 5)/2]``; the bound is
+  ``(a0 + 1) L D0 / (2 (a0 + h N))``.  ``a0 = 1/2`` (default) makes it ``3 L D0/(4 N h + 2)``, exactly three times
+  Drori & Teboulle's worst case at every ``N`` and ``h`` (the smallest uniform ratio in this family); ``a0 = 0`` is
+  PEPit's Lyapunov 1 (``2 + 1/(N h)`` times the worst case);
+* ``gd``, ``potential="lyapunov2"`` (``h = 1`` only): PEPit's Lyapunov 2 (Taylor & Bach 2019, Thm. 3),
+  ``phi_k = (2k + 1) L (f - f*) + k (k + 2) ||g_k||^2 + L^2 ||x_k - x*||^2``; bound ``3 L D0/(8 N + 6)``;
+* ``local_gd`` (002 Alg. 1, 002 output, ``rho = 0``): ``phi = ||theta - theta*||^2`` decreasing by
+  ``2 beta L (G(theta) - G*) / L`` per round for ``beta L <= 1``; bound ``L D0 / (2 beta L (T_N + 1))``.
+
+Refusals (:class:`PotentialNotProved`) name the reason: for gd beyond ``h = 2`` no bound holds for every ``N``
+(``f = L x^2/2`` gives ``(1 - h)^(2N) L D0 / 2``, unbounded); elsewhere the kernel's first failure and, from a
+float SDP of the one-step inequality at sample ``(k, t)``, a point where the potential does not decrease.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from fairtheory.errors import FairtheoryValueError, SolverError
+from fairtheory.proofs.kernel import potential_kernel as K
+
+__all__ = ["prove_potential", "PotentialCertificate", "PotentialNotProved", "potential_statement"]
+
+
+class PotentialNotProved(SolverError):
+    """No certificate: ``.reason`` in words, ``.point`` the parameter value named (or ``None``)."""
+
+    def __init__(self, message: str, *, point: Fraction | None = None) -> None:
+        RuntimeError.__init__(self, message)
+        self.what, self.solver, self.status = message, "prove_potential", "not proved"
+        self.reason, self.point = message, point
+
+
+def _q(x: Any, what: str) -> Fraction:
+    if isinstance(x, bool) or not isinstance(x, (int, Fraction, str)):
+        raise FairtheoryValueError(f"{what} must be an int, a Fraction or a rational string, got {type(x).__name__}")
+    return Fraction(x)
+
+
+def _range(r: Any, what: str) -> tuple[Fraction, Fraction]:
+    if isinstance(r, tuple) and len(r) == 2:
+        lo, hi = _q(r[0], what), _q(r[1], what)
+    else:
+        lo = hi = _q(r, what)
+    if not 0 <= lo <= hi <= K.MAX_PARAM:
+        raise FairtheoryValueError(f"{what}: need 0 <= lo <= hi <= {K.MAX_PARAM}, got [{lo}, {hi}]")
+    return lo, hi
+
+
+def _s(x: Any) -> str:
+    return str(Fraction(x))
+
+
+def _kp(*coeffs: Any) -> list[list[str]]:
+    """A k-polynomial in JSON: each argument the t-polynomial of ``k^m`` (a list) or a constant."""
+    return [[_s(c) for c in a] if isinstance(a, (list, tuple)) else [_s(a)] for a in coeffs]
+
+
+
+
+def potential_statement(method: str, *, lo: Any, hi: Any, terms: dict[str, Any], initial: tuple[Any, Any],
+                        bound: tuple[Any, Any], den: Any = ("1",), weight: tuple[Any, Any] | None = None, n: int = 1,
+                        p: Any = None, kappa: int | None = None, schedule: str = "rfedfair") -> dict[str, Any]:
+    """A ``pep-potential`` statement in JSON (kernel format, module doc of :mod:`~fairtheory.proofs.kernel.
+    potential_kernel`); ``terms``/``bound`` entries are k-polynomials in JSON, ``initial``/``weight`` pairs of
+    t-polynomials."""
+    from fairtheory.proofs.kernel.family import NORMALISATION
+
+    pw = [_s(x) for x in (p or [Fraction(1, n)] * n)]
+    meth: dict[str, Any] = {"name": "gd"} if method == "gd" else {"name": "local_gd", "kappa": kappa,
+                                                                  "schedule": schedule, "output": "002"}
+    pot: dict[str, Any] = {"terms": terms, "den": list(den), "initial": {"num": list(initial[0]), "den": list(initial[1])}}
+    if weight is not None:
+        pot["weight"] = {"num": list(weight[0]), "den": list(weight[1])}
+    return {"class": {"functions": "smooth-convex", "mu": "0"}, "normalisation": dict(NORMALISATION), "n": n, "p": pw,
+            "method": meth, "parameter": {"name": K.PARAMETER[method], "lo": _s(lo), "hi": _s(hi)}, "potential": pot,
+            "bound": {"rho2": "0", "num": bound[0], "den": bound[1]}}
+
+
+# ------------------------------------------------------------------------------------------------ certificate
+@dataclass
+class PotentialCertificate:
+    """A ``pep-potential`` statement and the multipliers of its obligations (checked by the kernel)."""
+
+    statement: dict[str, Any]          #: JSON statement
+    evidence: dict[str, Any]
+    seconds: float = 0.0
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"kind": "pep-potential", "version": 1, "statement", "evidence", "meta"}`` (meta is never read)."""
+        meta = {"seconds": round(self.seconds, 3), "in_words": self.describe()} | {
+            k: v for k, v in self.meta.items() if isinstance(v, (str, int, float, bool))}
+        return {"kind": "pep-potential", "version": 1, "statement": self.statement, "evidence": self.evidence,
+                "meta": meta}
+
+    def check(self) -> bool:
+        """The kernel's exact re-check of :meth:`to_json`."""
+        return K.check_potential(self.to_json())
+
+    def describe(self) -> str:
+        """The proved statement in words (generated from the canonical statement)."""
+        return K.describe(K.canonical(self.statement))
+
+    def bound(self, *, L: Any = 1, D0: Any = 1, **kw: Any) -> Fraction:
+        """``L D0 b(N, t)`` exactly: ``bound(N=..., h=...)`` (gd) or ``bound(T_N=..., beta_L=...)`` (local_gd)."""
+        st = K.canonical(self.statement)
+        gd = st["method"]["name"] == "gd"
+        kname, tname = ("N" if gd else "T_N"), st["parameter"]["name"]
+        if set(kw) != {kname, tname}:
+            raise FairtheoryValueError(f"bound(): give exactly {kname}= and {tname}=, got {sorted(kw)}")
+        k = kw[kname]
+        if isinstance(k, bool) or not isinstance(k, int) or k < (1 if gd else 0):
+            raise FairtheoryValueError(f"bound(): {kname} must be an integer >= {1 if gd else 0}, got {k!r}")
+        t, Lq, Dq = _q(kw[tname], tname), _q(L, "L"), _q(D0, "D0")
+        if Lq <= 0 or Dq < 0:
+            raise FairtheoryValueError(f"bound(): need L > 0 and D0 >= 0, got L = {Lq}, D0 = {Dq}")
+        lo, hi = st["parameter"]["lo"], st["parameter"]["hi"]
+        if not lo <= t <= hi:
+            raise FairtheoryValueError(f"bound(): {tname} = {t} is outside the proved range [{lo}, {hi}]")
+        return Lq * Dq * K.bound_at(st, k, t)
+
+
+# ------------------------------------------------------------------------------------------------ templates
+def _row(ob: Any, i: int, xj: Any, xk: Any) -> int:
+    """Index of client ``i``'s interpolation row for the ordered pair of points at ``xj``, ``xk`` (``None``: x*)."""
+    off = sum(len(pts) * (len(pts) - 1) for pts in ob.b.points[:i])
+    xs = [x for x, _, _ in ob.b.points[i]]
+    j, k = xs.index({} if xj is None else xj), xs.index({} if xk is None else xk)
+    return off + j * (len(xs) - 1) + (k if k < j else k - 1)
+
+
+def _gd_classical(lo: Fraction, hi: Fraction, a0: Fraction) -> tuple[dict[str, Any], dict[str, Any]]:
+    st = potential_statement("gd", lo=lo, hi=hi, terms={"f": _kp(a0, [0, 1]), "xx": _kp(Fraction(1, 2))},
+                             initial=([_s(a0 + 1)], ["2"]), bound=(_kp(a0 + 1), _kp(2 * a0, [0, 2])))
+    obs = K.obligations(K.canonical(st))
+    ob = obs["step"][0]
+    x, xp = ob.b.points[0][1][0], ob.b.points[0][2][0]
+    step = {"denominator": ["1"], "multipliers": [
+        [_row(ob, 0, x, xp), _kp([a0, 1], [0, 1])],      # f_+ >= f + <g_+, x_+ - x> ... times (a0 + h + h k)
+        [_row(ob, 0, None, x), _kp([0, 1])]]}             # f* >= f + <g, x* - x> + |g|^2/2, times h
+    ob = obs["initial"][0]
+    x0 = ob.b.points[0][1][0]
+    rows = obs["initial"][1]
+    init = {"denominator": ["1"], "multipliers": [[_row(ob, 0, None, x0), _kp(2 * a0)], [len(rows) - 1, _kp(a0 + 1)]]}
+    final = {"denominator": ["1"], "multipliers": []}
+    return st, {"step": step, "initial": init, "final": final}
+
+
+def _gd_lyapunov2(lo: Fraction, hi: Fraction) -> tuple[dict[str, Any], dict[str, Any]]:
+    st = potential_statement("gd", lo=lo, hi=hi, terms={"f": _kp(1, 2), "gg": _kp(0, 2, 1), "xx": _kp(1)},
+                             initial=(["3"], ["2"]), bound=(_kp(3), _kp(6, 8)))
+    obs = K.obligations(K.canonical(st))
+    ob = obs["step"][0]
+    x, xp = ob.b.points[0][1][0], ob.b.points[0][2][0]
+    step = {"denominator": ["1"], "multipliers": [
+        [_row(ob, 0, x, xp), _kp(6, 8, 2)], [_row(ob, 0, xp, x), _kp(3, 6, 2)], [_row(ob, 0, None, x), _kp(2)]]}
+    ob = obs["initial"][0]
+    rows = obs["initial"][1]
+    init = {"denominator": ["1"], "multipliers": [[_row(ob, 0, None, ob.b.points[0][1][0]), _kp(2)],
+                                                  [len(rows) - 1, _kp(3)]]}
+    ob = obs["final"][0]
+    final = {"denominator": ["1"], "multipliers": [[_row(ob, 0, None, ob.b.points[0][1][0]), _kp(24, 12)]]}
+    return st, {"step": step, "initial": init, "final": final}
+
+
+def _local_gd(lo: Fraction, hi: Fraction, n: int, p: list[Fraction], kappa: int, schedule: str,
+              bound: tuple[Any, Any] | None) -> tuple[dict[str, Any], dict[str, Any]]:
+    bnd = bound or (_kp(1), _kp([0, 2], [0, 2]))
+    st = potential_statement("local_gd", lo=lo, hi=hi, terms={"xx": _kp(1)}, initial=(["1"], ["1"]), bound=bnd,
+                             weight=(["0", "2"], ["1"]), n=n, p=p, kappa=kappa, schedule=schedule)
+    obs = K.obligations(K.canonical(st))
+    ob = obs["step"][0]
+    mult = []
+    for i in range(n):
+        pts = [x for x, _, _ in ob.b.points[i]]
+        two_tp = _kp([0, 2 * p[i]])
+        mult.append([_row(ob, i, None, pts[1]), two_tp])
+        for y in pts[2:]:
+            mult += [[_row(ob, i, None, y), two_tp], [_row(ob, i, y, None), two_tp]]
+    step = {"denominator": ["1"], "multipliers": mult}
+    ob, rows = obs["initial"]
+    mult = [[len(rows) - 1, _kp(1)]]
+    for i in range(n):
+        pts = [x for x, _, _ in ob.b.points[i]]
+        for y in pts[1:]:
+            two_tp = _kp([0, 2 * p[i]])
+            mult += [[_row(ob, i, None, y), two_tp], [_row(ob, i, y, None), two_tp]]
+    init = {"denominator": ["1"], "multipliers": mult}
+    return st, {"step": step, "initial": init, "final": {"denominator": ["1"], "multipliers": []}}
+
+
+# ------------------------------------------------------------------------------------------------ float scan
+def _float_excess(st_json: dict[str, Any], k: int, t: Fraction) -> float:
+    """Float SDP value of the one-step obligation at ``(k, t)`` with ``||x - x*||^2 + sum ||g||^2 <= 1`` added
+    (``> 0``: the potential does not decrease there; a float value, never a proof)."""
+    from fairtheory.proofs.parametric import _float_solve
+
+    ob, rows = K.obligations(K.canonical(st_json))["step"]
+    tq = K._fq(t)
+
+    def ev(kp: list[Any]) -> Fraction:
+        return sum((K._frac(c(tq)) * k ** m for m, c in enumerate(kp)), Fraction(0))
+
+    def sub(G: dict[Any, Any]) -> dict[Any, Fraction]:
+        return {key: v for key, e in G.items() if (v := K._frac(e(tq))) != 0}
+
+    rws = [(sub(G), dict(F), c) for G, F, c in rows]
+    rws.append(({(a, a): Fraction(1) for a in range(ob.b.dim)}, {}, Fraction(-1)))
+    obj = ({key: v for key, e in ob.G.items() if (v := ev(e)) != 0}, {f: ev(e) for f, e in ob.F.items()}, ev(ob.c))
+    data = {"dim": ob.b.dim, "nf": ob.b.nf, "n_eq": 0, "n_interp": len(rows), "rows": rws, "objective": obj}
+    _, sol = _float_solve(data)
+    return float(sol.value)
+
+
+def _locate(st_json: dict[str, Any], lo: Fraction, hi: Fraction) -> str:
+    pts = sorted({lo, hi, lo + (hi - lo) / 4, (lo + hi) / 2, lo + 3 * (hi - lo) / 4})
+    for t in pts:
+        for k in (0, 1, 10, 100):
+            try:
+                v = _float_excess(st_json, k, t)
+            except Exception:  # noqa: BLE001 - a float diagnostic only
+                continue
+            if v > 1e-6:
+                return f"; float SDP: the potential increases at k = {k}, parameter = {t} ({float(t):.6g}) by {v:.3g}"
+    return ""
+
+
+# ------------------------------------------------------------------------------------------------ API
+def prove_potential(method: str, *, potential: str = "classical", a0: Any = Fraction(1, 2), n: int = 2,
+                    p: Any = None, kappa: int | None = None, schedule: str = "rfedfair", output: str = "002",
+                    rho2: Any = 0, bound: tuple[Any, Any] | None = None, h: Any = None,
+                    beta_L: Any = None) -> PotentialCertificate:
+    r"""A ``pep-potential`` certificate for every number of iterations (module doc); ``h=(lo, hi)`` (gd) or
+    ``beta_L=(lo, hi)`` (local_gd) a closed rational range, or one value.  ``bound`` (local_gd): a weaker bound
+    ``(num, den)`` as k-polynomials in JSON (e.g. 002 Thm. 1's ``2/(beta L (T_N + 1))``).  Raises
+    :class:`PotentialNotProved` naming the reason."""
+    t0 = time.perf_counter()
+    if method == "gd":
+        if h is None or beta_L is not None:
+            raise FairtheoryValueError("gd: give h=(lo, hi) (step h/L)")
+        lo, hi = _range(h, "h")
+        if hi > 2:
+            raise PotentialNotProved(
+                f"gradient descent with h = {hi} > 2 has no bound for every N: on f(x) = L x^2/2, f(x_N) - f* = "
+                f"(1 - h)^(2N) L D0/2 = {float((1 - hi) ** 2):.4g}^N L D0/2, unbounded in N", point=hi)
+        if potential == "classical":
+            a = _q(a0, "a0")
+            if a < 0:
+                raise FairtheoryValueError(f"a0 must be >= 0, got {a}")
+            st, ev = _gd_classical(lo, hi, a)
+        elif potential == "lyapunov2":
+            if (lo, hi) != (1, 1):
+                raise FairtheoryValueError("potential='lyapunov2' is PEPit's Lyapunov 2 at h = 1 only: pass h=1")
+            st, ev = _gd_lyapunov2(lo, hi)
+        else:
+            raise FairtheoryValueError(f"gd: potential must be 'classical' or 'lyapunov2', got {potential!r}")
+    elif method == "local_gd":
+        if beta_L is None or h is not None:
+            raise FairtheoryValueError("local_gd: give beta_L=(lo, hi) (step beta_L/L)")
+        if output != "002" or _q(rho2, "rho2") != 0:
+            raise PotentialNotProved("local_gd: only the 002 output at rho = 0 has a potential certificate (the "
+                                     "rho > 0 heterogeneity term is not proved for every T_N: docs/proofs.md 8.6)")
+        if kappa is None or isinstance(kappa, bool) or not isinstance(kappa, int) or not 1 <= kappa <= 8:
+            raise FairtheoryValueError(f"kappa must be an integer in [1, 8], got {kappa!r}")
+        lo, hi = _range(beta_L, "beta_L")
+        if lo == 0:
+            raise PotentialNotProved("beta_L = 0: the bound L D0/(2 beta L (T_N + 1)) is infinite there", point=lo)
+        pw = [Fraction(1, n)] * n if p is None else [_q(x, "p") for x in p]
+        st, ev = _local_gd(lo, hi, n, pw, kappa, schedule, bound)
+    else:
+        raise FairtheoryValueError(f"method must be 'gd' or 'local_gd', got {method!r}")
+    cert = PotentialCertificate(st, ev, meta={"potential": potential if method == "gd" else "distance"})
+    ok, why = K.explain_potential(cert.to_json())
+    if not ok:
+        lo_, hi_ = Fraction(st["parameter"]["lo"]), Fraction(st["parameter"]["hi"])
+        raise PotentialNotProved(f"the potential certificate does not check on [{lo_}, {hi_}]: {why}"
+                                 + _locate(st, lo_, hi_))
+    cert.seconds = time.perf_counter() - t0
+    return cert

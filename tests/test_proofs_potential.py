@@ -1,0 +1,197 @@
+"""``pep-potential`` certificates: bounds for every number of iterations (docs/proofs.md section 8).
+
+The kernel (:mod:`fairtheory.proofs.kernel.potential_kernel`) must accept the classical proofs and refuse every
+forgery: a lowered bound, a widened or false range, an edited potential coefficient, edited multipliers, a statement
+up to ``h = 21/10``.  Each proved bound is falsified against the exact worst case."""
+
+from __future__ import annotations
+
+import copy
+from fractions import Fraction as Q
+
+import pytest
+
+from fairtheory.proofs import check_proof, describe, implies, prove_potential, statement_of
+from fairtheory.proofs.kernel import potential_kernel as K
+from fairtheory.proofs.potential_search import PotentialNotProved
+
+GD = (Q(1, 100), Q(1))
+LOCAL = (Q(1, 1000), Q(1, 40))
+
+
+@pytest.fixture(scope="module")
+def gd() -> dict:
+    c = prove_potential("gd", h=GD)
+    assert c.check()
+    return c.to_json()
+
+
+@pytest.fixture(scope="module")
+def local() -> dict:
+    c = prove_potential("local_gd", n=2, kappa=2, output="002", schedule="rfedfair", rho2=0, beta_L=LOCAL)
+    assert c.check()
+    return c.to_json()
+
+
+def _edit(js: dict, f) -> dict:
+    d = copy.deepcopy(js)
+    f(d)
+    return d
+
+
+def test_gd_acceptance(gd: dict) -> None:
+    c = prove_potential("gd", h=GD)
+    assert check_proof(gd)
+    for h in (Q(1, 100), Q(1, 7), Q(1, 2), Q(1)):
+        for N in range(1, 1001):
+            b = c.bound(N=N, h=h, L=1, D0=1)
+            assert b >= Q(1, 1) / (4 * N * h + 2)          # Drori-Teboulle's exact worst case
+            assert b * N <= Q(3, 4) / h                     # O(1/N), explicitly
+    assert c.bound(N=3, h=Q(1, 2), L=2, D0=5) == 10 * Q(3, 8)
+    with pytest.raises(ValueError):
+        c.bound(N=3, h=Q(3, 2))
+    with pytest.raises(ValueError):
+        c.bound(N=0, h=Q(1, 2))
+
+
+def test_gd_beyond_two_refused() -> None:
+    with pytest.raises(PotentialNotProved, match="no bound for every N"):
+        prove_potential("gd", h=(Q(1), Q(21, 10)))
+
+
+def test_gd_template_fails_past_golden_ratio_named() -> None:
+    # the classical potential's one-step inequality holds for h <= (1 + sqrt 5)/2 only: the kernel names the block
+    with pytest.raises(PotentialNotProved, match="step obligation"):
+        prove_potential("gd", h=(Q(1), Q(19, 10)), a0=0)
+
+
+@pytest.mark.parametrize("name,edit", [
+    ("bound lowered 10%", lambda d: d["statement"]["bound"].update(num=[["27/20"]])),
+    ("bound denominator 5 h N", lambda d: d["statement"]["bound"].update(den=[["1"], ["0", "5/2"]])),
+    ("range widened to 21/10", lambda d: d["statement"]["parameter"].update(hi="21/10")),
+    ("range widened to 2", lambda d: d["statement"]["parameter"].update(hi="2")),
+    ("false range lo > hi", lambda d: d["statement"]["parameter"].update(lo="1", hi="1/2")),
+    ("negative range", lambda d: d["statement"]["parameter"].update(lo="-1")),
+    ("potential slope 2h", lambda d: d["statement"]["potential"]["terms"].update(f=[["1/2"], ["0", "2"]])),
+    ("potential a0 = 1", lambda d: d["statement"]["potential"]["terms"].update(f=[["1"], ["0", "1"]])),
+    ("distance weight 1/4", lambda d: d["statement"]["potential"]["terms"].update(xx=[["1/4"]])),
+    ("gradient term added", lambda d: d["statement"]["potential"]["terms"].update(gg=[["1"]])),
+    ("initial bound lowered", lambda d: d["statement"]["potential"]["initial"].update(num=["1"])),
+    ("multiplier negated", lambda d: d["evidence"]["step"]["multipliers"][1].__setitem__(1, [["0", "-1"]])),
+    ("multiplier dropped", lambda d: d["evidence"]["step"]["multipliers"].pop()),
+    ("multiplier moved", lambda d: d["evidence"]["step"]["multipliers"][1].__setitem__(0, 2)),
+    ("initial multiplier changed", lambda d: d["evidence"]["initial"]["multipliers"][1].__setitem__(1, [["2"]])),
+    ("denominator with a root", lambda d: d["evidence"]["step"].update(denominator=["-1/2", "1"])),
+    ("mu = 1/10", lambda d: d["statement"]["class"].update(mu="1/10")),
+    ("normalisation L = 2", lambda d: d["statement"]["normalisation"].update(L="2")),
+    ("method local_gd", lambda d: d["statement"].update(method={"name": "local_gd", "kappa": 1, "schedule": "rfedfair",
+                                                                "output": "002"})),
+    ("unknown key", lambda d: d["statement"].update(extra=1)),
+    ("other kind", lambda d: d.update(kind="pep-family")),
+    ("float coefficient", lambda d: d["statement"]["bound"].update(num=[[1.5]])),
+    ("huge degree", lambda d: d["statement"]["potential"]["terms"].update(f=[["1"]] * 50)),
+])
+def test_gd_forgeries_rejected(gd: dict, name: str, edit) -> None:
+    d = _edit(gd, edit)
+    ok, why = K.explain_potential(d)
+    assert not ok, name
+    assert not check_proof(d), name
+
+
+def test_h_up_to_21_10_statement_rejected(gd: dict) -> None:
+    # a statement claiming 3/(4Nh+2) up to h = 21/10, with the pieces of evidence that work up to 1: false at h > 2
+    d = _edit(gd, lambda d: d["statement"]["parameter"].update(hi="21/10"))
+    ok, why = K.explain_potential(d)
+    assert not ok and "not PSD" in why
+
+
+def test_meta_is_not_read(gd: dict) -> None:
+    assert check_proof(_edit(gd, lambda d: d["meta"].update(in_words="f(x_N) - f* <= 0")))
+
+
+def test_gd_implies(gd: dict) -> None:
+    from fairtheory.proofs.kernel.family import poly
+    from fairtheory.proofs.parametric import family_statement
+
+    s = statement_of(gd)
+    fam = lambda lo, num, N=5: {"kind": "pep-family", "statement": family_statement(  # noqa: E731
+        "gd", lo=lo, hi=Q(1, 2), num=poly(num), den=poly([2, 4 * N]), N=N)}
+    assert implies(s, fam(Q(1, 10), [3]))            # one N, a sub-range, the same bound
+    assert implies(s, fam(Q(1, 10), [4], N=12))      # a weaker bound at another N
+    assert not implies(s, fam(Q(1, 10), [1]))        # Drori-Teboulle's exact bound is stronger: not implied
+    assert not implies(s, fam(Q(0), [3]))            # outside the proved range
+    weaker = _edit(gd["statement"], lambda d: d["bound"].update(num=[["2"]]))
+    stronger = _edit(gd["statement"], lambda d: d["bound"].update(num=[["1"]]))
+    sub = _edit(gd["statement"], lambda d: d["parameter"].update(lo="1/2"))
+    wider = _edit(gd["statement"], lambda d: d["parameter"].update(hi="3/2"))
+    assert implies(s, {"kind": "pep-potential", "statement": weaker})
+    assert implies(s, {"kind": "pep-potential", "statement": sub})
+    assert not implies(s, {"kind": "pep-potential", "statement": stronger})
+    assert not implies(s, {"kind": "pep-potential", "statement": wider})
+    assert "for every N >= 1" in describe(s) and "[1/100, 1]" in describe(s)
+
+
+def test_pepit_lyapunov() -> None:
+    l1 = prove_potential("gd", h=1, a0=0)
+    l2 = prove_potential("gd", h=1, potential="lyapunov2")
+    assert check_proof(l1.to_json()) and check_proof(l2.to_json())
+    assert l1.bound(N=7, h=1) == Q(1, 14) and l2.bound(N=7, h=1) == Q(3, 62)
+    # Lyapunov 2's final relation is PSD for every N >= 1 but not coefficient-wise in N - 1: decided exactly at h = 1
+    d = _edit(l2.to_json(), lambda d: d["statement"]["bound"].update(num=[["29/10"]]))
+    assert not K.check_potential(d)
+    with pytest.raises(ValueError):
+        prove_potential("gd", h=(Q(1, 2), Q(1)), potential="lyapunov2")
+
+
+@pytest.mark.parametrize("steps", [pytest.param((LOCAL[1],)), pytest.param((LOCAL[0], Q(1, 100)), marks=pytest.mark.slow)])
+def test_local_acceptance(local: dict, steps: tuple) -> None:
+    from fairtheory.worstcase import local_gd_worst_case
+
+    c = prove_potential("local_gd", n=2, kappa=2, beta_L=LOCAL)
+    assert check_proof(local)
+    for T_N in (1, 2, 3, 4):
+        for t in steps:
+            wc = local_gd_worst_case(n=2, kappa=2, T_N=T_N, beta=float(t), L=1.0, D0=1.0, rho2=0.0, output="002").value
+            assert float(c.bound(T_N=T_N, beta_L=t)) >= wc * (1 - 1e-7)
+
+
+@pytest.mark.parametrize("name,edit", [
+    ("bound lowered 10%", lambda d: d["statement"]["bound"].update(num=[["9/10"]])),
+    ("weight 3 beta L", lambda d: d["statement"]["potential"]["weight"].update(num=["0", "3"])),
+    ("range widened to 3", lambda d: d["statement"]["parameter"].update(hi="3")),
+    ("range from 0", lambda d: d["statement"]["parameter"].update(lo="0")),
+    ("kappa relabelled", lambda d: d["statement"]["method"].update(kappa=3)),
+    ("weights relabelled", lambda d: d["statement"].update(p=["1/3", "2/3"])),
+    ("output 000", lambda d: d["statement"]["method"].update(output="000")),
+    ("rho2 = 1", lambda d: d["statement"]["bound"].update(rho2="1")),
+    ("distance coefficient 1/2", lambda d: d["statement"]["potential"]["terms"].update(xx=[["1/2"]])),
+    ("initial bound 1/2", lambda d: d["statement"]["potential"]["initial"].update(num=["1/2"])),
+])
+def test_local_forgeries_rejected(local: dict, name: str, edit) -> None:
+    assert not check_proof(_edit(local, edit)), name
+
+
+def test_local_refusals() -> None:
+    with pytest.raises(PotentialNotProved, match="rho > 0"):
+        prove_potential("local_gd", n=2, kappa=2, rho2=1, beta_L=LOCAL)
+    with pytest.raises(PotentialNotProved):
+        prove_potential("local_gd", n=2, kappa=2, beta_L=(Q(1, 10), Q(3)))  # w = 2 beta L needs beta L <= 1
+
+
+def test_theorem1_bound_and_weights() -> None:
+    c = prove_potential("local_gd", n=3, p=[Q(1, 2), Q(1, 3), Q(1, 6)], kappa=3, beta_L=(Q(1, 2**20), Q(1, 40)),
+                        bound=([["2"]], [["0", "1"], ["0", "1"]]))
+    assert check_proof(c.to_json())
+    assert c.bound(T_N=9, beta_L=Q(1, 40)) == Q(8)
+
+
+def test_falsification_every_certificate(gd: dict, local: dict) -> None:
+    """Every certificate made here, against explicit instances run in rationals (quadratic, Huber) at many N."""
+    from verify.claims.proofs_potential import _gd_instances
+
+    for js in (gd, prove_potential("gd", h=1, a0=0).to_json(), prove_potential("gd", h=1, potential="lyapunov2").to_json()):
+        st = K.canonical(js["statement"])
+        lo, hi = st["parameter"]["lo"], st["parameter"]["hi"]
+        for h in {lo, (lo + hi) / 2, hi}:
+            for N in range(1, 60):
+                assert K.bound_at(st, N, h) >= _gd_instances(N, h)
