@@ -30,7 +30,8 @@ def make(out_dir: Path, formats: tuple[str, ...], quick: bool) -> list[Path]:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from fairtheory.proofs.potential_search import PotentialNotProved, prove_potential
+    from fairtheory.proofs.kernel.potential_kernel import explain_potential
+    from fairtheory.proofs.potential_search import PotentialNotProved, _local_gd, prove_potential
     from fairtheory.worstcase import local_gd_worst_case
 
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(10.5, 5.2))
@@ -46,12 +47,9 @@ def make(out_dir: Path, formats: tuple[str, ...], quick: bool) -> list[Path]:
         adm = 1 / 40 if kappa == 1 else min(1 / 40, 1 / (math.sqrt(6) * (kappa - 1)))
         ax.hlines(kappa, float(LO), adm, colors="C3", lw=2.5,
                   label="Theorem 1's admissible steps" if kappa == 1 else None)
-        try:
-            prove_potential("local_gd", n=2, kappa=kappa, beta_L=(Fraction(1), Fraction(2)))
-            refused = False
-        except PotentialNotProved:
-            refused = True
-        if refused:
+        # the same certificate stated on [1, 2]: the kernel refuses it (the potential does not decrease past 1)
+        st, ev = _local_gd(Fraction(1), Fraction(2), 2, [Fraction(1, 2)] * 2, kappa, "rfedfair", None)
+        if not explain_potential({"kind": "pep-potential", "version": 1, "statement": st, "evidence": ev})[0]:
             ax.plot([1.0, 2.0], [kappa, kappa], "x", color="k", ms=5,
                     label="refused: beta L in [1, 2] (the potential does not decrease)" if kappa == 1 else None)
     ax.set_xscale("log")
