@@ -305,4 +305,6 @@ def test_kernel_refuses_statements_that_are_not_methods_or_classes() -> None:
         with pytest.raises(pep_kernel.BadStatement):
             pep_kernel.canonical(bad)
         assert not check_proof({"kind": "pep-dual", "version": 2, "statement": bad, "evidence": {"multipliers": []}})
-    pep_kernel.canonical(lin([[0, [[0, "1"]]], [1, [[0, "1"], [2, "-1/4"]]]]))  # x0, then x0 - g_0/4: a method
+    ok = lin([[0, [[0, "1"]]], [1, [[0, "1"]]], [1, [[0, "1"], [2, "-1/4"]]]])  # x0, then x0 - g_0/4: a method
+    ok["method"]["objective"] = [["1/2", 0], ["1/2", 1]]  # measure G(x0) - G*
+    pep_kernel.canonical(ok)

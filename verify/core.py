@@ -212,6 +212,8 @@ def claim(claim_id: str, *, citation: str | None = None, statement: str | None =
     ``proved`` (it ends ``error``)."""
     if proves is not None and not (callable(proves) or isinstance(proves, (dict, list))):
         raise ValueError(f"proves must be a statement dict, a list of them or a callable(ctx), got {type(proves).__name__}")
+    # a statement given as data is read once, here, into plain JSON: what the runner compares and prints is this copy
+    frozen = proves if proves is None or callable(proves) else freeze_statements(proves)
     if not isinstance(claim_id, str) or not _ID.fullmatch(claim_id):
         raise ValueError(f"claim id must be dotted words like 'family.lemma1', got {claim_id!r}")
     if expected not in EXPECTATIONS:
@@ -231,7 +233,7 @@ def claim(claim_id: str, *, citation: str | None = None, statement: str | None =
         old = REGISTRY.get(claim_id)
         if old is not None and (old.check.__module__, old.check.__qualname__) != (fn.__module__, fn.__qualname__):
             raise KeyError(f"claim {claim_id!r} registered twice ({old.check.__module__} and {fn.__module__})")
-        REGISTRY[claim_id] = ClaimSpec(claim_id, cite, stmt, expected, fn, source, bool(chunked), proves)
+        REGISTRY[claim_id] = ClaimSpec(claim_id, cite, stmt, expected, fn, source, bool(chunked), frozen)
         return fn
 
     return deco
@@ -276,16 +278,52 @@ def run_claim(claim_id: str, ctx: Context) -> ClaimResult:
                        out.adversarial, out.worstcase, out.certificate, words)
 
 
+#: the frozen declared statements of callables ``proves(ctx)``, by ``(claim id, callable, quick, seed)``
+_FROZEN: dict[tuple[str, int, bool, int], list[Any]] = {}
+
+
+def freeze_statements(statements: Any) -> list[Any]:
+    """Declared statement(s) read once into plain JSON (a list): written as canonical JSON (sorted keys, a
+    :class:`~fractions.Fraction` as ``"p/q"``) and parsed back, so that whatever the original objects do later (a
+    ``dict`` subclass answering differently on a second read) the copy is what is compared and printed.  Raises
+    ``ValueError`` for anything that is not plain data."""
+    import json
+    from fractions import Fraction
+
+    def plain(x: Any) -> Any:
+        if isinstance(x, Fraction):
+            return str(x)
+        raise TypeError(f"{type(x).__name__} is not plain JSON data")
+
+    items = list(statements) if isinstance(statements, (list, tuple)) else [statements]
+    try:
+        return json.loads(json.dumps(items, default=plain, sort_keys=True, allow_nan=False))
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise ValueError(f"a declared statement must be plain JSON data: {exc}"[:300]) from None
+
+
 def declared_statements(spec: ClaimSpec, ctx: Context) -> list[Any]:
-    """The claim's structured statement(s) (``@claim(..., proves=...)``) as a list; ``[]`` when it has none."""
+    """The claim's structured statement(s) (``@claim(..., proves=...)``) as a frozen list of plain JSON
+    (:func:`freeze_statements`); ``[]`` when it has none.  Data is frozen at registration; a callable is evaluated
+    once per claim and mode, and its frozen result reused."""
     p = spec.proves
     if p is None:
         return []
-    if callable(p):
+    if not callable(p):
+        return json_copy(p)
+    key = (spec.id, id(p), ctx.quick, ctx.seed)
+    if key not in _FROZEN:
         import inspect
 
-        p = p(ctx) if len(inspect.signature(p).parameters) else p()
-    return list(p) if isinstance(p, (list, tuple)) else [p]
+        _FROZEN[key] = freeze_statements(p(ctx) if len(inspect.signature(p).parameters) else p())
+    return json_copy(_FROZEN[key])
+
+
+def json_copy(x: Any) -> Any:
+    """A deep copy of plain JSON data (callers may edit theirs; the frozen copy stays)."""
+    import json
+
+    return json.loads(json.dumps(x))
 
 
 def bind_statement(out: Outcome, spec: ClaimSpec, ctx: Context) -> tuple[Outcome, list[str] | None]:
@@ -307,6 +345,7 @@ def bind_statement(out: Outcome, spec: ClaimSpec, ctx: Context) -> tuple[Outcome
                                 f"({describe(want)[:200]})"), None
     words = [describe(d) for d in declared]
     out.details["proved_statements"] = words
+    out.details["declared_statements"] = declared
     return out, words
 
 

@@ -1,0 +1,74 @@
+"""Trusted kernel: the one function that turns a checked statement into words.
+
+:func:`words` reads only the canonical statement the kernel checked (:func:`fairtheory.proofs.kernel.check.
+canonical_statement`): the PEP kinds through their kernels' ``describe`` (every number printed from the parsed
+rationals and polynomials, signs normalised: :func:`fairtheory.proofs.kernel.family.canonical` reduces a bound
+``P/Q`` to lowest terms with a positive leading coefficient of ``Q``), the symbolic kind through its kernel's
+``describe``.  The result is one line: user text (goal names, titles) never contains a control character (refused
+here and by :func:`fairtheory.proofs.kernel.check.admissible`), is at most ``MAX_TEXT`` characters, and appears
+quoted (:func:`user_text`) after the mathematics it labels, never as mathematics.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+__all__ = ["words", "user_text"]
+
+
+def user_text(s: Any) -> str:
+    """``s`` quoted as a JSON string (``"..."``, quotes and backslashes escaped), after checking it is a string of at
+    most ``MAX_TEXT`` characters with no control character; raises ``ValueError`` otherwise."""
+    from fairtheory.proofs.kernel.check import MAX_TEXT, _control
+
+    if not isinstance(s, str) or len(s) > MAX_TEXT or _control(s):
+        raise ValueError(f"user text must be a string of at most {MAX_TEXT} characters without control characters")
+    return json.dumps(s, ensure_ascii=True)
+
+
+def _legacy(st: Any) -> str:
+    """A ``"sympy-proof"`` statement (kept until the symbolic kernel replaces it): one ``lhs rel rhs`` per goal
+    (:func:`fairtheory.proofs.symbolic.describe`, the goal names moved after their mathematics, quoted)."""
+    from fairtheory.proofs.symbolic import describe as sym_describe
+
+    names = [g["name"] for g in st["goals"]]
+    for name in names:
+        user_text(name)
+    lines = sym_describe(st).split("\n")
+    if len(lines) != len(names) or not all(line.startswith(f"{name}: ") for line, name in zip(lines, names, strict=True)):
+        raise ValueError("not a well-formed sympy-proof statement")
+    return "; ".join(f"{line[len(name) + 2:]} [goal {user_text(name)}]" for line, name in zip(lines, names, strict=True))
+
+
+def words(kind: Any, st: Any) -> str:
+    """The canonical statement ``st`` of ``kind`` in words, on one line; raises on anything malformed (a statement the
+    kernel would not check, or user text that is not allowed)."""
+    from fairtheory.proofs.kernel import check
+
+    if not check._texts_ok(st):
+        raise ValueError("a statement's texts must be short and free of control characters")
+    if kind == "pep-dual":
+        from fairtheory.proofs.kernel import pep
+
+        text = pep.describe(pep.canonical(st))
+    elif kind == "pep-family":
+        from fairtheory.proofs.kernel import family
+
+        text = family.describe(family.canonical(st))
+    elif kind == "pep-potential":
+        from fairtheory.proofs.kernel import potential_kernel
+
+        text = potential_kernel.describe(potential_kernel.canonical(st))
+    elif kind == "symbolic":
+        mod = check._symbolic()
+        if mod is None:
+            raise ValueError("the symbolic kernel is not installed")
+        text = "; ".join(mod.describe(st).split("\n"))
+    elif kind == "sympy-proof" and check.LEGACY_SYMPY:
+        text = _legacy(st)
+    else:
+        raise ValueError(f"unknown statement kind {str(kind)[:20]!r}")
+    if not isinstance(text, str) or check._control(text):
+        raise ValueError("the words of a statement must be one line")
+    return text
