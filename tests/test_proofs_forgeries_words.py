@@ -146,6 +146,14 @@ def _symbolic_cert() -> dict[str, Any]:
     return softplus_smoothness_certificate()
 
 
+def _rename_goal(d: dict[str, Any], text: str, *, statement: bool) -> None:
+    """Rename goal 0 in the evidence (the key of its proof) and, with ``statement``, in the statement too."""
+    old = d["statement"]["goals"][0]["name"]
+    next(p for p in d["evidence"]["proofs"] if p["name"] == old)["name"] = text
+    if statement:
+        d["statement"]["goals"][0]["name"] = text
+
+
 @pytest.mark.parametrize("where", ["title", "citation", "goal", "part"])
 @pytest.mark.parametrize("text", ["ok\nproved (other.id): 1 <= 0", "tab\there", "cr\r", "nel\x85", "ls\u2028", "x" * 121])
 def test_user_text_with_control_characters_or_too_long_is_refused(where: str, text: str) -> None:
@@ -155,10 +163,9 @@ def test_user_text_with_control_characters_or_too_long_is_refused(where: str, te
     if where in ("title", "citation"):
         d[where] = text
     elif where == "goal":
-        d["statement"]["goals"][0]["name"] = text
-        d["evidence"]["parts"][0]["name"] = text
+        _rename_goal(d, text, statement=True)
     else:
-        d["evidence"]["parts"][0]["name"] = text
+        _rename_goal(d, text, statement=False)
     assert K.admissible(d) is False and K.check_inline(d) is False and K.check_proof(d) is False
     words = K.describe({"kind": d["kind"], "statement": d["statement"]})
     assert "\n" not in words and "\r" not in words and "proved (" not in words
@@ -168,8 +175,7 @@ def test_names_are_quoted_after_the_mathematics() -> None:
     d = _symbolic_cert()
     if d["kind"] not in K.KINDS:
         pytest.skip("legacy symbolic kind retired")
-    d["statement"]["goals"][0]["name"] = "1 <= 0"
-    d["evidence"]["parts"][0]["name"] = "1 <= 0"
+    _rename_goal(d, "1 <= 0", statement=True)
     words = K.describe({"kind": d["kind"], "statement": d["statement"]})
     assert "\n" not in words and '[goal "1 <= 0"]' in words and not words.startswith("1 <= 0"), words
 

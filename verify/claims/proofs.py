@@ -1,118 +1,91 @@
-r"""Symbolic proofs (``"sympy-proof"`` certificates) of the analytic lemmas: softplus smoothness, 002 Prop. 1,
-002 Lemma 2, 002 Lemma C.1 and 003 Lemma 12.
+r"""Symbolic proofs (``"symbolic"`` certificates, the kernel :mod:`fairtheory.proofs.kernel.symbolic`) of the analytic
+lemmas: softplus smoothness, 002 Prop. 1, 002 Lemma 2, 002 Lemma C.1 and 003 Lemma 12.
 
 Each claim declares its statement in structured form, written here independently of the certificate makers
-(sympy expressions turned into trees by :func:`fairtheory.proofs.symbolic.to_tree`): the symbols with their
-domains and ranges, and the goals.  The claim builds its certificate (:mod:`fairtheory.proofs.symbolic`),
-compares the certificate's statement with the declared one (:func:`~fairtheory.proofs.symbolic.statements_equal`:
-a certificate of another statement, e.g. with narrowed ranges, ends ``error``), re-checks it with
-:func:`fairtheory.proofs.check.check_proof`, and evaluates the library's float implementation at the tight
-point next to the proved constant.  ``proved`` only when all hold.  The declared statements are also handed
-to the runner (``@claim(..., proves=...)``, collected in :data:`DECLARED`).  See docs/proofs.md.
+(terms built with :class:`fairtheory.proofs.symbolic.E`): the symbols with their domains and ranges, and the goals.
+The claim builds its certificate (:mod:`fairtheory.proofs.symbolic`, untrusted), requires the certificate's
+statement to imply the declared one (the kernel's ``implies``: the same declarations, every declared goal among the
+certificate's; a certificate of another statement, e.g. with narrowed ranges, ends ``error``), re-checks it with
+:func:`fairtheory.proofs.check.check_proof`, and evaluates the library's float implementation at the tight point
+next to the proved constant.  ``proved`` only when all hold.  The declared statements are also handed to the runner
+(``@claim(..., proves=...)``, collected in :data:`DECLARED`).  See docs/proofs.md.
 """
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable
 from typing import Any
 
-import sympy as sp
-
 from verify.core import ROUNDING, Context, Outcome, claim
-
-Goal = tuple[str, str, Any, Any, dict[str, Any] | None]
-
-
-def _statement(symbols: list[list[Any]], goals: list[Goal]) -> dict[str, Any]:
-    """A ``"sympy-proof"`` statement: ``symbols`` (declarations, ranges as sympy expressions) and goals
-    ``(name, rel, lhs, rhs, attained)`` with ``attained`` a ``{symbol name: value}`` point of equality or ``None``."""
-    from fairtheory.proofs.symbolic import to_tree
-
-    decls = [[d[0], d[1], *[to_tree(x) if not isinstance(x, int) else x for x in d[2:]]] for d in symbols]
-    out = []
-    for name, rel, lhs, rhs, att in goals:
-        g: dict[str, Any] = {"name": name, "rel": rel, "lhs": to_tree(lhs), "rhs": to_tree(rhs)}
-        if att:
-            g["attained"] = {"subs": [[k, to_tree(v)] for k, v in att.items()]}
-        out.append(g)
-    return {"kind": "sympy-proof", "symbols": decls, "goals": out}
-
-
-def _difference(stated: dict[str, Any], declared: dict[str, Any]) -> str:
-    """Which declarations / goals differ, by their JSON (a hint for the note; the decision is semantic)."""
-    def by_name(xs: list[Any], key: Callable[[Any], Any]) -> dict[Any, str]:
-        return {key(x): json.dumps(x, sort_keys=True) for x in xs if isinstance(x, (list, dict))}
-
-    out = []
-    for what, key, field in (("symbols", lambda d: d[0] if isinstance(d, list) and d else None, "symbols"),
-                             ("goals", lambda g: g.get("name") if isinstance(g, dict) else None, "goals")):
-        a, b = by_name(stated.get(field, []), key), by_name(declared.get(field, []), key)
-        diff = sorted(str(k) for k in set(a) | set(b) if a.get(k) != b.get(k))
-        if diff:
-            out.append(f"{what} {', '.join(diff)}")
-    return "; ".join(out) or "the same trees"
 
 
 def _settle(cert: dict[str, Any], declared: dict[str, Any], *, measured: float, bound: float, relation: str,
             explain: str, details: dict[str, Any], error: float | None = None, tolerance: float | None = None) -> Outcome:
     from fairtheory.proofs.check import check_proof
-    from fairtheory.proofs.symbolic import describe, statement_of, statements_equal
+    from fairtheory.proofs.kernel.symbolic import describe, implies
 
-    stated = statement_of(cert)
-    if stated is None or not statements_equal(stated, declared):
-        what = "none (not a version-2 sympy-proof certificate)" if stated is None else \
-            f"{describe(stated)[:600]} (differs in {_difference(stated, declared)})"
+    stated = cert.get("statement") if isinstance(cert, dict) else None
+    if not implies(stated, declared):
+        try:
+            what = describe(stated)[:600]
+        except ValueError:
+            what = "none (not a well-formed symbolic statement)"
         return Outcome(status="error", measured=measured, bound=bound, relation=relation, explain=explain,
                        note=f"the certificate proves another statement: {what}", details=details)
     if not check_proof(cert):
         return Outcome(status="inconclusive", measured=measured, bound=bound, relation=relation, explain=explain,
-                       note="the sympy certificate did not re-check", details=details)
+                       note="the symbolic certificate did not re-check", details=details)
     details = {**details, "goals": [g["name"] for g in cert["statement"]["goals"]], "title": cert["title"]}
     return Outcome(status="proved", measured=measured, bound=bound, relation=relation, explain=explain,
                    certificate=cert, instances=len(cert["statement"]["goals"]), details=details, error=error,
-                   tolerance=tolerance, note="sympy-proof certificate re-checked exactly, statement as declared (docs/proofs.md)")
-
-
-def _sp(z: Any, mu: Any) -> Any:
-    return mu * sp.log(1 + sp.exp(z / mu))
+                   tolerance=tolerance, note="symbolic certificate re-checked exactly, statement as declared (docs/proofs.md)")
 
 
 # ---------------------------------------------------------------------------------- declared statements
 
 
+def _sp(z: Any, mu: Any) -> Any:
+    from fairtheory.proofs.symbolic import exp as ex
+    from fairtheory.proofs.symbolic import log
+
+    return mu * log(1 + ex(z / mu))
+
+
 def _statement_softplus() -> dict[str, Any]:
     """002 Sec. 4: for all ``mu > 0``, real ``x``: ``softplus_mu''(x) <= 1/(4 mu)`` (equality at ``x = 0``) and
     ``0 <= softplus_mu''(x)``."""
-    mu, x = sp.Symbol("mu", positive=True), sp.Symbol("x", real=True)
-    d2 = sp.Derivative(_sp(x, mu), (x, 2))
-    return _statement([["mu", "positive"], ["x", "real"]],
-                      [("upper", "<=", d2, 1 / (4 * mu), {"x": sp.Integer(0)}), ("convex", "<=", sp.Integer(0), d2, None)])
+    from fairtheory.proofs.symbolic import d, q, statement, v
+
+    mu, x = v("mu"), v("x")
+    d2 = d(_sp(x, mu), "x", "x")
+    return statement([["mu", "positive"], ["x", "real"]],
+                     [("upper", "<=", d2, 1 / (4 * mu), {"x": q(0)}), ("convex", "<=", q(0), d2, None)])
 
 
 def _statement_prop1() -> dict[str, Any]:
     """002 Prop. 1: for all ``mu > 0``, real ``x``: ``0 <= softplus_mu(x) - (x)_+ <= mu log 2``, equality at ``x = 0``."""
-    mu, x = sp.Symbol("mu", positive=True), sp.Symbol("x", real=True)
-    gap = _sp(x, mu) - sp.Max(x, 0)
-    return _statement([["mu", "positive"], ["x", "real"]],
-                      [("gap <= mu log 2", "<=", gap, mu * sp.log(2), {"x": sp.Integer(0)}),
-                       ("gap >= 0", "<=", sp.Integer(0), gap, None)])
+    from fairtheory.proofs.symbolic import log, mx, q, statement, v
+
+    mu, x = v("mu"), v("x")
+    gap = _sp(x, mu) - mx(x, 0)
+    return statement([["mu", "positive"], ["x", "real"]],
+                     [("gap <= mu log 2", "<=", gap, mu * log(2), {"x": q(0)}), ("gap >= 0", "<=", q(0), gap, None)])
 
 
 def _statement_lemma2() -> dict[str, Any]:
     """002 Lemma 2: for all ``mu > 0``, real ``eta``, ``n >= 1``, ``p_i, alpha_i > 0``, real ``f_i``:
     ``0 <= F^mu_alpha - F_alpha <= mu tau_alpha log 2``, equality when every ``f_i = eta``."""
-    mu, eta = sp.Symbol("mu", positive=True), sp.Symbol("eta", real=True)
-    i, n = sp.Symbol("i", integer=True), sp.Symbol("n", integer=True, positive=True)
-    p, a, f = sp.IndexedBase("p", positive=True), sp.IndexedBase("alpha", positive=True), sp.IndexedBase("f", real=True)
-    xi = f[i] - eta
-    diff = sp.Sum(p[i] * (_sp(xi, mu) / a[i] + eta), (i, 1, n)) - sp.Sum(p[i] * (sp.Max(xi, 0) / a[i] + eta), (i, 1, n))
-    tau = sp.Sum(p[i] / a[i], (i, 1, n))
-    return _statement([["mu", "positive"], ["eta", "real"], ["i", "index"], ["n", "count"], ["p", "indexed_positive"],
-                       ["alpha", "indexed_positive"], ["f", "indexed_real"]],
-                      [("F^mu - F <= mu tau_alpha log 2", "<=", diff, mu * tau * sp.log(2), {"f": eta}),
-                       ("F^mu - F >= 0", "<=", sp.Integer(0), diff, None)])
+    from fairtheory.proofs.symbolic import IDX, at, log, mx, q, sm, statement, v
+
+    mu, eta, n = v("mu"), v("eta"), v("n")
+    p, a, xi = at("p", IDX), at("alpha", IDX), at("f", IDX) - v("eta")
+    diff = sm(p * (_sp(xi, mu) / a + eta), 1, n) - sm(p * (mx(xi, 0) / a + eta), 1, n)
+    tau = sm(p / a, 1, n)
+    return statement([["mu", "positive"], ["eta", "real"], ["n", "count"], ["p", "family_positive"],
+                      ["alpha", "family_positive"], ["f", "family_real"]],
+                     [("F^mu - F <= mu tau_alpha log 2", "<=", diff, mu * tau * log(2), {"f": eta}),
+                      ("F^mu - F >= 0", "<=", q(0), diff, None)])
 
 
 def _statement_lemma_c1() -> dict[str, Any]:
@@ -122,36 +95,33 @@ def _statement_lemma_c1() -> dict[str, Any]:
     ``|form| <= (L1 + (L2^2+1)/(4 mu))/alpha |u|^2`` and that constant ``<=`` the paper's.  Any dimension:
     ``U = |u|^2 >= 0``, ``G = |grad f|^2 in [0, L2^2]``, ``a = (gt.u)^2 in [0, (G + 1) U]`` (Cauchy-Schwarz),
     ``k = u_w^T hess f u_w in [-L1 U, L1 U]`` (curvature bound) - hypotheses, not derived."""
-    mu, al = sp.Symbol("mu", positive=True), sp.Symbol("alpha", positive=True)
-    L1, L2 = sp.Symbol("L1", nonnegative=True), sp.Symbol("L2", nonnegative=True)
-    w, eta = sp.Symbol("w", real=True), sp.Symbol("eta", real=True)
-    f = sp.Function("f", positive=True)(w)
+    from fairtheory.proofs.symbolic import d, exp, fn, q, statement, v
+
+    mu, al, L1, L2, w, eta = v("mu"), v("alpha"), v("L1"), v("L2"), v("w"), v("eta")
+    f = fn("f", w)
     fmu = _sp(f - eta, mu) / al + eta
-    sw = 1 / (1 + sp.exp(-(f - eta) / mu))
+    sw = 1 / (1 + exp(-(f - eta) / mu))
     curv = sw * (1 - sw) / mu
-    f1, f2 = sp.Derivative(f, w), sp.Derivative(f, (w, 2))
-    s, g, h, u1, u0 = (sp.Symbol(k, real=True) for k in ("s", "g", "h", "u1", "u0"))
+    f1, f2 = d(f, "w"), d(f, "w", "w")
+    s, g, h, u1, u0, U, G, A, K = (v(k) for k in ("s", "g", "h", "u1", "u0", "U", "G", "a", "k"))
     form = (s * (1 - s) / mu * (g * u1 - u0) ** 2 + s * h * u1 ** 2) / al
     nu = u1 ** 2 + u0 ** 2
     tight = (L1 + (L2 ** 2 + 1) / (4 * mu)) / al
     paper = (L1 + (L2 ** 2 + 1) / mu) / al
-    U, G, A, K = sp.Symbol("U", nonnegative=True), sp.Symbol("G", real=True), sp.Symbol("a", real=True), sp.Symbol("k", real=True)
     form_d = (s * (1 - s) / mu * A + s * K) / al
     symbols = [["mu", "positive"], ["alpha", "positive"], ["L1", "nonnegative"], ["L2", "nonnegative"], ["w", "real"],
-               ["eta", "real"], ["f", "function", 1], ["s", "bounded", sp.Integer(0), sp.Integer(1)],
-               ["g", "bounded", -L2, L2], ["h", "bounded", -L1, L1], ["u1", "real"], ["u0", "real"], ["U", "nonnegative"],
-               ["G", "bounded", sp.Integer(0), L2 ** 2], ["a", "bounded", sp.Integer(0), (G + 1) * U],
-               ["k", "bounded", -L1 * U, L1 * U]]
-    goals: list[Goal] = [
-        ("Hessian ww", "==", sp.Derivative(fmu, (w, 2)), (curv * f1 ** 2 + sw * f2) / al, None),
-        ("Hessian w eta", "==", sp.Derivative(fmu, w, eta), -curv * f1 / al, None),
-        ("Hessian eta eta", "==", sp.Derivative(fmu, (eta, 2)), curv / al, None),
+               ["eta", "real"], ["f", "function", 1], ["s", "bounded", q(0), q(1)], ["g", "bounded", -L2, L2],
+               ["h", "bounded", -L1, L1], ["u1", "real"], ["u0", "real"], ["U", "nonnegative"],
+               ["G", "bounded", q(0), L2 ** 2], ["a", "bounded", q(0), (G + 1) * U], ["k", "bounded", -L1 * U, L1 * U]]
+    return statement(symbols, [
+        ("Hessian ww", "==", d(fmu, "w", "w"), (curv * f1 ** 2 + sw * f2) / al, None),
+        ("Hessian w eta", "==", d(fmu, "w", "eta"), -curv * f1 / al, None),
+        ("Hessian eta eta", "==", d(fmu, "eta", "eta"), curv / al, None),
         ("form <= tight L |u|^2", "<=", form, tight * nu, None),
         ("form >= -tight L |u|^2", "<=", -tight * nu, form, None),
         ("tight L <= paper L", "<=", tight, paper, None),
         ("any d: form <= tight L |u|^2", "<=", form_d, tight * U, None),
-        ("any d: form >= -tight L |u|^2", "<=", -tight * U, form_d, None)]
-    return _statement(symbols, goals)
+        ("any d: form >= -tight L |u|^2", "<=", -tight * U, form_d, None)])
 
 
 def _statement_lemma12() -> dict[str, Any]:
@@ -159,39 +129,35 @@ def _statement_lemma12() -> dict[str, Any]:
     ``f^{q+1}/(q+1)``.  For ``F > 0``, ``L >= 0``, ``g in R^2``, ``u in R^2``, ``h in [-L, L]`` (standing for
     ``u^T hess f u/|u|^2``): ``|q F^{q-1}(g.u)^2 + F^q h |u|^2| <= (L F^q + q F^{q-1}|g|^2)|u|^2``.  Any
     dimension: ``G, U >= 0``, ``a = (g.u)^2 in [0, G U]`` (Cauchy-Schwarz) and ``k in [-L U, L U]`` - hypotheses."""
-    q, w1, w2 = sp.Symbol("q", nonnegative=True), sp.Symbol("w1", real=True), sp.Symbol("w2", real=True)
-    f = sp.Function("f", positive=True)(w1, w2)
-    obj = f ** (q + 1) / (q + 1)
-    goals: list[Goal] = []
-    for x, y, name in ((w1, w1, "11"), (w1, w2, "12"), (w2, w2, "22")):
-        hess = sp.Derivative(obj, x, y) if x != y else sp.Derivative(obj, (x, 2))
-        fxy = sp.Derivative(f, x, y) if x != y else sp.Derivative(f, (x, 2))
-        goals.append((f"Hessian {name}", "==", hess,
-                      q * f ** (q - 1) * sp.Derivative(f, x) * sp.Derivative(f, y) + f ** q * fxy, None))
-    F, L = sp.Symbol("F", positive=True), sp.Symbol("L", nonnegative=True)
-    g1, g2, u1, u2, h = (sp.Symbol(k, real=True) for k in ("g1", "g2", "u1", "u2", "h"))
+    from fairtheory.proofs.symbolic import d, fn, q, rpow, statement, v
+
+    qq = v("q")
+    f = fn("f", v("w1"), v("w2"))
+    obj = rpow(f, qq + 1) / (qq + 1)
+    goals: list[Any] = []
+    for x, y, name in (("w1", "w1", "11"), ("w1", "w2", "12"), ("w2", "w2", "22")):
+        goals.append((f"Hessian {name}", "==", d(obj, x, y),
+                      qq * rpow(f, qq - 1) * d(f, x) * d(f, y) + rpow(f, qq) * d(f, x, y), None))
+    F, L = v("F"), v("L")
+    g1, g2, u1, u2, h, G, U, A, K = (v(k) for k in ("g1", "g2", "u1", "u2", "h", "G", "U", "a", "k"))
     gu, nu, ng = g1 * u1 + g2 * u2, u1 ** 2 + u2 ** 2, g1 ** 2 + g2 ** 2
-    form = q * F ** (q - 1) * gu ** 2 + F ** q * h * nu
-    Lq = L * F ** q + q * F ** (q - 1) * ng
-    G, U, A, K = sp.Symbol("G", nonnegative=True), sp.Symbol("U", nonnegative=True), sp.Symbol("a", real=True), \
-        sp.Symbol("k", real=True)
-    form_d = q * F ** (q - 1) * A + F ** q * K
-    Lq_d = L * F ** q + q * F ** (q - 1) * G
+    c, Fq = qq * rpow(F, qq - 1), rpow(F, qq)
+    form, Lq = c * gu ** 2 + Fq * h * nu, L * Fq + c * ng
+    form_d, Lq_d = c * A + Fq * K, L * Fq + c * G
     goals += [("form <= L_q |u|^2", "<=", form, Lq * nu, None), ("form >= -L_q |u|^2", "<=", -Lq * nu, form, None),
               ("any d: form <= L_q |u|^2", "<=", form_d, Lq_d * U, None),
               ("any d: form >= -L_q |u|^2", "<=", -Lq_d * U, form_d, None)]
     symbols = [["q", "nonnegative"], ["w1", "real"], ["w2", "real"], ["f", "function", 2], ["F", "positive"],
                ["L", "nonnegative"], ["g1", "real"], ["g2", "real"], ["u1", "real"], ["u2", "real"], ["h", "bounded", -L, L],
-               ["G", "nonnegative"], ["U", "nonnegative"], ["a", "bounded", sp.Integer(0), G * U],
-               ["k", "bounded", -L * U, L * U]]
-    return _statement(symbols, goals)
+               ["G", "nonnegative"], ["U", "nonnegative"], ["a", "bounded", q(0), G * U], ["k", "bounded", -L * U, L * U]]
+    return statement(symbols, goals)
 
 
 # ------------------------------------------------------------------------------------------------ claims
 
 
 @claim("proofs.rcfl.softplus.smoothness", citation="002 Sec. 4",
-       statement="0 <= softplus_mu''(x) <= 1/(4 mu) for all real x and mu > 0, equality at x = 0 (sympy proof)",
+       statement="0 <= softplus_mu''(x) <= 1/(4 mu) for all real x and mu > 0, equality at x = 0 (symbolic proof)",
        expected="proved", proves=_statement_softplus)
 def softplus_smoothness(ctx: Context) -> Outcome:
     """``softplus_mu'' = s(1-s)/mu`` and ``1/(4 mu) - s(1-s)/mu = (s - 1/2)^2/mu``: the seed's ``1/mu`` is loose by 4."""
@@ -208,10 +174,10 @@ def softplus_smoothness(ctx: Context) -> Outcome:
 
 
 @claim("proofs.rcfl.prop1.softplus", citation="002 Prop. 1",
-       statement="(x)_+ <= softplus_mu(x) <= (x)_+ + mu log 2 for all real x, mu > 0, equality at x = 0 (sympy proof)",
+       statement="(x)_+ <= softplus_mu(x) <= (x)_+ + mu log 2 for all real x, mu > 0, equality at x = 0 (symbolic proof)",
        expected="proved", proves=_statement_prop1)
 def prop1(ctx: Context) -> Outcome:
-    """Cases ``x = +- mu log(1 + v)``: the gap is ``mu log((2 + v)/(1 + v))`` with ``1 <= (2+v)/(1+v) <= 2``."""
+    """Cases ``x >= 0`` / ``x <= 0``: the gap is ``mu log(1 + exp(-|x|/mu))`` and ``exp(-|x|/mu) <= 1``."""
     import numpy as np
 
     from fairtheory.proofs.symbolic import prop1_certificate
@@ -225,7 +191,7 @@ def prop1(ctx: Context) -> Outcome:
 
 @claim("proofs.rcfl.lemma2.gap", citation="002 Lemma 2",
        statement="F_alpha <= F^mu_alpha <= F_alpha + mu tau_alpha log 2 for any n, p, alpha > 0, f, eta, mu > 0; "
-                 "equality when every f_i = eta (sympy proof)",
+                 "equality when every f_i = eta (symbolic proof)",
        expected="proved", proves=_statement_lemma2)
 def lemma2(ctx: Context) -> Outcome:
     """Prop. 1 applied to ``x_i = f_i - eta`` and summed with weights ``p_i/alpha_i`` (symbolic ``n``)."""
@@ -244,7 +210,7 @@ def lemma2(ctx: Context) -> Outcome:
                  "|u^T Hess u| <= (1/alpha)(L1 + (L2^2+1)/(4 mu))|u|^2 <= (1/alpha)(L1 + (L2^2+1)/mu)|u|^2 for s in [0, 1], "
                  "|f'| <= L2, |f''| <= L1, and in any dimension under the declared ranges |grad f|^2 <= L2^2, "
                  "(gt.u)^2 <= (|grad f|^2+1)|u|^2 (Cauchy-Schwarz) and |u^T hess f u| <= L1|u|^2 (curvature bound), "
-                 "taken as hypotheses (sympy proof)",
+                 "taken as hypotheses (symbolic proof)",
        expected="proved", proves=_statement_lemma_c1)
 def lemma_c1(ctx: Context) -> Outcome:
     """The Hessian identities (scalar ``w``) and the quadratic-form bound for a direction ``u``; the sum
@@ -252,13 +218,10 @@ def lemma_c1(ctx: Context) -> Outcome:
     from fairtheory.bounds.rcfl import lemma_c1_L
     from fairtheory.proofs.symbolic import lemma_c1_certificate
 
-    mu, al = sp.Symbol("mu", positive=True), sp.Symbol("alpha", positive=True)
-    L1, L2 = sp.Symbol("L1", nonnegative=True), sp.Symbol("L2", nonnegative=True)
+    L1, L2, mu, al = 1.0, 2.0, 0.5, 0.5
     tight = (L1 + (L2 ** 2 + 1) / (4 * mu)) / al
     lib = lemma_c1_L(1.0, 2.0, 0.5, [0.5, 1.0])  # (1 + 5/0.5)/0.5 = 22
-    return _settle(lemma_c1_certificate(), _statement_lemma_c1(),
-                   measured=float(tight.subs({L1: 1, L2: 2, mu: sp.Rational(1, 2), al: sp.Rational(1, 2)})), bound=lib,
-                   relation="<=",
+    return _settle(lemma_c1_certificate(), _statement_lemma_c1(), measured=tight, bound=lib, relation="<=",
                    explain="at L1 = 1, L2 = 2, mu = 1/2, min alpha = 1/2: measured = proved constant "
                            "(L1 + (L2^2+1)/(4 mu))/alpha, bound = the paper's L (fairtheory.bounds.rcfl.lemma_c1_L)",
                    details={"tight constant": "(L1 + (L2^2 + 1)/(4 mu)) max_i 1/alpha_i"})
@@ -266,7 +229,7 @@ def lemma_c1(ctx: Context) -> Outcome:
 
 @claim("proofs.qffl.lemma12.lipschitz", citation="003 Lemma 12",
        statement="Hessian of f^{q+1}/(q+1) = q f^{q-1} grad f grad f^T + f^q hess f and its spectral norm "
-                 "<= L f^q + q f^{q-1} |grad f|^2 for f > 0, q >= 0, |hess f| <= L (sympy proof; Hessian identity "
+                 "<= L f^q + q f^{q-1} |grad f|^2 for f > 0, q >= 0, |hess f| <= L (symbolic proof; Hessian identity "
                  "in R^2, norm bound in R^2 by Lagrange's identity and in any dimension given Cauchy-Schwarz "
                  "(g.u)^2 <= |g|^2 |u|^2 and |u^T hess f u| <= L |u|^2 as declared ranges)",
        expected="proved", proves=_statement_lemma12)
@@ -279,11 +242,9 @@ def lemma12(ctx: Context) -> Outcome:
     from fairtheory.objectives.qffl import lipschitz_estimate
     from fairtheory.proofs.symbolic import lemma12_certificate
 
-    q, F, L = sp.Symbol("q", nonnegative=True), sp.Symbol("F", positive=True), sp.Symbol("L", nonnegative=True)
-    g1, g2 = sp.Symbol("g1", real=True), sp.Symbol("g2", real=True)
-    Lq = L * F ** q + q * F ** (q - 1) * (g1 ** 2 + g2 ** 2)
+    q, F, L, G = 2.0, 2.0, 1.5, 3.0
+    want = L * F ** q + q * F ** (q - 1) * G  # the proved L_q(w) at F = 2, |grad F|^2 = 3, L = 3/2, q = 2
     lib = float(np.asarray(lipschitz_estimate(np.array([2.0]), np.array([3.0]), 1.5, 2.0)).ravel()[0])
-    want = float(Lq.subs({L: sp.Rational(3, 2), F: 2, q: 2, g1: sp.sqrt(3), g2: 0}))
     return _settle(lemma12_certificate(), _statement_lemma12(),
                    measured=lib, bound=want, relation="==", error=abs(lib - want) / want, tolerance=ROUNDING,
                    explain="measured = library lipschitz_estimate at F = 2, |grad F|^2 = 3, L = 3/2, q = 2; bound = the "
@@ -399,7 +360,7 @@ def fit_d0zero(ctx: Context) -> Outcome:
                    note="no rational function of (beta, kappa, T_N) of degree <= 3 fits the D0 = 0 worst cases")
 
 
-#: each sympy-proof claim's declared statement (a no-argument function returning the statement dict), by claim id
+#: each symbolic claim's declared statement (a no-argument function returning the statement dict), by claim id
 DECLARED: dict[str, Callable[[], dict[str, Any]]] = {
     "proofs.rcfl.softplus.smoothness": _statement_softplus, "proofs.rcfl.prop1.softplus": _statement_prop1,
     "proofs.rcfl.lemma2.gap": _statement_lemma2, "proofs.rcfl.lemmaC1.smoothness": _statement_lemma_c1,

@@ -1,0 +1,163 @@
+r"""Try to refute a ``"symbolic"`` statement numerically (defence in depth before ``proved``).
+
+Every goal is evaluated with mpmath at 50 digits at ``points`` points of the declared domain and its boundary:
+range end points, ``0`` for non-negative symbols, small and large magnitudes, ``n = 1, 2, 3, 5`` for counts,
+random values otherwise; generic functions are replaced in turn by explicit positive smooth functions
+(derivatives by mpmath's high-precision differentiation).  An ``attained`` goal is also evaluated at its
+equality point.  Not a proof and not part of the trusted base: a statement the kernel accepted and this finds
+violated is a kernel bug.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Any
+
+import mpmath
+
+__all__ = ["falsify", "FUNCTIONS"]
+
+#: explicit positive smooth functions standing for a declared generic function, by arity
+FUNCTIONS: dict[int, list[Callable[..., Any]]] = {
+    1: [lambda w: 1 + w ** 2, lambda w: mpmath.exp(w / 3), lambda w: 2 + mpmath.sin(w), lambda w: mpmath.cosh(w / 2)],
+    2: [lambda a, b: 1 + a ** 2 + b ** 2 / 2, lambda a, b: mpmath.exp(a - b / 2), lambda a, b: 2 + mpmath.sin(a * b),
+        lambda a, b: mpmath.cosh(a) + b ** 2],
+    3: [lambda a, b, c: 1 + a ** 2 + b ** 2 + c ** 2, lambda a, b, c: mpmath.exp((a - b + c) / 3)]}
+
+
+class _Undefined(Exception):
+    pass
+
+
+def _ev(t: Any, env: dict[str, Any], fns: dict[str, Callable[..., Any]], idx: list[Any]) -> Any:
+    h, a = t[0], t[1:]
+    if h == "q":
+        f = Fraction(a[0])
+        return mpmath.mpf(f.numerator) / f.denominator
+    if h == "v":
+        return env[a[0]]
+    if h == "b":
+        return idx[-1 - a[0]]
+    ev = lambda x: _ev(x, env, fns, idx)  # noqa: E731
+    if h == "+":
+        return mpmath.fsum(ev(x) for x in a)
+    if h == "*":
+        out = mpmath.mpf(1)
+        for x in a:
+            out *= ev(x)
+        return out
+    if h == "/":
+        den = ev(a[1])
+        if den == 0:
+            raise _Undefined
+        return ev(a[0]) / den
+    if h == "^":
+        b = ev(a[0])
+        if b == 0 and a[1] < 0:
+            raise _Undefined
+        return b ** a[1]
+    if h == "exp":
+        return mpmath.exp(ev(a[0]))
+    if h in ("log", "rpow"):
+        b = ev(a[0])
+        if b <= 0:
+            raise _Undefined
+        return mpmath.log(b) if h == "log" else mpmath.exp(ev(a[1]) * mpmath.log(b))
+    if h == "max":
+        return max(ev(a[0]), ev(a[1]))
+    if h == "fn":
+        return fns[a[0]](*[ev(x) for x in a[1:]])
+    if h == "at":
+        return env[a[0]](int(ev(a[1])))
+    if h == "sum":
+        lo, hi = int(ev(a[1])), int(ev(a[2]))
+        return mpmath.fsum(_ev(a[0], env, fns, [*idx, mpmath.mpf(i)]) for i in range(lo, hi + 1))
+    if h == "d":
+        names = list(dict.fromkeys(a[1]))
+        orders = tuple(a[1].count(n) for n in names)
+
+        def g(*xs: Any) -> Any:
+            return _ev(a[0], {**env, **dict(zip(names, xs, strict=True))}, fns, idx)
+
+        return mpmath.diff(g, tuple(env[n] for n in names), orders)
+    raise ValueError(f"falsify: unknown head {h!r}")
+
+
+_REAL = [0, 1, -1, "1/1000", "-1/1000", 30, -30]
+_POS = ["1/1000", 1, 10, 100]
+_NONNEG = [0, "1/1000", 1, 10]
+
+
+def _pick(rng: random.Random, k: int, edge: list[Any], rand: Callable[[], Any]) -> Any:
+    """A boundary / special value (often in the first 100 points), else a random one."""
+    if k < 100 and rng.random() < 0.5:
+        f = Fraction(str(rng.choice(edge)))
+        return mpmath.mpf(f.numerator) / f.denominator
+    return rand()
+
+
+def _point(st: dict[str, Any], rng: random.Random, k: int) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    env: dict[str, Any] = {}
+    shown: dict[str, Any] = {}
+    fns: dict[str, Callable[..., Any]] = {}
+    for d in st["symbols"]:
+        name, kind = d[0], d[1]
+        if kind == "real":
+            env[name] = _pick(rng, k, _REAL, lambda: mpmath.mpf(rng.gauss(0, 3)))
+        elif kind == "positive":
+            env[name] = _pick(rng, k, _POS, lambda: mpmath.exp(mpmath.mpf(rng.gauss(0, 2))))
+        elif kind == "nonnegative":
+            env[name] = _pick(rng, k, _NONNEG, lambda: mpmath.exp(mpmath.mpf(rng.gauss(0, 2))))
+        elif kind == "count":
+            env[name] = mpmath.mpf(rng.choice([1, 2, 3, 5]))
+        elif kind == "bounded":
+            lo, hi = _ev(d[2], env, fns, []), _ev(d[3], env, fns, [])
+            u = rng.choice([0, 1, rng.random(), rng.random(), mpmath.mpf(1) / 2])
+            env[name] = lo + (hi - lo) * u
+        elif kind == "function":
+            fns[name] = FUNCTIONS[d[2]][(k + len(fns)) % len(FUNCTIONS[d[2]])]
+            shown[name] = f"explicit function #{(k + len(fns) - 1) % len(FUNCTIONS[d[2]])}"
+            continue
+        else:  # families
+            gen = {"family_real": lambda: mpmath.mpf(rng.gauss(0, 3)),
+                   "family_positive": lambda: mpmath.exp(mpmath.mpf(rng.gauss(0, 1))),
+                   "family_nonnegative": lambda: abs(mpmath.mpf(rng.gauss(0, 1)))}[kind]
+            vals = {i: gen() for i in range(-2, 12)}
+            env[name] = vals.__getitem__
+            shown[name] = [mpmath.nstr(vals[i], 8) for i in range(1, 6)]
+            continue
+        shown[name] = mpmath.nstr(env[name], 12)
+    return env, fns, shown
+
+
+def falsify(statement: dict[str, Any], *, points: int = 200, dps: int = 50, seed: int = 0) -> dict[str, Any] | None:
+    """The first point where a goal of the (canonical or raw) ``statement`` fails, as ``{"goal", "point", "lhs",
+    "rhs"}``, or ``None`` when every goal holds at every sampled point (tolerance ``1e-25`` relative)."""
+    from fairtheory.proofs.kernel.symbolic import canonical_statement
+
+    st = canonical_statement(statement)
+    rng = random.Random(seed)
+    with mpmath.workdps(dps):
+        tol = mpmath.mpf(10) ** (-25)
+        for k in range(points):
+            env, fns, shown = _point(st, rng, k)
+            for g in st["goals"]:
+                trials = [(env, shown)]
+                if "attained" in g:
+                    env2 = dict(env)
+                    for name, t in g["attained"]:
+                        val = _ev(t, env, fns, [])
+                        env2[name] = (lambda i, v=val: v) if callable(env.get(name)) else val
+                    trials.append((env2, {**shown, "attained at": [p[0] for p in g["attained"]]}))
+                for j, (e, sh) in enumerate(trials):
+                    try:
+                        lhs, rhs = _ev(g["lhs"], e, fns, []), _ev(g["rhs"], e, fns, [])
+                    except (_Undefined, ZeroDivisionError, OverflowError, ValueError):
+                        continue
+                    scale = tol * (1 + abs(lhs) + abs(rhs))
+                    bad = (lhs - rhs > scale) if g["rel"] == "<=" and j == 0 else abs(lhs - rhs) > scale
+                    if bad:
+                        return {"goal": g["name"], "point": sh, "lhs": mpmath.nstr(lhs, 20), "rhs": mpmath.nstr(rhs, 20)}
+    return None

@@ -1,0 +1,411 @@
+r"""Normal forms of symbolic terms: reduced rational functions over Q in symbols and canonical atoms.
+
+Part of the trusted base (docs/proofs.md, section 2).  A term (a JSON tree, :mod:`.symbolic`) is mapped to
+``N/D`` with ``N, D`` python-flint ``fmpq_mpoly`` polynomials, ``gcd(N, D) = 1``, ``D`` monic, whose variables
+are declared symbols, the bound summation index and *atoms*: ``exp(m/(b D))`` (one per monomial of a
+normalised exponent), ``log(P)`` (``P`` a polynomial proved ``> 0``), ``log p`` (``p`` prime), generic
+functions and their derivatives, family members ``x_i``, ``max(a, b)`` and sums.  Every rewrite is an identity
+on the declared domain (its side condition checked here): zero test = numerator zero.  Signs come from
+:meth:`Ctx.psign` only: a polynomial with non-negative coefficients in variables of known sign (even powers of
+any real) is ``>= 0``, ``> 0`` when some monomial has only strictly positive variables.  Nothing here imports
+sympy.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from flint import fmpq, fmpq_mpoly, fmpq_mpoly_ctx, fmpz
+
+NVARS = 64
+MAX_TERMS = 3000
+MAX_DEGREE = 64
+MAX_POW = 16
+_RING = fmpq_mpoly_ctx.get(tuple(f"y{i}" for i in range(NVARS)), "lex")
+_GENS = _RING.gens()
+_ONE_P = _RING.constant(1)
+_ZERO_P = _RING.constant(0)
+POS, NONNEG, UNKNOWN = 2, 1, 0
+
+
+class NotProved(Exception):
+    """A side condition or limit failed (the certificate does not re-check)."""
+
+
+Nf = tuple  # (N, D)
+ZERO: Nf = (_ZERO_P, _ONE_P)
+ONE: Nf = (_ONE_P, _ONE_P)
+
+
+def const(q: Any) -> Nf:
+    """A rational constant (int, Fraction or fmpq)."""
+    if not isinstance(q, fmpq):
+        q = fmpq(int(q.numerator), int(q.denominator))
+    return (_RING.constant(q), _ONE_P)
+
+
+def cval(a: Nf) -> fmpq | None:
+    """The rational value of a constant normal form, else None."""
+    if not (a[1].is_one() and a[0].is_constant()):
+        return None
+    d = a[0].to_dict()
+    return next(iter(d.values())) if d else fmpq(0)
+
+
+def pkey(p: fmpq_mpoly) -> tuple:
+    """A hashable canonical key of a polynomial."""
+    return tuple(sorted((tuple((i, e) for i, e in enumerate(ex) if e), (int(c.p), int(c.q))) for ex, c in p.to_dict().items()))
+
+
+def nkey(a: Nf) -> tuple:
+    return (pkey(a[0]), pkey(a[1]))
+
+
+def used(a: Nf) -> set[int]:
+    return {i for p in a for i, d in enumerate(p.degrees()) if d > 0}
+
+
+class Ctx:
+    """Variables (symbols and atoms) of one check, their signs and dependencies, and the deadline."""
+
+    def __init__(self, deadline: float) -> None:
+        self.deadline = deadline
+        self.kind: list[tuple] = []      # per variable: ("sym", name) / ("bvar",) / (atom kind, data...)
+        self.sign: list[int] = []
+        self.deps: list[frozenset] = []  # symbol names (and "#b" for the bound index) a variable depends on
+        self.index: dict[tuple, int] = {}
+
+    def tick(self) -> None:
+        if time.perf_counter() > self.deadline:
+            raise NotProved("time budget exhausted")
+
+    def var(self, key: tuple, kind: tuple, sign: int, deps: frozenset) -> Nf:
+        i = self.index.get(key)
+        if i is None:
+            if len(self.kind) >= NVARS:
+                raise NotProved("too many symbols and atoms")
+            i = len(self.kind)
+            self.index[key] = i
+            self.kind.append(kind)
+            self.sign.append(sign)
+            self.deps.append(deps)
+        return (_GENS[i], _ONE_P)
+
+    def deps_of(self, *xs: Nf) -> frozenset:
+        return frozenset().union(*[self.deps[i] for a in xs for i in used(a)])
+
+    # ---------------------------------------------------------------- field operations
+    def mk(self, n: fmpq_mpoly, d: fmpq_mpoly) -> Nf:
+        self.tick()
+        if d.is_zero():
+            raise NotProved("division by zero")
+        if len(n) > MAX_TERMS or len(d) > MAX_TERMS or n.total_degree() > MAX_DEGREE or d.total_degree() > MAX_DEGREE:
+            raise NotProved("polynomial too large")
+        if n.is_zero():
+            return ZERO
+        if not d.is_one():
+            g = n.gcd(d)
+            if not g.is_one():
+                n, d = n / g, d / g
+            lc = d.leading_coefficient()
+            if lc != 1:
+                n, d = n * (1 / lc), d * (1 / lc)
+        return (n, d)
+
+    def add(self, a: Nf, b: Nf) -> Nf:
+        if a[1] == b[1]:
+            return self.mk(a[0] + b[0], a[1])
+        return self.mk(a[0] * b[1] + b[0] * a[1], a[1] * b[1])
+
+    def neg(self, a: Nf) -> Nf:
+        return (-a[0], a[1])
+
+    def sub(self, a: Nf, b: Nf) -> Nf:
+        return self.add(a, self.neg(b))
+
+    def mul(self, a: Nf, b: Nf) -> Nf:
+        if max(len(a[0]), len(a[1])) * max(len(b[0]), len(b[1])) > 50 * MAX_TERMS:
+            raise NotProved("product too large")
+        return self.mk(a[0] * b[0], a[1] * b[1])
+
+    def inv(self, a: Nf) -> Nf:
+        """``1/a``; ``a`` must be proved ``> 0`` or ``< 0`` (its denominator is non-zero by construction)."""
+        if not (self.psign(a[0]) == POS or self.psign(-a[0]) == POS):
+            raise NotProved("division by a term not proved non-zero")
+        return self.mk(a[1], a[0])
+
+    def pow(self, a: Nf, k: int) -> Nf:
+        if abs(k) > MAX_POW:
+            raise NotProved("power too large")
+        if k < 0:
+            a, k = self.inv(a), -k
+        if k > 1 and (max(len(a[0]), len(a[1])) ** k > 50 * MAX_TERMS
+                      or max(a[0].total_degree(), a[1].total_degree()) * k > MAX_DEGREE):
+            raise NotProved("power too large")
+        return self.mk(a[0] ** k, a[1] ** k)
+
+    def total(self, xs: list[Nf]) -> Nf:
+        out = ZERO
+        for x in xs:
+            out = self.add(out, x)
+        return out
+
+    def eq(self, a: Nf, b: Nf) -> bool:
+        return a[0] == b[0] and a[1] == b[1]
+
+    # ---------------------------------------------------------------- signs
+    def psign(self, p: fmpq_mpoly) -> int:
+        """POS if ``p > 0`` on the whole domain, NONNEG if ``p >= 0``, else UNKNOWN (coefficients and variable signs)."""
+        if p.is_zero():
+            return NONNEG
+        strict = False
+        for ex, c in p.to_dict().items():
+            if c < 0:
+                return UNKNOWN
+            pos = True
+            for i, e in enumerate(ex):
+                if e:
+                    s = self.sign[i]
+                    if e % 2 and s == UNKNOWN:
+                        return UNKNOWN
+                    pos = pos and s == POS
+            strict = strict or pos
+        return POS if strict else NONNEG
+
+    def sign_of(self, a: Nf) -> int:
+        n, d = a
+        for s in (1, -1):
+            if self.psign(s * d) == POS:
+                return self.psign(s * n)
+        return UNKNOWN
+
+    # ---------------------------------------------------------------- atoms
+    def poly_at(self, p: fmpq_mpoly, val: Any) -> Nf:
+        """``p`` with variable ``j`` replaced by ``val(j)`` (an Nf)."""
+        out = []
+        cache: dict[int, Nf] = {}
+        for ex, c in p.to_dict().items():
+            t = const(c)
+            for j, e in enumerate(ex):
+                if e:
+                    if j not in cache:
+                        cache[j] = val(j)
+                    t = self.mul(t, self.pow(cache[j], e))
+            out.append(t)
+        return self.total(out)
+
+    def monomial(self, ex: tuple) -> fmpq_mpoly:
+        return _RING.from_dict({tuple(ex): 1})
+
+    def exp(self, a: Nf) -> Nf:
+        """``exp(a)`` split over the monomials of ``a``'s numerator (exp(u + v) = exp u exp v); a term
+        ``k log P`` (integer ``k``) becomes ``P^k`` (exp(log P) = P for P > 0)."""
+        n, d = a
+        out = ONE
+        for ex, c in n.to_dict().items():
+            m = self.monomial(ex)
+            nz = [(j, e) for j, e in enumerate(ex) if e]
+            if d.is_one() and len(nz) == 1 and nz[0][1] == 1 and c.q == 1 and self.kind[nz[0][0]][0] in ("log", "logc"):
+                j = nz[0][0]
+                arg = self.kind[j][1] if self.kind[j][0] == "log" else const(self.kind[j][1])
+                out = self.mul(out, self.pow(arg, int(c.p)))
+                continue
+            b = int(c.q)
+            e = self.mk(m, d * b)
+            atom = self.var(("exp", nkey(e)), ("exp", e), POS, self.deps_of(e))
+            out = self.mul(out, self.pow(atom, int(c.p)))
+        return out
+
+    def log(self, a: Nf) -> Nf:
+        """``log a`` for ``a`` proved ``> 0``: log of a product of positives is the sum of logs, log(exp u) = u,
+        log of a positive rational is split into primes."""
+        if self.sign_of(a) != POS:
+            raise NotProved("log of a term not proved > 0")
+        n, d = a
+        if self.psign(d) != POS:
+            n, d = -n, -d
+        out: list[Nf] = []
+        parts = []
+        for p, s in ((n, 1), (d, -1)):
+            mono = p.term_content()
+            keep = [0] * NVARS
+            for j, e in enumerate(mono.degrees()):
+                e = max(e, 0)
+                if e and self.sign[j] == POS:
+                    term = self.kind[j][1] if self.kind[j][0] == "exp" else self._log_atom(_GENS[j])
+                    out.append(self.mul(const(s * e), term))
+                    keep[j] = e
+            p = p / self.monomial(tuple(keep))
+            lc = p.leading_coefficient()
+            parts.append(p * (1 / lc))
+            out.append(self._log_const(lc) if s == 1 else self.neg(self._log_const(lc)))
+        # n, d > 0 (sign_of); each is (positive monomial) * lc * part with lc > 0 (else refused), so part > 0
+        for p, s in zip(parts, (1, -1), strict=True):
+            if not p.is_one():
+                out.append(self.mul(const(s), self._log_atom(p)))
+        return self.total(out)
+
+    def _log_atom(self, p: fmpq_mpoly) -> Nf:
+        r = (p, _ONE_P)
+        return self.var(("log", nkey(r)), ("log", r), UNKNOWN, self.deps_of(r))
+
+    def _log_const(self, q: fmpq) -> Nf:
+        if q <= 0:
+            raise NotProved("log of a constant <= 0")
+        out = []
+        for z, s in ((q.p, 1), (q.q, -1)):
+            if abs(z) > 10 ** 20:
+                out.append(self.mul(const(s), self.var(("logc", int(z)), ("logc", int(z)), UNKNOWN, frozenset())))
+                continue
+            for prime, e in (fmpz(z).factor() if z != 1 else []):
+                lp = self.var(("logc", int(prime)), ("logc", int(prime)), POS, frozenset())
+                out.append(self.mul(const(s * int(e)), lp))
+        return self.total(out)
+
+    def fn(self, name: str, orders: tuple, args: tuple) -> Nf:
+        return self.var(("fn", name, orders, tuple(nkey(a) for a in args)), ("fn", name, orders, args),
+                        POS if not any(orders) else UNKNOWN, self.deps_of(*args))
+
+    def at(self, family: str, sign: int, idx: Nf) -> Nf:
+        u = used(idx)
+        c = cval(idx)
+        ok = idx[1].is_one() and ((c is not None and c.q == 1) or
+                                  (len(u) == 1 and self.kind[min(u)][0] == "bvar" and idx[0] == _GENS[min(u)]))
+        if not ok:
+            raise NotProved("a family index must be the summation index or an integer")
+        return self.var(("at", family, nkey(idx)), ("at", family, idx), sign, frozenset({family}) | self.deps_of(idx))
+
+    def max(self, a: Nf, b: Nf) -> Nf:
+        c = cval(self.sub(a, b))
+        if c is not None:
+            return a if c >= 0 else b
+        a, b = sorted((a, b), key=nkey)
+        return self.var(("max", nkey(a), nkey(b)), ("max", a, b), max(self.sign_of(a), self.sign_of(b)), self.deps_of(a, b))
+
+    def sum(self, body: Nf, lo: Nf, hi: Nf, bvar: int) -> Nf:
+        """``sum_{i=lo}^{hi} body``: limits integers or a count symbol with ``hi >= lo - 1`` proved; linear in the
+        body (index-free factors pulled out, ``sum 1 = hi - lo + 1``)."""
+        kinds = []
+        for lim in (lo, hi):
+            p, c = lim[0], cval(lim)
+            if c is not None and c.q == 1:
+                kinds.append(("int", int(c.p)))
+            elif lim[1].is_one() and len(used(lim)) == 1 and p == _GENS[used(lim).pop()] \
+                    and self.kind[used(lim).pop()][0] == "sym" and self.kind[used(lim).pop()][2] == "count":
+                kinds.append(("count", used(lim).pop()))
+            else:
+                raise NotProved("a summation limit must be an integer or a count symbol")
+        (kl, vl), (kh, vh) = kinds
+        if (kl, kh) == ("int", "int"):
+            ok, nonempty = vh >= vl - 1, vh >= vl
+        elif (kl, kh) == ("int", "count"):
+            ok, nonempty = vl <= 2, vl <= 1
+        else:
+            ok = nonempty = (kl, kh) == ("count", "count") and vl == vh
+        if not ok:
+            raise NotProved("summation range not proved hi >= lo - 1")
+        if any(self.kind[j][0] == "sum" for j in used(body)):
+            raise NotProved("nested sums")
+        if (kl, kh) == ("int", "int") and vh - vl < 16:  # a short sum with integer limits: its terms, added
+            return self.total([self.subst(body, {bvar: const(i)}, {}) for i in range(vl, vh + 1)])
+        dep = {j for j in used(body) if "#b" in self.deps[j]}
+        n, d = body
+        dmono = [max(e, 0) for e in d.term_content().degrees()]
+        out_ex = tuple(e if j not in dep else 0 for j, e in enumerate(dmono))
+        dout = self.monomial(out_ex)
+        rest = d / dout
+        if not any(rest.degrees()[j] > 0 for j in dep):
+            dout, rest = dout * rest, _ONE_P
+        groups: dict[tuple, list] = {}
+        for ex, c in n.to_dict().items():
+            dex = tuple(e if j in dep else 0 for j, e in enumerate(ex))
+            fex = tuple(e if j not in dep else 0 for j, e in enumerate(ex))
+            groups.setdefault(dex, []).append(self.mk(self.monomial(fex) * c, _ONE_P))
+        count = self.add(self.sub(hi, lo), ONE)
+        out = []
+        for dex, free in groups.items():
+            inner = self.mk(self.monomial(dex), rest)
+            if self.eq(inner, ONE):
+                s = count
+            else:
+                sg = self.sign_of(inner)
+                sg = sg if (sg != POS or nonempty) else NONNEG
+                deps = (self.deps_of(inner) - {"#b"}) | self.deps_of(lo, hi)
+                s = self.var(("sum", nkey(inner), nkey(lo), nkey(hi)), ("sum", inner, lo, hi, bvar), sg, deps)
+            out.append(self.mul(self.total(free), s))
+        return self.mul(self.total(out), self.mk(_ONE_P, dout))
+
+    # ---------------------------------------------------------------- calculus and substitution
+    def diff(self, a: Nf, x: int) -> Nf:
+        """``d a / d x`` for a symbol ``x`` (sum, product, quotient and chain rules; exp, log, generic functions)."""
+        name = self.kind[x][1]
+        memo: dict[int, Nf] = {}
+
+        def dvar(j: int) -> Nf:
+            if j == x:
+                return ONE
+            if name not in self.deps[j]:
+                return ZERO
+            if j not in memo:
+                k = self.kind[j]
+                if k[0] == "exp":
+                    memo[j] = self.mul((_GENS[j], _ONE_P), self.diff(k[1], x))
+                elif k[0] == "log":
+                    memo[j] = self.mul(self.diff(k[1], x), self.inv(k[1]))
+                elif k[0] == "fn":
+                    terms = []
+                    for pos, arg in enumerate(k[3]):
+                        da = self.diff(arg, x)
+                        if not self.eq(da, ZERO):
+                            o = tuple(v + (i == pos) for i, v in enumerate(k[2]))
+                            if sum(o) > 6:
+                                raise NotProved("derivative order too high")
+                            terms.append(self.mul(self.fn(k[1], o, k[3]), da))
+                    memo[j] = self.total(terms)
+                else:
+                    raise NotProved(f"no derivative rule for {k[0]}")
+            return memo[j]
+
+        def dpoly(p: fmpq_mpoly) -> Nf:
+            return self.total([self.mul((p.derivative(j), _ONE_P), dvar(j)) for j, e in enumerate(p.degrees()) if e > 0])
+
+        n, d = a
+        num = self.sub(self.mul(dpoly(n), (d, _ONE_P)), self.mul((n, _ONE_P), dpoly(d)))
+        return self.mk(num[0], num[1] * d * d)
+
+    def subst(self, a: Nf, sym: dict[int, Nf], fam: dict[str, Nf]) -> Nf:
+        """``a`` with symbols (variable index -> value) and families (every member -> value) replaced, atoms
+        rebuilt by their constructors (side conditions re-checked).  A value that uses the summation index is
+        never put inside a sum (no capture)."""
+        bound = any("#b" in self.deps_of(v) for v in [*sym.values(), *fam.values()])
+        names = {self.kind[j][1] if self.kind[j][0] == "sym" else "#b" for j in sym} | set(fam)
+        memo: dict[int, Nf] = {}
+
+        def val(j: int) -> Nf:
+            if j in sym:
+                return sym[j]
+            if not (self.deps[j] & names):
+                return (_GENS[j], _ONE_P)
+            if j not in memo:
+                k = self.kind[j]
+                s = lambda z: self.subst(z, sym, fam)  # noqa: E731
+                if k[0] == "exp":
+                    memo[j] = self.exp(s(k[1]))
+                elif k[0] == "log":
+                    memo[j] = self.log(s(k[1]))
+                elif k[0] == "fn":
+                    memo[j] = self.fn(k[1], k[2], tuple(s(z) for z in k[3]))
+                elif k[0] == "at":
+                    memo[j] = fam[k[1]] if k[1] in fam else self.at(k[1], self.sign[j], s(k[2]))
+                elif k[0] == "max":
+                    memo[j] = self.max(s(k[1]), s(k[2]))
+                elif k[0] == "sum" and not bound:
+                    memo[j] = self.sum(s(k[1]), s(k[2]), s(k[3]), k[4])
+                else:
+                    raise NotProved("substitution")
+            return memo[j]
+
+        num, den = self.poly_at(a[0], val), self.poly_at(a[1], val)
+        return self.mul(num, self.inv(den))
+

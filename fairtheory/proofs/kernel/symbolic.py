@@ -1,0 +1,567 @@
+r"""The ``"symbolic"`` proof kernel: statements about real expressions, proved by chains of checked steps.
+
+Trusted base (docs/proofs.md, sections 1-3).  It decides with exact rational-function arithmetic
+(:mod:`.normal_form`, python-flint) and a closed list of axioms; it never imports sympy.  A certificate::
+
+    {"kind": "symbolic", "version": 1, "title": str, "citation": str,
+     "statement": {"symbols": [[name, kind, ...], ...],
+                   "goals": [{"name": str, "rel": "<=" | "==", "lhs": T, "rhs": T, "attained": [[name, T], ...]}]},
+     "evidence": {"lemmas": [{"name": str, "vars": [[x, "real"], ...], "rel": "<=" | "==", "lhs": T, "rhs": T,
+                              "proof": P}, ...],
+                  "proofs": [{"name": goal name, **P}, ...]}}
+
+``P`` is ``{"chain": C}`` or ``{"cases": T, "chains": [C_nonneg, C_nonpos]}``; a chain ``C = [T0, link, ...]``
+runs from the goal's left side to its right side.  Terms ``T`` are JSON trees: ``["q", "3/4"]``, ``["v", name]``,
+``["b", 0]`` (the index of the enclosing sum, de Bruijn), ``["+", T...]``, ``["*", T...]``, ``["/", T, T]``,
+``["^", T, k]`` (integer ``|k| <= 16``), ``["exp", T]``, ``["log", T]``, ``["rpow", T, T]`` (base > 0),
+``["max", T, T]``, ``["fn", f, T...]``, ``["d", T, [x, ...]]``, ``["sum", T, lo, hi]``, ``["at", family, T]``.
+Symbol kinds: ``real``, ``positive``, ``nonnegative``, ``count`` (integer >= 1), ``[name, "bounded", lo, hi]``,
+``family_real`` / ``family_positive`` / ``family_nonnegative`` (``x_i`` for integers ``i``),
+``[name, "function", arity]`` (a positive smooth function).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Mapping
+from fractions import Fraction
+from typing import Any
+
+from fairtheory.proofs.kernel import normal_form as nfm
+from fairtheory.proofs.kernel.normal_form import NONNEG, ONE, POS, Ctx, Nf, NotProved
+
+KIND = "symbolic"
+VERSION = 1
+MAX_SECONDS = 4.0
+MAX_JSON = 300_000
+MAX_DEPTH = 40
+MAX_NODES = 6000
+MAX_SYMBOLS = 40
+MAX_GOALS = 16
+MAX_LEMMAS = 8
+MAX_LINKS = 16
+MAX_REP = 16
+MAX_GENS = 8
+MAX_DERIV = 3
+MAX_NEST = 4
+MAX_TEXT = 80
+_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,23}")
+_RAT = re.compile(r"-?[0-9]{1,40}(/[0-9]{1,40})?")
+_SCALAR = ("real", "positive", "nonnegative", "count", "bounded")
+_FAMILY = ("family_real", "family_positive", "family_nonnegative")
+_LOCAL = ("real", "positive", "nonnegative")
+_SIGN = {"real": 0, "positive": POS, "nonnegative": NONNEG, "count": POS, "family_real": 0, "family_positive": POS,
+         "family_nonnegative": NONNEG}
+
+
+class Bad(ValueError):
+    """Malformed statement or certificate."""
+
+
+def _rat(s: Any) -> Fraction:
+    if not isinstance(s, str) or not _RAT.fullmatch(s):
+        raise Bad("rational")
+    if "/" in s and int(s.split("/")[1]) == 0:
+        raise Bad("zero denominator")
+    return Fraction(s)  # the regex admits only digits, '-' and one '/'
+
+
+def _int(k: Any, bound: int) -> int:
+    if not isinstance(k, int) or isinstance(k, bool) or abs(k) > bound:
+        raise Bad("integer")
+    return k
+
+
+def _text(s: Any) -> str:
+    if not isinstance(s, str) or not 1 <= len(s) <= MAX_TEXT or not s.isprintable():
+        raise Bad("text: 1-80 printable characters")
+    return s
+
+
+# ----------------------------------------------------------------------------------------- terms
+def canon_term(t: Any, scope: Mapping[str, tuple], depth: int = 0, count: list[int] | None = None, nest: int = 0,
+               level: int = 0) -> Any:
+    """The canonical copy of a term (rationals reduced), every name declared in ``scope`` with a fitting kind;
+    ``depth``: enclosing sums (at most 1), ``level``: tree depth.  Raises :class:`Bad`."""
+    count = [0] if count is None else count
+    count[0] += 1
+    if count[0] > MAX_NODES or level > MAX_DEPTH or not isinstance(t, list) or not t or not isinstance(t[0], str):
+        raise Bad("term")
+    h, a = t[0], t[1:]
+
+    def sub(x: Any, d: int = depth, n: int = nest) -> Any:
+        return canon_term(x, scope, d, count, n, level + 1)
+
+    def name(x: Any, kinds: tuple) -> str:
+        if not isinstance(x, str) or x not in scope or scope[x][0] not in kinds:
+            raise Bad(f"undeclared name {str(x)[:30]!r}")
+        return x
+
+    if h == "q" and len(a) == 1:
+        return ["q", str(_rat(a[0]))]
+    if h == "v" and len(a) == 1:
+        return ["v", name(a[0], _SCALAR)]
+    if h == "b" and len(a) == 1:
+        if _int(a[0], 10) != 0 or depth < 1:
+            raise Bad("bound index outside its sum")
+        return ["b", 0]
+    if h in ("+", "*") and 1 <= len(a) <= 64:
+        return [h, *[sub(x) for x in a]]
+    if h in ("/", "max") and len(a) == 2:
+        return [h, sub(a[0]), sub(a[1])]
+    if h == "^" and len(a) == 2:
+        return ["^", sub(a[0]), _int(a[1], nfm.MAX_POW)]
+    if h in ("exp", "log") and len(a) == 1:
+        if nest >= MAX_NEST:
+            raise Bad("exp/log nested too deep")
+        return [h, sub(a[0], n=nest + 1)]
+    if h == "rpow" and len(a) == 2:
+        if nest >= MAX_NEST:
+            raise Bad("exp/log nested too deep")
+        return ["rpow", sub(a[0], n=nest + 1), sub(a[1], n=nest + 1)]
+    if h == "fn" and len(a) >= 2:
+        f = name(a[0], ("function",))
+        if len(a) - 1 != scope[f][1]:
+            raise Bad("function arity")
+        return ["fn", f, *[sub(x) for x in a[1:]]]
+    if h == "d" and len(a) == 2 and isinstance(a[1], list) and 1 <= len(a[1]) <= MAX_DERIV:
+        return ["d", sub(a[0]), [name(x, ("real",)) for x in a[1]]]
+    if h == "sum" and len(a) == 3:
+        if depth:
+            raise Bad("nested sums")
+        return ["sum", sub(a[0], d=1), sub(a[1]), sub(a[2])]
+    if h == "at" and len(a) == 2:
+        return ["at", name(a[0], _FAMILY), sub(a[1])]
+    raise Bad(f"head {h[:20]!r}")
+
+
+def _decls(symbols: Any, scope: dict[str, tuple], kinds: tuple) -> list[list[Any]]:
+    if not isinstance(symbols, list) or len(symbols) + len(scope) > MAX_SYMBOLS:
+        raise Bad("symbols")
+    out = []
+    for d in symbols:
+        if not isinstance(d, list) or len(d) < 2 or not isinstance(d[0], str) or not _NAME.fullmatch(d[0]) \
+                or d[0] in scope or d[1] not in kinds:
+            raise Bad("symbol declaration")
+        nm, kind = d[0], d[1]
+        if kind == "bounded":
+            if len(d) != 4:
+                raise Bad("bounded")
+            out.append([nm, kind, canon_term(d[2], scope), canon_term(d[3], scope)])
+            scope[nm] = (kind,)
+        elif kind == "function":
+            if len(d) != 3:
+                raise Bad("function")
+            out.append([nm, kind, _int(d[2], 3)])
+            if d[2] < 1:
+                raise Bad("arity")
+            scope[nm] = (kind, d[2])
+        else:
+            if len(d) != 2:
+                raise Bad("declaration")
+            out.append([nm, kind])
+            scope[nm] = (kind,)
+    return out
+
+
+def canonical_statement(st: Any) -> dict[str, Any]:
+    """The frozen canonical copy of a statement (JSON data); raises ``ValueError`` when malformed."""
+    if not isinstance(st, Mapping) or not set(st) <= {"kind", "symbols", "goals"} or st.get("kind", KIND) != KIND:
+        raise Bad("statement keys")
+    try:
+        if len(json.dumps(st)) > MAX_JSON:
+            raise Bad("statement too large")
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise Bad("statement is not JSON data") from exc
+    scope: dict[str, tuple] = {}
+    symbols = _decls(st.get("symbols"), scope, _SCALAR + _FAMILY + ("function",))
+    goals, names = [], set()
+    if not isinstance(st.get("goals"), list) or not 1 <= len(st["goals"]) <= MAX_GOALS:
+        raise Bad("goals")
+    for g in st["goals"]:
+        if not isinstance(g, Mapping) or not {"name", "rel", "lhs", "rhs"} <= set(g) <= {"name", "rel", "lhs", "rhs", "attained"}:
+            raise Bad("goal keys")
+        nm = _text(g["name"])
+        if nm in names or g["rel"] not in ("<=", "=="):
+            raise Bad("goal name/relation")
+        names.add(nm)
+        out = {"name": nm, "rel": g["rel"], "lhs": canon_term(g["lhs"], scope), "rhs": canon_term(g["rhs"], scope)}
+        if "attained" in g:
+            att = g["attained"]
+            if not isinstance(att, list) or not 1 <= len(att) <= MAX_SYMBOLS:
+                raise Bad("attained")
+            pts = [[p[0], canon_term(p[1], scope)] for p in att if isinstance(p, list) and len(p) == 2
+                   and isinstance(p[0], str) and scope.get(p[0], ("",))[0] in ("real", "positive", "nonnegative",
+                                                                              "bounded") + _FAMILY]
+            if len(pts) != len(att) or len({p[0] for p in pts}) != len(pts):
+                raise Bad("attained point")
+            out["attained"] = pts
+        goals.append(out)
+    return {"kind": KIND, "symbols": symbols, "goals": goals}
+
+
+def implies(a: Any, b: Any) -> bool:
+    """Statement ``a`` implies ``b``: the same declarations and every goal of ``b`` is a goal of ``a``."""
+    try:
+        ca, cb = canonical_statement(a), canonical_statement(b)
+    except (ValueError, TypeError, RecursionError):
+        return False
+    return ca["symbols"] == cb["symbols"] and all(g in ca["goals"] for g in cb["goals"])
+
+
+# -------------------------------------------------------------------------------------- checking
+class _Checker:
+    def __init__(self, st: dict[str, Any], deadline: float) -> None:
+        self.ctx = Ctx(deadline)
+        self.st = st
+        self.scope: dict[str, tuple] = {}
+        self.var: dict[str, int] = {}
+        self.bounds: dict[str, tuple[Nf, Nf]] = {}
+        self.cache: dict[str, Nf] = {}
+        self.bvar = self.ctx.var(("bvar",), ("bvar",), 0, frozenset({"#b"}))
+        self.lemmas: dict[str, dict[str, Any]] = {}
+        self.in_ranges: set[str] = set()  # symbols a range uses: never a differentiation variable
+        for d in st["symbols"]:
+            self.declare(d)
+
+    def declare(self, d: list[Any]) -> None:
+        nm, kind = d[0], d[1]
+        self.scope[nm] = (kind, d[2]) if kind == "function" else (kind,)
+        if kind in _FAMILY or kind == "function":
+            return
+        sign = _SIGN.get(kind, 0)
+        if kind == "bounded":
+            lo, hi = self.nf(d[2]), self.nf(d[3])
+            self.in_ranges |= self.ctx.deps_of(lo, hi)
+            if self.ctx.sign_of(self.ctx.sub(hi, lo)) < NONNEG:
+                raise NotProved("range not proved non-empty")
+            self.bounds[nm] = (lo, hi)
+            sign = self.ctx.sign_of(lo)
+        v = self.ctx.var(("sym", nm), ("sym", nm, kind), sign, frozenset({nm}))
+        self.var[nm] = nfm.used(v).pop()
+
+    def nf(self, t: Any, depth: int = 0) -> Nf:
+        """Normal form of a canonical term (memoised by its JSON)."""
+        key = f"{depth}{json.dumps(t)}"
+        if key not in self.cache:
+            self.cache[key] = self._nf(t, depth)
+        return self.cache[key]
+
+    def _nf(self, t: Any, depth: int) -> Nf:
+        c, h, a = self.ctx, t[0], t[1:]
+        if h == "q":
+            return nfm.const(Fraction(a[0]))
+        if h == "v":
+            return (nfm._GENS[self.var[a[0]]], nfm._ONE_P)
+        if h == "b":
+            return self.bvar
+        xs = [self.nf(x, depth) for x in a] if h in ("+", "*", "/", "max", "exp", "log", "rpow") else \
+            [self.nf(a[0], depth)] if h == "^" else []
+        if h == "+":
+            return c.total(xs)
+        if h == "*":
+            out = ONE
+            for x in xs:
+                out = c.mul(out, x)
+            return out
+        if h == "/":
+            return c.mul(xs[0], c.inv(xs[1]))
+        if h == "^":
+            return c.pow(xs[0], a[1])
+        if h == "exp":
+            return c.exp(xs[0])
+        if h == "log":
+            return c.log(xs[0])
+        if h == "rpow":
+            if c.sign_of(xs[0]) != POS:
+                raise NotProved("rpow of a base not proved > 0")
+            return c.exp(c.mul(xs[1], c.log(xs[0])))
+        if h == "max":
+            return c.max(xs[0], xs[1])
+        if h == "fn":
+            args = tuple(self.nf(x, depth) for x in a[1:])
+            return c.fn(a[0], (0,) * len(args), args)
+        if h == "at":
+            return c.at(a[0], _SIGN[self.scope[a[0]][0]], self.nf(a[1], depth))
+        if h == "d":
+            if set(a[1]) & self.in_ranges:
+                raise NotProved("derivative in a variable that a range uses")
+            out = self.nf(a[0], depth)
+            for x in a[1]:
+                out = c.diff(out, self.var[x])
+            return out
+        if h == "sum":
+            return c.sum(self.nf(a[0], 1), self.nf(a[1]), self.nf(a[2]), nfm.used(self.bvar).pop())
+        raise NotProved("head")
+
+    def term(self, t: Any, scope: Mapping[str, tuple], depth: int = 0) -> Nf:
+        return self.nf(canon_term(t, scope, depth), depth)
+
+    # ---------------------------------------------------------------- non-negativity by representation
+    def rep(self, terms: Any, scope: Mapping[str, tuple], hyp: Nf | None) -> Nf:
+        """``sum_j c_j prod_k g_jk`` with rationals ``c_j >= 0`` and generators from the closed list; each
+        generator is ``>= 0`` on the domain (in the case branch: with its hypothesis)."""
+        if not isinstance(terms, list) or not 1 <= len(terms) <= MAX_REP:
+            raise Bad("representation")
+        c, out = self.ctx, []
+        for item in terms:
+            if not isinstance(item, list) or len(item) != 2 or not isinstance(item[1], list) or len(item[1]) > MAX_GENS:
+                raise Bad("representation term")
+            coef = _rat(item[0])
+            if coef < 0:
+                raise NotProved("negative coefficient")
+            prod = nfm.const(coef)
+            for g in item[1]:
+                prod = c.mul(prod, self.generator(g, scope, hyp))
+            out.append(prod)
+        return c.total(out)
+
+    def generator(self, g: Any, scope: Mapping[str, tuple], hyp: Nf | None) -> Nf:
+        c = self.ctx
+        if not isinstance(g, list) or not g:
+            raise Bad("generator")
+        if g[0] == "sq" and len(g) == 2:  # a real term squared
+            return c.pow(self.term(g[1], scope), 2)
+        if g[0] == "pos" and len(g) == 2:  # sign by the kernel's coefficient test
+            x = self.term(g[1], scope)
+            if c.sign_of(x) < NONNEG:
+                raise NotProved("generator not proved >= 0")
+            return x
+        if g[0] in ("lo", "hi") and len(g) == 2 and g[1] in self.bounds and scope.get(g[1], ("",))[0] == "bounded":
+            y, (lo, hi) = (nfm._GENS[self.var[g[1]]], nfm._ONE_P), self.bounds[g[1]]
+            return c.sub(y, lo) if g[0] == "lo" else c.sub(hi, y)
+        if g[0] == "hyp" and len(g) == 1 and hyp is not None:
+            return hyp
+        if g[0] == "exp1" and len(g) == 2:  # axiom: exp(u) >= 1 + u for real u
+            u = self.term(g[1], scope)
+            return c.sub(c.exp(u), c.add(ONE, u))
+        raise Bad("generator kind")
+
+    # ---------------------------------------------------------------- rules
+    def link(self, prev: Nf, lk: Any, scope: Mapping[str, tuple], hyp: Nf | None) -> tuple[str, Nf]:
+        c = self.ctx
+        c.tick()
+        if not isinstance(lk, Mapping) or lk.get("rel") not in ("==", "<=") or "expr" not in lk:
+            raise Bad("link")
+        rel, by, nxt = lk["rel"], lk.get("by"), self.term(lk["expr"], scope)
+        if by == "identity" and rel == "==":
+            ok = c.eq(prev, nxt)
+        elif by == "sos" and rel == "<=":
+            ok = c.eq(c.sub(nxt, prev), self.rep(lk.get("terms"), scope, hyp))
+        elif by == "log_mono" and rel == "<=":
+            k, a, b = (self.term(lk.get(x), scope) for x in ("c", "a", "b"))
+            ok = c.sign_of(k) >= NONNEG and c.eq(prev, c.mul(k, c.log(a))) and c.eq(nxt, c.mul(k, c.log(b))) \
+                and c.eq(c.sub(b, a), self.rep(lk.get("terms"), scope, hyp))
+        elif by == "max" and rel == "==":  # axiom: max(a, b) = a when a - b >= 0
+            a, b = self.term(lk.get("a"), scope), self.term(lk.get("b"), scope)
+            if not c.eq(c.sub(a, b), self.rep(lk.get("terms"), scope, hyp)):
+                raise NotProved("max: a - b not represented")
+            key = ("max", *sorted((nfm.nkey(a), nfm.nkey(b))))
+            j = c.index.get(key)
+            if j is None:
+                raise NotProved("max: no such atom")
+            at = lambda z: c.poly_at(z, lambda i: a if i == j else (nfm._GENS[i], nfm._ONE_P))  # noqa: E731
+            # max(a, b) = a on this domain, so prev's and next's denominators stay non-zero at a
+            ok = c.eq(c.mul(at(prev[0]), at(nxt[1])), c.mul(at(nxt[0]), at(prev[1])))
+        elif by == "sum_mono" and rel == "<=":
+            ok = self.sum_mono(prev, nxt, lk, scope)
+        else:
+            raise Bad("rule")
+        if not ok:
+            raise NotProved(f"{by} step fails")
+        return rel, nxt
+
+    def sum_mono(self, prev: Nf, nxt: Nf, lk: Mapping[str, Any], scope: Mapping[str, tuple]) -> bool:
+        """``sum_i w_i A(t_i) <= sum_i w_i B(t_i)`` from a lemma ``A(x) <= B(x)`` for every real ``x``; the kernel
+        substitutes ``t_i`` for ``x`` in the lemma's normal forms itself (no capture: ``t_i`` may use the index,
+        the lemma's sides do not)."""
+        c, lem = self.ctx, self.lemmas.get(lk.get("lemma"))
+        if lem is None or lem["rel"] != "<=" or len(lem["vars"]) != 1 or lem["vars"][0][1] != "real":
+            raise NotProved("sum_mono needs a proved <= lemma in one real variable")
+        x = self.var[lem["vars"][0][0]]
+        t, w = self.term(lk.get("term"), scope, 1), self.term(lk.get("weight"), scope, 1)
+        lo, hi = self.term(lk.get("lo"), scope), self.term(lk.get("hi"), scope)
+        if c.sign_of(w) < NONNEG:
+            raise NotProved("sum_mono weight not proved >= 0")
+        if any(c.kind[j][0] == "sum" for j in nfm.used(lem["lhs"]) | nfm.used(lem["rhs"])):
+            raise NotProved("sum_mono lemma with a sum")
+        bv = nfm.used(self.bvar).pop()
+        a, b = (c.sum(c.mul(w, c.subst(side, {x: t}, {})), lo, hi, bv) for side in (lem["lhs"], lem["rhs"]))
+        return c.eq(prev, a) and c.eq(nxt, b)
+
+    def chain(self, ch: Any, lhs: Nf, rhs: Nf, rel: str, scope: Mapping[str, tuple], hyp: Nf | None) -> None:
+        if not isinstance(ch, list) or not 2 <= len(ch) <= MAX_LINKS + 1:
+            raise Bad("chain")
+        cur = self.term(ch[0], scope)
+        if not self.ctx.eq(cur, lhs):
+            raise NotProved("chain does not start at the left side")
+        rels = set()
+        for lk in ch[1:]:
+            r, cur = self.link(cur, lk, scope, hyp)
+            rels.add(r)
+        if not self.ctx.eq(cur, rhs) or (rel == "==" and rels != {"=="}):
+            raise NotProved("chain does not end at the right side with the goal's relation")
+
+    def proof(self, p: Any, lhs: Nf, rhs: Nf, rel: str, scope: Mapping[str, tuple]) -> None:
+        if isinstance(p, Mapping) and set(p) == {"chain"}:
+            return self.chain(p["chain"], lhs, rhs, rel, scope, None)
+        if isinstance(p, Mapping) and set(p) == {"cases", "chains"} and isinstance(p["chains"], list) \
+                and len(p["chains"]) == 2:
+            h = self.term(p["cases"], scope)  # every point has h >= 0 or -h >= 0
+            self.chain(p["chains"][0], lhs, rhs, rel, scope, h)
+            return self.chain(p["chains"][1], lhs, rhs, rel, scope, self.ctx.neg(h))
+        raise Bad("proof")
+
+    def attained(self, pts: list[list[Any]], lhs: Nf, rhs: Nf) -> None:
+        c, sym, fam = self.ctx, {}, {}
+        for nm, t in pts:
+            v = self.nf(t)
+            kind = self.scope[nm][0]
+            (fam if kind in _FAMILY else sym)[self.var.get(nm, nm)] = v
+        for nm, t in pts:
+            kind, v = self.scope[nm][0], self.nf(t)
+            need = {"positive": POS, "family_positive": POS, "nonnegative": NONNEG, "family_nonnegative": NONNEG}.get(kind)
+            if need is not None and c.sign_of(v) < need:
+                raise NotProved("attained point outside the domain")
+            if kind == "bounded":
+                lo, hi = (c.subst(z, sym, fam) for z in self.bounds[nm])
+                if c.sign_of(c.sub(v, lo)) < NONNEG or c.sign_of(c.sub(hi, v)) < NONNEG:
+                    raise NotProved("attained point outside the range")
+        if not c.eq(c.subst(lhs, sym, fam), c.subst(rhs, sym, fam)):
+            raise NotProved("not attained")
+
+    def run(self, ev: Any) -> None:
+        if not isinstance(ev, Mapping) or set(ev) != {"lemmas", "proofs"} or not isinstance(ev["lemmas"], list) \
+                or len(ev["lemmas"]) > MAX_LEMMAS or not isinstance(ev["proofs"], list) or len(ev["proofs"]) > MAX_GOALS:
+            raise Bad("evidence")
+        base = dict(self.scope)
+        for lem in ev["lemmas"]:
+            if not isinstance(lem, Mapping) or set(lem) != {"name", "vars", "rel", "lhs", "rhs", "proof"} \
+                    or lem["rel"] not in ("<=", "==") or _text(lem["name"]) in self.lemmas:
+                raise Bad("lemma")
+            scope = dict(base)
+            decls = _decls(lem["vars"], scope, _LOCAL)
+            if not 1 <= len(decls) <= 2 or any(d[0] in self.scope for d in decls):
+                raise Bad("lemma variables")
+            for d in decls:
+                self.declare(d)
+            lhs, rhs = self.term(lem["lhs"], scope), self.term(lem["rhs"], scope)
+            self.proof(lem["proof"], lhs, rhs, lem["rel"], scope)
+            self.lemmas[lem["name"]] = {"rel": lem["rel"], "vars": decls, "lhs": lhs, "rhs": rhs}
+        proofs = {}
+        for p in ev["proofs"]:
+            if not isinstance(p, Mapping) or _text(p.get("name")) in proofs:
+                raise Bad("proof entry")
+            proofs[p["name"]] = {k: x for k, x in p.items() if k != "name"}
+        if set(proofs) != {g["name"] for g in self.st["goals"]}:
+            raise NotProved("one proof per goal")
+        for g in self.st["goals"]:
+            lhs, rhs = self.nf(g["lhs"]), self.nf(g["rhs"])
+            self.proof(proofs[g["name"]], lhs, rhs, g["rel"], base)
+            if "attained" in g:
+                self.attained(g["attained"], lhs, rhs)
+
+
+def _check(cert: Any, seconds: float) -> None:
+    if not isinstance(cert, Mapping) or cert.get("kind") != KIND or cert.get("version") != VERSION \
+            or not set(cert) <= {"kind", "version", "title", "citation", "statement", "evidence"}:
+        raise Bad("kind/version/keys")
+    if len(json.dumps(cert, allow_nan=False)) > MAX_JSON:
+        raise Bad("certificate too large")
+    for k in ("title", "citation"):
+        if k in cert and not (isinstance(cert[k], str) and len(cert[k]) <= 300 and cert[k].isprintable()):
+            raise Bad("title/citation: at most 300 printable characters")
+    st = canonical_statement(cert["statement"])
+    _Checker(st, time.perf_counter() + seconds).run(cert.get("evidence"))
+
+
+def check(cert: Any, *, seconds: float = MAX_SECONDS) -> bool:
+    """True iff ``cert`` is a ``"symbolic"`` certificate whose evidence proves every goal of its statement;
+    never raises (hostile data, limits and the deadline give False)."""
+    try:
+        _check(cert, seconds)
+    except (Bad, NotProved, ValueError, TypeError, KeyError, IndexError, ZeroDivisionError, RecursionError,
+            OverflowError, AttributeError, MemoryError):
+        return False
+    except Exception:  # noqa: BLE001 - python-flint errors on hostile input also mean "not proved"
+        return False
+    return True
+
+
+# ------------------------------------------------------------------------------------------ words
+_KIND_WORDS = {"real": "{} real", "positive": "{} > 0", "nonnegative": "{} >= 0", "count": "{} integer >= 1",
+               "family_real": "{}_i real", "family_positive": "{}_i > 0", "family_nonnegative": "{}_i >= 0"}
+
+
+def _show(t: list[Any], bound: str, prec: int = 0) -> str:
+    """Infix text of a canonical term; precedence 0 sum, 1 product, 2 power/atom (sign-correct)."""
+    h, a = t[0], t[1:]
+    if h == "q":
+        s = a[0]
+        return f"({s})" if prec > 0 and ("/" in s or s.startswith("-")) else s
+    if h == "v":
+        return a[0]
+    if h == "b":
+        return bound
+    if h == "+":
+        parts = [_show(x, bound, 0) for x in a]
+        s = parts[0] + "".join(f" - {p[1:]}" if p.startswith("-") else f" + {p}" for p in parts[1:])
+        return f"({s})" if prec > 0 else s
+    if h == "*":
+        neg = a[0][0] == "q" and a[0][1].startswith("-") and len(a) > 1
+        rest = [["q", a[0][1][1:]], *a[1:]] if neg else list(a)
+        if rest[0] == ["q", "1"] and len(rest) > 1:
+            rest = rest[1:]
+        s = "*".join(_show(x, bound, 2) for x in rest)
+        s = f"-{s}" if neg else s
+        return f"({s})" if prec > 1 or (neg and prec > 0) else s
+    if h == "/":
+        s = f"{_show(a[0], bound, 2)}/{_show(a[1], bound, 2)}"
+        return f"({s})" if prec > 1 else s
+    if h == "^":
+        return f"{_show(a[0], bound, 2)}^{a[1] if a[1] >= 0 else f'({a[1]})'}"
+    if h in ("exp", "log"):
+        return f"{h}({_show(a[0], bound)})"
+    if h == "rpow":
+        return f"{_show(a[0], bound, 2)}^{_show(a[1], bound, 2)}"
+    if h == "max":
+        return f"max({_show(a[0], bound)}, {_show(a[1], bound)})"
+    if h == "fn":
+        return f"{a[0]}({', '.join(_show(x, bound) for x in a[1:])})"
+    if h == "d":
+        s = f"d/d{a[1][0]}[{_show(a[0], bound)}]" if len(a[1]) == 1 else \
+            f"d^{len(a[1])}/{''.join('d' + x for x in a[1])}[{_show(a[0], bound)}]"
+        return f"({s})" if prec > 1 else s
+    if h == "sum":
+        s = f"sum_{{{bound}={_show(a[1], bound)}..{_show(a[2], bound)}}} {_show(a[0], bound, 1)}"
+        return f"({s})" if prec > 0 else s
+    if h == "at":
+        return f"{a[0]}_{_show(a[1], bound, 2)}"
+    raise Bad("head")
+
+
+def describe(st: Any) -> str:
+    """The statement in words, from its canonical form only: one line per goal, the mathematics first and the
+    goal's name (user text) quoted after it."""
+    c = canonical_statement(st)
+    names = {d[0] for d in c["symbols"]}
+    bound = next(x for x in ("i", "j", "k", "i0", "i1", "i2") if x not in names)
+    hyps = []
+    for d in c["symbols"]:
+        if d[1] == "bounded":
+            hyps.append(f"{_show(d[2], bound)} <= {d[0]} <= {_show(d[3], bound)}")
+        elif d[1] == "function":
+            hyps.append(f"{d[0]} a positive smooth function of {d[2]} real variable{'s' * (d[2] > 1)}")
+        else:
+            hyps.append(_KIND_WORDS[d[1]].format(d[0]))
+    lines = [f"for all {', '.join(hyps)}:"]
+    for g in c["goals"]:
+        line = f"  {_show(g['lhs'], bound)} {g['rel']} {_show(g['rhs'], bound)}"
+        if "attained" in g:
+            line += ", with equality at " + ", ".join(
+                f"{p[0]}{'_i' if p[0] in names and any(d[0] == p[0] and d[1] in _FAMILY for d in c['symbols']) else ''}"
+                f" = {_show(p[1], bound)}" for p in g["attained"])
+        lines.append(f"{line}  [goal {json.dumps(g['name'])}]")
+    return "\n".join(lines)
