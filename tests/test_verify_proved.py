@@ -28,10 +28,30 @@ def _fake_statement_of(cert: Any) -> Any:
     return {"kind": "test-exact", "statement": {"value": cert.get("value")}} if isinstance(cert, dict) else None
 
 
+class _InProcessChecker:
+    """Stands in for the runner's fresh-interpreter checker in tests of the fake kind, which only this (patched)
+    process knows; the real one is tested in tests/test_proofs_recheck.py and test_proofs_forgeries_runner.py."""
+
+    def __init__(self, **_: Any) -> None:
+        pass
+
+    def check(self, certificates: Any, declared: Any, words: Any = None) -> Any:
+        from fairtheory.proofs.recheck import Verdict
+
+        certs = certificates if isinstance(certificates, list) else [certificates]
+        ok = bool(declared) and all(check_mod.check_proof(c) for c in certs) and all(
+            any(check_mod.implies(check_mod.statement_of(c), d) for c in certs) for d in declared)
+        return Verdict(ok, "" if ok else "fake re-check failed", [check_mod.describe(d) for d in declared or []])
+
+    def close(self) -> None:
+        pass
+
+
 @pytest.fixture
 def fake(monkeypatch: pytest.MonkeyPatch):
     """A fake certificate kind: 'test-exact' holds iff its value is 42 and proves the statement {"value": 42}."""
     load_all()
+    monkeypatch.setattr(runner, "FreshChecker", _InProcessChecker)
     monkeypatch.setattr(check_mod, "check_proof", _fake_check_proof)
     monkeypatch.setattr(check_mod, "statement_of", _fake_statement_of)
     monkeypatch.setattr(check_mod, "implies", lambda a, b: a == b)

@@ -76,8 +76,17 @@ def _init_worker(plugins: Sequence[str], entry_points: bool) -> None:
     """Process-pool initializer: leave SIGINT to the main process, one BLAS/torch thread per worker (the
     workers are the parallelism; nested thread pools would oversubscribe the cores), load the claims."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _close_checker_pipes()
     _single_threaded()
     _load(plugins, entry_points)
+
+
+def _close_checker_pipes() -> None:
+    """A worker forked from the runner drops the runner's pipes to its fresh-interpreter checker
+    (:func:`fairtheory.proofs.recheck.close_inherited`): claim code in the worker cannot talk to it."""
+    rc = sys.modules.get("fairtheory.proofs.recheck")
+    if rc is not None:
+        rc.close_inherited()
 
 
 def _single_threaded() -> None:
@@ -141,6 +150,7 @@ class ClaimWorker:
         if pid == 0:  # pragma: no cover - runs in the child (coverage does not follow os._exit)
             os.close(req_w)
             os.close(res_r)
+            _close_checker_pipes()
             _serve(req_r, res_w)
         os.close(req_r)
         os.close(res_w)

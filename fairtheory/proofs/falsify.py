@@ -1,0 +1,396 @@
+r"""Try to refute a certificate's statement numerically, before it is printed ``proved`` (defence in depth).
+
+The kernel (:mod:`fairtheory.proofs.kernel`) decides ``proved``; this module, outside it, runs the statement's
+method on explicit instances of the statement's function class and compares the measure with the bound.  A
+statement the kernel accepted and an instance here refutes is a kernel bug: :func:`falsify_certificate` returns
+the instance, and the runner (:mod:`fairtheory.proofs.recheck`) ends the claim ``error`` naming it.
+
+**PEP statements** (``"pep-dual"``, ``"pep-family"``; the class ``L``-smooth, ``mu``-strongly convex).  Every
+instance has ``x* = 0`` and
+
+.. math:: f_i(x) = \tfrac{\mu}{2}\|x\|^2 + (L - \mu)\,\phi_i(x - c_i) - \langle s_i, x\rangle,
+          \qquad s_i = (L-\mu)\nabla\phi_i(-c_i) - r_i,\quad \textstyle\sum_i p_i r_i = 0,
+
+with ``phi_i`` convex and 1-smooth - a quadratic ``x^T D x / 2`` (``D`` diagonal in ``[0, 1]``) or the Huber
+function ``H_delta(||x||)`` (``||x||^2/2`` up to ``delta``, ``delta ||x|| - delta^2/2`` beyond; the Moreau
+envelope of ``delta ||.||``; a grid of radii with identical clients, :data:`HUBER_GRID`, then random ones) -
+so ``f_i`` is in the class, ``grad f_i(0) = r_i``, ``sum_i p_i grad f_i(0) = 0`` and ``G = sum_i p_i f_i`` is
+minimised at ``0`` with ``rho^2 = sum_i p_i ||r_i||^2``.  ``x0`` has
+``||x0||^2 = D0`` (constrained bounds, with ``rho^2 <= rho2``) or any length (homogeneous bounds).  The Huber
+functions of small ``delta`` are the worst cases of gradient descent (Drori & Teboulle 2014, Thm. 3.1); the
+quadratics ``(L/2) x^2`` and ``(mu/2) x^2`` are the other extreme.  The method is run by an implementation
+written here from the statement's definition (:mod:`fairtheory.proofs.kernel.pep` module doc), independent of the
+kernel's own recurrences.
+
+Comparison: quadratic instances with rational data run in exact :class:`~fractions.Fraction` arithmetic (every
+method is linear on quadratics) and are refuted by ``measure > bound`` exactly; Huber instances run in float64
+and are refuted by ``measure > bound + 1e-9 max(1, |measure|, |bound|)``: the values are ``O(1)`` sums of at most
+a few hundred rounded operations (relative error ``<= 1e-13``), so ``1e-9`` is rounding with four orders to
+spare, and a statement false by more than that is caught.
+
+**Symbolic statements** (``"sympy-proof"``, ``"symbolic"``): :func:`fairtheory.proofs.falsify_symbolic.falsify`
+at 200 points with 50 digits, when that module exists.
+
+The extracted worst-case instance of the PEP itself is not used: it needs an SDP solve, and the families above
+already attain the bounds the suite proves to within a few percent (tests/test_proofs_falsify.py).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+__all__ = ["falsify_certificate", "falsify_pep", "falsify_family", "best_ratio", "RTOL"]
+
+#: relative float64 slack of a Huber instance (module doc); quadratic instances compare exactly
+RTOL = 1e-9
+#: identical Huber clients centred at ``x*`` with radius ``sqrt(D0) / (1 + j/4)``, ``j < HUBER_GRID``: the shape of
+#: the worst case of gradient descent (Drori & Teboulle 2014) and of local GD at ``rho = 0``, whose radius
+#: ``1 / (1 + beta L (kappa T_N + 2))`` is on this grid for the suite's step sizes (``beta L`` in quarters)
+HUBER_GRID = 25
+
+
+def _q(x: Any) -> Fraction:
+    if isinstance(x, bool) or not isinstance(x, (int, str, Fraction)):
+        raise ValueError(f"not a rational: {x!r}")
+    return Fraction(x)
+
+
+# ------------------------------------------------------------------------------------------------ instances
+class _Instance:
+    """``n`` functions ``f_i`` of the class with ``x* = 0`` (module doc), exact (``Fraction`` arrays) or float."""
+
+    def __init__(self, L: Any, mu: Any, p: list[Any], kinds: list[str], D: list[Any], c: list[Any],
+                 delta: list[float], r: list[Any]) -> None:
+        self.L, self.mu, self.p, self.kinds, self.D, self.c, self.delta = L, mu, p, kinds, D, c, delta
+        self.r = r
+        self.s = [(L - mu) * self._gphi(i, -c[i]) - r[i] for i in range(len(p))]
+        self.f0 = [self._value(i, 0 * c[i]) for i in range(len(p))]
+
+    def _phi(self, i: int, y: Any) -> Any:
+        if self.kinds[i] == "quad":
+            return (y * self.D[i] * y).sum() / 2
+        t, d = float(np.sqrt(float((y * y).sum()))), self.delta[i]
+        return t * t / 2 if t <= d else d * t - d * d / 2
+
+    def _gphi(self, i: int, y: Any) -> Any:
+        if self.kinds[i] == "quad":
+            return self.D[i] * y
+        t, d = float(np.sqrt(float((y * y).sum()))), self.delta[i]
+        return y if t <= d else (d / t) * y
+
+    def _value(self, i: int, x: Any) -> Any:
+        return self.mu * (x * x).sum() / 2 + (self.L - self.mu) * self._phi(i, x - self.c[i]) - (self.s[i] * x).sum()
+
+    def grad(self, i: int, x: Any) -> Any:
+        return self.mu * x + (self.L - self.mu) * self._gphi(i, x - self.c[i]) - self.s[i]
+
+    def gap(self, i: int, x: Any) -> Any:
+        """``f_i(x) - f_i(x*)``."""
+        return self._value(i, x) - self.f0[i]
+
+    def G(self, x: Any) -> Any:
+        return sum(self.p[i] * self.gap(i, x) for i in range(len(self.p)))
+
+    def rho2(self) -> Any:
+        return sum(self.p[i] * (self.r[i] * self.r[i]).sum() for i in range(len(self.p)))
+
+
+def _avg(vs: list[Any], w: list[Any]) -> Any:
+    if np.asarray(vs[0]).dtype.kind != "O":
+        w = [float(c) for c in w]
+    out = w[0] * vs[0]
+    for v, c in zip(vs[1:], w[1:], strict=True):
+        out = out + c * v
+    return out
+
+
+# ------------------------------------------------------------------------------------------------ methods
+def _local_gd(f: _Instance, x0: Any, m: Mapping[str, Any], step: Any) -> Any:
+    """002 Alg. 1, full participation: round 0 one local step (``rfedfair``; ``kappa`` for ``fedavg``), then
+    ``kappa`` per round for ``T_N`` rounds, each round averaged with ``p``; the output point's ``G - G*``."""
+    n, p = len(f.p), f.p
+    theta, spath, vpath = x0, [], [x0]
+    for rnd in range(m["T_N"] + 1):
+        steps = m["kappa"] if (rnd > 0 or m["schedule"] == "fedavg") else 1
+        Y = [theta] * n
+        for s in range(steps):
+            Y = [Y[i] - step * f.grad(i, Y[i]) for i in range(n)]
+            if s < steps - 1:
+                vpath.append(_avg(Y, p))
+        theta = _avg(Y, p)
+        spath.append(theta)
+        vpath.append(theta)
+    out = {"002": spath, "000": vpath, "last": [theta]}[m["output"]]
+    return f.G(_avg(out, [Fraction(1, len(out))] * len(out)))
+
+
+def _scaffold(f: _Instance, x0: Any, m: Mapping[str, Any]) -> Any:
+    """Scaffold option II (Karimireddy et al. 2020, Alg. 1), full participation."""
+    n, p, el, eg, kappa = len(f.p), f.p, m["eta_l"], m["eta_g"], m["kappa"]
+    x = x0
+    ci = [f.grad(i, x0) if m["warm_start"] else 0 * x0 for i in range(n)]
+    c = _avg(ci, p)
+    server = []
+    for _ in range(m["R"]):
+        Y = [x] * n
+        for _k in range(kappa):
+            Y = [Y[i] - el * (f.grad(i, Y[i]) - ci[i] + c) for i in range(n)]
+        new = [ci[i] - c + (x - Y[i]) / (kappa * el) for i in range(n)]
+        x = x + eg * _avg([Y[i] - x for i in range(n)], p)
+        c = c + _avg([new[i] - ci[i] for i in range(n)], p)
+        ci = new
+        server.append(x)
+    out = [x] if m["output"] == "last" else server
+    return f.G(_avg(out, [Fraction(1, len(out))] * len(out)))
+
+
+def _round(f: _Instance, x0: Any, m: Mapping[str, Any]) -> Any:
+    """One round of ``kappa`` local steps from ``theta = x0``: ``a (G(theta) - G*) + ||theta+ - x*||^2``."""
+    n = len(f.p)
+    Y = [x0] * n
+    for _ in range(m["kappa"]):
+        Y = [Y[i] - m["beta"] * f.grad(i, Y[i]) for i in range(n)]
+    t = _avg(Y, f.p)
+    return m["a"] * f.G(x0) + (t * t).sum()
+
+
+def _linear(f: _Instance, x0: Any, m: Mapping[str, Any]) -> Any:
+    """Evaluation ``e`` at ``x* + sum_b q_b v_b`` (``v_0 = x0 - x*``, ``v_{n+e'} = g_{e'}``); the weighted gaps."""
+    n = len(f.p)
+    basis: dict[int, Any] = {0: x0}
+    pts = []
+    for e, (i, coeffs) in enumerate(m["evaluations"]):
+        x = 0 * x0
+        for b, cq in coeffs:
+            x = x + (_q(cq) if x0.dtype == object else float(_q(cq))) * basis[b]
+        basis[n + e] = f.grad(i, x)
+        pts.append((i, x))
+    return sum((_q(w) if x0.dtype == object else float(_q(w))) * f.gap(pts[e][0], pts[e][1]) for w, e in m["objective"])
+
+
+def _measure(f: _Instance, x0: Any, m: Mapping[str, Any]) -> Any:
+    name = m["name"]
+    if name == "local_gd":
+        return _local_gd(f, x0, m, m["beta"])
+    if name == "gd":  # pep-family: N steps of x <- x - t g, measure f(x_N) - f*
+        x = x0
+        for _ in range(m["N"]):
+            x = x - m["beta"] * f.grad(0, x)
+        return f.G(x)
+    if name == "scaffold":
+        return _scaffold(f, x0, m)
+    if name == "local_gd_round":
+        return _round(f, x0, m)
+    if name == "linear":
+        return _linear(f, x0, m)
+    raise ValueError(f"unknown method {name!r}")
+
+
+def _method(m: Mapping[str, Any]) -> dict[str, Any]:
+    """The statement's method with its numbers as Fractions."""
+    out = dict(m)
+    for k in ("beta", "eta_l", "eta_g", "a"):
+        if k in out:
+            out[k] = _q(out[k])
+    return out
+
+
+# ------------------------------------------------------------------------------------------------ the search
+def _rational(x: float, den: int = 64) -> Fraction:
+    return Fraction(round(x * den), den)
+
+
+def _instances(L: Fraction, mu: Fraction, p: list[Fraction], rng: np.random.Generator, trials: int,
+               exact: bool) -> Any:
+    """``(kind, f, direction u, heterogeneity directions r)`` with ``u`` of unit length and ``sum_i p_i r_i = 0``:
+    the quadratics ``(L/2)||x||^2`` and ``(mu/2)||x||^2`` first, then random quadratics and Huber functions."""
+    n = len(p)
+    grid = [] if exact else [1 / (1 + j / 4) for j in range(HUBER_GRID)]
+    for t in range(trials + len(grid)):
+        d = 1 if (t % 3 or t < len(grid)) else 2
+        if exact:
+            kinds = ["quad"] * n
+            if t == 0:
+                D = [np.array([Fraction(1)] * d, dtype=object)] * n
+            elif t == 1:
+                D = [np.array([Fraction(0)] * d, dtype=object)] * n
+            else:
+                D = [np.array([_rational(v, 16) for v in rng.uniform(0, 1, d)], dtype=object) for _ in range(n)]
+            c = [np.array([_rational(v, 8) for v in rng.normal(size=d)], dtype=object) for _ in range(n)]
+            zero = np.array([Fraction(0)] * d, dtype=object)
+            L_, mu_ = L, mu
+        else:
+            kinds = ["huber"] * n
+            D = [None] * n
+            c = [rng.normal(size=d) * rng.choice([0.0, 0.1, 1.0]) if t >= len(grid) else np.zeros(d) for _ in range(n)]
+            zero = np.zeros(d)
+            L_, mu_ = float(L), float(mu)
+        if exact:
+            u = np.array([Fraction(1)] + [Fraction(0)] * (d - 1), dtype=object)
+        else:
+            v = rng.normal(size=d) if t >= len(grid) else np.ones(d)
+            u = v / np.linalg.norm(v)
+        raw = [rng.normal(size=d) for _ in range(n)]
+        if exact:
+            raw = [np.array([_rational(x, 8) for x in v], dtype=object) for v in raw]
+            mean = _avg(raw, p)
+        else:
+            mean = _avg(raw, [float(x) for x in p])
+        r = [v - mean for v in raw]
+        # Huber radii: log-spaced, small ones first (the tails where gradient methods are slowest)
+        delta = [float(10 ** rng.uniform(-3, 0.5)) for _ in range(n)] if t >= len(grid) else [grid[t]] * n
+        pw = p if exact else [float(x) for x in p]
+        yield kinds, L_, mu_, pw, D, c, delta, r, u, zero
+
+
+def _scale(u: Any, factor: Any) -> Any:
+    return u * factor
+
+
+def _search(st: Mapping[str, Any], method: Mapping[str, Any], bound_of: Callable[[Any, Any], Any], *,
+            D0: Fraction | None, rho2: Fraction, trials: int, seed: int, best: list[Any] | None = None,
+            ) -> dict[str, Any] | None:
+    """Run ``method`` on the instances; ``bound_of(||x0||^2, rho^2)`` is the statement's right-hand side.  Returns
+    the first refuting instance (a dict) or ``None``; ``best`` (when given) collects the largest ratio found."""
+    L, mu = _q(st["class"]["L"]), _q(st["class"].get("mu", 0))
+    p = [_q(x) for x in st["p"]]
+    rng = np.random.default_rng(seed)
+    for exact in (True, False):
+        for kinds, L_, mu_, pw, D, c, delta, r, u, _zero in _instances(L, mu, p, rng, trials, exact):
+            n = len(p)
+            for hetero in ((0, 1) if n > 1 else (0,)):
+                rr = [v * hetero for v in r]
+                rho_raw = sum(pw[i] * (rr[i] * rr[i]).sum() for i in range(n))
+                if D0 is not None:  # constrained: ||x0||^2 = D0, rho^2 = rho2 (or 0)
+                    if hetero and (rho2 == 0 or rho_raw == 0):
+                        continue
+                    if hetero:
+                        k2 = (rho2 / rho_raw) if exact else float(rho2) / float(rho_raw)
+                        k = _sqrt(k2, exact)
+                        if k is None:
+                            continue
+                        rr = [v * k for v in rr]
+                    dist = D0 if exact else float(D0)
+                    root = _sqrt(dist, exact)
+                    if root is None:
+                        continue
+                    x0 = _scale(u, root)
+                else:
+                    dist = Fraction(1) if exact else 1.0
+                    x0 = u
+                f = _Instance(L_, mu_, pw, kinds, D, c, delta, rr)
+                meth = method if exact else {k: float(v) if isinstance(v, Fraction) else v for k, v in method.items()}
+                with np.errstate(all="ignore"):
+                    measure = _measure(f, x0, meth)
+                rho = f.rho2()
+                rhs = bound_of(dist, rho)
+                if not exact:
+                    measure, rhs = float(measure), float(rhs)
+                    if not (math.isfinite(measure) and math.isfinite(rhs)):
+                        continue
+                    bad = measure > rhs + RTOL * max(1.0, abs(measure), abs(rhs))
+                else:
+                    bad = measure > rhs
+                if best is not None and float(rhs) > 0:
+                    best[0] = max(best[0], float(measure) / float(rhs))
+                if bad:
+                    return {"instance": "quadratic" if exact else "huber", "arithmetic": "exact" if exact else "float64",
+                            "dimension": int(len(u)), "x0": [str(v) for v in x0], "rho2": str(rho),
+                            "curvatures": [[str(v) for v in Dk] for Dk in D] if exact else None,
+                            "centres": [[str(v) for v in ck] for ck in c], "huber_delta": None if exact else delta,
+                            "gradients_at_x_star": [[str(v) for v in rk] for rk in rr],
+                            "measure": str(measure), "bound": str(rhs)}
+    return None
+
+
+def _sqrt(x: Any, exact: bool) -> Any:
+    """``sqrt(x)``: exact for a Fraction square (``None`` when it is not one), else float."""
+    if not exact:
+        return math.sqrt(float(x))
+    x = Fraction(x)
+    a, b = math.isqrt(x.numerator), math.isqrt(x.denominator)
+    return Fraction(a, b) if a * a == x.numerator and b * b == x.denominator else None
+
+
+def falsify_pep(st: Mapping[str, Any], *, trials: int = 24, seed: int = 0,
+                best: list[Any] | None = None) -> dict[str, Any] | None:
+    """Refute a ``"pep-dual"`` statement (module doc): the refuting instance, or ``None``."""
+    method = _method(st["method"])
+    b = st["bound"]
+    if b["form"] == "constrained":
+        value, D0, rho2 = _q(b["value"]), _q(b["D0"]), _q(b["rho2"])
+        return _search(st, method, lambda dist, rho: value if not isinstance(dist, float) else float(value),
+                       D0=D0, rho2=rho2 if st["n"] > 1 else Fraction(0), trials=trials, seed=seed, best=best)
+    dist_c, het_c = _q(b["dist"]), _q(b["hetero"])
+
+    def rhs(dist: Any, rho: Any) -> Any:
+        if isinstance(dist, float):
+            return float(dist_c) * dist + float(het_c) * float(rho)
+        return dist_c * dist + het_c * rho
+
+    return _search(st, method, rhs, D0=None, rho2=Fraction(0), trials=trials, seed=seed, best=best)
+
+
+def _poly_at(coeffs: list[Any], t: Fraction) -> Fraction:
+    return sum((_q(c) * t ** k for k, c in enumerate(coeffs)), Fraction(0))
+
+
+def falsify_family(st: Mapping[str, Any], *, trials: int = 8, seed: int = 0,
+                   best: list[Any] | None = None) -> dict[str, Any] | None:
+    """Refute a ``"pep-family"`` statement at parameter values ``lo``, ``hi``, the midpoint and random rationals
+    of ``[lo, hi]`` (``L = D0 = 1``, ``rho = 0``; the statement scales exactly to any ``L``, ``D0``)."""
+    lo, hi = _q(st["parameter"]["lo"]), _q(st["parameter"]["hi"])
+    rng = np.random.default_rng(seed)
+    ts = [lo, hi, (lo + hi) / 2] + [lo + (hi - lo) * Fraction(int(k), 1024) for k in rng.integers(1, 1024, 2)]
+    num, den = st["bound"]["value"]["num"], st["bound"]["value"]["den"]
+    point = {"class": {"L": "1", "mu": "0"}, "p": st["p"], "n": st["n"]}
+    for t in ts:
+        dv = _poly_at(den, t)
+        if dv == 0:
+            continue
+        value = _poly_at(num, t) / dv
+        m = dict(st["method"])
+        m["beta"] = t
+        if m["name"] == "gd" and t == 0:
+            continue
+        cx = _search(point, m, lambda dist, rho, v=value: v if not isinstance(dist, float) else float(v),
+                     D0=Fraction(1), rho2=Fraction(0), trials=trials, seed=seed, best=best)
+        if cx is not None:
+            return dict(cx, parameter=str(t))
+    return None
+
+
+def falsify_certificate(cert: Any) -> dict[str, Any] | str | None:
+    """Refute the statement of a certificate that the kernel accepted: the refuting instance (a dict naming it),
+    ``None`` when none was found, or ``"skipped: <why>"`` for a kind without a falsifier here."""
+    if not isinstance(cert, Mapping) or not isinstance(cert.get("statement"), Mapping):
+        return "skipped: no statement"
+    kind, st = cert.get("kind"), cert["statement"]
+    if kind == "pep-dual":
+        return falsify_pep(st)
+    if kind == "pep-family":
+        return falsify_family(st)
+    if kind in ("sympy-proof", "symbolic"):
+        try:
+            from fairtheory.proofs.falsify_symbolic import falsify
+        except ImportError:
+            return "skipped: no symbolic falsifier (fairtheory.proofs.falsify_symbolic) in this version"
+        return falsify(st, points=200, dps=50, seed=0)
+    return f"skipped: no falsifier for kind {kind!r}"
+
+
+def best_ratio(cert: Mapping[str, Any], **kw: Any) -> float:
+    """The largest ``measure / bound`` the search finds for a PEP certificate (how close the instances come to the
+    bound; tests use it to show the search is not vacuous)."""
+    best = [-math.inf]
+    st = cert["statement"]
+    if cert["kind"] == "pep-dual":
+        falsify_pep(st, best=best, **kw)
+    else:
+        falsify_family(st, best=best, **kw)
+    return best[0]

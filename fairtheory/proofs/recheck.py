@@ -1,0 +1,341 @@
+r"""Re-check ``proved`` results from their JSON alone: one row (:func:`recheck_row`), a whole report
+(:func:`recheck_report`, ``python -m fairtheory.proofs recheck REPORT.json``), and the fresh-interpreter checker
+the verify runner uses (:class:`FreshChecker`).
+
+A ``proved`` row stands for four facts, each re-derived here from plain JSON and nothing else:
+
+1. every certificate re-checks exactly (:func:`fairtheory.proofs.check.check_proof`: the trusted kernel, under
+   the time and memory limits of :mod:`fairtheory.proofs.bounded`);
+2. every declared statement (the frozen copy the claim declared, ``details["declared_statements"]`` of a report
+   row) is implied by the statement of one of those certificates (:func:`fairtheory.proofs.check.implies`);
+3. the printed words (``proved_statement``) are exactly the words generated from the declared statements
+   (:func:`fairtheory.proofs.check.describe`), so what a reader sees is what was checked;
+4. no certificate's statement is refuted numerically (:mod:`fairtheory.proofs.falsify`, defence in depth: a
+   statement the kernel accepted and a concrete instance refutes is a kernel bug, reported with the instance).
+
+Why a *fresh* interpreter: a claim module (a ``--plugin``) runs code in the runner's process and can replace
+the checker there (``check_proof = lambda *a: True``); a re-check in a fork of that process inherits the
+replacement.  :class:`FreshChecker` starts ``python -I`` (isolated: no ``PYTHONPATH``, no user site, no current
+directory on the path) with the directory of *this* ``fairtheory`` package first on ``sys.path`` and the worker
+:mod:`fairtheory.proofs.recheck_worker`, which imports neither ``verify`` nor any plugin.  The runner starts it
+before it imports any plugin, so the child's interpreter, path and modules are fixed before plugin code runs.  What
+the runner's process can still do - it holds the pipes and prints the results - is out of any in-process
+defence's reach; the report's JSON is what :func:`recheck_report` re-checks for a reviewer, in their own
+interpreter (docs/proofs.md, "Checking a report you were sent").
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import select
+import subprocess
+import sys
+import time
+import weakref
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = ["Verdict", "recheck_row", "recheck_report", "RowResult", "FreshChecker", "words_of", "ROOT",
+           "OPEN_FDS", "close_inherited"]
+
+#: the directory holding this ``fairtheory`` package: the fresh interpreter imports the same code from it
+ROOT = str(Path(__file__).resolve().parents[2])
+#: captured when this module is imported (the runner imports it before any plugin): what a plugin later assigns
+#: to ``sys.executable`` or ``subprocess.Popen`` does not change the child the runner starts
+_PYTHON = sys.executable
+_POPEN = subprocess.Popen
+#: the child: ``python -I -c BOOT ROOT`` (``-I`` puts neither the current directory nor ``PYTHONPATH`` on the path)
+_BOOT = ("import sys; sys.path.insert(0, sys.argv[1]); "
+         "from fairtheory.proofs.recheck_worker import main; sys.exit(main())")
+#: seconds a fresh interpreter gets on top of the certificates' own budgets (start-up and imports: sympy ~1 s)
+STARTUP_SECONDS = 60.0
+#: seconds falsification may take per certificate (a statement it cannot refute in time is not refuted)
+FALSIFY_SECONDS = 60.0
+
+
+@dataclass
+class Verdict:
+    """The re-check of one row: ``ok``; ``reason`` (one line) when not; ``words`` the declared statements in words
+    (generated here); ``seconds`` of checking; ``falsify`` one entry per certificate (``"not refuted"``,
+    ``"skipped: ..."``, ``"timeout"`` or the refuting instance)."""
+
+    ok: bool
+    reason: str = ""
+    words: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    falsify: list[Any] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ok": self.ok, "reason": self.reason, "words": self.words, "seconds": self.seconds,
+                "falsify": self.falsify}
+
+    @classmethod
+    def from_json(cls, d: Any) -> Verdict:
+        """A verdict from the worker's JSON; anything malformed is a failed verdict."""
+        if not (isinstance(d, Mapping) and isinstance(d.get("ok"), bool) and isinstance(d.get("reason"), str)
+                and isinstance(d.get("words"), list) and all(isinstance(w, str) for w in d["words"])):
+            return cls(False, "the fresh re-check sent a malformed answer")
+        secs = d.get("seconds")
+        return cls(d["ok"], d["reason"], list(d["words"]), float(secs) if isinstance(secs, (int, float)) else 0.0,
+                   list(d.get("falsify") or []))
+
+
+def words_of(statement: Any) -> str:
+    """The printed words of a (frozen) statement: :func:`fairtheory.proofs.check.describe`, the function
+    :func:`verify.core.bind_statement` prints with (the two must stay the same function)."""
+    from fairtheory.proofs.check import describe
+
+    return describe(statement)
+
+
+def _certs(certificates: Any) -> list[Any]:
+    return list(certificates) if isinstance(certificates, list) else [certificates]
+
+
+def recheck_row(certificates: Any, declared: Any, words: Sequence[str] | None = None, *,
+                falsify: bool = True) -> Verdict:
+    """Re-check one ``proved`` row from JSON data (module doc, facts 1-4); never raises on data.
+
+    ``certificates``: one certificate dict or a list; ``declared``: the list of declared statements (frozen JSON);
+    ``words``: the printed words to compare with the generated ones (``None``: not compared, e.g. when the runner
+    asks for them)."""
+    t0 = time.perf_counter()
+
+    def fail(why: str, fals: list[Any] | None = None) -> Verdict:
+        return Verdict(False, why, [], round(time.perf_counter() - t0, 6), fals or [])
+
+    try:
+        from fairtheory.proofs.check import check_proof, implies, statement_of
+
+        certs = _certs(certificates)
+        if not certs or certificates is None:
+            return fail("no certificate")
+        if not isinstance(declared, list) or not declared:
+            return fail("no declared statement (a proved row carries details.declared_statements)")
+        # statements and implications first: cheap, and they load the kernel modules of the kinds present into
+        # this process, so that the bounded re-checks below (forked children) do not each import them again
+        stated = [statement_of(c) for c in certs]
+        for k, want in enumerate(declared):
+            if not any(s is not None and implies(s, want) is True for s in stated):
+                return fail(f"no certificate implies declared statement {k + 1} of {len(declared)}")
+        generated = [words_of(d) for d in declared]
+        if words is not None:
+            printed = list(words) if isinstance(words, (list, tuple)) else None
+            if printed != generated:
+                k = next((j for j in range(max(len(printed or []), len(generated)))
+                          if printed is None or j >= len(printed) or j >= len(generated) or printed[j] != generated[j]),
+                         0)
+                return fail(f"the printed words of statement {k + 1} are not the words of the checked statement")
+        for i, c in enumerate(certs):
+            if check_proof(c) is not True:
+                kind = c.get("kind") if isinstance(c, Mapping) else None
+                return fail(f"certificate {i} of {len(certs)} (kind {kind!r}) fails its exact re-check")
+        fals: list[Any] = _falsify(certs) if falsify else []
+        for i, res in enumerate(fals):
+            if isinstance(res, Mapping):
+                return fail(f"KERNEL BUG: certificate {i} re-checked but its statement is false at "
+                            f"{json.dumps(res, sort_keys=True)[:400]}", fals)
+    except Exception as exc:  # noqa: BLE001 - hostile JSON never stops the caller
+        return fail(f"malformed row ({type(exc).__name__}: {str(exc)[:160]})")
+    return Verdict(True, "", generated, round(time.perf_counter() - t0, 6), fals)
+
+
+def _falsify_each(certs: list[Any]) -> list[Any]:
+    from fairtheory.proofs.falsify import falsify_certificate
+
+    out = []
+    for c in certs:
+        res = falsify_certificate(c)
+        out.append(res if res is not None else "not refuted")
+        if isinstance(res, Mapping):
+            break
+    return out
+
+
+def _falsify(certs: list[Any]) -> list[Any]:
+    """:func:`fairtheory.proofs.falsify.falsify_certificate` of each certificate, in one child under a time and
+    memory limit: per certificate the refuting instance (a dict; the list stops there), ``"not refuted"`` or
+    ``"skipped: ..."``; ``["timeout"]`` when the child ran out of time (nothing refuted, nothing claimed)."""
+    import fairtheory.proofs.falsify  # noqa: F401 - imported here once, not in every child
+    from fairtheory.proofs.bounded import run_bounded
+
+    status, result = run_bounded(_falsify_each, certs, seconds=FALSIFY_SECONDS * max(1, len(certs)),
+                                 memory_bytes=2 * 2**30)
+    if status != "ok" or not isinstance(result, list):
+        return ["timeout" if status == "timeout" else f"skipped: falsification {status} {result}"[:200]]
+    return result
+
+
+# ------------------------------------------------------------------------------------------------ a whole report
+@dataclass
+class RowResult:
+    """One proved row of a report and its verdict."""
+
+    id: str
+    verdict: Verdict
+
+    def line(self) -> str:
+        v = self.verdict
+        if v.ok:
+            return f"ok    {self.id}: {len(v.words)} statement(s) re-checked ({v.seconds:.2f} s)"
+        return f"FAIL  {self.id}: {v.reason}"
+
+
+def recheck_report(doc: Any, *, falsify: bool = True) -> list[RowResult]:
+    """Re-check every ``proved`` row of a report document (the parsed JSON of ``python -m verify --json``).
+    Raises ``ValueError`` when ``doc`` is not a report (no ``claims`` list)."""
+    if not isinstance(doc, Mapping) or not isinstance(doc.get("claims"), list):
+        raise ValueError("not a verify report: no 'claims' list")
+    out = []
+    for k, row in enumerate(doc["claims"]):
+        if not isinstance(row, Mapping) or row.get("status") != "proved":
+            continue
+        rid = row.get("id")
+        rid = rid if isinstance(rid, str) else f"(row {k})"
+        rid = "".join(ch if ch.isprintable() else "?" for ch in rid)[:200]
+        details = row.get("details")
+        declared = details.get("declared_statements") if isinstance(details, Mapping) else None
+        words = row.get("proved_statement")
+        if not isinstance(words, list):
+            out.append(RowResult(rid, Verdict(False, "a proved row without printed words (proved_statement)")))
+            continue
+        out.append(RowResult(rid, recheck_row(row.get("certificate"), declared, words, falsify=falsify)))
+    return out
+
+
+# ------------------------------------------------------------------------------------------------ fresh interpreter
+#: this process's ends of the pipes to its fresh checkers: a process forked from it (a claim worker) closes them
+#: first (:func:`close_inherited`), so claim code there can neither write requests to the checker nor read its answers
+OPEN_FDS: set[int] = set()
+
+
+def close_inherited() -> None:
+    """In a forked child: close the inherited ends of the parent's checker pipes (:data:`OPEN_FDS`)."""
+    for fd in list(OPEN_FDS):
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+    OPEN_FDS.clear()
+
+
+def _shutdown(proc: subprocess.Popen[bytes]) -> None:
+    for stream in (proc.stdin, proc.stdout):
+        if stream is not None and not stream.closed:
+            OPEN_FDS.discard(stream.fileno())
+    try:
+        if proc.stdin is not None:
+            proc.stdin.close()
+    except OSError:
+        pass
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    if proc.stdout is not None:
+        proc.stdout.close()
+
+
+class FreshChecker:
+    """A worker in a new Python interpreter that re-checks rows (:func:`recheck_row`) sent as JSON lines.
+
+    Started on construction (``python -I``, module doc); each :meth:`check` sends one request - certificates,
+    declared statements, printed words and a random nonce - and waits for the answer carrying that nonce.  A child
+    that does not answer in time (the certificates' budgets plus :data:`STARTUP_SECONDS`), dies, or answers out
+    of turn is killed and the row fails; the next request starts a new interpreter.  ``falsify``: also refute
+    numerically (module doc, fact 4)."""
+
+    def __init__(self, *, falsify: bool = True) -> None:
+        self.falsify = falsify
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._buf = b""
+        self.started = 0
+        self._start()
+
+    def _start(self) -> None:
+        self._proc = _POPEN([_PYTHON, "-I", "-c", _BOOT, ROOT], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, close_fds=True, cwd=ROOT)
+        self._buf = b""
+        self.started += 1
+        OPEN_FDS.update((self._proc.stdin.fileno(), self._proc.stdout.fileno()))  # type: ignore[union-attr]
+        weakref.finalize(self, _shutdown, self._proc)
+
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc is not None else None
+
+    def _kill(self) -> None:
+        if self._proc is not None:
+            try:
+                self._proc.kill()
+            except OSError:
+                pass
+            _shutdown(self._proc)
+            self._proc = None
+
+    def request(self, payload: dict[str, Any], timeout: float) -> dict[str, Any] | None:
+        """Send one request (``payload`` plus a nonce) and return the answer's JSON, or ``None`` (no answer in
+        ``timeout`` s, a dead child, an answer without this nonce: the child is then killed)."""
+        if self._proc is None or self._proc.poll() is not None:
+            self._start()
+        proc = self._proc
+        assert proc is not None and proc.stdin is not None and proc.stdout is not None
+        nonce = secrets.token_hex(16)
+        line = json.dumps(dict(payload, nonce=nonce)).encode() + b"\n"
+        deadline = time.monotonic() + timeout
+        try:
+            proc.stdin.write(line)
+            proc.stdin.flush()
+            fd = proc.stdout.fileno()
+            while b"\n" not in self._buf:
+                left = deadline - time.monotonic()
+                if left <= 0 or not select.select([fd], [], [], left)[0]:
+                    raise TimeoutError
+                chunk = os.read(fd, 1 << 20)
+                if not chunk:
+                    raise EOFError
+                self._buf += chunk
+        except (OSError, TimeoutError, EOFError, ValueError):
+            self._kill()
+            return None
+        answer, _, self._buf = self._buf.partition(b"\n")
+        try:
+            d = json.loads(answer)
+        except ValueError:
+            d = None
+        if not isinstance(d, dict) or d.get("nonce") != nonce:
+            self._kill()
+            return None
+        return d
+
+    def check(self, certificates: Any, declared: Any, words: Sequence[str] | None = None) -> Verdict:
+        """:func:`recheck_row` of these arguments, decided in the fresh interpreter."""
+        from fairtheory.proofs.check import budget_seconds
+
+        certs = _certs(certificates)
+        timeout = STARTUP_SECONDS + sum(budget_seconds(c) for c in certs) \
+            + (FALSIFY_SECONDS * len(certs) if self.falsify else 0.0)
+        try:
+            payload = {"op": "recheck", "certificates": certs, "declared": declared,
+                       "words": list(words) if words is not None else None, "falsify": self.falsify}
+            d = self.request(payload, timeout)
+        except (TypeError, ValueError) as exc:
+            return Verdict(False, f"the row is not JSON ({type(exc).__name__})")
+        if d is None:
+            return Verdict(False, f"the fresh re-check gave no answer within {timeout:.0f} s")
+        return Verdict.from_json(d.get("verdict"))
+
+    def modules(self) -> list[str]:
+        """The modules loaded in the child (for tests: it must hold no ``verify`` and no plugin module)."""
+        d = self.request({"op": "modules"}, STARTUP_SECONDS)
+        return list(d.get("modules") or []) if d else []
+
+    def close(self) -> None:
+        if self._proc is not None:
+            _shutdown(self._proc)
+            self._proc = None
