@@ -16,9 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from fairtheory._validation import check_positive, check_probability_vector
 from fairtheory.aggregators import BaseAggregator
 from fairtheory.backend import like, namespace
+from fairtheory.validation import check_positive, check_probability_vector
 
 
 class PropFair(BaseAggregator):

@@ -17,9 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from fairtheory._validation import check_in_range, check_integer, check_positive
 from fairtheory.algorithms.base import Algorithm, check_problem, initial_model, local_steps, open_round
 from fairtheory.backend import like, namespace
+from fairtheory.validation import check_in_range, check_integer, check_positive
 
 __all__ = ["MomentumState", "fedavgm_make"]
 
