@@ -47,7 +47,8 @@ def test_gd_acceptance(gd: dict) -> None:
             b = c.bound(N=N, h=h, L=1, D0=1)
             assert b >= Q(1, 1) / (4 * N * h + 2)          # Drori-Teboulle's exact worst case
             assert b * N <= Q(3, 4) / h                     # O(1/N), explicitly
-    assert c.bound(N=3, h=Q(1, 2), L=2, D0=5) == 10 * Q(3, 8)
+    assert c.bound(N=3, h=Q(1, 2), L=2, D0=5) == 10 * Q(3, 16)          # 3 L D0/(8 N h + 4)
+    assert all(c.bound(N=N, h=h) == Q(3, 2) / (4 * N * h + 2) for N in (1, 9, 999) for h in (Q(1, 100), Q(1)))
     with pytest.raises(ValueError):
         c.bound(N=3, h=Q(3, 2))
     with pytest.raises(ValueError):
@@ -66,16 +67,20 @@ def test_gd_template_fails_past_golden_ratio_named() -> None:
 
 
 @pytest.mark.parametrize("name,edit", [
-    ("bound lowered 10%", lambda d: d["statement"]["bound"].update(num=[["27/20"]])),
-    ("bound denominator 5 h N", lambda d: d["statement"]["bound"].update(den=[["1"], ["0", "5/2"]])),
+    ("bound lowered 10%", lambda d: d["statement"]["bound"].update(num=[["27/10"]])),
+    ("bound denominator 9 h N", lambda d: d["statement"]["bound"].update(den=[["4"], ["0", "9"]])),
     ("range widened to 21/10", lambda d: d["statement"]["parameter"].update(hi="21/10")),
     ("range widened to 2", lambda d: d["statement"]["parameter"].update(hi="2")),
     ("false range lo > hi", lambda d: d["statement"]["parameter"].update(lo="1", hi="1/2")),
     ("negative range", lambda d: d["statement"]["parameter"].update(lo="-1")),
-    ("potential slope 2h", lambda d: d["statement"]["potential"]["terms"].update(f=[["1/2"], ["0", "2"]])),
-    ("potential a0 = 1", lambda d: d["statement"]["potential"]["terms"].update(f=[["1"], ["0", "1"]])),
-    ("distance weight 1/4", lambda d: d["statement"]["potential"]["terms"].update(xx=[["1/4"]])),
-    ("gradient term added", lambda d: d["statement"]["potential"]["terms"].update(gg=[["1"]])),
+    ("potential slope 3h", lambda d: d["statement"]["potential"]["terms"].update(f=[["1"], ["0", "3"]])),
+    ("potential f(x_0) weight 1/2", lambda d: d["statement"]["potential"]["terms"].update(f=[["1/2"], ["0", "2"]])),
+    ("distance weight 1/2", lambda d: d["statement"]["potential"]["terms"].update(xx=[["1/2"]])),
+    ("gradient term 3 h^2 k", lambda d: d["statement"]["potential"]["terms"].update(gg=[["0"], ["0", "0", "3"], ["0", "0", "1"]])
+     ),
+    ("gradient term dropped", lambda d: d["statement"]["potential"]["terms"].pop("gg")),
+    ("scale dropped", lambda d: d["evidence"]["final"].pop("scale")),
+    ("scale negative", lambda d: d["evidence"]["final"].update(scale=[[0, [["-1"], ["0", "2"]]]])),
     ("initial bound lowered", lambda d: d["statement"]["potential"]["initial"].update(num=["1"])),
     ("multiplier negated", lambda d: d["evidence"]["step"]["multipliers"][1].__setitem__(1, [["0", "-1"]])),
     ("multiplier dropped", lambda d: d["evidence"]["step"]["multipliers"].pop()),
@@ -120,8 +125,9 @@ def test_gd_implies(gd: dict) -> None:
     assert implies(s, fam(Q(1, 10), [4], N=12))      # a weaker bound at another N
     assert not implies(s, fam(Q(1, 10), [1]))        # Drori-Teboulle's exact bound is stronger: not implied
     assert not implies(s, fam(Q(0), [3]))            # outside the proved range
-    weaker = _edit(gd["statement"], lambda d: d["bound"].update(num=[["2"]]))
-    stronger = _edit(gd["statement"], lambda d: d["bound"].update(num=[["1"]]))
+    assert implies(s, fam(Q(1, 10), [Q(3, 2)]))      # exactly the proved bound, 1.5 x Drori-Teboulle
+    weaker = _edit(gd["statement"], lambda d: d["bound"].update(num=[["4"]]))
+    stronger = _edit(gd["statement"], lambda d: d["bound"].update(num=[["2"]]))
     sub = _edit(gd["statement"], lambda d: d["parameter"].update(lo="1/2"))
     wider = _edit(gd["statement"], lambda d: d["parameter"].update(hi="3/2"))
     assert implies(s, {"kind": "pep-potential", "statement": weaker})
@@ -132,15 +138,17 @@ def test_gd_implies(gd: dict) -> None:
 
 
 def test_pepit_lyapunov() -> None:
-    l1 = prove_potential("gd", h=1, a0=0)
+    l1 = prove_potential("gd", h=1, potential="classical", a0=0)
     l2 = prove_potential("gd", h=1, potential="lyapunov2")
     assert check_proof(l1.to_json()) and check_proof(l2.to_json())
     assert l1.bound(N=7, h=1) == Q(1, 14) and l2.bound(N=7, h=1) == Q(3, 62)
     # Lyapunov 2's final relation is PSD for every N >= 1 but not coefficient-wise in N - 1: decided exactly at h = 1
     d = _edit(l2.to_json(), lambda d: d["statement"]["bound"].update(num=[["29/10"]]))
     assert not K.check_potential(d)
-    with pytest.raises(ValueError):
-        prove_potential("gd", h=(Q(1, 2), Q(1)), potential="lyapunov2")
+    c = prove_potential("gd", h=(Q(1, 2), Q(1)), potential="lyapunov2")
+    assert c.check() and c.bound(N=7, h=Q(1, 2)) == Q(3, 32)
+    with pytest.raises(PotentialNotProved):  # its one-step inequality needs h <= 1
+        prove_potential("gd", h=(Q(1, 2), Q(11, 10)), potential="lyapunov2")
 
 
 @pytest.mark.parametrize("steps", [pytest.param((LOCAL[1],)), pytest.param((LOCAL[0], Q(1, 100)), marks=pytest.mark.slow)])
@@ -189,7 +197,9 @@ def test_falsification_every_certificate(gd: dict, local: dict) -> None:
     """Every certificate made here, against explicit instances run in rationals (quadratic, Huber) at many N."""
     from verify.claims.proofs_potential import _gd_instances
 
-    for js in (gd, prove_potential("gd", h=1, a0=0).to_json(), prove_potential("gd", h=1, potential="lyapunov2").to_json()):
+    others = [prove_potential("gd", h=1, potential="classical", a0=0), prove_potential("gd", h=1, potential="lyapunov2"),
+              prove_potential("gd", h=GD, potential="classical")]
+    for js in [gd] + [c.to_json() for c in others]:
         st = K.canonical(js["statement"])
         lo, hi = st["parameter"]["lo"], st["parameter"]["hi"]
         for h in {lo, (lo + hi) / 2, hi}:

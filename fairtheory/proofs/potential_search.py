@@ -5,13 +5,15 @@ and the multipliers of its three obligations (one step for every ``k >= 0``, ini
 kernel :mod:`fairtheory.proofs.kernel.potential_kernel` to check them.  The multipliers are those of the classical
 proofs, written as polynomials in ``(k, t)`` (derived in docs/proofs.md 8.3); nothing here is trusted.  Templates:
 
-* ``gd``, ``potential="classical"`` (default): ``phi_k = (a0 + h k)(f(x_k) - f*) + (L/2)||x_k - x*||^2``; the
+* ``gd``, ``potential="lyapunov2"`` (default for ranges inside ``(0, 1]``): the step-``h`` form of PEPit's
+  Lyapunov 2 (Taylor & Bach 2019, Thm. 3), ``phi_k = (2 h k + 1) L (f - f*) + h^2 k (k + 2) ||g_k||^2 +
+  L^2 ||x_k - x*||^2``; bound ``3 L D0/(8 N h + 4)``, exactly 1.5 times Drori & Teboulle's worst case at every ``N``
+  and ``h`` (at ``h = 1``: ``3 L D0/(8 N + 6)``);
+* ``gd``, ``potential="classical"`` (default otherwise): ``phi_k = (a0 + h k)(f(x_k) - f*) + (L/2)||x_k - x*||^2``; the
   one-step inequality holds for every ``h`` in ``[0, (1 + sqrt 5)/2]``; the bound is
   ``(a0 + 1) L D0 / (2 (a0 + h N))``.  ``a0 = 1/2`` (default) makes it ``3 L D0/(4 N h + 2)``, exactly three times
   Drori & Teboulle's worst case at every ``N`` and ``h`` (the smallest uniform ratio in this family); ``a0 = 0`` is
   PEPit's Lyapunov 1 (``2 + 1/(N h)`` times the worst case);
-* ``gd``, ``potential="lyapunov2"`` (``h = 1`` only): PEPit's Lyapunov 2 (Taylor & Bach 2019, Thm. 3),
-  ``phi_k = (2k + 1) L (f - f*) + k (k + 2) ||g_k||^2 + L^2 ||x_k - x*||^2``; bound ``3 L D0/(8 N + 6)``;
 * ``local_gd`` (002 Alg. 1, 002 output, ``rho = 0``): ``phi = ||theta - theta*||^2`` decreasing by
   ``2 beta L (G(theta) - G*) / L`` per round for ``beta L <= 1``; bound ``L D0 / (2 beta L (T_N + 1))``.
 
@@ -159,19 +161,29 @@ def _gd_classical(lo: Fraction, hi: Fraction, a0: Fraction) -> tuple[dict[str, A
 
 
 def _gd_lyapunov2(lo: Fraction, hi: Fraction) -> tuple[dict[str, Any], dict[str, Any]]:
-    st = potential_statement("gd", lo=lo, hi=hi, terms={"f": _kp(1, 2), "gg": _kp(0, 2, 1), "xx": _kp(1)},
-                             initial=(["3"], ["2"]), bound=(_kp(3), _kp(6, 8)))
+    """``phi_k = (2 h k + 1)(f - f*) + h^2 k (k + 2)||g_k||^2 + ||x_k - x*||^2`` (``L = 1``; PEPit's Lyapunov 2 at
+    ``h = 1``), one step for ``h`` in ``(0, 1]`` (multipliers over the denominator ``h``), ``phi_0 <= 3/2``, and the
+    final relation ``(4 h N + 2)(f - f*) <= phi_N`` (``f - f* <= <g, x - x*> - ||g||^2/2`` times ``2 h N + 1``; the
+    PSD test scales ``x - x*`` by ``2 h N + 1 - 2 h``): bound ``3/(8 N h + 4)``.  At ``h = 1`` exactly the final
+    relation is sharper, ``(4 N + 3)(f - f*) <= phi_N``: ``3/(8 N + 6)``."""
+    point = lo == hi == 1
+    bound = (_kp(3), _kp(6, 8)) if point else (_kp(3), _kp(4, [0, 8]))
+    st = potential_statement("gd", lo=lo, hi=hi, terms={"f": _kp(1, [0, 2]), "gg": _kp(0, [0, 0, 2], [0, 0, 1]),
+                                                        "xx": _kp(1)}, initial=(["3"], ["2"]), bound=bound)
     obs = K.obligations(K.canonical(st))
     ob = obs["step"][0]
     x, xp = ob.b.points[0][1][0], ob.b.points[0][2][0]
-    step = {"denominator": ["1"], "multipliers": [
-        [_row(ob, 0, x, xp), _kp(6, 8, 2)], [_row(ob, 0, xp, x), _kp(3, 6, 2)], [_row(ob, 0, None, x), _kp(2)]]}
-    ob = obs["initial"][0]
-    rows = obs["initial"][1]
+    step = {"denominator": ["0", "1"], "multipliers": [
+        [_row(ob, 0, x, xp), _kp([4, -4, 6], [0, 0, 8], [0, 0, 2])],
+        [_row(ob, 0, xp, x), _kp([4, -5, 4], [0, 0, 6], [0, 0, 2])],
+        [_row(ob, 0, None, x), _kp([0, 0, 2])]]}
+    ob, rows = obs["initial"]
     init = {"denominator": ["1"], "multipliers": [[_row(ob, 0, None, ob.b.points[0][1][0]), _kp(2)],
                                                   [len(rows) - 1, _kp(3)]]}
     ob = obs["final"][0]
-    final = {"denominator": ["1"], "multipliers": [[_row(ob, 0, None, ob.b.points[0][1][0]), _kp(24, 12)]]}
+    r = _row(ob, 0, None, ob.b.points[0][1][0])
+    final = {"denominator": ["1"], "multipliers": [[r, _kp(24, 12)]]} if point else {
+        "denominator": ["1"], "multipliers": [[r, _kp([6, 12], [0, 12])]], "scale": [[0, _kp(1, [0, 2])]]}
     return st, {"step": step, "initial": init, "final": final}
 
 
@@ -238,7 +250,7 @@ def _locate(st_json: dict[str, Any], lo: Fraction, hi: Fraction) -> str:
 
 
 # ------------------------------------------------------------------------------------------------ API
-def prove_potential(method: str, *, potential: str = "classical", a0: Any = Fraction(1, 2), n: int = 2,
+def prove_potential(method: str, *, potential: str | None = None, a0: Any = Fraction(1, 2), n: int = 2,
                     p: Any = None, kappa: int | None = None, schedule: str = "rfedfair", output: str = "002",
                     rho2: Any = 0, bound: tuple[Any, Any] | None = None, h: Any = None,
                     beta_L: Any = None) -> PotentialCertificate:
@@ -255,14 +267,17 @@ def prove_potential(method: str, *, potential: str = "classical", a0: Any = Frac
             raise PotentialNotProved(
                 f"gradient descent with h = {hi} > 2 has no bound for every N: on f(x) = L x^2/2, f(x_N) - f* = "
                 f"(1 - h)^(2N) L D0/2 = {float((1 - hi) ** 2):.4g}^N L D0/2, unbounded in N", point=hi)
+        if potential is None:
+            potential = "lyapunov2" if 0 < lo and hi <= 1 else "classical"
         if potential == "classical":
             a = _q(a0, "a0")
             if a < 0:
                 raise FairtheoryValueError(f"a0 must be >= 0, got {a}")
             st, ev = _gd_classical(lo, hi, a)
         elif potential == "lyapunov2":
-            if (lo, hi) != (1, 1):
-                raise FairtheoryValueError("potential='lyapunov2' is PEPit's Lyapunov 2 at h = 1 only: pass h=1")
+            if lo == 0:
+                raise PotentialNotProved("potential='lyapunov2' needs h > 0 (its multipliers have the denominator h)",
+                                         point=lo)
             st, ev = _gd_lyapunov2(lo, hi)
         else:
             raise FairtheoryValueError(f"gd: potential must be 'classical' or 'lyapunov2', got {potential!r}")

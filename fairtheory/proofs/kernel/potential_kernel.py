@@ -38,7 +38,9 @@ checks exactly: ``d > 0``; ``num_r >= 0``; function values ``sum_r num_r a_r = d
 in ``final`` of gd) and every ``t`` in the range.  "For every ``k >= 0``" is decided by *coefficients*: a
 k-polynomial whose every coefficient is ``>= 0`` (a matrix: PSD) on the range is so for all real ``k >= 0``.  When
 ``lo = hi`` it is decided exactly instead: ``t`` is substituted and ``p(k) >= 0`` on ``[0, inf)`` iff
-``u^D p((1-u)/u) >= 0`` on ``[0, 1]`` (:func:`_u`), decided by the ``pep-family`` routines.
+``u^D p((1-u)/u) >= 0`` on ``[0, 1]`` (:func:`_u`), decided by the ``pep-family`` routines.  Evidence may add
+``"scale": [[basis index, k-poly s_i], ...]`` (each ``s_i > 0`` for every ``k >= 0``): the PSD test is then run on
+``D S D``, ``D = diag(s)``, which is PSD exactly when ``S`` is.
 """
 
 from __future__ import annotations
@@ -121,6 +123,10 @@ class _Range:
 
     def __init__(self, lo: Fraction, hi: Fraction) -> None:
         self.lo, self.hi, self.point = lo, hi, lo == hi
+
+    def zero(self, a: KP) -> bool:
+        """``a = 0`` for every ``k`` (at ``t = lo`` when ``lo = hi``, else as polynomials in ``t``)."""
+        return all((c(_fq(self.lo)) if self.point else c) == 0 for c in a)
 
     def pos_t(self, f: Any) -> bool:
         return bool(f(_fq(self.lo)) > 0) and (self.point or no_root_on(f, self.lo, self.hi))
@@ -310,8 +316,16 @@ def obligations(st: Mapping[str, Any]) -> dict[str, tuple[_Ob, list[Any]]]:
 
 # ------------------------------------------------------------------------------------------------ checking
 def _check_ob(name: str, ob: _Ob, rows: list[Any], ev: Any, rng: _Range) -> str:
-    ev = _keys(ev, f"evidence.{name}", {"denominator", "multipliers"})
+    ev = _keys(ev, f"evidence.{name}", {"denominator", "multipliers"} | ({"scale"} if "scale" in ev else set()))
     d = _poly(ev["denominator"], "denominator", MAX_TDEG, MAX_EV_DIGITS)
+    scale: dict[int, KP] = {}
+    for pair in ev.get("scale", []):
+        if not isinstance(pair, list) or len(pair) != 2 or len(scale) >= ob.b.dim:
+            raise BadStatement("scale: [basis index, k-polynomial] pairs, at most one per basis vector")
+        i = _int(pair[0], "scale index", 0, ob.b.dim - 1)
+        if i in scale:
+            raise BadStatement("repeated scale index")
+        scale[i] = _kp(pair[1], "scale", MAX_EV_DIGITS)
     ms = ev["multipliers"]
     if not isinstance(ms, list) or len(ms) > len(rows):
         raise BadStatement("multipliers: at most one per row")
@@ -326,6 +340,8 @@ def _check_ob(name: str, ob: _Ob, rows: list[Any], ev: Any, rng: _Range) -> str:
     where = f"{name} obligation"
     if not rng.pos_t(d):
         return f"{where}: the denominator is not positive on the range"
+    if not all(rng.pos_k(v) for v in scale.values()):
+        return f"{where}: a scale is not positive for some k >= 0 and parameter in the range"
     for r, a in nums.items():
         if not rng.nonneg_k(a):
             return f"{where}: the multiplier of row {r} is negative for some k >= 0 and parameter in the range"
@@ -340,11 +356,13 @@ def _check_ob(name: str, ob: _Ob, rows: list[Any], ev: Any, rng: _Range) -> str:
             S[key] = _kadd(S.get(key, [P(0)]), [e * x for x in a])
         if c:
             K = _kadd(K, a, P(_fq(-c)))
-    bad = [f for f, v in F.items() if any(x != 0 for x in v)]
+    bad = [f for f, v in F.items() if not rng.zero(v)]
     if bad:
         return f"{where}: the function values do not cancel (value {bad[0]})"
     if not rng.nonneg_k([-x for x in K]):
         return f"{where}: the constant term is positive for some k"
+    one = [P(1)]  # S(k) >= 0 iff D S D >= 0 for the diagonal D = diag(scale) > 0
+    S = {(i, j): _kmul(_kmul(v, scale.get(i, one)), scale.get(j, one)) for (i, j), v in S.items()}
     ok, why = rng.psd_k({key: _trim(v) for key, v in S.items() if any(x != 0 for x in v)}, ob.b.dim)
     return "" if ok else f"{where}: the slack matrix is not PSD for every k >= 0 and parameter: {why}"
 
