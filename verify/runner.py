@@ -42,6 +42,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from fairtheory.proofs.recheck import FreshChecker
 from verify.console import console_width, print_results
 from verify.core import REGISTRY, ClaimResult, Context, all_ids, error_result, run_claim
 from verify.parallel import ClaimWorker, SerialExecutor, available_cores, make_executor, run_claim_task
@@ -398,6 +399,38 @@ def _start_chunked(cid: str, args: argparse.Namespace, executor: Any) -> tuple[F
     return fut, stop
 
 
+def fresh_gate(r: ClaimResult, checker: FreshChecker | None) -> ClaimResult:
+    """A ``proved`` row stays ``proved`` only when a fresh interpreter agrees.
+
+    The claim worker re-checked the certificates and bound them to the frozen declared statements
+    (:func:`verify.core.bind_statement`, ``details["declared_statements"]``) in a process a plugin may have
+    patched; ``checker`` (:class:`fairtheory.proofs.recheck.FreshChecker`, started before any plugin) decides again
+    from the row's JSON alone - certificates, declared statements, implication, the printed words - and tries to
+    refute each certificate's statement numerically (:mod:`fairtheory.proofs.falsify`).  The words printed are the
+    ones it generated.  Any failure makes the row ``error`` with the reason; its time counts in the row's seconds
+    (``details["fresh_recheck_s"]``)."""
+    if r.status != "proved" or checker is None:
+        return r
+    details = r.details if isinstance(r.details, dict) else {}
+    t0 = time.perf_counter()
+    verdict = checker.check(r.certificate, details.get("declared_statements"), r.proved_statement)
+    dt = time.perf_counter() - t0
+    r.details = details
+    r.details["fresh_recheck_s"] = round(dt, 6)
+    r.seconds += dt
+    if verdict.falsify:
+        r.details["falsification"] = verdict.falsify
+    if verdict.ok:
+        r.proved_statement = list(verdict.words)
+        r.details["proved_statements"] = list(verdict.words)
+        return r
+    r.details["claimed_status"] = r.status
+    r.status = "error"
+    r.note = f"fresh re-check failed: {verdict.reason}" + (f" [claim's note: {r.note}]" if r.note else "")
+    r.proved_statement = None
+    return r
+
+
 def _load_claims(args: argparse.Namespace, only: Sequence[str]) -> dict[str, str]:
     """Load the entry points, the plugins and the built-in claim modules; returns the import failures of
     built-in modules and entry points (reported, exit 1).  Raises :class:`_BadArgument` - before any claim
@@ -439,6 +472,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.markdown is not None:
         _check_writable(ap, "--markdown", args.markdown)
     only = list(args.only or []) + (["peers.*"] if args.peers else [])
+    # the interpreter that re-checks proofs starts before any plugin is imported (fresh_gate)
+    fresh = None if args.list else FreshChecker()
     try:
         load_errors = _load_claims(args, only)
     except _BadArgument as exc:
@@ -487,6 +522,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     write_errors[path] = str(exc)
 
     def finished(r: ClaimResult) -> None:
+        r = fresh_gate(r, fresh)
         done[r.id] = r
         console.print(progress_line(r, len(done), len(ids)), highlight=False)
         save()
@@ -495,11 +531,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         _run_all(ids, args, executor, finished)
     except KeyboardInterrupt:
         executor.shutdown()
+        if fresh is not None:
+            fresh.close()
         meta["interrupted"] = True
         save()
         console.print(f"[yellow]interrupted: {len(done)} of {len(ids)} claims finished and saved[/]")
         return 130
     executor.shutdown()
+    if fresh is not None:
+        fresh.close()
     results = ordered()
     print_results(console, results)  # fits the console width; whole rows in the Markdown/JSON reports
     bad = [r for r in results if not r.as_expected or (args.strict and r.status == "not implemented")]
