@@ -22,8 +22,10 @@ term first)::
      "parameter": {"name": "h"|"beta_L", "lo": q, "hi": q},
      "bound": {"form": "constrained", "rho2": "0", "value": {"num": [q, ...], "den": [q, ...]}}}
 
-Meaning: for every ``L > 0``, ``D0 >= 0`` and ``t`` in ``[lo, hi]``, every instance of the class (``n``
-functions ``f_i``, each ``L``-smooth convex on ``R^d``, any ``d``; ``G = sum_i p_i f_i`` minimised at ``x*``;
+The bound is read in lowest terms with a positive leading coefficient of ``den`` (:func:`canonical`): that one form
+is checked, compared and printed.  Meaning: for every ``L > 0``, ``D0 >= 0`` and ``t`` in ``[lo, hi]``, every
+instance of the class (``n`` functions ``f_i``, each ``L``-smooth convex on ``R^d``, any ``d``;
+``G = sum_i p_i f_i`` minimised at ``x*``;
 for ``n > 1`` also ``grad f_i(x*) = 0`` for every ``i``, i.e. ``rho^2 = 0``) with ``||x0 - x*||^2 <= D0``
 satisfies ``G(x_out) - G* <= L D0 num(t)/den(t)``, the method run with step ``t / L``.  The checker builds
 the problem at ``L = 1``, ``D0 = 1`` only; the statement must say so (``normalisation`` exactly as above), and
@@ -37,7 +39,8 @@ Methods (the same recursions as :mod:`fairtheory.proofs.pep_kernel`, with ``beta
 * ``local_gd``: 002 Alg. 1 with full participation, exactly as ``pep_kernel`` (round 0 one step then the
   average for ``rfedfair``, ``kappa`` steps per round after; outputs ``002`` / ``000`` / ``last``).
 
-Rows, in the order of ``pep_kernel.build``: for each client, for each ordered pair ``(j, k)``, ``j != k``, of its
+Rows, in the order of ``pep.build`` and by the same code (:func:`fairtheory.proofs.kernel.rows.interpolation_rows`
+over ``Q[t]``): for each client, for each ordered pair ``(j, k)``, ``j != k``, of its
 points (``x*`` first, then its evaluations in order) the Taylor-Hendrickx-Glineur condition with ``mu = 0``,
 ``L = 1``: ``f_k - f_j + <g_k, x_j - x_k> + 1/2 ||g_j - g_k||^2 <= 0``; then ``||x0 - x*||^2 - 1 <= 0`` and
 (``n > 1``) ``rho^2 <= 0``.  Evaluations at points that are the same polynomial vector are merged, as the

@@ -30,14 +30,18 @@ instance.  Methods and their measures:
   then the ``p``-average ``theta+``; measure ``a (G(theta) - G*) + ||theta+ - x*||^2``;
 * ``{"name": "linear", "evaluations": [[i, [[b, q], ...]], ...], "objective": [[q, e], ...]}``: any method
   whose iterates are fixed linear combinations, as traced: evaluation ``e`` asks client ``i`` for its gradient
-  ``g_e`` and value at ``x_e = sum_b q_b v_b`` over the basis ``v_0 = x0 - x*``, ``v_{n+e'} = g_{e'}`` for the
-  *earlier* evaluations ``e' < e``; measure ``sum_(w, e) w (f_{i_e}(x_e) - f_{i_e}(x*))``.
+  ``g_e`` and value at ``x_e = v_0 + sum_b q_b v_b`` over the basis ``v_0 = x0 - x*`` (coefficient exactly 1: an
+  algorithm starts from ``x0``) and ``v_{n+e'} = g_{e'}`` for the *earlier* evaluations ``e' < e`` only; the
+  objective's weights must be ``q_o p_i`` on every client ``i`` at each output point ``x_o`` with ``q_o > 0``,
+  ``sum_o q_o = 1`` (:func:`linear_outputs`), so the measure is ``E[G(x_out)] - G*`` with ``x_out = x_o`` with
+  probability ``q_o``, and is printed so.
 
-The SDP: Gram basis ``x0 - x*``, ``grad f_i(x*)`` for ``i < n`` (the last one is ``-sum_i p_i/p_n`` of the
-others), then one gradient per evaluation; one value per evaluation (``x* = 0`` and ``f_i(x*) = 0``
-without loss of generality: translations and constant shifts).  Rows, in this order: for each client
-``i``, for each ordered pair ``(j, k)``, ``j != k``, of its points (``x*`` first, then its evaluations in
-order) the interpolation condition of Taylor, Hendrickx & Glineur (2017, Thm. 4)
+The SDP (symbols and rows: :mod:`fairtheory.proofs.kernel.rows`, shared with the parametric kernel): Gram basis
+``x0 - x*``, ``grad f_i(x*)`` for ``i < n`` (the last one is ``-sum_i p_i/p_n`` of the others), then one gradient
+per evaluation; one value per evaluation (``x* = 0`` and ``f_i(x*) = 0`` without loss of generality: translations
+and constant shifts).  Rows, in this order: for each client ``i``, for each ordered pair ``(j, k)``, ``j != k``, of
+its points (``x*`` first, then its evaluations in order) the interpolation condition of Taylor, Hendrickx &
+Glineur (2017, Thm. 4)
 
 .. math:: f_k - f_j + \langle g_k, x_j - x_k\rangle + \frac{1}{2(1-\mu/L)}\Big(\frac{1}{L}\|g_j-g_k\|^2
           + \mu\|x_j-x_k\|^2 - \frac{2\mu}{L}\langle g_j-g_k, x_j-x_k\rangle\Big) \le 0 ;

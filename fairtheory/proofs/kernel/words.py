@@ -27,18 +27,14 @@ def user_text(s: Any) -> str:
     return json.dumps(s, ensure_ascii=True)
 
 
-def _legacy(st: Any) -> str:
-    """A ``"sympy-proof"`` statement (kept until the symbolic kernel replaces it): one ``lhs rel rhs`` per goal
-    (:func:`fairtheory.proofs.symbolic.describe`, the goal names moved after their mathematics, quoted)."""
-    from fairtheory.proofs.symbolic import describe as sym_describe
-
-    names = [g["name"] for g in st["goals"]]
-    for name in names:
-        user_text(name)
-    lines = sym_describe(st).split("\n")
-    if len(lines) != len(names) or not all(line.startswith(f"{name}: ") for line, name in zip(lines, names, strict=True)):
-        raise ValueError("not a well-formed sympy-proof statement")
-    return "; ".join(f"{line[len(name) + 2:]} [goal {user_text(name)}]" for line, name in zip(lines, names, strict=True))
+def _one_line(text: str) -> str:
+    """Lines joined into one: after a line ending in ``":"`` with a space, otherwise with ``"; "`` (the user texts
+    in it have no line breaks, so every line break is the describer's own)."""
+    out = ""
+    for line in (x.strip() for x in text.split("\n")):
+        if line:
+            out += ("" if not out else " " if out.endswith(":") else "; ") + line
+    return out
 
 
 def words(kind: Any, st: Any) -> str:
@@ -64,9 +60,7 @@ def words(kind: Any, st: Any) -> str:
         mod = check._symbolic()
         if mod is None:
             raise ValueError("the symbolic kernel is not installed")
-        text = "; ".join(mod.describe(st).split("\n"))
-    elif kind == "sympy-proof" and check.LEGACY_SYMPY:
-        text = _legacy(st)
+        text = _one_line(mod.describe(st))
     else:
         raise ValueError(f"unknown statement kind {str(kind)[:20]!r}")
     if not isinstance(text, str) or check._control(text):
