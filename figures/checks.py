@@ -11,7 +11,12 @@
   halo at least :data:`HALO` times as wide, or both have markers of different shapes;
 * an unlabelled line or collection in an axes that a legend covers has the colour of some legend entry (a
   colour the legend does not list is unexplained); give decorations ``label="_nolegend_"`` to say they are
-  meant to be unexplained, and explain them in the title or caption.
+  meant to be unexplained, and explain them in the title or caption;
+* no legend and no text box (``ax.text``, ``ax.annotate``, ``fig.text``) covers plotted data: each box's extent in
+  display pixels, after drawing, is tested against every line (each segment, clipped to its axes - the exact
+  limit of interpolating the line densely in display space - widened by half the line width, and each marker
+  by its radius), scatter point (by its marker radius), error bar, bar and filled area (as a filled polygon).
+  An annotation's arrow may touch data (it points at it); its text may not.
 
 ``python -m figures --check`` runs it on every figure; ``tests/test_figures.py`` asserts it finds nothing.
 """
@@ -48,6 +53,7 @@ def figure_problems(fig: Any) -> list[str]:
             problems += _entry_problems(fig, label)
         problems += _overlap_problems(covered, axes, labels)
         problems += _unexplained_colours(leg, covered, axes, labels)
+    problems += _cover_problems(fig, axes)
     return problems
 
 
@@ -287,3 +293,153 @@ def _unexplained_colours(leg: Any, covered: list[Any], axes: list[Any], labels: 
                 out.append(f"{_name(ax, axes.index(ax))}: an unlabelled {type(art).__name__} is drawn in a colour "
                            "that no legend entry lists")
     return sorted(set(out))
+
+
+# -------------------------------------------------------------------------------- boxes over the data
+def _boxes(fig: Any, axes: list[Any]) -> list[tuple[str, Any]]:
+    """``(description, display bbox)`` of every visible legend and non-empty text box of ``fig``."""
+    from matplotlib.text import Text
+    from matplotlib.transforms import Bbox
+
+    renderer = fig.canvas.get_renderer()
+    out = []
+    for leg in fig.legends:
+        if leg.get_visible():
+            out.append(("the figure legend", leg.get_window_extent(renderer)))
+    for i, ax in enumerate(axes):
+        leg = ax.get_legend()
+        if leg is not None and leg.get_visible():
+            out.append((f"the legend of axes {i}", leg.get_window_extent(renderer)))
+    for text in [*fig.texts, *(t for ax in axes for t in ax.texts)]:
+        if not text.get_visible() or not text.get_text().strip():
+            continue
+        box = Text.get_window_extent(text, renderer)  # an Annotation's own extent includes its arrow
+        patch = text.get_bbox_patch()
+        if patch is not None and patch.get_visible():
+            box = Bbox.union([box, patch.get_window_extent(renderer)])
+        kind = "annotation" if hasattr(text, "xy") else "text"
+        out.append((f"the {kind} {text.get_text().splitlines()[0][:40]!r}", box))
+    return out
+
+
+def _segments_hit(p: np.ndarray, q: np.ndarray, x0: float, y0: float, x1: float, y1: float) -> np.ndarray:
+    """For each segment ``p[k] -> q[k]`` the first point inside the box ``[x0, x1] x [y0, y1]`` (Liang-Barsky
+    clipping: exact, no sampling), ``nan`` where the segment misses the box."""
+    d = q - p
+    t0, t1 = np.zeros(len(p)), np.ones(len(p))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for k, (lo, hi) in enumerate(((x0, x1), (y0, y1))):
+            flat = d[:, k] == 0
+            outside = flat & ((p[:, k] < lo) | (p[:, k] > hi))
+            ta, tb = (lo - p[:, k]) / d[:, k], (hi - p[:, k]) / d[:, k]
+            t0 = np.where(flat, t0, np.maximum(t0, np.minimum(ta, tb)))
+            t1 = np.where(flat, t1, np.minimum(t1, np.maximum(ta, tb)))
+            t1 = np.where(outside, -1.0, t1)
+    hit = t0 <= t1
+    out = np.full_like(p, np.nan)
+    out[hit] = p[hit] + t0[hit, None] * d[hit]
+    return out
+
+
+def _polylines(part: Any) -> list[np.ndarray]:
+    """The polylines ``part`` strokes, in display pixels (a line's vertices; a line collection's paths)."""
+    from matplotlib.collections import LineCollection
+    from matplotlib.lines import Line2D
+
+    if isinstance(part, Line2D):
+        return [part.get_transform().transform(np.asarray(part.get_xydata(), dtype=float))]
+    if isinstance(part, LineCollection):
+        tr = part.get_transform()
+        return [tr.transform(np.asarray(p.vertices, dtype=float)) for p in part.get_paths() if len(p.vertices)]
+    return []
+
+
+def _first_hit(polys: list[np.ndarray], box: Any, pad: float) -> np.ndarray | None:
+    """The first point of ``polys`` (display pixels) within ``pad`` pixels of ``box``, or ``None``."""
+    x0, y0, x1, y1 = box.x0 - pad, box.y0 - pad, box.x1 + pad, box.y1 + pad
+    for pts in polys:
+        if len(pts) == 1:
+            pts = np.vstack([pts, pts])
+        p, q = pts[:-1], pts[1:]
+        ok = np.all(np.isfinite(p), axis=1) & np.all(np.isfinite(q), axis=1)
+        hits = _segments_hit(p[ok], q[ok], x0, y0, x1, y1)
+        found = hits[np.all(np.isfinite(hits), axis=1)]
+        if len(found):
+            return found[0]
+    return None
+
+
+def _covered_at(part: Any, box: Any) -> np.ndarray | None:
+    """A display point where ``part`` (a drawn piece of data) meets ``box``, or ``None``."""
+    from matplotlib.collections import Collection, LineCollection, PathCollection
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    px = part.figure.dpi / 72.0
+    if isinstance(part, Line2D):
+        hit = None
+        if part.get_linestyle() not in _NO_LINE and part.get_linewidth() > 0:
+            hit = _first_hit(_polylines(part), box, 0.5 * part.get_linewidth() * px)
+        if hit is None and part.get_marker() not in _NO_MARKER and part.get_markersize() > 0:
+            pts = _polylines(part)[0]
+            pad = 0.5 * part.get_markersize() * px
+            inside = ((pts[:, 0] >= box.x0 - pad) & (pts[:, 0] <= box.x1 + pad)
+                      & (pts[:, 1] >= box.y0 - pad) & (pts[:, 1] <= box.y1 + pad))
+            hit = pts[inside][0] if inside.any() else None
+        return hit
+    if isinstance(part, LineCollection):
+        lw = np.atleast_1d(part.get_linewidths())
+        return _first_hit(_polylines(part), box, 0.5 * float(np.max(lw, initial=0.0)) * px)
+    if isinstance(part, PathCollection):  # scatter: the offsets are the data, the paths the marker shapes
+        pts = part.get_offset_transform().transform(np.asarray(part.get_offsets(), dtype=float))
+        sizes = np.broadcast_to(np.atleast_1d(part.get_sizes()), (len(pts),)) if len(pts) else np.empty(0)
+        pad = 0.5 * np.sqrt(sizes) * px
+        inside = ((pts[:, 0] >= box.x0 - pad) & (pts[:, 0] <= box.x1 + pad)
+                  & (pts[:, 1] >= box.y0 - pad) & (pts[:, 1] <= box.y1 + pad))
+        return pts[inside][0] if inside.any() else None
+    if isinstance(part, (Collection, Patch)):  # fills, bars: filled polygons (their outline when not filled)
+        if isinstance(part, Patch):
+            paths, tr = [part.get_path()], part.get_transform()
+            filled = part.get_fill() and not _transparent(part.get_facecolor())
+        else:
+            paths, tr = part.get_paths(), part.get_transform()
+            filled = not _transparent(part.get_facecolor())
+        for path in paths:
+            disp = path.transformed(tr)
+            if disp.intersects_bbox(box, filled=filled):
+                v = disp.vertices
+                return v[np.all(np.isfinite(v), axis=1)].mean(axis=0) if len(v) else np.array([box.x0, box.y0])
+    return None
+
+
+def _cover_problems(fig: Any, axes: list[Any]) -> list[str]:
+    """One sentence per (box, axes) pair where a legend or text box covers data drawn in that axes."""
+    from matplotlib.image import AxesImage
+    from matplotlib.transforms import Bbox
+
+    out = []
+    for what, box in _boxes(fig, axes):
+        for i, ax in enumerate(axes):
+            if ax.get_label() == "<colorbar>" or hasattr(ax, "_colorbar"):
+                continue
+            region = Bbox.intersection(box, ax.bbox)  # clipped artists draw nothing outside the axes
+            if region is None or region.width <= 0 or region.height <= 0:
+                continue
+            for art in _artists(ax):
+                for part in _parts(art):
+                    if isinstance(part, AxesImage) or not _shown(part):
+                        continue
+                    at = _covered_at(part, region if part.get_clip_on() else box)
+                    if at is None:
+                        continue
+                    x, y = ax.transData.inverted().transform(at)
+                    label = str(art.get_label())
+                    name = repr(label) if not label.startswith("_") else f"an unlabelled {type(part).__name__}"
+                    whose = "its own data" if what == f"the legend of axes {i}" else "data"
+                    out.append(f"{what} covers {whose} in {_name(ax, i)}: {name} near ({x:.3g}, {y:.3g}) "
+                               "(move it out of the data or outside the axes)")
+                    break
+                else:
+                    continue
+                break
+    return out

@@ -5,11 +5,14 @@
 ``F_alpha``, ``min f``, ``max f`` and a value below every loss), with Lemma 2's bound ``mu tau_alpha``
 and the tight bound ``mu tau_alpha log 2`` (attained when every loss equals ``eta``).  Every point is
 :func:`fairtheory.instances.rcfl.lemma2_gap`, the function the claim ``rcfl.lemma2.gap`` sweeps.
+:func:`data` returns what the figure plots, :func:`plot` draws it.
 """
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -23,14 +26,9 @@ def gap_curve(f: np.ndarray, p: np.ndarray, alpha: np.ndarray, eta: float, mus: 
     return np.array([lemma2_gap(p=p, alpha=alpha, losses=f, eta=eta, mu=float(mu)).measured for mu in mus])
 
 
-@figure("rcfl_smoothing_gap",
-        "F^mu - F against mu with the bounds mu tau_alpha and mu tau_alpha log 2 (002 Lemma 2)")
-def make(out_dir: Path, formats: tuple[str, ...], quick: bool) -> list[Path]:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+@functools.lru_cache(maxsize=2)
+def data(quick: bool) -> dict[str, Any]:
+    """``mu``, ``tau_alpha``, ``f_alpha``, the losses and per ``eta`` (with its mathtext label) the gap ``F^mu - F``."""
     from fairtheory.objectives.qalpha import qalpha_dual, tau_alpha
 
     rng = np.random.default_rng(7)
@@ -39,22 +37,34 @@ def make(out_dir: Path, formats: tuple[str, ...], quick: bool) -> list[Path]:
     alpha = p + 0.4 * (1.0 - p)
     f = np.sort(rng.uniform(0.0, 1.0, n))
     f_star, eta_star = qalpha_dual(f, p, alpha)
-    tau = tau_alpha(p, alpha)
     mus = np.logspace(-4, 2, 120 if quick else 400)
     etas = [(eta_star, r"$\eta^\star$ (minimiser of $F_\alpha$)"), (float(f.min()), r"$\eta = \min f$"),
             (float(f.max()), r"$\eta = \max f$"), (float(f.min()) - 0.25, r"$\eta = \min f - 0.25$")]
+    return {"n": n, "f": f, "mu": mus, "tau": tau_alpha(p, alpha), "f_star": f_star,
+            "curves": [(eta, lab, gap_curve(f, p, alpha, eta, mus)) for eta, lab in etas]}
+
+
+def plot(d: dict[str, Any]) -> Any:
+    import matplotlib.pyplot as plt
+
+    mus, tau = d["mu"], d["tau"]
     fig, ax = plt.subplots(figsize=(6.4, 4.4))
     ax.loglog(mus, mus * tau, color="k", lw=1.6, label=r"Lemma 2 bound $\mu\,\tau_\alpha$")
     ax.loglog(mus, mus * tau * np.log(2.0), color="k", lw=1.2, ls="--",
               label=r"tight bound $\mu\,\tau_\alpha \log 2$")
-    for (eta, lab), col in zip(etas, ("C0", "C1", "C2", "C3"), strict=True):
-        g = gap_curve(f, p, alpha, eta, mus)
+    for (_, lab, g), col in zip(d["curves"], ("C0", "C1", "C2", "C3"), strict=True):
         ax.loglog(mus, np.where(g > 0, g, np.nan), color=col, label=lab)
     ax.set_ylim(1e-7, mus[-1] * tau * 3)
     ax.set_xlabel(r"smoothing parameter $\mu$")
     ax.set_ylabel(r"$F^\mu_\alpha(\eta) - F_\alpha(\eta)$")
-    ax.set_title(f"Softplus smoothing gap (n = {n}, " + r"$\tau_\alpha$" + f" = {tau:.2f}, "
-                 + r"$f_\alpha$" + f" = {f_star:.3f})", fontsize=10)
+    ax.set_title(f"Softplus smoothing gap ($n = {d['n']}$, " + r"$\tau_\alpha$" + f" = {tau:.2f}, "
+                 + r"$f_\alpha$" + f" = {d['f_star']:.3f})", fontsize=10)
     ax.grid(True, which="major", alpha=0.3)
     ax.legend(fontsize=8, loc="upper left")
-    return save(fig, out_dir, "rcfl_smoothing_gap", formats)
+    return fig
+
+
+@figure("rcfl_smoothing_gap",
+        "F^mu - F against mu with the bounds mu tau_alpha and mu tau_alpha log 2 (002 Lemma 2)")
+def make(out_dir: Path, formats: tuple[str, ...], quick: bool) -> list[Path]:
+    return save(plot(data(quick)), out_dir, "rcfl_smoothing_gap", formats)

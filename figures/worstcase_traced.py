@@ -8,11 +8,13 @@ written for FedAvgM (the plugin's method, examples/fairtheory-propfair): its cur
 The dotted line is the exact worst case of gradient descent with the same number of gradient steps
 ``N = kappa T`` on identical clients, ``L D0 / (4 N lr L + 2)`` (Drori & Teboulle 2014, ``lr L <= 1``): warm-started
 Scaffold lies on it (no client drift), FedAvg above it (drift from ``rho2 > 0``), and the heavy-ball server step
-of FedAvgM is not monotone in ``T``.  Quick mode: ``T <= 5``; ``--full``: ``T <= 8``.
+of FedAvgM is not monotone in ``T``.  Quick mode: ``T <= 5``; ``--full``: ``T <= 8``.  :func:`data` returns what
+the figure plots, :func:`plot` draws it.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.util
 import sys
@@ -56,30 +58,37 @@ def curves(rounds: list[int]) -> dict[str, np.ndarray]:
     return {k: np.array(v) for k, v in out.items()}
 
 
+@functools.lru_cache(maxsize=2)
+def data(quick: bool) -> dict[str, Any]:
+    """Rounds ``T``, the worst case per method (``curves``) and gradient descent's ``L D0/(4 N lr L + 2)`` (``gd``)."""
+    rounds = list(range(1, 6 if quick else 9))
+    T = np.array(rounds)
+    return {"T": T, "curves": curves(rounds), "gd": L * D0 / (4 * KAPPA * T * LR * L + 2)}
+
+
+def plot(d: dict[str, Any]) -> Any:
+    import matplotlib.pyplot as plt
+
+    T = d["T"]
+    fig, ax = plt.subplots(figsize=(7.0, 4.6))
+    for (label, vals), style in zip(d["curves"].items(), ("o-", "s-", "^-"), strict=True):
+        if label.startswith("Scaffold"):  # on the GD line (the finding): a wide band with the line drawn on it
+            ax.semilogy(T, vals, style, lw=5, alpha=0.55, ms=8, zorder=1.5,
+                        label=label + ": wide band, the GD line lies on it")
+        else:
+            ax.semilogy(T, vals, style, label=label)
+    ax.semilogy(T, d["gd"], "k:", label=r"GD on identical clients, $N = \kappa T$ steps")
+    ax.set_xlabel(r"rounds $T$")
+    ax.set_ylabel(r"worst case of ${\sum}_i\, p_i f_i(w_T) - f^\star$")
+    ax.set_xticks(T)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.set_title(f"Exact worst cases traced from each method's make()\n($n = 2$, $L = D_0 = \\rho^2 = 1$, "
+                 f"$\\kappa = {KAPPA}$, $\\mathrm{{lr}} = {LR}$)", fontsize=9)
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=1, frameon=False)
+    return fig
+
+
 @figure("worstcase_traced", "Exact worst case vs rounds of FedAvg, Scaffold and the plugin's FedAvgM, each traced "
         "from its own make() (PEP backend; L = D0 = rho2 = 1, kappa = 2)")
 def make(out_dir: Path, formats: tuple[str, ...], quick: bool) -> list[Path]:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    rounds = list(range(1, 6 if quick else 9))
-    data = curves(rounds)
-    fig, ax = plt.subplots(figsize=(7.0, 4.5))
-    for (label, vals), style in zip(data.items(), ("o-", "s-", "^-"), strict=True):
-        if label.startswith("Scaffold"):  # on the GD line (the finding): a wide band with the line drawn on it
-            ax.semilogy(rounds, vals, style, lw=5, alpha=0.55, ms=8, zorder=1.5,
-                        label=label + ": wide band, the GD line lies on it")
-        else:
-            ax.semilogy(rounds, vals, style, label=label)
-    T = np.array(rounds)
-    ax.semilogy(T, L * D0 / (4 * KAPPA * T * LR * L + 2), "k:", label="GD on identical clients, N = kappa T steps")
-    ax.set_xlabel("rounds T")
-    ax.set_ylabel("worst case of sum_i p_i f_i(w_T) - f*")
-    ax.set_xticks(rounds)
-    ax.grid(True, which="both", alpha=0.3)
-    ax.set_title(f"Exact worst cases traced from each method's make() (n = 2, L = D0 = rho2 = 1, kappa = {KAPPA}, "
-                 f"lr = {LR})", fontsize=9)
-    ax.legend(fontsize=8)
-    return save(fig, out_dir, "worstcase_traced", formats)
+    return save(plot(data(quick)), out_dir, "worstcase_traced", formats)

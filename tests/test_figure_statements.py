@@ -1,0 +1,293 @@
+"""Every reading statement of docs/figures.md, asserted on the data the figure plots.
+
+Each figure module's ``data(quick)`` returns exactly what its ``plot`` draws (``make = save(plot(data(quick)))``);
+these tests recompute it in quick mode (the figures' default) and assert what the page says one reads off the
+picture, with the numbers the page quotes.  ``data`` is cached per process, so a figure rendered by
+tests/test_figures.py in the same run is not computed twice.  Figures whose data take more than about 2 s are
+``slow`` (run with ``--full``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+slow = pytest.mark.slow
+
+
+def _slope(x: np.ndarray, y: np.ndarray) -> float:
+    return float(np.polyfit(np.log(x), np.log(y), 1)[0])
+
+
+# ---------------------------------------------------------------------------------------------- RC-FL
+def test_smoothing_gap_statements() -> None:
+    from figures import smoothing_gap as m
+
+    d = m.data(True)
+    mus, tau = d["mu"], d["tau"]
+    for _, label, g in d["curves"]:
+        # every coloured curve stays below the dashed tight bound mu tau log 2 (so below mu tau)
+        assert np.all(g <= mus * tau * np.log(2.0) * (1 + 1e-12)), label
+    for _, label, g in d["curves"][:3]:  # at small mu the gap is linear in mu: parallel to the bounds
+        small = mus <= 1e-3
+        assert abs(_slope(mus[small], g[small]) - 1.0) < 0.02, label
+    eta, _, g = d["curves"][3]  # eta = min f - 0.25: the gap falls off like exp(-(min f - eta)/mu)
+    ok = (g > 1e-250) & (mus < 0.05)
+    fit = np.polyfit(1.0 / mus[ok], np.log(g[ok] / mus[ok]), 1)[0]
+    assert fit == pytest.approx(-(d["f"].min() - eta), rel=0.05)
+
+
+@slow
+def test_qalpha_path_statements() -> None:
+    from figures import qalpha_path as m
+
+    d = m.data(True)
+    assert d["per_client"][0] == pytest.approx(d["fedavg_limit"], abs=1e-9)
+    assert d["per_client"][-1] == pytest.approx(d["afl_limit"], abs=1e-9)  # reaches AFL's max_i f_i
+    assert d["afl_limit"] - d["scalar"][-1] > 1.0  # the scalar path stops short (2.04 against 3.1)
+    w = d["worst"]
+    peak = int(np.argmax(w))
+    assert 0 < peak < len(w) - 1 and w[peak] > w[0] + 0.2 and w[peak] > w[-1] + 0.5  # not monotone
+    assert d["worst_client"][peak] == int(np.argmin(d["p"]))  # the lowest-weight client is sacrificed
+    assert (round(w[peak], 2), round(w[0], 2), round(w[-1], 2)) == (2.62, 2.40, 1.98)
+    assert w[-1] == pytest.approx(d["afl"], rel=1e-6)  # AFL brings it down to the minimax value
+
+
+@slow
+def test_rcfl_theorem1_statements() -> None:
+    from figures import rcfl_theorem1 as m
+
+    d = m.data(True)
+    gaps = m.decades(d)
+    assert 1.95 <= gaps["bounds"][0] and gaps["bounds"][1] <= 5.0  # "2 to 5 decades below the bounds"
+    # the exact worst case: the bound's slack (1.2-2.0 decades) is smaller than how benign the instance is (2.9-3.0)
+    assert 1.0 <= gaps["slack"][0] and gaps["slack"][1] <= 2.1
+    assert 2.8 <= gaps["benign"][0] and gaps["benign"][1] <= 3.1
+    assert gaps["slack"][1] < gaps["benign"][0]
+    for p in d["panels"]:
+        meas = p["measured"]["002"]
+        assert m.relative_gap(p["measured"]["000"], meas) < 1e-2  # the two outputs agree within 1%
+        assert np.all(meas < d["smooth"]) and np.all(meas > 0.5 * d["smooth"])  # near the smoothing term, below it
+        assert p["fast"][-1] < meas[-1]  # 100 times the step converges faster
+        ts, wc = p["pep"]
+        on_grid = [(list(d["TNs"]).index(t), w) for t, w in zip(ts, wc, strict=True) if t in d["TNs"]]
+        assert on_grid and all(w + d["smooth"] < p["bound"]["002"][j] for j, w in on_grid)  # below the bound
+        if p["kappa"] > 1:
+            assert m.relative_gap(p["cert"], p["bound"]["002"]) < 1e-3  # the certificate lies on the 002 band
+
+
+@slow
+def test_rcfl_theorem2_statements() -> None:
+    from figures import rcfl_theorem2 as m
+
+    d = m.data(True)
+    assert m.spread(d, 1.0) < 0.02  # the 95% interval is thinner than the line
+    lo, hi = m.decades(d)
+    assert 3.0 <= lo and hi <= 6.0  # "3.3 to 5.8 decades below the bounds"
+    for p in d["panels"]:
+        mean = np.array([r.extra["mean"] for r in p["runs"][1.0]["002"]])
+        assert np.all(mean < d["smooth"])  # near the smoothing term, below it
+
+
+@slow
+def test_rcfl_theorem1_every_step_statements() -> None:
+    from figures import rcfl_theorem1_every_step as m
+
+    d = m.data(True)
+    top = max(float(np.max(c["ratio"])) for c in d["curves"])
+    assert top <= 0.05 and 1.0 / top >= 20  # at most about 0.04: the theorem is loose by 20 or more at rho = 0
+    for c in d["curves"]:
+        assert np.all(c["ratio"] <= 1.0)
+        small = c["step"] <= 1e-3
+        assert _slope(c["step"][small], c["ratio"][small]) == pytest.approx(1.0, abs=0.02)  # grows like beta L
+
+
+@slow
+def test_rcfl_stepsize_region_statements() -> None:
+    from figures import rcfl_stepsize_region as m
+
+    d = m.data(True)
+    assert np.allclose(d["tops"]["theorem_a"], d["tops"]["theorem_constants"], rtol=1e-12, atol=0)  # one entry
+    assert np.all(d["tops"]["exists"] >= d["tops"]["theorem_a"])
+    assert np.all(d["thm"] == 1.0 / 40.0) and d["flat"] == 17
+    assert 60 <= m.ratio(d) <= 80  # "about 1/70 of the certified range"
+
+
+# ---------------------------------------------------------------------------------------------- q-FFL
+@slow
+def test_qffl_uniformity_statements() -> None:
+    from figures import qffl_uniformity as m
+
+    d = m.data(True)
+    q = d["q"]
+    i0, i1 = int(np.nonzero(q == 0)[0][0]), int(np.nonzero(q == 1)[0][0])
+    rises_later = False
+    for inst in d["instances"]:
+        assert inst["variance"][i1] < inst["variance"][i0] and inst["angle"][i1] < inst["angle"][i0]  # Lemmas 6-7
+        assert np.allclose(inst["lemma6"], inst["variance"][[i0, i1]], rtol=1e-6)  # squares on the curves
+        assert np.allclose(inst["lemma7"], inst["angle"][[i0, i1]], rtol=1e-6)
+        later = q >= 1
+        rises_later |= bool(np.any(np.diff(inst["variance"][later]) > 0) or np.any(np.diff(inst["angle"][later]) > 0))
+    assert rises_later  # past q = 1 the trend is not monotone on every instance
+
+
+@slow
+def test_qffl_lipschitz_statements() -> None:
+    from figures import qffl_lipschitz as m
+
+    d = m.data(True)
+    ratios = np.concatenate([r["hessian"] / r["estimate"] for r in d["q"].values()])
+    assert np.all(ratios <= 1.0)
+    assert (round(float(ratios.min()), 2), round(float(ratios.max()), 2)) == (0.17, 0.46)
+
+
+@slow
+def test_qffl_vs_fedsgd_statements() -> None:
+    from figures import qffl_vs_fedsgd as m
+
+    d = m.data(True)
+    lag = []
+    for q, r in d["q"].items():
+        for g in (r["qfedsgd"], r["fedsgd"]):
+            assert g.min() > -1e-14  # below the exact optimum only by float64 rounding
+        a, b = m.rounds_to(r["qfedsgd"], 1e-10), m.rounds_to(r["fedsgd"], 1e-10)
+        assert a is not None and b is not None, q
+        lag.append(a - b)
+    assert all(x > 0 for x in lag) and lag == sorted(lag) and lag[-1] > 3 * lag[0]  # the cost in rounds grows with q
+    clamped = sum(int(np.sum(r["qfedsgd"] <= m.FLOOR) + np.sum(r["fedsgd"] <= m.FLOOR)) for r in d["q"].values())
+    assert clamped > 0  # the clamp the axis label states is used
+
+
+# ---------------------------------------------------------------------------------------------- FedFV
+@slow
+def test_fedfv_conflict_bounds_statements() -> None:
+    from figures import fedfv_conflict_bounds as m
+
+    d = m.data(True)
+    one = d["one_sided"]
+    assert np.all(one["measured"] <= one["thm1"] + 1e-12) and np.all(one["measured"] <= one["thm2"] + 1e-12)
+    ab = d["absolute"]
+    assert np.all(ab["thm1"][:, -1] == 0) and np.all(ab["thm2"][:, -1] == 0)  # both bounds are 0 at k = m
+    assert np.all(ab["measured"][:, -1] > 0)  # ... while the conflict is not, on every set
+
+
+def test_fedfv_pareto_statements() -> None:
+    from figures import fedfv_pareto_2client as m
+
+    d = m.data(True)
+    runs = d["runs"]
+    assert np.all(runs[(0, 0.5)]["rho"][60:] < 1e-8)  # from (3, 3) with lr = 0.5: rho ~ 4e-9 after round 60
+    last = slice(-100, None)
+    for i in (1, 2):  # from the other two starts rho stays between 5e-4 and 3e-2 over rounds 200-300
+        for lr in m.LRS:
+            r = runs[(i, lr)]["rho"][last]
+            assert 5e-4 <= r.min() and r.max() <= 3e-2, (i, lr)
+    assert runs[(0, 0.05)]["rho"][-1] == pytest.approx(1.5e-4, rel=0.05)  # from (3, 3), lr = 0.05: 1.5e-4 at 300
+    for (i, lr), run in runs.items():  # every FedFV run ends near the Pareto set
+        assert m.distance_to_pareto(d, run["iterates"][-1]) < 0.05, (i, lr)
+    rho = d["eq10"]["rho"]  # eq. 10 as printed: a 2-cycle with rho 0.316 / 0.389, away from the Pareto set
+    assert rho[-1] == pytest.approx(rho[-3], rel=1e-9) and abs(rho[-1] - rho[-2]) > 0.05
+    assert sorted((round(rho[-1], 3), round(rho[-2], 3))) == [0.316, 0.389]
+    assert min(m.distance_to_pareto(d, w) for w in d["eq10"]["iterates"][-2:]) > 0.2
+
+
+def test_fedfv_pareto_window_range() -> None:
+    from figures.fedfv_pareto_2client import window_range
+
+    x, lo, hi = window_range(np.array([3.0, 1, 2, 5, 4, 0, 7]), width=3)
+    assert x.tolist() == [1.0, 4.0, 6.0] and lo.tolist() == [1, 0, 7] and hi.tolist() == [3, 5, 7]
+
+
+def test_fedfv_order_effect_statements() -> None:
+    from figures import fedfv_order_effect as m
+
+    d = m.data(True)
+    a, r, v = d["ascending"], d["random"], d["reversed"]
+    lowest = (a < r) & (a < v)
+    assert 2 < int(lowest.sum()) < len(a)  # the loss-ascending order is lowest for most seeds, not all
+    assert a.mean() < r.mean() < v.mean()
+    sem = {k: x.std(ddof=1) / np.sqrt(x.size) for k, x in d.items()}
+    assert abs(a.mean() - r.mean()) < sem["ascending"] + sem["random"]  # the error bars overlap
+
+
+# ------------------------------------------------------------------------------------ relative fairness
+def test_relfair_penguins_statements() -> None:
+    from figures import relfair_penguins as m
+
+    d = m.data(True)
+    c = d["Delta_3"]
+    pos = c["phi"] > 0
+    assert c["index"][0] > 3.9 and np.all(np.abs(c["index"][pos] - 1) < 1e-6)  # Delta_3: 1 as soon as phi > 0
+    F = c["losses"]
+    assert np.all(np.abs(F[pos] - F[pos].mean(axis=1, keepdims=True)) < 1e-6 * F[pos].max())  # equal losses
+    assert (round(F[0, 2], 1), round(F[pos][0, 2], 1)) == (6.2, 24.8)  # Gentoo's loss jumps from 6 to 25
+    c = d["C(2/3)"]  # C(2/3): the index falls over the first steps of phi and is 1 from phi = 0.08 on
+    idx = dict(zip(np.round(c["phi"], 2), c["index"], strict=True))
+    assert (round(idx[0.0], 2), round(idx[0.02], 2), round(idx[0.04], 3), round(idx[0.06], 3)) == (1.66, 1.26, 1.043, 1.013)
+    assert all(abs(v - 1) < 1e-6 for p, v in idx.items() if p >= 0.08)
+
+
+def test_relfair_prop9_statements() -> None:
+    from figures import relfair_prop9 as m
+
+    d = m.data(True)
+    for b in d["brackets"].values():
+        assert np.all(b["upper"] >= d["ratio"]) and np.all(b["lower"] <= d["ratio"])
+        width = b["upper"] - b["lower"]
+        assert np.all(np.diff(width) < 0) and width[-1] < 0.5 * width[0]  # each pair closes in as phi -> 1
+
+
+@slow
+def test_relfair_scaffpd_rate_statements() -> None:
+    from figures import relfair_scaffpd_rate as m
+
+    d = m.data(True)
+    assert d["fit_accelerated"] <= -2.0  # slope -2 and beyond
+    assert -1.2 <= d["fit_noisy"] <= -0.6  # the noisy mean flattens: fitted slope -0.85
+    r, noisy = d["r"], d["noisy"]
+    assert noisy[-1] > noisy[9] * (r[-1] / 10.0) ** -2  # above the slope -2 reference at the end
+    assert d["accelerated"][-1] < d["floor"]  # the deterministic run goes below the exact solution's accuracy
+
+
+@slow
+def test_relfair_lorenz_statements() -> None:
+    from figures import relfair_lorenz as m
+
+    d = m.data(True)
+    gini = {k: v["gini"] for k, v in d.items()}
+    top = {k: float(v["losses"].max()) for k, v in d.items()}
+    ia = next(k for k in d if k.startswith("Scaff-PD-IA"))
+    assert min(gini, key=gini.get) == ia  # Scaff-PD-IA is the most equal
+    assert top[ia] > top["AFL"] and min(top, key=top.get) == "AFL"  # ... while its largest loss stays above AFL's
+
+
+# ------------------------------------------------------------------------------------------ worst cases
+@slow
+def test_worstcase_traced_statements() -> None:
+    from figures import worstcase_traced as m
+
+    d = m.data(True)
+    c = d["curves"]
+    scaffold = next(v for k, v in c.items() if k.startswith("Scaffold"))
+    fedavgm = next(v for k, v in c.items() if k.startswith("FedAvgM"))
+    assert np.allclose(scaffold, d["gd"], rtol=1e-4)  # warm-started Scaffold lies on the GD line
+    assert np.all(c["FedAvg"] > d["gd"] * (1 + 1e-3))  # FedAvg stays above it
+    assert np.any(np.diff(fedavgm) > 0)  # FedAvgM is not monotone in T
+
+
+@slow
+def test_worstcase_stochastic_statements() -> None:
+    from figures import worstcase_stochastic as m
+
+    d = m.data(True)
+    sgd, bound = d["sgd"], d["sgd_bound"]
+    assert np.all(sgd[0.0] < bound / 50)  # exact gradients: far below the theorem's right-hand side
+    assert sgd[1e5][0] < bound[0] and sgd[1e5][-1] > bound[-1]  # sigma2 = 1e5 crosses it between T = 2 and 3
+    fp = d["fedprox"]
+    for g in m.GAMMAS:
+        assert np.allclose(fp[f"n=1 g={g}"], d["ppm"][g], rtol=1e-4)  # one client lies on the PPM band
+        assert np.all(fp[f"n=1 g={g}"] < d["taylor"][g])  # below Taylor et al.'s bound
+    red = fp["n=2 rho2=1"]
+    assert np.all(np.diff(red) < 0)  # two clients, rho2 = 1: decreasing over the rounds shown ...
+    assert (round(red[0], 2), round(red[-1], 2)) == (0.29, 0.13)
+    ratio = red / fp[f"n=1 g={m.GAMMAS[0]}"]
+    assert np.all(np.diff(ratio) > 0) and (round(ratio[0], 2), round(ratio[-1], 2)) == (1.17, 1.77)  # ... more slowly
