@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -84,9 +85,13 @@ def _limits(kind: str) -> tuple[int, float]:
     return size, secs
 
 
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
 def _control(s: str) -> bool:
-    """Whether ``s`` holds a control or line-breaking character (C0, DEL, C1, U+2028/2029)."""
-    return any(c < " " or "\x7f" <= c <= "\x9f" or c in "\u2028\u2029" for c in s)
+    """Whether ``s`` holds a control, line-breaking or bidirectional-override character (C0, DEL, C1, U+2028/2029,
+    the bidi marks and embeddings that reorder how a printed line reads)."""
+    return _CONTROL.search(s) is not None
 
 
 def _texts_ok(x: Any) -> bool:
