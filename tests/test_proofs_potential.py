@@ -205,3 +205,20 @@ def test_falsification_every_certificate(gd: dict, local: dict) -> None:
         for h in {lo, (lo + hi) / 2, hi}:
             for N in range(1, 60):
                 assert K.bound_at(st, N, h) >= _gd_instances(N, h)
+
+
+def test_fixed_horizon_statements_implied_and_not_falsified(gd: dict, local: dict) -> None:
+    """At N (T_N) = 1, 2, 3 the certificate implies the pep-family statement of that horizon, and the shared
+    falsifier (:func:`fairtheory.proofs.falsify.falsify_family`: quadratics, Huber functions) finds no instance above
+    it."""
+    from fairtheory.proofs.falsify import falsify_family
+    from fairtheory.proofs.potential_search import family_at
+
+    for js in (gd, local):
+        for k in (1, 2, 3):
+            fam = family_at(js["statement"], k)
+            assert implies(statement_of(js), {"kind": "pep-family", "statement": fam})
+            assert falsify_family(fam, trials=4) is None
+    low = family_at(gd["statement"], 2)
+    low["bound"]["value"]["num"] = ["1/2"]   # 1/(16 h + 4) < Drori-Teboulle's 1/(8 h + 2): not implied
+    assert not implies(statement_of(gd), {"kind": "pep-family", "statement": low})

@@ -32,7 +32,7 @@ from typing import Any
 from fairtheory.errors import FairtheoryValueError, SolverError
 from fairtheory.proofs.kernel import potential_kernel as K
 
-__all__ = ["prove_potential", "PotentialCertificate", "PotentialNotProved", "potential_statement"]
+__all__ = ["prove_potential", "PotentialCertificate", "PotentialNotProved", "potential_statement", "family_at"]
 
 
 class PotentialNotProved(SolverError):
@@ -88,6 +88,23 @@ def potential_statement(method: str, *, lo: Any, hi: Any, terms: dict[str, Any],
     return {"class": {"functions": "smooth-convex", "mu": "0"}, "normalisation": dict(NORMALISATION), "n": n, "p": pw,
             "method": meth, "parameter": {"name": K.PARAMETER[method], "lo": _s(lo), "hi": _s(hi)}, "potential": pot,
             "bound": {"rho2": "0", "num": bound[0], "den": bound[1]}}
+
+
+def family_at(statement: dict[str, Any], k: int) -> dict[str, Any]:
+    """The ``pep-family`` statement (JSON) that a ``pep-potential`` statement implies at one ``N = k`` (gd) or
+    ``T_N = k`` (local_gd): the same class, clients, method and range, the bound's k-polynomials evaluated at ``k``
+    (for falsifiers and tests; :func:`fairtheory.proofs.check.implies` decides the implication)."""
+    from fairtheory.proofs.kernel import family as fk
+
+    st = K.canonical(statement)
+    m = dict(st["method"])
+    m["N" if m["name"] == "gd" else "T_N"] = k
+    par = st["parameter"]
+    num, den = (K._at(st["bound"][x], k) for x in ("num", "den"))
+    return {"class": {"functions": "smooth-convex", "mu": "0"}, "normalisation": dict(fk.NORMALISATION),
+            "n": st["n"], "p": [str(x) for x in st["p"]], "method": m,
+            "parameter": {"name": par["name"], "lo": str(par["lo"]), "hi": str(par["hi"])},
+            "bound": {"form": "constrained", "rho2": "0", "value": {"num": fk.poly_json(num), "den": fk.poly_json(den)}}}
 
 
 # ------------------------------------------------------------------------------------------------ certificate
