@@ -90,11 +90,38 @@ def test_basis_is_triangular_and_makes_gd_rows_banded() -> None:
     M, T, piv = sparse_basis(pep)
     assert np.allclose(np.tril(M, -1), 0.0) and np.all(np.abs(np.diag(M)) > 0)
     assert np.abs(T @ M - np.eye(pep.dim)).max() <= 1e-12
-    assert sorted(piv) == list(range(pep.dim - 1))  # x_0 .. x_N replace e_0 .. e_N; g_N stays
+    # x_0 replaces e_0, then s_k = (x_k - x_0)/(-h) = g_0 + .. + g_{k-1} replaces e_k; g_N stays
+    assert sorted(piv) == list(range(pep.dim - 1))
+    assert np.allclose(np.diag(M), 1.0) and set(np.unique(T).tolist()) <= {-1.0, 0.0, 1.0}  # unit pivots: T is +-1
     s = solve_sparse(pep)
     assert s.rounds == 1
-    # banded: the kept rows touch G'_ab with |a - b| <= 2 only (and the diagonal): 3 dim - 3 entries at most
-    assert s.pattern_entries <= 3 * pep.dim - 3 < pep.dim * (pep.dim + 1) // 2
+    # an arrow: the kept rows touch G'_ab with |a - b| <= 2 (the band) and the row of x_0 (rows pairing a point with
+    # the optimum touch <g_k, x_0>): at most 4 dim - 6 entries
+    assert s.pattern_entries <= 4 * pep.dim - 6 < pep.dim * (pep.dim + 1) // 2
+
+
+def test_basis_is_well_conditioned_for_any_step() -> None:
+    """Issue 35: in the basis of plain iterates T ~ 1/h (h = 1e-6 ended NumericalError); relative to x_0 with unit
+    pivots T is +-1 whatever h, and an average of iterates (output="mean") is not a pivot (T stayed 120 there)."""
+    for h in (1e-6, 1e-3, 1.99, 2.5):
+        M, T, _ = sparse_basis(gd_pep(12, h=h))
+        assert np.abs(T).max() <= 1.0 + 1e-12 and np.abs(T @ M - np.eye(M.shape[0])).max() <= 1e-12
+    pep = PEP()
+    f = pep.function(1.0, "f")
+    f.add_point(Vec(np.zeros(0)), Vec(np.zeros(0)), Scalar())
+    x = x0 = pep.vector()
+    xs = []
+    for _ in range(12):
+        x = x - 0.5 * f.grad(x)
+        xs.append(x)
+    mean = xs[0]
+    for v in xs[1:]:
+        mean = mean + v
+    pep.add_le(sqnorm(x0) - 1.0)
+    pep.maximize(f.value(mean / 12))
+    M, T, piv = sparse_basis(pep)
+    # the mean's last coordinate is g_11 (coefficient -0.5/12, a twelfth of its largest): g_11 stays a basis vector
+    assert np.abs(T).max() <= 2.0 + 1e-12 and pep.dim - 2 not in piv
 
 
 # ------------------------------------------------------------------------------------------ sparse == dense
@@ -184,7 +211,7 @@ def test_traced_fedavg_between_dense_value_and_dense_rigorous_bound() -> None:
 def _certify(b, n: int, p: np.ndarray, D0n, R2n, S):
     calls: list[dict] = []
 
-    def routed(**kw):  # every solve of the bracket (re-solves with trace weights included) goes sparse
+    def routed(raw: bool = True, **kw):  # every solve of the bracket (re-solves with trace weights included) goes sparse
         calls.append(kw)
         return solve_sparse(b.pep, **kw)
 

@@ -85,8 +85,10 @@ def make(problem: FederatedProblem, *, prox_mu: float, lr: float | Callable[[int
         ``None``: full participation; else the number of i.i.d. draws by ``p`` per round (``>= 1``).
     solver : ``"gd"``, ``"exact"`` or ``"inexact"``
         The local solver (module doc).
-    inexactness : float in ``[0, 1]``
-        ``solver="inexact"`` only (required there): the inexactness ``gamma`` of Li et al. Def. 1.
+    inexactness : float in ``[0, 1)``
+        ``solver="inexact"`` only (required there): the inexactness ``gamma`` of Li et al. Def. 1.  ``1`` is
+        excluded (``x_k = w^t`` is then a solution: no progress is required), the range every backend accepts
+        (the traced worst case's proximal oracle refuses ``1`` as well).
     aggregator : Aggregator, optional
         Where the server weights come from (default :func:`fairtheory.aggregators.fedavg`).
 
@@ -117,8 +119,8 @@ def make(problem: FederatedProblem, *, prox_mu: float, lr: float | Callable[[int
                                        f"solver='gd'), got {kappa!r}")
     if solver == "inexact":
         if inexactness is None:
-            raise FairtheoryValueError("inexactness must be given with solver='inexact' (a number in [0, 1])")
-        inexactness = check_in_range(inexactness, "inexactness", low=0.0, high=1.0)
+            raise FairtheoryValueError("inexactness must be given with solver='inexact' (a number in [0, 1))")
+        inexactness = check_in_range(inexactness, "inexactness", low=0.0, high=1.0, high_inclusive=False)
     elif inexactness is not None:
         raise FairtheoryValueError(f"inexactness is used by solver='inexact' only, got inexactness={inexactness!r} with "
                                    f"solver={solver!r}")

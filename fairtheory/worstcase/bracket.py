@@ -402,7 +402,7 @@ def solve_bracketed(pep: PEP, sol: SDPSolution, objective: Scalar, *, tol: float
         for scale in scales:
             for eps in ([0.0, *epss] if scale is not None else epss):
                 try:
-                    s2 = pep.solve(tol=min(tol, 1e-10), scale=scale, trace_weight=eps)
+                    s2 = pep.solve(tol=min(tol, 1e-10), scale=scale, trace_weight=eps, raw=True)
                 except SolverError:
                     continue
                 tried.append(f"trace_weight={eps:.3g}" + (" rescaled" if scale is not None else ""))

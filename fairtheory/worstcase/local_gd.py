@@ -379,7 +379,7 @@ def local_gd_worst_case(*, n: int, kappa: int, T_N: int, beta: float, L: float, 
     if n_i > 1:
         b.pep.add_le(rho2_expr(b, p_b) - lvl_R)
     b.pep.maximize(b.objective)
-    sol = b.pep.solve(tol=tol)
+    sol = b.pep.solve(tol=tol, raw=True)
     unit = scaled(1.0, S / Fraction(L_f))
     params = {"n": n_i, "kappa": kappa_i, "T_N": T_N_i, "beta": beta_f, "L": L_f, "D0": D0_f, "rho2": rho2_f,
               "p": p_arr.tolist(), "output": out, "K": K_i, "schedule": schedule}

@@ -456,7 +456,7 @@ EXAMPLES: dict[str, Example] = {e.name: e for e in [
             [{"L": 3.0, "n": 4}], [{"L": 3.0, "n": n} for n in (1, 2, 8)]),
     Example("inexact_gradient_descent", inexact_gradient_descent,
             (f"{_UCM}.inexact_gradient_descent", "wc_inexact_gradient_descent"),
-            # the published instance, then the smallest counterexample found (a recorded finding, docs/worstcase.md)
+            # the published instance, then epsilon = 0 (formerly a float-accuracy counterexample, docs/worstcase.md)
             [{"L": 1.0, "mu": 0.1, "epsilon": 0.1, "n": 2}, {"L": 1.0, "mu": 0.1, "epsilon": 0.0, "n": 2}],
             [{"L": 1.0, "mu": 0.1, "epsilon": e, "n": n} for e, n in ((0.0, 3), (0.3, 2), (0.1, 4), (0.1, 6))]),
     Example("information_theoretic_exact_method", information_theoretic_exact_method,

@@ -122,7 +122,7 @@ def round_constant(*, kappa: int, beta: float, a: float, L: float = 1.0, n: int 
     if certificate and K_i is not None:
         raise FairtheoryValueError("certificate=True supports full participation only (K=None)")
     pep, _ = _round_pep(n_i, p_arr, b, kappa_i, a_f, R, K_i)
-    sol = pep.solve(tol=tol)
+    sol = pep.solve(tol=tol, raw=True)
     if sol.status in _UNBOUNDED:
         C = math.inf
     elif sol.status in ("Solved", "AlmostSolved"):

@@ -136,7 +136,7 @@ def theorem_ratio(*, version: Literal["002", "000"] = "002", kappa: int, T_N: in
         if n_i > 1:
             bt.pep.add_le(rho - one)
     bt.pep.maximize(bt.objective)
-    sol = bt.pep.solve(tol=tol)
+    sol = bt.pep.solve(tol=tol, raw=True)
     D0 = bt.pep.evaluate(sqnorm(bt.x0), sol)
     r2 = bt.pep.evaluate(rho, sol) if n_i > 1 else 0.0
     params = {"version": version, "theorem": 1 if K_i is None else 2, "n": n_i, "kappa": kappa_i, "T_N": T_N_i,

@@ -104,7 +104,7 @@ def scaffold_worst_case(*, n: int = 2, kappa: int, R: int, eta_l: float, L: floa
     if n_i > 1:
         b.pep.add_le(rho2_expr(b, p_b) - lvl_R)
     b.pep.maximize(b.objective)
-    sol = b.pep.solve(tol=tol)
+    sol = b.pep.solve(tol=tol, raw=True)
     unit = scaled(1.0, S / Fraction(L_f))
     params = {"algorithm": "scaffold", "n": n_i, "kappa": kappa_i, "R": R_i, "eta_l": el, "eta_g": eg, "L": L_f,
               "D0": D0_f, "rho2": rho2_f, "p": p_arr.tolist(), "warm_start": bool(warm_start), "output": output}

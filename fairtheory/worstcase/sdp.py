@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from fairtheory.errors import FairtheoryValueError, SolverError
+from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError, SolverError
 
 __all__ = ["Vec", "Scalar", "Function", "PEP", "SDPSolution", "inner", "sqnorm", "scalar_row", "clarabel_setup"]
 
@@ -51,11 +51,30 @@ def num(s: Any) -> Any:
     anything else becomes a Python float."""
     if isinstance(s, (Fraction, int)) and not isinstance(s, bool):
         return s
+    if isinstance(s, (str, bytes)) or s is None:
+        raise FairtheoryTypeError(f"a PEP coefficient must be a real number, got {s!r}")
     out = float(s)
     if not math.isfinite(out):
         raise FairtheoryValueError(f"a PEP coefficient must be a finite number, got {s!r} (nan / inf step sizes or "
                                    "weights make the worst case meaningless)")
     return out
+
+
+def _step(x: Any, name: str, what: str, *, low_open: bool) -> Any:
+    """A step size / inexactness given to an oracle: a real number (not a string, ``None`` or a bool), finite, in
+    ``(0, inf)`` (``low_open``) or ``[0, inf)``, and - when positive - a normal float64 (a subnormal step underflows:
+    ``1/gamma`` overflows and the PEP's units with it).  Exact numbers stay exact."""
+    rng = "(0, inf)" if low_open else "[0, inf)"
+    if isinstance(x, (bool, np.bool_, str, bytes)) or x is None or not isinstance(x, (int, float, Fraction, np.integer,
+                                                                                       np.floating)):
+        raise FairtheoryTypeError(f"{name} ({what}) must be a real number in {rng}, got {x!r}")
+    xf = float(x)
+    if not math.isfinite(xf) or xf < 0 or (low_open and xf == 0):
+        raise FairtheoryValueError(f"{name} ({what}) must be a finite number in {rng}, got {x!r}")
+    if 0 < xf < 2.0 ** -1000 or xf > 2.0 ** 1000:
+        raise FairtheoryValueError(f"{name} ({what}) must lie in [2^-1000, 2^1000] when positive (a step this small or "
+                                   f"large has no float64 units: its reciprocal under/overflows), got {x!r}")
+    return x if isinstance(x, (Fraction, int)) else xf
 
 
 def _zeros_like(n: int, dtype: Any) -> np.ndarray:
@@ -206,7 +225,11 @@ class Function:
         self.points.append(_Point(x, g, f))
 
     def _new_value(self) -> Scalar:
-        return Scalar() if self.cls.zero_values else self.pep.value()
+        return Scalar() if self.cls.zero_values else self.pep._new_value(("value", self))
+
+    def _new_grad(self, gamma: Any = None) -> Vec:
+        """A new basis vector: a (sub)gradient of this function (``gamma``: created by a proximal step of that size)."""
+        return self.pep._new_vector(("grad", self, gamma))
 
     def oracle(self, x: Vec) -> tuple[Vec, Scalar]:
         """(Sub)gradient and value at ``x``: a new basis vector and value variable unless ``x`` was seen.  At a
@@ -217,10 +240,10 @@ class Function:
             pt = self.points[self._index[k]]
             if self.cls.differentiable:
                 return pt.g, pt.f
-            g = self.pep.vector()
+            g = self._new_grad()
             self.points.append(_Point(x, g, pt.f))
             return g, pt.f
-        g = self.pep.vector()
+        g = self._new_grad()
         f = self._new_value()
         self.add_point(x, g, f)
         return g, f
@@ -241,10 +264,8 @@ class Function:
         optimality condition ``x = y - gamma g`` with ``g`` in the subdifferential at ``x`` - so ``g`` is a new
         basis vector, ``x`` is defined from it and ``(x, g, f(x))`` a new point (PEPit's ``proximal_step``).
         Returns ``(x, g, f(x))``."""
-        gm = num(gamma)
-        if not float(gm) > 0:
-            raise FairtheoryValueError(f"gamma (the proximal step size) must lie in (0, inf), got {gamma!r}")
-        g = self.pep.vector()
+        gm = _step(gamma, "gamma", "the proximal step size", low_open=True)
+        g = self._new_grad(gm)
         f = self._new_value()
         x = y - gm * g
         self.add_point(x, g, f)
@@ -261,11 +282,13 @@ class Function:
         r"""A relatively inexact gradient at ``x``: a new basis vector ``d`` with one row
         ``||d - grad f(x)||^2 <= eps^2 ||grad f(x)||^2`` (PEPit's ``inexact_gradient_step``, relative
         model; de Klerk, Glineur & Taylor 2020).  Returns ``d``."""
-        e = num(eps)
-        if not 0 <= float(e):
-            raise FairtheoryValueError(f"eps (the relative inexactness) must lie in [0, inf), got {eps!r}")
+        e = _step(eps, "eps", "the relative inexactness", low_open=False)
         g = self.grad(x)
-        d = self.pep.vector()
+        if e == 0:
+            # ||d - g||^2 <= 0 iff d = g: the exact gradient (facial reduction: the row has no strictly feasible
+            # point, which interior-point solvers meet only to ~1e-6; docs/worstcase.md, "PEPit parity")
+            return g
+        d = self._new_grad()
         self.pep.add_le(sqnorm(d - g) - (e * e) * sqnorm(g))
         return d
 
@@ -309,6 +332,7 @@ class SDPSolution:
     n_eq: int = 0
     max_terms: int = 0      #: most floating-point terms summed into one coefficient (for rounding bounds)
     trace_weight: float = 0.0  #: ``eps`` of ``maximise obj + eps tr G`` (``objective_row`` excludes it)
+    solver: str = "clarabel"   #: ``"clarabel"`` or ``"sdpa-gmp"`` (the GMP re-solve of :meth:`PEP.solve`)
 
     @property
     def solved(self) -> bool:
@@ -329,19 +353,31 @@ class PEP:
         self._ineq: list[Scalar] = []
         self._eq: list[Scalar] = []
         self._objective: Scalar | None = None
+        #: what created each basis vector / value variable (``("free",)``, ``("grad", function, gamma)``,
+        #: ``("value", function)``, ``("epi", measures)``): the units of :func:`pep_units`
+        self._vtag: list[tuple[Any, ...]] = []
+        self._ftag: list[tuple[Any, ...]] = []
 
     # ------------------------------------------------------------ symbols
     def vector(self) -> Vec:
-        """A new basis vector."""
+        """A new basis vector (a point of the caller's: its unit is the distance unit, :func:`pep_units`)."""
+        return self._new_vector(("free",))
+
+    def _new_vector(self, tag: tuple[Any, ...]) -> Vec:
         c = _zeros_like(self.dim + 1, object if self.exact else np.float64)
         c[self.dim] = 1
         self.dim += 1
+        self._vtag.append(tag)
         return Vec(c)
 
     def value(self) -> Scalar:
         """A new function-value variable."""
+        return self._new_value(("free",))
+
+    def _new_value(self, tag: tuple[Any, ...]) -> Scalar:
         s = Scalar(lin={self.nf: 1})
         self.nf += 1
+        self._ftag.append(tag)
         return s
 
     def zero(self) -> Vec:
@@ -364,7 +400,7 @@ class PEP:
         if len({id(f) for f in funcs}) != len(funcs):
             raise FairtheoryValueError("funcs must not repeat a function")
         z = self.zero()
-        stars = [self.vector() for _ in range(len(funcs) - 1)]
+        stars = [self._new_vector(("grad", f, None)) for f in funcs[:-1]]
         stars.append(-vsum(stars) if stars else self.zero())
         for f, gs in zip(funcs, stars, strict=True):
             if z.key() in f._index:
@@ -379,7 +415,7 @@ class PEP:
         (the last one is eliminated).  Returns the functions and the optimum gradients."""
         funcs = [self.function(L, f"g{i}") for i in range(n)]
         zero = Vec(np.zeros(0))
-        stars = [self.vector() for _ in range(n - 1)]
+        stars = [self._new_vector(("grad", funcs[i], None)) for i in range(n - 1)]
         last = Vec(np.zeros(0))
         for i in range(n - 1):
             last = last - (num(p[i]) / num(p[n - 1])) * stars[i]
@@ -406,7 +442,7 @@ class PEP:
         Returns ``t``."""
         if not measures or not all(isinstance(m, Scalar) for m in measures):
             raise FairtheoryValueError("measures must be a non-empty list of Scalar performance measures")
-        t = self.value()
+        t = self._new_value(("epi", list(measures)))
         for m in measures:
             self.add_le(t - m)
         self._objective = t
@@ -431,8 +467,32 @@ class PEP:
 
     def solve(self, *, tol: float = 1e-8, max_iter: int = 400, verbose: bool = False,
               scale: np.ndarray | None = None, fscale: np.ndarray | None = None,
-              trace_weight: float = 0.0, method: str = "auto") -> SDPSolution:
-        """Assemble the sparse conic problem and solve it with Clarabel.
+              trace_weight: float = 0.0, method: str = "auto", raw: bool = False, gmp: str = "auto") -> SDPSolution:
+        """Solve the PEP: in normalised units, checked, re-solved where the float solve fails.
+
+        ``raw=False`` (default, the hand-written builder's API):
+
+        * **units** (:func:`pep_units`): the problem is solved in the variables ``G' = D^-1 G D^-1``,
+          ``F' = F / fscale`` with every basis vector divided by its unit (the distance unit ``R`` of the initial
+          condition for the caller's points, ``L R`` for gradients of an ``L``-smooth class, ``M`` of an
+          ``M``-Lipschitz one, ``R / gamma`` for proximal steps) and every value by its unit (``L R^2``, ``M R``),
+          the objective by its own unit; powers of two, so the scaling is exact, and a PEP already in units
+          (every unit within ``[2^-4, 2^4]``, e.g. ``L = 1``, ``R = 1``) is solved with the very same data.  The
+          solution is returned in the caller's units.
+        * **failures raise**: a status other than ``Solved`` from the sparse route is re-solved by the dense one
+          (Gram dimension <= :data:`DENSE_FALLBACK_DIM`); a small PEP (``gmp="auto"``: at most
+          :data:`GMP_MAX_ROWS` rows, Gram dimension :data:`GMP_MAX_DIM`, SDPA-GMP installed) whose float solve is
+          not ``Solved`` or whose Gram matrix is PSD only to more than ``1e-9`` relative (the symptom of a
+          face without strictly feasible points, where the float value is off by ~1e-6) is re-solved in GMP
+          arithmetic (SDPA-GMP, 200-bit; ``status == "Solved"``, ``solver == "sdpa-gmp"``); anything else that is not
+          ``Solved`` raises :class:`~fairtheory.errors.SolverError` naming the status.  ``gmp="never"`` skips
+          the GMP re-solve, ``"always"`` takes it whenever the PEP is small enough.
+
+        ``raw=True``: the engine the traced / federated builders call (they pose their PEPs in normalised units and
+        bracket the result themselves, :mod:`fairtheory.worstcase.bracket`): the caller's data as given and any
+        status returned as Clarabel reports it.  The rest of this docstring describes the engine.
+
+        Assemble the sparse conic problem and solve it with Clarabel.
 
         ``method``: ``"dense"`` (this docstring), ``"sparse"`` (:func:`fairtheory.worstcase.sparse_solve.solve_sparse`:
         the same SDP in an iterate basis with chordal decomposition and constraint generation, exact at
@@ -451,6 +511,27 @@ class PEP:
         margin that survives rounding.  The solution keeps the problem data in natural coordinates (``rows``,
         ``objective_row``) and the multipliers of every scalar row (``z``), for the rigorous bounds of
         :mod:`fairtheory.worstcase.bracket`."""
+        if not isinstance(raw, (bool, np.bool_)):
+            raise FairtheoryTypeError(f"raw must be True or False, got {raw!r}")
+        if method not in ("auto", "dense", "sparse"):
+            raise FairtheoryValueError(f"method must be 'auto', 'dense' or 'sparse', got {method!r}")
+        if gmp not in ("auto", "never", "always"):
+            raise FairtheoryValueError(f"gmp must be 'auto', 'never' or 'always', got {gmp!r}")
+        if raw:
+            return self._solve_float(tol=tol, max_iter=max_iter, verbose=verbose, scale=scale, fscale=fscale,
+                                     trace_weight=trace_weight, method=method)
+        from fairtheory.worstcase.checked_solve import solve_checked
+
+        return solve_checked(self, tol=tol, max_iter=max_iter, verbose=verbose, scale=scale, fscale=fscale,
+                              trace_weight=trace_weight, method=method, gmp=gmp)
+
+    def _solve_float(self, *, tol: float = 1e-8, max_iter: int = 400, verbose: bool = False,
+                     scale: np.ndarray | None = None, fscale: np.ndarray | None = None,
+                     trace_weight: float = 0.0, method: str = "auto", obj_unit: float = 1.0,
+                     row_units: bool = False) -> SDPSolution:
+        """:meth:`solve` with ``raw=True``; ``obj_unit`` (a power of two): the objective is divided by it in the
+        solve; ``row_units``: every row is divided by the power of two nearest its largest coefficient (after the
+        column scaling) - both exact, the multipliers and values mapped back."""
         import clarabel
 
         if method not in ("auto", "dense", "sparse"):
@@ -462,7 +543,7 @@ class PEP:
 
             if method == "sparse" or should_use_sparse(self):
                 return solve_sparse(self, tol=tol, max_iter=max_iter, verbose=verbose, scale=scale, fscale=fscale,
-                                    trace_weight=trace_weight)
+                                    trace_weight=trace_weight, obj_unit=obj_unit)
         if isinstance(tol, bool) or not isinstance(tol, (int, float, np.floating)) or not 1e-14 <= float(tol) <= 1e-2:
             raise FairtheoryValueError(f"tol (the solver's tolerance) must be a number in [1e-14, 1e-2], got {tol!r}")
         t0 = time.perf_counter()
@@ -515,26 +596,34 @@ class PEP:
                 raise FairtheoryValueError(f"fscale must hold {nf} positive finite numbers")
             colscale[nG:] = e
         colmul = sp.diags(to_svec * colscale)
-        A = sp.vstack([rows @ colmul, sp.csr_matrix((-np.ones(nG), (np.arange(nG), np.arange(nG))),
+        scaled_rows = (rows @ colmul).tocsr()
+        rscale = np.ones(r)
+        if row_units and r:
+            big = np.maximum(abs(scaled_rows).max(axis=1).toarray().ravel(), np.abs(consts))
+            ok = (big > 0) & np.isfinite(big)
+            rscale[ok] = np.ldexp(1.0, np.round(np.log2(big[ok])).astype(np.int64))
+            scaled_rows = (sp.diags(1.0 / rscale) @ scaled_rows).tocsr()
+        A = sp.vstack([scaled_rows, sp.csr_matrix((-np.ones(nG), (np.arange(nG), np.arange(nG))),
                                                     shape=(nG, nx))]).tocsc()
         obj_solved = obj.copy()
         if trace_weight:
             obj_solved[svec_idx[ia == ib]] += float(trace_weight)
-        q = -(obj_solved * to_svec * colscale)
+        q = -(obj_solved * to_svec * colscale) / float(obj_unit)
         P = sp.csc_matrix((nx, nx))
         cones, settings = clarabel_setup(n_eq, n_ineq, dim, tol_gap=tol, tol_feas=10 * tol, max_iter=max_iter,
                                          verbose=verbose)
         build = time.perf_counter() - t0
-        bb = np.concatenate([consts, np.zeros(nG)])
+        bb = np.concatenate([consts / rscale, np.zeros(nG)])
         solver = clarabel.DefaultSolver(P, q, A, bb, cones, settings)
         sol = solver.solve()
         status = str(sol.status).split(".")[-1]
         x = np.asarray(sol.x) * colscale
-        z = np.asarray(sol.z)
+        z = np.asarray(sol.z) * float(obj_unit)
+        z[:r] = z[:r] / rscale
         gram = _unsvec(x[:nG], dim)
         F = x[nG:].copy()
-        value = -float(sol.obj_val) + float(self._objective.const)
-        dual = -float(sol.obj_val_dual) + float(self._objective.const)
+        value = -float(sol.obj_val) * float(obj_unit) + float(self._objective.const)
+        dual = -float(sol.obj_val_dual) * float(obj_unit) + float(self._objective.const)
         n_user = len(self._ineq)
         duals = z[n_eq + len(interp): n_eq + len(interp) + n_user].copy()
         return SDPSolution(value=value, dual_value=dual, gap=dual - value, status=status, gram=gram, F=F,
@@ -682,5 +771,5 @@ def _unsvec(x: np.ndarray, dim: int) -> np.ndarray:
 def require_solved(sol: SDPSolution, what: str) -> None:
     """Raise :class:`SolverError` unless Clarabel reports ``Solved``."""
     if not sol.solved:
-        raise SolverError(f"{what}: Clarabel status {sol.status} (gap {sol.gap:.3g}, r_prim {sol.r_prim:.3g}, "
-                          f"r_dual {sol.r_dual:.3g})")
+        raise SolverError(f"{what} (gap {sol.gap:.3g}, r_prim {sol.r_prim:.3g}, r_dual {sol.r_dual:.3g})", "Clarabel",
+                          sol.status)

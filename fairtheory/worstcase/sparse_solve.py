@@ -182,8 +182,10 @@ def _coeffs(v: Vec, dim: int) -> np.ndarray:
 
 def sparse_basis(pep: PEP) -> tuple[np.ndarray, np.ndarray, list[int]]:
     r"""The change of basis of the module doc: ``(M, T, pivots)`` with ``M`` upper triangular, column ``j`` the
-    PEP-basis coordinates of the new ``j``-th basis vector (``e_j`` itself, or the first evaluation point whose
-    last nonzero coordinate is ``j``), ``T = M^{-1}`` (new coordinates ``c' = T c``; ``G = T^T G' T``) and the
+    PEP-basis coordinates of the new ``j``-th basis vector (``e_j`` itself, or - for the first evaluation point
+    ``x`` whose last nonzero coordinate is ``j`` - ``(x - x_0)/c_j``: relative to the first point ``x_0`` and with
+    unit pivot, skipped when ``|c_j|`` is below a tenth of the point's largest coefficient), ``T = M^{-1}``
+    (new coordinates ``c' = T c``; ``G = T^T G' T``) and the
     indices ``j`` replaced by a point."""
     dim = pep.dim
     M = np.eye(dim)
@@ -198,12 +200,29 @@ def sparse_basis(pep: PEP) -> tuple[np.ndarray, np.ndarray, list[int]]:
                 order += 1
     cands.sort(key=lambda t: (t[0], t[1]))
     pivots: list[int] = []
+    first: np.ndarray | None = None
     for j, _, c in cands:
         if j in pivots:
             continue
-        M[:, j] = c
+        if first is None:
+            first = c  # the first point (the start x_0): its own vector
+            M[:, j] = c
+            pivots.append(j)
+            continue
+        # relative to the start and normalised by the pivot: gradient descent's x_k becomes the partial sum
+        # s_k = (x_k - x_0)/(-h) = g_0 + .. + g_{k-1} (unit diagonal, T = M^-1 bidiagonal +-1 whatever h); the plain
+        # x_k would make every new basis vector nearly x_0 (conditioning ~1/h: h = 1e-6 failed, issue 35)
+        d = c - first if int(np.flatnonzero(first)[-1]) < j else c.copy()
+        if abs(d[j]) < 0.1 * float(np.abs(d).max()):
+            continue  # a combination of many earlier points (an average of iterates): it stays a combination
+        M[:, j] = d / d[j]
         pivots.append(j)
     T = sla.solve_triangular(M, np.eye(dim), lower=False) if dim else np.zeros((0, 0))
+    if dim:
+        # back substitution leaves rounding residues (``1.99 (1/1.99) - 1 = 2e-16``) where T is structurally zero;
+        # they would make every row touch every entry (the pattern fills and the chordal solve is a dense one):
+        # entries below 1e-12 of their column's largest are set to zero (issue 35: GD at lr = 1.99, N = 60 took 32 s)
+        T[np.abs(T) <= 1e-12 * np.abs(T).max(axis=0, keepdims=True)] = 0.0
     return M, T, pivots
 
 
@@ -248,7 +267,7 @@ def _initial(nat: _Natural) -> list[int]:
 # ------------------------------------------------------------------------------------------ one relaxation
 def _solve_relaxation(pep: PEP, nat: _Natural, keep: list[int], T: np.ndarray, cache: dict[int, Any],
                       tol: float, tol_inner: float, max_iter: int, verbose: bool, trace_row: Scalar | None,
-                      colscale: np.ndarray, max_threads: int) -> dict[str, Any]:
+                      colscale: np.ndarray, max_threads: int, obj_unit: float = 1.0) -> dict[str, Any]:
     """The dual of the PEP restricted to the rows ``keep`` (module doc, item 2), solved by Clarabel."""
     import clarabel
 
@@ -283,7 +302,7 @@ def _solve_relaxation(pep: PEP, nat: _Natural, keep: list[int], T: np.ndarray, c
         np.add.at(obj, tc, tv)
     # solve in G'' = D^-1 G' D^-1, F'' = F / fscale (colscale: d_a d_b and fscale, PEP.solve's scaling)
     K = (sp.diags(colscale) @ K).tocsc()
-    obj = obj * colscale
+    obj = obj * colscale / float(obj_unit)  # the objective in its unit: the multipliers are lambda / obj_unit
     # svec scaling of the Gram part: natural coefficient m_ab of G'_ab is <A, G'> with svec(A)_ab = m_ab / sqrt 2
     to_svec = np.full(nG, 1.0 / _SQRT2)
     to_svec[diag_idx] = 1.0
@@ -314,20 +333,21 @@ def _solve_relaxation(pep: PEP, nat: _Natural, keep: list[int], T: np.ndarray, c
     solver = clarabel.DefaultSolver(P, q, A, b, cones, st)
     sol = solver.solve()
     z = np.asarray(sol.z)
-    lam = np.asarray(sol.x)
+    lam = np.asarray(sol.x) * float(obj_unit)
     d = np.sqrt(colscale[diag_idx])
     gram_new = _unsvec(z[nf + n_ineq_k:], dim) * np.outer(d, d)
     F = -z[:nf] * colscale[nG:]
     c0 = float(pep._objective.const)
     raw = str(sol.status).split(".")[-1]
-    pv, dv = float(sol.obj_val_dual) + c0, float(sol.obj_val) + c0
+    w = float(obj_unit)
+    pv, dv = float(sol.obj_val_dual) * w + c0, float(sol.obj_val) * w + c0
     # stopped short of the inner tolerances but within the requested ones (PEP.solve's: gap tol, feasibility 10 tol)
-    met = (abs(dv - pv) <= tol * max(1.0, min(abs(pv), abs(dv))) and float(sol.r_prim) <= 10 * tol
+    met = (abs(dv - pv) <= tol * max(w, min(abs(pv), abs(dv))) and float(sol.r_prim) <= 10 * tol
            and float(sol.r_dual) <= 10 * tol)
     return {"status": "Solved" if raw == "AlmostSolved" and met else raw, "raw_status": raw, "lam": lam,
             "gram_new": gram_new, "F": F,
             # Clarabel's primal is the PEP's dual and the other way round
-            "value": float(sol.obj_val_dual) + c0, "dual": float(sol.obj_val) + c0,
+            "value": pv, "dual": dv,
             "seconds": float(sol.solve_time), "iterations": int(sol.iterations), "r_prim": float(sol.r_prim),
             "r_dual": float(sol.r_dual), "pattern": int(pattern.sum())}
 
@@ -345,7 +365,7 @@ def _nat_vector(G: np.ndarray, F: np.ndarray) -> np.ndarray:
 def solve_sparse(pep: PEP, *, tol: float = 1e-8, max_iter: int = 400, verbose: bool = False,
                  scale: np.ndarray | None = None, fscale: np.ndarray | None = None,
                  trace_weight: float = 0.0, viol_tol: float | None = None, max_rounds: int = 20,
-                 max_threads: int = 1, inner: float = 1e-3) -> SparseSDPSolution:
+                 max_threads: int = 1, inner: float = 1e-3, obj_unit: float = 1.0) -> SparseSDPSolution:
     r"""Solve ``pep``'s SDP (the one :meth:`PEP.solve` solves) in a sparse basis by constraint generation
     (module doc).
 
@@ -367,6 +387,8 @@ def solve_sparse(pep: PEP, *, tol: float = 1e-8, max_iter: int = 400, verbose: b
         pattern fills); in ``(0, 1)``.
     max_rounds : solves before giving up (``>= 1``).
     max_threads : Clarabel's threads (``>= 1``).
+    obj_unit : the objective is divided by it in the solve (a power of two, :func:`fairtheory.worstcase.checked_solve.pep_units`;
+        values and multipliers mapped back).
     inner : Clarabel runs at the tolerances ``max(inner tol, 1e-14)`` (default ``1e-3 tol``): in the basis of
         iterates the gradients are differences of nearly parallel vectors (gradient descent: ``g_k = (x_k -
         x_{k+1})/h``, of size ``1/N`` against iterates of size ``1``) and ``tr G'`` is about ``dim`` times
@@ -438,7 +460,7 @@ def solve_sparse(pep: PEP, *, tol: float = 1e-8, max_iter: int = 400, verbose: b
     iters = 0
     for rnd in range(1, int(max_rounds) + 1):
         res = _solve_relaxation(pep, nat, keep, T, cache, float(tol), tol_inner, int(max_iter), verbose,
-                                trace_row, colscale, int(max_threads))
+                                trace_row, colscale, int(max_threads), float(obj_unit))
         seconds += res["seconds"]
         iters += res["iterations"]
         G = T.T @ res["gram_new"] @ T

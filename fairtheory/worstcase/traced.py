@@ -398,7 +398,7 @@ def worst_case(make: Callable[..., Any], rounds: int, *, n: int, L: Any, D0: flo
     for row in extra_rows:
         pep.add_le(row)
     pep.maximize(tr.objective)
-    sol = pep.solve(tol=tol)
+    sol = pep.solve(tol=tol, raw=True)
     params = {"method": getattr(make, "__module__", "") + "." + getattr(make, "__qualname__", repr(make)),
               "rounds": rounds_i, "n": problem.n, "L": problem.L, "mu": problem.mu, "D0": problem.D0,
               "rho2": problem.rho2, "p": problem.p.tolist(), "output": output, "start": dict(start or {}),

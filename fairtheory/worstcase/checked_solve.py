@@ -1,0 +1,291 @@
+r"""The hand-written builder's solve: normalised units, failures that raise, GMP where floats fail.
+
+:meth:`fairtheory.worstcase.sdp.PEP.solve` (``raw=False``, its default) calls :func:`solve_checked`.
+
+**Units.**  A PEP is homogeneous: with a distance unit ``R``, the points the caller creates are of size ``R``,
+the gradients of an ``L``-smooth function of size ``L R`` (of an ``M``-Lipschitz one ``M``, of a proximal step
+``gamma`` ``R / gamma``), its values of size ``L R^2`` (``M R``).  An interior-point solver works to absolute and
+relative tolerances on the data as given, so a class with ``L = 1e8`` mixes Gram entries of size ``1`` and
+``1e16`` and the solve returns rounding noise (GD contraction on ``SmoothStronglyConvex(1e8, 1e7)``: ``-8e-15``
+for the exact ``0.6561``) - with status ``Solved`` and a tiny gap.  :func:`pep_units` gives every basis vector
+and value variable its unit; ``R`` is read from the initial condition: every caller's row with a nonzero
+constant ``c`` (``||x0 - x*||^2 <= R^2``, ``f(x0) - f* <= c``, ``||g0||^2 <= c``) is solved for the ``R`` at which
+its terms, in units, have size ``|c|`` (the terms are monomials in ``R`` of degree 0 to 2, nondecreasing:
+bisection in ``log2 R``), and ``R`` is the geometric mean over such rows.  Every unit is rounded to a power of
+two, so the congruence ``G' = D^-1 G D^-1``, ``F' = F / E`` (``G' >= 0`` iff ``G >= 0``) and the division of the
+objective by its unit are exact in float64; units within ``[2^-4, 2^4]`` are taken as 1, so PEPs already in
+units (``L = 1``, ``R = 1``) keep their data bit for bit.
+
+**Failures.**  The float solve is accepted when Clarabel says ``Solved`` and the Gram matrix is PSD to
+:data:`PSD_RTOL` relative.  Otherwise: a small PEP is re-solved by SDPA-GMP (200-bit arithmetic, the solver
+:mod:`fairtheory.proofs.search` uses for its reference duals) - it is exact where the float solve stalls on a
+face without strictly feasible points; a failed solve of the sparse route is re-solved by the dense one where
+that is affordable; anything else raises :class:`~fairtheory.errors.SolverError` naming the status, the
+diagnosis and what was tried.  See docs/worstcase.md, "Units and failures of hand-written PEPs".
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from fairtheory.errors import FairtheoryValueError, SolverError
+
+if TYPE_CHECKING:
+    from fairtheory.worstcase.sdp import PEP, Scalar, SDPSolution
+
+__all__ = ["PEPUnits", "pep_units", "solve_checked", "gmp_available", "GMP_MAX_ROWS", "GMP_MAX_DIM", "PSD_RTOL",
+           "DENSE_FALLBACK_DIM", "DEAD_ZONE", "MAX_UNIT_EXP"]
+
+#: units ``2^e`` with ``|e| <=`` this are taken as 1 (the data of a PEP already in units stay bit-identical)
+DEAD_ZONE = 4
+#: largest ``|log2|`` of a unit: a Gram entry's scale is the product of two, which must stay inside float64
+MAX_UNIT_EXP = 480
+#: a solve whose Gram matrix has ``lambda_min < -PSD_RTOL max(1, lambda_max)`` is not accurate (re-solved in GMP)
+PSD_RTOL = 1e-9
+#: the GMP re-solve is taken for PEPs with at most this many rows and this Gram dimension (SDPA-GMP at 200 bits
+#: takes ~0.1 s at 15 rows, ~1 s at 63 rows on this machine)
+GMP_MAX_ROWS = 120
+GMP_MAX_DIM = 24
+#: a failed sparse-route solve is re-solved by the dense route up to this Gram dimension (measured: the dense
+#: solve of gradient descent takes ~1 s at dimension 30, minutes at 60)
+DENSE_FALLBACK_DIM = 40
+
+
+@dataclass(frozen=True)
+class PEPUnits:
+    """Units of a PEP (powers of two): ``R`` (distance), one per basis vector (``vec``), value variable (``val``) and
+    the objective (``obj``); ``identity`` when every unit is 1."""
+
+    R: float
+    vec: np.ndarray
+    val: np.ndarray
+    obj: float
+
+    @property
+    def identity(self) -> bool:
+        return bool(np.all(self.vec == 1.0) and np.all(self.val == 1.0) and self.obj == 1.0)
+
+
+def _geo(xs: list[float]) -> float:
+    return float(2.0 ** np.mean(np.log2(xs)))
+
+
+def _grad_units(pep: PEP) -> tuple[dict[int, tuple[float, int]], tuple[float, int]]:
+    """Per function (by ``id``): its gradient unit as ``(c, d)`` meaning ``c R^d``; and the reference unit for
+    functions without a constant of their own (``Convex()`` evaluated by its subgradient oracle)."""
+    prox: dict[int, list[float]] = {}
+    for tag in pep._vtag:
+        if tag[0] == "grad" and tag[2] is not None:
+            prox.setdefault(id(tag[1]), []).append(float(tag[2]))
+    Ls, Ms = [], []
+    own: dict[int, tuple[float, int]] = {}
+    for fn in pep.functions:
+        L = float(getattr(fn.cls, "L", math.inf))
+        M = getattr(fn.cls, "M", None)
+        if math.isfinite(L) and L > 0:
+            own[id(fn)] = (L, 1)
+            Ls.append(L)
+        elif M is not None and float(M) > 0:
+            own[id(fn)] = (float(M), 0)
+            Ms.append(float(M))
+        elif id(fn) in prox:
+            own[id(fn)] = (1.0 / _geo(prox[id(fn)]), 1)
+    allg = [g for gs in prox.values() for g in gs]
+    ref = (_geo(Ls), 1) if Ls else (_geo(Ms), 0) if Ms else (1.0 / _geo(allg), 1) if allg else (1.0, 1)
+    return {id(fn): own.get(id(fn), ref) for fn in pep.functions}, ref
+
+
+def _monomials(pep: PEP) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[int]]:
+    """``(cv, dv, cf, df, epi)``: basis vector ``j`` has unit ``cv[j] R^dv[j]``, value ``k`` ``cf[k] R^df[k]``; ``epi``:
+    the value variables of an epigraph (their unit is the measures', set later)."""
+    gu, ref = _grad_units(pep)
+    cv, dv = np.ones(pep.dim), np.ones(pep.dim)
+    for j, tag in enumerate(pep._vtag):
+        if tag[0] == "grad":
+            c, d = gu[id(tag[1])]
+            if tag[2] is not None and not math.isfinite(float(getattr(tag[1].cls, "L", math.inf))) \
+                    and getattr(tag[1].cls, "M", None) is None:
+                c, d = 1.0 / float(tag[2]), 1  # a proximal step of a function without a constant: R / gamma
+            cv[j], dv[j] = c, d
+    cf, df = np.full(pep.nf, ref[0]), np.full(pep.nf, ref[1] + 1.0)
+    epi = []
+    for k, tag in enumerate(pep._ftag):
+        if tag[0] == "value":
+            c, d = gu[id(tag[1])]
+            cf[k], df[k] = c, d + 1.0
+        elif tag[0] == "epi":
+            epi.append(k)
+    return cv, dv, cf, df, epi
+
+
+def _mag(s: Scalar, vu: np.ndarray, fu: np.ndarray) -> float:
+    """Size of a scalar's terms (constant excluded) when every basis vector / value has its unit."""
+    out = 0.0
+    for coef, u, v in s.quad:
+        a = np.abs(np.asarray(u.c, dtype=np.float64))
+        b = np.abs(np.asarray(v.c, dtype=np.float64))
+        out += abs(float(coef)) * float(a @ vu[: a.size]) * float(b @ vu[: b.size])
+    for k, a in s.lin.items():
+        out += abs(float(a)) * float(fu[k])
+    return out
+
+
+def _exp(x: float) -> int:
+    """``round(log2 x)``, 0 inside the dead zone."""
+    if not (x > 0 and math.isfinite(x)):
+        return 0
+    e = int(round(math.log2(x)))
+    return 0 if abs(e) <= DEAD_ZONE else e
+
+
+def pep_units(pep: PEP) -> PEPUnits:
+    """The units of ``pep`` (module doc); :class:`~fairtheory.errors.FairtheoryValueError` when they do not fit
+    float64 (a unit beyond ``2^480``: the problem mixes scales no float solve can hold)."""
+    cv, dv, cf, df, epi = _monomials(pep)
+    logs = []
+    with np.errstate(over="ignore", invalid="ignore"):
+        for s in pep._ineq + pep._eq:
+            c = abs(float(s.const))
+            if c == 0 or not math.isfinite(c):
+                continue
+
+            def h(t: float, s: Scalar = s) -> float:
+                R = 2.0 ** t
+                return _mag(s, cv * R ** dv, cf * R ** df)
+
+            lo, hi = -400.0, 400.0
+            if not (h(lo) <= c <= h(hi)) or h(lo) == h(hi):
+                continue
+            for _ in range(60):
+                mid = 0.5 * (lo + hi)
+                if h(mid) < c:
+                    lo = mid
+                else:
+                    hi = mid
+            logs.append(0.5 * (lo + hi))
+    tR = float(np.mean(logs)) if logs else 0.0
+    eR = int(round(tR))
+    R = 2.0 ** eR
+    with np.errstate(over="ignore", invalid="ignore"):
+        vu = cv * R ** dv
+        fu = cf * R ** df
+        for k in epi:
+            ms = pep._ftag[k][1]
+            fu[k] = max((_mag(m, vu, fu) for m in ms), default=1.0) or 1.0
+        ev = np.array([_exp(x) for x in vu], dtype=np.int64)
+        ef = np.array([_exp(x) for x in fu], dtype=np.int64)
+        eo = _exp(_mag(pep._objective, vu, fu)) if pep._objective is not None else 0
+    worst = max([abs(eo), *np.abs(ev).tolist(), *np.abs(ef).tolist(), 0])
+    bad = [x for x in (*vu.tolist(), *fu.tolist()) if not (x > 0 and math.isfinite(x))]
+    if worst > MAX_UNIT_EXP or bad:
+        raise FairtheoryValueError(
+            f"the PEP's units do not fit float64 (distance unit R = 2^{eR}, a gradient / value unit beyond "
+            f"2^{MAX_UNIT_EXP}): the class constants, step sizes and initial condition mix scales no float solve can "
+            "hold; rescale the problem (a PEP is homogeneous)")
+    return PEPUnits(R=R, vec=np.ldexp(1.0, ev), val=np.ldexp(1.0, ef), obj=float(np.ldexp(1.0, eo)))
+
+
+def gmp_available() -> bool:
+    """Whether SDPA-GMP (the ``sdpap`` module of ``sdpa-multiprecision``) can be imported."""
+    from fairtheory.proofs.search import _sdpa_available
+
+    return bool(_sdpa_available())
+
+
+def _accurate(sol: SDPSolution) -> bool:
+    if sol.status != "Solved":
+        return False
+    g = sol.gram
+    if g.size == 0:
+        return True
+    if not np.all(np.isfinite(g)):
+        return False
+    w = np.linalg.eigvalsh(g)
+    return bool(w[0] >= -PSD_RTOL * max(1.0, float(w[-1])))
+
+
+def _n_rows(pep: PEP) -> int:
+    return len(pep._eq) + len(pep._ineq) + sum(len(f.cls.interpolation(f.points)) for f in pep.functions) \
+        if pep.dim <= GMP_MAX_DIM else GMP_MAX_ROWS + 1
+
+
+def _gmp(pep: PEP, like: SDPSolution | None) -> SDPSolution | None:
+    """SDPA-GMP on the exact data (:meth:`PEP.export`); ``None`` unless it reports ``pdOPT``."""
+    import time
+
+    from fairtheory.proofs.search import _pep_of, _solve_sdpa
+    from fairtheory.worstcase.sdp import SDPSolution
+
+    t0 = time.perf_counter()
+    data = pep.export()
+    res = _solve_sdpa(_pep_of(data, "PEP.solve"))
+    if res is None or res.status != "pdOPT" or not np.all(np.isfinite(res.z)):
+        return None
+    if like is None:
+        like = pep._solve_float(method="dense", max_iter=1)
+    out = SDPSolution(**{**like.__dict__})
+    out.value = out.dual_value = float(res.value)
+    out.gap = 0.0
+    out.status = "Solved"
+    out.gram = np.asarray(res.gram, dtype=np.float64)
+    out.F = np.asarray(res.F, dtype=np.float64)
+    out.z = np.asarray(res.z, dtype=np.float64)
+    n_user = len(pep._ineq)
+    out.duals = out.z[len(out.z) - n_user:].copy() if n_user else np.zeros(0)
+    out.seconds = float(res.seconds)
+    out.build_seconds = time.perf_counter() - t0 - out.seconds
+    out.iterations = 0
+    out.r_prim = out.r_dual = 0.0
+    out.solver = "sdpa-gmp"
+    return out
+
+
+def solve_checked(pep: PEP, *, tol: float, max_iter: int, verbose: bool, scale: Any, fscale: Any, trace_weight: float,
+                  method: str, gmp: str) -> SDPSolution:
+    """:meth:`PEP.solve` with ``raw=False`` (module doc)."""
+    from fairtheory.worstcase.sparse_solve import should_use_sparse
+
+    if pep._objective is None:
+        raise FairtheoryValueError("no objective: call maximize(...) first")
+    U = pep_units(pep)
+    if not U.identity:
+        scale = U.vec if scale is None else np.asarray(scale, dtype=np.float64) * U.vec
+        fscale = U.val if fscale is None else np.asarray(fscale, dtype=np.float64) * U.val
+    tried = []
+    sparse = method == "sparse" or (method == "auto" and not pep.exact and should_use_sparse(pep))
+    kw = {"tol": tol, "max_iter": max_iter, "verbose": verbose, "scale": scale, "fscale": fscale,
+          "trace_weight": trace_weight, "obj_unit": U.obj}
+    if not U.identity:
+        kw["row_units"] = True
+    sol: SDPSolution | None = None
+    try:
+        sol = pep._solve_float(method="sparse" if sparse else "dense", **kw)
+        tried.append(f"{'sparse' if sparse else 'dense'} route: {sol.status}")
+    except SolverError as exc:
+        tried.append(f"{'sparse' if sparse else 'dense'} route: {exc}")
+    if sol is not None and _accurate(sol) and gmp != "always":
+        return sol
+    small = not trace_weight and _n_rows(pep) <= GMP_MAX_ROWS
+    if gmp != "never" and small and gmp_available():
+        g = _gmp(pep, sol)
+        tried.append("SDPA-GMP: " + ("pdOPT" if g is not None else "no optimal solution"))
+        if g is not None:
+            return g
+    if sol is not None and sol.status == "Solved":
+        return sol  # PSD only to more than PSD_RTOL, and no exact re-solve at hand: the float solve stands
+    if sparse and method == "auto" and pep.dim <= DENSE_FALLBACK_DIM:
+        sol = pep._solve_float(method="dense", **kw)
+        tried.append(f"dense route: {sol.status}")
+        if sol.status == "Solved":
+            return sol
+    status = sol.status if sol is not None else "failed"
+    hint = ""
+    if sol is not None and status in ("PrimalInfeasible", "DualInfeasible"):
+        hint = (" - a PEP always has a feasible point, so this is a numerical failure (typically step sizes that "
+                "grow or shrink the iterates geometrically, e.g. |1 - h L| > 1 over many steps, or a class close to its "
+                "degenerate end, mu -> L)")
+    raise SolverError(f"PEP.solve: the float solve failed{hint}; tried " + "; ".join(tried), "Clarabel", status)
