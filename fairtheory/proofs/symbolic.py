@@ -141,15 +141,17 @@ def check_symbolic(cert: Any) -> bool:
 
 
 def goal_of(cert: Any, part: int | str = -1) -> tuple[str, Any, Any]:
-    """``(rel, lhs, rhs)`` (JSON terms) of one statement goal of ``cert``, by index (``-len(goals) <= part <
-    len(goals)``) or by name; named errors otherwise."""
+    """``(rel, lhs, rhs)`` (canonical JSON terms) of one statement goal of ``cert``, by index (``-len(goals) <= part <
+    len(goals)``) or by name; named errors otherwise (also for a malformed statement)."""
     if isinstance(part, bool) or not isinstance(part, (int, str)):
         raise FairtheoryTypeError(f"goal_of: part must be an integer index or a goal name, got {part!r}"[:200])
-    st = cert.get("statement") if isinstance(cert, dict) else None
-    goals = st.get("goals") if isinstance(st, dict) else None
-    if not isinstance(goals, list) or not goals or not all(isinstance(g, dict) for g in goals):
-        raise FairtheoryValueError("goal_of: cert must be a symbolic certificate with statement goals "
-                                   "(e.g. prop1_certificate())")
+    from fairtheory.proofs.kernel.symbolic import canonical_statement
+
+    try:
+        goals = canonical_statement(cert.get("statement") if isinstance(cert, dict) else None)["goals"]
+    except (ValueError, TypeError, RecursionError) as exc:
+        raise FairtheoryValueError("goal_of: cert must be a symbolic certificate with a well-formed statement "
+                                   f"(e.g. prop1_certificate()): {exc}"[:300]) from None
     names = [g.get("name") for g in goals]
     if isinstance(part, str):
         if part not in names:
@@ -159,8 +161,6 @@ def goal_of(cert: Any, part: int | str = -1) -> tuple[str, Any, Any]:
         raise FairtheoryValueError(f"goal_of: part must lie in [{-len(goals)}, {len(goals) - 1}], got {part}")
     else:
         g = goals[part]
-    if not {"rel", "lhs", "rhs"} <= set(g):
-        raise FairtheoryValueError(f"goal_of: the goal {part!r} is malformed")
     return g["rel"], g["lhs"], g["rhs"]
 
 

@@ -825,16 +825,18 @@ def build_proofs() -> None:  # noqa: C901, PLR0915 - a flat table of calls
     cert = softplus_smoothness_certificate()
 
     def rhs_at(res: Any) -> list[float]:
+        from fairtheory.proofs.falsify_symbolic import _ev  # the goal's terms evaluated at mu = 2
+
         rel, _, rhs = res
-        return [float(rel == "<="), float(rhs.subs({s: 2 for s in rhs.free_symbols if s.name == "mu"}))]
+        return [float(rel == "<="), float(_ev(rhs, {"mu": 2}, {}, []))]
 
     call("goal_of(cert, 0)", lambda: rhs_at(goal_of(cert, 0)), Val([1.0, 0.125], 1e-15))
     call("goal_of(cert, 'upper')", lambda: rhs_at(goal_of(cert, "upper")), Val([1.0, 0.125], 1e-15))
     call("check_proof(softplus cert)", lambda: check_proof(cert), Val(True))
     call("check_proof(softplus rhs 1/(8 mu), statement and evidence)",
-         lambda: check_proof(forged(cert, lambda d: [g.__setitem__("rhs", ["Mul", ["Rational", "1/8"],
-                                                                             ["Pow", ["Symbol", "mu"], ["Integer", "-1"]]])
-                                                      for g in [d["statement"]["goals"][0], d["evidence"]["parts"][0]["goal"]]])),
+         lambda: check_proof(forged(cert, lambda d: (
+             d["statement"]["goals"][0].__setitem__("rhs", ["/", ["q", "1"], ["*", ["q", "8"], ["v", "mu"]]]),
+             d["evidence"]["proofs"][0]["chain"][-1].__setitem__("expr", ["/", ["q", "1"], ["*", ["q", "8"], ["v", "mu"]]])))),
          Val(False))
     call("implies(softplus, softplus)", lambda: implies(statement_of(cert), statement_of(cert)), Val(True))
     for name, thunk in (("99", lambda: goal_of(cert, 99)), ("'nope'", lambda: goal_of(cert, "nope")),
@@ -842,10 +844,10 @@ def build_proofs() -> None:  # noqa: C901, PLR0915 - a flat table of calls
                         ("part None", lambda: goal_of(cert, None)), ("part 1.5", lambda: goal_of(cert, 1.5)),
                         ("part True", lambda: goal_of(cert, True)), ("part -99", lambda: goal_of(cert, -99)),
                         ("A (pep-dual) 0", lambda: goal_of(A, 0)),
-                        ("unknown head", lambda: goal_of(forged(cert, _set(("evidence", "parts", 0, "goal", "lhs"),
+                        ("unknown head", lambda: goal_of(forged(cert, _set(("statement", "goals", 0, "lhs"),
                                                                            ["Exec", "rm -rf /"])), 0)),
-                        ("undeclared symbol", lambda: goal_of(forged(cert, _set(("evidence", "parts", 0, "goal", "lhs"),
-                                                                                ["Symbol", "zeta"])), 0)),
+                        ("undeclared symbol", lambda: goal_of(forged(cert, _set(("statement", "goals", 0, "lhs"),
+                                                                                ["v", "zeta"])), 0)),
                         ("symbols None", lambda: goal_of(forged(cert, _set(("statement", "symbols"), None)), 0))):
         call(f"goal_of {name}", thunk, Err())
 
