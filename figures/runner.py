@@ -41,7 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--full", action="store_true", help="larger sweeps (slower)")
     ap.add_argument("--check", action="store_true",
                     help="inspect every figure before it is saved (figures.checks: legend entries visible and "
-                         "distinct, axis labels); exit 1 when one has a problem")
+                         "distinct, axis labels, no legend or text box over data); exit 1 when one has a problem")
     ap.add_argument("--workers", type=_workers, default=1, metavar="N",
                     help="make figures on N local processes ('auto' = CPU count), as python -m verify does")
     ap.add_argument("--executor", choices=("process", "ray"), default="process",

@@ -43,7 +43,7 @@ def test_qalpha_path_statements() -> None:
     d = m.data(True)
     assert d["per_client"][0] == pytest.approx(d["fedavg_limit"], abs=1e-9)
     assert d["per_client"][-1] == pytest.approx(d["afl_limit"], abs=1e-9)  # reaches AFL's max_i f_i
-    assert d["afl_limit"] - d["scalar"][-1] > 1.0  # the scalar path stops short (2.04 against 3.1)
+    assert (round(d["scalar"][-1], 2), d["afl_limit"]) == (2.04, 3.1)  # the scalar path stops short of AFL
     w = d["worst"]
     peak = int(np.argmax(w))
     assert 0 < peak < len(w) - 1 and w[peak] > w[0] + 0.2 and w[peak] > w[-1] + 0.5  # not monotone
@@ -65,7 +65,7 @@ def test_rcfl_theorem1_statements() -> None:
     assert gaps["slack"][1] < gaps["benign"][0]
     for p in d["panels"]:
         meas = p["measured"]["002"]
-        assert m.relative_gap(p["measured"]["000"], meas) < 1e-2  # the two outputs agree within 1%
+        assert m.relative_gap(p["measured"]["000"], meas) < 1.5e-4  # the two outputs agree within 0.014%
         assert np.all(meas < d["smooth"]) and np.all(meas > 0.5 * d["smooth"])  # near the smoothing term, below it
         assert p["fast"][-1] < meas[-1]  # 100 times the step converges faster
         ts, wc = p["pep"]
@@ -128,6 +128,8 @@ def test_qffl_uniformity_statements() -> None:
         later = q >= 1
         rises_later |= bool(np.any(np.diff(inst["variance"][later]) > 0) or np.any(np.diff(inst["angle"][later]) > 0))
     assert rises_later  # past q = 1 the trend is not monotone on every instance
+    v1 = d["instances"][1]["variance"]
+    assert np.all(np.diff(v1[q >= 2]) > 0)  # instance 1's variance rises again from q = 2
 
 
 @slow
@@ -176,6 +178,7 @@ def test_fedfv_pareto_statements() -> None:
     d = m.data(True)
     runs = d["runs"]
     assert np.all(runs[(0, 0.5)]["rho"][60:] < 1e-8)  # from (3, 3) with lr = 0.5: rho ~ 4e-9 after round 60
+    assert runs[(0, 0.5)]["rho"][-1] == pytest.approx(4e-9, rel=0.1)
     last = slice(-100, None)
     for i in (1, 2):  # from the other two starts rho stays between 5e-4 and 3e-2 over rounds 200-300
         for lr in m.LRS:
@@ -244,7 +247,8 @@ def test_relfair_scaffpd_rate_statements() -> None:
     assert d["fit_accelerated"] <= -2.0  # slope -2 and beyond
     assert -1.2 <= d["fit_noisy"] <= -0.6  # the noisy mean flattens: fitted slope -0.85
     r, noisy = d["r"], d["noisy"]
-    assert noisy[-1] > noisy[9] * (r[-1] / 10.0) ** -2  # above the slope -2 reference at the end
+    ref = noisy[9] * (r / 10.0) ** -2.0
+    assert np.all(noisy[r > 100] > ref[r > 100])  # it crosses the slope -2 line and stays above it after round 100
     assert d["accelerated"][-1] < d["floor"]  # the deterministic run goes below the exact solution's accuracy
 
 
@@ -257,6 +261,7 @@ def test_relfair_lorenz_statements() -> None:
     top = {k: float(v["losses"].max()) for k, v in d.items()}
     ia = next(k for k in d if k.startswith("Scaff-PD-IA"))
     assert min(gini, key=gini.get) == ia  # Scaff-PD-IA is the most equal
+    assert (round(gini[ia], 3), round(top[ia], 2), round(top["AFL"], 2)) == (0.162, 55.73, 38.92)
     assert top[ia] > top["AFL"] and min(top, key=top.get) == "AFL"  # ... while its largest loss stays above AFL's
 
 
@@ -271,7 +276,7 @@ def test_worstcase_traced_statements() -> None:
     fedavgm = next(v for k, v in c.items() if k.startswith("FedAvgM"))
     assert np.allclose(scaffold, d["gd"], rtol=1e-4)  # warm-started Scaffold lies on the GD line
     assert np.all(c["FedAvg"] > d["gd"] * (1 + 1e-3))  # FedAvg stays above it
-    assert np.any(np.diff(fedavgm) > 0)  # FedAvgM is not monotone in T
+    assert fedavgm[2] > fedavgm[1]  # FedAvgM is not monotone in T: it rises from T = 2 to T = 3
 
 
 @slow
