@@ -5,6 +5,7 @@ instances``, a count compared with itself, ``-`` cells)."""
 
 from __future__ import annotations
 
+import io
 import re
 
 import pytest
@@ -73,32 +74,34 @@ def _check_lines(text: str, width: int = 100) -> list[str]:
     return lines
 
 
-def test_the_run_fits_100_columns(fakes, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def _render_like_the_runner(results, monkeypatch: pytest.MonkeyPatch) -> str:
+    """What ``python -m verify`` prints at ``COLUMNS=100`` after running ``results``: the console it makes
+    (:func:`verify.console.console_width`), one progress line per claim, the table and the last line."""
     monkeypatch.setenv("COLUMNS", "100")
     assert console_width() == 100
-    code = runner.main(["--only", PREFIX + "*", "--only", PROVED, "--no-json", "--no-markdown", "--timeout", "0"])
-    assert code == 1  # the crashing claim is an error
-    out = capsys.readouterr().out
+    console = Console(width=console_width(), record=True, file=io.StringIO())
+    for k, r in enumerate(results, 1):
+        console.print(runner.progress_line(r, k, len(results)), highlight=False)
+    print_results(console, results)
+    console.print(f"{len(results)} claims in 1.0s: ...")
+    return console.export_text()
+
+
+def _check_table(out: str, cids: list[str]) -> str:
+    """Every line fits, every claim has its block, and no row prints a placeholder; returns the table."""
     lines = _check_lines(out)
     assert all(len(ln) <= 120 for ln in lines)  # the acceptance bound (the layout aims at 100)
-    # every claim has its block, in order, with the status on the head line
-    heads = {cid: next(i for i, ln in enumerate(lines) if ln.startswith(cid[:60]) and "s" in ln) for cid in fakes}
-    assert len(set(heads.values())) == len(fakes)
+    heads = {cid: next(i for i, ln in enumerate(lines) if ln.startswith(cid[:60]) and "s" in ln) for cid in cids}
+    assert len(set(heads.values())) == len(cids)
     table = out[out.index("claim  citation"):]
     # no placeholder numbers: nothing reports 0 instances, a '-' cell, or a count compared with itself
     assert "0 instances" not in table
     assert not re.search(r"\b(measured|bound|margin|tight|adv|worst case|error|tol) -(\s|,|$)", table, re.M)
     assert not re.search(r"\b(\d+) == \1\b", table)
+    return table
 
-    # the proved row: statement in words (describe of the declared statement), re-check time, no numbers
-    block = _block(table, PROVED)
-    assert re.search(r"re-checked exactly in \d+\.\d\d s \(3 certificates: pep-dual", block), block
-    assert "measured" not in block and "instances" not in block
-    from fairtheory.proofs.check import describe
 
-    words = describe(declared_statements(REGISTRY[PROVED], Context(quick=True))[0])
-    flat = " ".join(block.replace("proved:", " ").split())
-    assert " ".join(words.split())[:60] in flat, (words, block)
+def _check_rows(table: str) -> None:
     # a refuted row prints its counterexample's numbers; a verified one its smallest margin and its ratios
     assert "measured 0.25 >= bound 0.5, margin -0.25 (counterexample)" in " ".join(_block(table, PREFIX + "refuted").split())
     ver = " ".join(_block(table, PREFIX + "verified").split())
@@ -107,6 +110,42 @@ def test_the_run_fits_100_columns(fakes, monkeypatch: pytest.MonkeyPatch, capsys
     assert "error 9.992e-14 / tol 1e-09" in eq and eq.endswith("1 instance")
     assert "RuntimeError: a crashing check" in _block(table, PREFIX + "error")
     assert "skipped (not run: fine)" in _block(table, PREFIX + "skipped")
+
+
+def _check_proved(table: str, fresh: bool) -> None:
+    """The proved row: statement in words (describe of the declared statement), re-check time, no numbers."""
+    block = _block(table, PROVED)
+    flat = " ".join(block.split())
+    again = r", again in a fresh interpreter in \d+\.\d\d s" if fresh else ""
+    assert re.search(r"re-checked exactly in \d+\.\d\d s" + again + r" \(3 certificates: pep-dual", flat), block
+    assert "measured" not in block and "instance" not in block
+    from fairtheory.proofs.check import describe
+
+    words = describe(declared_statements(REGISTRY[PROVED], Context(quick=True))[0])
+    assert " ".join(words.split())[:60] in " ".join(block.replace("proved:", " ").split()), (words, block)
+    assert "... and 1 more proved statement (all in the Markdown and JSON reports)" in block
+
+
+def test_the_table_fits_100_columns(fakes, monkeypatch: pytest.MonkeyPatch) -> None:
+    import verify.claims.proofs_pep  # noqa: F401 - registers the proved claim
+
+    results = [run_claim(cid, Context(quick=True)) for cid in [*fakes, PROVED]]
+    assert results[-1].status == "proved", results[-1].note
+    table = _check_table(_render_like_the_runner(results, monkeypatch), [*fakes, PROVED])
+    _check_rows(table)
+    _check_proved(table, fresh=False)
+
+
+@pytest.mark.slow
+def test_the_run_fits_100_columns(fakes, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """End to end: ``python -m verify`` at ``COLUMNS=100`` (all claim modules loaded, the fresh re-check)."""
+    monkeypatch.setenv("COLUMNS", "100")
+    code = runner.main(["--only", PREFIX + "*", "--only", PROVED, "--no-json", "--no-markdown", "--timeout", "0"])
+    assert code == 1  # the crashing claim is an error
+    out = capsys.readouterr().out
+    table = _check_table(out, [*fakes, PROVED])
+    _check_rows(table)
+    _check_proved(table, fresh=True)
     assert re.search(r"\d+ claims in [\d.]+s: 1 proved, 3 verified, 1 refuted, 1 skipped, 1 error", out)
 
 
@@ -141,5 +180,5 @@ def test_long_statements_are_shortened_and_counted(fakes) -> None:
     assert lines[0] == "  re-checked exactly in 0.12 s (pep-dual, 20 B)"
     assert lines[1].startswith("  proved: word word") and lines[3].endswith(" ...") and len(lines[3]) <= 80
     assert "  proved: second statement" in lines
-    assert lines[-1].startswith("  ... and 2 more proved statements")
+    assert lines[-1].startswith("  ... and 2 more proved statements (all")
     assert head_line(r, 80).plain.split()[-3:] == ["proved", f"{r.seconds:.1f}", "s"]

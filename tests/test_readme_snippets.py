@@ -12,8 +12,9 @@ Conventions (for writers of README.md, docs/*.md and examples/*/README.md):
 * Expected output: the first fenced block without a language (or with ``text``) after the snippet, when only
   blank lines and at most one line of prose ending in ``:`` (e.g. "Output:") lie between them.  A snippet with no
   such block must print nothing.  Inside a ```` ```bash ```` block, a line ``python -c "CODE"`` runs (other
-  commands - pip, python -m verify - do not) and its expected output is either the fenced output block that
-  follows the bash block (the last command's) or a trailing comment ``# EXPECTED`` on the line.
+  commands - pip, python -m verify - do not) and its expected output is a trailing comment ``# EXPECTED`` on the
+  line, else a comment line ``# EXPECTED`` right under it, else (the block's last command) the fenced output
+  block that follows the bash block.
 * Comparison: the printed text and the expected text are split into numbers and the text between them.  The
   text must agree exactly up to runs of whitespace; ``...`` in the expected text stands for any text (as
   doctest's ELLIPSIS).  A number agrees to the digits shown: ``0.2027894`` matches a printed
@@ -129,8 +130,11 @@ def snippets(path: Path) -> list[Snippet]:
             cmds = [(n, m) for n, m in cmds if m]
             for idx, (n, m) in enumerate(cmds):
                 code = (m.group(1).replace('\\"', '"') if m.group(1) is not None else m.group(2))
+                below = b.lines[n + 1].strip() if n + 1 < len(b.lines) else ""
                 if m.group(3) is not None:
                     expected, where = m.group(3), None
+                elif below.startswith("# "):
+                    expected, where = below[2:], None
                 elif idx == len(cmds) - 1 and follow is not None:
                     expected, where = "\n".join(follow.lines), at
                 else:
@@ -185,7 +189,10 @@ def _pattern(expected: str) -> tuple[re.Pattern[str], list[str]]:
             rx += f"({NUMBER.pattern})"
             nums.append(p)
         else:
-            rx += ".*?".join(re.escape(x) for x in p.split("..."))
+            pieces = p.split("...")  # the spaces around an ellipsis belong to it: "a ... b" matches "a b"
+            pieces = [x.rstrip(" ") if k < len(pieces) - 1 else x for k, x in enumerate(pieces)]
+            pieces = [x.lstrip(" ") if k > 0 else x for k, x in enumerate(pieces)]
+            rx += ".*?".join(re.escape(x) for x in pieces)
     return re.compile(rx, re.S), nums
 
 
@@ -208,6 +215,7 @@ def test_the_comparison() -> None:
     assert matches("86 multipliers", "87 multipliers") is not None                # integers are exact
     assert matches("Gram 12, Solved", "Gram 12, AlmostSolved") is not None          # text exact
     assert matches("a ... b 0.5", "a anything at all b 0.49999") is None
+    assert matches("a: ... b", "a: b") is None and matches("a: ... b", "a: c") is not None
     assert matches("x = 245/1208", "x = 245/1208") is None and matches("x = 245/1208", "x = 246/1208") is not None
     assert matches("one\n  two", "one two") is None                                   # whitespace runs
     assert matches("3 -1.5", "3 -1.46") is None and matches("3 -1.5", "3 -1.44") is not None
@@ -243,6 +251,8 @@ def test_the_parser_reads_markers_outputs_and_python_c(tmp_path: Path) -> None:
         ```bash
         pip install x
         python -c "print(2)"   # 2
+        python -c "print(4)"
+        # 4
         python -c "print(\\"3\\")"
         ```
         ```
@@ -251,7 +261,8 @@ def test_the_parser_reads_markers_outputs_and_python_c(tmp_path: Path) -> None:
         """))
     got = [(s.kind, s.code, s.expected, s.marker) for s in snippets(doc)]
     assert got == [("python", "print(1)", "1", None), ("python", "f(...)", None, ("skip", "a sketch")),
-                   ("python -c", "print(2)", "2", None), ("python -c", 'print("3")', "3", None)]
+                   ("python -c", "print(2)", "2", None), ("python -c", "print(4)", "4", None),
+                   ("python -c", 'print("3")', "3", None)]
 
 
 # ------------------------------------------------------------------------------------------------ running

@@ -161,7 +161,8 @@ def detail_lines(r: ClaimResult, width: int) -> list[str]:
         for w in words[:STATEMENTS]:
             out += _wrap(w, width, INDENT + "proved: ", INDENT * 2, STATEMENT_LINES)
         if len(words) > STATEMENTS:
-            out.append(_cut(f"{INDENT}... and {len(words) - STATEMENTS} more proved statements "
+            more = len(words) - STATEMENTS
+            out.append(_cut(f"{INDENT}... and {more} more proved statement{'s' if more > 1 else ''} "
                             "(all in the Markdown and JSON reports)", width))
         return out
     out += _join(_numbers(r), width)
