@@ -298,8 +298,63 @@ def _trace(make: Callable[..., Any], rounds: int, problem: PEPProblem, *, output
     return Traced(problem, leaves, obj, time.perf_counter() - t0, rows)
 
 
-def worst_case(make: Callable[..., Any], rounds: int, *, n: int, L: Any, D0: float, rho2: float, mu: Any = 0.0,
-               p: Any = None, output: Literal["last", "mean", "best"] = "last", start: Mapping[str, Any] | None = None,
+_UNSET: Any = object()
+
+
+def _keyword_of(make: Callable[..., Any], name: str) -> bool:
+    """Whether ``make`` takes the keyword ``name`` (a named parameter; ``**kwargs`` does not count)."""
+    import inspect
+
+    try:
+        return name in inspect.signature(make).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def _class_keywords(make: Callable[..., Any], L: Any, mu: Any, class_mu: Any, function_class: Any,
+                    hyper: dict[str, Any]) -> tuple[Any, Any]:
+    """``(L, mu)`` of the function class from ``L`` / ``class_mu`` / ``function_class`` (issue 35: class parameters and
+    the method's hyper-parameters never share a keyword).  The old ``mu=`` for the class still works, with a
+    :class:`DeprecationWarning` naming ``class_mu=``, where it is unambiguous; where the class is given by the new
+    keywords, ``mu=`` is the method's hyper-parameter; where the method takes a ``mu`` of its own and the class is
+    not given otherwise, the call is refused by name."""
+    import warnings
+
+    from fairtheory.worstcase.classes import SmoothStronglyConvex
+
+    if function_class is not None:
+        if L is not None or class_mu is not None:
+            raise FairtheoryValueError("give the function class once: function_class=SmoothStronglyConvex(L, mu) or "
+                                       "L= with class_mu=, not both")
+        fcs = list(function_class) if isinstance(function_class, (list, tuple)) else [function_class]
+        if not fcs or not all(isinstance(c, SmoothStronglyConvex) for c in fcs):
+            raise FairtheoryTypeError("function_class must be a SmoothStronglyConvex(L, mu) instance or one per client "
+                                      f"(the traced backend's clients are smooth, strongly convex), got {function_class!r}")
+        L = float(fcs[0].L) if len(fcs) == 1 else [float(c.L) for c in fcs]
+        class_mu = float(fcs[0].mu) if len(fcs) == 1 else [float(c.mu) for c in fcs]
+    if L is None:
+        raise FairtheoryTypeError("worst_case needs the function class: L= (with class_mu=) or "
+                                  "function_class=SmoothStronglyConvex(L, mu)")
+    if mu is _UNSET:
+        return L, 0.0 if class_mu is None else class_mu
+    if class_mu is not None or function_class is not None:
+        if "mu" in hyper:
+            raise FairtheoryValueError("mu= and hyper={'mu': ...} both give the method's mu: give it once")
+        hyper["mu"] = mu  # the class is given by the new keywords: mu is the method's hyper-parameter
+        return L, 0.0 if class_mu is None else class_mu
+    if _keyword_of(make, "mu"):
+        raise FairtheoryValueError(
+            f"mu= is ambiguous: {_name(make)} has a hyper-parameter mu, and worst_case's mu= was the function class's "
+            "strong convexity; pass class_mu= (or function_class=SmoothStronglyConvex(L, mu)) for the class and mu= "
+            "for the method")
+    warnings.warn("worst_case(mu=...) for the function class's strong convexity is deprecated: use class_mu= (or "
+                  "function_class=SmoothStronglyConvex(L, mu))", DeprecationWarning, stacklevel=3)
+    return L, mu
+
+
+def worst_case(make: Callable[..., Any], rounds: int, *, n: int, L: Any = None, D0: float, rho2: float,
+               mu: Any = _UNSET, class_mu: Any = None, function_class: Any = None, p: Any = None,
+               output: Literal["last", "mean", "best"] = "last", start: Mapping[str, Any] | None = None,
                tol: float = 1e-8, max_branches: int = MAX_BRANCHES, hyper: Mapping[str, Any] | None = None,
                return_instance: bool = False, certificate: bool = False, measure: Any = "value",
                sigma2: float = 0.0, noise_atoms: int = 2, grad_eps: float = 0.0, constrained: bool = False,
@@ -312,8 +367,13 @@ def worst_case(make: Callable[..., Any], rounds: int, *, n: int, L: Any, D0: flo
         linear in the gradients with constant coefficients (else :class:`NotRepresentableError` naming the
         operation).
     rounds : steps of the method (``>= 1``; one communication round each for the built-in methods).
-    n, L, mu, p, D0, rho2 : the function class (:class:`~fairtheory.worstcase.pep_problem.PEPProblem`); ``L`` and
-        ``mu`` numbers or one per client (``0 <= mu_i < L_i``, the units use ``max_i L_i``).
+    n, L, class_mu, p, D0, rho2 : the function class (:class:`~fairtheory.worstcase.pep_problem.PEPProblem`); ``L``
+        and ``class_mu`` numbers or one per client (``0 <= mu_i < L_i``, the units use ``max_i L_i``; ``class_mu``
+        default 0).
+    function_class : instead of ``L`` / ``class_mu``: ``SmoothStronglyConvex(L, mu)`` or one per client.
+    mu : the method's hyper-parameter ``mu`` when the class is given by ``class_mu`` / ``function_class``.  Without
+        them, the old spelling of ``class_mu`` (a :class:`DeprecationWarning`), refused by name when the method has
+        a ``mu`` of its own (ambiguous).
     output : ``"last"`` (the last server model ``w_T``), ``"mean"`` (mean of the server models ``w_1..w_T``) or
         ``"best"`` (the smallest measure over ``w_0..w_T`` in each sampling / noise leaf; the objective is the
         expectation of the per-leaf minimum).
@@ -370,6 +430,7 @@ def worst_case(make: Callable[..., Any], rounds: int, *, n: int, L: Any, D0: flo
     if not isinstance(certificate, (bool, np.bool_)):
         raise FairtheoryTypeError(f"certificate must be True or False, got {certificate!r}")
     hyper = {**dict(hyper or {}), **more}
+    L, mu = _class_keywords(make, L, mu, class_mu, function_class, hyper)
     problem = PEPProblem(n, L=L, mu=mu, p=p, D0=D0, rho2=rho2, sigma2=sigma2, noise_atoms=noise_atoms,
                          grad_eps=grad_eps, constrained=constrained)
     if problem.constrained:
