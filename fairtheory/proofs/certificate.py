@@ -33,9 +33,9 @@ from fractions import Fraction
 from typing import Any
 
 from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError
-from fairtheory.proofs import pep_kernel as kernel
 from fairtheory.proofs.exact_linalg import solve_sparse
-from fairtheory.proofs.pep_kernel import check_certificate, statement_of, verify_multipliers
+from fairtheory.proofs.kernel import pep as kernel
+from fairtheory.proofs.kernel.pep import check_certificate, statement_of, verify_multipliers
 
 __all__ = ["Certificate", "certify_pep", "certify_exact", "check_certificate", "verify_multipliers", "fraction_str",
            "statement", "statement_of", "exact_multipliers"]
