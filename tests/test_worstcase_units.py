@@ -235,3 +235,45 @@ def test_class_and_method_keywords_are_separate() -> None:
         worst_case(fedavg.make, 1, n=1, function_class=Convex(), D0=1.0, rho2=0.0, lr=0.5)
     with pytest.raises(FairtheoryTypeError, match="function class"):
         worst_case(fedavg.make, 1, n=1, D0=1.0, rho2=0.0, lr=0.5)
+
+
+# ------------------------------------------------------------------ the rigorous bracket of hand-written PEPs
+def test_bracket_of_a_badly_scaled_hand_written_pep() -> None:
+    """GD, L = 1e4, step 1/L, N = 3: lower (replayed) <= L/(4N + 2) <= upper (exact multipliers, weak duality),
+    both within 1e-5 - in the caller's units."""
+    L = 1e4
+    b = gd(L, 1 / L, 3).bracket()
+    truth = L / 14
+    assert b.lower <= truth * (1 + 1e-12) and truth <= b.upper
+    assert rel(b.lower, truth) <= 1e-5 and rel(b.upper, truth) <= 1e-5
+    assert b.info["lower_route"] == "replay" and "upper_route" in b.info
+
+
+def test_bracket_for_a_nonsmooth_class_has_a_rigorous_upper_and_no_replay() -> None:
+    M, n = 1e3, 3
+    pep = PEP()
+    f = pep.function(ConvexLipschitz(M))
+    f.optimum()
+    x = pep.vector()
+    pep.add_le(sqnorm(x) - 1)
+    vals = []
+    g, fx = f.oracle(x)
+    for _ in range(n):
+        vals.append(fx)
+        x = x - (1 / (M * 2)) * g
+        g, fx = f.oracle(x)
+    vals.append(fx)
+    pep.maximize_min(vals)
+    b = pep.bracket()
+    assert math.isnan(b.lower) and "lower_error" in b.info
+    assert M / 2 <= b.upper <= M / 2 * (1 + 1e-5)
+
+
+def test_bracket_upper_is_not_fooled_by_a_wrong_solution() -> None:
+    """A forged solution value far from the optimum: no exact certificate is within rtol of it, so the upper bound
+    is inf (never a bound below the true worst case)."""
+    pep = gd(1.0, 1.0, 2)
+    sol = pep.solve()
+    sol.value = 0.5 * sol.value
+    b = pep.bracket(sol, deadline_s=20.0)
+    assert b.upper == math.inf or b.upper >= 1 / 10

@@ -289,3 +289,65 @@ def solve_checked(pep: PEP, *, tol: float, max_iter: int, verbose: bool, scale: 
                 "grow or shrink the iterates geometrically, e.g. |1 - h L| > 1 over many steps, or a class close to its "
                 "degenerate end, mu -> L)")
     raise SolverError(f"PEP.solve: the float solve failed{hint}; tried " + "; ".join(tried), "Clarabel", status)
+
+
+def normalised_export(pep: PEP, U: PEPUnits | None = None) -> dict[str, Any]:
+    """:meth:`PEP.export` in the units of :func:`pep_units`: the Gram entry ``(a, b)`` times ``u_a u_b``, the value
+    ``k`` times ``phi_k``, the objective divided by its unit - powers of two, so the data are exactly those of the same
+    problem in normalised variables (its optimum is the PEP's divided by the objective's unit)."""
+    from fractions import Fraction
+
+    U = pep_units(pep) if U is None else U
+    data = pep.export()
+    uv = [Fraction(float(x)) for x in U.vec]
+    uf = [Fraction(float(x)) for x in U.val]
+    w = Fraction(U.obj)
+
+    def conv(row: Any, div: Fraction = Fraction(1)) -> Any:
+        G, F, c = row
+        return ({(a, b): v * uv[a] * uv[b] / div for (a, b), v in G.items()},
+                {k: v * uf[k] / div for k, v in F.items()}, c / div)
+
+    return {**data, "rows": [conv(r) for r in data["rows"]], "objective": conv(data["objective"], w)}
+
+
+def pep_bracket(pep: PEP, sol: SDPSolution | None = None, *, rtol: float = 1e-6, deadline_s: float = 60.0) -> Any:
+    """:meth:`PEP.bracket` (its docstring)."""
+    from fractions import Fraction
+
+    from fairtheory.proofs.search import find_multipliers
+    from fairtheory.worstcase.bracket import Bracket, replay_lower
+
+    if pep._objective is None:
+        raise FairtheoryValueError("no objective: call maximize(...) first")
+    if sol is None:
+        sol = pep.solve()
+    U = pep_units(pep)
+    info: dict[str, Any] = {"solver_value": float(sol.value)}
+    try:
+        res = find_multipliers(normalised_export(pep, U), value=float(sol.value) / U.obj, rtol=rtol,
+                               deadline_s=deadline_s)
+        b = res.bound * Fraction(U.obj)
+        upper = float(b)
+        if Fraction(upper) < b:
+            upper = math.nextafter(upper, math.inf)
+        info.update(upper_route=res.route, upper_exact=str(b))
+    except SolverError as exc:
+        upper = math.inf
+        info["upper_error"] = str(exc)[:300]
+    if all(f.cls.smooth_convex for f in pep.functions) and pep.functions and \
+            all(not f.points[0].x.c.any() for f in pep.functions if f.points):
+        initial = [j for j, t in enumerate(pep._vtag) if t[0] == "free"]
+        try:
+            lower, more = replay_lower(pep, sol, pep._objective, initial=initial)
+            info.update(lower_route="replay", **more)
+        except (SolverError, np.linalg.LinAlgError, ValueError) as exc:
+            lower = math.nan
+            info["lower_error"] = str(exc)[:300]
+    else:
+        lower = math.nan
+        info["lower_error"] = ("the replayed lower bound covers L-smooth convex functions whose first point is their "
+                               "optimum (SmoothStronglyConvex(L, 0) after optimum()) only")
+    viol = max((pep.evaluate(s, sol) for s in pep._ineq), default=0.0)
+    info["user_row_violation"] = max(viol, 0.0)
+    return Bracket(lower, upper, info)

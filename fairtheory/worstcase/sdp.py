@@ -633,6 +633,25 @@ class PEP:
                            rows=rows, consts=consts, objective_row=obj, objective_const=float(self._objective.const),
                            z=z[:r].copy(), n_eq=n_eq, max_terms=max_terms, trace_weight=float(trace_weight))
 
+    def bracket(self, sol: SDPSolution | None = None, *, rtol: float = 1e-6, deadline_s: float = 60.0) -> Any:
+        r"""``lower <= worst case <= upper`` for a hand-written PEP (:class:`fairtheory.worstcase.bracket.Bracket`, the
+        caller's units), not trusting the solver's value.
+
+        * ``upper`` (rigorous, any class): exact rational multipliers found by
+          :func:`fairtheory.proofs.search.find_multipliers` on the problem in normalised units
+          (:func:`fairtheory.worstcase.checked_solve.normalised_export`, an exact rescaling) - weak duality checked in
+          rational arithmetic - times the objective's unit, rounded up; ``inf`` (with ``info["upper_error"]``) when
+          no certificate within ``rtol`` of the solver's value is found before ``deadline_s``.
+        * ``lower`` (replayed): for ``L``-smooth convex functions declared at their optimum first, the method re-run on
+          explicit interpolating functions built from the solution (:func:`fairtheory.worstcase.bracket.replay_lower`);
+          ``nan`` (with ``info["lower_error"]``) for other classes.  ``info["user_row_violation"]``: the largest
+          violation of the caller's constraints at the solution the replay starts from.
+
+        ``sol``: a solution of this PEP (default :meth:`solve`)."""
+        from fairtheory.worstcase.checked_solve import pep_bracket
+
+        return pep_bracket(self, sol, rtol=rtol, deadline_s=deadline_s)
+
     def export(self) -> dict[str, Any]:
         r"""The problem data, exactly, in the order :meth:`solve` uses (equalities, interpolation conditions,
         user inequalities): ``{"dim", "nf", "n_eq", "n_interp", "rows", "objective"}``, each row and the
