@@ -226,16 +226,17 @@ def test_answers_are_bound_to_their_request() -> None:
 
 # ------------------------------------------------------------------------------------------------ the whole suite
 def _lower(cert: dict[str, Any]) -> bool:
-    """Lower the bound of a PEP certificate in place (a strictly stronger statement); False for other kinds."""
+    """Lower the bound of a PEP certificate in place to 0, a false statement (each measure here is positive on some
+    instance; a smaller cut can leave a true, stronger statement that the same multipliers still prove when the
+    certificate has slack, e.g. the loose 002 Thm. 1 bound); False for kinds without such a bound."""
     st = cert.get("statement", {})
     b = st.get("bound", {})
     if cert.get("kind") == "pep-dual" and b.get("form") == "constrained":
-        b["value"] = str(Fraction(b["value"]) * Fraction(99, 100) - Fraction(1, 10**6))
+        b["value"] = "0"
     elif cert.get("kind") == "pep-dual":
-        b["dist"] = str(Fraction(b["dist"]) * Fraction(99, 100) - Fraction(1, 10**6))
-        b["hetero"] = str(Fraction(b["hetero"]) * Fraction(99, 100) - Fraction(1, 10**6))
+        b["dist"], b["hetero"] = "0", "0"
     elif cert.get("kind") == "pep-family":
-        b["value"]["num"] = [str(Fraction(c) * Fraction(99, 100)) for c in b["value"]["num"]]
+        b["value"]["num"] = ["0"]
     else:
         return False
     return True

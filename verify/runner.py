@@ -431,6 +431,45 @@ def fresh_gate(r: ClaimResult, checker: FreshChecker | None) -> ClaimResult:
     return r
 
 
+class FreshGate:
+    """Hands every finished claim to ``record``, ``proved`` ones through :func:`fresh_gate` first.
+
+    The fresh re-checks run on one background thread, in the order the claims finish (one fresh interpreter
+    serves them one at a time), so that the next claim runs meanwhile; ``record`` is called under a lock, from
+    whichever thread has the row.  :meth:`drain` waits for the re-checks still running and re-raises what
+    ``record`` raised; :meth:`abandon` stops the fresh interpreter (a re-check it cuts short is not recorded)."""
+
+    def __init__(self, checker: FreshChecker | None, record: Callable[[ClaimResult], None]) -> None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        self.checker, self.record = checker, record
+        self.lock = threading.Lock()
+        self.pool = ThreadPoolExecutor(1, thread_name_prefix="fresh-recheck") if checker is not None else None
+        self.pending: list[Future[Any]] = []
+
+    def __call__(self, r: ClaimResult) -> None:
+        if r.status == "proved" and self.pool is not None:
+            self.pending.append(self.pool.submit(self._gate, r))
+            return
+        with self.lock:
+            self.record(r)
+
+    def _gate(self, r: ClaimResult) -> None:
+        r = fresh_gate(r, self.checker)
+        with self.lock:
+            self.record(r)
+
+    def drain(self) -> None:
+        for fut in self.pending:
+            fut.result()
+
+    def abandon(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=False, cancel_futures=True)
+        if self.checker is not None:
+            self.checker.close()
+
+
 def _load_claims(args: argparse.Namespace, only: Sequence[str]) -> dict[str, str]:
     """Load the entry points, the plugins and the built-in claim modules; returns the import failures of
     built-in modules and entry points (reported, exit 1).  Raises :class:`_BadArgument` - before any claim
@@ -521,25 +560,24 @@ def main(argv: Sequence[str] | None = None) -> int:
                         console.print(escape(f"cannot write the report {path}: {exc}"), style="red")
                     write_errors[path] = str(exc)
 
-    def finished(r: ClaimResult) -> None:
-        r = fresh_gate(r, fresh)
+    def record(r: ClaimResult) -> None:
         done[r.id] = r
         console.print(progress_line(r, len(done), len(ids)), highlight=False)
         save()
 
+    gate = FreshGate(fresh, record)
     try:
-        _run_all(ids, args, executor, finished)
+        _run_all(ids, args, executor, gate)
+        gate.drain()
     except KeyboardInterrupt:
         executor.shutdown()
-        if fresh is not None:
-            fresh.close()
+        gate.abandon()
         meta["interrupted"] = True
         save()
         console.print(f"[yellow]interrupted: {len(done)} of {len(ids)} claims finished and saved[/]")
         return 130
     executor.shutdown()
-    if fresh is not None:
-        fresh.close()
+    gate.abandon()
     results = ordered()
     print_results(console, results)  # fits the console width; whole rows in the Markdown/JSON reports
     bad = [r for r in results if not r.as_expected or (args.strict and r.status == "not implemented")]
