@@ -116,7 +116,7 @@ def plot(d: dict[str, Any]) -> Any:
     figure_legend(fig, axes, loc="upper center", ncol=2, fontsize=8, bbox_to_anchor=(0.5, 0.0))
     caption(fig, "Each panel has one logarithmic y axis (no break): the measured mean lies near the smoothing term, "
             f"{decades(d)[0]:.1f} to {decades(d)[1]:.1f} decades below the bounds. The wide translucent band is the "
-            "002 bound, with the certificate drawn on it. The exact multi-round worst case with K draws is out of "
+            "002 bound, with the certificate drawn on it. The exact multi-round worst case with $K$ draws is out of "
             "reach here (drawn at $K = 2$, $T_N = 1$ with --full only).", -0.25)
     fig.suptitle(f"rFedFair, partial participation: logistic $n = {d['n']}$, $L = {d['L']:.1f}$, "
                  f"$\\rho^2 = {d['rho2']:.3f}$", y=1.06)

@@ -171,6 +171,21 @@ def test_a_curve_passing_under_the_legend_between_two_far_vertices_is_found() ->
     assert len(problems) == 1 and "'upper' near" in problems[0], problems
 
 
+def test_the_issues_relfair_prop9_layout_fails_the_check() -> None:
+    """Issue 34: relfair_prop9's legend sat in the upper right corner of the axes, over the green upper curve for
+    phi ~ 0.65-0.85; the same figure with its legend put back there fails, as drawn now it passes."""
+    from figures import relfair_prop9
+
+    fig = relfair_prop9.plot(relfair_prop9.data(True))
+    assert figure_problems(fig) == []
+    ax = fig.axes[0]
+    ax.get_legend().remove()
+    ax.legend(fontsize=7, loc="upper right")
+    problems = figure_problems(fig)
+    plt.close(fig)
+    assert len(problems) == 1 and "covers its own data" in problems[0] and "c = 0.5" in problems[0], problems
+
+
 def test_annotation_text_over_data_fails_its_arrow_may_touch() -> None:
     x = np.linspace(0.0, 1.0, 50)
     fig, ax = plt.subplots(figsize=(5, 3.5))
