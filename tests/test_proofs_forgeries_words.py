@@ -262,3 +262,16 @@ def test_declared_statement_that_is_not_data_is_refused_at_registration() -> Non
 
     with pytest.raises(ValueError, match="plain JSON"):
         claim("test.forgery.object", citation="c", statement="s", proves={"bound": object()})
+
+
+@pytest.mark.parametrize("field,text", [("citation", "002 Thm. 1\nproved (other.id): 1 <= 0"), ("statement", "a\u202eb"),
+                                        ("citation", "c" * 201), ("statement", "s\r")])
+def test_claim_citation_and_statement_are_one_line(field: str, text: str) -> None:
+    """A claim's citation and free-text statement are printed in reports: a line break (or a bidi override) in them
+    could print a forged ``proved (...)`` line, so registration refuses it."""
+    from verify.core import REGISTRY, claim
+
+    kw = {"citation": "c", "statement": "s", field: text}
+    with pytest.raises(ValueError, match=field):
+        claim("test.forgery.text", **kw)
+    assert "test.forgery.text" not in REGISTRY

@@ -40,6 +40,11 @@ ROUNDING = 1e-12
 MAX_ROUNDING = 1e-6
 
 _ID = re.compile(r"[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)+")
+#: a claim's citation and free-text statement are printed in reports: one line each (no control, line-breaking or
+#: bidirectional-override character), of bounded length
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+MAX_CITATION = 200
+MAX_STATEMENT = 1000
 
 
 @dataclass(frozen=True)
@@ -224,6 +229,10 @@ def claim(claim_id: str, *, citation: str | None = None, statement: str | None =
     if not cite or not stmt:
         missing = [k for k, v in (("citation", cite), ("statement", stmt)) if not v]
         raise ValueError(f"claim {claim_id!r} is not a built-in catalogue id: give {' and '.join(missing)}")
+    for what, text, cap in (("citation", cite, MAX_CITATION), ("statement", stmt, MAX_STATEMENT)):
+        if not isinstance(text, str) or len(text) > cap or _CONTROL.search(text):
+            raise ValueError(f"claim {claim_id!r}: {what} must be one line of at most {cap} characters without control "
+                             f"characters (it is printed in reports), got {str(text)[:60]!r}")
 
     def deco(fn: Callable[[Context], Outcome]) -> Callable[[Context], Outcome]:
         mod = sys.modules.get(fn.__module__)
