@@ -44,7 +44,7 @@ def fakes():
         raise RuntimeError("a crashing check " + "with a long message " * 20)
 
     specs = {
-        "verified": (verified, "verified", "my notes, Lemma 1 " + "with a very long citation " * 8),
+        "verified": (verified, "verified", "my notes, Lemma 1 " + "with a very long citation " * 6),
         "refuted": (refuted, "refuted", "my notes, Lemma 2"),
         "equal": (equal, "verified", "my notes, Lemma 3"),
         "skipped": (lambda: Outcome("skipped", note="peer absent: pip install " + "x" * 150), "refuted", "c"),

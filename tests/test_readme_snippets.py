@@ -377,3 +377,27 @@ if __name__ == "__main__":  # pragma: no cover
         update([Path(a).resolve() for a in args[1:]] or DOCUMENTS)
     else:
         print(__doc__)
+
+
+# ------------------------------------------------------------------------------------------ public API only
+def _private_imports(code: str) -> list[str]:
+    import ast
+
+    names = []
+    for node in ast.walk(ast.parse(code)):
+        mods = [node.module or ""] if isinstance(node, ast.ImportFrom) else \
+            [a.name for a in node.names] if isinstance(node, ast.Import) else []
+        names += [m for m in mods if m.split(".")[0] == "fairtheory" and any(p.startswith("_") for p in m.split("."))]
+    return names
+
+
+def test_the_documents_and_the_example_plugin_use_public_api_only() -> None:
+    """What a user copies - the README's and docs' snippets, the example plugin package - imports no private module
+    of fairtheory (e.g. ``fairtheory._validation``: the checks are public as :mod:`fairtheory.validation`)."""
+    sources = {s.id: s.code for s in ALL if s.kind == "python"}
+    sources |= {str(p.relative_to(ROOT)): p.read_text(encoding="utf-8")
+                for p in (EXAMPLE / "fairtheory_propfair").glob("*.py")}
+    assert any("fairtheory.validation" in code for code in sources.values())
+    bad = {where: _private_imports(code) for where, code in sources.items() if _private_imports(code)}
+    assert not bad, bad
+    assert _private_imports("from fairtheory._validation import check_positive") == ["fairtheory._validation"]
