@@ -222,3 +222,36 @@ def test_fixed_horizon_statements_implied_and_not_falsified(gd: dict, local: dic
     low = family_at(gd["statement"], 2)
     low["bound"]["value"]["num"] = ["1/2"]   # 1/(16 h + 4) < Drori-Teboulle's 1/(8 h + 2): not implied
     assert not implies(statement_of(gd), {"kind": "pep-family", "statement": low})
+
+
+@pytest.fixture(scope="module")
+def agm() -> dict:
+    c = prove_potential("agm")
+    assert c.check()
+    return c.to_json()
+
+
+def test_agm(agm: dict) -> None:
+    from verify.claims.proofs_potential import agm_worst_case
+
+    c = prove_potential("agm")
+    assert check_proof(agm)
+    assert c.bound(N=9, h=1, L=3, D0=2) == Q(12, 100)
+    assert agm_worst_case(2) <= float(c.bound(N=2, h=1)) * (1 + 1e-7)   # PEP worst case 0.45 x the bound
+    assert "accelerated gradient method" in describe(statement_of(agm))
+
+
+@pytest.mark.parametrize("name,edit", [
+    ("bound 19/10 (N+1)^-2", lambda d: d["statement"]["bound"].update(num=[["19/10"]])),
+    ("bound 2/(N+1)^3", lambda d: d["statement"]["bound"].update(den=[["1"], ["3"], ["3"], ["1"]])),
+    ("multiplier 1 - s -> s", lambda d: d["evidence"]["step"]["multipliers"][1].__setitem__(1, [["0", "1"]])),
+    ("multiplier s -> s/2", lambda d: d["evidence"]["step"]["multipliers"][2].__setitem__(1, [["0", "1/2"]])),
+    ("descent multiplier dropped", lambda d: d["evidence"]["step"]["multipliers"].pop(0)),
+    ("step 2/L", lambda d: d["statement"]["parameter"].update(lo="2", hi="2")),
+    ("another potential", lambda d: d["statement"].update(potential="lambda_k (f(x_k) - f*)")),
+    ("generic potential fields", lambda d: d["statement"].update(potential={"terms": {"f": [["1"]]}, "den": ["1"],
+                                                                            "initial": {"num": ["1"], "den": ["1"]}})),
+    ("initial evidence added", lambda d: d["evidence"].update(initial={"denominator": ["1"], "multipliers": []})),
+])
+def test_agm_forgeries_rejected(agm: dict, name: str, edit) -> None:
+    assert not K.check_potential(_edit(agm, edit)), name

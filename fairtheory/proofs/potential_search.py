@@ -14,6 +14,8 @@ proofs, written as polynomials in ``(k, t)`` (derived in docs/proofs.md 8.3); no
   ``(a0 + 1) L D0 / (2 (a0 + h N))``.  ``a0 = 1/2`` (default) makes it ``3 L D0/(4 N h + 2)``, exactly three times
   Drori & Teboulle's worst case at every ``N`` and ``h`` (the smallest uniform ratio in this family); ``a0 = 0`` is
   PEPit's Lyapunov 1 (``2 + 1/(N h)`` times the worst case);
+* ``agm`` (step ``1/L``): PEPit's accelerated gradient potential ``lambda_k^2 (f(x_k) - f*) + (L/2)||z_k - x*||^2``
+  with ``lambda_(k+1) = (1 + sqrt(4 lambda_k^2 + 1))/2``; bound ``2 L D0/(N + 1)^2``;
 * ``local_gd`` (002 Alg. 1, 002 output, ``rho = 0``): ``phi = ||theta - theta*||^2`` decreasing by
   ``2 beta L (G(theta) - G*) / L`` per round for ``beta L <= 1``; bound ``L D0 / (2 beta L (T_N + 1))``.
 
@@ -135,7 +137,7 @@ class PotentialCertificate:
     def bound(self, *, L: Any = 1, D0: Any = 1, **kw: Any) -> Fraction:
         """``L D0 b(N, t)`` exactly: ``bound(N=..., h=...)`` (gd) or ``bound(T_N=..., beta_L=...)`` (local_gd)."""
         st = K.canonical(self.statement)
-        gd = st["method"]["name"] == "gd"
+        gd = st["method"]["name"] != "local_gd"
         kname, tname = ("N" if gd else "T_N"), st["parameter"]["name"]
         if set(kw) != {kname, tname}:
             raise FairtheoryValueError(f"bound(): give exactly {kname}= and {tname}=, got {sorted(kw)}")
@@ -202,6 +204,22 @@ def _gd_lyapunov2(lo: Fraction, hi: Fraction) -> tuple[dict[str, Any], dict[str,
     final = {"denominator": ["1"], "multipliers": [[r, _kp(24, 12)]]} if point else {
         "denominator": ["1"], "multipliers": [[r, _kp([6, 12], [0, 12])]], "scale": [[0, _kp(1, [0, 2])]]}
     return st, {"step": step, "initial": init, "final": final}
+
+
+def _agm() -> tuple[dict[str, Any], dict[str, Any]]:
+    """PEPit's accelerated-gradient potential: the kernel's one-step inequality in ``s = 1/lambda_(k+1)`` (docs 8.3)
+    with the multipliers of the classical proof: ``1`` on ``(y, x+)`` (descent), ``1 - s`` on ``(x, y)`` and ``s`` on
+    ``(x*, y)`` (convexity); bound ``2 L D0/(N + 1)^2``."""
+    from fairtheory.proofs.kernel.family import NORMALISATION
+
+    st = {"class": {"functions": "smooth-convex", "mu": "0"}, "normalisation": dict(NORMALISATION), "n": 1, "p": ["1"],
+          "method": {"name": "agm"}, "parameter": {"name": "h", "lo": "1", "hi": "1"}, "potential": K.AGM_POTENTIAL,
+          "bound": {"rho2": "0", "num": _kp(2), "den": _kp(1, 2, 1)}}
+    ob = K.obligations(K.canonical(st))["step"][0]
+    x, y, xp = (pt[0] for pt in ob.b.points[0][1:4])
+    step = {"denominator": ["1"], "multipliers": [[_row(ob, 0, y, xp), _kp(1)], [_row(ob, 0, x, y), _kp([1, -1])],
+                                                  [_row(ob, 0, None, y), _kp([0, 1])]]}
+    return st, {"step": step}
 
 
 def _local_gd(lo: Fraction, hi: Fraction, n: int, p: list[Fraction], kappa: int, schedule: str,
@@ -298,6 +316,10 @@ def prove_potential(method: str, *, potential: str | None = None, a0: Any = Frac
             st, ev = _gd_lyapunov2(lo, hi)
         else:
             raise FairtheoryValueError(f"gd: potential must be 'classical' or 'lyapunov2', got {potential!r}")
+    elif method == "agm":
+        if h not in (None, 1) or beta_L is not None:
+            raise FairtheoryValueError("agm: the step is 1/L (h = 1), PEPit's accelerated gradient method")
+        st, ev = _agm()
     elif method == "local_gd":
         if beta_L is None or h is not None:
             raise FairtheoryValueError("local_gd: give beta_L=(lo, hi) (step beta_L/L)")
@@ -312,8 +334,8 @@ def prove_potential(method: str, *, potential: str | None = None, a0: Any = Frac
         pw = [Fraction(1, n)] * n if p is None else [_q(x, "p") for x in p]
         st, ev = _local_gd(lo, hi, n, pw, kappa, schedule, bound)
     else:
-        raise FairtheoryValueError(f"method must be 'gd' or 'local_gd', got {method!r}")
-    cert = PotentialCertificate(st, ev, meta={"potential": potential if method == "gd" else "distance"})
+        raise FairtheoryValueError(f"method must be 'gd', 'agm' or 'local_gd', got {method!r}")
+    cert = PotentialCertificate(st, ev, meta={"potential": potential if method == "gd" else method})
     ok, why = K.explain_potential(cert.to_json())
     if not ok:
         lo_, hi_ = Fraction(st["parameter"]["lo"]), Fraction(st["parameter"]["hi"])

@@ -50,6 +50,8 @@ from fractions import Fraction
 from math import comb
 from typing import Any
 
+import flint
+
 from fairtheory.proofs.kernel.family import (
     NORMALISATION,
     POLYNOMIALS,
@@ -71,7 +73,10 @@ __all__ = ["canonical", "to_json", "obligations", "check_potential", "explain_po
 
 KP = list[Any]  # a k-polynomial: t-polynomials (fmpq_poly), coefficient of k^m at index m
 TERMS = ("f", "xx", "xg", "gg")
-PARAMETER = {"gd": "h", "local_gd": "beta_L"}
+PARAMETER = {"gd": "h", "local_gd": "beta_L", "agm": "h"}
+#: the potential of the accelerated gradient method (``"agm"``, step ``1/L``, ``x_0 = z_0``), fixed by the method
+AGM_POTENTIAL = ("lambda_k^2 (f(x_k) - f*) + (L/2) ||z_k - x*||^2, lambda_0 = 0, "
+                 "lambda_(k+1) = (1 + sqrt(4 lambda_k^2 + 1))/2")
 MAX_DIM, MAX_KDEG, MAX_TDEG, MAX_DIGITS, MAX_EV_DIGITS, MAX_PARAM = 22, 4, 8, 60, 40, 100
 
 
@@ -175,11 +180,11 @@ def canonical(st: Any) -> dict[str, Any]:
     m = st["method"]
     if not isinstance(m, Mapping) or m.get("name") not in PARAMETER:
         raise BadStatement(f"method.name must be one of {sorted(PARAMETER)}")
-    if m["name"] == "gd":
+    if m["name"] in ("gd", "agm"):
         _keys(m, "method", {"name"})
-        method: dict[str, Any] = {"name": "gd"}
+        method: dict[str, Any] = {"name": m["name"]}
         if n != 1:
-            raise BadStatement("gd: n must be 1")
+            raise BadStatement(f"{m['name']}: n must be 1")
     else:
         m = _keys(m, "method", {"name", "kappa", "schedule", "output"})
         if m["schedule"] not in ("rfedfair", "fedavg") or m["output"] != "002":
@@ -191,6 +196,16 @@ def canonical(st: Any) -> dict[str, Any]:
     lo, hi = _q(par["lo"], "lo"), _q(par["hi"], "hi")
     if not 0 <= lo <= hi <= MAX_PARAM:
         raise BadStatement(f"parameter range must satisfy 0 <= lo <= hi <= {MAX_PARAM}")
+    b = _keys(st["bound"], "bound", {"rho2", "num", "den"})
+    if _q(b["rho2"], "rho2") != 0:
+        raise BadStatement("bound: rho2 = 0 (the only form of version 1)")
+    out = {"class": {"functions": "smooth-convex", "mu": Fraction(0)}, "normalisation": dict(NORMALISATION), "n": n,
+           "p": p, "method": method, "parameter": {"name": par["name"], "lo": lo, "hi": hi}, "potential": None,
+           "bound": {"rho2": Fraction(0), "num": _kp(b["num"], "bound num"), "den": _kp(b["den"], "bound den")}}
+    if method["name"] == "agm":
+        if (lo, hi) != (1, 1) or st["potential"] != AGM_POTENTIAL:
+            raise BadStatement(f"agm: h = 1 (step 1/L) and the potential {AGM_POTENTIAL!r}")
+        return out | {"potential": AGM_POTENTIAL}
     avg_rule = method["name"] == "local_gd"
     pot = _keys(st["potential"], "potential", {"terms", "den", "initial"} | ({"weight"} if avg_rule else set()))
     terms = pot["terms"]
@@ -201,21 +216,18 @@ def canonical(st: Any) -> dict[str, Any]:
                  "initial": _ratio(pot["initial"], "potential initial")}
     if avg_rule:
         potential["weight"] = _ratio(pot["weight"], "potential weight")
-    b = _keys(st["bound"], "bound", {"rho2", "num", "den"})
-    if _q(b["rho2"], "rho2") != 0:
-        raise BadStatement("bound: rho2 = 0 (the only form of version 1)")
-    return {"class": {"functions": "smooth-convex", "mu": Fraction(0)}, "normalisation": dict(NORMALISATION), "n": n,
-            "p": p, "method": method, "parameter": {"name": par["name"], "lo": lo, "hi": hi}, "potential": potential,
-            "bound": {"rho2": Fraction(0), "num": _kp(b["num"], "bound num"), "den": _kp(b["den"], "bound den")}}
+    return out | {"potential": potential}
 
 
 def to_json(st: Mapping[str, Any]) -> dict[str, Any]:
     """A canonical statement as plain JSON."""
     pot = st["potential"]
-    pj: dict[str, Any] = {"terms": {k: _kjson(v) for k, v in pot["terms"].items()}, "den": poly_json(pot["den"]),
-                          "initial": {"num": poly_json(pot["initial"][0]), "den": poly_json(pot["initial"][1])}}
-    if "weight" in pot:
-        pj["weight"] = {"num": poly_json(pot["weight"][0]), "den": poly_json(pot["weight"][1])}
+    pj: Any = pot
+    if not isinstance(pot, str):
+        pj = {"terms": {k: _kjson(v) for k, v in pot["terms"].items()}, "den": poly_json(pot["den"]),
+              "initial": {"num": poly_json(pot["initial"][0]), "den": poly_json(pot["initial"][1])}}
+        if "weight" in pot:
+            pj["weight"] = {"num": poly_json(pot["weight"][0]), "den": poly_json(pot["weight"][1])}
     par = st["parameter"]
     return {"class": {"functions": "smooth-convex", "mu": "0"}, "normalisation": dict(NORMALISATION), "n": st["n"],
             "p": [str(x) for x in st["p"]], "method": dict(st["method"]),
@@ -284,8 +296,26 @@ def _round(ob: _Ob, x: dict[int, Any], steps: int) -> dict[int, Any]:
     return avg(Y, [P(_fq(w)) for w in ob.st["p"]])
 
 
+def _agm(st: Mapping[str, Any]) -> dict[str, tuple[_Ob, list[Any]]]:
+    """The accelerated gradient method's one step, multiplied by ``s^2``, ``s = 1/lambda_(k+1)`` in ``(0, 1]`` (the
+    parameter ``t`` stands for ``s``; ``w = s (z_k - x*)`` a basis vector): with ``y = (1 - s) x + w``,
+    ``x+ = y - g(y)``: ``f(x+) - f* + ||w - g(y)||^2/2 - (1 - s)(f(x) - f*) - ||w||^2/2 <= 0`` (docs 8.2)."""
+    ob, s = _Ob(st), P([0, 1])
+    x, w = {0: P(1)}, {ob.b.dim: P(1)}
+    ob.b.dim += 1
+    y = add({0: 1 - s}, w)
+    fx, gy = ob.b.oracle(0, x)[1], ob.b.oracle(0, y)[0]
+    fp = ob.b.oracle(0, add(y, gy, -1))[1]
+    ob.F = {fp: [P(1)], fx: [s - 1]}
+    ob.quad(add(w, gy, -1), add(w, gy, -1), [P(flint.fmpq(1, 2))])
+    ob.quad(w, w, [P(flint.fmpq(-1, 2))])
+    return {"step": (ob, ob.rows(False))}
+
+
 def obligations(st: Mapping[str, Any]) -> dict[str, tuple[_Ob, list[Any]]]:
     """``{"step", "initial", "final"}`` -> (obligation, rows) of a canonical statement (module doc)."""
+    if st["method"]["name"] == "agm":
+        return _agm(st)
     pot, m = st["potential"], st["method"]
     (bn, bd), one, x = pot["initial"], [P(1)], {0: P(1)}
     out = {}
@@ -368,8 +398,12 @@ def _check_ob(name: str, ob: _Ob, rows: list[Any], ev: Any, rng: _Range) -> str:
 
 
 def _scalars(st: Mapping[str, Any], rng: _Range) -> str:
-    pot, (bn, bd) = st["potential"], st["potential"]["initial"]
     num, den = st["bound"]["num"], st["bound"]["den"]
+    if st["method"]["name"] == "agm":  # lambda_N >= (N + 1)/2: f(x_N) - f* <= D0/(2 lambda_N^2) <= 2 D0/(N + 1)^2
+        if not (rng.pos_k(_shift(den)) and rng.nonneg_k(_shift(_kadd(_kmul(num, [P(1), P(2), P(1)]), den, -2)))):
+            return "the bound is below 2 L D0/(N + 1)^2 or its denominator not positive for some N >= 1"
+        return ""
+    pot, (bn, bd) = st["potential"], st["potential"]["initial"]
     if not (rng.pos_t(pot["den"]) and rng.pos_t(bd)):
         return "the potential's or the initial bound's denominator is not positive on the range"
     if st["method"]["name"] == "gd":
@@ -401,9 +435,10 @@ def explain_potential(d: Any) -> tuple[bool, str]:
         why = _scalars(st, rng)
         if why:
             return False, why
-        ev = _keys(d["evidence"], "evidence", {"step", "initial", "final"})
-        for name, (ob, rows) in obligations(st).items():
-            why = _check_ob(name, ob, rows, ev[name], rng)
+        obs = obligations(st)
+        ev = _keys(d["evidence"], "evidence", set(obs))
+        for name, (ob, rows) in obs.items():
+            why = _check_ob(name, ob, rows, ev[name], _Range(Fraction(0), Fraction(1)) if "initial" not in obs else rng)
             if why:
                 return False, why
         return True, ""
@@ -498,8 +533,13 @@ def describe(st: Mapping[str, Any]) -> str:
     m, par, pot = st["method"], st["parameter"], st["potential"]
     tv = par["name"]
     rng = f"{tv} = {par['lo']}" if par["lo"] == par["hi"] else f"every {tv} in [{par['lo']}, {par['hi']}]"
-    kv = "N" if m["name"] == "gd" else "T_N"
+    kv = "T_N" if m["name"] == "local_gd" else "N"
     bound = f"L D0 ({_kstr(st['bound']['num'], kv, tv)})/({_kstr(st['bound']['den'], kv, tv)})"
+    if m["name"] == "agm":
+        return (f"for every N >= 1: f(x_N) - f* <= {bound} for the accelerated gradient method (x_0 = z_0; tau_k = "
+                f"1/lambda_(k+1), y_k = (1 - tau_k) x_k + tau_k z_k, z_(k+1) = z_k - (lambda_(k+1)^2 - lambda_k^2)/L "
+                f"grad f(y_k), x_(k+1) = y_k - grad f(y_k)/L) on every L-smooth convex f (any L > 0, any dimension) "
+                f"whenever ||x0 - x*||^2 <= D0; by the potential {pot}")
     names = {"f": "(f(x_k) - f*)/L", "xx": "||x_k - x*||^2", "xg": "<x_k - x*, grad/L>", "gg": "||grad||^2/L^2"}
     phi = " + ".join(f"[{_kstr(c, 'k', tv)}] {names[k]}" for k, c in pot["terms"].items())
     phi = f"({phi})/({_pstr(pot['den'], tv)})"
