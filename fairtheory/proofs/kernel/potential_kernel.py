@@ -38,7 +38,12 @@ checks exactly: ``d > 0``; ``num_r >= 0``; function values ``sum_r num_r a_r = d
 in ``final`` of gd) and every ``t`` in the range.  "For every ``k >= 0``" is decided by *coefficients*: a
 k-polynomial whose every coefficient is ``>= 0`` (a matrix: PSD) on the range is so for all real ``k >= 0``.  When
 ``lo = hi`` it is decided exactly instead: ``t`` is substituted and ``p(k) >= 0`` on ``[0, inf)`` iff
-``u^D p((1-u)/u) >= 0`` on ``[0, 1]`` (:func:`_u`), decided by the ``pep-family`` routines.  Evidence may add
+``u^D p((1-u)/u) >= 0`` on ``[0, 1]`` (:func:`_u`), decided by the ``pep-family`` routines.
+
+``{"name": "agm"}`` (``h = 1``; ``"potential"`` the fixed string :data:`AGM_POTENTIAL`): only a ``step`` obligation,
+the accelerated gradient method's one step multiplied by ``s^2``, ``s = 1/lambda_(k+1)``, for every ``s`` in ``[0, 1]``
+(:func:`_agm`); ``lambda_N >= (N + 1)/2`` then gives ``f(x_N) - f* <= 2 L D0/(N + 1)^2`` (docs/proofs.md 8.2).
+Evidence may add
 ``"scale": [[basis index, k-poly s_i], ...]`` (each ``s_i > 0`` for every ``k >= 0``): the PSD test is then run on
 ``D S D``, ``D = diag(s)``, which is PSD exactly when ``S`` is.
 """
