@@ -33,6 +33,8 @@ import math
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Protocol
 
+import numpy as np
+
 from fairtheory._validation import check_in_range
 from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError
 from fairtheory.worstcase.sdp import Scalar, num
@@ -41,7 +43,8 @@ if TYPE_CHECKING:
     from fairtheory.worstcase.sdp import _Point
 
 __all__ = ["FunctionClass", "SmoothStronglyConvex", "Convex", "ConvexLipschitz", "ConvexIndicator",
-           "SmoothNonconvex", "Row"]
+           "SmoothNonconvex", "Row", "StronglyConvex", "SmoothConvexLipschitz", "SmoothStronglyConvexQuadratic",
+           "ConvexSupport", "ConvexQG", "RsiEb", "SmoothQuadraticLojasiewicz", "BlockSmoothConvex"]
 
 #: one interpolation row ``r <= 0`` with the point indices ``(j, k)`` it involves (``(j, j)``: a per-point row)
 Row = tuple[Scalar, tuple[int, int]]
@@ -120,6 +123,7 @@ class SmoothStronglyConvex:
 
     differentiable = True
     zero_values = False
+    exact = True
 
     def __init__(self, L: Any, mu: Any = 0) -> None:
         self.L = _param(L, "L")
@@ -160,15 +164,22 @@ class Convex:
     .. math:: f_j \ge f_k + \langle g_k, x_j - x_k\rangle
 
     (Taylor, Hendrickx & Glineur 2017, SIAM J. Optim., Thm 3.5 with ``M = inf``; PEPit's ``ConvexFunction``).
-    Nonsmooth: each oracle call returns a new subgradient."""
+    Nonsmooth: each oracle call returns a new subgradient, unless ``reuse_gradient=True`` (PEPit's option of the
+    same name: one subgradient per point, as for a differentiable function).  **Exact.**"""
 
     smooth_convex = False
     differentiable = False
     zero_values = False
+    exact = True
     L = math.inf
 
+    def __init__(self, reuse_gradient: bool = False) -> None:
+        if not isinstance(reuse_gradient, (bool, np.bool_)):
+            raise FairtheoryTypeError(f"reuse_gradient must be True or False, got {reuse_gradient!r}")
+        self.differentiable = bool(reuse_gradient)
+
     def __repr__(self) -> str:
-        return "Convex()"
+        return "Convex(reuse_gradient=True)" if self.differentiable else "Convex()"
 
     def interpolation(self, points: list[_Point]) -> list[Row]:
         rows: list[Row] = []
@@ -213,22 +224,44 @@ class ConvexIndicator:
     the oracle creates get the constant value ``0``; a point added with a value variable gets the two rows
     ``f_j <= 0``, ``-f_j <= 0``.
 
+    With a radius ``R < inf``: ``C`` lies in the ball of radius ``R`` around ``center`` (a vector of the PEP; ``None``:
+    some point, a new free basis vector created with the function's first point, as PEPit's
+    ``ConvexIndicatorFunction(R=...)`` does), one more row per point ``||x_j - center||^2 <= R^2``.  **Exact**
+    (both bounds): the rows are necessary, and ``C = conv{x_j}`` - inside the ball (convex), of diameter
+    ``max ||x_j - x_k||`` - has every ``g_k`` as a normal vector at ``x_k`` (the rows ``<g_k, x_j - x_k> <= 0``).
+
     Parameters
     ----------
     D : float or Fraction
         diameter bound, ``0 < D <= inf``.
+    R : float or Fraction
+        radius bound around ``center``, ``0 < R <= inf``.
+    center : Vec or None
+        the ball's center (used only when ``R < inf``).
     """
 
     smooth_convex = False
     differentiable = False
     zero_values = True
+    exact = True
     L = math.inf
 
-    def __init__(self, D: Any = math.inf) -> None:
+    def __init__(self, D: Any = math.inf, R: Any = math.inf, center: Any = None) -> None:
+        from fairtheory.worstcase.sdp import Vec
+
         self.D = _param(D, "D", allow_inf=True)
+        self.R = _param(R, "R", allow_inf=True)
+        if center is not None and not isinstance(center, Vec):
+            raise FairtheoryTypeError(f"center must be a vector of the PEP (Vec) or None, got {type(center).__name__}")
+        self.center = center
 
     def __repr__(self) -> str:
-        return f"ConvexIndicator(D={self.D!r})"
+        more = f", R={self.R!r}" if self.R != math.inf else ""
+        return f"ConvexIndicator(D={self.D!r}{more})"
+
+    def on_point(self, fn: Any, index: int) -> None:
+        if self.R != math.inf and self.center is None:
+            self.center = fn.pep.vector()   # "some point": free, its unit the distance unit
 
     def interpolation(self, points: list[_Point]) -> list[Row]:
         rows: list[Row] = []
@@ -243,6 +276,10 @@ class ConvexIndicator:
                 if j < k:
                     d = pj.x - pk.x
                     rows.append((Scalar([(1, d, d)], {}, -(self.D * self.D)), (j, k)))
+        if self.R != math.inf and self.center is not None:
+            for j, p in enumerate(points):
+                d = p.x - self.center
+                rows.append((Scalar([(1, d, d)], {}, -(self.R * self.R)), (j, j)))
         return rows
 
 
@@ -264,6 +301,7 @@ class SmoothNonconvex:
     smooth_convex = False
     differentiable = True
     zero_values = False
+    exact = True
 
     def __init__(self, L: Any) -> None:
         self.L = _param(L, "L")
@@ -283,6 +321,388 @@ class SmoothNonconvex:
             s.quad.append((half, pj.g + pk.g, dx))
             s.quad.append((q4L, dg, dg))
             rows.append((s, (j, k)))
+        return rows
+
+
+
+# ----------------------------------------------------------------------------- the rest of PEPit's catalogue
+def _stationary(points: list[_Point], who: Any) -> int:
+    """Index of the function's stationary point: the point at the origin with a zero (sub)gradient, declared by
+    :meth:`~fairtheory.worstcase.sdp.Function.optimum` (the classes below state conditions relative to it)."""
+    for j, p in enumerate(points):
+        if not np.any(p.x.c) and not np.any(p.g.c):
+            return j
+    raise FairtheoryValueError(f"{who!r} states its conditions relative to the minimiser: declare it with f.optimum() "
+                               "(x* = 0 with a zero gradient) before solving")
+
+
+class StronglyConvex:
+    r"""Closed proper ``mu``-strongly convex functions (not necessarily smooth): for every ordered pair ``j != k``
+
+    .. math:: f_j \ge f_k + \langle g_k, x_j - x_k\rangle + \tfrac{\mu}{2}\|x_j - x_k\|^2
+
+    **Exact** (Taylor, Hendrickx & Glineur 2017, Math. Prog., Cor 2: ``f - mu/2 ||x||^2`` is closed convex, whose
+    interpolation condition is the convex one; PEPit's ``StronglyConvexFunction``).  Nonsmooth: each oracle call
+    returns a new subgradient.
+
+    Parameters
+    ----------
+    mu : float or Fraction
+        strong convexity constant, ``0 < mu < inf``.
+    """
+
+    smooth_convex = False
+    differentiable = False
+    zero_values = False
+    exact = True
+    L = math.inf
+
+    def __init__(self, mu: Any) -> None:
+        self.mu = _param(mu, "mu")
+
+    def __repr__(self) -> str:
+        return f"StronglyConvex(mu={self.mu!r})"
+
+    def interpolation(self, points: list[_Point]) -> list[Row]:
+        half = _div(self.mu, 2)
+        rows: list[Row] = []
+        for j, pj, k, pk in _pairs(points):
+            d = pj.x - pk.x
+            s = pk.f - pj.f                       # f_k - f_j + <g_k, x_j - x_k> + mu/2 ||x_j - x_k||^2 <= 0
+            s.quad.append((1, pk.g, d))
+            s.quad.append((half, d, d))
+            rows.append((s, (j, k)))
+        return rows
+
+
+class SmoothConvexLipschitz:
+    r"""``L``-smooth convex functions with gradients bounded by ``M``: the smooth convex rows of
+    :class:`SmoothStronglyConvex` ``(L, 0)`` and, per point, ``||g_j||^2 <= M^2`` (PEPit's
+    ``SmoothConvexLipschitzFunction``).
+
+    A **relaxation**: every member satisfies the rows (each is a property of the class), but no theorem we know
+    shows that every data set satisfying them is interpolated by a member; a worst case computed with this class
+    is an upper bound (labelled so, :attr:`exact` is ``False``).
+
+    Parameters
+    ----------
+    L : smoothness constant, ``0 < L < inf``.  M : gradient bound, ``0 < M < inf``.
+    """
+
+    smooth_convex = False
+    differentiable = True
+    zero_values = False
+    exact = False
+
+    def __init__(self, L: Any, M: Any) -> None:
+        self.L = _param(L, "L")
+        self.M = _param(M, "M")
+        self._smooth = SmoothStronglyConvex(self.L, 0)
+
+    def __repr__(self) -> str:
+        return f"SmoothConvexLipschitz(L={self.L!r}, M={self.M!r})"
+
+    def interpolation(self, points: list[_Point]) -> list[Row]:
+        rows = self._smooth.interpolation(points)
+        for j, p in enumerate(points):
+            rows.append((Scalar([(1, p.g, p.g)], {}, -(self.M * self.M)), (j, j)))
+        return rows
+
+
+class SmoothStronglyConvexQuadratic:
+    r"""Quadratics ``f(x) = 1/2 <x, Q x>`` with ``Q`` symmetric, ``mu I <= Q <= L I`` (minimiser ``x* = 0``, ``f* = 0``).
+
+    A finite set ``(x_i, g_i, f_i)`` is interpolated by such an ``f`` iff (Bousselmi, Hendrickx & Glineur 2023,
+    "Interpolation conditions for linear operators and applications to performance estimation problems", Thm 3.9;
+    PEPit's ``SmoothStronglyConvexQuadraticFunction``) ``f_i = <x_i, g_i>/2``, ``<x_i, g_j> = <x_j, g_i>`` and the
+    matrix ``T_ij = (L + mu) <g_i, x_j> - <g_i, g_j> - mu L <x_i, x_j>`` is positive semidefinite.  **Exact.**
+
+    The builder has one PSD cone (the Gram matrix); ``T >= 0`` is written with one new basis vector ``u_i`` per point
+    and the equalities ``<u_i, u_j> = T_ij`` (``i <= j``): ``T`` is then a principal block of the Gram matrix, so
+    ``T >= 0``; conversely a feasible ``(G, T)`` with ``T >= 0`` extends to a PSD Gram matrix with ``u`` orthogonal to
+    every other vector - the same set of ``(G, F)``.  The rows are added (as equalities of the PEP) when each point is
+    created (``on_point``); points at the origin are skipped (their rows vanish: ``g = Q 0 = 0``).
+
+    Parameters
+    ----------
+    L : float or Fraction
+        largest eigenvalue bound, ``0 < L < inf``.
+    mu : float or Fraction
+        smallest eigenvalue bound, ``0 <= mu <= L``.
+    """
+
+    smooth_convex = False
+    differentiable = True
+    zero_values = False
+    exact = True
+
+    def __init__(self, L: Any, mu: Any = 0) -> None:
+        self.L = _param(L, "L")
+        self.mu = _param(mu, "mu", low_inclusive=True)
+        if float(self.mu) > float(self.L):
+            raise FairtheoryValueError(f"mu must lie in [0, L] = [0, {float(self.L)!r}], got {mu!r}")
+
+    def __repr__(self) -> str:
+        return f"SmoothStronglyConvexQuadratic(L={self.L!r}, mu={self.mu!r})"
+
+    def on_point(self, fn: Any, index: int) -> None:
+        p = fn.points[index]
+        if not np.any(p.x.c):
+            if np.any(p.g.c):
+                raise FairtheoryValueError(f"{self!r}: the point at the origin must have gradient 0 (Q 0 = 0); "
+                                           "use optimum(), not optimum_of_sum, for a quadratic")
+            return
+        aux = fn.__dict__.setdefault("_quad_aux", [])
+        half = Fraction(1, 2) if fn.pep.exact else 0.5
+        fn.pep.add_eq(p.f - Scalar([(half, p.x, p.g)]))          # f_i = <x_i, g_i>/2
+        u = fn.pep._new_vector(("grad", fn, None))
+        aux.append((p, u))
+        Lm, mL = self.L + self.mu, self.mu * self.L
+        for q, v in aux:
+            if q is not p:
+                fn.pep.add_eq(Scalar([(1, p.x, q.g), (-1, q.x, p.g)]))   # <x_i, g_j> = <x_j, g_i>
+            # <u_i, u_j> - T_ij = 0
+            fn.pep.add_eq(Scalar([(1, u, v), (-Lm, p.g, q.x), (1, p.g, q.g), (mL, p.x, q.x)]))
+
+    def interpolation(self, points: list[_Point]) -> list[Row]:
+        return []   # every condition is an equality added by on_point
+
+
+class ConvexSupport:
+    r"""Support functions ``f(x) = sup_{c in C} <c, x>`` of closed convex sets ``C`` within the ball of radius ``M``
+    (``M = inf``: any ``C``): per point ``f_j = <g_j, x_j>`` and ``||g_j||^2 <= M^2``, and for every ordered pair
+    ``j != k``: ``<x_k, g_j - g_k> <= 0`` (Taylor, Hendrickx & Glineur 2017, SIAM J. Optim., Cor 3.7; PEPit's
+    ``ConvexSupportFunction``).  **Exact**: necessity is ``g_j in C`` and ``f(x_k) = <g_k, x_k> >= <g_j, x_k>``;
+    sufficiency by ``C = conv{g_j}`` (inside the ball, which is convex): ``max_j <g_j, x_k> = <g_k, x_k>`` is attained
+    at ``g_k``, a subgradient of ``sigma_C`` at ``x_k``.  Nonsmooth (a new subgradient per oracle call).
+
+    Parameters
+    ----------
+    M : float or Fraction
+        radius of the ball containing ``C`` (a Lipschitz constant of ``f``), ``0 < M <= inf``.
+    """
+
+    smooth_convex = False
+    differentiable = False
+    zero_values = False
+    exact = True
+    L = math.inf
+
+    def __init__(self, M: Any = math.inf) -> None:
+        self.M = _param(M, "M", allow_inf=True)
+        if self.M == math.inf:
+            self.M = None  # no Lipschitz unit (fairtheory.worstcase.checked_solve reads M as one)
+            self._inf = True
+        else:
+            self._inf = False
+
+    def __repr__(self) -> str:
+        return f"ConvexSupport(M={'inf' if self._inf else repr(self.M)})"
+
+    def interpolation(self, points: list[_Point]) -> list[Row]:
+        rows: list[Row] = []
+        for j, p in enumerate(points):
+            s = Scalar([(1, p.g, p.x)]) - p.f           # <g_j, x_j> - f_j = 0
+            rows.append((s, (j, j)))
+            rows.append((-s, (j, j)))
+            if not self._inf:
+                rows.append((Scalar([(1, p.g, p.g)], {}, -(self.M * self.M)), (j, j)))
+        for j, pj, k, pk in _pairs(points):
+            rows.append((Scalar([(1, pk.x, pj.g - pk.g)]), (j, k)))   # <x_k, g_j - g_k> <= 0
+        return rows
+
+
+class ConvexQG:
+    r"""Convex functions with a quadratic upper bound ``f(x) - f* <= L/2 ||x - x*||^2`` (``QG+``, Goujaud, Taylor &
+    Dieuleveut 2022, "Optimal first-order methods for convex functions with a quadratic upper bound"): the convex rows
+    for every ordered pair and, for every point ``j`` and the minimiser ``(x*, 0, f*)`` (declared by
+    :meth:`~fairtheory.worstcase.sdp.Function.optimum`),
+
+    .. math:: f^\star \ge f_j + \langle g_j, x^\star - x_j\rangle + \tfrac1{2L}\|g_j\|^2 .
+
+    **Exact** (ibid., Thm 2.6; PEPit's ``ConvexQGFunction``).  Nonsmooth (a new subgradient per oracle call).
+
+    Parameters
+    ----------
+    L : float or Fraction
+        the quadratic upper bound constant, ``0 < L < inf``.
+    """
+
+    smooth_convex = False
+    differentiable = False
+    zero_values = False
+    exact = True
+
+    def __init__(self, L: Any) -> None:
+        self.L = _param(L, "L")
+
+    def __repr__(self) -> str:
+        return f"ConvexQG(L={self.L!r})"
+
+    def interpolation(self, points: list[_Point]) -> list[Row]:
+        s0 = _stationary(points, self)
+        ps = points[s0]
+        inv2L = _div(1, 2 * self.L)
+        rows = Convex().interpolation(points)
+        for j, p in enumerate(points):
+            if j == s0:
+                continue
+            s = p.f - ps.f                               # f_j - f* + <g_j, x* - x_j> + ||g_j||^2/(2L) <= 0
+            s.quad.append((1, p.g, ps.x - p.x))
+            s.quad.append((inv2L, p.g, p.g))
+            rows.append((s, (s0, j)))
+        return rows
+
+
+class RsiEb:
+    r"""Functions satisfying the lower restricted secant inequality and the upper error bound with respect to the
+    minimiser ``x*`` (declared by :meth:`~fairtheory.worstcase.sdp.Function.optimum`): for every point ``j``
+
+    .. math:: \langle g_j - g^\star, x_j - x^\star\rangle \ge \mu \|x_j - x^\star\|^2, \qquad
+              \|g_j - g^\star\|^2 \le L^2 \|x_j - x^\star\|^2
+
+    (``RSI^-`` and ``EB^+``; Guille-Escuret, Goujaud, Ibrahim & Mitliagkas 2022, "Gradient descent is optimal under
+    lower restricted secant inequality and upper error bound", Thm 1; PEPit's ``RsiEbFunction``, which calls them
+    necessary conditions).  Labelled a **relaxation** (:attr:`exact` ``False``): values are upper bounds.  Function
+    values do not enter the conditions.
+
+    Parameters
+    ----------
+    mu : float or Fraction
+        RSI constant, ``0 < mu <= L``.
+    L : float or Fraction
+        error bound constant, ``0 < L < inf``.
+    """
+
+    smooth_convex = False
+    differentiable = False
+    zero_values = False
+    exact = False
+
+    def __init__(self, mu: Any, L: Any) -> None:
+        self.mu = _param(mu, "mu")
+        self.L = _param(L, "L")
+        if float(self.mu) > float(self.L):
+            raise FairtheoryValueError(f"mu must lie in (0, L] = (0, {float(self.L)!r}], got {mu!r}")
+
+    def __repr__(self) -> str:
+        return f"RsiEb(mu={self.mu!r}, L={self.L!r})"
+
+    def interpolation(self, points: list[_Point]) -> list[Row]:
+        s0 = _stationary(points, self)
+        ps = points[s0]
+        rows: list[Row] = []
+        for j, p in enumerate(points):
+            if j == s0:
+                continue
+            dx, dg = p.x - ps.x, p.g - ps.g
+            rows.append((Scalar([(self.mu, dx, dx), (-1, dg, dx)]), (s0, j)))        # RSI
+            rows.append((Scalar([(1, dg, dg), (-(self.L * self.L), dx, dx)]), (s0, j)))  # EB
+        return rows
+
+
+class SmoothQuadraticLojasiewicz:
+    r"""``L``-smooth functions satisfying the quadratic Lojasiewicz (Polyak-Lojasiewicz) inequality
+    ``f(x) - f* <= ||grad f(x)||^2/(2 mu)``: the smooth (nonconvex) rows of :class:`SmoothNonconvex` for every pair and,
+    for every point ``j`` and the minimiser ``(x*, 0, f*)``, ``||g_j||^2/(2L) <= f_j - f* <= ||g_j||^2/(2 mu)``
+    (PEPit's ``SmoothQuadraticLojasiewiczFunctionCheap`` without ``alpha``; Rubbens, Hendrickx & Taylor 2025,
+    Prop 3.4, with the smoothness rows of Taylor, Hendrickx & Glineur 2017, SIAM J. Optim., Thm 3.10).
+
+    A **relaxation** (no interpolation conditions are known for this class; every member satisfies the rows): a worst
+    case is an upper bound (:attr:`exact` ``False``).
+
+    Parameters
+    ----------
+    L : float or Fraction
+        smoothness constant, ``0 < L < inf``.
+    mu : float or Fraction
+        Lojasiewicz constant, ``0 < mu <= L``.
+    """
+
+    smooth_convex = False
+    differentiable = True
+    zero_values = False
+    exact = False
+
+    def __init__(self, L: Any, mu: Any) -> None:
+        self.L = _param(L, "L")
+        self.mu = _param(mu, "mu")
+        if float(self.mu) > float(self.L):
+            raise FairtheoryValueError(f"mu must lie in (0, L] = (0, {float(self.L)!r}], got {mu!r}")
+
+    def __repr__(self) -> str:
+        return f"SmoothQuadraticLojasiewicz(L={self.L!r}, mu={self.mu!r})"
+
+    def interpolation(self, points: list[_Point]) -> list[Row]:
+        s0 = _stationary(points, self)
+        ps = points[s0]
+        rows = SmoothNonconvex(self.L).interpolation(points)
+        i2m, i2L = _div(1, 2 * self.mu), _div(1, 2 * self.L)
+        for j, p in enumerate(points):
+            if j == s0:
+                continue
+            up = p.f - ps.f                                # f_j - f* - ||g_j||^2/(2 mu) <= 0
+            up.quad.append((-i2m, p.g, p.g))
+            lo = ps.f - p.f                                # ||g_j||^2/(2L) - (f_j - f*) <= 0
+            lo.quad.append((i2L, p.g, p.g))
+            rows.append((up, (s0, j)))
+            rows.append((lo, (s0, j)))
+        return rows
+
+
+class BlockSmoothConvex:
+    r"""Convex functions whose gradient is ``L_b``-Lipschitz along each block ``b`` of an orthogonal partition
+    (:class:`fairtheory.worstcase.steps.BlockPartition`): for every ordered pair ``j != k`` and every block ``b``
+
+    .. math:: f_j \ge f_k + \langle g_k, x_j - x_k\rangle + \tfrac1{2L_b}\|g_j^{(b)} - g_k^{(b)}\|^2
+
+    (Shi & Liu 2016, "Better worst-case complexity analysis of the block coordinate descent method for large scale
+    machine learning", Lemma 1.1; PEPit's ``BlockSmoothConvexFunctionCheap``).  A **relaxation** (necessary, not
+    known to be sufficient): values are upper bounds (:attr:`exact` ``False``).  Every gradient is split into its
+    blocks when its point is created (``on_point``).  With one block it is :class:`SmoothStronglyConvex` ``(L, 0)``.
+
+    Parameters
+    ----------
+    partition : BlockPartition
+        the blocks (of one PEP).
+    L : sequence of float or Fraction
+        one smoothness constant per block, each ``0 < L_b < inf``.
+    """
+
+    smooth_convex = False
+    differentiable = True
+    zero_values = False
+    exact = False
+
+    def __init__(self, partition: Any, L: Any) -> None:
+        from fairtheory.worstcase.steps import BlockPartition
+
+        if not isinstance(partition, BlockPartition):
+            raise FairtheoryTypeError(f"partition must be a BlockPartition, got {type(partition).__name__}")
+        if isinstance(L, (str, bytes)) or not hasattr(L, "__len__") or len(L) != partition.d:
+            raise FairtheoryValueError(f"L must hold one smoothness constant per block ({partition.d}), got {L!r}")
+        self.partition = partition
+        self.L_blocks = [_param(v, f"L[{b}]") for b, v in enumerate(L)]
+        self.L = max(self.L_blocks, key=float)
+
+    def __repr__(self) -> str:
+        return f"BlockSmoothConvex(d={self.partition.d}, L={self.L_blocks!r})"
+
+    def on_point(self, fn: Any, index: int) -> None:
+        if fn.pep is not self.partition.pep:
+            raise FairtheoryValueError("BlockSmoothConvex: the partition belongs to another PEP")
+        self.partition.split(fn.points[index].g)
+
+    def interpolation(self, points: list[_Point]) -> list[Row]:
+        rows: list[Row] = []
+        inv = [_div(1, 2 * Lb) for Lb in self.L_blocks]
+        for j, pj, k, pk in _pairs(points):
+            for b, c in enumerate(inv):
+                db = self.partition.block(pj.g, b) - self.partition.block(pk.g, b)
+                s = pk.f - pj.f
+                s.quad.append((1, pk.g, pj.x - pk.x))
+                s.quad.append((c, db, db))
+                rows.append((s, (j, k)))
         return rows
 
 

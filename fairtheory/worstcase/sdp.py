@@ -220,9 +220,14 @@ class Function:
         self._index: dict[bytes, int] = {}
 
     def add_point(self, x: Vec, g: Vec, f: Scalar) -> None:
-        """Declare a known point (e.g. the optimum ``x*`` with its gradient and value)."""
+        """Declare a known point (e.g. the optimum ``x*`` with its gradient and value).  A class with a method
+        ``on_point(function, index)`` is told of every new point (classes whose conditions need new symbols per
+        point: :class:`~fairtheory.worstcase.classes.SmoothStronglyConvexQuadratic`, block-smooth classes)."""
         self._index[x.key()] = len(self.points)
         self.points.append(_Point(x, g, f))
+        hook = getattr(self.cls, "on_point", None)
+        if hook is not None:
+            hook(self, len(self.points) - 1)
 
     def _new_value(self) -> Scalar:
         return Scalar() if self.cls.zero_values else self.pep._new_value(("value", self))
