@@ -428,7 +428,7 @@ class SmoothStronglyConvexQuadratic:
     L : float or Fraction
         largest eigenvalue bound, ``0 < L < inf``.
     mu : float or Fraction
-        smallest eigenvalue bound, ``0 <= mu <= L``.
+        smallest eigenvalue bound, ``0 <= mu < L``.
     """
 
     smooth_convex = False
@@ -439,8 +439,10 @@ class SmoothStronglyConvexQuadratic:
     def __init__(self, L: Any, mu: Any = 0) -> None:
         self.L = _param(L, "L")
         self.mu = _param(mu, "mu", low_inclusive=True)
-        if float(self.mu) > float(self.L):
-            raise FairtheoryValueError(f"mu must lie in [0, L] = [0, {float(self.L)!r}], got {mu!r}")
+        if not float(self.mu) < float(self.L):
+            raise FairtheoryValueError(f"mu must lie in [0, L) = [0, {float(self.L)!r}), got {mu!r} (mu = L leaves the "
+                                       "single function L/2 ||x||^2, gradient L x: its rows T >= 0 have no strictly "
+                                       "feasible point; write L x for its gradient instead)")
 
     def __repr__(self) -> str:
         return f"SmoothStronglyConvexQuadratic(L={self.L!r}, mu={self.mu!r})"
