@@ -263,11 +263,14 @@ def test_one_by_one_and_empty_and_zero_rows(backend: str) -> None:
 
 
 def test_without_flint_the_reference_runs(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``HAVE_FLINT`` false (python-flint missing): the default backend is the reference elimination."""
-    monkeypatch.setattr(el, "HAVE_FLINT", False)
+    """``HAVE_FLINT`` false (python-flint missing): the default backend is the reference elimination (which lives
+    outside the kernel, in fairtheory.proofs.exact_linalg)."""
+    from fairtheory.proofs import exact_linalg as xl
+
+    monkeypatch.setattr(xl, "HAVE_FLINT", False)
     calls = []
-    real = el._ldl_pivots_python
-    monkeypatch.setattr(el, "_ldl_pivots_python", lambda e, n: calls.append(n) or real(e, n))
+    real = xl._ldl_pivots_python
+    monkeypatch.setattr(xl, "_ldl_pivots_python", lambda e, n: calls.append(n) or real(e, n))
     assert is_psd({(0, 0): Fraction(1), (0, 1): Fraction(1), (1, 1): Fraction(1)}, 2)
     assert ldl_pivots({(0, 0): Fraction(2)}, 1) == [Fraction(2)]
     assert calls == [2, 1]

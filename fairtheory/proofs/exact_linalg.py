@@ -1,7 +1,10 @@
-r"""Exact rational linear algebra outside the checker: ``L D L^T`` pivots and sparse rational solves.
+r"""Exact rational linear algebra outside the checker: ``L D L^T`` pivots, the reference PSD test, sparse solves.
 
 The PSD *decision* a certificate check runs is :func:`fairtheory.proofs.kernel.linalg.is_psd` (the trusted kernel,
-re-exported here with the helpers it shares).  This module adds what the untrusted search and the tests use:
+python-flint).  This module adds what the untrusted search and the tests use:
+
+* :func:`is_psd` with a ``backend``: the kernel's test, or the reference fraction-free ``L D L^T`` elimination on
+  Python integers (the criterion of the kernel's module doc; it needs no python-flint);
 
 * :func:`ldl_pivots`: the pivots of the exact ``L D L^T`` (fraction-free Bareiss on FLINT integers, after the
   kernel's fast decision returned "PSD"), or ``None``;
@@ -12,14 +15,94 @@ re-exported here with the helpers it shares).  This module adds what the untrust
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import math
+from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
 from fairtheory.proofs.kernel import linalg as _k
-from fairtheory.proofs.kernel.linalg import HAVE_FLINT, is_psd, lcm_denominator
+
+try:
+    import flint as _flint  # noqa: F401 - whether python-flint imports (the kernel needs it)
+except ImportError:  # pragma: no cover - exercised by the pure-Python backend tests
+    _flint = None
 
 __all__ = ["is_psd", "ldl_pivots", "solve_sparse", "lcm_denominator", "HAVE_FLINT"]
+
+HAVE_FLINT: bool = _flint is not None
+
+
+def lcm_denominator(values: Iterable[Fraction]) -> int:
+    """Least common multiple of the denominators."""
+    out = 1
+    for v in values:
+        d = v.denominator
+        if out % d:
+            out = out // math.gcd(out, d) * d
+    return out
+
+
+def _backend(backend: str | None) -> str:
+    if backend is None:
+        return "flint" if HAVE_FLINT else "python"
+    if backend not in ("flint", "python"):
+        raise ValueError(f"backend must be 'flint', 'python' or None, not {backend!r}")
+    if backend == "flint" and not HAVE_FLINT:
+        raise ImportError("backend='flint' needs python-flint")
+    return backend
+
+
+def _integer_matrix(entries: Mapping[tuple[int, int], Fraction], n: int) -> list[list[int]]:
+    """Dense symmetric integer matrix ``lcm * M`` from upper-triangle entries ``{(a, b): M_ab}``, ``a <= b``."""
+    m = lcm_denominator(entries.values())
+    A = [[0] * n for _ in range(n)]
+    for (a, b), v in entries.items():
+        iv = v.numerator * (m // v.denominator)
+        A[a][b] = iv
+        A[b][a] = iv
+    return A
+
+
+def _ldl_pivots_python(entries: Mapping[tuple[int, int], Fraction], n: int) -> list[Fraction] | None:
+    """Reference ``L D L^T`` pivots: Bareiss on ``lcm * M`` in Python integers (see the module doc)."""
+    A = _integer_matrix(entries, n)
+    scale = lcm_denominator(entries.values())
+    active = list(range(n))
+    prev = 1          # previous Bareiss pivot (a positive leading minor, scaled)
+    piv: list[Fraction] = []
+    while active:
+        k = active[0]
+        rest = active[1:]
+        akk = A[k][k]
+        if akk < 0:
+            return None
+        if akk == 0:
+            if any(A[k][j] != 0 for j in rest):
+                return None
+            piv.append(Fraction(0))
+            active = rest
+            continue
+        piv.append(Fraction(akk, prev * scale))
+        rowk = A[k]
+        for i in rest:
+            aik = rowk[i]
+            Ai = A[i]
+            # upper triangle only (rows are read at columns after their own index)
+            if aik == 0:
+                for j in rest:
+                    if j >= i:
+                        Ai[j] = Ai[j] * akk // prev
+            else:
+                for j in rest:
+                    if j >= i:
+                        Ai[j] = (Ai[j] * akk - aik * rowk[j]) // prev
+        prev = akk
+        active = rest
+    return piv
+
+
+# --------------------------------------------------------------------------------------------------------
+# FLINT: scaling, fraction-free elimination on fmpz, rank + congruence decision
 
 
 def _coprime_fraction(p: int, q: int) -> Fraction:
@@ -58,9 +141,9 @@ def ldl_pivots(entries: Mapping[tuple[int, int], Fraction], n: int, *, backend: 
     indices) and can be far larger than the entries; a caller that needs only the decision should use
     :func:`is_psd`.  ``backend``: ``"flint"``, ``"python"`` or ``None`` (FLINT when it imports)."""
     ent = _k._symmetric(entries, n)
-    if _k._backend(backend) == "flint":
+    if _backend(backend) == "flint":
         return _ldl_pivots_flint(ent, n)
-    return _k._ldl_pivots_python(ent, n)
+    return _ldl_pivots_python(ent, n)
 
 
 def solve_sparse(rows: Sequence[Mapping[int, Fraction]], rhs: Sequence[Fraction],
@@ -102,3 +185,13 @@ def solve_sparse(rows: Sequence[Mapping[int, Fraction]], rhs: Sequence[Fraction]
                 s -= v * x.get(c, Fraction(0))
         x[pc] = s
     return x
+
+
+def is_psd(entries: Mapping[tuple[int, int], Fraction], n: int, *, backend: str | None = None) -> bool:
+    """``True`` iff the symmetric rational matrix (upper-triangle entries) is positive semidefinite (exact).
+    ``backend``: ``"flint"`` (the kernel's rank + congruence certificate,
+    :func:`fairtheory.proofs.kernel.linalg.is_psd`), ``"python"`` (the reference elimination) or ``None`` (FLINT when
+    it imports)."""
+    if _backend(backend) == "flint":
+        return _k.is_psd(entries, n)
+    return _ldl_pivots_python(_k._symmetric(entries, n), n) is not None

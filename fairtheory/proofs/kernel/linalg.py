@@ -1,4 +1,4 @@
-r"""Trusted kernel: the exact PSD test of certificate checks, integers and rationals only (FLINT when it imports).
+r"""Trusted kernel: the exact PSD test of certificate checks, integers and rationals only (python-flint).
 
 PSD test.  For a symmetric rational ``n x n`` matrix ``M`` (given by its upper-triangle entries
 ``{(a, b): M_ab}``, ``a <= b``, missing entries 0) the reference criterion is an ``L D L^T`` elimination
@@ -8,10 +8,9 @@ PSD"; a zero one is allowed only when its whole remaining row is zero (that inde
 is fraction-free (Bareiss) on an integer matrix ``B = s D_d M D_d`` (``s`` a positive integer, ``D_d`` a
 positive integer diagonal): congruence by a positive diagonal keeps the signs, the pivots of ``B`` are
 ``s d_k^2`` times those of ``M``, and after ``k`` positive pivots the working matrix is ``det(B_k)`` times
-the Schur complement, so every division is exact (:func:`fairtheory.proofs.exact_linalg.ldl_pivots`, outside the
-kernel, returns these pivots).
-
-With python-flint, :func:`is_psd` decides the same question without computing the (often huge) pivots:
+the Schur complement, so every division is exact.  That reference elimination on Python integers lives outside
+the kernel (:mod:`fairtheory.proofs.exact_linalg`, ``backend="python"``; tests compare the two on thousands of
+matrices).  :func:`is_psd` decides the same question without computing the (often huge) pivots:
 
 1. exact necessary conditions: ``M_kk >= 0``, and ``M_kk = 0`` only with a zero row ``k``; zero rows are
    removed;
@@ -33,48 +32,22 @@ With python-flint, :func:`is_psd` decides the same question without computing th
 
 On a PSD matrix the dropped indices of the elimination are exactly the non-pivot columns of the rref
 (``b_k`` in the span of the earlier kept vectors of a Gram factorisation ``M = G^T G`` iff column ``k`` of
-``M`` is), so the two criteria agree exactly.  Without python-flint :func:`is_psd` runs the reference
-elimination on Python integers (``backend="python"`` forces it).
+``M`` is), so the two criteria agree exactly.
 
 No floats anywhere: these functions are what a certificate checker runs.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
-try:  # python-flint: GMP/FLINT integers and certified multimodular linear algebra
-    import flint as _flint
-except ImportError:  # pragma: no cover - exercised by the pure-Python backend tests
-    _flint = None
+import flint as _flint  # python-flint: GMP/FLINT integers and certified multimodular linear algebra
 
-__all__ = ["is_psd", "lcm_denominator", "HAVE_FLINT"]
+__all__ = ["is_psd"]
 
-HAVE_FLINT: bool = _flint is not None
 _PRECISIONS = (64, 256, 1024)  # bits of the fixed-point L D L^T tried before the exact Bareiss signs
-
-
-def lcm_denominator(values: Iterable[Fraction]) -> int:
-    """Least common multiple of the denominators."""
-    out = 1
-    for v in values:
-        d = v.denominator
-        if out % d:
-            out = out // math.gcd(out, d) * d
-    return out
-
-
-def _backend(backend: str | None) -> str:
-    if backend is None:
-        return "flint" if HAVE_FLINT else "python"
-    if backend not in ("flint", "python"):
-        raise ValueError(f"backend must be 'flint', 'python' or None, not {backend!r}")
-    if backend == "flint" and not HAVE_FLINT:
-        raise ImportError("backend='flint' needs python-flint")
-    return backend
 
 
 def _symmetric(entries: Mapping[tuple[int, int], Fraction], n: int) -> dict[tuple[int, int], Fraction]:
@@ -86,63 +59,6 @@ def _symmetric(entries: Mapping[tuple[int, int], Fraction], n: int) -> dict[tupl
             raise ValueError(f"entry ({a}, {b}) outside a {n} x {n} matrix")
         out[(a, b) if a <= b else (b, a)] = v
     return out
-
-
-# --------------------------------------------------------------------------------------------------------
-# reference: Bareiss on Python integers
-
-
-def _integer_matrix(entries: Mapping[tuple[int, int], Fraction], n: int) -> list[list[int]]:
-    """Dense symmetric integer matrix ``lcm * M`` from upper-triangle entries ``{(a, b): M_ab}``, ``a <= b``."""
-    m = lcm_denominator(entries.values())
-    A = [[0] * n for _ in range(n)]
-    for (a, b), v in entries.items():
-        iv = v.numerator * (m // v.denominator)
-        A[a][b] = iv
-        A[b][a] = iv
-    return A
-
-
-def _ldl_pivots_python(entries: Mapping[tuple[int, int], Fraction], n: int) -> list[Fraction] | None:
-    """Reference ``L D L^T`` pivots: Bareiss on ``lcm * M`` in Python integers (see the module doc)."""
-    A = _integer_matrix(entries, n)
-    scale = lcm_denominator(entries.values())
-    active = list(range(n))
-    prev = 1          # previous Bareiss pivot (a positive leading minor, scaled)
-    piv: list[Fraction] = []
-    while active:
-        k = active[0]
-        rest = active[1:]
-        akk = A[k][k]
-        if akk < 0:
-            return None
-        if akk == 0:
-            if any(A[k][j] != 0 for j in rest):
-                return None
-            piv.append(Fraction(0))
-            active = rest
-            continue
-        piv.append(Fraction(akk, prev * scale))
-        rowk = A[k]
-        for i in rest:
-            aik = rowk[i]
-            Ai = A[i]
-            # upper triangle only (rows are read at columns after their own index)
-            if aik == 0:
-                for j in rest:
-                    if j >= i:
-                        Ai[j] = Ai[j] * akk // prev
-            else:
-                for j in rest:
-                    if j >= i:
-                        Ai[j] = (Ai[j] * akk - aik * rowk[j]) // prev
-        prev = akk
-        active = rest
-    return piv
-
-
-# --------------------------------------------------------------------------------------------------------
-# FLINT: scaling, fraction-free elimination on fmpz, rank + congruence decision
 
 
 def _scaled_fmpz(ent: Mapping[tuple[int, int], Fraction], idx: Sequence[int]) -> tuple[list[list[Any]], Any, list[Any]]:
@@ -380,11 +296,7 @@ def _is_psd_flint(ent: Mapping[tuple[int, int], Fraction], n: int) -> bool:
     return _bareiss_fmpz(K, positive) and ok[0]
 
 
-def is_psd(entries: Mapping[tuple[int, int], Fraction], n: int, *, backend: str | None = None) -> bool:
-    """``True`` iff the symmetric rational matrix (upper-triangle entries) is positive semidefinite (exact).
-    ``backend``: ``"flint"`` (rank + congruence certificate), ``"python"`` (the reference elimination) or
-    ``None`` (FLINT when it imports)."""
-    ent = _symmetric(entries, n)
-    if _backend(backend) == "flint":
-        return _is_psd_flint(ent, n)
-    return _ldl_pivots_python(ent, n) is not None
+def is_psd(entries: Mapping[tuple[int, int], Fraction], n: int) -> bool:
+    """``True`` iff the symmetric rational matrix (upper-triangle entries) is positive semidefinite (exact: rank +
+    congruence certificate, module doc)."""
+    return _is_psd_flint(_symmetric(entries, n), n)

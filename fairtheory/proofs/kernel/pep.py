@@ -62,7 +62,7 @@ from typing import Any
 from fairtheory.proofs.kernel.linalg import is_psd
 from fairtheory.proofs.kernel.rows import RATIONALS, BadStatement, Symbols, add, avg, gram, interpolation_rows, local_gd_output
 
-__all__ = ["Statement", "BadStatement", "build", "canonical", "describe", "implies", "row_labels", "verify_multipliers",
+__all__ = ["Statement", "BadStatement", "build", "canonical", "describe", "implies", "verify_multipliers",
            "check_certificate", "check_work", "parse", "statement_of", "MAX_DIM", "MAX_ROWS", "MAX_DIGITS", "MAX_WORK"]
 
 #: limits on what a statement may ask for (a hostile statement is refused before anything is built).  Each is a
@@ -440,20 +440,6 @@ def build(st: Statement, *, multipliers: Sequence[Fraction] | None = None,
     objective = ({a: v for a, v in CG.items() if v}, {f: w for f, w in vals.items() if w}, Fraction(0))
     return {"dim": b.dim, "nf": b.nf, "n_eq": 0, "n_interp": n_interp, "rows": rows, "objective": objective,
             "claimed": claimed, "dist": dist, "hetero": hetero}
-
-
-def row_labels(st: Statement) -> list[str]:
-    """A name for every row of :func:`build`, in order (``"f1: 3 -> 0"`` is client 1's condition between its
-    points 3 and 0, point 0 being ``x*``), for reading a certificate."""
-    b = _symbols(st)
-    _run_method(b)
-    out = [f"f{i}: {j} -> {k}" for i in range(st["n"]) for j in range(len(b.points[i]))
-           for k in range(len(b.points[i])) if j != k]
-    if st["bound"]["form"] == "constrained":
-        out.append("||x0 - x*||^2 <= D0")
-        if st["n"] > 1:
-            out.append("rho^2 <= rho2")
-    return out
 
 
 # ------------------------------------------------------------------------------------------------ weak duality
