@@ -180,7 +180,7 @@ def test_local_forgeries_rejected(local: dict, name: str, edit) -> None:
 
 
 def test_local_refusals() -> None:
-    with pytest.raises(PotentialNotProved, match="rho > 0"):
+    with pytest.raises(PotentialNotProved, match="for every rho"):
         prove_potential("local_gd", n=2, kappa=2, rho2=1, beta_L=LOCAL)
     with pytest.raises(PotentialNotProved):
         prove_potential("local_gd", n=2, kappa=2, beta_L=(Q(1, 10), Q(3)))  # w = 2 beta L needs beta L <= 1
@@ -255,3 +255,50 @@ def test_agm(agm: dict) -> None:
 ])
 def test_agm_forgeries_rejected(agm: dict, name: str, edit) -> None:
     assert not K.check_potential(_edit(agm, edit)), name
+
+
+@pytest.fixture(scope="module")
+def hetero() -> dict:
+    c = prove_potential("local_gd", n=2, kappa=2, rho2="any", beta_L=(Q(1, 2**20), Q(1, 40)))
+    assert c.check()
+    return c.to_json()
+
+
+def test_hetero_every_rho(hetero: dict) -> None:
+    """For every rho: G(theta_tilde) - G* <= L D0/(2 beta L (T_N+1)) + (17/64) L beta^2 rho^2 (kappa = 2), above the exact
+    worst case with D0 = 0 (the heterogeneity term alone); it implies the rho = 0 statements, not conversely."""
+    from fairtheory.worstcase import local_gd_worst_case
+
+    c = prove_potential("local_gd", n=2, kappa=2, rho2="any", beta_L=(Q(1, 2**20), Q(1, 40)))
+    assert check_proof(hetero)
+    assert hetero["statement"]["potential"]["drift"]["num"] == ["0", "0", "0", "17/32"]
+    t = Q(1, 40)
+    assert c.bound(T_N=3, beta_L=t, D0=0, rho2=1) == Q(17, 64) * t * t
+    wc = local_gd_worst_case(n=2, kappa=2, T_N=2, beta=float(t), L=1.0, D0=0.0, rho2=1.0, output="002").value
+    assert wc <= float(c.bound(T_N=2, beta_L=t, D0=0, rho2=1))
+    s = statement_of(hetero)
+    rho0 = prove_potential("local_gd", n=2, kappa=2, beta_L=(Q(1, 2**20), Q(1, 40)))
+    assert implies(s, {"kind": "pep-potential", "statement": rho0.statement})
+    assert not implies(statement_of(rho0.to_json()), s)
+    thm = prove_potential("local_gd", n=2, kappa=2, rho2="any", beta_L=(Q(1, 2**20), Q(1, 40)),
+                          bound=([["2"]], [["0", "1"], ["0", "1"]]), hetero=([["0", "0", "52"]], [["1"]]))
+    assert implies(s, {"kind": "pep-potential", "statement": thm.statement})
+    assert not implies(statement_of(thm.to_json()), s)
+    with pytest.raises(ValueError):
+        rho0.bound(T_N=1, beta_L=t, rho2=1)
+    assert "rho^2 = sum_i p_i ||grad f_i(x*)||^2" in describe(s)
+
+
+@pytest.mark.parametrize("name,edit", [
+    ("rho^2 coefficient halved", lambda d: d["statement"]["bound"]["hetero"].update(num=[["0", "0", "17/128"]])),
+    ("drift halved", lambda d: d["statement"]["potential"]["drift"].update(num=["0", "0", "0", "17/64"])),
+    ("drift 0", lambda d: d["statement"]["potential"]["drift"].update(num=["0"])),
+    ("drift dropped", lambda d: d["statement"]["potential"].pop("drift")),
+    ("hetero dropped, rho2 free", lambda d: d["statement"]["bound"].pop("hetero")),
+    ("weight 3 beta L", lambda d: d["statement"]["potential"]["weight"].update(num=["0", "3"])),
+    ("kappa 3 relabelled", lambda d: d["statement"]["method"].update(kappa=3)),
+    ("fedavg schedule", lambda d: d["statement"]["method"].update(schedule="fedavg")),
+    ("range to 1", lambda d: d["statement"]["parameter"].update(hi="1")),
+])
+def test_hetero_forgeries_rejected(hetero: dict, name: str, edit) -> None:
+    assert not K.check_potential(_edit(hetero, edit)), name

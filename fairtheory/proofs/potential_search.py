@@ -134,8 +134,9 @@ class PotentialCertificate:
         """The proved statement in words (generated from the canonical statement)."""
         return K.describe(K.canonical(self.statement))
 
-    def bound(self, *, L: Any = 1, D0: Any = 1, **kw: Any) -> Fraction:
-        """``L D0 b(N, t)`` exactly: ``bound(N=..., h=...)`` (gd) or ``bound(T_N=..., beta_L=...)`` (local_gd)."""
+    def bound(self, *, L: Any = 1, D0: Any = 1, rho2: Any = 0, **kw: Any) -> Fraction:
+        """``L D0 b(N, t)`` exactly: ``bound(N=..., h=...)`` (gd) or ``bound(T_N=..., beta_L=...)`` (local_gd); an
+        every-``rho`` statement adds ``(rho2/L) c(T_N, t)``."""
         st = K.canonical(self.statement)
         gd = st["method"]["name"] != "local_gd"
         kname, tname = ("N" if gd else "T_N"), st["parameter"]["name"]
@@ -150,7 +151,15 @@ class PotentialCertificate:
         lo, hi = st["parameter"]["lo"], st["parameter"]["hi"]
         if not lo <= t <= hi:
             raise FairtheoryValueError(f"bound(): {tname} = {t} is outside the proved range [{lo}, {hi}]")
-        return Lq * Dq * K.bound_at(st, k, t)
+        rq = _q(rho2, "rho2")
+        if rq < 0 or (rq and st["bound"]["rho2"] is not None):
+            raise FairtheoryValueError(f"bound(): rho2 = {rq} is not covered (this statement is for rho2 = 0)" if rq > 0
+                                       else f"bound(): rho2 must be >= 0, got {rq}")
+        out = Lq * Dq * K.bound_at(st, k, t)
+        if rq:
+            hn, hd = st["bound"]["hetero"]
+            out += rq / Lq * K._frac(K._at(hn, k)(K._fq(t))) / K._frac(K._at(hd, k)(K._fq(t)))
+        return out
 
 
 # ------------------------------------------------------------------------------------------------ templates
@@ -248,6 +257,24 @@ def _local_gd(lo: Fraction, hi: Fraction, n: int, p: list[Fraction], kappa: int,
     return st, {"step": step, "initial": init, "final": {"denominator": ["1"], "multipliers": []}}
 
 
+def _drift(st: dict[str, Any], ev: dict[str, Any], kappa: int, hetero: tuple[Any, Any] | None) -> dict[str, Any]:
+    """The every-``rho`` form of a local-GD statement: the same multipliers (they prove the round inequality with
+    ``rho > 0`` up to ``C rho^2``), ``C = c beta_L^3`` with ``c = q (kappa - 1) kappa (2 kappa - 1)/12`` for the first
+    ``q`` in ``1, 17/16, 9/8, 5/4, 3/2, 2, 4, 8`` that the kernel accepts (``q = 1`` is the numerical threshold of this
+    certificate, docs/proofs.md 8.3); the bound's ``rho^2`` part ``C/w = c beta_L^2/2`` or ``hetero``."""
+    base = Fraction((kappa - 1) * kappa * (2 * kappa - 1), 12)
+    for q in (Fraction(1), Fraction(17, 16), Fraction(9, 8), Fraction(5, 4), Fraction(3, 2), Fraction(2), Fraction(4),
+              Fraction(8)):
+        c = q * base
+        out = dict(st, potential=dict(st["potential"], drift={"num": ["0", "0", "0", _s(c)], "den": ["1"]}),
+                   bound={"hetero": {"num": list(hetero[0]), "den": list(hetero[1])} if hetero else
+                          {"num": _kp([0, 0, c / 2]), "den": _kp(1)}, "num": st["bound"]["num"],
+                          "den": st["bound"]["den"]})
+        if K.check_potential({"kind": "pep-potential", "version": 1, "statement": out, "evidence": ev}):
+            return out
+    return out  # the caller's check names the failure
+
+
 # ------------------------------------------------------------------------------------------------ float scan
 def _float_excess(st_json: dict[str, Any], k: int, t: Fraction) -> float:
     """Float SDP value of the one-step obligation at ``(k, t)`` with ``||x - x*||^2 + sum ||g||^2 <= 1`` added
@@ -287,12 +314,14 @@ def _locate(st_json: dict[str, Any], lo: Fraction, hi: Fraction) -> str:
 # ------------------------------------------------------------------------------------------------ API
 def prove_potential(method: str, *, potential: str | None = None, a0: Any = Fraction(1, 2), n: int = 2,
                     p: Any = None, kappa: int | None = None, schedule: str = "rfedfair", output: str = "002",
-                    rho2: Any = 0, bound: tuple[Any, Any] | None = None, h: Any = None,
-                    beta_L: Any = None) -> PotentialCertificate:
+                    rho2: Any = 0, bound: tuple[Any, Any] | None = None, hetero: tuple[Any, Any] | None = None,
+                    h: Any = None, beta_L: Any = None) -> PotentialCertificate:
     r"""A ``pep-potential`` certificate for every number of iterations (module doc); ``h=(lo, hi)`` (gd) or
     ``beta_L=(lo, hi)`` (local_gd) a closed rational range, or one value.  ``bound`` (local_gd): a weaker bound
-    ``(num, den)`` as k-polynomials in JSON (e.g. 002 Thm. 1's ``2/(beta L (T_N + 1))``).  Raises
-    :class:`PotentialNotProved` naming the reason."""
+    ``(num, den)`` as k-polynomials in JSON (e.g. 002 Thm. 1's ``2/(beta L (T_N + 1))``).  ``rho2="any"`` (local_gd,
+    rFedFair): a bound for every heterogeneity ``rho^2``, ``L D0 b(T_N) + (rho^2/L) c beta_L^2/2`` with the smallest
+    ``c`` of the grid of :func:`_drift` that checks, or ``hetero=(num, den)`` (k-polynomials in JSON) when weaker (e.g.
+    002 Thm. 1's ``26 beta_L^2 (kappa - 1)^2 kappa``).  Raises :class:`PotentialNotProved` naming the reason."""
     t0 = time.perf_counter()
     if method == "gd":
         if h is None or beta_L is not None:
@@ -323,9 +352,10 @@ def prove_potential(method: str, *, potential: str | None = None, a0: Any = Frac
     elif method == "local_gd":
         if beta_L is None or h is not None:
             raise FairtheoryValueError("local_gd: give beta_L=(lo, hi) (step beta_L/L)")
-        if output != "002" or _q(rho2, "rho2") != 0:
-            raise PotentialNotProved("local_gd: only the 002 output at rho = 0 has a potential certificate (the "
-                                     "rho > 0 heterogeneity term is not proved for every T_N: docs/proofs.md 8.6)")
+        anyrho = isinstance(rho2, str) and rho2 == "any"
+        if output != "002" or not (anyrho or _q(rho2, "rho2") == 0) or (anyrho and schedule != "rfedfair"):
+            raise PotentialNotProved("local_gd: potential certificates for the 002 output only, at rho = 0 or for every "
+                                     "rho (rho2='any', rFedFair schedule): docs/proofs.md 8.6")
         if kappa is None or isinstance(kappa, bool) or not isinstance(kappa, int) or not 1 <= kappa <= 8:
             raise FairtheoryValueError(f"kappa must be an integer in [1, 8], got {kappa!r}")
         lo, hi = _range(beta_L, "beta_L")
@@ -333,6 +363,8 @@ def prove_potential(method: str, *, potential: str | None = None, a0: Any = Frac
             raise PotentialNotProved("beta_L = 0: the bound L D0/(2 beta L (T_N + 1)) is infinite there", point=lo)
         pw = [Fraction(1, n)] * n if p is None else [_q(x, "p") for x in p]
         st, ev = _local_gd(lo, hi, n, pw, kappa, schedule, bound)
+        if anyrho:
+            st = _drift(st, ev, kappa, hetero)
     else:
         raise FairtheoryValueError(f"method must be 'gd', 'agm' or 'local_gd', got {method!r}")
     cert = PotentialCertificate(st, ev, meta={"potential": potential if method == "gd" else method})

@@ -201,18 +201,27 @@ def canonical(st: Any) -> dict[str, Any]:
     lo, hi = _q(par["lo"], "lo"), _q(par["hi"], "hi")
     if not 0 <= lo <= hi <= MAX_PARAM:
         raise BadStatement(f"parameter range must satisfy 0 <= lo <= hi <= {MAX_PARAM}")
-    b = _keys(st["bound"], "bound", {"rho2", "num", "den"})
-    if _q(b["rho2"], "rho2") != 0:
-        raise BadStatement("bound: rho2 = 0 (the only form of version 1)")
+    b = st["bound"]
+    het = isinstance(b, Mapping) and "hetero" in b  # L D0 num/den + (rho^2/L) hnum/hden, any rho (local_gd, rFedFair)
+    b = _keys(b, "bound", {"hetero" if het else "rho2", "num", "den"})
+    if het and not (method["name"] == "local_gd" and method["schedule"] == "rfedfair"):
+        raise BadStatement("bound.hetero: local_gd with the rfedfair schedule only")
+    if not het and _q(b["rho2"], "rho2") != 0:
+        raise BadStatement("bound: rho2 = 0, or a 'hetero' part for every rho")
     out = {"class": {"functions": "smooth-convex", "mu": Fraction(0)}, "normalisation": dict(NORMALISATION), "n": n,
            "p": p, "method": method, "parameter": {"name": par["name"], "lo": lo, "hi": hi}, "potential": None,
-           "bound": {"rho2": Fraction(0), "num": _kp(b["num"], "bound num"), "den": _kp(b["den"], "bound den")}}
+           "bound": {"rho2": None if het else Fraction(0), "num": _kp(b["num"], "bound num"),
+                     "den": _kp(b["den"], "bound den")}}
+    if het:
+        hb = _keys(b["hetero"], "bound.hetero", {"num", "den"})
+        out["bound"]["hetero"] = (_kp(hb["num"], "hetero num"), _kp(hb["den"], "hetero den"))
     if method["name"] == "agm":
         if (lo, hi) != (1, 1) or st["potential"] != AGM_POTENTIAL:
             raise BadStatement(f"agm: h = 1 (step 1/L) and the potential {AGM_POTENTIAL!r}")
         return out | {"potential": AGM_POTENTIAL}
     avg_rule = method["name"] == "local_gd"
-    pot = _keys(st["potential"], "potential", {"terms", "den", "initial"} | ({"weight"} if avg_rule else set()))
+    pot = _keys(st["potential"], "potential", {"terms", "den", "initial"} | ({"weight"} if avg_rule else set())
+                | ({"drift"} if het else set()))
     terms = pot["terms"]
     if not isinstance(terms, Mapping) or not terms or not set(terms) <= set(TERMS):
         raise BadStatement(f"potential.terms: a non-empty map from {TERMS} to k-polynomials")
@@ -221,6 +230,8 @@ def canonical(st: Any) -> dict[str, Any]:
                  "initial": _ratio(pot["initial"], "potential initial")}
     if avg_rule:
         potential["weight"] = _ratio(pot["weight"], "potential weight")
+    if het:  # one round: phi_(k+1) - phi_k + w (G - G*) <= C rho^2, C = drift
+        potential["drift"] = _ratio(pot["drift"], "potential drift")
     return out | {"potential": potential}
 
 
@@ -231,13 +242,16 @@ def to_json(st: Mapping[str, Any]) -> dict[str, Any]:
     if not isinstance(pot, str):
         pj = {"terms": {k: _kjson(v) for k, v in pot["terms"].items()}, "den": poly_json(pot["den"]),
               "initial": {"num": poly_json(pot["initial"][0]), "den": poly_json(pot["initial"][1])}}
-        if "weight" in pot:
-            pj["weight"] = {"num": poly_json(pot["weight"][0]), "den": poly_json(pot["weight"][1])}
-    par = st["parameter"]
+        for key in ("weight", "drift"):
+            if key in pot:
+                pj[key] = {"num": poly_json(pot[key][0]), "den": poly_json(pot[key][1])}
+    par, b = st["parameter"], st["bound"]
+    bj: dict[str, Any] = {"rho2": "0"} if b["rho2"] is not None else {
+        "hetero": {"num": _kjson(b["hetero"][0]), "den": _kjson(b["hetero"][1])}}
     return {"class": {"functions": "smooth-convex", "mu": "0"}, "normalisation": dict(NORMALISATION), "n": st["n"],
             "p": [str(x) for x in st["p"]], "method": dict(st["method"]),
             "parameter": {"name": par["name"], "lo": str(par["lo"]), "hi": str(par["hi"])}, "potential": pj,
-            "bound": {"rho2": "0", "num": _kjson(st["bound"]["num"]), "den": _kjson(st["bound"]["den"])}}
+            "bound": bj | {"num": _kjson(b["num"]), "den": _kjson(b["den"])}}
 
 
 # ------------------------------------------------------------------------------------------------ obligations
@@ -246,9 +260,9 @@ class _Ob:
 
     def __init__(self, st: Mapping[str, Any]) -> None:
         self.st, self.b = st, Symbols(st["n"], st["p"], POLYNOMIALS, MAX_DIM, st)
-        # rho^2 = 0 exactly: every grad f_i(x*) = 0 (the basis vectors Symbols reserves for them stay unused)
-        self.b.stars = [{} for _ in range(st["n"])]
-        self.b.points = [[({}, {}, None)] for _ in range(st["n"])]
+        if st["bound"]["rho2"] is not None:  # rho^2 = 0 exactly: every grad f_i(x*) = 0 (their basis vectors unused)
+            self.b.stars = [{} for _ in range(st["n"])]
+            self.b.points = [[({}, {}, None)] for _ in range(st["n"])]
         self.G: dict[tuple[int, int], KP] = {}
         self.F: dict[int, KP] = {}
         self.c: KP = [P(0)]
@@ -329,10 +343,12 @@ def obligations(st: Mapping[str, Any]) -> dict[str, tuple[_Ob, list[Any]]]:
         step.phi(add(x, step.grad(x), -P([0, 1])), one, shift=1)
         step.phi(x, [P(-1)])
     else:
-        wn, wd = pot["weight"]
-        step.phi(_round(step, x, m["kappa"]), [wd], shift=1)
-        step.phi(x, [-wd])
-        step.value(x, [wn * pot["den"]])
+        (wn, wd), (cn, cd) = pot["weight"], pot.get("drift", (P(0), P(1)))
+        step.phi(_round(step, x, m["kappa"]), [wd * cd], shift=1)
+        step.phi(x, [-wd * cd])
+        step.value(x, [wn * cd * pot["den"]])
+        for i in range(st["n"]):  # - C rho^2, rho^2 = sum_i p_i ||grad f_i(x*)||^2 (times wd cd den > 0)
+            step.quad(step.b.stars[i], step.b.stars[i], [-wd * pot["den"] * cn * P(_fq(st["p"][i]))])
     out["step"] = (step, step.rows(False))
     init = _Ob(st)
     start = x if m["name"] == "gd" else _round(init, x, 1 if m["schedule"] == "rfedfair" else m["kappa"])
@@ -425,6 +441,10 @@ def _scalars(st: Mapping[str, Any], rng: _Range) -> str:
     lhs = _kadd(_kmul(num, [wn * bd, wn * bd]), _kmul(den, [wd * bn]), -1)  # times wd B0den > 0
     if not rng.nonneg_k(lhs):
         return "B0 / (w (T_N + 1)) exceeds the stated bound for some T_N >= 0"
+    if "drift" in pot:  # the rho^2 part: hnum/hden >= C/w for every T_N >= 0
+        (hn, hd), (cn, cd) = st["bound"]["hetero"], pot["drift"]
+        if not (rng.pos_t(cd) and rng.pos_k(hd) and rng.nonneg_k(_kadd(_kmul(hn, [cd * wn]), _kmul(hd, [cn * wd]), -1))):
+            return "C/w exceeds the stated rho^2 coefficient for some T_N >= 0 (or a denominator is not positive)"
     return ""
 
 
@@ -511,9 +531,17 @@ def implies(a: Mapping[str, Any], kind: str, b: Any) -> bool:
             return bool(no_root_on(da, pb["lo"], pb["hi"]) and no_root_on(db, pb["lo"], pb["hi"])
                         and nonneg_on((nb * da - na * db) * da * db, pb["lo"], pb["hi"]))
         rng = _Range(pb["lo"], pb["hi"])
-        sh = _shift if a["method"]["name"] == "gd" else (lambda x: x)
-        (na, da), (nb, db) = (sh(a["bound"]["num"]), sh(a["bound"]["den"])), (sh(b["bound"]["num"]), sh(b["bound"]["den"]))
-        return rng.pos_k(da) and rng.pos_k(db) and rng.nonneg_k(_kadd(_kmul(nb, da), _kmul(na, db), -1))
+        sh = _shift if a["method"]["name"] != "local_gd" else (lambda x: x)
+        pairs = [((a["bound"]["num"], a["bound"]["den"]), (b["bound"]["num"], b["bound"]["den"]))]
+        if b["bound"]["rho2"] is None:  # b holds for every rho: a must too, with a rho^2 coefficient at most b's
+            if a["bound"]["rho2"] is not None:
+                return False
+            pairs.append((a["bound"]["hetero"], b["bound"]["hetero"]))
+        for (na, da), (nb, db) in pairs:
+            na, da, nb, db = sh(na), sh(da), sh(nb), sh(db)
+            if not (rng.pos_k(da) and rng.pos_k(db) and rng.nonneg_k(_kadd(_kmul(nb, da), _kmul(na, db), -1))):
+                return False
+        return True
     except Exception:  # noqa: BLE001 - a malformed statement implies nothing
         return False
 
@@ -540,6 +568,11 @@ def describe(st: Mapping[str, Any]) -> str:
     rng = f"{tv} = {par['lo']}" if par["lo"] == par["hi"] else f"every {tv} in [{par['lo']}, {par['hi']}]"
     kv = "T_N" if m["name"] == "local_gd" else "N"
     bound = f"L D0 ({_kstr(st['bound']['num'], kv, tv)})/({_kstr(st['bound']['den'], kv, tv)})"
+    rho = "rho^2 = 0"
+    if st["bound"]["rho2"] is None:
+        hn, hd = st["bound"]["hetero"]
+        bound += f" + (rho^2/L) ({_kstr(hn, kv, tv)})/({_kstr(hd, kv, tv)})"
+        rho = "rho^2 = sum_i p_i ||grad f_i(x*)||^2"
     if m["name"] == "agm":
         return (f"for every N >= 1: f(x_N) - f* <= {bound} for the accelerated gradient method (x_0 = z_0; tau_k = "
                 f"1/lambda_(k+1), y_k = (1 - tau_k) x_k + tau_k z_k, z_(k+1) = z_k - (lambda_(k+1)^2 - lambda_k^2)/L "
@@ -555,5 +588,7 @@ def describe(st: Mapping[str, Any]) -> str:
     return (f"for every T_N >= 0 and {rng}: G(x_out) - G* <= {bound} for local GD (002 Alg. 1, {m['schedule']} "
             f"schedule, full participation), kappa = {m['kappa']}, step beta = {tv}/L, output 002, on every {st['n']} "
             f"clients f_i, each L-smooth convex, weights p = ({', '.join(map(str, st['p']))}), whenever ||x0 - x*||^2 <= D0 "
-            f"and rho^2 = 0; by the one-round potential phi_k = {phi} (x_k the server model of round k, grad = grad G) "
-            f"decreasing by w (G(x_k) - G*), w = ({_pstr(pot['weight'][0], tv)})/({_pstr(pot['weight'][1], tv)})")
+            f"and {rho}; by the one-round potential phi_k = {phi} (x_k the server model of round k, grad = grad G) "
+            f"decreasing by w (G(x_k) - G*)/L, w = ({_pstr(pot['weight'][0], tv)})/({_pstr(pot['weight'][1], tv)})"
+            + (f", up to C rho^2/L^2, C = ({_pstr(pot['drift'][0], tv)})/({_pstr(pot['drift'][1], tv)})"
+               if "drift" in pot else ""))
