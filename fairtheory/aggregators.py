@@ -533,10 +533,16 @@ class TERM(BaseAggregator):
         return xp, pp, fmax, xp.where(support, x, xp.full_like(f, -np.inf))
 
     def _value(self, f: Any) -> Any:
-        # log1p/expm1 keep the small-t limit (the p-mean) where e^{x} would round to one
+        # log1p/expm1 keep the small-t limit (the p-mean) where e^{x} would round to one; for s < -1/2 the sum
+        # S = 1 + s = sum p_i e^{x_i} can be as small as the maximum's weight (1e-300) and 1 + s would cancel:
+        # there S is summed directly (positive terms).  Both give log S to ~ n eps (fairtheory.objectives.tilted);
+        # each branch sees a harmless argument where it is not taken, so autograd stays finite.
         xp, pp, fmax, x = self._tilted(f)
         s = xp.sum(pp * xp.expm1(x))
-        return fmax + xp.log1p(s) / self.t
+        direct = s < -0.5
+        near = xp.log1p(xp.where(direct, xp.zeros_like(s), s))
+        far = xp.log(xp.where(direct, xp.sum(pp * xp.exp(x)), xp.ones_like(s)))
+        return fmax + xp.where(direct, far, near) / self.t
 
     def _weights(self, f: Any) -> Any:
         xp, pp, _, x = self._tilted(f)

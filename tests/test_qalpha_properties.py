@@ -21,6 +21,7 @@ from fairtheory.objectives.qalpha import (
     client_weights_mu,
     deviation,
     hcvar,
+    hcvar_level,
     qalpha_dual,
     qalpha_loss,
     sigmoid,
@@ -100,9 +101,25 @@ def test_hcvar_ru_equals_f_alpha(inst):
     p, a, f = inst
     vp, _ = qalpha_loss(f, p, a)
     assert relative_error(hcvar(f, p, a, "ru"), vp) <= EQ
+    pi, beta = hcvar_level(p, a)
     c = p / a
-    pi, beta = c / c.sum(), 1.0 - 1.0 / c.sum()
+    assert np.allclose(pi, c / c.sum(), rtol=1e-15, atol=0) and abs(beta - (1.0 - 1.0 / c.sum())) <= 1e-15
     assert relative_error(ru_cvar_reference(f, pi, beta), vp) <= EQ
+
+
+def test_hcvar_level_is_never_negative():
+    """Regression (issue 34, found by the 1,000-example profile): p = (10, 1, 10)/21 and alpha = 1 give
+    tau_alpha = 1 exactly, but its float sum is one ulp below 1 and 1 - 1/tau = -2.2e-16, which the RU
+    reference refused.  hcvar_level's beta = sum p (1 - alpha)/alpha / tau is exactly 0 there."""
+    p = np.array([10.0, 1.0, 10.0]) / 21.0
+    assert 1.0 - 1.0 / float((p / 1.0).sum()) < 0.0  # the rounding this guards against still happens
+    f = np.array([3.0, -1.0, 2.0])
+    pi, beta = hcvar_level(p, 1.0)
+    assert beta == 0.0 and np.array_equal(pi, p / p.sum())
+    assert relative_error(ru_cvar_reference(f, pi, beta), float(p @ f)) <= EQ
+    assert relative_error(hcvar(f, p, 1.0, "ru"), float(p @ f)) <= EQ
+    pi, beta = hcvar_level(p, np.array([1.0, 0.5, 1.0]))  # tau = 22/21: beta = (1/21)/(22/21) = 1/22
+    assert abs(beta - 1.0 / 22.0) <= 1e-16
 
 
 @given(qalpha_instances())

@@ -69,3 +69,21 @@ def test_term_validation(bad):
     kw = dict(losses=[1.0, 2.0, 3.0], p=[0.2, 0.3, 0.5], t=1.0) | bad
     with pytest.raises(FairtheoryValueError, match="t|p"):
         term(**kw)
+
+
+@pytest.mark.parametrize("tiny", [1e-300, 1e-20, 1e-16, 1e-12])
+def test_term_tiny_weight_on_the_maximum(tiny):
+    """Regression (issue 34, found by the 1,000-example profile): f = (0, 0, 12), t = 3 and a tiny weight on the
+    maximum gave A(f) = -0.01455 < p-mean, because 1 + sum p_i expm1(.) cancelled to one ulp.  Reference: mpmath
+    at 50 digits on the same float inputs."""
+    import mpmath
+
+    from fairtheory.aggregators import TERM
+
+    f = np.array([0.0, 0.0, 12.0])
+    p = np.array([(1.0 - tiny) / 2, (1.0 - tiny) / 2, tiny])
+    with mpmath.workdps(50):
+        ref = float(mpmath.log(sum(mpmath.mpf(pi) * mpmath.exp(3 * mpmath.mpf(fi)) for pi, fi in zip(p, f, strict=True))) / 3)
+    for a in (term(f, p, 3.0), TERM(p, 3.0).value(f)):
+        assert abs(a - ref) <= 1e-14 * 12, (a, ref)
+        check_between_mean_and_max(lambda x, a=a: a, f, p)

@@ -52,6 +52,7 @@ from fairtheory.objectives.qalpha import (
     F_mu,
     deviation,
     hcvar,
+    hcvar_level,
     qalpha_dual,
     qalpha_loss,
     tau_alpha,
@@ -206,10 +207,8 @@ def lemma1_hcvar(*, p: Any, alpha: Any, losses: Any, reading: Literal["ru", "con
     p_arr, a_arr, f = _vectors(p, alpha, losses)
     vp, _ = qalpha_loss(f, p_arr, a_arr)
     h = hcvar(f, p_arr, a_arr, reading)
-    c = p_arr / a_arr
-    tau = float(c.sum())
-    beta = max(1.0 - 1.0 / tau, 0.0)  # tau_alpha >= 1 exactly; the float sum can fall an ulp below 1
-    return InstanceResult(float(h), float(vp), {"beta": beta, "cvar_integral": ru_cvar_reference(f, c / tau, beta)})
+    pi, beta = hcvar_level(p_arr, a_arr)  # beta >= 0 by construction (1 - 1/tau can round to -2.2e-16)
+    return InstanceResult(float(h), float(vp), {"beta": beta, "cvar_integral": ru_cvar_reference(f, pi, beta)})
 
 
 def remark1_cvar(*, p: Any, chi: float, losses: Any) -> InstanceResult:

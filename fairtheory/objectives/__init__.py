@@ -23,6 +23,7 @@ if TYPE_CHECKING:  # the same names, for type checkers (tests/test_public_api.py
     from fairtheory.objectives.qalpha import client_weights_mu as client_weights_mu
     from fairtheory.objectives.qalpha import deviation as deviation
     from fairtheory.objectives.qalpha import hcvar as hcvar
+    from fairtheory.objectives.qalpha import hcvar_level as hcvar_level
     from fairtheory.objectives.qalpha import qalpha_dual as qalpha_dual
     from fairtheory.objectives.qalpha import qalpha_loss as qalpha_loss
     from fairtheory.objectives.qalpha import sigmoid as sigmoid
@@ -51,8 +52,8 @@ __getattr__, __dir__, __all__ = lazy_exports(
     __name__,
     names={
         "qalpha": [
-            "tau_alpha", "qalpha_loss", "qalpha_dual", "hcvar", "deviation", "softplus", "sigmoid", "F_alpha",
-            "F_mu", "F_mu_grad", "client_weights_mu"],
+            "tau_alpha", "qalpha_loss", "qalpha_dual", "hcvar", "hcvar_level", "deviation", "softplus", "sigmoid",
+            "F_alpha", "F_mu", "F_mu_grad", "client_weights_mu"],
         "qffl": [
             "FORMS", "check_losses", "qffl_value", "qffl_grad", "lipschitz_estimate", "hessian_powered",
             "QFFLProblem"],

@@ -59,6 +59,7 @@ from fairtheory.stable import sigmoid, softplus
 
 __all__ = [
     "tau_alpha",
+    "hcvar_level",
     "qalpha_loss",
     "qalpha_dual",
     "hcvar",
@@ -133,6 +134,35 @@ def tau_alpha(p: Any, alpha: Any) -> float:
     p_arr = check_probability_vector(p, "p")
     a_arr = as_alpha(alpha, p_arr, "alpha")
     return float(np.sum(p_arr / a_arr))
+
+
+def hcvar_level(p: Any, alpha: Any) -> tuple[Array, float]:
+    r"""HCVaR's weights and level (002 Def. 2): ``pi_i = p_i/(alpha_i tau_alpha)`` and ``beta = 1 - 1/tau_alpha``.
+
+    ``beta`` is computed as
+
+    .. math:: \beta = \frac{\tau_\alpha - 1}{\tau_\alpha}
+              = \frac{1}{\tau_\alpha} \sum_i p_i \frac{1 - \alpha_i}{\alpha_i}
+
+    (``sum p = 1``; for a ``p`` that sums to one only up to rounding it is ``1 - 1/tau`` of the normalised
+    ``p``, and ``pi`` is the same).  Every term is ``>= 0`` because ``alpha_i <= 1``, so ``beta >= 0`` holds in
+    float64 too, and ``beta = 0`` exactly when ``alpha = 1`` on the support of ``p``; ``1 - 1/fl(tau_alpha)``
+    can round to ``-2.2e-16`` instead (``tau_alpha = 1`` exactly, its float sum one ulp below, e.g.
+    ``p = (10, 1, 10)/21``, ``alpha = 1``).  Each term is at most ``p_i/alpha_i`` after rounding, so
+    ``beta <= 1 - sum_i p_i/tau_alpha < 1``.
+
+    Returns
+    -------
+    pi : ndarray, shape (n,)
+        ``c/tau_alpha`` with ``c_i = p_i/alpha_i``.
+    beta : float
+        The level in ``[0, 1)``.
+    """
+    p_arr = check_probability_vector(p, "p")
+    a_arr = as_alpha(alpha, p_arr, "alpha")
+    c = p_arr / a_arr
+    tau = float(c.sum())
+    return c / tau, float(np.sum(p_arr * (1.0 - a_arr) / a_arr)) / tau
 
 
 def qalpha_loss(losses: Any, p: Any, alpha: Any) -> tuple[float, Array]:
@@ -249,9 +279,7 @@ def hcvar(losses: Any, p: Any, alpha: Any, reading: Literal["ru", "conditional"]
     if reading not in ("ru", "conditional"):
         raise FairtheoryValueError(f"reading must be 'ru' or 'conditional', got {reading!r}")
     c = p_arr / a_arr
-    tau = float(c.sum())
-    pi = c / tau
-    beta = 1.0 - 1.0 / tau
+    pi, beta = hcvar_level(p_arr, a_arr)  # beta >= 0 in float64 too (not 1 - 1/tau: -2.2e-16 at tau = 1)
     if reading == "ru":
         if beta <= 0.0:
             return float(pi @ f)
