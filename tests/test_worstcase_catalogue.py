@@ -471,3 +471,66 @@ def test_new_examples_match_pepit_printed_values(name: str) -> None:
     r = ex.run(**ex.quick[0])
     assert r.agrees
     assert abs(r.ours - PEPIT_PRINTED[name]) <= 5e-6 * PEPIT_PRINTED[name]
+
+
+# ------------------------------------------------------------------ the tracer accepts any class
+def test_traced_method_on_qg_class_equals_hand_written_pep() -> None:
+    """worst_case(fedavg, n = 1, kappa = 1) is gradient descent: on ConvexQG(1) with lr = 0.2, T = 4 it equals the
+    hand-written PEP and Goujaud, Taylor & Dieuleveut's closed form (L/2) max(1/(2 T L lr + 1), L lr)."""
+    from fairtheory.algorithms import fedavg
+    from fairtheory.worstcase import worst_case
+
+    w = worst_case(fedavg.make, 4, n=1, D0=1.0, rho2=0.0, function_class=ConvexQG(1.0), lr=0.2)
+    hand = EXAMPLES["gradient_descent_qg_convex"].run(L=1.0, gamma=0.2, n=4)
+    assert w.value == pytest.approx(hand.ours, rel=TOL) and w.value == pytest.approx(hand.theory, rel=TOL)
+    assert w.value_is == "solver" and w.params["function_class"] == ["ConvexQG(L=1.0)"]
+    # the units: D0 = 4 scales the value by 4 (f - f* <= L/2 ||x - x*||^2 is homogeneous of degree 2)
+    w4 = worst_case(fedavg.make, 4, n=1, D0=4.0, rho2=0.0, function_class=ConvexQG(1.0), lr=0.2)
+    assert w4.value == pytest.approx(4 * hand.theory, rel=TOL)
+
+
+def test_traced_per_client_classes_equal_hand_written_pep() -> None:
+    """Two clients of different classes (ConvexLipschitz(1) and SmoothStronglyConvex(1, 0)), FedAvg with one local step
+    (x+ = x - lr sum_i p_i g_i(x)), sum_i p_i ||g_i(x*)||^2 <= rho2: the traced worst case equals the PEP written by hand
+    with the builder (optimum gradients g_1* = -g_2*, p uniform)."""
+    from fairtheory.algorithms import fedavg
+    from fairtheory.worstcase import worst_case
+
+    lr, T, rho2 = 0.5, 2, 1.0
+    w = worst_case(fedavg.make, T, n=2, D0=1.0, rho2=rho2, function_class=[ConvexLipschitz(1.0),
+                                                                         SmoothStronglyConvex(1.0, 0)], lr=lr)
+    pep = PEP()
+    f1, f2 = pep.function(ConvexLipschitz(1.0)), pep.function(SmoothStronglyConvex(1.0, 0))
+    star = pep.vector()
+    f1.add_point(pep.zero(), star, Scalar())
+    f2.add_point(pep.zero(), -star, Scalar())
+    pep.add_le(0.5 * sqnorm(star) + 0.5 * sqnorm(-star) - rho2)
+    x = pep.vector()
+    pep.add_le(sqnorm(x) - 1.0)
+    for _ in range(T):
+        x = x - lr * (0.5 * f1.grad(x) + 0.5 * f2.grad(x))
+    pep.maximize(0.5 * f1.value(x) + 0.5 * f2.value(x))
+    assert w.value == pytest.approx(pep.solve().value, rel=TOL)
+
+
+def test_traced_general_classes_refusals_and_old_path_unchanged() -> None:
+    from fairtheory.algorithms import fedavg
+    from fairtheory.worstcase import worst_case
+    from fairtheory.worstcase.classes import rescale
+
+    with pytest.raises(FairtheoryValueError, match="own minimiser"):
+        worst_case(fedavg.make, 1, n=2, D0=1.0, rho2=1.0, function_class=ConvexQG(1.0), lr=0.5)
+    with pytest.raises(FairtheoryValueError, match="certificate"):
+        worst_case(fedavg.make, 1, n=1, D0=1.0, rho2=0.0, function_class=ConvexQG(1.0), lr=0.5, certificate=True)
+    with pytest.raises(FairtheoryValueError, match="once"):
+        worst_case(fedavg.make, 1, n=1, L=1.0, D0=1.0, rho2=0.0, function_class=ConvexQG(1.0), lr=0.5)
+    with pytest.raises(FairtheoryTypeError, match="rescaled"):
+        rescale(BlockSmoothConvex(BlockPartition(PEP(), 2), [1.0, 1.0]), 1.0, 1.0)
+    # rescale: x' = x/a, f' = f/b - curvature c a^2/b, gradient bounds M a/b, distances D/a
+    assert rescale(ConvexQG(2.0), 2.0, 4.0).L == pytest.approx(2.0)
+    assert rescale(ConvexLipschitz(3.0), 2.0, 4.0).M == pytest.approx(1.5)
+    assert rescale(ConvexIndicator(D=3.0), 2.0, 4.0).D == pytest.approx(1.5)
+    # SmoothStronglyConvex through function_class keeps the historical path (bit-identical data): same value as L=
+    a = worst_case(fedavg.make, 2, n=2, D0=1.0, rho2=0.5, function_class=SmoothStronglyConvex(1.0, 0), lr=0.5)
+    b = worst_case(fedavg.make, 2, n=2, L=1.0, D0=1.0, rho2=0.5, lr=0.5)
+    assert a.value == b.value

@@ -44,7 +44,8 @@ if TYPE_CHECKING:
 
 __all__ = ["FunctionClass", "SmoothStronglyConvex", "Convex", "ConvexLipschitz", "ConvexIndicator",
            "SmoothNonconvex", "Row", "StronglyConvex", "SmoothConvexLipschitz", "SmoothStronglyConvexQuadratic",
-           "ConvexSupport", "ConvexQG", "RsiEb", "SmoothQuadraticLojasiewicz", "BlockSmoothConvex"]
+           "ConvexSupport", "ConvexQG", "RsiEb", "SmoothQuadraticLojasiewicz", "BlockSmoothConvex", "rescale",
+           "needs_own_minimiser"]
 
 #: one interpolation row ``r <= 0`` with the point indices ``(j, k)`` it involves (``(j, j)``: a per-point row)
 Row = tuple[Scalar, tuple[int, int]]
@@ -707,6 +708,53 @@ class BlockSmoothConvex:
                 rows.append((s, (j, k)))
         return rows
 
+
+
+def rescale(cls: Any, a: Any, b: Any) -> Any:
+    r"""The class of ``x' -> f(a x')/b`` for ``f`` in ``cls`` (``a, b > 0``): the traced backend's normalised units
+    (:mod:`fairtheory.worstcase.pep_problem`: ``a = s`` the distance unit, ``b = S`` the value unit).  With ``x' = x/a``,
+    ``f' = f/b`` and ``g' = a g/b``: curvature constants (``L``, ``mu`` of every class) become ``c a^2/b``, gradient bounds
+    (``M``) ``M a/b``, distances (``D``, ``R``) ``D/a``; :class:`Convex` is unchanged.  An exact rescaling - the worst
+    case in the new units times ``b`` is the worst case in the old.  Classes tied to one PEP (an indicator with a given
+    center, :class:`BlockSmoothConvex`) and classes this function does not know are refused by name."""
+    c2 = float(a) * float(a) / float(b)
+    m = float(a) / float(b)
+    if isinstance(cls, SmoothStronglyConvex):
+        return SmoothStronglyConvex(float(cls.L) * c2, float(cls.mu) * c2)
+    if isinstance(cls, ConvexLipschitz):
+        return ConvexLipschitz(float(cls.M) * m)
+    if isinstance(cls, Convex):
+        return Convex(reuse_gradient=cls.differentiable)
+    if isinstance(cls, SmoothNonconvex):
+        return SmoothNonconvex(float(cls.L) * c2)
+    if isinstance(cls, StronglyConvex):
+        return StronglyConvex(float(cls.mu) * c2)
+    if isinstance(cls, SmoothConvexLipschitz):
+        return SmoothConvexLipschitz(float(cls.L) * c2, float(cls.M) * m)
+    if isinstance(cls, SmoothStronglyConvexQuadratic):
+        return SmoothStronglyConvexQuadratic(float(cls.L) * c2, float(cls.mu) * c2)
+    if isinstance(cls, ConvexSupport):
+        return ConvexSupport(math.inf if cls._inf else float(cls.M) * m)
+    if isinstance(cls, ConvexQG):
+        return ConvexQG(float(cls.L) * c2)
+    if isinstance(cls, RsiEb):
+        return RsiEb(float(cls.mu) * c2, float(cls.L) * c2)
+    if isinstance(cls, SmoothQuadraticLojasiewicz):
+        return SmoothQuadraticLojasiewicz(float(cls.L) * c2, float(cls.mu) * c2)
+    if isinstance(cls, ConvexIndicator):
+        if cls.center is not None:
+            raise FairtheoryValueError("a ConvexIndicator with a given center belongs to one PEP; in a traced worst "
+                                       "case leave center=None")
+        return ConvexIndicator(float(cls.D) / float(a) if cls.D != math.inf else math.inf,
+                               float(cls.R) / float(a) if cls.R != math.inf else math.inf)
+    raise FairtheoryTypeError(f"{cls!r} cannot be rescaled (a class tied to one PEP, e.g. BlockSmoothConvex, or one this "
+                              "function does not know): it cannot serve as a traced client's class")
+
+
+def needs_own_minimiser(cls: Any) -> bool:
+    """Whether the class's conditions refer to the function's own minimiser (``x* = 0`` with a zero gradient):
+    ``ConvexQG``, ``RsiEb``, ``SmoothQuadraticLojasiewicz``, ``SmoothStronglyConvexQuadratic``."""
+    return isinstance(cls, (ConvexQG, RsiEb, SmoothQuadraticLojasiewicz, SmoothStronglyConvexQuadratic))
 
 def as_class(spec: Any) -> Any:
     """A function class from what :meth:`PEP.function` was given: a class object, or a number ``L`` (the

@@ -73,7 +73,7 @@ import numpy as np
 from fairtheory._validation import check_in_range, check_integer, check_positive, check_probability_vector
 from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError
 from fairtheory.problems.base import FederatedProblem
-from fairtheory.worstcase.classes import ConvexIndicator
+from fairtheory.worstcase.classes import ConvexIndicator, needs_own_minimiser, rescale
 from fairtheory.worstcase.gram_array import (
     GramArray,
     GramNamespace,
@@ -157,17 +157,27 @@ class PEPProblem(FederatedProblem):
     grad_eps : relative gradient inexactness ``eps`` in ``[0, 1)`` (0: exact gradients).
     constrained : ``True``: minimise ``sum_i p_i f_i`` over an arbitrary closed convex set ``C`` (module doc;
         :meth:`project_each` projects onto it).  ``False`` (default): unconstrained, the SDP data unchanged.
+    classes : instead of ``L`` / ``mu``: any function class of :mod:`fairtheory.worstcase.classes` (one for every
+        client, or one per client; ``L`` must then be ``None``).  Client ``i`` is a function of its class, entered in the
+        normalised units through :func:`~fairtheory.worstcase.classes.rescale` (``x' = x/s``, ``f' = f/S``) without the
+        strong-convexity shift; the units use ``L`` = the largest finite ``L`` of the classes (1 when none has one).
+        Classes whose conditions refer to each function's own minimiser (QG+, RSI/EB, Lojasiewicz, quadratics) need
+        ``n = 1`` unconstrained (the clients share only the minimiser of their sum).
     ``D0 = rho2 = 0`` is refused unless ``sigma2 > 0`` (the worst case is 0).
     """
 
     def __init__(self, n: int, *, L: Any, mu: Any = 0.0, p: Any = None, D0: float, rho2: float,
                  d: int = 2, sigma2: float = 0.0, noise_atoms: int = 2, grad_eps: float = 0.0,
-                 constrained: bool = False) -> None:
+                 constrained: bool = False, classes: Any = None) -> None:
         if not isinstance(constrained, (bool, np.bool_)):
             raise FairtheoryTypeError(f"constrained must be True or False, got {constrained!r}")
         #: whether ``sum_i p_i f_i`` is minimised over a closed convex set ``C`` (module doc)
         self.constrained = bool(constrained)
         self.n = check_integer(n, "n", low=1, high=MAX_PEP_DIM - 1)  # n - 1 optimum gradients and x0 are basis vectors
+        #: the clients' classes when given by ``classes=`` (``None``: smooth strongly convex from ``L``, ``mu``)
+        self.classes = _client_classes(classes, self.n, L, self.constrained)
+        if self.classes is not None:
+            L, mu = _reference_L(self.classes), 0.0
         self.L, self.mu, self.L_each, self.mu_each, self.per_client = _classes(L, mu, self.n)
         self.D0 = check_in_range(D0, "D0", low=0.0)
         self.rho2 = check_in_range(rho2, "rho2", low=0.0)
@@ -209,8 +219,11 @@ class PEPProblem(FederatedProblem):
         self.r_each = [float(m) / self.L for m in self.mu_each]
         # normalised client functions h_i' = f_i'/S - (mu_i/L)/2 ||x'||^2, (L_i - mu_i)/L-smooth convex,
         # minimiser of sum p_i f_i at x* = 0 with f_i(x*) = 0 (L_i/L = 1.0 exactly for the largest L_i)
-        self.funcs: list[Function] = [self.pep.function(float(self.L_each[i]) / self.L - self.r_each[i], f"f{i}")
-                                      for i in range(self.n)]
+        if self.classes is None:
+            self.funcs: list[Function] = [self.pep.function(float(self.L_each[i]) / self.L - self.r_each[i], f"f{i}")
+                                          for i in range(self.n)]
+        else:  # any class, rescaled into the normalised units (x' = x/s, f' = f/S), no shift (r_each = 0)
+            self.funcs = [self.pep.function(rescale(c, self.s, self.unit), f"f{i}") for i, c in enumerate(self.classes)]
         zero = Vec(np.zeros(0))
         #: the indicator of ``C`` (``constrained=True``; a function of the PEP, not a client)
         self.indicator: Function | None = None
@@ -266,7 +279,8 @@ class PEPProblem(FederatedProblem):
         mu = self.mu_each.tolist() if self.per_client else self.mu
         more = "".join(f", {k}={v}" for k, v in (("sigma2", self.sigma2), ("grad_eps", self.grad_eps),
                                                  ("constrained", self.constrained)) if v)
-        return f"PEPProblem(n={self.n}, L={L}, mu={mu}, D0={self.D0}, rho2={self.rho2}{more}, basis={self.pep.dim})"
+        cls = f"classes={self.classes!r}" if self.classes is not None else f"L={L}, mu={mu}"
+        return f"PEPProblem(n={self.n}, {cls}, D0={self.D0}, rho2={self.rho2}{more}, basis={self.pep.dim})"
 
     @property
     def exact_oracle(self) -> bool:
@@ -574,7 +588,7 @@ class PEPProblem(FederatedProblem):
         from fairtheory.proofs.certificate import statement
         from fairtheory.worstcase.local_gd import exact_weights
 
-        if self.per_client or not self.exact_oracle:
+        if self.per_client or not self.exact_oracle or self.classes is not None:
             raise FairtheoryValueError("certificate statements cover one L and mu for every client, exact "
                                        "gradients and unconstrained problems only (no sigma2, grad_eps, prox_each, "
                                        "constrained)")
@@ -610,6 +624,33 @@ class PEPProblem(FederatedProblem):
         for pi, g in zip(self.p, self.stars, strict=True):
             c2 = c2 + float(pi) * sqnorm(g)
         return c1, c2 - self.rho2_level
+
+
+def _client_classes(classes: Any, n: int, L: Any, constrained: bool) -> list[Any] | None:
+    """``classes=`` of :class:`PEPProblem` as one class object per client (``None`` when not given)."""
+    if classes is None:
+        return None
+    if L is not None:
+        raise FairtheoryValueError("give the clients' class once: classes= or L= (with mu=), not both")
+    cs = list(classes) if isinstance(classes, (list, tuple)) else [classes] * n
+    if len(cs) != n:
+        raise FairtheoryValueError(f"classes must be one class or one per client ({n}), got {len(cs)}")
+    for i, c in enumerate(cs):
+        if isinstance(c, type) or not (hasattr(c, "interpolation") and hasattr(c, "smooth_convex")):
+            raise FairtheoryTypeError(f"classes[{i}] (worst_case's function_class) must be a function class instance of "
+                                      f"fairtheory.worstcase.classes (e.g. ConvexLipschitz(1.0)), got {c!r}")
+        if needs_own_minimiser(c) and (n > 1 or constrained):
+            raise FairtheoryValueError(
+                f"classes[{i}] = {c!r} states its conditions at the function's own minimiser; the traced clients share "
+                "only the minimiser of their sum (n > 1 or constrained=True): use it with n = 1, unconstrained")
+    return cs
+
+
+def _reference_L(classes: list[Any]) -> float:
+    """The units' ``L`` for :class:`PEPProblem` ``(classes=...)``: the largest finite ``L`` of the classes, else 1."""
+    Ls = [float(getattr(c, "L", math.inf)) for c in classes]
+    Ls = [v for v in Ls if math.isfinite(v) and v > 0]
+    return max(Ls) if Ls else 1.0
 
 
 def _gammas(gamma: Any, k: int) -> list[float]:

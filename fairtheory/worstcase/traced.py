@@ -370,7 +370,10 @@ def worst_case(make: Callable[..., Any], rounds: int, *, n: int, L: Any = None, 
     n, L, class_mu, p, D0, rho2 : the function class (:class:`~fairtheory.worstcase.pep_problem.PEPProblem`); ``L``
         and ``class_mu`` numbers or one per client (``0 <= mu_i < L_i``, the units use ``max_i L_i``; ``class_mu``
         default 0).
-    function_class : instead of ``L`` / ``class_mu``: ``SmoothStronglyConvex(L, mu)`` or one per client.
+    function_class : instead of ``L`` / ``class_mu``: ``SmoothStronglyConvex(L, mu)`` or one per client - or any class
+        of :mod:`fairtheory.worstcase.classes` (``ConvexLipschitz(M)``, ``ConvexQG(L)``, ...; one, or one per client,
+        classes may differ between clients): :class:`PEPProblem` ``classes=`` (its units, its restrictions); the value is
+        then the solver's (``value_is == "solver"``) and ``certificate=True`` is refused.
     mu : the method's hyper-parameter ``mu`` when the class is given by ``class_mu`` / ``function_class``.  Without
         them, the old spelling of ``class_mu`` (a :class:`DeprecationWarning`), refused by name when the method has
         a ``mu`` of its own (ambiguous).
@@ -430,9 +433,19 @@ def worst_case(make: Callable[..., Any], rounds: int, *, n: int, L: Any = None, 
     if not isinstance(certificate, (bool, np.bool_)):
         raise FairtheoryTypeError(f"certificate must be True or False, got {certificate!r}")
     hyper = {**dict(hyper or {}), **more}
-    L, mu = _class_keywords(make, L, mu, class_mu, function_class, hyper)
+    classes = _general_classes(function_class)
+    if classes is None:
+        L, mu = _class_keywords(make, L, mu, class_mu, function_class, hyper)
+    else:  # any class of fairtheory.worstcase.classes (issue 35): mu= can only be the method's
+        if L is not None or class_mu is not None:
+            raise FairtheoryValueError("give the function class once: function_class=... or L= with class_mu=, not both")
+        if mu is not _UNSET:
+            if "mu" in hyper:
+                raise FairtheoryValueError("mu= and hyper={'mu': ...} both give the method's mu: give it once")
+            hyper["mu"] = mu
+        mu = 0.0
     problem = PEPProblem(n, L=L, mu=mu, p=p, D0=D0, rho2=rho2, sigma2=sigma2, noise_atoms=noise_atoms,
-                         grad_eps=grad_eps, constrained=constrained)
+                         grad_eps=grad_eps, constrained=constrained, classes=classes)
     if problem.constrained:
         _refuse_constrained(measures, output)
     plain_measure = measures == ["value"] and output in ("last", "mean")
@@ -466,6 +479,8 @@ def worst_case(make: Callable[..., Any], rounds: int, *, n: int, L: Any = None, 
               "hyper": {k: (v if isinstance(v, (int, float, str, type(None))) else repr(v)) for k, v in hyper.items()}}
     if problem.per_client:
         params.update(L_each=problem.L_each.tolist(), mu_each=problem.mu_each.tolist())
+    if problem.classes is not None:
+        params.update(function_class=[repr(c) for c in problem.classes], L_units=problem.L)
     if not plain_measure:
         params["measure"] = measures if len(measures) > 1 else measures[0]
     for k, v, default in (("sigma2", problem.sigma2, 0.0), ("noise_atoms", problem.noise_atoms, 2),
@@ -488,13 +503,29 @@ def worst_case(make: Callable[..., Any], rounds: int, *, n: int, L: Any = None, 
                              certificate=tpl, extra=extra,
                              problem="traced worst_case", objective=tr.objective, x0=problem._x0n, n=problem.n,
                              p=problem.p, D0_level=problem.D0_level, rho2_level=problem.rho2_level, tol=tol,
-                             rigorous=plain_measure and problem.exact_oracle)
+                             rigorous=plain_measure and problem.exact_oracle and problem.classes is None)
+
+
+def _general_classes(function_class: Any) -> Any:
+    """``function_class`` when it names a class other than :class:`~fairtheory.worstcase.classes.SmoothStronglyConvex`
+    (one, or one per client): the clients are then functions of those classes (:class:`PEPProblem` ``classes=``);
+    ``None`` otherwise (the smooth strongly convex path, its SDP data unchanged)."""
+    from fairtheory.worstcase.classes import SmoothStronglyConvex
+
+    if function_class is None:
+        return None
+    fcs = list(function_class) if isinstance(function_class, (list, tuple)) else [function_class]
+    if fcs and all(isinstance(c, SmoothStronglyConvex) for c in fcs):
+        return None
+    return function_class
 
 
 def _refuse_certificate(problem: PEPProblem, measures: list[str], output: str) -> None:
     """``certificate=True`` only for what the trusted kernel checks (one class for every client, exact gradients,
     the value of the last / mean model): anything else is a named error before tracing."""
     what = []
+    if problem.classes is not None:
+        what.append(f"function_class={problem.classes!r}")
     if problem.per_client:
         what.append("per-client L / mu")
     if problem.sigma2 > 0:
