@@ -57,21 +57,14 @@ from typing import Any
 
 import flint
 
-from fairtheory.proofs.kernel.family import (
-    NORMALISATION,
-    POLYNOMIALS,
-    P,
-    _fq,
-    _frac,
-    _poly,
-    _q,
-    no_root_on,
-    nonneg_on,
-    poly_json,
-    psd_on,
-)
+from fairtheory.proofs.kernel import family as _fam
 from fairtheory.proofs.kernel.pep import _int, _keys
 from fairtheory.proofs.kernel.rows import BadStatement, Symbols, add, avg, gram, interpolation_rows
+
+# the pep-family kernel's exact routines (root counting, PSD over Q[t]) and parsers, reused - not copied
+NORMALISATION, POLYNOMIALS, P, _fq, _frac, _poly, _q = (_fam.NORMALISATION, _fam.POLYNOMIALS, _fam.P, _fam._fq, _fam._frac,
+                                                       _fam._poly, _fam._q)
+no_root_on, nonneg_on, poly_json, psd_on = _fam.no_root_on, _fam.nonneg_on, _fam.poly_json, _fam.psd_on
 
 __all__ = ["canonical", "to_json", "obligations", "check_potential", "explain_potential", "statement_of", "implies",
            "describe", "bound_at", "KP", "TERMS", "PARAMETER"]
