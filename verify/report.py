@@ -183,8 +183,10 @@ def to_markdown(results: Sequence[ClaimResult], meta: dict[str, Any]) -> str:
               "with the smallest margin; tightness the largest ratio over all instances, none for a refuted "
               "claim).  `(within rounding)`: the smallest margin is negative but inside the fixed float-rounding "
               "slack (`verify.core.ROUNDING`), so the claim holds."]
-    lines += ["", "Statuses: `proved` (an exact certificate, re-checked by the runner with "
-              "`fairtheory.proofs.check.check_proof`; the certificate is in the JSON report), `verified` (the numbers "
+    lines += ["", "Statuses: `proved` (exact certificates, re-checked by the kernel `fairtheory.proofs.check.check_proof` "
+              "in the claim's process and again in a fresh interpreter; the certificates and the declared statements "
+              "are in the JSON report, and `python -m fairtheory.proofs recheck REPORT.json` re-checks them), "
+              "`verified` (the numbers "
               "held on every instance checked), `refuted`, `inconclusive`, `skipped` (the check did not run, e.g. a "
               "peer library is not installed; it never fails the run, and `expected` is what the claim gives when "
               "it runs), `not implemented`, `error`."]
@@ -202,7 +204,8 @@ def to_markdown(results: Sequence[ClaimResult], meta: dict[str, Any]) -> str:
                 lines.append(f"  - proved: {_cell(words)}")
             if r.certificate is not None:
                 lines.append(f"  - certificate ({certificate_summary(r.certificate)}): "
-                             f"{'re-checked exactly' if r.status == 'proved' else 'see the note'}, in the JSON report")
+                             f"{'re-checked exactly, also in a fresh interpreter' if r.status == 'proved' else 'see the note'}"
+                             ", in the JSON report")
             if r.counterexample:
                 lines.append(f"  - counterexample: `{json.dumps(r.to_json()['counterexample'])}`")
             if r.status == "refuted" and row_numbers(r).numbers_of == "counterexample":
