@@ -61,6 +61,8 @@ CLAIM_IDS = (
     "base.pepit.frank_wolfe",
     "base.pepit.epsilon_subgradient_method",
     "base.pepit.relatively_inexact_proximal_point_algorithm",
+    "base.pepit.gradient_flow_strongly_convex",
+    "base.pepit.online_gradient_descent",
 )
 
 #: examples whose claim is a recorded finding (expected refuted), with the reason; none since the GMP re-solve
