@@ -144,6 +144,21 @@ def test_unreadable_input_exits_2(tmp_path: Path, text: str, capsys: pytest.Capt
     assert proofs_main(["recheck", str(tmp_path / "missing.json")]) == 2
 
 
+def test_deeply_nested_data_is_refused_not_raised(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    deep: Any = []
+    for _ in range(100_000):
+        deep = [deep]
+    assert not recheck_row([{"kind": "pep-dual", "statement": deep}], [deep], ["x"], falsify=False).ok
+    fc = FreshChecker(falsify=False)
+    try:
+        v = fc.check([{"kind": "pep-dual", "statement": deep}], [deep], ["x"])
+        assert not v.ok and "not JSON" in v.reason
+    finally:
+        fc.close()
+    code, out = _recheck(tmp_path, "[" * 100_000 + "]" * 100_000, capsys)
+    assert code == 2
+
+
 def test_a_report_without_proved_rows_exits_0(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out = _recheck(tmp_path, {"claims": [{"id": "a.b", "status": "verified"}]}, capsys)
     assert code == 0 and "the report has no proved row" in out

@@ -327,7 +327,7 @@ class FreshChecker:
             payload = {"op": "recheck", "certificates": certs, "declared": declared,
                        "words": list(words) if words is not None else None, "falsify": self.falsify}
             d = self.request(payload, timeout)
-        except (TypeError, ValueError) as exc:
+        except (TypeError, ValueError, RecursionError) as exc:
             return Verdict(False, f"the row is not JSON ({type(exc).__name__})")
         if d is None:
             return Verdict(False, f"the fresh re-check gave no answer within {timeout:.0f} s")

@@ -39,7 +39,7 @@ def main() -> int:
     for line in sys.stdin:
         try:
             req = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             req = None
         try:
             ans = _answer(req)
