@@ -302,3 +302,33 @@ def test_hetero_every_rho(hetero: dict) -> None:
 ])
 def test_hetero_forgeries_rejected(hetero: dict, name: str, edit) -> None:
     assert not K.check_potential(_edit(hetero, edit)), name
+
+
+def _evidence_mutants(js: dict):
+    """Every rational of the evidence (denominators and multipliers; not the scales, nor the denominator of an
+    obligation without multipliers: there any positive value proves the same) plus 1/1000, one at a time, after a JSON
+    round trip."""
+    import json
+
+    base = json.loads(json.dumps(js))
+    for name, ob in base["evidence"].items():
+        paths = [("denominator", i) for i in range(len(ob["denominator"])) if ob["multipliers"]]
+        paths += [("multipliers", j, 1, m, i) for j, (_, kp) in enumerate(ob["multipliers"])
+                  for m, tp in enumerate(kp) for i in range(len(tp))]
+        for path in paths:
+            d = json.loads(json.dumps(base))
+            node = d["evidence"][name]
+            for key in path[:-1]:
+                node = node[key]
+            node[path[-1]] = str(Q(node[path[-1]]) + Q(1, 1000))
+            yield f"{name}{path}", d
+
+
+def test_mutation_sweep(gd: dict, local: dict, agm: dict, hetero: dict) -> None:
+    lyap2 = prove_potential("gd", h=1, potential="lyapunov2").to_json()
+    n = 0
+    for js in (gd, local, agm, hetero, lyap2):
+        for where, d in _evidence_mutants(js):
+            assert not K.check_potential(d), where
+            n += 1
+    assert n > 40
