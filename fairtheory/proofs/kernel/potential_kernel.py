@@ -11,6 +11,11 @@ term first; a *k-polynomial* is a list of t-polynomials, the coefficients of ``k
                    "weight": {"num": t-poly, "den": t-poly}},                     # w(t): local_gd only
      "bound": {"rho2": "0", "num": k-poly, "den": k-poly}}                       # in N (gd) / T_N (local_gd)
 
+For every heterogeneity (local_gd, rFedFair) the bound is ``{"hetero": {"num": k-poly, "den": k-poly}, "num", "den"}``
+(``+ (rho^2/L) hnum/hden``, ``rho^2 = sum_i p_i ||grad f_i(x*)||^2`` any value: the optimum gradients are free) and the
+potential gains ``"drift": {"num": t-poly, "den": t-poly}`` = ``C``: the step is ``... <= C rho^2`` and the kernel
+also requires ``hnum w >= hden C`` for every ``T >= 0``.
+
 The potential at iteration (gd) or round (local_gd) ``k`` of a state ``x`` is
 ``phi_k(x) = (c_f (G(x) - G*) + c_xx ||x - x*||^2 + c_xg <x - x*, grad G(x)> + c_gg ||grad G(x)||^2) / den(t)``,
 each ``c`` a k-polynomial.  **Meaning** (units as in ``pep-family``, docs/proofs.md 7.1): for every ``t`` in
