@@ -242,6 +242,23 @@ def test_block_smooth_one_block_is_smooth_convex() -> None:
         BlockSmoothConvex(part, [1.0])
 
 
+def test_cyclic_block_coordinate_descent_matches_pepit() -> None:
+    """Cyclic block coordinate descent x <- x - grad_(i) f(x)/L_i on BlockSmoothConvex(L = [1, 2, 10]), 9 steps,
+    ||x0 - x*|| <= 1: PEPit's example unconstrained_convex_minimization/cyclic_coordinate_descent prints 1.48928 (its
+    BlockSmoothConvexFunctionCheap, the same relaxation; no closed form is known - an independent tool's value)."""
+    L = [1.0, 2.0, 10.0]
+    pep = PEP()
+    part = BlockPartition(pep, 3)
+    f = pep.function(BlockSmoothConvex(part, L))
+    f.optimum()
+    x = pep.vector()
+    pep.add_le(sqnorm(x) - 1)
+    for k in range(9):
+        x = x - (1 / L[k % 3]) * part.block(f.grad(x), k % 3)
+    pep.maximize(f.value(x))
+    assert abs(pep.solve().value - 1.48928) <= 5e-6 * 1.48928
+
+
 def test_indicator_radius_and_lmo_diameter() -> None:
     """Two linear-minimisation points of a set inside a ball of radius R (or of diameter D) are at most 2R (D) apart,
     attained by the ball (the segment): hand-computed 4 R^2 and D^2."""
@@ -255,6 +272,16 @@ def test_indicator_radius_and_lmo_diameter() -> None:
         y2, _, _ = linear_optimization_step(ind, -d)
         pep.maximize(sqnorm(y1 - y2))
         assert pep.solve().value == pytest.approx(truth, rel=TOL)
+    # a given center: the LMO point in direction d is within R of it, ||y - c||^2 <= R^2 (attained: the ball)
+    pep = PEP()
+    c = pep.vector()
+    pep.add_le(sqnorm(c) - 4.0)
+    ind = pep.function(ConvexIndicator(R=0.5, center=c))
+    d = pep.vector()
+    pep.add_le(sqnorm(d) - 1)
+    y, _, _ = linear_optimization_step(ind, d)
+    pep.maximize(sqnorm(y))
+    assert pep.solve().value == pytest.approx((2.0 + 0.5) ** 2, rel=TOL)   # ||y|| <= ||c|| + R
     pep = PEP()
     with pytest.raises(FairtheoryValueError, match="indicator"):
         linear_optimization_step(pep.function(Convex()), pep.vector())
