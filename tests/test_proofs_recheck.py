@@ -31,9 +31,12 @@ def _verify(tmp: Path, *args: str) -> tuple[int, dict[str, Any], str]:
 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    code, doc, out = _verify(tmp_path_factory.mktemp("rep"), "--only", "proofs.stepsize.points")
-    assert code == 0, out
-    return doc
+    """The runner, in this process (the claim modules are loaded once per test session)."""
+    from verify import runner
+
+    js = tmp_path_factory.mktemp("rep") / "verify.json"
+    assert runner.main(["--only", "proofs.stepsize.points", "--json", str(js), "--no-markdown"]) == 0
+    return json.loads(js.read_text())
 
 
 def _recheck(tmp_path: Path, doc: Any, capsys: pytest.CaptureFixture[str], *extra: str) -> tuple[int, str]:
