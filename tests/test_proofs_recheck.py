@@ -229,6 +229,17 @@ def test_a_dead_or_silent_child_fails_the_row_and_is_replaced(report: dict[str, 
         fc.close()
 
 
+def test_no_interpreter_to_start_fails_the_row(report: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    import fairtheory.proofs.recheck as rc
+
+    monkeypatch.setattr(rc, "_PYTHON", "/nonexistent/python")
+    row = _row(report)
+    fc = FreshChecker()
+    v = fc.check(row["certificate"], row["details"]["declared_statements"], row["proved_statement"])
+    assert not v.ok and "no answer" in v.reason
+    fc.close()
+
+
 def test_answers_are_bound_to_their_request() -> None:
     """An answer with another nonce (claim code writing into the pipe) is refused and the child replaced."""
     fc = FreshChecker(falsify=False)

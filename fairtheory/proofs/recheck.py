@@ -258,9 +258,13 @@ class FreshChecker:
         self._proc: subprocess.Popen[bytes] | None = None
         self._buf = b""
         self.started = 0
-        self._start()
+        try:
+            self._start()
+        except OSError:  # no interpreter to start: every row asked about fails (request answers None)
+            self._proc = None
 
     def _start(self) -> None:
+        self._proc = None
         self._proc = _POPEN([_PYTHON, "-I", "-c", _BOOT, ROOT], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, close_fds=True, cwd=ROOT)
         self._buf = b""
@@ -285,7 +289,10 @@ class FreshChecker:
         """Send one request (``payload`` plus a nonce) and return the answer's JSON, or ``None`` (no answer in
         ``timeout`` s, a dead child, an answer without this nonce: the child is then killed)."""
         if self._proc is None or self._proc.poll() is not None:
-            self._start()
+            try:
+                self._start()
+            except OSError:
+                return None
         proc = self._proc
         assert proc is not None and proc.stdin is not None and proc.stdout is not None
         nonce = secrets.token_hex(16)
