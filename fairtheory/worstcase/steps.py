@@ -77,7 +77,11 @@ class Combination:
         for k, t in enumerate(terms):
             if not isinstance(t, tuple) or len(t) != 2:
                 raise FairtheoryTypeError(f"terms[{k}] must be a (coefficient, Function) pair, got {t!r}")
-            c, f = num(t[0]), _function(t[1], f"terms[{k}][1]")
+            try:
+                c = num(t[0])
+            except (FairtheoryTypeError, FairtheoryValueError) as exc:
+                raise type(exc)(f"terms[{k}][0] (the coefficient) must be a finite real number, got {t[0]!r}") from exc
+            f = _function(t[1], f"terms[{k}][1]")
             if c == 0:
                 raise FairtheoryValueError(f"terms[{k}]: the coefficient must be nonzero")
             out.append((c, f))
@@ -213,6 +217,10 @@ def exact_linesearch_step(f: Function, x0: Vec, directions: Sequence[Vec]) -> tu
     ``(x, g, f(x))``."""
     f = _function(f, "f")
     x0 = _vec(x0, "x0")
+    if isinstance(directions, Vec):
+        directions = [directions]
+    if isinstance(directions, (str, bytes)) or not isinstance(directions, Sequence):
+        raise FairtheoryTypeError(f"directions must be a list of vectors of the PEP (Vec), got {type(directions).__name__}")
     dirs = [_vec(d, f"directions[{k}]") for k, d in enumerate(directions)]
     if not dirs:
         raise FairtheoryValueError("directions must hold at least one search direction")
