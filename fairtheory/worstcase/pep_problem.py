@@ -162,7 +162,8 @@ class PEPProblem(FederatedProblem):
         normalised units through :func:`~fairtheory.worstcase.classes.rescale` (``x' = x/s``, ``f' = f/S``) without the
         strong-convexity shift; the units use ``L`` = the largest finite ``L`` of the classes (1 when none has one).
         Classes whose conditions refer to each function's own minimiser (QG+, RSI/EB, Lojasiewicz, quadratics) need
-        ``n = 1`` unconstrained (the clients share only the minimiser of their sum).
+        ``n = 1`` unconstrained (the clients share only the minimiser of their sum).  Nonsmooth classes answer one
+        subgradient per client and point (a deterministic oracle, as for the smooth clients).
     ``D0 = rho2 = 0`` is refused unless ``sigma2 > 0`` (the worst case is 0).
     """
 
