@@ -116,8 +116,13 @@ def recheck_row(certificates: Any, declared: Any, words: Sequence[str] | None = 
             return fail("no certificate")
         if not isinstance(declared, list) or not declared:
             return fail("no declared statement (a proved row carries details.declared_statements)")
-        # statements and implications first: cheap, and they load the kernel modules of the kinds present into
-        # this process, so that the bounded re-checks below (forked children) do not each import them again
+        # the bounded exact re-checks first: nothing else reads a certificate the kernel has not accepted
+        for i, c in enumerate(certs):
+            if check_proof(c) is not True:
+                kind = c.get("kind") if isinstance(c, Mapping) else None
+                return fail(f"certificate {i} of {len(certs)} (kind {kind!r}) fails its exact re-check")
+        # then the statements, read only from certificates the kernel accepted within its limits (the readers load
+        # the kernel modules into this process, so later bounded re-checks, forked from it, do not import them again)
         stated = [statement_of(c) for c in certs]
         for k, want in enumerate(declared):
             if not any(s is not None and implies(s, want) is True for s in stated):
@@ -130,10 +135,6 @@ def recheck_row(certificates: Any, declared: Any, words: Sequence[str] | None = 
                           if printed is None or j >= len(printed) or j >= len(generated) or printed[j] != generated[j]),
                          0)
                 return fail(f"the printed words of statement {k + 1} are not the words of the checked statement")
-        for i, c in enumerate(certs):
-            if check_proof(c) is not True:
-                kind = c.get("kind") if isinstance(c, Mapping) else None
-                return fail(f"certificate {i} of {len(certs)} (kind {kind!r}) fails its exact re-check")
         fals: list[Any] = _falsify(certs) if falsify else []
         for i, res in enumerate(fals):
             if isinstance(res, Mapping):
