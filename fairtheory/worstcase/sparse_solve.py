@@ -384,7 +384,7 @@ def solve_sparse(pep: PEP, *, tol: float = 1e-8, max_iter: int = 400, verbose: b
     viol_tol : a row joins when ``r(G, F) > viol_tol (1 + |row| . |x| + |const|)`` at the completed solution
         (``|row| . |x|``: the magnitude of its terms); default ``max(tol, 100 inner tol)`` (well above the
         accuracy of the rows kept: a threshold at that accuracy adds rows that are only rounding-violated, and the
-        pattern fills); in ``(0, 1)``.
+        pattern fills; and at least ``1e-9``); in ``(0, 1)``.
     max_rounds : solves before giving up (``>= 1``).
     max_threads : Clarabel's threads (``>= 1``).
     obj_unit : the objective is divided by it in the solve (a power of two, :func:`fairtheory.worstcase.checked_solve.pep_units`;
@@ -431,7 +431,8 @@ def solve_sparse(pep: PEP, *, tol: float = 1e-8, max_iter: int = 400, verbose: b
     if not (isinstance(inner, (int, float, np.floating)) and 1e-6 <= float(inner) <= 1.0):
         raise FairtheoryValueError(f"inner must be a number in [1e-6, 1], got {inner!r}")
     tol_inner = max(float(tol) * float(inner), 1e-14)
-    vt = max(float(tol), 100.0 * tol_inner) if viol_tol is None else float(viol_tol)
+    # (never below 1e-9: tighter thresholds add rows violated at the relaxation's rounding level, the pattern fills)
+    vt = max(float(tol), 100.0 * tol_inner, 1e-9) if viol_tol is None else float(viol_tol)
     if not 0 < vt < 1:
         raise FairtheoryValueError(f"viol_tol must lie in (0, 1), got {viol_tol!r}")
     t0 = time.perf_counter()
