@@ -564,12 +564,11 @@ def test_traced_general_classes_refusals_and_old_path_unchanged() -> None:
     assert a.value == b.value
 
 
-@pytest.mark.xfail(strict=True, reason="pep_units gives a prox-created gradient of an M-class the unit M, not R/gamma: "
-                                       "badly mixed units when M >> R/gamma (checked_solve, reported to its owner)")
 def test_prox_on_large_M_class_is_scaled() -> None:
     """One prox step (gamma = 1) from ||x0|| <= 1 on an M-Lipschitz / support function with M = 3e7: ||x1 - x0||^2 <= 1
     (x1 - x0 = -g with g in df(x1), and ||x1 - x0|| <= ||x0 - x*|| by firm nonexpansiveness), attained by f = M ||x||
-    (x1 = 0).  Today the solve returns -18559 (ConvexLipschitz) / 37122 (ConvexSupport) with status Solved."""
+    (x1 = 0).  The solve returned -18559 (ConvexLipschitz) / 37122 (ConvexSupport) with status Solved while
+    pep_units gave the prox-created gradient the unit M; now min(M, R/gamma)."""
     for cls in (ConvexLipschitz(3e7), ConvexSupport(3e7)):
         pep = PEP()
         f = pep.function(cls)

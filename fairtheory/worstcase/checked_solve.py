@@ -3,8 +3,8 @@ r"""The hand-written builder's solve: normalised units, failures that raise, GMP
 :meth:`fairtheory.worstcase.sdp.PEP.solve` (``raw=False``, its default) calls :func:`solve_checked`.
 
 **Units.**  A PEP is homogeneous: with a distance unit ``R``, the points the caller creates are of size ``R``,
-the gradients of an ``L``-smooth function of size ``L R`` (of an ``M``-Lipschitz one ``M``, of a proximal step
-``gamma`` ``R / gamma``), its values of size ``L R^2`` (``M R``).  An interior-point solver works to absolute and
+the gradients of an ``L``-smooth function of size ``L R`` (of an ``M``-Lipschitz one ``M``; one a proximal step
+``gamma`` creates at most ``R / gamma``), its values of size ``L R^2`` (``M R``).  An interior-point solver works to absolute and
 relative tolerances on the data as given, so a class with ``L = 1e8`` mixes Gram entries of size ``1`` and
 ``1e16`` and the solve returns rounding noise (GD contraction on ``SmoothStronglyConvex(1e8, 1e7)``: ``-8e-15``
 for the exact ``0.6561``) - with status ``Solved`` and a tiny gap.  :func:`pep_units` gives every basis vector
@@ -173,6 +173,11 @@ def pep_units(pep: PEP) -> PEPUnits:
     with np.errstate(over="ignore", invalid="ignore"):
         vu = cv * R ** dv
         fu = cf * R ** df
+        # a proximal step's gradient g = (y - x)/gamma is at most its class's unit and about R/gamma: the smaller
+        # (ConvexLipschitz(3e7), gamma = 1, R = 1: g ~ 1, not M; in units M the solve returned -18559 for the exact 1)
+        for j, tag in enumerate(pep._vtag):
+            if tag[0] == "grad" and tag[2] is not None:
+                vu[j] = min(vu[j], R / float(tag[2]))
         for k in epi:
             ms = pep._ftag[k][1]
             fu[k] = max((_mag(m, vu, fu) for m in ms), default=1.0) or 1.0
