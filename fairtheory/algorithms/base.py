@@ -258,7 +258,10 @@ def sample_clients(rng: np.random.Generator, p: np.ndarray, K: int) -> np.ndarra
 
 # ------------------------------------------------------------------ shared helpers of the algorithm modules
 def project_to(S: CappedSimplex, v: Any) -> Any:
-    """``Proj_S(v)`` for a numpy or torch vector ``v`` (via :meth:`CappedSimplex.project`)."""
+    """``Proj_S(v)`` for a numpy or torch vector ``v`` (via :meth:`CappedSimplex.project`); a symbolic set of a
+    PEP trace (:class:`fairtheory.worstcase.minmax.SymbolicDualSet`) projects its symbolic vectors itself."""
+    if getattr(S, "__fairtheory_symbolic_set__", False) and is_symbolic(v):
+        return S.project(v)
     return like(S.project(to_numpy(v).astype(np.float64)), v)
 
 
@@ -300,7 +303,8 @@ def initial_model(problem: FederatedProblem, w0: Any, name: str = "w0") -> Any:
 def initial_weights(S: CappedSimplex, lam0: Any, ref: Any, name: str = "lam0") -> Any:
     """``lam0`` (checked to lie in ``S``) or the projection of the uniform vector, in ``ref``'s backend."""
     if lam0 is None:
-        return like(S.project(np.full(S.n, 1.0 / S.n)), ref)
+        start = S.project(np.full(S.n, 1.0 / S.n))
+        return start if is_symbolic(start) else like(start, ref)  # symbolic: a PEP trace's lambda_0
     lam = as_vector(lam0, name)
     if lam.shape != (S.n,) or not S.contains(lam, tol=1e-9):
         raise FairtheoryValueError(f"{name} must be a point of the set (shape ({S.n},)), got {lam!r}")
