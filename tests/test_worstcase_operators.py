@@ -328,3 +328,22 @@ def test_operator_examples_agree_on_their_full_grids(name):
     for params in ex.quick + ex.full:
         r = ex.run(**params)
         assert r.agrees, (name, params, r.ours, r.theory)
+
+
+@pytest.mark.parametrize("cls, gamma", [(op.Lipschitz(2.0), 0.3), (op.Cocoercive(0.5), 1.5),
+                                        (op.LipschitzStronglyMonotone(2.0, 0.5), 0.3),
+                                        (op.CocoerciveStronglyMonotone(1.0, 0.2), 1.5), (op.Linear(1.5), 0.2),
+                                        (op.SymmetricLinear(2.0, -1.0), 0.4), (op.SkewSymmetricLinear(0.8), 1.0),
+                                        (op.Nonexpansive(), 0.5)])
+def test_rescaled_class_gives_the_same_worst_case_in_new_units(cls, gamma):
+    # x' = x/a, u' = a u/b: x - gamma u = a (x' - gamma b/a^2 u'), so the ratio is unchanged with gamma' = gamma b/a^2
+    a, b = 4.0, 0.5
+    assert _forward_pep(cls.rescaled(a, b), gamma * b / a ** 2)[0] == pytest.approx(_forward_pep(cls, gamma)[0], rel=RTOL)
+
+
+def test_badly_scaled_operator_classes_give_the_unit_values():
+    # the builder's normalised units: L = 1e4 with gamma = 1e-4 is the L = 1, gamma = 1 problem, (1 + 1)^2
+    assert _forward_pep(op.Lipschitz(1e4), 1e-4)[0] == pytest.approx(4.0, rel=RTOL)
+    assert _forward_pep(op.Linear(1e6), 1e-6)[0] == pytest.approx(4.0, rel=RTOL)
+    assert _forward_pep(op.Cocoercive(1e-4), 3e-4)[0] == pytest.approx(4.0, rel=RTOL)
+    assert _ppm_pep(op.Monotone(), 2, alpha=1e6) == pytest.approx(0.25, rel=RTOL)

@@ -9,6 +9,8 @@
 * :mod:`fairtheory.worstcase.classes`: function classes with exact interpolation conditions for hand-written PEPs
   (:class:`~fairtheory.worstcase.sdp.PEP`); :mod:`fairtheory.worstcase.sparse_solve`: the sparse route of large
   single-sequence PEPs.
+* :mod:`fairtheory.worstcase.operators`: operator classes (monotone, Lipschitz, cocoercive, linear, ...) with their
+  interpolation conditions (exact or labelled relaxations) and the oracles ``apply`` / ``resolvent`` / ``declare_zero``.
 
 See docs/worstcase.md for the derivation.
 """
@@ -22,6 +24,19 @@ from fairtheory.worstcase.classes import (
     SmoothStronglyConvex,
 )
 from fairtheory.worstcase.local_gd import Instance, WorstCase, local_gd_worst_case, report_value, worst_case_vs_rounds
+from fairtheory.worstcase.operators import (
+    Cocoercive,
+    CocoerciveStronglyMonotone,
+    Linear,
+    Lipschitz,
+    LipschitzStronglyMonotone,
+    Monotone,
+    NegativelyComonotone,
+    Nonexpansive,
+    SkewSymmetricLinear,
+    StronglyMonotone,
+    SymmetricLinear,
+)
 from fairtheory.worstcase.potential import certificate_bound, horizon_free_constants, round_constant, stepsize_region
 from fairtheory.worstcase.ratio import sampled_ratio, theorem_ratio
 from fairtheory.worstcase.scaffold import scaffold_worst_case
@@ -31,4 +46,6 @@ __all__ = ["Instance", "WorstCase", "local_gd_worst_case", "report_value", "wors
            "certificate_bound", "horizon_free_constants", "round_constant", "stepsize_region",
            "sampled_ratio", "theorem_ratio", "scaffold_worst_case", "adversarial_max", "AdversarialResult", "Space",
            "PEPProblem", "worst_case", "Convex", "ConvexIndicator", "ConvexLipschitz", "SmoothNonconvex",
-           "SmoothStronglyConvex"]
+           "SmoothStronglyConvex", "Monotone", "StronglyMonotone", "Lipschitz", "LipschitzStronglyMonotone", "Cocoercive",
+           "CocoerciveStronglyMonotone", "Nonexpansive", "NegativelyComonotone", "Linear", "SymmetricLinear",
+           "SkewSymmetricLinear"]

@@ -46,8 +46,8 @@ Oracles (functions of this module; they call the builder's public methods only):
   class, and for the linear classes ``A x* = 0`` makes the translate the same linear map);
 * :func:`value_is` - ``"worst case"`` when every class of a PEP is exact, ``"upper bound"`` otherwise.
 
-Public, stable API (used by the traced min-max worst cases): the eleven classes, :data:`OPERATOR_CLASSES`, the oracles
-above and :func:`is_operator_class`.
+Public, stable API (for the traced min-max worst cases): the eleven classes (their parameters as attributes, ``exact``,
+``rescaled(a, b)``), :data:`OPERATOR_CLASSES`, the oracles above and :func:`is_operator_class`.
 """
 
 from __future__ import annotations
@@ -93,6 +93,19 @@ class _OperatorClass:
     def interpolation(self, points: list[_Point]) -> list[Row]:   # pragma: no cover - overridden
         raise NotImplementedError
 
+    def rescaled(self, a: Any, b: Any) -> _OperatorClass:
+        r"""The class of ``x' -> (a/b) A(a x')`` (``a, b > 0``): the units of the traced backend (``x' = x/a``, outputs
+        ``u' = a u/b``, as gradients in :func:`fairtheory.worstcase.classes.rescale`).  Curvature-like constants
+        (``mu``, ``L``) become ``c a^2/b``, cocoercivity and comonotonicity ``c b/a^2``; :class:`Monotone` is unchanged and
+        :class:`Nonexpansive` becomes :class:`Lipschitz` ``(a^2/b)``.  An exact rescaling."""
+        raise FairtheoryTypeError(f"{self!r} has no rescaling")   # pragma: no cover - overridden
+
+
+def _c2(a: Any, b: Any) -> float:
+    if isinstance(a, bool) or isinstance(b, bool) or not (float(a) > 0 and float(b) > 0):
+        raise FairtheoryValueError(f"a and b (the rescaling units) must be positive numbers, got {a!r}, {b!r}")
+    return float(a) * float(a) / float(b)
+
 
 def _inner_row(coef_du_dx: Any, coef_du2: Any, coef_dx2: Any, pj: _Point, pk: _Point) -> Scalar:
     """``coef_du_dx <du, dx> + coef_du2 ||du||^2 + coef_dx2 ||dx||^2`` (zero coefficients skipped)."""
@@ -119,6 +132,10 @@ class Monotone(_OperatorClass):
     def __repr__(self) -> str:
         return "Monotone()"
 
+    def rescaled(self, a: Any, b: Any) -> Monotone:
+        _c2(a, b)
+        return Monotone()
+
     def interpolation(self, points: list[_Point]) -> list[Row]:
         return [(_inner_row(-1, 0, 0, pj, pk), (j, k)) for j, pj, k, pk in _upairs(points)]
 
@@ -143,6 +160,9 @@ class StronglyMonotone(_OperatorClass):
     def __repr__(self) -> str:
         return f"StronglyMonotone(mu={self.mu!r})"
 
+    def rescaled(self, a: Any, b: Any) -> StronglyMonotone:
+        return StronglyMonotone(float(self.mu) * _c2(a, b))
+
     def interpolation(self, points: list[_Point]) -> list[Row]:
         return [(_inner_row(-1, 0, self.mu, pj, pk), (j, k)) for j, pj, k, pk in _upairs(points)]
 
@@ -165,6 +185,9 @@ class Lipschitz(_OperatorClass):
 
     def __repr__(self) -> str:
         return f"Lipschitz(L={self.L!r})"
+
+    def rescaled(self, a: Any, b: Any) -> Lipschitz:
+        return Lipschitz(float(self.L) * _c2(a, b))
 
     def interpolation(self, points: list[_Point]) -> list[Row]:
         L2 = self.L * self.L
@@ -210,6 +233,10 @@ class LipschitzStronglyMonotone(_OperatorClass):
     def __repr__(self) -> str:
         return f"LipschitzStronglyMonotone(L={self.L!r}, mu={self.mu!r})"
 
+    def rescaled(self, a: Any, b: Any) -> LipschitzStronglyMonotone:
+        c = _c2(a, b)
+        return LipschitzStronglyMonotone(float(self.L) * c, float(self.mu) * c)
+
     def interpolation(self, points: list[_Point]) -> list[Row]:
         L2 = self.L * self.L
         rows: list[Row] = []
@@ -239,6 +266,9 @@ class Cocoercive(_OperatorClass):
     def __repr__(self) -> str:
         return f"Cocoercive(beta={self.beta!r})"
 
+    def rescaled(self, a: Any, b: Any) -> Cocoercive:
+        return Cocoercive(float(self.beta) / _c2(a, b))
+
     def interpolation(self, points: list[_Point]) -> list[Row]:
         return [(_inner_row(-1, self.beta, 0, pj, pk), (j, k)) for j, pj, k, pk in _upairs(points)]
 
@@ -267,6 +297,10 @@ class CocoerciveStronglyMonotone(_OperatorClass):
 
     def __repr__(self) -> str:
         return f"CocoerciveStronglyMonotone(beta={self.beta!r}, mu={self.mu!r})"
+
+    def rescaled(self, a: Any, b: Any) -> CocoerciveStronglyMonotone:
+        c = _c2(a, b)
+        return CocoerciveStronglyMonotone(float(self.beta) / c, min(float(self.mu) * c, c / float(self.beta)))
 
     def interpolation(self, points: list[_Point]) -> list[Row]:
         rows: list[Row] = []
@@ -299,6 +333,9 @@ class NegativelyComonotone(_OperatorClass):
 
     def __repr__(self) -> str:
         return f"NegativelyComonotone(rho={self.rho!r})"
+
+    def rescaled(self, a: Any, b: Any) -> NegativelyComonotone:
+        return NegativelyComonotone(float(self.rho) / _c2(a, b))
 
     def interpolation(self, points: list[_Point]) -> list[Row]:
         return [(_inner_row(-1, -self.rho, 0, pj, pk), (j, k)) for j, pj, k, pk in _upairs(points)]
@@ -355,6 +392,9 @@ class Linear(_LinearBase):
     def __repr__(self) -> str:
         return f"Linear(L={self.L!r})"
 
+    def rescaled(self, a: Any, b: Any) -> Linear:
+        return Linear(float(self.L) * _c2(a, b))
+
     def _T(self, p: _Point, q: _Point) -> Scalar:
         return Scalar([(self.L * self.L, p.x, q.x), (-1, p.g, q.g)])
 
@@ -387,6 +427,10 @@ class SymmetricLinear(_LinearBase):
     def __repr__(self) -> str:
         return f"SymmetricLinear(L={self.L!r}, mu={self.mu!r})"
 
+    def rescaled(self, a: Any, b: Any) -> SymmetricLinear:
+        c = _c2(a, b)
+        return SymmetricLinear(float(self.L) * c, float(self.mu) * c)
+
     def _pair_eqs(self, p: _Point, q: _Point, pep: PEP) -> None:
         if q is not p:
             pep.add_eq(Scalar([(1, p.x, q.g), (-1, q.x, p.g)]))          # <x_i, y_j> = <x_j, y_i>
@@ -412,6 +456,9 @@ class SkewSymmetricLinear(_LinearBase):
 
     def __repr__(self) -> str:
         return f"SkewSymmetricLinear(L={self.L!r})"
+
+    def rescaled(self, a: Any, b: Any) -> SkewSymmetricLinear:
+        return SkewSymmetricLinear(float(self.L) * _c2(a, b))
 
     def _pair_eqs(self, p: _Point, q: _Point, pep: PEP) -> None:
         pep.add_eq(Scalar([(1, p.x, q.g), (1, q.x, p.g)]))                # <x_i, y_j> + <x_j, y_i> = 0
