@@ -122,3 +122,33 @@ def test_validation():
     with pytest.raises(Exception, match="rounds"):
         minmax_worst_case(afl.make, 0, lr=0.5, dual_lr=0.5)
     assert math.isclose(afl_paper_bound(4), 3.0)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_pep_bounds_the_true_gap_of_an_instance(seed):
+    """Soundness against ground truth: AFL run with numpy on quadratic clients f_i = 1/2 ||w - c_i||^2 over the simplex;
+    the exact duality gap at its averaged iterates (closed forms below, comparator w in the ball ||w - w0|| <= D_w)
+    stays below the traced PEP value with G_w, G_lam measured at the points AFL queried and D_lam = sqrt(2)."""
+    import numpy as np
+
+    from fairtheory.problems.quadratic import QuadraticProblem
+
+    rng = np.random.default_rng(seed)
+    n, d, T, lr, dual_lr, D_w = 3, 2, 3, 0.4, 0.8, 1.0
+    c = rng.normal(size=(n, d))
+    P = QuadraticProblem(np.stack([np.eye(d)] * n), c)
+    alg = afl.make(P, lr=lr, dual_lr=dual_lr)
+    st = alg.init(w0=np.zeros(d))
+    G_w = G_lam = 0.0
+    for _ in range(T):
+        G_w = max(G_w, float(np.linalg.norm(st.lam @ P.grads(st.w))))
+        G_lam = max(G_lam, float(np.linalg.norm(P.losses(st.w))))
+        st = alg.step(st)
+    w_bar, lam_bar = st.w_avg, st.lam_avg
+    cbar = lam_bar @ c
+    # min over ||w|| <= D_w of sum_i lam_i f_i(w) = 1/2 ||w - cbar||^2 + 1/2 (sum_i lam_i ||c_i||^2 - ||cbar||^2)
+    inner_min = 0.5 * max(0.0, float(np.linalg.norm(cbar)) - D_w) ** 2 + 0.5 * (
+        float(lam_bar @ np.sum(c * c, axis=1)) - float(cbar @ cbar))
+    gap = float(np.max(P.losses(w_bar))) - inner_min
+    pep = minmax_worst_case(afl.make, T, lr=lr, dual_lr=dual_lr, D_w=D_w, D_lam=math.sqrt(2.0), G_w=G_w, G_lam=G_lam)
+    assert 0.0 < gap <= pep.value * (1 + 1e-6)
