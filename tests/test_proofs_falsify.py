@@ -183,3 +183,165 @@ def test_the_runner_ends_such_a_claim_error_naming_the_point(monkeypatch: pytest
     assert r.status == "error" and r.proved_statement is None
     assert r.note.startswith("fresh re-check failed: KERNEL BUG") and '"instance": "huber"' in r.note
     assert isinstance(r.details["falsification"][0], dict)
+
+
+# ------------------------------------------------------------------------------------------------ pep-potential
+def _potential(name: str) -> dict[str, Any]:
+    """A certificate (JSON, with evidence) as verify/claims/proofs_potential.py makes it."""
+    from fairtheory.proofs.potential_search import prove_potential
+    from verify.claims import proofs_potential as pp
+
+    if name == "gd":
+        return prove_potential("gd", h=pp.GD_RANGE).to_json()
+    if name == "local_gd":
+        return prove_potential("local_gd", n=2, kappa=2, output="002", schedule="rfedfair", rho2=0,
+                               beta_L=pp.LOCAL_RANGE).to_json()
+    if name.startswith("thm1-"):
+        kappa = int(name[5:])
+        return prove_potential("local_gd", n=2, p=[Fraction(1, 2)] * 2, kappa=kappa, beta_L=pp.THM1_RANGE,
+                               bound=pp.THM1_BOUND, rho2="any", hetero=pp.thm1_hetero(kappa)).to_json()
+    if name == "agm":
+        return prove_potential("agm").to_json()
+    return prove_potential("gd", h=1, potential=name, a0=0).to_json()
+
+
+#: a short sweep for the default tests (the falsifier's own default runs before ``proved``; the slow test sweeps more)
+SHORT = {"horizons": 10, "large": (100,), "extra_points": 0}
+
+
+@pytest.mark.parametrize("name", ["gd", "classical", "lyapunov2", "agm"])
+def test_gd_and_pepit_potential_certificates_are_not_falsified(name: str) -> None:
+    """The proofs.potential.gd and proofs.potential.pepit certificates at the falsifier's own default sweep
+    (N = 1..50, 100, 1000): no refutation, and the search comes close to the bound (gd: the bound is 1.5 times
+    Drori & Teboulle's attained worst case, so 2/3 is the largest ratio possible)."""
+    from verify.claims import proofs_potential as pp
+
+    cert = _potential(name)
+    assert check_mod.check_proof(cert)
+    assert cert["statement"] == {"gd": pp.gd_statement, **{k: lambda k=k: pp.pepit_statement(k) for k in
+                                                           ("classical", "lyapunov2", "agm")}}[name]()["statement"]
+    assert falsify_certificate(cert) is None
+    ratio = best_ratio(cert)
+    assert ratio > {"gd": 2 / 3 - 1e-9, "classical": 0.49, "lyapunov2": 0.77, "agm": 0.6}[name], ratio
+    assert ratio <= 1 + 1e-9
+
+
+@pytest.mark.parametrize("name", ["local_gd", "thm1-2"])
+def test_local_gd_potential_certificates_are_not_falsified(name: str) -> None:
+    from fairtheory.proofs.falsify import falsify_potential
+
+    cert = _potential(name)
+    assert check_mod.check_proof(cert)
+    best = [-1.0]
+    assert falsify_potential(cert["statement"], best=best, **SHORT) is None  # type: ignore[arg-type]
+    assert 0.05 < best[0] <= 1 + 1e-9
+
+
+def _gd_bound(num: str, den: list[list[str]], hi: str | None = None) -> dict[str, Any]:
+    st = copy.deepcopy(_potential("gd")["statement"])
+    st["bound"]["num"], st["bound"]["den"] = [[num]], den
+    if hi is not None:
+        st["parameter"]["hi"] = hi
+    return st
+
+
+def test_drori_teboulle_is_attained_and_anything_below_is_falsified() -> None:
+    """L D0/(4 N h + 2) is the exact worst case of GD (true, and attained to rounding by the worst-case Huber shape);
+    L D0/(4 N h + 3) is false, refuted at the smallest horizon N = 1 on the first parameter h = 1/100 by an exact
+    quadratic (f = x^2/2: (1 - h)^2/2 = 9801/20000 > 25/76)."""
+    from fairtheory.proofs.falsify import falsify_potential
+
+    dt = _gd_bound("1", [["2"], ["0", "4"]])
+    best = [-1.0]
+    assert falsify_potential(dt, best=best) is None
+    assert 1 - 1e-9 < best[0] <= 1 + 1e-9
+    cx = falsify_certificate({"kind": "pep-potential", "statement": _gd_bound("1", [["3"], ["0", "4"]])})
+    assert isinstance(cx, dict) and cx["N"] == 1 and cx["parameter"] == "1/100"
+    assert cx["instance"] == "quadratic" and cx["arithmetic"] == "exact"
+    assert Fraction(cx["measure"]) == Fraction(9801, 20000) > Fraction(cx["bound"]) == Fraction(25, 76)
+    # below Drori-Teboulle by a relative 10^-10 at N = 1, h = 1/100 (1/(4Nh + 2 + 10^-6 h^2 N^2)): beyond float64
+    # instances, refuted by the exact closed form at N = 1; above it (- 10^-6) the statement is true at every horizon
+    cx = falsify_potential(_gd_bound("1", [["2"], ["0", "4"], ["0", "0", "1/1000000"]]))
+    assert cx is not None and cx["N"] == 1 and "closed form" in cx["instance"] and cx["arithmetic"] == "exact"
+    assert Fraction(cx["measure"]) == Fraction(25, 51) > Fraction(cx["bound"]) == Fraction(10**10, 20400000001)
+    assert falsify_potential(_gd_bound("1", [["2"], ["0", "4"], ["0", "0", "-1/1000000"]])) is None
+
+
+def test_a_widened_range_is_falsified_at_the_new_end() -> None:
+    """h = 3 > 2: on x^2/2 the iterates grow like 2^N; the statement is refuted at h = 3, N = 1."""
+    cx = falsify_certificate({"kind": "pep-potential", "statement": _gd_bound("3", [["4"], ["0", "8"]], hi="3")})
+    assert isinstance(cx, dict) and cx["parameter"] == "3" and cx["N"] == 1 and Fraction(cx["measure"]) == 2
+
+
+def test_false_accelerated_and_local_gd_bounds_are_falsified() -> None:
+    from fairtheory.proofs.falsify import falsify_potential
+
+    agm = copy.deepcopy(_potential("agm")["statement"])
+    agm["bound"]["num"] = [["1"]]  # 1/(N + 1)^2, half the proved bound
+    cx = falsify_potential(agm)
+    assert cx is not None and cx["N"] == 3 and cx["arithmetic"] == "float64"
+    assert float(cx["measure"]) > float(cx["bound"]) * (1 + 1e-3)
+    # local GD: a quarter of the proved 1/(2 beta L (T_N + 1)) holds up to T_N = 50 at beta L = 1/1000 and fails
+    # only at a large horizon (the worst case ~ 1/(2 beta L kappa T_N)): found at T_N = 1000
+    loc = copy.deepcopy(_potential("local_gd")["statement"])
+    loc["bound"]["den"] = [["0", "8"], ["0", "8"]]
+    cx = falsify_potential(loc)
+    assert cx is not None and cx["T_N"] == 1000 and cx["parameter"] == "1/1000"
+    assert cx["instance"] == "huber (worst-case shape)" and float(cx["measure"]) > 1.3 * float(cx["bound"])
+    # without the large horizons it is still refuted, later in the sweep: at beta L = 1/40, T_N = 20
+    cx = falsify_potential(loc, large=(), extra_points=0)
+    assert cx is not None and cx["T_N"] == 20 and cx["parameter"] == "1/40" and cx["instance"] == "huber"
+
+
+def test_a_heterogeneity_term_dropped_is_falsified() -> None:
+    """002 Thm. 1 without its rho^2 term: clients started at x* drift apart (x0 = x*, so the distance term is 0)."""
+    from fairtheory.proofs.falsify import falsify_potential
+
+    st = copy.deepcopy(_potential("thm1-2")["statement"])
+    st["bound"]["hetero"]["num"] = [["0"]]
+    cx = falsify_potential(st, horizons=4, large=(), extra_points=0)
+    assert cx is not None and float(cx["rho2"]) > 0 and float(cx["bound"]) == 0 and float(cx["measure"]) > 1e-9
+    assert all(float(v) == 0 for v in cx["x0"])
+
+
+def test_trajectories_agree_with_the_one_horizon_methods() -> None:
+    """The potential falsifier's trajectories (every horizon of one run) equal, exactly on rational quadratics, the
+    pep falsifier's one-horizon runs (:func:`fairtheory.proofs.falsify._measure`) of the same method."""
+    import numpy as np
+
+    from fairtheory.proofs import falsify as fz
+
+    p = [Fraction(1, 3), Fraction(2, 3)]
+    D = [np.array([Fraction(1, 2), Fraction(3, 4)], dtype=object), np.array([Fraction(1), Fraction(1, 8)], dtype=object)]
+    c = [np.array([Fraction(1, 8), Fraction(-1)], dtype=object), np.array([Fraction(0), Fraction(1, 2)], dtype=object)]
+    r = [np.array([Fraction(2), Fraction(-1)], dtype=object), np.array([Fraction(-1), Fraction(1, 2)], dtype=object)]
+    f = fz._Instance(Fraction(1), Fraction(0), p, ["quad"] * 2, D, c, [0.0, 0.0], r)
+    x0 = np.array([Fraction(1), Fraction(-2)], dtype=object)
+    t = Fraction(1, 7)
+    m = {"name": "local_gd", "kappa": 3, "schedule": "rfedfair", "output": "002"}
+    path = fz._trajectory(f, x0, m, t, 6)
+    for T in range(7):
+        assert path[T] == fz._measure(f, x0, dict(m, T_N=T, beta=t))
+    g = fz._Instance(Fraction(1), Fraction(0), [Fraction(1)], ["quad"], D[:1], c[:1], [0.0], [0 * r[0]])
+    path = fz._trajectory(g, x0, {"name": "gd"}, t, 6)
+    assert all(path[N] == fz._measure(g, x0, {"name": "gd", "N": N, "beta": t}) for N in range(1, 7))
+    assert fz._trajectory(g, x0, {"name": "gd"}, t, 6, last=True) == {6: path[6]}
+
+
+@pytest.mark.slow
+def test_every_potential_certificate_of_the_claims_survives_the_complete_sweep() -> None:
+    """Every pep-potential certificate of verify/claims/proofs_potential.py (--full settings: kappa = 1..8 and three
+    clients for 002 Thm. 1) against a larger sweep: more instances and parameter points, T_N up to 1000 and the
+    local-GD PEP at T_N = 0, 1."""
+    from fairtheory.proofs.falsify import falsify_potential
+    from fairtheory.proofs.potential_search import prove_potential
+    from verify.claims import proofs_potential as pp
+
+    certs = [_potential(n) for n in ("gd", "local_gd", "classical", "lyapunov2", "agm")]
+    certs += [prove_potential("local_gd", n=len(p), p=list(p), kappa=k, beta_L=pp.THM1_RANGE, bound=pp.THM1_BOUND,
+                              rho2="any", hetero=pp.thm1_hetero(k)).to_json() for k, p in pp.THM1_SETTINGS]
+    # the same statements the claims declare
+    assert [c["statement"] for c in certs[:2]] == [pp.gd_statement()["statement"], pp.local_statement()["statement"]]
+    for c in certs:
+        assert check_mod.check_proof(c)
+        assert falsify_potential(c["statement"], trials=6, extra_points=3, large=(100, 300, 1000), exact_pep=(0, 1)) is None

@@ -44,7 +44,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["falsify_certificate", "falsify_pep", "falsify_family", "best_ratio", "RTOL"]
+__all__ = ["falsify_certificate", "falsify_pep", "falsify_family", "falsify_potential", "best_ratio", "RTOL"]
 
 #: relative float64 slack of a Huber instance (module doc); quadratic instances compare exactly
 RTOL = 1e-9
@@ -252,11 +252,11 @@ def _scale(u: Any, factor: Any) -> Any:
     return u * factor
 
 
-def _search(st: Mapping[str, Any], method: Mapping[str, Any], bound_of: Callable[[Any, Any], Any], *,
-            D0: Fraction | None, rho2: Fraction, trials: int, seed: int, best: list[Any] | None = None,
-            ) -> dict[str, Any] | None:
-    """Run ``method`` on the instances; ``bound_of(||x0||^2, rho^2)`` is the statement's right-hand side.  Returns
-    the first refuting instance (a dict) or ``None``; ``best`` (when given) collects the largest ratio found."""
+def _cases(st: Mapping[str, Any], *, D0: Fraction | None, rho2: Fraction, trials: int, seed: int) -> Any:
+    """The instances of ``st``'s class (module doc), each as ``(exact, f, x0, dist, info)``: ``dist = ||x0 - x*||^2``,
+    ``info`` the data naming the instance (for a report).  ``D0`` given: ``||x0||^2 = D0`` and ``rho^2 = rho2`` (just
+    below it in exact arithmetic, never above); ``D0 = None`` (homogeneous bounds): ``x0`` of length 1, 1/8 and 0
+    against heterogeneous clients."""
     L, mu = _q(st["class"]["L"]), _q(st["class"].get("mu", 0))
     p = [_q(x) for x in st["p"]]
     rng = np.random.default_rng(seed)
@@ -283,27 +283,43 @@ def _search(st: Mapping[str, Any], method: Mapping[str, Any], bound_of: Callable
                     x0 = _scale(u, shrink if exact else float(shrink))
                     dist = (x0 * x0).sum()
                 f = _Instance(L_, mu_, pw, kinds, D, c, delta, rr)
-                meth = method if exact else {k: float(v) if isinstance(v, Fraction) else v for k, v in method.items()}
-                with np.errstate(all="ignore"):
-                    measure = _measure(f, x0, meth)
-                rho = f.rho2()
-                rhs = bound_of(dist, rho)
-                if not exact:
-                    measure, rhs = float(measure), float(rhs)
-                    if not (math.isfinite(measure) and math.isfinite(rhs)):
-                        continue
-                    bad = measure > rhs + RTOL * max(1.0, abs(measure), abs(rhs))
-                else:
-                    bad = measure > rhs
-                if best is not None and float(rhs) > 0:
-                    best[0] = max(best[0], float(measure) / float(rhs))
-                if bad:
-                    return {"instance": "quadratic" if exact else "huber", "arithmetic": "exact" if exact else "float64",
-                            "dimension": int(len(u)), "x0": [str(v) for v in x0], "rho2": str(rho),
-                            "curvatures": [[str(v) for v in Dk] for Dk in D] if exact else None,
-                            "centres": [[str(v) for v in ck] for ck in c], "huber_delta": None if exact else delta,
-                            "gradients_at_x_star": [[str(v) for v in rk] for rk in rr],
-                            "measure": str(measure), "bound": str(rhs)}
+                info = {"instance": "quadratic" if exact else "huber", "arithmetic": "exact" if exact else "float64",
+                        "dimension": int(len(u)), "x0": [str(v) for v in x0], "rho2": str(f.rho2()),
+                        "curvatures": [[str(v) for v in Dk] for Dk in D] if exact else None,
+                        "centres": [[str(v) for v in ck] for ck in c], "huber_delta": None if exact else delta,
+                        "gradients_at_x_star": [[str(v) for v in rk] for rk in rr]}
+                yield exact, f, x0, dist, info
+
+
+def _exceeds(measure: Any, rhs: Any, exact: bool) -> bool | None:
+    """``measure > rhs``: exactly for rational data, else beyond float64 rounding (``RTOL``, module doc); ``None``
+    when a float value is not finite (no verdict)."""
+    if exact:
+        return bool(measure > rhs)
+    measure, rhs = float(measure), float(rhs)
+    if not (math.isfinite(measure) and math.isfinite(rhs)):
+        return None
+    return measure > rhs + RTOL * max(1.0, abs(measure), abs(rhs))
+
+
+def _search(st: Mapping[str, Any], method: Mapping[str, Any], bound_of: Callable[[Any, Any], Any], *,
+            D0: Fraction | None, rho2: Fraction, trials: int, seed: int, best: list[Any] | None = None,
+            ) -> dict[str, Any] | None:
+    """Run ``method`` on the instances (:func:`_cases`); ``bound_of(||x0||^2, rho^2)`` is the statement's right-hand
+    side.  Returns the first refuting instance (a dict) or ``None``; ``best`` (when given) collects the largest ratio
+    found."""
+    for exact, f, x0, dist, info in _cases(st, D0=D0, rho2=rho2, trials=trials, seed=seed):
+        meth = method if exact else {k: float(v) if isinstance(v, Fraction) else v for k, v in method.items()}
+        with np.errstate(all="ignore"):
+            measure = _measure(f, x0, meth)
+        rhs = bound_of(dist, f.rho2())
+        bad = _exceeds(measure, rhs, exact)
+        if bad is None:
+            continue
+        if best is not None and float(rhs) > 0:
+            best[0] = max(best[0], float(measure) / float(rhs))
+        if bad:
+            return dict(info, measure=str(float(measure) if not exact else measure), bound=str(float(rhs) if not exact else rhs))
     return None
 
 
@@ -366,6 +382,200 @@ def falsify_family(st: Mapping[str, Any], *, trials: int = 8, seed: int = 0,
     return None
 
 
+# ------------------------------------------------------------------------------------------------ pep-potential
+#: horizons ``N`` (gd, agm) or ``T_N`` (local_gd) checked along every trajectory: every one in ``1..50`` (``0..50``)
+HORIZONS = 50
+#: larger horizons, each run on the worst-case shapes only (float64) and against the closed forms (exactly)
+LARGE_HORIZONS = (100, 1000)
+
+
+def _kpoly_at(kp: list[Any], k: int, t: Fraction) -> Fraction:
+    """A statement's k-polynomial (t-polynomial coefficients of ``k^0, k^1, ...``) at ``(k, t)``, from the JSON."""
+    return sum((_poly_at(c, t) * k ** m for m, c in enumerate(kp)), Fraction(0))
+
+
+def _potential_bound(st: Mapping[str, Any], k: int, t: Fraction) -> tuple[Fraction, Fraction] | None:
+    """``(b1, b2)``: the statement's bound ``L D0 b1 + (rho^2 / L) b2`` at horizon ``k`` and parameter ``t``
+    (``b2 = 0`` for ``rho = 0`` statements); ``None`` where a denominator vanishes (no claim there)."""
+    b = st["bound"]
+    den = _kpoly_at(b["den"], k, t)
+    if den == 0:
+        return None
+    b2 = Fraction(0)
+    if "hetero" in b:
+        hden = _kpoly_at(b["hetero"]["den"], k, t)
+        if hden == 0:
+            return None
+        b2 = _kpoly_at(b["hetero"]["num"], k, t) / hden
+    return _kpoly_at(b["num"], k, t) / den, b2
+
+
+def _trajectory(f: _Instance, x0: Any, m: Mapping[str, Any], t: Any, K: int, last: bool = False) -> dict[int, Any]:
+    """The measure at every horizon ``<= K`` of one run (module doc of :mod:`fairtheory.proofs.kernel.potential_kernel`
+    for the methods, written here from that definition): gd ``x+ = x - t g(x)``, ``f(x_N) - f*`` for ``N = 1..K``;
+    agm (step ``1/L``, ``x_0 = z_0``, ``lambda_0 = 0``) the same; local_gd (002 Alg. 1, full participation; round 0
+    one local step for rFedFair, ``kappa`` for FedAvg, then ``kappa`` per round, each round the ``p``-average of the
+    clients' last local iterates) ``G(theta_tilde) - G*`` with ``theta_tilde`` the mean of the server models of
+    rounds ``0..T_N`` (the 002 output), for ``T_N = 0..K`` (``last``: at ``K`` only)."""
+    out: dict[int, Any] = {}
+    name = m["name"]
+    if name == "gd":
+        x = x0
+        for N in range(1, K + 1):
+            x = x - t * f.grad(0, x)
+            if not last or N == K:
+                out[N] = f.G(x)
+    elif name == "agm":
+        x, z, lam = x0, x0, 0.0
+        for N in range(1, K + 1):
+            nxt = (1 + math.sqrt(4 * lam * lam + 1)) / 2
+            y = (1 - 1 / nxt) * x + (1 / nxt) * z
+            g = f.grad(0, y)
+            z, x, lam = z - (nxt * nxt - lam * lam) * g, y - g, nxt
+            if not last or N == K:
+                out[N] = f.G(x)
+    elif name == "local_gd":
+        n, theta, total = len(f.p), x0, 0 * x0
+        for T in range(K + 1):
+            Y = [theta] * n
+            for _ in range(m["kappa"] if (T > 0 or m["schedule"] == "fedavg") else 1):
+                Y = [Y[i] - t * f.grad(i, Y[i]) for i in range(n)]
+            theta = _avg(Y, f.p)
+            total = total + theta
+            if not last or T == K:
+                out[T] = f.G(total / (T + 1))
+    else:
+        raise ValueError(f"unknown method {name!r}")
+    return out
+
+
+def _worst_radius(m: Mapping[str, Any], k: int, t: Fraction) -> float:
+    """Huber radius of the worst-case shape at horizon ``k`` (identical clients centred at ``x*``, ``||x0|| = 1``):
+    Drori & Teboulle's ``1/(2 N h + 1)`` (gd; ``f(x_N) - f* = 1/(4 N h + 2)`` exactly), local GD's
+    ``1/(1 + beta L (kappa T_N + 2))`` (:data:`HUBER_GRID`), the accelerated method's ``1/(N + 1)^2`` (heuristic)."""
+    if m["name"] == "gd":
+        return 1 / (2 * k * float(t) + 1)
+    if m["name"] == "local_gd":
+        return 1 / (1 + float(t) * (m["kappa"] * k + 2))
+    return 1 / (k + 1) ** 2
+
+
+def _potential_points(st: Mapping[str, Any], extra: int, seed: int) -> list[Fraction]:
+    lo, hi = _q(st["parameter"]["lo"]), _q(st["parameter"]["hi"])
+    rng = np.random.default_rng(seed)
+    pts = [lo, hi, (lo + hi) / 2] + [lo + (hi - lo) * Fraction(int(k), 1024) for k in rng.integers(1, 1024, extra)]
+    return list(dict.fromkeys(pts))
+
+
+def falsify_potential(st: Mapping[str, Any], *, horizons: int = HORIZONS, large: tuple[int, ...] = LARGE_HORIZONS,
+                      trials: int = 2, extra_points: int = 1, exact_pep: tuple[int, ...] = (0,), seed: int = 0,
+                      best: list[Any] | None = None) -> dict[str, Any] | None:
+    r"""Refute a ``"pep-potential"`` statement (docs/proofs.md 8.1: a bound for every ``N >= 1`` or ``T_N >= 0`` and
+    every parameter in ``[lo, hi]``; ``L = D0 = 1``, the statement scales exactly to any ``L``, ``D0``).
+
+    At the range's ends, its midpoint and ``extra_points`` random rationals ``t``:
+
+    1. every instance of :func:`_cases` (exact quadratics, float64 Huber functions; ``rho = 0``: ``||x0||^2 = 1``;
+       every ``rho``: ``x0`` of length 1, 1/8, 0 against heterogeneous clients, bound ``b1 ||x0||^2 + b2 rho^2``) is
+       run once to horizon ``horizons`` and compared with the bound at **every** horizon on the way (trajectories:
+       one run serves ``N = 1..horizons``);
+    2. for every horizon ``k`` in ``1..horizons`` and ``large``, the worst-case shape :func:`_worst_radius` at that
+       ``k`` is run to ``k`` (float64), and at the ``large`` ones also ``x^2/2`` (float64);
+    3. gd: the bound against the exact worst case in closed form, ``max(1/(4 N h + 2), (1 - h)^(2N)/2)`` - each
+       attained by an explicit instance (the Huber function of radius ``1/(2 N h + 1)``, Drori & Teboulle 2014, and
+       ``x^2/2``) - at every horizon, exactly; local_gd: against :func:`fairtheory.worstcase.local_gd_worst_case`
+       (a float SDP: slack ``1e-6`` relative plus its noise floor ``TINY``) at ``T_N`` in ``exact_pep`` and ``t = hi``.
+
+    The accelerated method's ``lambda_k`` is irrational, so its runs are float64 throughout.  Quadratic instances
+    compare exactly; float64 ones with :data:`RTOL` (rounding only: ``O(1)`` values, at most ``8 * 1000 + 1`` steps
+    of a few operations each, relative error below ``1e-12``).  Returns the refuting instance with the **smallest
+    horizon** found at the first refuted ``t`` (``"N"`` or ``"T_N"``, ``"parameter"``), or ``None``; ``best`` collects
+    the largest ``measure / bound``."""
+    m = dict(st["method"])
+    name, kname = m["name"], ("T_N" if m["name"] == "local_gd" else "N")
+    first = 0 if name == "local_gd" else 1
+    het = "hetero" in st["bound"]
+    point = {"class": {"L": "1", "mu": "0"}, "p": st["p"], "n": st["n"]}
+    for t in _potential_points(st, extra_points, seed):
+        bounds = {k: _potential_bound(st, k, t) for k in list(range(first, horizons + 1)) + list(large)}
+        found: list[dict[str, Any]] = []
+
+        def judge(k: int, measure: Any, dist: Any, rho: Any, exact: bool, info: Mapping[str, Any], t: Fraction = t,
+                  bounds: Mapping[int, Any] = bounds, found: list[dict[str, Any]] = found) -> None:
+            b = bounds.get(k)
+            if b is None:
+                return
+            rhs = b[0] * dist + b[1] * rho if exact else float(b[0]) * float(dist) + float(b[1]) * float(rho)
+            bad = _exceeds(measure, rhs, exact)
+            if bad is None:
+                return
+            if best is not None and float(rhs) > 0:
+                best[0] = max(best[0], float(measure) / float(rhs))
+            if bad:
+                found.append(dict(info, measure=str(measure if exact else float(measure)),
+                                  bound=str(rhs if exact else float(rhs)), parameter=str(t), **{kname: k}))
+
+        exact_ok = name != "agm"
+        # 1. every instance of the class, one trajectory each, judged at every horizon on the way
+        for exact, f, x0, dist, info in _cases(point, D0=None if het else Fraction(1), rho2=Fraction(0), trials=trials,
+                                               seed=seed):
+            if exact and not exact_ok:
+                continue
+            with np.errstate(all="ignore"):
+                path = _trajectory(f, x0, m, t if exact else float(t), horizons)
+            for k, v in path.items():
+                judge(k, v, dist, f.rho2(), exact, info)
+        # 2. the worst-case shapes at each horizon
+        for k in list(range(first, horizons + 1)) + list(large):
+            delta = _worst_radius(m, k, t)
+            f = _Instance(1.0, 0.0, [float(x) for x in _q_list(st["p"])], ["huber"] * st["n"], [None] * st["n"],
+                          [np.zeros(1)] * st["n"], [delta] * st["n"], [np.zeros(1)] * st["n"])
+            with np.errstate(all="ignore"):
+                v = _trajectory(f, np.ones(1), m, float(t), k, last=True)[k]
+            judge(k, v, 1.0, 0.0, False, {"instance": "huber (worst-case shape)", "arithmetic": "float64",
+                                          "dimension": 1, "x0": ["1"], "rho2": "0", "huber_delta": [delta] * st["n"]})
+            if k in large:  # x^2/2 in float64 (gd: exactly in step 3)
+                quad = _Instance(1.0, 0.0, [float(x) for x in _q_list(st["p"])], ["quad"] * st["n"],
+                                 [np.ones(1)] * st["n"], [np.zeros(1)] * st["n"], [0.0] * st["n"], [np.zeros(1)] * st["n"])
+                with np.errstate(all="ignore"):
+                    v = _trajectory(quad, np.ones(1), m, float(t), k, last=True)[k]
+                judge(k, v, 1.0, 0.0, False, {"instance": "quadratic x^2/2", "arithmetic": "float64", "dimension": 1,
+                                              "x0": ["1"], "rho2": "0"})
+        # 3. the exact worst case: closed form (gd), the local-GD PEP (local_gd, cheap horizons only)
+        if name == "gd":
+            for k in sorted(bounds):
+                for wc, inst in ((1 / (4 * k * t + 2), f"Drori-Teboulle: huber, radius 1/(2 N h + 1) = {1 / (2 * k * t + 1)}"),
+                                 ((1 - t) ** (2 * k) / 2, "quadratic x^2/2")):
+                    judge(k, wc, Fraction(1), Fraction(0), True, {"instance": inst + " (exact worst case, closed form)",
+                                                                   "arithmetic": "exact", "dimension": 1, "x0": ["1"]})
+        elif name == "local_gd" and t == _q(st["parameter"]["hi"]) and t > 0:
+            from fairtheory.worstcase import local_gd_worst_case
+            from fairtheory.worstcase.local_gd import TINY
+
+            for k in exact_pep:
+                for D0, r2 in ((1, 0), (0, 1)) if het else ((1, 0),):
+                    b = bounds.get(k)
+                    if b is None:
+                        continue
+                    wc = local_gd_worst_case(n=st["n"], p=[float(x) for x in _q_list(st["p"])], kappa=m["kappa"], T_N=k,
+                                             beta=float(t), L=1.0, D0=float(D0), rho2=float(r2), output="002",
+                                             schedule=m["schedule"]).value
+                    rhs = float(b[0] * D0 + b[1] * r2)
+                    if best is not None and rhs > 0:
+                        best[0] = max(best[0], wc / rhs)
+                    if wc > rhs * (1 + 1e-6) + TINY * (D0 + r2):
+                        found.append({"instance": "local_gd_worst_case (PEP, float SDP)", "arithmetic": "float64",
+                                      "D0": str(D0), "rho2": str(r2), "measure": str(wc), "bound": str(rhs),
+                                      "parameter": str(t), kname: k})
+        if found:
+            return min(found, key=lambda d: (d[kname], d["arithmetic"] != "exact"))  # smallest horizon, exact first
+    return None
+
+
+def _q_list(xs: list[Any]) -> list[Fraction]:
+    return [_q(x) for x in xs]
+
+
 def falsify_certificate(cert: Any) -> dict[str, Any] | str | None:
     """Refute the statement of a certificate that the kernel accepted: the refuting instance (a dict naming it),
     ``None`` when none was found, or ``"skipped: <why>"`` for a kind without a falsifier here."""
@@ -376,6 +586,8 @@ def falsify_certificate(cert: Any) -> dict[str, Any] | str | None:
         return falsify_pep(st)
     if kind == "pep-family":
         return falsify_family(st)
+    if kind == "pep-potential":
+        return falsify_potential(st)
     if kind in ("sympy-proof", "symbolic"):
         try:
             from fairtheory.proofs.falsify_symbolic import falsify
@@ -392,6 +604,8 @@ def best_ratio(cert: Mapping[str, Any], **kw: Any) -> float:
     st = cert["statement"]
     if cert["kind"] == "pep-dual":
         falsify_pep(st, best=best, **kw)
+    elif cert["kind"] == "pep-potential":
+        falsify_potential(st, best=best, **kw)
     else:
         falsify_family(st, best=best, **kw)
     return best[0]
