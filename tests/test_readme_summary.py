@@ -16,12 +16,15 @@ from verify.core import REGISTRY, STATUSES, all_ids
 from verify.plugins import ENTRY_POINT_GROUP, load_builtin, load_entry_points
 from verify.readme_summary import (
     END,
+    FINDINGS_END,
+    FINDINGS_START,
     START,
     SummaryError,
     block_of,
     claim_counts,
     main,
     render,
+    render_findings,
     replace_block,
 )
 
@@ -105,7 +108,11 @@ def _doc(*claims: dict, complete: bool = True) -> dict:
             "claims": list(claims)}
 
 
-DOC = _doc(_claim("a.one", "verified", seconds=3.0), _claim("a.two", "refuted", seconds=0.5),
+DOC = _doc(_claim("a.one", "verified", seconds=3.0),
+           _claim("a.two", "refuted", seconds=0.5) | {
+               "citation": "my notes, Lemma 2", "statement": "x^2 >= x on [0, 2]", "relation": ">=",
+               "counterexample": {"x": 0.1, "grid": [0.0, 0.05, 0.1], "measured": 0.01, "bound": 0.1},
+               "row": {"measured": 0.01, "bound": 0.1}},
            _claim("b.one", "proved", seconds=9.0), _claim("peers.x.y", "skipped", "refuted"),
            _claim("peers.z.w", "skipped", "verified"), _claim("mine.p", "verified", source="plugin mine"))
 
@@ -135,7 +142,7 @@ def test_replace_block_changes_only_the_block() -> None:
     new = replace_block(text, render(DOC))
     assert new.startswith("# title\n\nbefore\n\n") and new.endswith(f"{END}\n\nafter\n")
     assert "old numbers" not in new and replace_block(new, render(DOC)) == new
-    with pytest.raises(SummaryError, match="no summary block"):
+    with pytest.raises(SummaryError, match="no generated block"):
         replace_block("no markers", render(DOC))
 
 
@@ -145,12 +152,48 @@ def test_cli_rewrites_and_checks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(rs, "registered_count", lambda: len(DOC["claims"]))
     report, readme = tmp_path / "verify.json", tmp_path / "README.md"
     report.write_text(json.dumps(DOC))
-    readme.write_text(f"intro\n{START} -->\n{END}\noutro\n")
+    readme.write_text(f"intro\n{START} -->\n{END}\nmiddle\n{FINDINGS_START} -->\nold\n{FINDINGS_END}\noutro\n")
     args = ["--json", str(report), "--readme", str(readme)]
     assert main([*args, "--check"]) == 1
     assert main(args) == 0
     assert main([*args, "--check"]) == 0
     assert claim_counts(readme.read_text()) == (6, 5, 1)
     assert readme.read_text().startswith("intro\n") and readme.read_text().endswith("outro\n")
+    assert "\nmiddle\n" in readme.read_text() and "`a.two`" in block_of(readme.read_text(), FINDINGS_START, FINDINGS_END)
+    readme.write_text(readme.read_text().replace("`x = 0.1`", "`x = 0.2`"))  # a hand edit of the findings
+    assert main([*args, "--check"]) == 1
     monkeypatch.setattr(rs, "registered_count", lambda: 99)  # a report of an --only run
     assert main(args) == 2
+
+
+# ------------------------------------------------------------------------------------------- the findings
+def test_render_findings_lists_every_refuted_claim_with_its_counterexample() -> None:
+    doc = _doc(*DOC["claims"], _claim("peers.lib.f", "refuted"), _claim("b.two", "refuted", "verified"),
+               _claim("mine.q", "refuted", source="plugin mine"))
+    block = render_findings(doc)
+    assert block.startswith(FINDINGS_START) and block.endswith(FINDINGS_END)
+    assert "4 claims refuted in the run above (3 of the catalogue and plugins, 1 of the peer audit)" in block
+    row = next(ln for ln in block.splitlines() if ln.startswith("| `a.two`"))
+    assert "my notes, Lemma 2: x^2 >= x on [0, 2]" in row
+    assert "`x = 0.1`, `grid = (0, 0.05, 0.1)`" in row and "measured =" not in row   # its own numbers: last column
+    assert row.endswith("| `0.01 >= 0.1` |")
+    assert "| `b.two` **unexpected** |" in block and "| `mine.q` (plugin) |" in block
+    assert "| peer audit (1 claims) |" in block and "peers.lib.f" not in block
+    with pytest.raises(SummaryError, match="incomplete"):
+        render_findings(_doc(_claim("a.one", "refuted"), complete=False))
+
+
+def test_readme_findings_are_the_registrys_recorded_findings() -> None:
+    """The README's findings block lists exactly the claims recorded as findings (expected ``refuted``, the peer
+    audit aside): a new finding, or a finding that no longer holds, means re-running python -m verify and
+    python -m verify.readme_summary."""
+    block = block_of(README, FINDINGS_START, FINDINGS_END)
+    listed = set(re.findall(r"^\| `([\w.-]+)`", block, re.M))
+    builtin, plugin = _registry()
+    want = {i for i in builtin if i in REGISTRY and REGISTRY[i].expected == "refuted" and not i.startswith("peers.")}
+    assert want <= listed, f"recorded findings missing from README's findings block: {sorted(want - listed)}"
+    if any(True for _ in entry_points(group=ENTRY_POINT_GROUP)):  # the example plugin is installed
+        want |= {i for i in plugin if REGISTRY[i].expected == "refuted"}
+        assert listed == want, f"README lists {sorted(listed - want)} that the registry does not record as refuted"
+    else:
+        assert listed - want <= {i for i in listed if "(plugin)" in block.split(f"`{i}`", 1)[1][:12]}
