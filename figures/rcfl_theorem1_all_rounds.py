@@ -1,88 +1,148 @@
-r"""Where 002 Theorem 1 (optimisation part, rho = 0) is proved for **every** number of rounds (potential certificates).
+r"""Where 002 Theorem 1 (optimisation part) is proved for **every** number of rounds (potential certificates).
 
-Left: for each ``kappa`` the step sizes ``beta L`` on which a ``pep-potential`` certificate, checked exactly when the
-figure is drawn, proves ``G(theta_tilde) - G* <= L D0/(2 beta L (T_N + 1))`` for every ``T_N >= 0`` (two uniform
-``L``-smooth convex clients, 002 output, ``rho = 0``; the potential ``||theta - theta*||^2``), the range where the
-bound with the heterogeneity term ``c (beta L)^2 rho^2/L`` is proved for every ``rho`` (green), and the theorem's
-admissible steps ``beta L <= min(1/40, 1/(sqrt 6 (kappa - 1)))``.  Right: at ``beta L = 1/40``, ``kappa = 2``, the
-proved bound and the theorem's right-hand side ``2 L D0/(beta L (T_N + 1))`` divided by the exact worst case
-(:func:`fairtheory.worstcase.local_gd_worst_case`) against ``T_N``.  Quick mode: ``T_N = 1..4``; ``--full``: 1..8.
+Left: for each ``kappa`` the step sizes ``beta L`` on which a ``pep-potential`` certificate, checked exactly by the
+kernel when the data are computed, proves ``G(theta_tilde) - G* <= L D0/(2 beta L (T_N + 1))`` for every
+``T_N >= 0`` (two uniform ``L``-smooth convex clients, rFedFair schedule, 002 output, ``rho = 0``; the potential
+``||theta - theta*||^2``, docs/proofs.md 8.3) - the range ``[2^-20, 1]``; the same certificate stated on ``[1, 2]``,
+which the kernel refuses (crosses); the range ``[2^-20, 1/40]`` where the bound with a heterogeneity term
+``(c/2) L beta^2 rho^2`` is proved for every ``rho`` (green, ``c`` from the certificate); and the theorem's admissible
+steps ``beta L <= min(1/40, 1/(sqrt 6 (kappa - 1)))`` (red).  Right: at ``beta L = 1/40``, ``kappa = 2``, ``rho = 0``
+the proved bound and the theorem's right-hand side ``2 L D0/(beta L (T_N + 1))`` divided by the exact worst case
+(:func:`fairtheory.worstcase.local_gd_worst_case`, one SDP per ``T_N``).  Quick mode: ``T_N = 1..4``; ``--full``:
+``1..8``.  :func:`data` returns what the figure plots, :func:`plot` draws it.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from figures.registry import figure, figure_legend, save
 
 KAPPAS = range(1, 9)
+#: the ranges' left end (002 Thm. 1's right-hand side is infinite at beta L = 0)
 LO = Fraction(1, 2**20)
+#: the largest range the rho = 0 potential proves, the range it is refused on, the theorem's largest step
+RHO0_HI, REFUSED, THM_HI = Fraction(1), (Fraction(1), Fraction(2)), Fraction(1, 40)
+#: the right panel's setting
+KAPPA_R, STEP_R = 2, Fraction(1, 40)
 
 
-@figure("rcfl_theorem1_all_rounds", "Step sizes where 002 Theorem 1 (rho = 0) is proved for every number of rounds "
-        "(exact potential certificates), and the proved bound / exact worst case against T_N")
-def make(out_dir: Path, formats: tuple[str, ...], quick: bool) -> list[Path]:
-    import matplotlib
+def admissible(kappa: int) -> float:
+    """002 Thm. 1's largest step ``beta L``: ``min(1/40, 1/(sqrt 6 (kappa - 1)))`` (``1/40`` for ``kappa = 1``)."""
+    return 1 / 40 if kappa == 1 else min(1 / 40, 1 / (math.sqrt(6) * (kappa - 1)))
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
 
+def _cubic(potential: dict[str, Any]) -> Fraction:
+    """``c`` with drift ``C(t) = c t^3`` and weight ``w(t) = 2 t``: the bound's ``rho^2`` part ``C/w`` is
+    ``(c/2) t^2`` in units of ``rho^2/L`` (docs/proofs.md 8.3); ``ValueError`` for another form."""
+    num, den = potential["drift"]["num"], potential["drift"]["den"]
+    coeffs = [Fraction(x) for x in num] + [Fraction(0)] * (4 - len(num))
+    if den != ["1"] or potential["weight"] != {"num": ["0", "2"], "den": ["1"]} or any(coeffs[:3]) or any(coeffs[4:]):
+        raise ValueError(f"drift {potential['drift']} / weight {potential['weight']}: not c t^3 / 2t")
+    return coeffs[3]
+
+
+@functools.lru_cache(maxsize=2)
+def data(quick: bool) -> dict[str, Any]:
+    """What :func:`plot` draws.  ``rows``: one dict per ``kappa`` with ``rho0`` (the kernel accepts the ``rho = 0``
+    certificate on ``[LO, RHO0_HI]``), ``refused`` (it rejects the same certificate stated on ``REFUSED``),
+    ``every_rho`` (the every-``rho`` certificate on ``[LO, THM_HI]`` checks), ``c`` (its ``rho^2`` coefficient:
+    bound ``+ (c/2) L beta^2 rho^2``, a Fraction) and ``admissible``; ``T`` (rounds), ``worst`` (exact worst case),
+    ``proved`` and ``rhs`` (both in units of ``L D0``) at ``KAPPA_R``, ``STEP_R``."""
     from fairtheory.proofs.kernel.potential_kernel import explain_potential
     from fairtheory.proofs.potential_search import PotentialNotProved, _local_gd, prove_potential
     from fairtheory.worstcase import local_gd_worst_case
 
-    fig, (ax, bx) = plt.subplots(1, 2, figsize=(10.5, 5.2))
+    rows = []
     for kappa in KAPPAS:
-        hi = Fraction(1)
         try:  # the largest range this potential proves: beta L <= 1; checked exactly here
-            ok = prove_potential("local_gd", n=2, kappa=kappa, beta_L=(LO, hi)).check()
+            rho0 = prove_potential("local_gd", n=2, kappa=kappa, beta_L=(LO, RHO0_HI)).check()
         except PotentialNotProved:
-            ok = False
-        if ok:
-            ax.hlines(kappa, float(LO), float(hi), colors="C0", lw=9, alpha=0.35,
-                      label="proved for every T_N, rho = 0 (potential certificate)" if kappa == 1 else None)
+            rho0 = False
+        c: Fraction | None = None
         try:  # the whole optimisation part, for every rho, on the theorem's range
-            ok = prove_potential("local_gd", n=2, kappa=kappa, rho2="any", beta_L=(LO, Fraction(1, 40))).check()
+            cert = prove_potential("local_gd", n=2, kappa=kappa, rho2="any", beta_L=(LO, THM_HI))
+            every = cert.check()
+            c = _cubic(cert.statement["potential"])
         except PotentialNotProved:
-            ok = False
-        if ok:
-            ax.hlines(kappa + 0.22, float(LO), 1 / 40, colors="C2", lw=2.5,
-                      label="proved for every T_N and every rho (both terms)" if kappa == 1 else None)
-        adm = 1 / 40 if kappa == 1 else min(1 / 40, 1 / (math.sqrt(6) * (kappa - 1)))
-        ax.hlines(kappa, float(LO), adm, colors="C3", lw=2.5,
-                  label="Theorem 1's admissible steps" if kappa == 1 else None)
+            every = False
         # the same certificate stated on [1, 2]: the kernel refuses it (the potential does not decrease past 1)
-        st, ev = _local_gd(Fraction(1), Fraction(2), 2, [Fraction(1, 2)] * 2, kappa, "rfedfair", None)
-        if not explain_potential({"kind": "pep-potential", "version": 1, "statement": st, "evidence": ev})[0]:
-            ax.plot([1.0, 2.0], [kappa, kappa], "x", color="k", ms=5,
-                    label="refused: beta L in [1, 2] (the potential does not decrease)" if kappa == 1 else None)
-    ax.set_xscale("log")
-    ax.set_xlim(2.0**-21, 3.0)
-    ax.set_ylim(0.3, 9.5)
-    ax.set_xlabel("step size beta L")
-    ax.set_ylabel("local steps per round kappa")
-    ax.set_title("002 Thm. 1 (002 output): proved for all T_N", fontsize=10)
-    ax.grid(True, which="both", alpha=0.3)
-
-    t = Fraction(1, 40)
+        st, ev = _local_gd(*REFUSED, 2, [Fraction(1, 2)] * 2, kappa, "rfedfair", None)
+        refused = not explain_potential({"kind": "pep-potential", "version": 1, "statement": st, "evidence": ev})[0]
+        rows.append({"kappa": kappa, "rho0": bool(rho0), "refused": refused, "every_rho": bool(every), "c": c,
+                     "admissible": admissible(kappa)})
     T = np.arange(1, (4 if quick else 8) + 1)
-    wc = np.array([local_gd_worst_case(n=2, kappa=2, T_N=int(k), beta=float(t), L=1.0, D0=1.0, rho2=0.0,
-                                       output="002").value for k in T])
-    proved = 1.0 / (2 * float(t) * (T + 1))
-    rhs = 2.0 / (float(t) * (T + 1))
-    bx.plot(T, rhs / wc, "C3-o", ms=4, lw=1.4, label="Theorem 1 RHS / worst case")
-    bx.plot(T, proved / wc, "C0-s", ms=4, lw=1.4, label="proved bound L D0/(2 beta L (T_N+1)) / worst case")
-    bx.axhline(1.0, color="k", ls=":", lw=1.0, label="worst case (exact PEP)")
+    worst = np.array([local_gd_worst_case(n=2, kappa=KAPPA_R, T_N=int(k), beta=float(STEP_R), L=1.0, D0=1.0,
+                                          rho2=0.0, output="002").value for k in T])
+    proved = 1.0 / (2 * float(STEP_R) * (T + 1))
+    rhs = 2.0 / (float(STEP_R) * (T + 1))
+    return {"rows": rows, "T": T, "worst": worst, "proved": proved, "rhs": rhs}
+
+
+def _frac_tex(c: Fraction) -> str:
+    return f"{c.numerator}" if c.denominator == 1 else f"{c.numerator}/{c.denominator}"
+
+
+def plot(d: dict[str, Any]) -> Any:
+    import matplotlib.pyplot as plt
+
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(11.0, 5.2), gridspec_kw={"width_ratios": [1.25, 1]})
+    first = {"rho0": True, "every": True, "adm": True, "refused": True}
+    for r in d["rows"]:
+        k = r["kappa"]
+        if r["rho0"]:
+            ax.hlines(k, float(LO), float(RHO0_HI), colors="C0", lw=9, alpha=0.35,
+                      label=r"proved for every $T_N \geq 0$ at $\rho = 0$: "
+                      r"$G(\tilde\theta) - G^\star \leq L D_0/(2 \beta L (T_N + 1))$"
+                      if first.pop("rho0", False) else None)
+        if r["every_rho"]:
+            ax.hlines(k + 0.24, float(LO), float(THM_HI), colors="C2", lw=2.5,
+                      label=r"proved for every $T_N$ and every $\rho$: the same $+\ (c/2) L \beta^2 \rho^2$ ($c$ above the line)"
+                      if first.pop("every", False) else None)
+            ax.text(float(THM_HI) * 1.15, k + 0.52, f"$c = {_frac_tex(r['c'])}$", fontsize=7, va="center",
+                    color="C2")
+        ax.hlines(k, float(LO), r["admissible"], colors="C3", lw=2.5,
+                  label=r"Theorem 1's admissible steps $\beta L \leq \min(1/40,\ 1/(\sqrt{6}(\kappa - 1)))$"
+                  if first.pop("adm", False) else None)
+        if r["refused"]:
+            ax.plot([float(x) for x in REFUSED], [k, k], "x", color="k", ms=5,
+                    label=r"refused by the kernel: the same $\rho = 0$ certificate on $\beta L \in [1, 2]$"
+                    if first.pop("refused", False) else None)
+    ax.set_xscale("log")
+    ax.set_xlim(2.0**-21, 4.0)
+    ax.set_ylim(0.4, 9.2)
+    ax.set_yticks(list(KAPPAS))
+    ax.set_xlabel(r"step size $\beta L$")
+    ax.set_ylabel(r"local steps per round $\kappa$")
+    ax.set_title(r"002 Thm. 1, 002 output: exact potential certificates for every $T_N \geq 0$", fontsize=10)
+    ax.grid(True, which="major", alpha=0.3)
+
+    T = d["T"]
+    bx.plot(T, d["rhs"] / d["worst"], "C3-o", ms=4, lw=1.4,
+            label=r"Theorem 1's RHS $2 L D_0/(\beta L (T_N + 1))$ / worst case")
+    bx.plot(T, d["proved"] / d["worst"], "C0-s", ms=4, lw=1.4,
+            label=r"proved $L D_0/(2 \beta L (T_N + 1))$ / worst case")
+    bx.axhline(1.0, color="k", ls=":", lw=1.0, label="worst case (exact PEP, one SDP per $T_N$)")
     bx.set_yscale("log")
+    bx.set_ylim(0.7, 200)
     bx.set_xticks(T)
-    bx.set_xlabel("rounds T_N")
-    bx.set_ylabel("bound / exact worst case")
-    bx.set_title("kappa = 2, beta L = 1/40, two uniform clients, rho = 0", fontsize=10)
+    bx.set_xlabel(r"rounds $T_N$")
+    bx.set_ylabel(r"bound / exact worst case of $G(\tilde\theta) - G^\star$")
+    bx.set_title(rf"$\kappa = {KAPPA_R}$, $\beta L = {STEP_R.numerator}/{STEP_R.denominator}$, two uniform clients, "
+                 r"$\rho = 0$", fontsize=10)
     bx.grid(True, which="both", alpha=0.3)
-    figure_legend(fig, (ax, bx), fontsize=8, loc="lower center", ncol=3)
-    fig.tight_layout(rect=(0, 0.12, 1, 1))
-    return save(fig, out_dir, "rcfl_theorem1_all_rounds", formats)
+    figure_legend(fig, (ax, bx), fontsize=8, loc="lower center", ncol=2)
+    fig.tight_layout(rect=(0, 0.15, 1, 1))
+    return fig
+
+
+@figure("rcfl_theorem1_all_rounds", "Step sizes where 002 Theorem 1 is proved for every number of rounds "
+        "(exact potential certificates, rho = 0 and every rho), and the proved bound / exact worst case against T_N")
+def make(out_dir: Path, formats: tuple[str, ...], quick: bool) -> list[Path]:
+    return save(plot(data(quick)), out_dir, "rcfl_theorem1_all_rounds", formats)

@@ -104,6 +104,38 @@ def test_rcfl_theorem1_every_step_statements() -> None:
 
 
 @slow
+def test_rcfl_theorem1_all_rounds_statements() -> None:
+    from fractions import Fraction
+
+    from figures import rcfl_theorem1_all_rounds as m
+
+    d = m.data(True)
+    rows = d["rows"]
+    assert [r["kappa"] for r in rows] == list(range(1, 9))
+    # blue band to beta L = 1 in every row, 40 times the theorem's largest step 1/40 (red, every row); [1, 2] refused
+    assert all(r["rho0"] and r["refused"] and r["every_rho"] for r in rows)
+    assert m.RHO0_HI == 1 and m.REFUSED == (1, 2) and m.RHO0_HI / m.THM_HI == 40
+    assert all(r["admissible"] == 1 / 40 for r in rows) and m.admissible(17) == 1 / 40 > m.admissible(18)
+    # the every-rho coefficients c, at most 0.51% of the theorem's 52 (kappa - 1)^2 kappa
+    assert [r["c"] for r in rows] == [0, Fraction(17, 32), Fraction(5, 2), 7, 15, Fraction(55, 2), Fraction(91, 2), 70]
+    share = max(r["c"] / (52 * (r["kappa"] - 1) ** 2 * r["kappa"]) for r in rows[1:])
+    assert 0.0051 <= share <= 0.0051 + 1e-4
+    # right: RHS = 4 x proved bound; the ratios at T_N = 1..4; both fall with T_N
+    T, worst = d["T"], d["worst"]
+    assert list(T) == [1, 2, 3, 4] and np.allclose(d["rhs"] / d["proved"], 4.0, rtol=1e-15, atol=0)
+    assert [round(float(x), 1) for x in d["proved"] / worst] == [22.0, 15.3, 12.0, 10.0]
+    assert [round(float(x), 1) for x in d["rhs"] / worst] == [88.0, 61.3, 48.0, 40.0]
+    assert np.all(np.diff(d["proved"] / worst) < 0)
+    # the worst case is the closed form L D0/(2 + 2 beta L (kappa T_N + 2)) within 5e-6 relative
+    t, kappa = float(m.STEP_R), m.KAPPA_R
+    closed = 1.0 / (2 + 2 * t * (kappa * T + 2))
+    assert np.max(np.abs(worst / closed - 1)) < 5e-6
+    ratio = lambda TN: (1 + t * (kappa * TN + 2)) / (t * (TN + 1))  # noqa: E731 - the closed form's ratio
+    assert np.allclose(ratio(T), d["proved"] / closed, rtol=1e-12)
+    assert ratio(10**9) == pytest.approx(kappa, rel=1e-6) and all(ratio(k) > ratio(k + 1) > kappa for k in (1, 10, 1000))
+
+
+@slow
 def test_rcfl_stepsize_region_statements() -> None:
     from figures import rcfl_stepsize_region as m
 
