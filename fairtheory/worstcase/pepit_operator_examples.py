@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fairtheory.errors import FairtheoryValueError
+from fairtheory.worstcase.classes import ConvexIndicator, SmoothStronglyConvex
 from fairtheory.worstcase.operators import (
     Cocoercive,
     Lipschitz,
@@ -36,10 +37,11 @@ from fairtheory.worstcase.operators import (
     value_is,
 )
 from fairtheory.worstcase.pepit_examples import Example, ParityResult
-from fairtheory.worstcase.sdp import PEP, Vec, sqnorm
+from fairtheory.worstcase.sdp import PEP, Function, Vec, sqnorm
 
 __all__ = ["OperatorParityResult", "OPERATOR_EXAMPLES", "run_operator_example", "drs_lipschitz_tau",
-           "drs_cocoercive_tau", "km_constant_bound", "km_increasing_bound"]
+           "drs_cocoercive_tau", "km_constant_bound", "km_increasing_bound", "OperatorWorstCase", "optimistic_gradient",
+           "past_extragradient", "three_operator_splitting"]
 
 
 @dataclass(frozen=True)
@@ -365,6 +367,96 @@ OPERATOR_EXAMPLES: dict[str, Example] = {e.name: e for e in [
             (f"{_FP}.krasnoselskii_mann_increasing_step_sizes", "wc_krasnoselskii_mann_increasing_step_sizes"),
             [{"n": 3}], [{"n": n} for n in (1, 2, 5, 10)], kind="bound"),
 ]}
+
+
+# ------------------------------------------------------------------------- examples whose papers state no value
+@dataclass(frozen=True)
+class OperatorWorstCase:
+    """A PEP value of an example whose paper states no closed form (no claim: PEPit prints only its own number)."""
+
+    name: str
+    params: dict[str, Any]
+    value: float
+    value_is: str            #: ``"worst case"`` or ``"upper bound"`` (a relaxation class)
+    status: str
+    seconds: float
+
+
+def _value(name: str, params: dict[str, Any], pep: PEP, t0: float) -> OperatorWorstCase:
+    sol = pep.solve(gmp="always")
+    return OperatorWorstCase(name, dict(params), float(sol.value), value_is(pep), sol.status, time.perf_counter() - t0)
+
+
+def _vi(L: float) -> tuple[PEP, Function, Function, Vec]:
+    """A monotone variational inequality: ``F`` ``L``-Lipschitz monotone (the relaxation), ``C`` a closed convex set
+    (its indicator), ``x* = 0`` a zero of ``F + N_C`` (:meth:`~fairtheory.worstcase.sdp.PEP.optimum_of_sum`: ``F x* =
+    -g*`` with ``g*`` a normal vector of ``C`` at ``x*``), ``||x_0 - x*||^2 <= 1``."""
+    pep = PEP()
+    F = operator(pep, LipschitzStronglyMonotone(L, 0), "F")
+    ind = pep.function(ConvexIndicator(), "C")
+    pep.optimum_of_sum([F, ind])
+    return pep, F, ind, _start(pep)
+
+
+def optimistic_gradient(n: int = 5, gamma: float = 0.25, L: float = 1.0) -> OperatorWorstCase:
+    r"""Optimistic gradient on a monotone VI (Hsieh, Iutzeler, Malick & Mertikopoulos 2019; Gorbunov, Taylor & Gidel
+    2022 prove ``O(1/n)`` without a closed form): ``x~_t = P_C(x_t - gamma F(x~_{t-1}))``, ``x_{t+1} = x~_t + gamma
+    (F(x~_{t-1}) - F(x~_t))`` from ``x~_0 = P_C(x_0)``; measure ``||x~_n - x~_{n-1}||^2`` (PEPit
+    ``.../optimistic_gradient``).  An upper bound (the Lipschitz monotone class is a relaxation)."""
+    t0 = time.perf_counter()
+    pep, F, ind, x0 = _vi(L)
+    x = ind.project(x0)
+    xt = x
+    V = apply(F, xt)
+    prev = xt
+    for _ in range(_n(n)):
+        prev = xt
+        xt = ind.project(x - gamma * V)
+        V_prev, V = V, apply(F, xt)
+        x = xt + gamma * (V_prev - V)
+    pep.maximize(sqnorm(xt - prev))
+    return _value("optimistic_gradient", {"n": n, "gamma": gamma, "L": L}, pep, t0)
+
+
+def past_extragradient(n: int = 5, gamma: float = 0.25, L: float = 1.0) -> OperatorWorstCase:
+    r"""Past extragradient (Popov) on a monotone VI: ``x~_t = P_C(x_t - gamma F(x~_{t-1}))``, ``x_{t+1} = P_C(x_t -
+    gamma F(x~_t))`` from ``x~_0 = x_0' = P_C(x_0)``; measure ``||x_n - x_{n-1}||^2`` (PEPit
+    ``.../past_extragradient``; ``O(1/n)`` in Gorbunov, Taylor & Gidel 2022 and Cai, Oikonomou & Zheng 2022).  An upper
+    bound (relaxation class)."""
+    t0 = time.perf_counter()
+    pep, F, ind, x0 = _vi(L)
+    x = ind.project(x0)
+    V = apply(F, x)
+    prev = x
+    for _ in range(_n(n)):
+        xt = ind.project(x - gamma * V)
+        V = apply(F, xt)
+        prev, x = x, ind.project(x - gamma * V)
+    pep.maximize(sqnorm(x - prev))
+    return _value("past_extragradient", {"n": n, "gamma": gamma, "L": L}, pep, t0)
+
+
+def three_operator_splitting(L: float = 1.0, mu: float = 0.1, beta: float = 1.0, alpha: float = 0.9,
+                             theta: float = 1.3) -> OperatorWorstCase:
+    r"""One Davis-Yin step on ``0 in A x + B x + C x`` (``A`` maximally monotone, ``B`` ``beta``-cocoercive, ``C`` the
+    gradient of an ``L``-smooth ``mu``-strongly convex function - an operator and a function class in one PEP):
+    ``x = J_{alpha B}(w)``, ``y = J_{alpha A}(2x - w - alpha C x)``, ``w+ = w - theta (x - y)``, contraction
+    ``||w+ - w'+||^2`` over ``||w - w'||^2 <= 1`` (Davis & Yin 2017; RTBG 2020; PEPit ``.../three_operator_splitting``,
+    no closed form).  Every class is exact: the worst case."""
+    t0 = time.perf_counter()
+    pep = PEP()
+    A, B = operator(pep, Monotone(), "A"), operator(pep, Cocoercive(beta), "B")
+    C = pep.function(SmoothStronglyConvex(L, mu), "C")
+    w0, w1 = pep.vector(), pep.vector()
+    pep.add_le(sqnorm(w0 - w1) - 1)
+
+    def step(w: Vec) -> Vec:
+        x, _ = resolvent(B, w, alpha)
+        y, _ = resolvent(A, 2 * x - w - alpha * C.grad(x), alpha)
+        return w - theta * (x - y)
+
+    pep.maximize(sqnorm(step(w0) - step(w1)))
+    return _value("three_operator_splitting", {"L": L, "mu": mu, "beta": beta, "alpha": alpha, "theta": theta}, pep, t0)
 
 
 def run_operator_example(name: str, **params: Any) -> OperatorParityResult:
