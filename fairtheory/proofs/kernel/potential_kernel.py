@@ -500,7 +500,8 @@ def bound_at(st: Mapping[str, Any], k: int, t: Fraction) -> Fraction:
 def implies(a: Mapping[str, Any], kind: str, b: Any) -> bool:
     """Whether the canonical ``pep-potential`` statement ``a`` implies the statement ``b`` of ``kind``:
 
-    * ``"pep-potential"``: the same class, clients, weights and method, ``b``'s range inside ``a``'s, and ``b``'s
+    * ``"pep-potential"``: the same class, clients, weights, method and potential (``b``'s words name it; the
+      drift only when ``b`` has one), ``b``'s range inside ``a``'s, and ``b``'s
       bound at least ``a``'s for every ``N >= 1`` (``T_N >= 0``) and parameter in ``b``'s range, with positive
       denominators (decided as the obligations are: by coefficients in ``k``, exactly when ``lo = hi``);
     * ``"pep-family"`` (one ``N`` or ``T_N``): the same class, clients, weights, method (gd: any ``N >= 1``; local_gd:
@@ -509,7 +510,11 @@ def implies(a: Mapping[str, Any], kind: str, b: Any) -> bool:
     try:
         if kind == "pep-potential":
             b = canonical(b)
-            same = all(a[k] == b[k] for k in ("class", "normalisation", "n", "p", "method"))
+            # the potential too: b's words name it ("by the potential ..."), so it is a's (its drift C, the rho^2
+            # part, only when b states one: a bound for every rho implies the rho = 0 statement)
+            pa, pb = a["potential"], b["potential"]
+            pa = pa if isinstance(pa, str) or "drift" in pb else {k: x for k, x in pa.items() if k != "drift"}
+            same = pa == pb and all(a[k] == b[k] for k in ("class", "normalisation", "n", "p", "method"))
         elif kind == "pep-family":
             from fairtheory.proofs.kernel import family as fk
 

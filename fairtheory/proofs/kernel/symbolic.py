@@ -47,7 +47,10 @@ MAX_GENS = 8
 MAX_DERIV = 3
 MAX_NEST = 4
 MAX_TEXT = 80
-_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,23}")
+#: names: letters and digits (no "_": ``x_1`` would read as member 1 of a family ``x``), none of the words the
+#: printed statement uses for its own mathematics (a "function" named ``log`` would print ``0 <= log(1/2)``)
+_NAME = re.compile(r"[A-Za-z][A-Za-z0-9]{0,23}")
+_RESERVED = frozenset({"exp", "log", "max", "sum", "d", "rpow"})
 _RAT = re.compile(r"-?[0-9]{1,40}(/[0-9]{1,40})?")
 _SCALAR = ("real", "positive", "nonnegative", "count", "bounded")
 _FAMILY = ("family_real", "family_positive", "family_nonnegative")
@@ -143,7 +146,7 @@ def _decls(symbols: Any, scope: dict[str, tuple], kinds: tuple) -> list[list[Any
     out = []
     for d in symbols:
         if not isinstance(d, list) or len(d) < 2 or not isinstance(d[0], str) or not _NAME.fullmatch(d[0]) \
-                or d[0] in scope or d[1] not in kinds:
+                or d[0] in _RESERVED or d[0] in scope or d[1] not in kinds:
             raise Bad("symbol declaration")
         nm, kind = d[0], d[1]
         if kind == "bounded":
@@ -496,7 +499,8 @@ _KIND_WORDS = {"real": "{} real", "positive": "{} > 0", "nonnegative": "{} >= 0"
 
 
 def _show(t: list[Any], bound: str, prec: int = 0) -> str:
-    """Infix text of a canonical term; precedence 0 sum, 1 product, 2 power/atom (sign-correct)."""
+    """Infix text of a canonical term; precedence 0 sum, 1 product, 2 power/atom, 3 base or exponent of a power
+    (sign-correct, every power and sum delimited)."""
     h, a = t[0], t[1:]
     if h == "q":
         s = a[0]
@@ -505,8 +509,8 @@ def _show(t: list[Any], bound: str, prec: int = 0) -> str:
         return a[0]
     if h == "b":
         return bound
-    if h == "+":
-        parts = [_show(x, bound, 0) for x in a]
+    if h == "+":  # a sum among the terms is parenthesised: "sum_i i + n" would read as sum_i (i + n)
+        parts = [_show(x, bound, 1 if x[0] == "sum" else 0) for x in a]
         s = parts[0] + "".join(f" - {p[1:]}" if p.startswith("-") else f" + {p}" for p in parts[1:])
         return f"({s})" if prec > 0 else s
     if h == "*":
@@ -520,12 +524,14 @@ def _show(t: list[Any], bound: str, prec: int = 0) -> str:
     if h == "/":
         s = f"{_show(a[0], bound, 2)}/{_show(a[1], bound, 2)}"
         return f"({s})" if prec > 1 else s
-    if h == "^":
-        return f"{_show(a[0], bound, 2)}^{a[1] if a[1] >= 0 else f'({a[1]})'}"
+    if h == "^":  # precedence 3 inside a power: (x^2)^3, never x^2^3 (which reads x^(2^3))
+        s = f"{_show(a[0], bound, 3)}^{a[1] if a[1] >= 0 else f'({a[1]})'}"
+        return f"({s})" if prec > 2 else s
     if h in ("exp", "log"):
         return f"{h}({_show(a[0], bound)})"
     if h == "rpow":
-        return f"{_show(a[0], bound, 2)}^{_show(a[1], bound, 2)}"
+        s = f"{_show(a[0], bound, 3)}^{_show(a[1], bound, 3)}"
+        return f"({s})" if prec > 2 else s
     if h == "max":
         return f"max({_show(a[0], bound)}, {_show(a[1], bound)})"
     if h == "fn":
