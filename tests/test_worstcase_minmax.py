@@ -89,11 +89,76 @@ def test_monotone_rows_are_rows():
     assert a == pytest.approx(hand_gda(3, 0.5, 0.25, monotone=False), rel=1e-6)
 
 
+def hand_scaffpd(T: int, kappa: int, lr: float, dual_lr: float, *, lipschitz: float | None, theta: float = 1.0) -> float:
+    """Scaff-PD with exact gradients written by hand (no client rows: the lam-weighted local steps are kappa gradient
+    steps on L(., lam_{r+1}) after the extrapolated dual step), the linearised gap at the last pair (w_T, lam_T)."""
+    pep = PEP()
+    Lam = pep.function(ConvexIndicator(D=1.0), "Lambda")
+    w = pep.vector()
+    lam = pep.vector()
+    Lam.add_point(lam, pep.vector(), Scalar())
+    w0 = w
+    pts, hs = [], {}
+
+    def h_of(x):
+        if x.key() not in hs:
+            hs[x.key()] = pep.vector()
+            pep.add_le(sqnorm(hs[x.key()]) - 1.0)
+        return hs[x.key()]
+
+    def g_at(x, lm):
+        g = pep.vector()
+        pep.add_le(sqnorm(g) - 1.0)
+        pts.append((x, lm, g, h_of(x)))
+        return g
+
+    f_prev = h_of(w)
+    for _ in range(T):
+        f = h_of(w)
+        lam = Lam.project(lam + dual_lr * (f + theta * (f - f_prev)))
+        y = w
+        for _ in range(kappa):
+            y = y - lr * g_at(y, lam)
+        w, f_prev = y, f
+    g_T = g_at(w, lam)
+    for j in range(len(pts)):
+        for k in range(j + 1, len(pts)):
+            (wj, lj, gj, hj), (wk, lk, gk, hk) = pts[j], pts[k]
+            pep.add_le(inner(hj - hk, lj - lk) - inner(gj - gk, wj - wk))
+            if lipschitz is not None:
+                L2 = lipschitz ** 2
+                pep.add_le(sqnorm(gj - gk) + sqnorm(hj - hk) - L2 * sqnorm(wj - wk) - L2 * sqnorm(lj - lk))
+    wc, lc = pep.vector(), pep.vector()
+    Lam.add_point(lc, pep.vector(), Scalar())
+    pep.add_le(sqnorm(wc - w0) - 1.0)
+    pep.maximize(inner(g_T, w - wc) + inner(h_of(w), lc - lam))
+    return float(pep.solve().value)
+
+
+@pytest.mark.parametrize("T, kappa, lip", [(2, 1, 1.0), (3, 1, None), (2, 2, 1.0)])
+def test_scaffpd_traced_equals_hand_written_pep(T, kappa, lip):
+    wc = minmax_worst_case(scaffpd.make, T, lr=0.25, dual_lr=0.25, kappa=kappa, output="last", lipschitz=lip)
+    assert wc.status == "Solved" and wc.value_is == "upper bound"
+    assert wc.value == pytest.approx(hand_scaffpd(T, kappa, 0.25, 0.25, lipschitz=lip), rel=1e-6)
+
+
+def test_orthogonality_rows_change_nothing():
+    kw = dict(lr=0.25, dual_lr=0.25, kappa=1, output="last", lipschitz=1.0)
+    a = minmax_worst_case(scaffpd.make, 2, **kw).value
+    b = minmax_worst_case(scaffpd.make, 2, orthogonal=True, **kw).value
+    assert a == pytest.approx(b, rel=1e-6)
+    c = minmax_worst_case(afl.make, 3, lr=0.5, dual_lr=0.25, orthogonal=True).value
+    assert c == pytest.approx(hand_gda(3, 0.5, 0.25), rel=1e-6)
+
+
 def test_refused_methods_name_the_operation():
     with pytest.raises(NotRepresentableError, match="symbolic dual vector to numbers"):  # samples clients by lam
         minmax_worst_case(drfa.make, 2, lr=0.1, dual_lr=0.1, kappa=1, K=1)
-    with pytest.raises(NotRepresentableError, match="indexing a symbolic primal vector"):
-        minmax_worst_case(scaffpd.make, 2, lr=0.1, dual_lr=0.1, kappa=1)
+    # kappa = 3: the third local gradient is taken at client-specific points (Scaffold corrections differ per client)
+    with pytest.raises(NotRepresentableError, match="points that differ between clients"):
+        minmax_worst_case(scaffpd.make, 1, lr=0.1, dual_lr=0.1, kappa=3, output="last")
+    with pytest.raises(NotRepresentableError, match="w_avg"):  # Scaff-PD reports no averages
+        minmax_worst_case(scaffpd.make, 1, lr=0.1, dual_lr=0.1, kappa=1)
     with pytest.raises(NotRepresentableError, match="random draw"):
         minmax_worst_case(afl.make, 1, lr=0.1, dual_lr=0.1, K=1)
 
@@ -151,4 +216,44 @@ def test_pep_bounds_the_true_gap_of_an_instance(seed):
         float(lam_bar @ np.sum(c * c, axis=1)) - float(cbar @ cbar))
     gap = float(np.max(P.losses(w_bar))) - inner_min
     pep = minmax_worst_case(afl.make, T, lr=lr, dual_lr=dual_lr, D_w=D_w, D_lam=math.sqrt(2.0), G_w=G_w, G_lam=G_lam)
+    assert 0.0 < gap <= pep.value * (1 + 1e-6)
+
+
+def test_scaffpd_pep_bounds_the_true_gap_of_an_instance():
+    """Soundness against ground truth for the last-pair measure: Scaff-PD (kappa = 1) run with numpy on quadratic
+    clients over the simplex; the exact gap at (w_T, lam_T) is below the traced PEP value with G_w, G_lam and the
+    Lipschitz constant of F measured over the pairs the method queried (the PEP's rows concern only those)."""
+    import itertools
+
+    import numpy as np
+
+    from fairtheory.problems.quadratic import QuadraticProblem
+
+    rng = np.random.default_rng(3)
+    n, d, T, lr, dual_lr = 3, 2, 3, 0.25, 0.25
+    c = rng.normal(size=(n, d))
+    P = QuadraticProblem(np.stack([np.eye(d)] * n), c)
+    alg = scaffpd.make(P, kappa=1, lr=lr, dual_lr=dual_lr)
+    st = alg.init(w0=np.zeros(d))
+    pairs = []
+    for _ in range(T):
+        nxt = alg.step(st)
+        pairs.append((st.w, nxt.lam))  # the oracle pair of the round: w_r with the new weights
+        st = nxt
+    pairs.append((st.w, st.lam))       # the measure's pair (w_T, lam_T)
+    F = [(lm @ P.grads(w), P.losses(w)) for w, lm in pairs]
+    G_w = max(float(np.linalg.norm(g)) for g, _ in F)
+    G_lam = max(float(np.linalg.norm(h)) for _, h in F)
+    lip = max(math.sqrt((np.sum((F[j][0] - F[k][0]) ** 2) + np.sum((F[j][1] - F[k][1]) ** 2))
+                        / (np.sum((pairs[j][0] - pairs[k][0]) ** 2) + np.sum((pairs[j][1] - pairs[k][1]) ** 2)))
+              for j, k in itertools.combinations(range(len(pairs)), 2))
+    w_T, lam_T = st.w, st.lam
+    cbar = lam_T @ c
+    D_w = 3.0  # the comparator ball around w0 = 0 (contains w_T: the restricted gap is then >= 0)
+    inner_min = 0.5 * max(0.0, float(np.linalg.norm(cbar)) - D_w) ** 2 + 0.5 * (
+        float(lam_T @ np.sum(c * c, axis=1)) - float(cbar @ cbar))
+    gap = float(np.max(P.losses(w_T))) - inner_min
+    assert float(np.linalg.norm(w_T)) <= D_w
+    pep = minmax_worst_case(scaffpd.make, T, lr=lr, dual_lr=dual_lr, kappa=1, output="last", D_w=D_w,
+                            D_lam=math.sqrt(2.0), G_w=G_w, G_lam=G_lam, lipschitz=lip)
     assert 0.0 < gap <= pep.value * (1 + 1e-6)

@@ -63,7 +63,6 @@ from fairtheory.problems.base import FederatedProblem
 from fairtheory.sets import CappedSimplex
 from fairtheory.worstcase.classes import ConvexIndicator
 from fairtheory.worstcase.gram_array import NotRepresentableError
-from fairtheory.worstcase.operators import Monotone, operator
 from fairtheory.worstcase.sdp import PEP, Scalar, Vec, inner, sqnorm
 
 __all__ = ["SaddlePEP", "MinmaxWorstCase", "minmax_worst_case", "afl_paper_bound", "gda_classical_bound",
@@ -89,6 +88,11 @@ class _NS:
         if isinstance(x, _Sym):
             return type(x)(self.owner, self.owner.pep.zero())
         raise NotRepresentableError(f"zeros_like of {type(x).__name__} in the saddle PEP")
+
+    def broadcast_to(self, x: Any, shape: Any) -> Any:
+        if isinstance(x, _ClientRows) and tuple(shape) == (self.owner.n, self.owner.d):
+            return x
+        raise NotRepresentableError(f"broadcast_to({type(x).__name__}, {shape!r}) in the saddle PEP")
 
     def __getattr__(self, name: str) -> Any:
         raise NotRepresentableError(f"the array operation xp.{name}(...) (the saddle PEP has vectors of two blocks "
@@ -167,6 +171,68 @@ class _Sym:
 class _Prim(_Sym):
     block = "primal"
 
+    def __getitem__(self, k: Any) -> Any:
+        if k == (None, slice(None)):  # w[None, :]: one row per client, all equal to w
+            return _ClientRows(self.owner, self.v, {})
+        return super().__getitem__(k)
+
+
+class _ClientRows:
+    r"""An ``(n, d)`` array of client rows ``row_i = common + sum_k c_k grad f_i(y_k)``: a primal vector shared by every
+    client plus formal client gradients at common points ``y_k`` (Scaffold-type corrections ``-c_i + c``).  The formal
+    terms become PEP vectors only under the weights: ``lam @ rows = (sum_i lam_i) common + sum_k c_k grad_w L(y_k,
+    lam)`` with ``sum_i lam_i = 1`` (every point of a capped simplex; the tracer's one assumption about the dual set,
+    used only by methods that contract client rows with ``lam``)."""
+
+    __fairtheory_symbolic__ = True
+
+    def __init__(self, owner: SaddlePEP, common: Vec, formal: dict[bytes, tuple[Vec, float]]) -> None:
+        self.owner, self.common = owner, common
+        self.formal = {k: (y, c) for k, (y, c) in formal.items() if c != 0.0}
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.owner.n, self.owner.d)
+
+    def _combine(self, o: Any, sign: float, op: str) -> _ClientRows:
+        if isinstance(o, _ClientRows) and o.owner is self.owner:
+            common, extra = o.common, o.formal
+        elif isinstance(o, _Grads) and o.owner is self.owner:
+            common, extra = self.owner.pep.zero(), {o.w.key(): (o.w, 1.0)}
+        elif _scalar(o) and o == 0:
+            return self
+        else:
+            raise NotRepresentableError(f"{op} of client rows and {type(o).__name__}")
+        formal = dict(self.formal)
+        for k, (y, c) in extra.items():
+            formal[k] = (y, formal.get(k, (y, 0.0))[1] + sign * c)
+        return _ClientRows(self.owner, self.common + common * sign, formal)
+
+    def __add__(self, o: Any) -> _ClientRows:
+        return self._combine(o, 1.0, "+")
+
+    __radd__ = __add__
+
+    def __sub__(self, o: Any) -> _ClientRows:
+        return self._combine(o, -1.0, "-")
+
+    def __mul__(self, c: Any) -> _ClientRows:
+        if not _scalar(c):
+            raise NotRepresentableError(f"a product of client rows and {type(c).__name__}")
+        return _ClientRows(self.owner, self.common * float(c), {k: (y, v * float(c)) for k, (y, v) in self.formal.items()})
+
+    __rmul__ = __mul__
+
+    def __getattr__(self, name: str) -> Any:
+        raise NotRepresentableError(f"client rows .{name} in the saddle PEP")
+
+    def contract(self, lam: Vec) -> Vec:
+        """``lam @ rows`` (``sum_i lam_i = 1``)."""
+        out = self.common
+        for y, c in self.formal.values():
+            out = out + self.owner._grad_w(y, lam) * c
+        return out
+
 
 class _Dual(_Sym):
     block = "dual"
@@ -174,6 +240,8 @@ class _Dual(_Sym):
     def __matmul__(self, o: Any) -> Any:
         if isinstance(o, _Grads) and o.owner is self.owner:
             return _Prim(self.owner, self.owner._grad_w(o.w, self.v))
+        if isinstance(o, _ClientRows) and o.owner is self.owner:
+            return _Prim(self.owner, o.contract(self.v))
         return super().__matmul__(o)
 
 
@@ -260,10 +328,13 @@ class SaddlePEP(FederatedProblem):
         ``||grad_w L|| <= G_w``, ``||f(w)|| <= G_lam`` at every queried point.
     monotone : bool
         Add the monotone rows of ``F`` (default ``True``; ``False`` keeps bounded gradients only).
+    lipschitz : float > 0 or None
+        Also ``||F(z_j) - F(z_k)|| <= lipschitz ||z_j - z_k||`` (``L`` smooth convex-concave; with ``monotone`` the class
+        :class:`~fairtheory.worstcase.operators.LipschitzStronglyMonotone` ``(L, 0)``, itself a relaxation).
     """
 
     def __init__(self, n: int = 2, *, D_w: float = 1.0, D_lam: float = 1.0, G_w: float = 1.0, G_lam: float = 1.0,
-                 monotone: bool = True) -> None:
+                 monotone: bool = True, lipschitz: float | None = None) -> None:
         self.n = check_integer(n, "n", low=2)
         self.d = 1
         self._set_weights(np.full(self.n, 1.0 / self.n), self.n)
@@ -274,7 +345,8 @@ class SaddlePEP(FederatedProblem):
         self.pep = PEP()
         self.xp = _NS(self)
         self.blocks: dict[str, list[int]] = {"primal": [], "dual": []}
-        self.F = operator(self.pep, Monotone(), "F") if monotone else None
+        self.lipschitz = None if lipschitz is None else check_positive(lipschitz, "lipschitz")
+        self.monotone = bool(monotone)
         self.Lam = self.pep.function(ConvexIndicator(D=self.D_lam), "Lambda")
         self.w0 = self._new("primal")
         self.lam0 = self._new("dual")
@@ -318,8 +390,6 @@ class SaddlePEP(FederatedProblem):
             self.pep.add_le(sqnorm(g) - self.G_w ** 2)
             self._g[k] = g
             self.points.append((w, lam, g, h))
-            if self.F is not None:
-                self.F.add_point(w + lam, g - h, Scalar())
         return self._g[k]
 
     def _primal(self, w: Any, name: str) -> Vec:
@@ -347,8 +417,12 @@ class SaddlePEP(FederatedProblem):
                                     "through its gradient field only)")
 
     def grads_each(self, W: Any, clients: Any = None) -> Any:
-        raise NotRepresentableError("per-client gradients grad f_i(W_i) (the saddle PEP knows L(w, lam) = "
-                                    "sum_i lam_i f_i(w) through its gradient field only)")
+        """Every client's gradient at one common point (rows without formal terms): formal client gradients (their
+        ``lam``-weighted sum is the oracle); rows that differ between clients are refused."""
+        if clients is None and isinstance(W, _ClientRows) and W.owner is self and not W.formal:
+            return _ClientRows(self, self.pep.zero(), {W.common.key(): (W.common, 1.0)})
+        raise NotRepresentableError("per-client gradients grad f_i(W_i) at points that differ between clients (the "
+                                    "saddle PEP knows L(w, lam) = sum_i lam_i f_i(w) through its gradient field only)")
 
     def hessians(self, w: Any) -> Any:
         raise NotRepresentableError("hessians in the saddle PEP")
@@ -358,6 +432,25 @@ class SaddlePEP(FederatedProblem):
 
     def cvxpy_losses(self, w: Any) -> Any:
         raise NotRepresentableError("cvxpy losses of the saddle PEP")
+
+    def operator_rows(self) -> list[Scalar]:
+        r"""Rows ``r <= 0`` of the field ``F = (g, -h)`` at every pair of oracle points, written blockwise in the product
+        space (``<F_j - F_k, z_j - z_k> = <g_j - g_k, w_j - w_k> - <h_j - h_k, lambda_j - lambda_k>``): monotone (the
+        rows of :class:`~fairtheory.worstcase.operators.Monotone`) and, with ``lipschitz``, ``||g_j - g_k||^2 +
+        ||h_j - h_k||^2 <= L^2 (||w_j - w_k||^2 + ||lambda_j - lambda_k||^2)`` (with monotone: the rows of
+        :class:`~fairtheory.worstcase.operators.LipschitzStronglyMonotone` ``(L, 0)``, a relaxation)."""
+        rows = []
+        P = self.points
+        for j in range(len(P)):
+            for k in range(j + 1, len(P)):
+                (wj, lj, gj, hj), (wk, lk, gk, hk) = P[j], P[k]
+                dw, dl, dg, dh = wj - wk, lj - lk, gj - gk, hj - hk
+                if self.monotone:
+                    rows.append(inner(dh, dl) - inner(dg, dw))
+                if self.lipschitz is not None:
+                    L2 = self.lipschitz ** 2
+                    rows.append(sqnorm(dg) + sqnorm(dh) - sqnorm(dw) * L2 - sqnorm(dl) * L2)
+        return rows
 
     def orthogonality_rows(self) -> list[Scalar]:
         """``<e_a, e_b> = 0`` for every primal basis vector ``a`` and dual basis vector ``b`` (the product space)."""
@@ -386,6 +479,21 @@ class MinmaxWorstCase:
     dim: int = 0
 
 
+def _mean_points(prob: SaddlePEP, state: Any, T: int) -> list[tuple[Vec, Vec, Vec, Vec]]:
+    """The method's oracle points, checked: one per step, and ``State.w_avg`` / ``State.lam_avg`` their means."""
+    pts = prob.points
+    if len(pts) != T:
+        raise NotRepresentableError(f"the method queried the saddle oracle {len(pts)} times in {T} steps; the "
+                                    "averaged-iterate gap needs one oracle point per step (output='last' measures "
+                                    "the last pair)")
+    for name, got, idx in (("w_avg", getattr(state, "w_avg", None), 0), ("lam_avg", getattr(state, "lam_avg", None), 1)):
+        want = sum((p[idx] for p in pts[1:]), pts[0][idx]) / float(T)
+        if not isinstance(got, _Sym) or not np.allclose(np.asarray((got.v - want).c, dtype=float), 0.0, atol=1e-12):
+            raise NotRepresentableError(f"the method's State.{name} is not the mean of its {T} oracle points: the "
+                                        "linearised-gap bound on the averaged iterates does not apply")
+    return pts
+
+
 def afl_paper_steps(T: int, *, D_w: float = 1.0, D_lam: float = 1.0, G_w: float = 1.0,
                     G_lam: float = 1.0) -> tuple[float, float]:
     r"""Mohri, Sivek & Suresh 2019, Thm 2's steps ``gamma_w = 2 D_W/(sigma_w sqrt T)``,
@@ -411,22 +519,30 @@ def gda_classical_bound(T: int, lr: float, dual_lr: float, *, D_w: float = 1.0, 
 
 
 def minmax_worst_case(make: Callable[..., Any], rounds: int, *, n: int = 2, D_w: float = 1.0, D_lam: float = 1.0,
-                      G_w: float = 1.0, G_lam: float = 1.0, monotone: bool = True, measure: str = "gap",
-                      start: Mapping[str, Any] | None = None, tol: float = 1e-8, **hyper: Any) -> MinmaxWorstCase:
+                      G_w: float = 1.0, G_lam: float = 1.0, monotone: bool = True, lipschitz: float | None = None,
+                      measure: str = "gap", output: str = "mean", orthogonal: bool = False,
+                      start: Mapping[str, Any] | None = None,
+                      tol: float = 1e-8, **hyper: Any) -> MinmaxWorstCase:
     r"""Upper bound on the worst-case duality gap at the averaged iterates after ``rounds`` steps of
     ``make(problem, aggregator=problem.dual_set, **hyper)`` on the saddle-operator PEP (module doc).
 
-    ``measure``: ``"gap"`` only (the linearised ergodic gap, module doc).  The method's state must carry ``w``,
-    ``lam`` and the running averages ``w_avg``, ``lam_avg`` of its oracle points (AFL's ``State``); a method whose
-    step needs per-client evaluations, random draws or nonlinear operations raises :class:`NotRepresentableError`
-    naming the operation."""
+    ``measure``: ``"gap"`` only.  ``output="mean"``: the linearised ergodic gap of the method's oracle points (module
+    doc); the state must carry the running averages ``w_avg``, ``lam_avg`` of exactly those points (AFL's ``State``).
+    ``output="last"``: the linearised gap ``sup <g, w_T - w_c> + <h, lambda_c - lambda_T>`` at the last pair
+    ``(state.w, state.lam)`` (one more oracle query, by the measure), which bounds the duality gap at that pair for
+    every convex-concave ``L``.  ``orthogonal=True`` adds the equality rows fixing every primal-dual Gram entry to 0
+    (the same value: every row and the objective are blockwise, and the block-diagonal part of a PSD matrix is PSD;
+    a test checks it).  A method whose step needs client-specific points, random draws or nonlinear
+    operations raises :class:`NotRepresentableError` naming the operation."""
     T = check_integer(rounds, "rounds", low=1, high=MAX_ROUNDS)
     if measure != "gap":
         raise FairtheoryValueError(f"measure must be 'gap' (the linearised ergodic gap), got {measure!r}")
+    if output not in ("mean", "last"):
+        raise FairtheoryValueError(f"output must be 'mean' (averaged iterates) or 'last', got {output!r}")
     if not callable(make):
         raise FairtheoryTypeError(f"make must be callable (an algorithm's make), got {type(make).__name__}")
     t0 = time.perf_counter()
-    prob = SaddlePEP(n, D_w=D_w, D_lam=D_lam, G_w=G_w, G_lam=G_lam, monotone=monotone)
+    prob = SaddlePEP(n, D_w=D_w, D_lam=D_lam, G_w=G_w, G_lam=G_lam, monotone=monotone, lipschitz=lipschitz)
     if "aggregator" in hyper:
         raise FairtheoryValueError("aggregator= is the saddle PEP's dual set (an arbitrary convex set of diameter "
                                    "<= D_lam); do not pass one")
@@ -434,15 +550,14 @@ def minmax_worst_case(make: Callable[..., Any], rounds: int, *, n: int = 2, D_w:
     state = alg.init(**dict(start or {}))
     for _ in range(T):
         state = alg.step(state, _NoDraws())
-    pts = prob.points
-    if len(pts) != T:
-        raise NotRepresentableError(f"the method queried the saddle oracle {len(pts)} times in {T} steps; the "
-                                    "gap measure needs one oracle point per step")
-    for name, got, idx in (("w_avg", getattr(state, "w_avg", None), 0), ("lam_avg", getattr(state, "lam_avg", None), 1)):
-        want = sum((p[idx] for p in pts[1:]), pts[0][idx]) / float(T)
-        if not isinstance(got, _Sym) or not np.allclose(np.asarray((got.v - want).c, dtype=float), 0.0, atol=1e-12):
-            raise NotRepresentableError(f"the method's State.{name} is not the mean of its {T} oracle points: the "
-                                        "linearised-gap bound on the averaged iterates does not apply")
+    if output == "mean":
+        pts = _mean_points(prob, state, T)
+    else:
+        w_T, lam_T = getattr(state, "w", None), getattr(state, "lam", None)
+        if not (isinstance(w_T, _Prim) and isinstance(lam_T, _Dual)):
+            raise NotRepresentableError("output='last' needs the state's symbolic pair (w, lam)")
+        g = prob._grad_w(w_T.v, lam_T.v)
+        pts = [(w_T.v, lam_T.v, g, prob._loss_vec(w_T.v))]
     pep = prob.pep
     w_c = prob._new("primal")
     lam_c = prob._new("dual")
@@ -451,14 +566,19 @@ def minmax_worst_case(make: Callable[..., Any], rounds: int, *, n: int = 2, D_w:
     obj = Scalar()
     for w, lam, g, h in pts:
         obj = obj + inner(g, w - w_c) + inner(h, lam_c - lam)
-    obj = obj * (1.0 / T)
-    for row in prob.orthogonality_rows():
-        pep.add_eq(row)
+    obj = obj * (1.0 / len(pts))
+    for row in prob.operator_rows():
+        pep.add_le(row)
+    if orthogonal:
+        for row in prob.orthogonality_rows():
+            pep.add_eq(row)
     pep.maximize(obj)
     sol = pep.solve(tol=tol)
     params = {"method": f"{getattr(make, '__module__', '')}.{getattr(make, '__qualname__', repr(make))}",
               "rounds": T, "n": n, "D_w": D_w, "D_lam": D_lam, "G_w": G_w, "G_lam": G_lam, "monotone": monotone,
-              "measure": "linearised ergodic gap at the averaged iterates",
+              "lipschitz": lipschitz, "output": output,
+              "measure": "linearised ergodic gap at the averaged iterates" if output == "mean" else
+              "linearised gap at the last pair",
               "hyper": {k: v for k, v in hyper.items() if isinstance(v, (int, float, str, type(None)))}}
     # always an upper bound: the linearised gap bounds the gap, and monotone rows relax convex-concave interpolation
     return MinmaxWorstCase(value=float(sol.value), value_is="upper bound", status=sol.status,
