@@ -236,10 +236,12 @@ def test_validation_errors_name_the_argument():
         op.operator(pep, SmoothStronglyConvex(1, 0))
     with pytest.raises(FairtheoryValueError, match="mu must be a finite number below L"):
         op.SymmetricLinear(1.0, 1.0)
-    with pytest.raises(FairtheoryValueError, match=r"mu must lie in \[0, L\]"):
-        op.LipschitzStronglyMonotone(1.0, 2.0)
-    with pytest.raises(FairtheoryValueError, match=r"mu must lie in \(0, 1/beta\]"):
-        op.CocoerciveStronglyMonotone(2.0, 1.0)
+    for mu in (2.0, 1.0):
+        with pytest.raises(FairtheoryValueError, match=r"mu must lie in \[0, L\)"):
+            op.LipschitzStronglyMonotone(1.0, mu)
+    for mu in (1.0, 0.5):
+        with pytest.raises(FairtheoryValueError, match=r"mu must lie in \(0, 1/beta\)"):
+            op.CocoerciveStronglyMonotone(2.0, mu)
     with pytest.raises(FairtheoryTypeError, match="rho must be a real number"):
         op.NegativelyComonotone("1")
     with pytest.raises(FairtheoryValueError, match="L must"):

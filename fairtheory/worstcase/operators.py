@@ -218,7 +218,7 @@ class LipschitzStronglyMonotone(_OperatorClass):
 
     Parameters
     ----------
-    L : Lipschitz constant, ``0 < L < inf``.  mu : strong monotonicity, ``0 <= mu <= L``.
+    L : Lipschitz constant, ``0 < L < inf``.  mu : strong monotonicity, ``0 <= mu < L``.
     """
 
     exact = False
@@ -226,9 +226,10 @@ class LipschitzStronglyMonotone(_OperatorClass):
     def __init__(self, L: Any, mu: Any = 0) -> None:
         self.L = _param(L, "L")
         self.mu = _param(mu, "mu", low_inclusive=True)
-        if float(self.mu) > float(self.L):
-            raise FairtheoryValueError(f"mu must lie in [0, L] = [0, {float(self.L)!r}], got {mu!r} (no operator is "
-                                       "mu-strongly monotone and L-Lipschitz with mu > L)")
+        if not float(self.mu) < float(self.L):
+            raise FairtheoryValueError(f"mu must lie in [0, L) = [0, {float(self.L)!r}), got {mu!r} (mu > L: no such "
+                                       "operator; mu = L leaves A = L I + c, whose rows have no strictly feasible point: "
+                                       "write L x)")
 
     def __repr__(self) -> str:
         return f"LipschitzStronglyMonotone(L={self.L!r}, mu={self.mu!r})"
@@ -275,14 +276,14 @@ class Cocoercive(_OperatorClass):
 
 class CocoerciveStronglyMonotone(_OperatorClass):
     r"""``beta``-cocoercive ``mu``-strongly monotone operators: both ``<du, dx> >= beta ||du||^2`` and
-    ``<du, dx> >= mu ||dx||^2`` (``mu beta <= 1``).
+    ``<du, dx> >= mu ||dx||^2`` (``mu beta < 1``).
 
     A **relaxation** (PEPit's ``CocoerciveStronglyMonotoneOperatorCheap``: necessary conditions, not known to be
     sufficient; RTBG 2020, Sec 2): a worst case computed with it is an **upper bound** (:attr:`exact` ``False``).
 
     Parameters
     ----------
-    beta : cocoercivity, ``0 < beta < inf``.  mu : strong monotonicity, ``0 < mu <= 1/beta``.
+    beta : cocoercivity, ``0 < beta < inf``.  mu : strong monotonicity, ``0 < mu < 1/beta``.
     """
 
     exact = False
@@ -290,9 +291,10 @@ class CocoerciveStronglyMonotone(_OperatorClass):
     def __init__(self, beta: Any, mu: Any) -> None:
         self.beta = _param(beta, "beta")
         self.mu = _param(mu, "mu")
-        if float(self.mu) * float(self.beta) > 1:
-            raise FairtheoryValueError(f"mu must lie in (0, 1/beta] = (0, {1 / float(self.beta)!r}], got {mu!r} "
-                                       "(a beta-cocoercive operator is 1/beta-Lipschitz)")
+        if not float(self.mu) * float(self.beta) < 1:
+            raise FairtheoryValueError(f"mu must lie in (0, 1/beta) = (0, {1 / float(self.beta)!r}), got {mu!r} (a "
+                                       "beta-cocoercive operator is 1/beta-Lipschitz; mu = 1/beta leaves A = I/beta + c: "
+                                       "write x/beta)")
         self.L = _div(1, self.beta)
 
     def __repr__(self) -> str:
@@ -300,7 +302,7 @@ class CocoerciveStronglyMonotone(_OperatorClass):
 
     def rescaled(self, a: Any, b: Any) -> CocoerciveStronglyMonotone:
         c = _c2(a, b)
-        return CocoerciveStronglyMonotone(float(self.beta) / c, min(float(self.mu) * c, c / float(self.beta)))
+        return CocoerciveStronglyMonotone(float(self.beta) / c, float(self.mu) * c)
 
     def interpolation(self, points: list[_Point]) -> list[Row]:
         rows: list[Row] = []
