@@ -273,6 +273,35 @@ def test_dual_linear_methods_refused(evals: list, objective: list, n: int) -> No
     assert K.statement_of(c) is None  # not even a statement: it would be printed as an algorithm's measure
 
 
+def _rationals(c: Any, path: tuple = ()) -> list[tuple]:
+    """Paths of every rational string of a certificate's evidence (the numbers a forger would edit)."""
+    if isinstance(c, dict):
+        return [p for k, x in c.items() for p in _rationals(x, (*path, k))]
+    if isinstance(c, list):
+        return [p for k, x in enumerate(c) for p in _rationals(x, (*path, k))]
+    return [path] if isinstance(c, str) and path and path[0] == "evidence" else []
+
+
+def _nudged(c: dict, path: tuple, by: Q) -> dict:
+    out = copy.deepcopy(c)
+    node = out
+    for k in path[:-1]:
+        node = node[k]
+    node[path[-1]] = str(Q(node[path[-1]]) + by)
+    return out
+
+
+@pytest.mark.parametrize("which", ["dual", "family"])
+def test_every_evidence_number_matters(which: str) -> None:
+    """Every rational of the evidence moved by +-1/1000, one at a time: none still re-checks."""
+    c = DUAL if which == "dual" else FAMILY
+    paths = _rationals(c)
+    assert len(paths) >= 5
+    for path in paths:
+        for by in (Q(1, 1000), Q(-1, 1000)):
+            assert K.check_inline(_nudged(c, path, by)) is False, (path, by)
+
+
 def test_dual_implications_refused() -> None:
     a = K.statement_of(DUAL)
     assert a is not None and K.implies(a, _pair("pep-dual", DUAL["statement"]))
@@ -598,6 +627,18 @@ def test_recheck_of_malformed_json(tmp_path: Path, capsys: pytest.CaptureFixture
         assert code == 0 and "(the report has no proved row)" in out  # rows that are not proved rows print nothing
     else:
         assert code == 2 and "cannot read" in out
+
+
+def test_recheck_refuses_repeated_keys(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """REGRESSION: a report whose proved row carries ``"proved_statement"`` twice - false words first (what a viewer
+    of the file shows), the checked words last (what ``json.load`` keeps) - re-checked ``ok``."""
+    doc = _report()
+    text = json.dumps(doc)
+    words = json.dumps(_row(doc, 0)["proved_statement"])
+    forged = text.replace('"proved_statement": ' + words, '"proved_statement": ["1 <= 0"], "proved_statement": ' + words, 1)
+    assert forged != text and json.loads(forged) == doc
+    code, out = _recheck(tmp_path, forged, capsys)
+    assert code == 2 and "repeats a key" in out
 
 
 def test_recheck_names_a_hostile_row_id_on_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -5,7 +5,8 @@ For each row of status ``proved`` in the JSON report of ``python -m verify``, fr
 (``details.declared_statements``) is implied by a certificate's statement, the printed words (``proved_statement``)
 are the words of those statements, and no statement is refuted numerically (``--no-falsify`` skips this).  One
 line per row; exit status 0 when every proved row passes, 1 naming the rows that fail, 2 when the report cannot
-be read.  Run it in your own checkout, without plugins: nothing from the process that wrote the report is trusted.
+be read (not JSON, or a JSON object with a repeated key).  Run it in your own checkout, without plugins: nothing
+from the process that wrote the report is trusted.
 """
 
 from __future__ import annotations
@@ -18,6 +19,15 @@ from collections.abc import Sequence
 from fairtheory.proofs.recheck import recheck_report
 
 
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    """A JSON object whose keys are all different: with a repeated key (``"proved_statement"`` twice) a viewer
+    that shows the first copy and this re-check, which would read the last, would not see the same row."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        raise ValueError("a JSON object repeats a key")
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m fairtheory.proofs", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -28,7 +38,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = ap.parse_args(argv)
     try:
         with open(args.report, encoding="utf-8") as fh:
-            doc = json.load(fh)
+            doc = json.load(fh, object_pairs_hook=_unique_keys)
         rows = recheck_report(doc, falsify=not args.no_falsify)
     except (OSError, ValueError, RecursionError) as exc:
         print(f"python -m fairtheory.proofs recheck: cannot read {args.report!r}: {exc}"[:400], file=sys.stderr)
