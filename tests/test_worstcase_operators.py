@@ -389,3 +389,13 @@ def test_claim_examples_match_pepits_printed_number(name, printed):
     from fairtheory.worstcase.pepit_operator_examples import run_operator_example
 
     assert run_operator_example(name).ours == pytest.approx(printed, rel=1e-5)
+
+
+def test_finding_drs_cocoercive_formula_is_not_attained_rigorous_upper_bound():
+    # at beta = 1, mu = 0.5, alpha = theta = 1 the formula says the worst case is 0.9; PEP.bracket's rigorous upper bound
+    # (exact multipliers, weak duality in rationals) shows it is at most 0.45 + 1e-9
+    from fairtheory.worstcase.pepit_operator_examples import _drs, drs_cocoercive_tau
+
+    assert drs_cocoercive_tau(1.0, 0.5, 1.0, 1.0) == pytest.approx(0.9, rel=1e-12)
+    b = _drs(op.Cocoercive(1.0), op.StronglyMonotone(0.5), 1.0, 1.0).bracket()
+    assert 0.45 <= b.upper < 0.45 + 1e-9
