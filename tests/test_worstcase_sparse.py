@@ -284,7 +284,8 @@ def test_should_use_sparse_threshold() -> None:
 @pytest.mark.parametrize("kw, word", [({"tol": 0.5}, "tol"), ({"tol": True}, "tol"), ({"max_rounds": 0}, "max_rounds"),
                                       ({"viol_tol": 2.0}, "viol_tol"), ({"trace_weight": -1.0}, "trace_weight"),
                                       ({"inner": 0.0}, "inner"), ({"max_iter": 0}, "max_iter"),
-                                      ({"scale": np.ones(2)}, "scale")])
+                                      ({"scale": np.ones(2)}, "scale"), ({"max_add": 0}, "max_add"),
+                                      ({"max_add": 1.5}, "max_add")])
 def test_bad_arguments_are_named(kw: dict, word: str) -> None:
     with pytest.raises(FairtheoryValueError, match=word):
         solve_sparse(gd_pep(4), **kw)

@@ -365,7 +365,8 @@ def _nat_vector(G: np.ndarray, F: np.ndarray) -> np.ndarray:
 def solve_sparse(pep: PEP, *, tol: float = 1e-8, max_iter: int = 400, verbose: bool = False,
                  scale: np.ndarray | None = None, fscale: np.ndarray | None = None,
                  trace_weight: float = 0.0, viol_tol: float | None = None, max_rounds: int = 20,
-                 max_threads: int = 1, inner: float = 1e-3, obj_unit: float = 1.0) -> SparseSDPSolution:
+                 max_threads: int = 1, inner: float = 1e-3, obj_unit: float = 1.0,
+                 max_add: int | None = None) -> SparseSDPSolution:
     r"""Solve ``pep``'s SDP (the one :meth:`PEP.solve` solves) in a sparse basis by constraint generation
     (module doc).
 
@@ -387,6 +388,9 @@ def solve_sparse(pep: PEP, *, tol: float = 1e-8, max_iter: int = 400, verbose: b
         pattern fills; and at least ``1e-9``); in ``(0, 1)``.
     max_rounds : solves before giving up (``>= 1``).
     max_threads : Clarabel's threads (``>= 1``).
+    max_add : at most this many violated rows join per round, the most violated first (default ``None``: all; ``-1``:
+        ``2 dim``).  Measured on GD ``N = 60``, ``h = 0.05`` (2066 of 3541 rows violated after the first round):
+        all at once 40 s in 2 rounds, ``2 dim`` per round 117 s in 8 rounds - so the default adds them all.
     obj_unit : the objective is divided by it in the solve (a power of two, :func:`fairtheory.worstcase.checked_solve.pep_units`;
         values and multipliers mapped back).
     inner : Clarabel runs at the tolerances ``max(inner tol, 1e-14)`` (default ``1e-3 tol``): in the basis of
@@ -431,6 +435,10 @@ def solve_sparse(pep: PEP, *, tol: float = 1e-8, max_iter: int = 400, verbose: b
     if not (isinstance(inner, (int, float, np.floating)) and 1e-6 <= float(inner) <= 1.0):
         raise FairtheoryValueError(f"inner must be a number in [1e-6, 1], got {inner!r}")
     tol_inner = max(float(tol) * float(inner), 1e-14)
+    if max_add == -1:
+        max_add = 2 * dim
+    elif max_add is not None and (isinstance(max_add, bool) or not isinstance(max_add, (int, np.integer)) or max_add < 1):
+        raise FairtheoryValueError(f"max_add must be an integer >= 1 or None, got {max_add!r}")
     # (never below 1e-9: tighter thresholds add rows violated at the relaxation's rounding level, the pattern fills)
     vt = max(float(tol), 100.0 * tol_inner, 1e-9) if viol_tol is None else float(viol_tol)
     if not 0 < vt < 1:
@@ -477,6 +485,8 @@ def solve_sparse(pep: PEP, *, tol: float = 1e-8, max_iter: int = 400, verbose: b
                     "status": res["status"], "raw_status": res["raw_status"]})
         if bad.size == 0 or res["status"] not in ("Solved", "AlmostSolved"):
             break
+        if max_add is not None and bad.size > max_add:
+            bad = bad[np.argsort(-rel[bad], kind="stable")[:max_add]]  # the most violated first
         kept[bad] = True
         keep = sorted(np.flatnonzero(kept).tolist())
     else:
