@@ -9,12 +9,15 @@ per-client PEP of :mod:`fairtheory.worstcase.pep_problem`.  :class:`SaddlePEP` p
 *joint* variable ``z = (w, lambda)`` (docs/worstcase.md, "Min-max worst cases"):
 
 * the primal block (``w``, ``grad_w L``, the comparator ``w_c``) and the dual block (``lambda``,
-  ``grad_lambda L = f(w)``, normal vectors of ``Lambda``, ``lambda_c``) live in one Gram matrix whose
-  cross-block entries are fixed to ``0`` (equality rows): a product space ``H_w x H_lambda``;
-* the gradient field ``F(z) = (grad_w L, -grad_lambda L)`` at every point the method queries is a point of one
-  operator of the class :class:`~fairtheory.worstcase.operators.Monotone` (the gradient field of a
-  convex-concave function is monotone, Rockafellar 1970 Sec. 37; the converse fails, so these rows are a
-  **relaxation** of convex-concave interpolation);
+  ``grad_lambda L = f(w)``, normal vectors of ``Lambda``, ``lambda_c``) live in one Gram matrix: a product space
+  ``H_w x H_lambda``.  Every row and the objective are written blockwise (no primal-dual inner product appears), so
+  fixing the cross-block entries to ``0`` changes nothing - the block-diagonal part of a PSD matrix is PSD
+  (``orthogonal=True`` adds those equality rows; a test checks the value is the same);
+* the gradient field ``F(z) = (grad_w L, -grad_lambda L)`` at every pair of queried points satisfies the rows of
+  :class:`~fairtheory.worstcase.operators.Monotone` in the product space (the gradient field of a convex-concave
+  function is monotone, Rockafellar 1970 Sec. 37; the converse fails, so these rows are a **relaxation** of
+  convex-concave interpolation); ``lipschitz=L`` adds ``||F_j - F_k|| <= L ||z_j - z_k||`` (the rows of
+  :class:`~fairtheory.worstcase.operators.LipschitzStronglyMonotone` ``(L, 0)``, also a relaxation);
 * ``grad_lambda L(w, lambda) = f(w)`` does not depend on ``lambda`` (``L`` is linear in ``lambda``): one dual
   gradient vector ``h(w)`` per primal point;
 * bounded gradients ``||grad_w L||^2 <= G_w^2`` and ``||f(w)||^2 <= G_lambda^2`` at every queried point
@@ -41,10 +44,13 @@ The method runs unchanged: :class:`SaddlePEP` is a :class:`~fairtheory.problems.
 ``grads(w)`` is a lazy handle (``lam @ grads(w)`` asks the oracle at ``(w, lam)``) and ``losses(w)`` the dual
 vector ``h(w)``; the dual set handed to ``make`` as ``aggregator=`` is a
 :class:`~fairtheory.sets.CappedSimplex` whose projection of a symbolic vector is the indicator's projection
-(:func:`fairtheory.algorithms.base.project_to` passes symbolic vectors to the set).  Per-client evaluations
-(``grads_each``, client sampling, noise) are refused with :class:`NotRepresentableError`: Scaff-PD's
-client-level control variates ``c_i = grad f_i(w)`` weighted by ``lam`` and DRFA's sampling of clients by ``lam``
-are not functions of the saddle field alone (docs).
+(:func:`fairtheory.algorithms.base.project_to` passes symbolic vectors to the set).  Client rows (``w[None, :]``,
+``grads_each`` at one common point, Scaffold corrections ``lam @ C - C``) are :class:`_ClientRows`: a shared primal
+vector plus formal client gradients, which become PEP vectors only under ``lam @ rows`` (``sum_i lam_i = 1``) - so
+Scaff-PD (``scaffpd.make``, exact gradients, ``kappa <= 2``) traces too; it reports no averages, and
+``output="last"`` measures the linearised gap at its last pair.  Refused with :class:`NotRepresentableError`,
+naming the operation: gradients at client-specific points (Scaff-PD's third local step), random draws (client
+sampling, noise) and converting weights to numbers (DRFA samples clients with probabilities ``lam``).
 """
 
 from __future__ import annotations
