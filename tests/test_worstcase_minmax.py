@@ -176,3 +176,40 @@ def test_scaffpd_pep_bounds_the_true_gap_of_an_instance():
     pep = minmax_worst_case(scaffpd.make, T, lr=lr, dual_lr=dual_lr, kappa=1, output="last", D_w=D_w,
                             D_lam=math.sqrt(2.0), G_w=G_w, G_lam=G_lam, lipschitz=lip)
     assert 0.0 < gap <= pep.value * (1 + 1e-6)
+
+
+def test_claims_refute_a_wrong_bound_and_a_wrong_twin(monkeypatch):
+    """Fooling the claims: a bound one third of Mohri et al.'s (below the traced values) is refuted, and so is a
+    hand-written twin with another dual step; the real claims verify."""
+    import verify.claims.worstcase_minmax as wm
+    from fairtheory.worstcase import minmax
+    from verify.core import Context, run_claim
+
+    ctx = Context(quick=True, seed=0)
+    monkeypatch.setattr(minmax, "afl_paper_bound", lambda T, **kw: 3.0 / math.sqrt(T) * (
+        kw.get("D_w", 1.0) * kw.get("G_w", 1.0) + kw.get("D_lam", 1.0) * kw.get("G_lam", 1.0)) / 3.0)
+    assert run_claim("worstcase.afl.mohri_thm2", ctx).status == "refuted"
+    real = wm.hand_scaffpd
+    monkeypatch.setattr(wm, "hand_scaffpd", lambda T, kappa, lr, dual_lr, **kw: real(T, kappa, lr, 2 * dual_lr, **kw))
+    assert run_claim("worstcase.scaffpd.traced_twin", ctx).status == "refuted"
+
+
+IDS = ["worstcase.afl.mohri_thm2", "worstcase.afl.textbook", "worstcase.scaffpd.traced_twin"]
+
+
+def test_claims_are_registered_with_citations():
+    import verify.claims.worstcase_minmax  # noqa: F401  (registers the claims)
+    from verify.core import REGISTRY
+
+    for cid in IDS:
+        spec = REGISTRY[cid]
+        assert spec.citation and spec.statement and spec.expected == "verified"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("cid", IDS)
+def test_claims_hold_in_full_mode(cid):
+    from verify.core import Context, run_claim
+
+    r = run_claim(cid, Context(quick=False, seed=0))
+    assert r.status == "verified", r.note
