@@ -71,10 +71,11 @@ def estimated_seconds(dim: int, rows: int) -> float:
     return 1.5 * (dim / 32.0) ** 4.2 + 1e-4 * rows
 
 
-def check_size(dim: int, rows: int, what: str, *, n_functions: int = 2) -> None:
+def check_size(dim: int, rows: int, what: str, *, n_functions: int = 2, symmetric: bool = False) -> None:
     """Refuse a PEP beyond :data:`MAX_PEP_DIM` / :data:`MAX_PEP_ROWS` (memory) or :data:`MAX_SOLVE_SECONDS`
     (time, :func:`estimated_seconds`; for a PEP that :meth:`~fairtheory.worstcase.sdp.PEP.solve` routes to the
-    sparse solve, :func:`fairtheory.worstcase.sparse_solve.sparse_route` with ``n_functions``, its own estimate):
+    sparse solve, :func:`fairtheory.worstcase.sparse_solve.sparse_route` with ``n_functions``, its own estimate;
+    ``symmetric``: identical clients solved by :func:`fairtheory.worstcase.symmetric.solve_symmetric`, its estimate):
     a named error, before any allocation or solve."""
     if dim > MAX_PEP_DIM or rows > MAX_PEP_ROWS:
         raise FairtheoryValueError(
@@ -83,6 +84,10 @@ def check_size(dim: int, rows: int, what: str, *, n_functions: int = 2) -> None:
     from fairtheory.worstcase.sparse_solve import sparse_estimated_seconds, sparse_route
 
     est = sparse_estimated_seconds(rows) if sparse_route(dim, n_functions) else estimated_seconds(dim, rows)
+    if symmetric and n_functions >= 2:
+        from fairtheory.worstcase.symmetric import symmetric_estimated_seconds
+
+        est = symmetric_estimated_seconds(dim // n_functions, rows // n_functions)
     if est > MAX_SOLVE_SECONDS:
         raise FairtheoryValueError(
             f"{what}: the PEP would have Gram dimension ~{dim} and ~{rows} interpolation conditions: one solve is "
@@ -367,8 +372,10 @@ def local_gd_worst_case(*, n: int, kappa: int, T_N: int, beta: float, L: float, 
     if schedule not in ("rfedfair", "fedavg"):
         raise FairtheoryValueError(f"schedule must be 'rfedfair' or 'fedavg', got {schedule!r}")
     first = 1 if schedule == "rfedfair" else kappa_i
+    # identical clients (equal weights, full participation): the symmetric reduction (docs/worstcase.md)
+    sym_ok = n_i >= 2 and K_i is None and bool(np.all(p_arr == p_arr[0]))
     check_size(*estimate_size(n=n_i, kappa=kappa_i, T_N=T_N_i, K=K_i, first_steps=first), "local_gd_worst_case",
-               n_functions=n_i)
+               n_functions=n_i, symmetric=sym_ok)
     S, D0n, R2n = units(L_f, D0_f, rho2_f)
     if certificate and K_i is not None:
         raise FairtheoryValueError("certificate=True supports full participation only (K=None)")
@@ -379,6 +386,10 @@ def local_gd_worst_case(*, n: int, kappa: int, T_N: int, beta: float, L: float, 
     if n_i > 1:
         b.pep.add_le(rho2_expr(b, p_b) - lvl_R)
     b.pep.maximize(b.objective)
+    if sym_ok:
+        from fairtheory.worstcase.symmetric import attach
+
+        attach(b.pep, b.funcs, b.stars, b.x0, p_b)
     sol = b.pep.solve(tol=tol, raw=True)
     unit = scaled(1.0, S / Fraction(L_f))
     params = {"n": n_i, "kappa": kappa_i, "T_N": T_N_i, "beta": beta_f, "L": L_f, "D0": D0_f, "rho2": rho2_f,

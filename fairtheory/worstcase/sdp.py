@@ -472,7 +472,8 @@ class PEP:
 
     def solve(self, *, tol: float = 1e-8, max_iter: int = 400, verbose: bool = False,
               scale: np.ndarray | None = None, fscale: np.ndarray | None = None,
-              trace_weight: float = 0.0, method: str = "auto", raw: bool = False, gmp: str = "auto") -> SDPSolution:
+              trace_weight: float = 0.0, method: str = "auto", raw: bool = False, gmp: str = "auto",
+              time_limit: float | None = None) -> SDPSolution:
         """Solve the PEP: in normalised units, checked, re-solved where the float solve fails.
 
         ``raw=False`` (default, the hand-written builder's API):
@@ -522,9 +523,12 @@ class PEP:
             raise FairtheoryValueError(f"method must be 'auto', 'dense' or 'sparse', got {method!r}")
         if gmp not in ("auto", "never", "always"):
             raise FairtheoryValueError(f"gmp must be 'auto', 'never' or 'always', got {gmp!r}")
+        if time_limit is not None and not (isinstance(time_limit, (int, float, np.floating))
+                                           and not isinstance(time_limit, bool) and float(time_limit) > 0):
+            raise FairtheoryValueError(f"time_limit must be a number of seconds > 0 or None, got {time_limit!r}")
         if raw:
             return self._solve_float(tol=tol, max_iter=max_iter, verbose=verbose, scale=scale, fscale=fscale,
-                                     trace_weight=trace_weight, method=method)
+                                     trace_weight=trace_weight, method=method, time_limit=time_limit)
         from fairtheory.worstcase.checked_solve import solve_checked
 
         return solve_checked(self, tol=tol, max_iter=max_iter, verbose=verbose, scale=scale, fscale=fscale,
@@ -533,9 +537,10 @@ class PEP:
     def _solve_float(self, *, tol: float = 1e-8, max_iter: int = 400, verbose: bool = False,
                      scale: np.ndarray | None = None, fscale: np.ndarray | None = None,
                      trace_weight: float = 0.0, method: str = "auto", obj_unit: float = 1.0,
-                     row_units: bool = False) -> SDPSolution:
+                     row_units: bool = False, time_limit: float | None = None) -> SDPSolution:
         """:meth:`solve` with ``raw=True``; ``obj_unit`` (a power of two): the objective is divided by it in the
-        solve; ``row_units``: every row is divided by the power of two nearest its largest coefficient (after the
+        solve; ``time_limit``: Clarabel's wall-clock limit in seconds (status ``MaxTime`` past it; the sparse route's
+        rounds share it); ``row_units``: every row is divided by the power of two nearest its largest coefficient (after the
         column scaling) - both exact, the multipliers and values mapped back."""
         import clarabel
 
@@ -543,12 +548,18 @@ class PEP:
             raise FairtheoryValueError(f"method must be 'auto', 'dense' or 'sparse', got {method!r}")
         if self._objective is None:
             raise FairtheoryValueError("no objective: call maximize(...) first")
+        sym = getattr(self, "symmetry", None)  # identical clients: fairtheory.worstcase.symmetric.attach
+        if method == "auto" and not self.exact and sym is not None:
+            from fairtheory.worstcase.symmetric import solve_symmetric
+
+            return solve_symmetric(self, sym, tol=tol, max_iter=max_iter, verbose=verbose, scale=scale,
+                                   fscale=fscale, trace_weight=trace_weight, obj_unit=obj_unit, row_units=row_units)
         if method != "dense" and not self.exact:
             from fairtheory.worstcase.sparse_solve import should_use_sparse, solve_sparse
 
             if method == "sparse" or should_use_sparse(self):
                 return solve_sparse(self, tol=tol, max_iter=max_iter, verbose=verbose, scale=scale, fscale=fscale,
-                                    trace_weight=trace_weight, obj_unit=obj_unit)
+                                    trace_weight=trace_weight, obj_unit=obj_unit, time_limit=time_limit)
         if isinstance(tol, bool) or not isinstance(tol, (int, float, np.floating)) or not 1e-14 <= float(tol) <= 1e-2:
             raise FairtheoryValueError(f"tol (the solver's tolerance) must be a number in [1e-14, 1e-2], got {tol!r}")
         t0 = time.perf_counter()
@@ -617,6 +628,8 @@ class PEP:
         P = sp.csc_matrix((nx, nx))
         cones, settings = clarabel_setup(n_eq, n_ineq, dim, tol_gap=tol, tol_feas=10 * tol, max_iter=max_iter,
                                          verbose=verbose)
+        if time_limit is not None:
+            settings.time_limit = float(time_limit)
         build = time.perf_counter() - t0
         bb = np.concatenate([consts / rscale, np.zeros(nG)])
         solver = clarabel.DefaultSolver(P, q, A, bb, cones, settings)

@@ -1,0 +1,363 @@
+r"""Worst cases of identical clients: the PEP restricted to permutation-invariant Gram matrices, block-diagonalised.
+
+Setting: ``n >= 2`` clients of one function class with equal weights ``p_i = 1/n``, a method that treats them
+alike (local GD / FedAvg with full participation: every client runs the same recurrence from the server model,
+the server takes the plain mean) and initial conditions that are symmetric (``||x0 - x*||^2 <= D0``,
+``1/n sum_i ||g_i*||^2 <= rho2``, ``sum_i g_i* = 0``).  A permutation ``sigma`` of the clients maps a feasible
+``(G, F)`` to a feasible one with the same objective (client ``i``'s points, gradients and values become client
+``sigma(i)``'s), and the PEP is convex, so the average over the symmetric group of an optimal solution is optimal
+and *invariant*: the PEP may be restricted to invariant ``(G, F)`` without changing its optimum.
+
+**Invariant Gram matrices.**  The basis vectors are ``x0``, the optimum gradients ``g_i*`` (``sum_i g_i* = 0``)
+and the gradients ``g_{i,t}`` of client ``i`` at its ``t``-th point (``t = 1..m``).  Invariance says
+``<g_{i,t}, g_{j,l}> = a_tl`` (``i = j``) or ``b_tl`` (``i != j``), ``<x0, g_{i,t}>`` is the same for every ``i``,
+and (with ``sum_i g_i* = 0``) ``<x0, g_i*> = 0``, ``<g_i*, g_j*>`` and ``<g_i*, g_{j,l}>`` vanish on the mean.
+Split every vector into its mean over the clients and the deviations (the trivial and the standard
+representation of ``S_n``): with ``s_t = 1/n sum_i g_{i,t}``, ``d_{i,t} = g_{i,t} - s_t`` (``d_{i,0} = g_i*``),
+
+    G = Phi(A, B):  <u_c, u_d> = A_cd + (delta_ij - 1/n) B_cd,
+
+with ``A`` the Gram matrix of ``(x0, s_1..s_m)`` (size ``m + 1``) and ``B = 1/(n-1) sum_i Gram(d_{i,0..m})`` (size
+``m + 1``), ``A``'s part absent for ``g_i*`` and ``B``'s absent for ``x0``.  Then ``G >= 0`` (invariant) iff
+``A >= 0`` and ``B >= 0``: ``A`` and ``B`` are Gram matrices of the vectors above; conversely ``A = B = V^T V``
+factors give explicit vectors ``s_t = U e_t``, ``d_{i,t} = W e_t (x) (e_i - 1/n)`` with
+``<e_i - 1/n, e_j - 1/n> = delta_ij - 1/n``.  The values are ``F_{i,t} = phi_t``.  So one PSD cone of size
+``1 + n (m + 1) - 1`` becomes two of size ``m + 1`` (independent of ``n``), and the interpolation rows of client
+``i`` restrict to client 0's (one row per orbit; Gatermann & Parrilo 2004, "Symmetry groups, semidefinite
+programs, and sums of squares", J. Pure Appl. Algebra 192; for PEPs: Colla & Hendrickx 2024 reduce decentralised
+GD the same way).
+
+**Multipliers of the full PEP.**  Client 0's row ``(0, j, k)`` stands for its orbit ``{(i, j, k)}``; its multiplier
+``lambda`` gives every row of the orbit ``lambda / n``.  Their sum, minus the objective, is the group average of the
+reduced dual slack, hence invariant, and positive semidefinite exactly when the reduced slack is (the same block
+diagonalisation): a dual solution of the full PEP.  :func:`solve_symmetric` returns an
+:class:`~fairtheory.worstcase.sdp.SDPSolution` of the *full* PEP (its ``gram``, ``F`` in the PEP's basis, every
+row with its multiplier), so :mod:`fairtheory.worstcase.bracket` certifies it exactly as a dense solve - the
+rigorous upper bound (weak duality over every row of the full PEP, rounding bounded) and the replayed lower bound
+do not rely on the symmetry argument: a wrong reduction could only leave the bracket open, never close it on a
+wrong value.  See docs/worstcase.md, "Identical clients: the symmetric reduction".
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from fairtheory.errors import FairtheoryValueError
+from fairtheory.worstcase.sdp import PEP, Function, SDPSolution, Vec, _unsvec
+
+__all__ = ["ClientSymmetry", "client_symmetry", "solve_symmetric", "SymmetricSDPSolution", "symmetric_estimated_seconds"]
+
+_SQRT2 = math.sqrt(2.0)
+#: largest relative difference between the restrictions of two rows of one orbit before the symmetry is refused
+ORBIT_RTOL = 1e-9
+
+
+@dataclass
+class ClientSymmetry:
+    """The layout of a PEP of ``n`` identical clients (:func:`client_symmetry`): per basis vector its kind (0 the
+    starting point, 1 an optimum gradient ``g_i*``, 2 a client gradient ``g_{i,t}``), its client and its index in the
+    blocks ``A`` (``-1``: none) and ``B``; per value variable its slot ``t - 1`` in ``phi``."""
+
+    n: int
+    m: int
+    kind: np.ndarray
+    client: np.ndarray
+    aidx: np.ndarray
+    bidx: np.ndarray
+    fslot: np.ndarray
+
+    @property
+    def block(self) -> int:
+        """Size of each of the two PSD blocks (``m + 1``)."""
+        return self.m + 1
+
+
+@dataclass
+class SymmetricSDPSolution(SDPSolution):
+    """An :class:`~fairtheory.worstcase.sdp.SDPSolution` of the full PEP found by :func:`solve_symmetric`
+    (``gram``, ``F``, ``rows``, ``z`` of the full PEP); ``blocks``: the sizes of the two PSD cones solved,
+    ``rows_reduced``: the rows Clarabel saw."""
+
+    blocks: tuple[int, int] = (0, 0)
+    rows_reduced: int = 0
+
+
+def _unit_index(v: Vec) -> int | None:
+    """The index ``j`` when ``v`` is the basis vector ``e_j`` exactly, else None."""
+    c = np.asarray(v.c, dtype=np.float64)
+    nz = np.flatnonzero(c)
+    if nz.size != 1 or c[nz[0]] != 1.0:
+        return None
+    return int(nz[0])
+
+
+def client_symmetry(pep: PEP, funcs: list[Function], stars: list[Vec], x0: Vec) -> ClientSymmetry | None:
+    """The client layout of ``pep`` when it has the form the reduction needs, else None: ``funcs`` are all of
+    ``pep``'s functions (``n >= 2``), of one class, with equally many points, the first at the optimum with gradient
+    ``stars[i]`` (``stars[i] = e_i`` for ``i < n - 1`` and ``stars[n-1] = -sum_i stars[i]``: equal weights), every
+    later point's gradient a new basis vector and its value a new value variable, ``x0`` the only other basis vector
+    and no other value variable.  It checks the layout only; that the method and constraints treat the clients
+    alike is the caller's statement (and :func:`solve_symmetric` checks every row's orbit)."""
+    n = len(funcs)
+    if n < 2 or pep.exact or list(pep.functions) != list(funcs) or len(stars) != n:
+        return None
+    if len({repr(f.cls) for f in funcs}) != 1 or len({len(f.points) for f in funcs}) != 1:
+        return None
+    m = len(funcs[0].points) - 1
+    dim = pep.dim
+    kind = np.full(dim, -1)
+    client = np.full(dim, -1)
+    aidx = np.full(dim, -1)
+    bidx = np.full(dim, -1)
+    fslot = np.full(pep.nf, -1)
+    for i in range(n - 1):
+        j = _unit_index(stars[i])
+        if j is None or kind[j] != -1:
+            return None
+        kind[j], client[j], bidx[j] = 1, i, 0
+    last = np.zeros(dim)
+    cl = np.asarray(stars[n - 1].c, dtype=np.float64)
+    last[: cl.size] = cl
+    expect = np.zeros(dim)
+    expect[kind == 1] = -1.0
+    if not np.array_equal(last, expect):
+        return None
+    j0 = _unit_index(x0)
+    if j0 is None or kind[j0] != -1:
+        return None
+    kind[j0], aidx[j0] = 0, 0
+    for i, fn in enumerate(funcs):
+        if not np.array_equal(np.pad(np.asarray(fn.points[0].g.c, dtype=np.float64), (0, dim))[:dim],
+                              np.pad(np.asarray(stars[i].c, dtype=np.float64), (0, dim))[:dim]):
+            return None
+        for t, pt in enumerate(fn.points[1:], start=1):
+            j = _unit_index(pt.g)
+            f = pt.f
+            if j is None or kind[j] != -1 or f.quad or float(f.const) != 0.0 or len(f.lin) != 1:
+                return None
+            (k, a), = f.lin.items()
+            if float(a) != 1.0 or fslot[k] != -1:
+                return None
+            kind[j], client[j], aidx[j], bidx[j] = 2, i, t, t
+            fslot[k] = t - 1
+    if np.any(kind == -1) or np.any(fslot == -1):
+        return None
+    return ClientSymmetry(n, m, kind, client, aidx, bidx, fslot)
+
+
+def _pair_index(c: np.ndarray, d: np.ndarray) -> np.ndarray:
+    lo, hi = np.minimum(c, d), np.maximum(c, d)
+    return hi * (hi + 1) // 2 + lo
+
+
+def lift_matrix(sym: ClientSymmetry) -> sp.csr_matrix:
+    """``Phi`` as a sparse matrix from ``y = [A_cd (c <= d), B_cd (c <= d), phi]`` to the PEP's natural
+    ``x = [G_ab (a <= b), F]`` (module doc)."""
+    dim, nb = sym.kind.size, sym.block
+    nA = nb * (nb + 1) // 2
+    nG = dim * (dim + 1) // 2
+    ia, ib = np.triu_indices(dim)
+    xidx = ib * (ib + 1) // 2 + ia
+    rows, cols, vals = [], [], []
+    has_a = (sym.aidx[ia] >= 0) & (sym.aidx[ib] >= 0)
+    rows.append(xidx[has_a])
+    cols.append(_pair_index(sym.aidx[ia[has_a]], sym.aidx[ib[has_a]]))
+    vals.append(np.ones(int(has_a.sum())))
+    has_b = (sym.bidx[ia] >= 0) & (sym.bidx[ib] >= 0)
+    coef = np.where(sym.client[ia] == sym.client[ib], 1.0, 0.0) - 1.0 / sym.n
+    rows.append(xidx[has_b])
+    cols.append(nA + _pair_index(sym.bidx[ia[has_b]], sym.bidx[ib[has_b]]))
+    vals.append(coef[has_b])
+    nf = sym.fslot.size
+    rows.append(nG + np.arange(nf))
+    cols.append(2 * nA + sym.fslot)
+    vals.append(np.ones(nf))
+    return sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
+                         shape=(nG + nf, 2 * nA + sym.m))
+
+
+def a_priori_scale(pep: PEP, sym: ClientSymmetry) -> np.ndarray | None:
+    """A diagonal preconditioner of the basis: the a priori bounds of
+    :func:`fairtheory.worstcase.bracket.norm_bounds` along the recurrence for ``||x0 - x*|| <= 1`` and
+    ``||g_i*|| <= sqrt(n)`` (the normalised units' levels are at most these), floored at ``1e-6`` of the largest;
+    None when a bound is not finite.  Any positive scaling solves the same problem (a congruence); this one makes
+    the iterates' Gram entries of comparable size (local GD at ``kappa = 47``: the plain solve stops
+    ``AlmostSolved`` with a rigorous bound ``7e-5`` above its value, the scaled one is certified)."""
+    from fairtheory.worstcase.bracket import norm_bounds
+
+    initial = {int(j): 1.0 for j in np.flatnonzero(sym.kind == 0)}
+    initial.update({int(j): math.sqrt(sym.n) for j in np.flatnonzero(sym.kind == 1)})
+    B = norm_bounds(pep, initial=initial, anchors=[math.sqrt(sym.n)] * sym.n).B
+    if not np.all(np.isfinite(B)) or B.max() <= 0:
+        return None
+    return np.maximum(B, 1e-6 * float(B.max()))
+
+
+def symmetric_estimated_seconds(block: int, rows: int) -> float:
+    """A rough upper estimate of :func:`solve_symmetric` (2 cores): two PSD cones of size ``block`` and ``rows``
+    reduced rows cost about what :func:`fairtheory.worstcase.local_gd.estimated_seconds` gives one cone of size
+    ``block`` with those rows, doubled (measured: blocks of 50 with 2.45k rows, 3-8 s per solve)."""
+    from fairtheory.worstcase.local_gd import estimated_seconds
+
+    return 2.0 * estimated_seconds(block, rows)
+
+
+def solve_symmetric(pep: PEP, sym: ClientSymmetry, *, tol: float = 1e-8, max_iter: int = 400, verbose: bool = False,
+                    scale: np.ndarray | None = None, fscale: np.ndarray | None = None, trace_weight: float = 0.0,
+                    obj_unit: float = 1.0, row_units: bool = False, auto_scale: bool = True) -> SymmetricSDPSolution:
+    """Solve ``pep`` restricted to invariant ``(G, F)`` (module doc), two PSD cones of size ``m + 1``; return the
+    solution of the full PEP (:meth:`PEP.solve` ``raw=True``'s contract: Clarabel's status as reported).
+
+    ``scale`` / ``fscale`` / ``trace_weight`` / ``obj_unit`` / ``row_units`` as :meth:`PEP._solve_float`;
+    ``scale`` and ``fscale`` are first replaced by their geometric means over each orbit (a diagonal rescaling that
+    is itself invariant; any positive one gives the same problem).  Raises
+    :class:`~fairtheory.errors.FairtheoryValueError` when two rows of one orbit do not restrict to the same row
+    (to :data:`ORBIT_RTOL`): the PEP is not symmetric."""
+    import clarabel
+
+    from fairtheory.worstcase.sdp import clarabel_setup
+    from fairtheory.worstcase.sparse_solve import _natural
+
+    if isinstance(tol, bool) or not isinstance(tol, (int, float, np.floating)) or not 1e-14 <= float(tol) <= 1e-2:
+        raise FairtheoryValueError(f"tol (the solver's tolerance) must be a number in [1e-14, 1e-2], got {tol!r}")
+    if pep._objective is None:
+        raise FairtheoryValueError("no objective: call maximize(...) first")
+    t0 = time.perf_counter()
+    nat = _natural(pep)
+    dim, nf, n = pep.dim, pep.nf, sym.n
+    nG = dim * (dim + 1) // 2
+    nb = sym.block
+    nA = nb * (nb + 1) // 2
+    Phi = lift_matrix(sym)
+    # an invariant rescaling: geometric means over the orbits (x0; the optimum gradients; slot t of every client)
+    colscale = np.ones(nG + nf)
+    if scale is None and auto_scale:
+        scale = a_priori_scale(pep, sym)
+    if scale is not None:
+        d = np.asarray(scale, dtype=np.float64)
+        if d.shape != (dim,) or not np.all(np.isfinite(d)) or np.any(d <= 0):
+            raise FairtheoryValueError(f"scale must hold {dim} positive finite numbers")
+        key = np.where(sym.kind == 2, 2 + sym.aidx, sym.kind)
+        ld = np.log(d)
+        sums = np.bincount(key, weights=ld)
+        cnt = np.bincount(key)
+        d = np.exp(sums[key] / cnt[key])
+        ia, ib = np.triu_indices(dim)
+        colscale[ib * (ib + 1) // 2 + ia] = d[ia] * d[ib]
+    if fscale is not None:
+        e = np.asarray(fscale, dtype=np.float64)
+        if e.shape != (nf,) or not np.all(np.isfinite(e)) or np.any(e <= 0):
+            raise FairtheoryValueError(f"fscale must hold {nf} positive finite numbers")
+        le = np.bincount(sym.fslot, weights=np.log(e)) / np.bincount(sym.fslot)
+        colscale[nG:] = np.exp(le[sym.fslot])
+    Phis = (sp.diags(colscale) @ Phi).tocsr()
+    # one row per orbit: the equalities, client 0's interpolation rows, the user inequalities
+    labels = nat.labels
+    orbit_of: list[int] = []
+    keep: list[int] = []
+    rep: dict[tuple[int, int], int] = {}
+    for r, lab in enumerate(labels):
+        if lab is None or lab[0] == 0:
+            if lab is not None:
+                rep[(lab[1], lab[2])] = len(keep)
+            orbit_of.append(len(keep))
+            keep.append(r)
+        else:
+            orbit_of.append(-1)
+    for r, lab in enumerate(labels):
+        if lab is not None and lab[0] != 0:
+            if (lab[1], lab[2]) not in rep:
+                raise FairtheoryValueError(f"solve_symmetric: row {lab} has no counterpart of client 0")
+            orbit_of[r] = rep[(lab[1], lab[2])]
+    red_all = (nat.rows @ Phis).tocsr()
+    orb = np.asarray(orbit_of)
+    keep_arr = np.asarray(keep)
+    diff = red_all - red_all[keep_arr[orb]]
+    mag = abs(red_all) @ np.ones(red_all.shape[1]) + np.abs(nat.consts)
+    dmax = np.asarray(abs(diff).max(axis=1).todense()).ravel() + np.abs(nat.consts - nat.consts[keep_arr[orb]])
+    bad = dmax > ORBIT_RTOL * np.maximum(mag, 1.0)
+    if np.any(bad):
+        r = int(np.flatnonzero(bad)[0])
+        raise FairtheoryValueError(f"solve_symmetric: the PEP is not symmetric in its clients (row {labels[r]} "
+                                   f"restricts to a row that differs from its orbit's by {dmax[r]:.3g})")
+    red = red_all[keep_arr]
+    consts = nat.consts[keep_arr]
+    # Clarabel's svec: off-diagonal entries of A and B scaled by sqrt 2
+    ny = 2 * nA + sym.m
+    to_svec = np.ones(ny)
+    ca, cb = np.triu_indices(nb)
+    off = (ca != cb)
+    sidx = cb * (cb + 1) // 2 + ca
+    to_svec[sidx[off]] = 1.0 / _SQRT2
+    to_svec[nA + sidx[off]] = 1.0 / _SQRT2
+    A_rows = (red @ sp.diags(to_svec)).tocsr()
+    nr = A_rows.shape[0]
+    rscale = np.ones(nr)
+    if row_units and nr:
+        big = np.maximum(abs(A_rows).max(axis=1).toarray().ravel(), np.abs(consts))
+        ok = (big > 0) & np.isfinite(big)
+        rscale[ok] = np.ldexp(1.0, np.round(np.log2(big[ok])).astype(np.int64))
+        A_rows = (sp.diags(1.0 / rscale) @ A_rows).tocsr()
+    obj_nat = nat.obj.copy()
+    if trace_weight:
+        ia, ib = np.triu_indices(dim)
+        obj_nat[(ib * (ib + 1) // 2 + ia)[ia == ib]] += float(trace_weight)
+    obj_red = Phis.T @ obj_nat
+    q = -(obj_red * to_svec) / float(obj_unit)
+    A = sp.vstack([A_rows, sp.csr_matrix((-np.ones(2 * nA), (np.arange(2 * nA), np.arange(2 * nA))),
+                                          shape=(2 * nA, ny))]).tocsc()
+    n_eq = nat.n_eq
+    cones, settings = clarabel_setup(n_eq, nr - n_eq, nb, tol_gap=tol, tol_feas=10 * tol, max_iter=max_iter,
+                                     verbose=verbose)
+    cones.append(clarabel.PSDTriangleConeT(nb))
+    build = time.perf_counter() - t0
+    solver = clarabel.DefaultSolver(sp.csc_matrix((ny, ny)), q, A, np.concatenate([consts / rscale, np.zeros(2 * nA)]),
+                                    cones, settings)
+    sol = solver.solve()
+    status = str(sol.status).split(".")[-1]
+    y = np.asarray(sol.x) * to_svec
+    x = Phis @ y
+    z_red = np.asarray(sol.z)[:nr] * float(obj_unit) / rscale
+    # every row of an interpolation orbit gets 1/n of its representative's multiplier
+    z = np.where(np.asarray([lab is None for lab in labels]), z_red[orb], z_red[orb] / n)
+    gram = _unsvec(x[:nG] * _svec_scale(dim), dim)
+    F = x[nG:].copy()
+    const = float(pep._objective.const)
+    value = -float(sol.obj_val) * float(obj_unit) + const
+    dual = -float(sol.obj_val_dual) * float(obj_unit) + const
+    first_user = nat.n_eq + nat.n_interp
+    return SymmetricSDPSolution(
+        value=value, dual_value=dual, gap=dual - value, status=status, gram=gram, F=F, dim=dim,
+        n_constraints=nat.rows.shape[0], n_interp=nat.n_interp, seconds=float(sol.solve_time), build_seconds=build,
+        iterations=int(sol.iterations), r_prim=float(sol.r_prim), r_dual=float(sol.r_dual),
+        duals=z[first_user:first_user + nat.n_user].copy(), rows=nat.rows, consts=nat.consts, objective_row=nat.obj,
+        objective_const=const, z=z, n_eq=nat.n_eq, max_terms=nat.max_terms, trace_weight=float(trace_weight),
+        blocks=(nb, nb), rows_reduced=nr)
+
+
+def _svec_scale(dim: int) -> np.ndarray:
+    """Natural ``G_ab`` to Clarabel's svec (off-diagonals times ``sqrt 2``), the layout :func:`_unsvec` reads."""
+    ia, ib = np.triu_indices(dim)
+    out = np.ones(dim * (dim + 1) // 2)
+    out[(ib * (ib + 1) // 2 + ia)[ia != ib]] = _SQRT2
+    return out
+
+
+def attach(pep: PEP, funcs: list[Function], stars: list[Vec], x0: Vec, p: Any) -> bool:
+    """Mark ``pep`` for the symmetric solve (``pep.symmetry``) when the weights ``p`` are equal and
+    :func:`client_symmetry` accepts the layout; returns whether it did.  The caller states that its method and
+    constraints treat the clients alike."""
+    pa = np.asarray(p, dtype=np.float64)
+    if pa.size < 2 or not np.all(pa == pa[0]):
+        return False
+    sym = client_symmetry(pep, funcs, stars, x0)
+    if sym is None:
+        return False
+    pep.symmetry = sym  # type: ignore[attr-defined]
+    return True
