@@ -267,7 +267,8 @@ def _initial(nat: _Natural) -> list[int]:
 # ------------------------------------------------------------------------------------------ one relaxation
 def _solve_relaxation(pep: PEP, nat: _Natural, keep: list[int], T: np.ndarray, cache: dict[int, Any],
                       tol: float, tol_inner: float, max_iter: int, verbose: bool, trace_row: Scalar | None,
-                      colscale: np.ndarray, max_threads: int, obj_unit: float = 1.0) -> dict[str, Any]:
+                      colscale: np.ndarray, max_threads: int, obj_unit: float = 1.0,
+                      time_limit: float | None = None) -> dict[str, Any]:
     """The dual of the PEP restricted to the rows ``keep`` (module doc, item 2), solved by Clarabel."""
     import clarabel
 
@@ -330,6 +331,8 @@ def _solve_relaxation(pep: PEP, nat: _Natural, keep: list[int], T: np.ndarray, c
     st.chordal_decomposition_merge_method = "clique_graph"
     st.chordal_decomposition_compact = True
     st.chordal_decomposition_complete_dual = True
+    if time_limit is not None:
+        st.time_limit = float(time_limit)
     solver = clarabel.DefaultSolver(P, q, A, b, cones, st)
     sol = solver.solve()
     z = np.asarray(sol.z)
@@ -366,7 +369,7 @@ def solve_sparse(pep: PEP, *, tol: float = 1e-8, max_iter: int = 400, verbose: b
                  scale: np.ndarray | None = None, fscale: np.ndarray | None = None,
                  trace_weight: float = 0.0, viol_tol: float | None = None, max_rounds: int = 20,
                  max_threads: int = 1, inner: float = 1e-3, obj_unit: float = 1.0,
-                 max_add: int | None = None) -> SparseSDPSolution:
+                 max_add: int | None = None, time_limit: float | None = None) -> SparseSDPSolution:
     r"""Solve ``pep``'s SDP (the one :meth:`PEP.solve` solves) in a sparse basis by constraint generation
     (module doc).
 
@@ -391,6 +394,8 @@ def solve_sparse(pep: PEP, *, tol: float = 1e-8, max_iter: int = 400, verbose: b
     max_add : at most this many violated rows join per round, the most violated first (default ``None``: all; ``-1``:
         ``2 dim``).  Measured on GD ``N = 60``, ``h = 0.05`` (2066 of 3541 rows violated after the first round):
         all at once 40 s in 2 rounds, ``2 dim`` per round 117 s in 8 rounds - so the default adds them all.
+    time_limit : wall-clock seconds for all rounds (Clarabel's ``time_limit`` per round, the time left): a round
+        stopped by it returns status ``MaxTime``; no time left for a further round raises :class:`SolverError`.
     obj_unit : the objective is divided by it in the solve (a power of two, :func:`fairtheory.worstcase.checked_solve.pep_units`;
         values and multipliers mapped back).
     inner : Clarabel runs at the tolerances ``max(inner tol, 1e-14)`` (default ``1e-3 tol``): in the basis of
@@ -468,8 +473,13 @@ def solve_sparse(pep: PEP, *, tol: float = 1e-8, max_iter: int = 400, verbose: b
     seconds = 0.0
     iters = 0
     for rnd in range(1, int(max_rounds) + 1):
+        left = None if time_limit is None else float(time_limit) - (time.perf_counter() - t0)
+        if left is not None and left <= 0 and rnd > 1:
+            raise SolverError(f"solve_sparse: time_limit={time_limit:g} s spent after {rnd - 1} rounds", "Clarabel",
+                              "MaxTime")
         res = _solve_relaxation(pep, nat, keep, T, cache, float(tol), tol_inner, int(max_iter), verbose,
-                                trace_row, colscale, int(max_threads), float(obj_unit))
+                                trace_row, colscale, int(max_threads), float(obj_unit), max(left or 0.0, 0.01)
+                                if left is not None else None)
         seconds += res["seconds"]
         iters += res["iterations"]
         G = T.T @ res["gram_new"] @ T
