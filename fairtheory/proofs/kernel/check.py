@@ -64,11 +64,7 @@ def _symbolic() -> Any:
         return None
 
 
-def _kinds() -> tuple[str, ...]:
-    return ("pep-dual", "pep-family", "pep-potential", "symbolic")
-
-
-KINDS = _kinds()
+KINDS = ("pep-dual", "pep-family", "pep-potential", "symbolic")
 
 
 def _kind(cert: Any) -> str | None:
@@ -117,7 +113,7 @@ def admissible(cert: Any) -> bool:
     """Whether ``cert`` may be checked at all: a known kind, JSON within the kind's size, no control character in any
     string, user texts (``title``, ``citation``, ``name``) of at most :data:`MAX_TEXT` characters."""
     kind = _kind(cert)
-    if kind not in _kinds() or (kind == "symbolic" and _symbolic() is None):
+    if kind not in KINDS or (kind == "symbolic" and _symbolic() is None):
         return False
     try:
         size = len(json.dumps(cert, allow_nan=False))
@@ -231,7 +227,7 @@ def statement_of(cert: Any) -> dict[str, Any] | None:
     or ``None`` when it is not a well-formed statement of a known kind."""
     kind = _kind(cert)
     st = cert.get("statement") if isinstance(cert, Mapping) else None
-    if kind not in _kinds() or not isinstance(st, Mapping):
+    if kind not in KINDS or not isinstance(st, Mapping):
         return None
     try:
         return {"kind": kind, "statement": canonical_statement(kind, st)}
@@ -253,7 +249,7 @@ def implies(a: Any, b: Any) -> bool:
             return potential_kernel.implies(potential_kernel.canonical(sa), kb, sb) is True
         except Exception:  # noqa: BLE001 - untrusted statements
             return False
-    if ka is None or ka != kb or ka not in _kinds():
+    if ka is None or ka != kb or ka not in KINDS:
         return False
     try:
         if ka == "pep-dual":

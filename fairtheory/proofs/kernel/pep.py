@@ -91,15 +91,16 @@ _RAT = re.compile(r"-?[0-9]+(/[0-9]+)?")
 
 
 # ------------------------------------------------------------------------------------------------ parsing
-def q(x: Any, what: str) -> Fraction:
-    """An exact rational from an ``int`` or a ``"p/q"`` string (at most :data:`MAX_DIGITS` digits each)."""
+def q(x: Any, what: str, length: int = 2 * MAX_DIGITS + 2) -> Fraction:
+    """An exact rational from an ``int`` or a ``"p/q"`` string of at most ``length`` characters (default: about
+    :data:`MAX_DIGITS` digits each)."""
     if isinstance(x, bool):
         raise BadStatement(f"{what}: a boolean is not a number")
     if isinstance(x, int):
         if abs(x).bit_length() > 4 * MAX_DIGITS:
             raise BadStatement(f"{what}: too large")
         return Fraction(x)
-    if not isinstance(x, str) or len(x) > 2 * MAX_DIGITS + 2 or not _RAT.fullmatch(x):
+    if not isinstance(x, str) or len(x) > length or not _RAT.fullmatch(x):
         raise BadStatement(f"{what}: not a rational string")
     num, _, den = x.partition("/")
     d = int(den) if den else 1
@@ -511,18 +512,8 @@ def parse(d: Any) -> tuple[dict[str, Any], list[Fraction]]:
         work += _weight(3.33 * len(m))  # parsing and reducing a p/q of len(m) digits: a gcd of that size
         if work > MAX_WORK:
             raise _Bad("the multipliers exceed the work budget")
-        sparse[k] = q(m, "multiplier") if len(m) <= 2 * MAX_DIGITS + 2 else _big(m)
+        sparse[k] = q(m, "multiplier", 2 * MAX_MULT_DIGITS + 2)
     return st, [sparse.get(k, Fraction(0)) for k in range(max(sparse, default=-1) + 1)]
-
-
-def _big(m: str) -> Fraction:
-    if not _RAT.fullmatch(m):
-        raise _Bad("multiplier value")
-    num, _, den = m.partition("/")
-    dd = int(den) if den else 1
-    if dd <= 0:
-        raise _Bad("zero denominator")
-    return Fraction(int(num), dd)
 
 
 def check_certificate(d: Any) -> bool:
