@@ -344,4 +344,18 @@ def test_every_potential_certificate_of_the_claims_survives_the_complete_sweep()
     assert [c["statement"] for c in certs[:2]] == [pp.gd_statement()["statement"], pp.local_statement()["statement"]]
     for c in certs:
         assert check_mod.check_proof(c)
-        assert falsify_potential(c["statement"], trials=6, extra_points=3, large=(100, 300, 1000), exact_pep=(0, 1)) is None
+        assert falsify_potential(c["statement"], trials=4, extra_points=2, large=(100, 300, 1000), exact_pep=(0, 1)) is None
+
+
+def test_a_false_potential_statement_a_fake_kernel_accepted_is_a_kernel_bug(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The recheck path (before ``proved``): a gd potential certificate relabelled with 1/(4Nh + 3), below Drori &
+    Teboulle's attained worst case, that a (fake) kernel accepts, fails naming the horizon and the instance."""
+    cert = _potential("gd")
+    cert["statement"] = _gd_bound("1", [["3"], ["0", "4"]])
+    assert not check_mod.check_proof(cert)
+    monkeypatch.setattr(check_mod, "check_proof", lambda *a, **k: True)
+    declared = [cert["statement"]]
+    v = recheck_row(cert, declared, [check_mod.describe(declared[0])])
+    assert not v.ok and v.reason.startswith("KERNEL BUG: certificate 0 re-checked but its statement is false at ")
+    assert '"N": 1' in v.reason and '"instance": "quadratic"' in v.reason and '"parameter": "1/100"' in v.reason
+    assert recheck_row(cert, declared, None, falsify=False).ok
