@@ -139,6 +139,12 @@ def test_symbolic_controls_check() -> None:
     _ident([R], d(mx(x, q(0)), "x"), q(1)),
     _ident([R, N], d(sm(exp(x * IDX), 1, n), "x"), q(0)),
     _ident([R, ["y", "bounded", L(x), L(x + 1)]], d(y, "x"), q(0)),
+    # products, family indices and atoms
+    _ident([P, ["y", "real"]], log(x * y), log(x) + log(y)),
+    _ident([["f", "family_real"], N], at("f", n), at("f", n)),
+    _pos([N], sm(mx(IDX, q(0)) - 2, 1, n)),
+    _ident([R], exp(x) * exp(-x), q(2)),
+    _ident([R], exp(2 * log(x)), x ** 2),
     # generic functions: positive, nothing more
     _pos([["f", "function", 1], R], fn("f", x) - 1),
     _ident([["f", "function", 1], R, ["y", "real"]], fn("f", x), fn("f", y)),
