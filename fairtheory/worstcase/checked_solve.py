@@ -184,6 +184,11 @@ def pep_units(pep: PEP) -> PEPUnits:
         ev = np.array([_exp(x) for x in vu], dtype=np.int64)
         ef = np.array([_exp(x) for x in fu], dtype=np.int64)
         eo = _exp(_mag(pep._objective, vu, fu)) if pep._objective is not None else 0
+    if not ev.any() and not ef.any():
+        # the variables are in units: the objective's size by the triangle inequality overestimates combinations
+        # whose coefficients cancel (ITEM, n = 15: 2^14 for a value 0.76, which then lost 1e-5); solve_checked sizes
+        # it from the solved value instead
+        eo = 0
     worst = max([abs(eo), *np.abs(ev).tolist(), *np.abs(ef).tolist(), 0])
     bad = [x for x in (*vu.tolist(), *fu.tolist()) if not (x > 0 and math.isfinite(x))]
     if worst > MAX_UNIT_EXP or bad:
@@ -270,6 +275,15 @@ def solve_checked(pep: PEP, *, tol: float, max_iter: int, verbose: bool, scale: 
     try:
         sol = pep._solve_float(method="sparse" if sparse else "dense", **kw)
         tried.append(f"{'sparse' if sparse else 'dense'} route: {sol.status}")
+        # an objective far from its unit (a distance measured in value units, 1e-6): solved again in its own size
+        size = abs(float(sol.value) - float(pep._objective.const)) / U.obj
+        e = _exp(size) if sol.status == "Solved" and math.isfinite(size) and size > 0 else 0
+        if e:
+            kw2 = {**kw, "obj_unit": U.obj * 2.0 ** e, "row_units": True}
+            s2 = pep._solve_float(method="sparse" if sparse else "dense", **kw2)
+            tried.append(f"objective unit 2^{e}: {s2.status}")
+            if s2.status == "Solved":
+                sol, kw = s2, kw2
     except SolverError as exc:
         tried.append(f"{'sparse' if sparse else 'dense'} route: {exc}")
     if sol is not None and _accurate(sol) and gmp != "always":
