@@ -44,6 +44,9 @@ __all__ = ["PEPUnits", "pep_units", "solve_checked", "gmp_available", "GMP_MAX_R
 DEAD_ZONE = 4
 #: largest ``|log2|`` of a unit: a Gram entry's scale is the product of two, which must stay inside float64
 MAX_UNIT_EXP = 480
+#: a solved value farther than ``2^OBJ_RESOLVE_EXP`` from its objective's unit is solved again in its own size (a
+#: PEP in units with a value of 1e-3 .. 1e3 keeps its one solve on its own data)
+OBJ_RESOLVE_EXP = 10
 #: a solve whose Gram matrix has ``lambda_min < -PSD_RTOL max(1, lambda_max)`` is not accurate (re-solved in GMP)
 PSD_RTOL = 1e-9
 #: the GMP re-solve is taken for PEPs with at most this many rows and this Gram dimension (SDPA-GMP at 200 bits
@@ -277,8 +280,8 @@ def solve_checked(pep: PEP, *, tol: float, max_iter: int, verbose: bool, scale: 
         tried.append(f"{'sparse' if sparse else 'dense'} route: {sol.status}")
         # an objective far from its unit (a distance measured in value units, 1e-6): solved again in its own size
         size = abs(float(sol.value) - float(pep._objective.const)) / U.obj
-        e = _exp(size) if sol.status == "Solved" and math.isfinite(size) and size > 0 else 0
-        if e:
+        e = int(round(math.log2(size))) if sol.status == "Solved" and math.isfinite(size) and size > 0 else 0
+        if abs(e) > OBJ_RESOLVE_EXP:
             kw2 = {**kw, "obj_unit": U.obj * 2.0 ** e, "row_units": True}
             s2 = pep._solve_float(method="sparse" if sparse else "dense", **kw2)
             tried.append(f"objective unit 2^{e}: {s2.status}")
