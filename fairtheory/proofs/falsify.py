@@ -468,7 +468,7 @@ def _potential_points(st: Mapping[str, Any], extra: int, seed: int) -> list[Frac
 
 
 def falsify_potential(st: Mapping[str, Any], *, horizons: int = HORIZONS, large: tuple[int, ...] = LARGE_HORIZONS,
-                      trials: int = 2, extra_points: int = 1, exact_pep: tuple[int, ...] = (0,), seed: int = 0,
+                      trials: int = 3, extra_points: int = 1, exact_pep: tuple[int, ...] = (0,), seed: int = 0,
                       best: list[Any] | None = None) -> dict[str, Any] | None:
     r"""Refute a ``"pep-potential"`` statement (docs/proofs.md 8.1: a bound for every ``N >= 1`` or ``T_N >= 0`` and
     every parameter in ``[lo, hi]``; ``L = D0 = 1``, the statement scales exactly to any ``L``, ``D0``).
