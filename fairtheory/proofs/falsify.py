@@ -28,6 +28,12 @@ and are refuted by ``measure > bound + 1e-9 max(1, |measure|, |bound|)``: the va
 a few hundred rounded operations (relative error ``<= 1e-13``), so ``1e-9`` is rounding with four orders to
 spare, and a statement false by more than that is caught.
 
+**Potential statements** (``"pep-potential"``: a bound for every ``N >= 1`` / ``T_N >= 0`` and every parameter in a
+range, docs/proofs.md 8.1): :func:`falsify_potential` runs the same instances along whole trajectories (every
+horizon ``1..50`` from one run), the worst-case shapes at every horizon and at 100 and 1000, and compares gradient
+descent with its exact worst case in closed form (Drori & Teboulle) and local GD with
+:func:`fairtheory.worstcase.local_gd_worst_case` at ``T_N = 0``.
+
 **Symbolic statements** (``"sympy-proof"``, ``"symbolic"``): :func:`fairtheory.proofs.falsify_symbolic.falsify`
 at 200 points with 50 digits, when that module exists.
 
