@@ -369,9 +369,7 @@ def falsify_family(st: Mapping[str, Any], *, trials: int = 8, seed: int = 0,
                    best: list[Any] | None = None) -> dict[str, Any] | None:
     """Refute a ``"pep-family"`` statement at parameter values ``lo``, ``hi``, the midpoint and random rationals
     of ``[lo, hi]`` (``L = D0 = 1``, ``rho = 0``; the statement scales exactly to any ``L``, ``D0``)."""
-    lo, hi = _q(st["parameter"]["lo"]), _q(st["parameter"]["hi"])
-    rng = np.random.default_rng(seed)
-    ts = [lo, hi, (lo + hi) / 2] + [lo + (hi - lo) * Fraction(int(k), 1024) for k in rng.integers(1, 1024, 2)]
+    ts = _parameter_points(st, 2, seed)
     num, den = st["bound"]["value"]["num"], st["bound"]["value"]["den"]
     point = {"class": {"L": "1", "mu": "0"}, "p": st["p"], "n": st["n"]}
     for t in ts:
@@ -466,7 +464,8 @@ def _worst_radius(m: Mapping[str, Any], k: int, t: Fraction) -> float:
     return 1 / (k + 1) ** 2
 
 
-def _potential_points(st: Mapping[str, Any], extra: int, seed: int) -> list[Fraction]:
+def _parameter_points(st: Mapping[str, Any], extra: int, seed: int) -> list[Fraction]:
+    """``lo``, ``hi``, the midpoint and ``extra`` random rationals of the statement's parameter range (each once)."""
     lo, hi = _q(st["parameter"]["lo"]), _q(st["parameter"]["hi"])
     rng = np.random.default_rng(seed)
     pts = [lo, hi, (lo + hi) / 2] + [lo + (hi - lo) * Fraction(int(k), 1024) for k in rng.integers(1, 1024, extra)]
@@ -502,7 +501,7 @@ def falsify_potential(st: Mapping[str, Any], *, horizons: int = HORIZONS, large:
     first = 0 if name == "local_gd" else 1
     het = "hetero" in st["bound"]
     point = {"class": {"L": "1", "mu": "0"}, "p": st["p"], "n": st["n"]}
-    for t in _potential_points(st, extra_points, seed):
+    for t in _parameter_points(st, extra_points, seed):
         bounds = {k: _potential_bound(st, k, t) for k in list(range(first, horizons + 1)) + list(large)}
         found: list[dict[str, Any]] = []
 
