@@ -15,7 +15,13 @@ side by side in one run: gradient descent with ``N = dim - 2`` steps at Gram dim
 :func:`fairtheory.worstcase.local_gd.estimated_seconds` exceeds ``--dense-max`` (300 s), the sparse one for local
 GD beyond ``--lgd-max-dim``.
 
-Run: ``python benchmarks/bench_worstcase.py [--quick] [--pepit]`` or ``python benchmarks/bench_worstcase.py --scale``.
+With ``--multi`` it times identical clients (local GD, ``T_N = 1``, ``beta kappa L = 1/8``, up to issue 35's Gram
+dimension 100 at ``n = 2``, ``kappa = 47``): the symmetric reduction (:mod:`fairtheory.worstcase.symmetric`, what
+``local_gd_worst_case`` takes for equal weights) against the dense full solve, CPU (``time.process_time``) and wall
+seconds, values and whether each is certified; the dense solve is skipped beyond ``--dense-max``.
+
+Run: ``python benchmarks/bench_worstcase.py [--quick] [--pepit]`` or ``python benchmarks/bench_worstcase.py --scale``
+or ``python benchmarks/bench_worstcase.py --multi``.
 """
 
 from __future__ import annotations
@@ -151,6 +157,55 @@ def scale_rows(dims: list[int], lgd_T: list[int], dense_max: float, lgd_max_dim:
               f"{os.getloadavg()[0]:.2f} |", flush=True)
 
 
+def _lgd_timed(n: int, kappa: int, beta: float, symmetric: bool) -> dict[str, Any]:
+    """``local_gd_worst_case`` (002 output, ``T_N = 1``, ``L = D0 = rho2 = 1``) timed in CPU (``time.process_time``)
+    and wall seconds; ``symmetric=False`` switches the symmetric reduction off (the dense full solve)."""
+    from unittest import mock
+
+    from fairtheory.worstcase import local_gd as lg
+
+    kw = {"n": n, "kappa": kappa, "T_N": 1, "beta": beta, "L": 1.0, "D0": 1.0, "rho2": 1.0}
+    c0, w0 = time.process_time(), time.perf_counter()
+    if symmetric:
+        r = lg.local_gd_worst_case(**kw)
+    else:
+        with mock.patch("fairtheory.worstcase.symmetric.attach", return_value=False), \
+                mock.patch.object(lg, "MAX_SOLVE_SECONDS", float("inf")):
+            r = lg.local_gd_worst_case(**kw)
+    return {"cpu": time.process_time() - c0, "wall": time.perf_counter() - w0, "r": r}
+
+
+def multi_rows(cases: list[tuple[int, int]], dense_max: float) -> None:
+    """The ``--multi`` table: identical clients, the symmetric reduction (fairtheory.worstcase.symmetric) against the
+    dense full solve (run where :func:`fairtheory.worstcase.local_gd.estimated_seconds` <= ``dense_max``)."""
+    import os
+
+    from fairtheory.worstcase.local_gd import estimate_size, estimated_seconds
+
+    print(f"# bench_worstcase --multi  python {platform.python_version()}  {platform.machine()}  cpus {os.cpu_count()}  "
+          f"load {os.getloadavg()[0]:.2f} (1-min average at start); local GD 002 output, T_N = 1, beta kappa L = 1/8, "
+          "D0 = rho2 = 1")
+    head = ("| n | kappa | Gram dim | rows | sym CPU s | sym wall s | sym solves | sym value (upper) | sym lower | "
+            "certified | dense CPU s | dense wall s | dense solves | dense value | dense value_is | certified | load |")
+    print(head)
+    print("|" + "---|" * (head.count("|") - 1), flush=True)
+    for n, kappa in cases:
+        beta = 1.0 / (8 * kappa)
+        dim, rows = estimate_size(n=n, kappa=kappa, T_N=1)
+        a = _lgd_timed(n, kappa, beta, True)
+        r = a["r"]
+        line = (f"| {n} | {kappa} | {r.dim} | {r.n_constraints} | {a['cpu']:.1f} | {a['wall']:.1f} | "
+                f"{len(r.extra['solves'])} | {r.value:.10f} | {r.lower:.10f} | {r.certified()} |")
+        if estimated_seconds(dim, rows) <= dense_max:
+            d = _lgd_timed(n, kappa, beta, False)
+            q = d["r"]
+            line += (f" {d['cpu']:.1f} | {d['wall']:.1f} | {len(q.extra['solves'])} | {q.value:.10f} | {q.value_is} | "
+                     f"{q.certified()} |")
+        else:
+            line += " skipped (est.) | - | - | - | - | - |"
+        print(line + f" {os.getloadavg()[0]:.2f} |", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="small sizes only")
@@ -159,7 +214,11 @@ def main() -> None:
     ap.add_argument("--big", action="store_true", help="with --scale: also Gram dimension 120")
     ap.add_argument("--dense-max", type=float, default=300.0, help="skip dense solves estimated above this (s)")
     ap.add_argument("--lgd-max-dim", type=int, default=60, help="largest local-GD Gram dimension solved sparse")
+    ap.add_argument("--multi", action="store_true", help="identical clients: symmetric reduction vs dense (module doc)")
     args = ap.parse_args()
+    if args.multi:
+        multi_rows([(2, 10), (2, 20), (3, 10), (2, 47)], args.dense_max)
+        return
     if args.scale:
         dims = [40, 60, 80, 100] + ([120] if args.big else [])
         scale_rows(dims, [3, 5, 8, 13], args.dense_max, args.lgd_max_dim)
