@@ -372,6 +372,7 @@ def test_run_bounded_raised_and_unpicklable() -> None:
     assert status == "raised" and "pickle" in msg.lower()
 
 
+@pytest.mark.slow
 def test_run_bounded_died() -> None:
     t0 = time.perf_counter()
     assert run_bounded(_hog, memory_bytes=256 * 2**20) == ("died", MEMORY_EXIT)

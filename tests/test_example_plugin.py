@@ -31,6 +31,7 @@ def plugin():
         sys.path.remove(str(EXAMPLE))
 
 
+@pytest.mark.slow
 def test_audit_passes_propfair_and_catches_meanstd(plugin) -> None:
     from fairtheory.testing import audit
 
@@ -68,6 +69,7 @@ def test_trains_with_rfedfair_and_qfedavg_to_the_exact_optimum(plugin) -> None:
         assert np.linalg.norm(np.asarray(state.w) - ex.argmin) <= 1e-3
 
 
+@pytest.mark.slow
 def test_verify_runs_the_plugin_by_path(tmp_path: Path) -> None:
     js = tmp_path / "r.json"
     res = subprocess.run([sys.executable, "-m", "verify", "--plugin",
@@ -80,6 +82,7 @@ def test_verify_runs_the_plugin_by_path(tmp_path: Path) -> None:
     assert rows == EXPECTED
 
 
+@pytest.mark.slow
 def test_installed_package_registers_through_its_entry_point(tmp_path: Path) -> None:
     target = tmp_path / "site"
     pip = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation",

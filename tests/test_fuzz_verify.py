@@ -178,6 +178,7 @@ REJECTED = st.sampled_from([object(), 1 + 2j, np.complex64(1), b"bytes", {1, "a"
 
 @settings(max_examples=150, deadline=None)
 @given(CONVERTIBLE)
+@pytest.mark.slow
 def test_convertible_values_become_json(value: Any) -> None:
     out = to_jsonable(value)
     assert json.loads(json.dumps(out, allow_nan=False)) == out  # plain JSON, no NaN/Infinity tokens

@@ -266,6 +266,7 @@ def test_clopper_pearson_matches_scipy(k: int, N: int, conf: float) -> None:
 
 
 # ----------------------------------------------------------------------------- the claims (quick mode)
+@pytest.mark.slow
 def test_generalization_claims_quick() -> None:
     from verify.claims import rcfl_generalization as C
     from verify.core import Context

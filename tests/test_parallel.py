@@ -73,6 +73,7 @@ def test_ctx_map_is_ordered_and_serial_without_executor() -> None:
         worker_count("0")
 
 
+@pytest.mark.slow
 def test_workers_give_the_serial_report(tmp_path: Path) -> None:
     serial = _run(tmp_path, "serial")
     parallel = _run(tmp_path, "workers2", "--workers", "2")
@@ -87,6 +88,7 @@ def test_bad_workers_is_a_usage_error() -> None:
     assert res.returncode == 2 and "workers" in res.stderr
 
 
+@pytest.mark.slow
 def test_ray_executor_gives_the_serial_report(tmp_path: Path) -> None:
     pytest.importorskip("ray")
     serial = _run(tmp_path, "serial")

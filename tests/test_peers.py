@@ -168,6 +168,7 @@ def test_flwr_legacy_uses_one_loss_for_every_client():
 
 
 @needs("flwr")
+@pytest.mark.slow
 def test_flwr_message_api_agrees():
     rng = np.random.default_rng(2)
     w, W, F = rng.normal(size=3), rng.normal(size=(4, 3)), rng.uniform(size=4)

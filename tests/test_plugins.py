@@ -64,6 +64,7 @@ def test_plugin_file_runs_with_only(tmp_path: Path) -> None:
     assert "`mine.sqrt_bound` (plugin)" in text and "AM-GM" in text
 
 
+@pytest.mark.slow
 def test_plugin_listed_and_module_form(tmp_path: Path) -> None:
     (tmp_path / "mypkg_claims.py").write_text(PLUGIN)
     res = _verify("--plugin", "mypkg_claims", "--list", "--only", "mine.*",
@@ -72,6 +73,7 @@ def test_plugin_listed_and_module_form(tmp_path: Path) -> None:
     assert "mine.sqrt_bound" in res.stdout and "refuted" in res.stdout and "my notes, Lemma 1" in res.stdout
 
 
+@pytest.mark.slow
 def test_unexpected_plugin_status_fails(tmp_path: Path) -> None:
     plugin = tmp_path / "bad.py"
     plugin.write_text(PLUGIN.replace('expected="refuted"', 'expected="verified"'))
@@ -146,6 +148,7 @@ def test_tally_relations_in_natural_units() -> None:
     assert Tally().outcome().status == "inconclusive"
 
 
+@pytest.mark.slow
 def test_cli_usage_errors_exit_2_before_any_claim(tmp_path: Path) -> None:
     for args, msg in ((["--seed", "-1"], "seed"), (["--seed", "x"], "seed"), (["--json", ""], "--json"),
                       (["--markdown", str(tmp_path)], "directory")):
@@ -163,6 +166,7 @@ def test_cli_usage_errors_exit_2_before_any_claim(tmp_path: Path) -> None:
         ro.chmod(0o700)
 
 
+@pytest.mark.slow
 def test_sigint_keeps_finished_claims_and_exits_130(tmp_path: Path) -> None:
     import signal
     import time

@@ -49,6 +49,7 @@ def test_exact_comparison_at_heldout_points() -> None:
     assert res2.found and res2.exact_agree is False
 
 
+@pytest.mark.slow
 def test_rejects_noise_and_non_rational_data() -> None:
     rng = np.random.default_rng(0)
     pts = _grid()

@@ -387,7 +387,7 @@ def test_local_gd_acceptance(kappa, T_N):
     assert time.perf_counter() - t0 < 2
 
 
-@pytest.mark.parametrize("N", [4, 5, 6])
+@pytest.mark.parametrize("N", [4, pytest.param(5, marks=pytest.mark.slow), pytest.param(6, marks=pytest.mark.slow)])
 def test_gd_acceptance(N):
     c = prove_family("gd", N=N, h=(Q(0), Q(1)))
     assert c.check() is True

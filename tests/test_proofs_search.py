@@ -270,6 +270,7 @@ def test_dyadic_rounding_and_projection_are_exact() -> None:
     assert all(v == 0 for v in F.values())
 
 
+@pytest.mark.slow
 def test_equality_rows() -> None:
     """The active constraint ``||x0 - x*||^2 <= 1`` turned into the equality ``= 1`` (moved first, ``n_eq = 1``): same
     worst case, its multiplier free in sign."""

@@ -113,6 +113,7 @@ def _audit(a: Any, **kw: Any) -> Any:
         return audit(a, max_examples=kw.pop("max_examples", 15), **kw)
 
 
+@pytest.mark.slow
 def test_audit_reports_an_aggregator_that_raises_on_part_of_its_domain() -> None:
     rep = _audit(_RaisesAbove(), properties=("defined", "subgradient", "weights_nonnegative", "monotone"))
     assert rep["defined"].status == "violated" and not rep.passed
@@ -131,19 +132,22 @@ def test_audit_subgradient_search_alone_does_not_abort() -> None:
     assert f[0] == f[1] > 0
 
 
+@pytest.mark.slow
 def test_audit_weights_failure_met_elsewhere_marks_defined() -> None:
     rep = _audit(_WeightsRaiseAtTies())
     assert rep["defined"].status == "violated" and "KeyError" in rep["defined"].message
 
 
-@pytest.mark.parametrize("bad,needle", [(_NanWeights(), "non-finite"), (_WrongShape(), "shape"),
-                                        (_Strings(), "not real numbers")])
+@pytest.mark.parametrize("bad,needle", [(_NanWeights(), "non-finite"),
+                                        pytest.param(_WrongShape(), "shape", marks=pytest.mark.slow),
+                                        pytest.param(_Strings(), "not real numbers", marks=pytest.mark.slow)])
 def test_audit_reports_nonfinite_and_malformed_returns(bad: Any, needle: str) -> None:
     rep = _audit(bad, properties=("defined", "subgradient"))
     assert rep["defined"].status == "violated"
     assert needle in rep["defined"].message
 
 
+@pytest.mark.slow
 def test_audit_guards_separable_form_cvxpy_and_curvature() -> None:
     p = np.full(3, 1 / 3)
     rep = _audit(_BadGrads(p, 1.0))
@@ -441,7 +445,8 @@ def test_smoothed_qalpha_value_without_cancellation() -> None:
     assert rep["subgradient"].status == "held"
 
 
-@pytest.mark.parametrize("lo,hi", [(-1e300, 1e300), (0.0, 1e308), (1e300, 1.7e308)])
+@pytest.mark.parametrize("lo,hi", [pytest.param(-1e300, 1e300, marks=pytest.mark.slow), (0.0, 1e308),
+                                   pytest.param(1e300, 1.7e308, marks=pytest.mark.slow)])
 def test_audit_builtins_hold_over_extreme_ranges(lo: float, hi: float) -> None:
     """No false violation from the audit's own arithmetic (eta bracket overflow, derivative steps coarser
     than mu, client terms beyond the float range) for aggregators that satisfy every property."""

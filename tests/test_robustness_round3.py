@@ -229,6 +229,7 @@ def _one_line_usage_error(res: subprocess.CompletedProcess[str], *words: str) ->
     assert "[1/" not in res.stdout and "claims in" not in res.stdout  # no claim ran, no summary
 
 
+@pytest.mark.slow
 def test_missing_plugin_file_or_module_exits_2_at_once(tmp_path: Path) -> None:
     _one_line_usage_error(_verify("--plugin", "/no/such.py", entry_points=True),
                           "plugin file '/no/such.py' does not exist")
@@ -243,6 +244,7 @@ def test_plugin_with_a_syntax_error_exits_2_naming_it(tmp_path: Path) -> None:
                           "typo.py, line 3")
 
 
+@pytest.mark.slow
 def test_plugin_that_raises_or_registers_nothing_exits_2(tmp_path: Path) -> None:
     boom = tmp_path / "boom.py"
     boom.write_text("raise RuntimeError('boom at import')\n")
@@ -251,6 +253,7 @@ def test_plugin_that_raises_or_registers_nothing_exits_2(tmp_path: Path) -> None
     _one_line_usage_error(_verify("--plugin", "os"), "plugin 'os' registered no claim")
 
 
+@pytest.mark.slow
 def test_plugin_debug_traceback_and_empty_plugin(tmp_path: Path) -> None:
     boom = tmp_path / "boom.py"
     boom.write_text("raise RuntimeError('boom at import')\n")

@@ -223,7 +223,7 @@ def tampered(ctx: Context) -> Outcome:
 '''
 
 
-@pytest.mark.parametrize("workers", ["1", "2"])
+@pytest.mark.parametrize("workers", ["1", pytest.param("2", marks=pytest.mark.slow)])
 def test_real_pep_certificate_end_to_end(tmp_path: Path, workers: str, gd_cert: dict[str, Any]) -> None:
     PEP_CERT = gd_cert
     assert check_mod.check_proof(PEP_CERT)
@@ -317,6 +317,7 @@ def test_relabelled_certificate_cannot_prove_the_relabelled_claim(gd_cert: dict[
     assert r.status == "error" and "failed re-check" in r.note
 
 
+@pytest.mark.slow
 def test_real_proof_claims_quick() -> None:
     """Each built-in proofs.* PEP claim ends proved in quick mode through the runner (certificates re-checked and
     bound to the declared statements)."""
@@ -371,6 +372,7 @@ def test_parametric_claim_quick() -> None:
     assert len(r.proved_statement) == 2 and all("for every beta_L in [0, 1/2]" in s for s in r.proved_statement)
 
 
+@pytest.mark.slow
 def test_theorem1_every_step_quick() -> None:
     """002 / 000 Thm. 1 (optimisation part, rho = 0) proved on the whole admissible range at the quick settings, and
     a certificate of the 002 setting cannot prove the 000 statement."""

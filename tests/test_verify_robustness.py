@@ -204,7 +204,8 @@ SLEEPY = textwrap.dedent('''
 ''')
 
 
-@pytest.mark.parametrize("executor", ["process", pytest.param("ray", marks=pytest.mark.slow)])
+@pytest.mark.parametrize("executor", [pytest.param("process", marks=pytest.mark.slow),
+                                      pytest.param("ray", marks=pytest.mark.slow)])
 def test_timeout_with_workers(tmp_path: Path, executor: str) -> None:
     if executor == "ray":
         pytest.importorskip("ray")
@@ -291,7 +292,8 @@ def test_ray_init_time_limit_and_failure() -> None:
         _init_with_timeout(Fails(), {}, "1.2.3.4:5", timeout=5)
 
 
-@pytest.mark.parametrize("address", ["127.0.0.1:{port}", "ray://nohost.invalid:10001"])
+@pytest.mark.parametrize("address", [pytest.param("127.0.0.1:{port}", marks=pytest.mark.slow),
+                                     pytest.param("ray://nohost.invalid:10001", marks=pytest.mark.slow)])
 def test_unreachable_ray_cluster_exits_2_with_one_line(address: str) -> None:
     pytest.importorskip("ray")
     address = address.format(port=_closed_port())

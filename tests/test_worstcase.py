@@ -173,6 +173,7 @@ def test_round_constant_gd() -> None:
     assert not round_constant(kappa=1, beta=1.8, a=0.9).exists
 
 
+@pytest.mark.slow
 def test_horizon_free_bound_dominates_finite_horizon_pep() -> None:
     """The certificate's bound holds at every T_N: compare with the exact finite-horizon worst case."""
     beta, kappa = 0.2, 3
@@ -236,6 +237,7 @@ def test_large_step_certificate_holds_on_sampled_quadratics() -> None:
         assert lhs <= rhs * (1 + 1e-7) + 1e-12
 
 
+@pytest.mark.slow
 def test_partial_participation_certificate_dominates_expected_worst_case() -> None:
     """Theorem 2 setting (K = 1 draw): the per-round certificate in expectation over the draws, plus the
     first averaging's C0, bounds the exact worst expected suboptimality at small horizons."""
