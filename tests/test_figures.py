@@ -26,6 +26,7 @@ EXPECTED = {
     "fedfv_conflict_bounds", "fedfv_pareto_2client", "fedfv_order_effect",
     "relfair_penguins", "relfair_prop9", "relfair_lorenz", "relfair_scaffpd_rate",
     "rcfl_stepsize_region", "rcfl_theorem1_every_step", "worstcase_traced", "worstcase_stochastic",
+    "rcfl_theorem1_all_rounds", "worstcase_minmax",
 }
 #: rendered and checked in the default run (each makes its data in about 2 s or less); every figure with --full
 FAST = {"relfair_prop9", "rcfl_smoothing_gap", "fedfv_order_effect", "fedfv_pareto_2client", "relfair_penguins"}

@@ -3,7 +3,7 @@
 Each claim takes a head line and one or more detail lines, every line at most ``width`` characters::
 
     proofs.rcfl.softplus.smoothness   002 Sec. 4                               proved      1.2 s
-      re-checked exactly in 0.21 s (sympy-proof, 3.1 kB)
+      re-checked exactly in 0.21 s (symbolic, 3.1 kB)
       proved: for all mu > 0, x real: ...
     rcfl.theorem1.v002                002 Thm. 1                               verified    2.3 s
       measured 1.2e-04 <= bound 0.57, margin 0.57 (smallest margin) | tight 2.1e-04, adv 2.1e-04 | 40 inst.

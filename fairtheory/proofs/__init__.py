@@ -1,20 +1,18 @@
 """Checkable proofs: a certificate is a statement plus evidence, re-checked exactly (see docs/proofs.md).
 
-* :mod:`fairtheory.proofs.pep_kernel`: the trusted kernel that turns a PEP statement (function class, clients,
-  method, measure, bound) into its SDP in exact rationals;
+* :mod:`fairtheory.proofs.kernel`: the trusted base - everything :func:`check_proof` executes and nothing else
+  (``pep-dual``, ``pep-family``, ``pep-potential`` and ``symbolic`` certificates; exact arithmetic it owns or
+  python-flint's; no solver, no float, no sympy);
 * :mod:`fairtheory.proofs.certificate`: rational dual certificates of PEP statements (:class:`Certificate`,
   :func:`certify_pep`, :func:`certify_exact`, :func:`check_certificate`, :func:`statement`);
 * :mod:`fairtheory.proofs.search`: the untrusted search for multipliers (float / GMP solves, exact rounding);
-* :mod:`fairtheory.proofs.exact_linalg`: exact ``L D L^T`` PSD test (FLINT) and sparse rational solves;
-* :func:`check_proof`: one exact re-check for every certificate kind under a time and memory budget
-  (no solver, no float); :func:`statement_of`, :func:`implies`, :func:`describe` read statements;
-* :mod:`fairtheory.proofs.symbolic` / :mod:`fairtheory.proofs.fit`: sympy proofs and closed-form fits
-  (loaded on first use: sympy is imported only when needed);
-* :func:`prove_family` / :func:`check_family` (:mod:`fairtheory.proofs.parametric`, trusted part
-  :mod:`fairtheory.proofs.parametric_kernel`): a PEP bound proved for every step size in an interval
-  (rational-function multipliers, exact root counting).
-* :func:`prove_potential` (:mod:`fairtheory.proofs.potential_search`, trusted part
-  :mod:`fairtheory.proofs.kernel.potential_kernel`): a bound for every number of iterations, by a potential function.
+* :func:`check_proof`: one exact re-check for every certificate kind under a time and memory budget;
+  :func:`statement_of`, :func:`implies`, :func:`describe` read statements;
+* :mod:`fairtheory.proofs.symbolic` / :mod:`fairtheory.proofs.fit`: makers (proposers) of symbolic certificates
+  and closed-form fits (loaded on first use);
+* :func:`prove_family` / :func:`check_family`: a PEP bound proved for every step size in an interval;
+  :func:`prove_potential`: a bound for every number of iterations by a potential function;
+* ``python -m fairtheory.proofs recheck REPORT.json``: re-check a report's proved rows from the JSON alone.
 """
 
 from __future__ import annotations

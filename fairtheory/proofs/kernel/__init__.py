@@ -7,3 +7,17 @@ checked statement in words) and ``symbolic`` (``"symbolic"``).  Proposers - sear
 outside this package and are never imported by it.  docs/proofs.md, "The trusted base", lists the files and their
 sizes.
 """
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+#: the kernel's modules (loaded on first attribute access)
+__all__ = ["check", "pep", "family", "rows", "linalg", "words", "symbolic", "normal_form", "potential_kernel"]
+
+
+def __getattr__(name: str) -> ModuleType:
+    if name in __all__:
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
