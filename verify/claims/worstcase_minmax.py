@@ -123,7 +123,9 @@ def hand_scaffpd(T: int, kappa: int, lr: float, dual_lr: float, *, lipschitz: fl
                  "3 (D_W G_w + D_Lam G_lam)/sqrt(T) at every T checked (tightness = value/bound reported)")
 def afl_mohri(ctx: Context) -> Outcome:
     """The PEP value is an upper bound on the worst case over convex-concave ``L = sum_i lam_i f_i`` with these
-    bounds (module doc), so ``value <= bound`` at each ``T`` verifies the theorem's inequality there."""
+    bounds (module doc), so ``value <= bound`` at each ``T`` verifies the theorem's inequality there.
+    The paper is not among the seeds: its constants (steps ``2 D/(G sqrt T)``, constant 3) were transcribed without its text
+    and are to be checked against it; ``worstcase.afl.textbook`` compares with an independently derived bound."""
     from fairtheory.algorithms import afl
     from fairtheory.worstcase.minmax import afl_paper_bound, afl_paper_steps, minmax_worst_case
 
