@@ -268,7 +268,7 @@ def _initial(nat: _Natural) -> list[int]:
 def _solve_relaxation(pep: PEP, nat: _Natural, keep: list[int], T: np.ndarray, cache: dict[int, Any],
                       tol: float, tol_inner: float, max_iter: int, verbose: bool, trace_row: Scalar | None,
                       colscale: np.ndarray, max_threads: int, obj_unit: float = 1.0,
-                      time_limit: float | None = None) -> dict[str, Any]:
+                      time_limit: float | None = None, rscale: np.ndarray | None = None) -> dict[str, Any]:
     """The dual of the PEP restricted to the rows ``keep`` (module doc, item 2), solved by Clarabel."""
     import clarabel
 
@@ -303,6 +303,9 @@ def _solve_relaxation(pep: PEP, nat: _Natural, keep: list[int], T: np.ndarray, c
         np.add.at(obj, tc, tv)
     # solve in G'' = D^-1 G' D^-1, F'' = F / fscale (colscale: d_a d_b and fscale, PEP.solve's scaling)
     K = (sp.diags(colscale) @ K).tocsc()
+    rs = np.ones(m) if rscale is None else rscale[keep]
+    if rscale is not None:  # row i divided by its unit: its multiplier is lambda_i r_i
+        K = (K @ sp.diags(1.0 / rs)).tocsc()
     obj = obj * colscale / float(obj_unit)  # the objective in its unit: the multipliers are lambda / obj_unit
     # svec scaling of the Gram part: natural coefficient m_ab of G'_ab is <A, G'> with svec(A)_ab = m_ab / sqrt 2
     to_svec = np.full(nG, 1.0 / _SQRT2)
@@ -323,7 +326,7 @@ def _solve_relaxation(pep: PEP, nat: _Natural, keep: list[int], T: np.ndarray, c
     b3 = -(obj[:nG] * to_svec)
     A = sp.vstack([A1, A2, A3]).tocsc()
     b = np.concatenate([b1, b2, b3])
-    q = nat.consts[keep].copy()
+    q = nat.consts[keep] / rs
     P = sp.csc_matrix((m, m))
     cones, st = clarabel_setup(nf, n_ineq_k, dim, tol_gap=tol_inner, tol_feas=tol_inner, max_iter=max_iter,
                                verbose=verbose, max_threads=max_threads)
@@ -336,7 +339,7 @@ def _solve_relaxation(pep: PEP, nat: _Natural, keep: list[int], T: np.ndarray, c
     solver = clarabel.DefaultSolver(P, q, A, b, cones, st)
     sol = solver.solve()
     z = np.asarray(sol.z)
-    lam = np.asarray(sol.x) * float(obj_unit)
+    lam = np.asarray(sol.x) * float(obj_unit) / rs
     d = np.sqrt(colscale[diag_idx])
     gram_new = _unsvec(z[nf + n_ineq_k:], dim) * np.outer(d, d)
     F = -z[:nf] * colscale[nG:]
@@ -379,13 +382,14 @@ def solve_sparse(pep: PEP, *, tol: float = 1e-8, max_iter: int = 400, verbose: b
     tol : Clarabel's gap tolerances (``tol_feas = 10 tol``), in ``[1e-14, 1e-2]``.
     max_iter : Clarabel's iteration limit per round (``>= 1``).
     scale, fscale : as :meth:`PEP.solve`'s (positive norms of the PEP's basis vectors, of the values): the
-        sparse basis vector ``M[:, j]`` is scaled by ``|M[:, j]| . scale`` (a bound on its norm), the values by
-        ``fscale``; the same problem, mapped back.
+        sparse basis vector ``M[:, j]`` is scaled by ``max_i |M_ij| scale_i``, the values by ``fscale``; the same
+        problem, mapped back.
     trace_weight : ``eps >= 0``: maximise ``obj + eps tr G`` as :meth:`PEP.solve` does (``value`` and
         ``dual_value`` include the term, ``trace_weight`` is returned for ``bracket.primal_objective``).  In the
         new basis ``tr G = sum_j T[:, j]^T G' T[:, j]`` touches the entries ``supp T[:, j] x supp T[:, j]``
         of each original basis vector's new coordinates, which its own rows touch already.
-    viol_tol : a row joins when ``r(G, F) > viol_tol (1 + |row| . |x| + |const|)`` at the completed solution
+    viol_tol : a row joins when ``r(G, F) > viol_tol (u + |row| . |x| + |const|)`` at the completed solution
+        (``u = obj_unit``, 1 for a PEP in units)
         (``|row| . |x|``: the magnitude of its terms); default ``max(tol, 100 inner tol)`` (well above the
         accuracy of the rows kept: a threshold at that accuracy adds rows that are only rounding-violated, and the
         pattern fills; and at least ``1e-9``); in ``(0, 1)``.
@@ -454,8 +458,11 @@ def solve_sparse(pep: PEP, *, tol: float = 1e-8, max_iter: int = 400, verbose: b
     nG = dim * (dim + 1) // 2
     colscale = np.ones(nG + nf)
     ia, ib = np.triu_indices(dim)
-    if scale is not None:  # the new basis vector M[:, j] has norm <= |M[:, j]| . scale
-        dn = np.abs(M).T @ dsc
+    if scale is not None:
+        # the new basis vector M[:, j] scaled by its largest component's scale: a uniform scale is then a uniform
+        # scale of the new basis too (the bound |M[:, j]| . scale made the partial sums s_k k times larger than
+        # their neighbours, and GD N = 55 in units R = 2^-13 ended AlmostSolved / L = 1e8 ran past 20 s)
+        dn = (np.abs(M) * dsc[:, None]).max(axis=0)
         colscale[ib * (ib + 1) // 2 + ia] = dn[ia] * dn[ib]
     if fscale is not None:
         colscale[nG:] = fsc
@@ -464,6 +471,15 @@ def solve_sparse(pep: PEP, *, tol: float = 1e-8, max_iter: int = 400, verbose: b
     if tw:
         eye = np.eye(dim)
         trace_row = Scalar([(tw, Vec(eye[j]), Vec(eye[j])) for j in range(dim)])
+    rscale = None
+    if float(obj_unit) != 1.0 or scale is not None:
+        # every row divided by the power of two nearest its largest coefficient in the scaled variables (the dense
+        # route's row units): the dual Clarabel solves then sees the numbers of the problem in units
+        nat_scaled = abs(nat.rows) @ sp.diags(colscale)
+        big = np.maximum(np.asarray(nat_scaled.max(axis=1).todense()).ravel(), np.abs(nat.consts))
+        rscale = np.ones(len(nat.scalars))
+        okr = (big > 0) & np.isfinite(big)
+        rscale[okr] = np.ldexp(1.0, np.round(np.log2(big[okr])).astype(np.int64))
     keep = _initial(nat)
     kept = np.zeros(len(nat.scalars), dtype=bool)
     kept[keep] = True
@@ -479,14 +495,16 @@ def solve_sparse(pep: PEP, *, tol: float = 1e-8, max_iter: int = 400, verbose: b
                               "MaxTime")
         res = _solve_relaxation(pep, nat, keep, T, cache, float(tol), tol_inner, int(max_iter), verbose,
                                 trace_row, colscale, int(max_threads), float(obj_unit), max(left or 0.0, 0.01)
-                                if left is not None else None)
+                                if left is not None else None, rscale)
         seconds += res["seconds"]
         iters += res["iterations"]
         G = T.T @ res["gram_new"] @ T
         G = 0.5 * (G + G.T)
         x = _nat_vector(G, res["F"])
         r = nat.rows @ x - nat.consts
-        mag = 1.0 + absrows @ np.abs(x) + np.abs(nat.consts)
+        # relative to the row's terms and to the problem's unit (1 for a PEP in units; obj_unit otherwise: with the
+        # constant 1, every row of GD in units R^2 = 1e-8 looked satisfied and the relaxation's value came back)
+        mag = float(obj_unit) + absrows @ np.abs(x) + np.abs(nat.consts)
         rel = r / mag
         rel[: nat.n_eq] = np.abs(rel[: nat.n_eq])
         bad = np.flatnonzero((rel > vt) & ~kept)
