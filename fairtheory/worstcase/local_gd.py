@@ -404,9 +404,33 @@ def local_gd_worst_case(*, n: int, kappa: int, T_N: int, beta: float, L: float, 
         tpl = statement(method={"name": "local_gd", "kappa": kappa_i, "T_N": T_N_i, "beta": beta_f, "schedule": schedule,
                                 "output": out}, n=n_i, p=exact_weights(p, p_arr), L=L_f,
                         bound={"form": "constrained", "D0": D0_f, "rho2": rho2_f, "value": 0})
-    return finish_worst_case(b.pep, sol, S, params=params, instance_of=inst if return_instance else None,
-                             extra={"branches": b.leaves}, certificate=tpl, problem="local_gd_worst_case",
-                             objective=b.objective, x0=b.x0, n=n_i, p=p_b, D0_level=D0n, rho2_level=R2n, tol=tol)
+    def finish(s: SDPSolution, cert: dict[str, Any] | None) -> WorstCase:
+        return finish_worst_case(b.pep, s, S, params=params, instance_of=inst if return_instance else None,
+                                 extra={"branches": b.leaves}, certificate=cert, problem="local_gd_worst_case",
+                                 objective=b.objective, x0=b.x0, n=n_i, p=p_b, D0_level=D0n, rho2_level=R2n, tol=tol)
+
+    if getattr(b.pep, "symmetry", None) is None:
+        return finish(sol, tpl)
+    # the symmetric reduction (fairtheory.worstcase.symmetric); where its bracket does not close and the dense route
+    # is affordable, the dense route as before (docs/worstcase.md, "Identical clients")
+    dense_ok = estimated_seconds(*estimate_size(n=n_i, kappa=kappa_i, T_N=T_N_i, first_steps=first)) <= MAX_SOLVE_SECONDS
+    try:
+        wc: WorstCase | None = finish(sol, None)
+    except SolverError:
+        if not dense_ok:
+            raise
+        wc = None
+    if wc is None or (not wc.certified() and dense_ok):
+        b.pep.symmetry = None  # type: ignore[attr-defined]
+        wc = finish(b.pep.solve(tol=tol, raw=True), None)
+        wc.extra["symmetric"] = "not certified: dense route"
+    else:
+        wc.extra["symmetric"] = "reduced"
+    if tpl is not None:
+        from fairtheory.proofs.certificate import certify_pep
+
+        wc.certificate = certify_pep(tpl, meta={"problem": "local_gd_worst_case", "params": params})
+    return wc
 
 
 def exact_weights(p: Any, p_arr: np.ndarray) -> list[Fraction]:

@@ -60,7 +60,7 @@ ORBIT_RTOL = 1e-9
 #: is given: there one solve costs seconds and the bracket keeps a certified one without re-solves; below it the
 #: bracket's own re-solves are cheap and reach tighter values without it (local GD ``n = 2``, ``kappa = 2``,
 #: ``lr = 1/2``: certified ``1.6e-6`` relative above the solver value with it, ``1.6e-7`` without)
-AUTO_SCALE_MIN_BLOCK = 30
+AUTO_SCALE_MIN_BLOCK = 20
 
 
 @dataclass
