@@ -335,7 +335,8 @@ def extract_instance(b: Built, sol: SDPSolution, *, unit: float, L: float, p: np
 def local_gd_worst_case(*, n: int, kappa: int, T_N: int, beta: float, L: float, D0: float, rho2: float,
                         p: Any = None, output: Output = "002", K: int | None = None,
                         schedule: Literal["rfedfair", "fedavg"] = "rfedfair",
-                        return_instance: bool = False, tol: float = 1e-8, certificate: bool = False) -> WorstCase:
+                        return_instance: bool = False, tol: float = 1e-8, certificate: bool = False,
+                        symmetric: bool | None = None) -> WorstCase:
     r"""Exact worst case of ``G(theta_tilde) - G*`` for local GD with averaging (see the module doc).
 
     Parameters
@@ -350,6 +351,10 @@ def local_gd_worst_case(*, n: int, kappa: int, T_N: int, beta: float, L: float, 
         ``kappa`` steps) or ``"fedavg"`` (:mod:`fairtheory.algorithms.fedavg`: ``T_N + 1`` rounds of
         ``kappa`` steps; the outputs are then the same averages of its server models / local iterates).
     return_instance : also return the worst-case functions' data at the iterates (:class:`Instance`).
+    symmetric : identical clients (equal weights, ``K = None``, ``n >= 2``) solved by the symmetric reduction
+        (:mod:`fairtheory.worstcase.symmetric`; falls back to the dense solve where its bracket does not close and
+        the dense one is affordable): ``None`` (default) from Gram dimension
+        :data:`~fairtheory.worstcase.symmetric.SYMMETRIC_MIN_DIM` on, ``True`` always, ``False`` never.
     certificate : build the PEP with exact rational data (the float parameters as given, e.g.
         ``beta = 0.1`` is the binary double nearest 1/10; uniform ``p`` is exactly ``1/n``) and attach
         ``.certificate``: rational dual multipliers proving ``value <= certificate.bound`` exactly
@@ -373,7 +378,13 @@ def local_gd_worst_case(*, n: int, kappa: int, T_N: int, beta: float, L: float, 
         raise FairtheoryValueError(f"schedule must be 'rfedfair' or 'fedavg', got {schedule!r}")
     first = 1 if schedule == "rfedfair" else kappa_i
     # identical clients (equal weights, full participation): the symmetric reduction (docs/worstcase.md)
-    sym_ok = n_i >= 2 and K_i is None and bool(np.all(p_arr == p_arr[0]))
+    if symmetric not in (None, True, False):
+        raise FairtheoryValueError(f"symmetric must be None, True or False, got {symmetric!r}")
+    from fairtheory.worstcase.symmetric import SYMMETRIC_MIN_DIM
+
+    sym_ok = n_i >= 2 and K_i is None and bool(np.all(p_arr == p_arr[0])) and symmetric is not False
+    if symmetric is None:
+        sym_ok = sym_ok and estimate_size(n=n_i, kappa=kappa_i, T_N=T_N_i, first_steps=first)[0] >= SYMMETRIC_MIN_DIM
     check_size(*estimate_size(n=n_i, kappa=kappa_i, T_N=T_N_i, K=K_i, first_steps=first), "local_gd_worst_case",
                n_functions=n_i, symmetric=sym_ok)
     S, D0n, R2n = units(L_f, D0_f, rho2_f)
