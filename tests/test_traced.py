@@ -60,7 +60,7 @@ def test_strongly_convex_between_quadratics_and_convex() -> None:
     """mu > 0: at least the best 1-D quadratic of curvature in [mu, L], at most the mu = 0 worst case; the
     extracted points satisfy the mu-strongly convex L-smooth interpolation conditions."""
     L, mu, D0, N = 1.0, 0.2, 1.0, 2
-    wc = worst_case(fedavg.make, N, n=1, L=L, mu=mu, D0=D0, rho2=0.0, lr=1.0, return_instance=True)
+    wc = worst_case(fedavg.make, N, n=1, L=L, class_mu=mu, D0=D0, rho2=0.0, lr=1.0, return_instance=True)
     convex = worst_case(fedavg.make, N, n=1, L=L, D0=D0, rho2=0.0, lr=1.0)
     lam = np.linspace(mu, L, 2001)
     quad = float(np.max(lam / 2 * (1 - lam / L) ** (2 * N) * D0))

@@ -90,11 +90,11 @@ def hand_fedavg_round(Ls: list[float], mus: list[float], *, lr: float, D0: float
 # ------------------------------------------------------------------ 1. per-client classes
 def test_per_client_equal_constants_are_the_scalar_class() -> None:
     a = worst_case(fedavg.make, 2, n=2, L=1.0, D0=1.0, rho2=1.0, lr=0.5)
-    b = worst_case(fedavg.make, 2, n=2, L=[1.0, 1.0], mu=[0.0, 0.0], D0=1.0, rho2=1.0, lr=0.5)
+    b = worst_case(fedavg.make, 2, n=2, L=[1.0, 1.0], class_mu=[0.0, 0.0], D0=1.0, rho2=1.0, lr=0.5)
     assert (a.dim, a.n_constraints) == (b.dim, b.n_constraints)
     assert abs(a.value - b.value) <= 1e-12 * a.value
-    c = worst_case(fedavg.make, 2, n=2, L=2.0, mu=0.25, D0=1.0, rho2=0.5, lr=0.3)
-    d = worst_case(fedavg.make, 2, n=2, L=np.array([2.0, 2.0]), mu=[0.25, 0.25], D0=1.0, rho2=0.5, lr=0.3)
+    c = worst_case(fedavg.make, 2, n=2, L=2.0, class_mu=0.25, D0=1.0, rho2=0.5, lr=0.3)
+    d = worst_case(fedavg.make, 2, n=2, L=np.array([2.0, 2.0]), class_mu=[0.25, 0.25], D0=1.0, rho2=0.5, lr=0.3)
     assert abs(c.value - d.value) <= 1e-12 * c.value
 
 
@@ -102,14 +102,14 @@ def test_per_client_equal_constants_are_the_scalar_class() -> None:
                                                        ([2.0, 0.5], [0.0, 0.0], 0.3, 0.7),
                                                        ([1.0, 2.0], [0.1, 0.3], 0.4, 0.5)])
 def test_per_client_unequal_against_hand_pep(Ls: list[float], mus: list[float], lr: float, rho2: float) -> None:
-    wc = worst_case(fedavg.make, 1, n=2, L=Ls, mu=mus, D0=1.0, rho2=rho2, lr=lr)
+    wc = worst_case(fedavg.make, 1, n=2, L=Ls, class_mu=mus, D0=1.0, rho2=rho2, lr=lr)
     hand = hand_fedavg_round(Ls, mus, lr=lr, D0=1.0, rho2=rho2)
     assert _close(wc.value, hand), (wc.value, hand)
     # the scale is the unit of max L_i
     Lm = max(Ls)
     assert _close(wc.scale, Lm * 1.0 + rho2 / Lm, 1e-15)
     # a different class than the scalar one with the largest constant (heterogeneous smoothness matters)
-    scalar = worst_case(fedavg.make, 1, n=2, L=Lm, mu=min(mus), D0=1.0, rho2=rho2, lr=lr)
+    scalar = worst_case(fedavg.make, 1, n=2, L=Lm, class_mu=min(mus), D0=1.0, rho2=rho2, lr=lr)
     assert wc.value < scalar.value * (1 - 1e-4)
 
 
@@ -182,7 +182,7 @@ def test_sgd_distance_closed_form(L: float, mu: float, h: float, N: int, D0: flo
     the quadratic of curvature ``mu`` or ``L`` with any two-atom noise attains it (tight)."""
     rho2 = max((1 - h * mu) ** 2, (1 - h * L) ** 2)
     closed = rho2 ** N * D0 + h * h * sigma2 * sum(rho2 ** k for k in range(N))
-    wc = worst_case(fedavg.make, N, n=1, L=L, mu=mu, D0=D0, rho2=0.0, sigma2=sigma2, lr=h, measure="distance")
+    wc = worst_case(fedavg.make, N, n=1, L=L, class_mu=mu, D0=D0, rho2=0.0, sigma2=sigma2, lr=h, measure="distance")
     assert _close(wc.value, closed), (wc.value, closed)
 
 
@@ -247,7 +247,7 @@ def test_inexact_gd_tight_rate(L: float, mu: float, eps: float, N: int, D0: floa
     worst case over ``||x_0 - x*||^2 <= D0`` is exactly ``rho^{2N} L D0 / 2``."""
     Le, me = (1 + eps) * L, (1 - eps) * mu
     closed = ((Le - me) / (Le + me)) ** (2 * N) * L * D0 / 2
-    wc = worst_case(fedavg.make, N, n=1, L=L, mu=mu, D0=D0, rho2=0.0, grad_eps=eps, lr=2 / (Le + me))
+    wc = worst_case(fedavg.make, N, n=1, L=L, class_mu=mu, D0=D0, rho2=0.0, grad_eps=eps, lr=2 / (Le + me))
     assert _close(wc.value, closed), (wc.value, closed)
     assert wc.value_is == "solver" and not wc.certified()
 
@@ -331,7 +331,7 @@ def test_gd_distance_closed_form(L: float, mu: float, h: float, N: int, D0: floa
     attained by a quadratic (tight)."""
     closed = max((1 - h * mu) ** 2, (1 - h * L) ** 2) ** N * D0
     for out in ("last", "best"):  # the distance decreases along GD (h < 2/L): the best iterate is the last
-        wc = worst_case(fedavg.make, N, n=1, L=L, mu=mu, D0=D0, rho2=0.0, lr=h, measure="distance", output=out)
+        wc = worst_case(fedavg.make, N, n=1, L=L, class_mu=mu, D0=D0, rho2=0.0, lr=h, measure="distance", output=out)
         assert _close(wc.value, closed), (out, wc.value, closed)
         assert wc.value_is == "solver"
 

@@ -181,7 +181,7 @@ def test_projected_gd_distance_contraction(L: float, mu: Any, h: float, N: int, 
     nonexpansive, ``x*`` a fixed point of the projected step); ``C = R^d`` and a quadratic attain it."""
     m = mu[0] if isinstance(mu, list) else mu
     closed = max((1 - h * m) ** 2, (1 - h * L) ** 2) ** N * D0
-    wc = worst_case(projected_gd_make, N, n=1, L=L, mu=mu, D0=D0, rho2=rho2, lr=h, measure="distance",
+    wc = worst_case(projected_gd_make, N, n=1, L=L, class_mu=mu, D0=D0, rho2=rho2, lr=h, measure="distance",
                     constrained=True)
     assert _close(wc.value, closed), (wc.value, closed)
     assert wc.value_is == "solver"
@@ -194,7 +194,7 @@ def test_projected_fedavg_distance_per_client_classes() -> None:
     Ls, mus, p, h, T, D0, rho2 = [1.0, 2.0], [0.1, 0.3], [0.5, 0.5], 0.7, 2, 1.0, 0.8
     mb, Lb = float(np.dot(p, mus)), float(np.dot(p, Ls))
     closed = max((1 - h * mb) ** 2, (1 - h * Lb) ** 2) ** T * D0
-    wc = worst_case(projected_fedavg_make, T, n=2, L=Ls, mu=mus, D0=D0, rho2=rho2, lr=h, measure="distance",
+    wc = worst_case(projected_fedavg_make, T, n=2, L=Ls, class_mu=mus, D0=D0, rho2=rho2, lr=h, measure="distance",
                     constrained=True)
     hand = hand_projected_fedavg(Ls, mus, p, lr=h, kappa=1, T=T, D0=D0, rho2=rho2, measure="distance")
     assert _close(wc.value, closed), (wc.value, closed)
@@ -264,7 +264,7 @@ def test_projected_fedavg_against_hand_pep(Ls: list[float], mus: list[float], p:
     D0 = 1.0
     L = Ls if Ls[0] != Ls[1] else Ls[0]
     mu = mus if mus[0] != mus[1] else mus[0]
-    wc = worst_case(projected_fedavg_make, T, n=2, L=L, mu=mu, p=p, D0=D0, rho2=rho2, lr=lr, kappa=kappa,
+    wc = worst_case(projected_fedavg_make, T, n=2, L=L, class_mu=mu, p=p, D0=D0, rho2=rho2, lr=lr, kappa=kappa,
                     measure=measure, output=output, constrained=True)
     hand = hand_projected_fedavg(Ls, mus, p, lr=lr, kappa=kappa, T=T, D0=D0, rho2=rho2, measure=measure,
                                  output=output)
@@ -351,6 +351,6 @@ def test_constrained_refusals_name_the_option(kw: dict[str, Any], name: str) -> 
 def test_best_distance_is_allowed() -> None:
     """``output="best"`` is refused only with the value measure; the distance contracts, so the best is the last."""
     L, mu, h, N, D0 = 1.0, 0.2, 1.5, 2, 1.0
-    wc = worst_case(projected_gd_make, N, n=1, L=L, mu=mu, D0=D0, rho2=1.0, lr=h, measure="distance",
+    wc = worst_case(projected_gd_make, N, n=1, L=L, class_mu=mu, D0=D0, rho2=1.0, lr=h, measure="distance",
                     output="best", constrained=True)
     assert _close(wc.value, max((1 - h * mu) ** 2, (1 - h * L) ** 2) ** N * D0), wc.value
