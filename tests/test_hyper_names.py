@@ -159,8 +159,9 @@ def test_run_rfedfair_accepts_beta_for_one_release() -> None:
     kw = dict(T=6, kappa=2, alpha=0.5, mu=0.1)
     new = run_rfedfair(LOGI, lr=0.05, **kw)
     with pytest.warns(DeprecationWarning, match=r"rfedfair\.run_rfedfair: the hyper-parameter beta= is deprecated, "
-                                                r"use lr="):
+                                                r"use lr=") as rec:
         old = run_rfedfair(LOGI, beta=0.05, **kw)
+    assert len(rec) == 1 and rec[0].filename == __file__  # the warning points at this line's file, not pytest's
     assert np.array_equal(np.asarray(old.w), np.asarray(new.w)) and float(old.eta) == float(new.eta)
     with pytest.raises(FairtheoryTypeError, match="got both beta="):
         run_rfedfair(LOGI, beta=0.05, lr=0.05, **kw)
@@ -190,3 +191,99 @@ def test_docs_architecture_carries_the_generated_table() -> None:
         "fairtheory.algorithms.names.markdown_table()")
     for h in N.TABLE:
         assert f"| `{h.name}`" in m.group(1), h.name
+
+
+# ------------------------------------------------------------------ the worst-case API speaks the same vocabulary
+def _lgd() -> Any:
+    from fairtheory.worstcase import local_gd_worst_case
+
+    return local_gd_worst_case
+
+
+def _scaf() -> Any:
+    from fairtheory.worstcase import scaffold_worst_case
+
+    return scaffold_worst_case
+
+
+#: (function, where its messages name it, good keywords with the new names, old name, new name); tiny PEPs, and a step
+#: that is not 1/L so a swapped step would show (server_lr = 0.75 != its default 1)
+WORST: list[tuple[Any, str, dict[str, Any], str, str]] = [
+    (_lgd, r"local_gd\.local_gd_worst_case", dict(n=2, kappa=1, T_N=1, lr=0.375, L=2.0, D0=1.0, rho2=0.5), "beta", "lr"),
+    (_scaf, r"scaffold\.scaffold_worst_case", dict(n=2, kappa=1, R=1, lr=0.375, server_lr=0.75, L=1.0, D0=1.0, rho2=0.5),
+     "eta_l", "lr"),
+    (_scaf, r"scaffold\.scaffold_worst_case", dict(n=2, kappa=1, R=1, lr=0.375, server_lr=0.75, L=1.0, D0=1.0, rho2=0.5),
+     "eta_g", "server_lr"),
+]
+
+
+def _fields(wc: Any) -> tuple[Any, ...]:
+    return (wc.value, wc.upper, wc.lower, wc.dual_value, wc.gap, wc.dim, wc.n_constraints, wc.status, wc.value_is)
+
+
+@pytest.mark.parametrize("get, where, good, old, new", WORST, ids=[f"{w[3]}" for w in WORST])
+def test_worst_case_functions_take_the_new_names_and_warn_on_the_old(get: Any, where: str, good: dict[str, Any],
+                                                                    old: str, new: str) -> None:
+    fn = get()
+    params = inspect.signature(fn).parameters
+    assert new in params and old not in params  # the signature shows only the algorithms' names
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        a = fn(**good)
+    legacy = {(old if k == new else k): v for k, v in good.items()}
+    with pytest.warns(DeprecationWarning, match=rf"{where}: the hyper-parameter {old}= is deprecated, use {new}=") as rec:
+        b = fn(**legacy)
+    assert len(rec) == 1 and rec[0].filename == __file__  # one warning, pointing at the caller
+    assert _fields(a) == _fields(b) and a.params == b.params  # bit-identical results
+    assert a.value > 0 and a.certified()
+    # the old and the new name together: a named error, nothing solved
+    with pytest.raises(FairtheoryTypeError, match=rf"{where} got both {old}= \(the old name\) and {new}=; pass only {new}="):
+        fn(**good, **{old: good[new]})
+
+
+def test_worst_case_steps_are_used_not_just_renamed() -> None:
+    """The renamed keywords reach the PEP: another step gives another value (so the bit-identity above is not the
+    identity of two calls that ignore the step)."""
+    kw = dict(n=2, kappa=1, T_N=1, L=2.0, D0=1.0, rho2=0.5)
+    assert _lgd()(lr=0.375, **kw).value != _lgd()(lr=0.125, **kw).value
+    kw = dict(n=2, kappa=1, R=1, lr=0.375, L=1.0, D0=1.0, rho2=0.5)
+    assert _scaf()(server_lr=0.75, **kw).value != _scaf()(server_lr=1.0, **kw).value
+    assert _scaf()(server_lr=1.0, **kw).value == _scaf()(**kw).value  # server_lr defaults to 1, as eta_g did
+
+
+def test_worst_case_vs_rounds_passes_the_new_and_the_old_name() -> None:
+    from fairtheory.worstcase import worst_case_vs_rounds
+
+    kw = dict(T_N_values=(0, 1), n=1, kappa=1, L=1.0, D0=1.0, rho2=0.0, output="last", schedule="fedavg")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        new = worst_case_vs_rounds(lr=1.0, **kw)
+    with pytest.warns(DeprecationWarning, match=r"local_gd_worst_case: the hyper-parameter beta= is deprecated, use lr="):
+        old = worst_case_vs_rounds(beta=1.0, **kw)
+    assert np.array_equal(new["value"], old["value"]) and new["status_ok"].all()
+    # GD with step 1/L on one client: L D0/(4N+2) at N = T_N + 1 steps (Drori & Teboulle 2014)
+    assert np.allclose(new["value"], [1 / 6, 1 / 10], rtol=1e-6)
+
+
+def test_traced_worst_case_class_mu_replaces_mu_for_the_class() -> None:
+    """``worst_case``: the class's strong convexity is ``class_mu=``; the old ``mu=`` warns naming it and builds the
+    same SDP; with a method that has a ``mu`` of its own the old spelling is refused by name, and ``class_mu=`` with
+    ``mu=`` gives each to its owner."""
+    from fairtheory.algorithms import fedavg, rfedfair
+    from fairtheory.worstcase import worst_case
+
+    kw = dict(n=1, L=1.0, D0=1.0, rho2=0.0, lr=0.5, measure="distance")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        new = worst_case(fedavg.make, 2, class_mu=0.1, **kw)
+    with pytest.warns(DeprecationWarning, match=r"worst_case\(mu=\.\.\.\) .* use class_mu=") as rec:
+        old = worst_case(fedavg.make, 2, mu=0.1, **kw)
+    assert len(rec) == 1 and rec[0].filename == __file__
+    assert (old.value, old.dim, old.params) == (new.value, new.dim, new.params)
+    assert abs(new.value - 0.95 ** 4) <= 1e-6  # GD's contraction max(|1 - h mu|, |1 - h L|)^(2N), h = 1/2, N = 2
+    with pytest.raises(FairtheoryValueError, match="ambiguous.*class_mu"):
+        worst_case(rfedfair.make, 1, n=2, L=1.0, D0=1.0, rho2=1.0, lr=0.5, kappa=1, mu=0.05)
+    with pytest.raises(FairtheoryValueError, match="give the function class once"):
+        from fairtheory.worstcase import SmoothStronglyConvex
+
+        worst_case(fedavg.make, 2, class_mu=0.1, function_class=SmoothStronglyConvex(1.0, 0.1), **kw)

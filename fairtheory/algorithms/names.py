@@ -299,7 +299,8 @@ def accepts_old_names(algorithm: str) -> Callable[[Callable[P, R]], Callable[P, 
         @functools.wraps(fn)
         def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
             if old and not old.isdisjoint(kwargs):
-                kwargs = rename_hyper(algorithm, kwargs, where=where, stacklevel=3)  # type: ignore[assignment]
+                # stacklevel counted from this wrapper (rename_hyper's convention): 2 = the wrapped function's caller
+                kwargs = rename_hyper(algorithm, kwargs, where=where, stacklevel=2)  # type: ignore[assignment]
             return fn(*args, **kwargs)
 
         return wrapper

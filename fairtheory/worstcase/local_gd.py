@@ -5,7 +5,8 @@ Setting (the smoothed problem of 002 App. C): ``n`` clients with weights ``p``, 
 ``R^D`` (any ``D``), ``G = sum_i p_i g_i`` with minimiser ``theta*``.  002 Algorithm 1 with full
 participation: step ``t = 0, ..., T - 1`` with ``T = T_N kappa + 2``; every client takes
 ``theta_i <- theta_i - beta grad g_i(theta_i)`` and when ``kappa`` divides ``t`` the server averages
-``theta_{t+1} = sum_i p_i (theta_t^i - beta grad g_i(theta_t^i))`` and broadcasts.  Outputs:
+``theta_{t+1} = sum_i p_i (theta_t^i - beta grad g_i(theta_t^i))`` and broadcasts (002's step ``beta`` is
+:func:`local_gd_worst_case`'s ``lr``, as in ``rfedfair.make`` / ``fedavg.make``).  Outputs:
 
 * ``"002"`` (002 Alg. 1): ``theta_tilde = 1/(T_N+1) sum_{r=0}^{T_N} theta_{r kappa + 1}``;
 * ``"000"`` (000 Alg. 1): ``theta_tilde = 1/T sum_{t=0}^{T-1} sum_i p_i theta_t^i``;
@@ -40,6 +41,7 @@ from typing import Any, Literal
 import numpy as np
 
 from fairtheory._validation import check_in_range, check_integer, check_positive, check_probability_vector
+from fairtheory.algorithms.names import accepts_old_names
 from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError, SolverError
 from fairtheory.worstcase.sdp import PEP, Function, Scalar, SDPSolution, Vec, gram_coordinates, num, sqnorm, vsum
 
@@ -296,12 +298,12 @@ def rho2_expr(b: Built, p: np.ndarray) -> Scalar:
     return s
 
 
-def _check(n: Any, kappa: Any, T_N: Any, beta: Any, L: Any, p: Any, output: Any,
+def _check(n: Any, kappa: Any, T_N: Any, lr: Any, L: Any, p: Any, output: Any,
            K: Any) -> tuple[int, int, int, float, float, np.ndarray, str, int | None]:
     n_i = check_integer(n, "n", low=1)
     kappa_i = check_integer(kappa, "kappa", low=1)
     T_N_i = check_integer(T_N, "T_N", low=0)
-    beta_f = check_positive(beta, "beta")
+    beta_f = check_positive(lr, "lr")
     L_f = check_positive(L, "L")
     p_arr = np.full(n_i, 1.0 / n_i) if p is None else check_probability_vector(p, "p")
     if p_arr.shape != (n_i,):
@@ -332,7 +334,8 @@ def extract_instance(b: Built, sol: SDPSolution, *, unit: float, L: float, p: np
     return Instance(x0=coords(b.x0) * su, points=pts, p=p.copy(), L=L, params=params)
 
 
-def local_gd_worst_case(*, n: int, kappa: int, T_N: int, beta: float, L: float, D0: float, rho2: float,
+@accepts_old_names("rfedfair")  # beta= (002's symbol) -> lr=, with a DeprecationWarning
+def local_gd_worst_case(*, n: int, kappa: int, T_N: int, lr: float, L: float, D0: float, rho2: float,
                         p: Any = None, output: Output = "002", K: int | None = None,
                         schedule: Literal["rfedfair", "fedavg"] = "rfedfair",
                         return_instance: bool = False, tol: float = 1e-8, certificate: bool = False,
@@ -343,7 +346,9 @@ def local_gd_worst_case(*, n: int, kappa: int, T_N: int, beta: float, L: float, 
     ----------
     n : clients (``>= 1``; ``n = 2`` suffices for many questions, larger ``n`` grows the SDP).
     kappa : local steps per round.  T_N : rounds after the first averaging (``T = T_N kappa + 2``).
-    beta : step size.  L : smoothness of every client.  D0 : bound on ``||theta_0 - theta*||^2``.
+    lr : the clients' step size (002's ``beta``; ``beta=`` is accepted for one release with a
+        :class:`DeprecationWarning`, :mod:`fairtheory.algorithms.names`).
+    L : smoothness of every client.  D0 : bound on ``||theta_0 - theta*||^2``.
     rho2 : bound on ``sum_i p_i ||grad g_i(theta*)||^2``.  p : client weights (default uniform).
     output : ``"002"``, ``"000"`` or ``"last"``.  K : draws per averaging (partial participation;
         the value is then the worst *expected* suboptimality).
@@ -356,7 +361,7 @@ def local_gd_worst_case(*, n: int, kappa: int, T_N: int, beta: float, L: float, 
         the dense one is affordable): ``None`` (default) from Gram dimension
         :data:`~fairtheory.worstcase.symmetric.SYMMETRIC_MIN_DIM` on, ``True`` always, ``False`` never.
     certificate : build the PEP with exact rational data (the float parameters as given, e.g.
-        ``beta = 0.1`` is the binary double nearest 1/10; uniform ``p`` is exactly ``1/n``) and attach
+        ``lr = 0.1`` is the binary double nearest 1/10; uniform ``p`` is exactly ``1/n``) and attach
         ``.certificate``: rational dual multipliers proving ``value <= certificate.bound`` exactly
         (:mod:`fairtheory.proofs.certificate`; full participation only).
 
@@ -369,7 +374,7 @@ def local_gd_worst_case(*, n: int, kappa: int, T_N: int, beta: float, L: float, 
     ------
     FairtheoryValueError : invalid arguments, or a PEP beyond :data:`MAX_PEP_DIM` / :data:`MAX_PEP_ROWS`.
     """
-    n_i, kappa_i, T_N_i, beta_f, L_f, p_arr, out, K_i = _check(n, kappa, T_N, beta, L, p, output, K)
+    n_i, kappa_i, T_N_i, beta_f, L_f, p_arr, out, K_i = _check(n, kappa, T_N, lr, L, p, output, K)
     D0_f = check_in_range(D0, "D0", low=0.0)
     rho2_f = check_in_range(rho2, "rho2", low=0.0)
     if D0_f == 0 and rho2_f == 0:

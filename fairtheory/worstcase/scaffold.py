@@ -3,7 +3,8 @@ r"""Exact worst case of deterministic Scaffold (Karimireddy et al. 2020, option 
 Round ``r`` from the server model ``x`` with server control ``c = sum_i p_i c_i``:
 ``y_i <- y_i - eta_l (grad g_i(y_i) - c_i + c)`` ``kappa`` times from ``y_i = x``, then
 ``c_i^+ = c_i - c + (x - y_i)/(kappa eta_l)``, ``x^+ = x + eta_g sum_i p_i (y_i - x)``,
-``c^+ = c + sum_i p_i (c_i^+ - c_i)`` (:mod:`fairtheory.algorithms.scaffold` with ``K=None``).  The
+``c^+ = c + sum_i p_i (c_i^+ - c_i)`` (:mod:`fairtheory.algorithms.scaffold` with ``K=None``; the paper's
+``eta_l`` / ``eta_g`` are :func:`scaffold_worst_case`'s ``lr`` / ``server_lr``, as in ``scaffold.make``).  The
 control variates are linear in the gradients the clients computed, so the method is a PEP in the same
 Gram basis as local GD (:mod:`fairtheory.worstcase.local_gd`).  ``warm_start=True`` starts from
 ``c_i = grad g_i(x_0)`` (one extra gradient per client), else ``c_i = 0``.
@@ -23,6 +24,7 @@ from typing import Any, Literal
 import numpy as np
 
 from fairtheory._validation import check_in_range, check_integer, check_positive, check_probability_vector
+from fairtheory.algorithms.names import accepts_old_names
 from fairtheory.errors import FairtheoryValueError
 from fairtheory.worstcase.local_gd import (
     Built,
@@ -68,20 +70,23 @@ def build_scaffold(*, n: int, p: Any, eta_l: Any, eta_g: Any, kappa: int, R: int
     return Built(pep, funcs, x0, stars, obj, 1)
 
 
-def scaffold_worst_case(*, n: int = 2, kappa: int, R: int, eta_l: float, L: float, D0: float, rho2: float,
-                        eta_g: float = 1.0, p: Any = None, warm_start: bool = True,
+@accepts_old_names("scaffold")  # eta_l= / eta_g= (the paper's symbols) -> lr= / server_lr=, with a DeprecationWarning
+def scaffold_worst_case(*, n: int = 2, kappa: int, R: int, lr: float, L: float, D0: float, rho2: float,
+                        server_lr: float = 1.0, p: Any = None, warm_start: bool = True,
                         output: Literal["last", "avg"] = "last", return_instance: bool = False,
                         tol: float = 1e-8, certificate: bool = False) -> WorstCase:
     r"""Exact worst case of ``G(x_out) - G*`` after ``R`` rounds of deterministic Scaffold (module doc).
 
+    ``lr`` / ``server_lr``: the local and server step sizes (the paper's ``eta_l`` / ``eta_g``; the old names are
+    accepted for one release with a :class:`DeprecationWarning`, :mod:`fairtheory.algorithms.names`).
     ``p``: ``n`` positive client weights summing to 1 (default uniform).  Raises
     :class:`~fairtheory.errors.FairtheoryValueError` for invalid arguments or a PEP beyond
     :data:`fairtheory.worstcase.local_gd.MAX_PEP_DIM`."""
     n_i = check_integer(n, "n", low=1)
     kappa_i = check_integer(kappa, "kappa", low=1)
     R_i = check_integer(R, "R", low=1)
-    el = check_positive(eta_l, "eta_l")
-    eg = check_positive(eta_g, "eta_g")
+    el = check_positive(lr, "lr")
+    eg = check_positive(server_lr, "server_lr")
     L_f = check_positive(L, "L")
     D0_f = check_in_range(D0, "D0", low=0.0)
     rho2_f = check_in_range(rho2, "rho2", low=0.0)
