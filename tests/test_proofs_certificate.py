@@ -23,12 +23,12 @@ from fairtheory.worstcase import local_gd_worst_case, round_constant, scaffold_w
 
 @pytest.fixture(scope="module")
 def acceptance() -> object:
-    return local_gd_worst_case(n=2, kappa=2, T_N=2, beta=0.25, L=1, D0=1, rho2=0.5, output="002", certificate=True)
+    return local_gd_worst_case(n=2, kappa=2, T_N=2, lr=0.25, L=1, D0=1, rho2=0.5, output="002", certificate=True)
 
 
 @pytest.fixture(scope="module")
 def tn1() -> object:
-    return local_gd_worst_case(n=2, kappa=2, T_N=1, beta=0.25, L=1, D0=1, rho2=0.5, output="002", certificate=True)
+    return local_gd_worst_case(n=2, kappa=2, T_N=1, lr=0.25, L=1, D0=1, rho2=0.5, output="002", certificate=True)
 
 
 def _edit(d: dict, path: list, value: object) -> dict:
@@ -208,14 +208,14 @@ def test_kernel_matches_hand_written_pep() -> None:
                                                     "schedule": kw["schedule"], "output": kw["output"]}, n=2,
                                             bound={"form": "constrained", "D0": 1, "rho2": kw["rho2"], "value": 0}))
         v = _solve_clarabel(_Pep(pep_kernel.build(st)), tol=1e-9).value
-        w = local_gd_worst_case(n=2, beta=0.25, L=1, D0=1, **kw)
+        w = local_gd_worst_case(n=2, lr=0.25, L=1, D0=1, **kw)
         assert abs(v - w.value) <= 2e-6 * w.value, (v, w.value)
 
 
 def test_scaffold_and_units() -> None:
-    s = scaffold_worst_case(kappa=2, R=2, eta_l=0.25, L=1.0, D0=1.0, rho2=1.0, certificate=True)
+    s = scaffold_worst_case(kappa=2, R=2, lr=0.25, L=1.0, D0=1.0, rho2=1.0, certificate=True)
     assert s.certificate.check() and abs(float(s.certificate.bound) - s.value) <= 1e-6 * s.value
-    wc = local_gd_worst_case(n=2, kappa=2, T_N=1, beta=0.125, L=2.0, D0=3.0, rho2=0.5, certificate=True)
+    wc = local_gd_worst_case(n=2, kappa=2, T_N=1, lr=0.125, L=2.0, D0=3.0, rho2=0.5, certificate=True)
     c = wc.certificate
     assert c.check() and abs(float(c.bound) - wc.value) <= 1e-6 * wc.value
     st = c.to_json()["statement"]
@@ -284,7 +284,7 @@ def test_certifies_the_acceptance_grid(kappa: int, T_N: int, rho2: float, reques
     it failed although the certificate was the better number of the two."""
     if (kappa * T_N > 8 or (rho2 and kappa * T_N > 6)) and not request.config.getoption("--full"):
         pytest.skip("large grid points run with --full")
-    wc = local_gd_worst_case(n=2, kappa=kappa, T_N=T_N, beta=0.25, L=1, D0=1, rho2=rho2, output="002", certificate=True)
+    wc = local_gd_worst_case(n=2, kappa=kappa, T_N=T_N, lr=0.25, L=1, D0=1, rho2=rho2, output="002", certificate=True)
     c = wc.certificate
     v = _accurate_value(kappa, T_N, rho2)
     # an exact upper bound of the PEP value cannot lie below it (1e-14: the double rounding of the reference value)

@@ -355,7 +355,7 @@ def test_local_gd_rho0_formula_matches_worst_case():
     from fairtheory.worstcase import local_gd_worst_case
 
     for kappa, T_N, b in ((1, 2, 0.25), (2, 2, 0.5)):
-        w = local_gd_worst_case(n=2, kappa=kappa, T_N=T_N, beta=b, L=1.0, D0=1.0, rho2=0.0, output="002",
+        w = local_gd_worst_case(n=2, kappa=kappa, T_N=T_N, lr=b, L=1.0, D0=1.0, rho2=0.0, output="002",
                                 schedule="rfedfair")
         formula = 1 / (2 + 2 * b * (kappa * T_N + 2))
         assert abs(w.value - formula) <= 1e-6 * formula

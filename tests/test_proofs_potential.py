@@ -159,7 +159,7 @@ def test_local_acceptance(local: dict, steps: tuple) -> None:
     assert check_proof(local)
     for T_N in (1, 2, 3, 4):
         for t in steps:
-            wc = local_gd_worst_case(n=2, kappa=2, T_N=T_N, beta=float(t), L=1.0, D0=1.0, rho2=0.0, output="002").value
+            wc = local_gd_worst_case(n=2, kappa=2, T_N=T_N, lr=float(t), L=1.0, D0=1.0, rho2=0.0, output="002").value
             assert float(c.bound(T_N=T_N, beta_L=t)) >= wc * (1 - 1e-7)
 
 
@@ -274,7 +274,7 @@ def test_hetero_every_rho(hetero: dict) -> None:
     assert hetero["statement"]["potential"]["drift"]["num"] == ["0", "0", "0", "17/32"]
     t = Q(1, 40)
     assert c.bound(T_N=3, beta_L=t, D0=0, rho2=1) == Q(17, 64) * t * t
-    wc = local_gd_worst_case(n=2, kappa=2, T_N=2, beta=float(t), L=1.0, D0=0.0, rho2=1.0, output="002").value
+    wc = local_gd_worst_case(n=2, kappa=2, T_N=2, lr=float(t), L=1.0, D0=0.0, rho2=1.0, output="002").value
     assert wc <= float(c.bound(T_N=2, beta_L=t, D0=0, rho2=1))
     s = statement_of(hetero)
     rho0 = prove_potential("local_gd", n=2, kappa=2, beta_L=(Q(1, 2**20), Q(1, 40)))

@@ -32,7 +32,7 @@ def rel(a: float, b: float) -> float:
 ])
 def test_fedavg_twin(n, kappa, T, lr, rho2, p, K, out) -> None:
     tr = worst_case(fedavg.make, T, n=n, L=1.0, D0=1.0, rho2=rho2, p=p, output=out, lr=lr, kappa=kappa, K=K)
-    hw = local_gd_worst_case(n=n, kappa=kappa, T_N=T - 1, beta=lr, L=1.0, D0=1.0, rho2=rho2, p=p, K=K,
+    hw = local_gd_worst_case(n=n, kappa=kappa, T_N=T - 1, lr=lr, L=1.0, D0=1.0, rho2=rho2, p=p, K=K,
                              output="last" if out == "last" else "002", schedule="fedavg")
     assert tr.certified() and hw.certified()
     assert rel(tr.value, hw.value) <= 1e-6
@@ -43,7 +43,7 @@ def test_fedavg_twin(n, kappa, T, lr, rho2, p, K, out) -> None:
 def test_scaffold_twin(warm, out, eg) -> None:
     tr = worst_case(scaffold.make, 2, n=2, L=2.0, D0=0.5, rho2=3.0, output="last" if out == "last" else "mean",
                     start={"warm_start": warm}, kappa=2, lr=0.25, server_lr=eg)
-    hw = scaffold_worst_case(n=2, kappa=2, R=2, eta_l=0.25, eta_g=eg, L=2.0, D0=0.5, rho2=3.0, warm_start=warm,
+    hw = scaffold_worst_case(n=2, kappa=2, R=2, lr=0.25, server_lr=eg, L=2.0, D0=0.5, rho2=3.0, warm_start=warm,
                              output=out)
     assert rel(tr.value, hw.value) <= 1e-6
 
@@ -296,7 +296,7 @@ def test_certificate_of_the_traced_pep() -> None:
     cert = wc.certificate
     assert cert.check() and check_proof(cert.to_json())
     assert 0 <= cert.rel_excess <= 1e-6
-    hw = local_gd_worst_case(n=2, kappa=2, T_N=1, beta=0.5, L=1.0, D0=1.0, rho2=1.0, output="last", schedule="fedavg",
+    hw = local_gd_worst_case(n=2, kappa=2, T_N=1, lr=0.5, L=1.0, D0=1.0, rho2=1.0, output="last", schedule="fedavg",
                              certificate=True)
     assert rel(float(cert.bound), float(hw.certificate.bound)) <= 1e-6
     bad = cert.to_json()

@@ -31,7 +31,7 @@ from fairtheory.worstcase.scaffold import scaffold_worst_case
 def test_drori_teboulle(N: int) -> None:
     """n = 1, kappa = 1, beta = 1/L, last iterate after N steps: L D0/(4N+2) (Drori & Teboulle 2014)."""
     L, D0 = 2.0, 3.0
-    r = local_gd_worst_case(n=1, kappa=1, T_N=N - 1, beta=1.0 / L, L=L, D0=D0, rho2=0.0, output="last")
+    r = local_gd_worst_case(n=1, kappa=1, T_N=N - 1, lr=1.0 / L, L=L, D0=D0, rho2=0.0, output="last")
     exact = L * D0 / (4 * N + 2)
     assert abs(r.value - exact) <= 1e-6 * exact
     assert r.certified()
@@ -42,23 +42,23 @@ def test_drori_teboulle(N: int) -> None:
 def test_scaling_units() -> None:
     """Values scale like L D0 (homogeneity); beta enters only through beta L."""
     kw = dict(n=2, kappa=2, T_N=2, output="002")
-    a = local_gd_worst_case(beta=0.2, L=1.0, D0=1.0, rho2=0.5, **kw)
-    b = local_gd_worst_case(beta=0.1, L=2.0, D0=3.0, rho2=0.5 * 4.0 * 3.0, **kw)
+    a = local_gd_worst_case(lr=0.2, L=1.0, D0=1.0, rho2=0.5, **kw)
+    b = local_gd_worst_case(lr=0.1, L=2.0, D0=3.0, rho2=0.5 * 4.0 * 3.0, **kw)
     assert abs(b.value - 2.0 * 3.0 * a.value) <= 1e-6 * b.value
 
 
 def test_kappa1_independent_of_rho2_and_matches_gd() -> None:
     """Full participation with kappa = 1 is gradient descent on G: heterogeneity cannot matter."""
-    a = local_gd_worst_case(n=2, kappa=1, T_N=3, beta=1.0, L=1.0, D0=1.0, rho2=0.0, output="last")
-    b = local_gd_worst_case(n=2, kappa=1, T_N=3, beta=1.0, L=1.0, D0=1.0, rho2=5.0, output="last")
-    gd = local_gd_worst_case(n=1, kappa=1, T_N=3, beta=1.0, L=1.0, D0=1.0, rho2=0.0, output="last")
+    a = local_gd_worst_case(n=2, kappa=1, T_N=3, lr=1.0, L=1.0, D0=1.0, rho2=0.0, output="last")
+    b = local_gd_worst_case(n=2, kappa=1, T_N=3, lr=1.0, L=1.0, D0=1.0, rho2=5.0, output="last")
+    gd = local_gd_worst_case(n=1, kappa=1, T_N=3, lr=1.0, L=1.0, D0=1.0, rho2=0.0, output="last")
     assert abs(a.value - gd.value) <= 1e-6
     assert abs(b.value - gd.value) <= 1e-6
     assert abs(gd.value - 1.0 / (4 * 4 + 2)) <= 1e-6  # N = T_N kappa + 1 = 4 steps
 
 
 def test_heterogeneity_floor_grows_with_rho2() -> None:
-    vals = [local_gd_worst_case(n=2, kappa=3, T_N=2, beta=0.3, L=1.0, D0=1.0, rho2=r, output="last").value
+    vals = [local_gd_worst_case(n=2, kappa=3, T_N=2, lr=0.3, L=1.0, D0=1.0, rho2=r, output="last").value
             for r in (0.0, 1.0, 10.0)]
     assert vals[0] < vals[1] < vals[2]
 
@@ -70,15 +70,15 @@ def test_report_value_tiny() -> None:
 
 def test_input_validation() -> None:
     with pytest.raises(FairtheoryValueError, match="output"):
-        local_gd_worst_case(n=2, kappa=1, T_N=1, beta=0.1, L=1.0, D0=1.0, rho2=1.0, output="bad")  # type: ignore[arg-type]
+        local_gd_worst_case(n=2, kappa=1, T_N=1, lr=0.1, L=1.0, D0=1.0, rho2=1.0, output="bad")  # type: ignore[arg-type]
     with pytest.raises(FairtheoryValueError, match="kappa"):
-        local_gd_worst_case(n=2, kappa=0, T_N=1, beta=0.1, L=1.0, D0=1.0, rho2=1.0)
+        local_gd_worst_case(n=2, kappa=0, T_N=1, lr=0.1, L=1.0, D0=1.0, rho2=1.0)
     with pytest.raises(FairtheoryValueError, match="both 0"):
-        local_gd_worst_case(n=2, kappa=1, T_N=1, beta=0.1, L=1.0, D0=0.0, rho2=0.0)
+        local_gd_worst_case(n=2, kappa=1, T_N=1, lr=0.1, L=1.0, D0=0.0, rho2=0.0)
 
 
 def test_curve_vs_rounds() -> None:
-    c = worst_case_vs_rounds(T_N_values=[0, 1, 2], n=2, kappa=2, beta=0.5, L=1.0, D0=1.0, rho2=1.0)
+    c = worst_case_vs_rounds(T_N_values=[0, 1, 2], n=2, kappa=2, lr=0.5, L=1.0, D0=1.0, rho2=1.0)
     assert c["status_ok"].all()
     assert np.all(np.diff(c["value"]) < 0)
 
@@ -89,7 +89,7 @@ def test_curve_vs_rounds() -> None:
 def test_replay_with_fedavg_reaches_pep_value(kappa: int, T_N: int, beta: float, rho2: float, out: str) -> None:
     """An extracted worst case, replayed with fairtheory.algorithms.fedavg on explicit functions, reaches the
     PEP value to 1e-4 relative (the acceptance test of the issue)."""
-    r = local_gd_worst_case(n=2, kappa=kappa, T_N=T_N, beta=beta, L=1.0, D0=1.0, rho2=rho2, output=out,
+    r = local_gd_worst_case(n=2, kappa=kappa, T_N=T_N, lr=beta, L=1.0, D0=1.0, rho2=rho2, output=out,
                             return_instance=True)
     inst = r.instance
     assert inst is not None
@@ -101,7 +101,7 @@ def test_replay_with_fedavg_reaches_pep_value(kappa: int, T_N: int, beta: float,
 
 
 def test_replay_000_output_with_simulator() -> None:
-    r = local_gd_worst_case(n=2, kappa=2, T_N=2, beta=0.4, L=1.0, D0=1.0, rho2=2.0, output="000", return_instance=True)
+    r = local_gd_worst_case(n=2, kappa=2, T_N=2, lr=0.4, L=1.0, D0=1.0, rho2=2.0, output="000", return_instance=True)
     inst = r.instance
     assert inst is not None
     fns = [SmoothConvexInterpolant(pts, inst.L) for pts in inst.points]
@@ -146,7 +146,7 @@ def test_ratio_is_attained_and_dominates_samples() -> None:
     r = theorem_ratio(version="002", kappa=3, T_N=2, beta=beta)
     assert r.certified() and r.conditions_met
     assert abs(r.a * r.D0 + r.b * r.rho2 - 1.0) <= 1e-6
-    wc = local_gd_worst_case(n=2, kappa=3, T_N=2, beta=beta, L=1.0, D0=r.D0, rho2=max(r.rho2, 1e-12))
+    wc = local_gd_worst_case(n=2, kappa=3, T_N=2, lr=beta, L=1.0, D0=r.D0, rho2=max(r.rho2, 1e-12))
     assert abs(wc.value - r.ratio) <= 1e-5 * r.ratio
     samp = sampled_ratio(version="002", kappa=3, T_N=2, beta=beta, count=10, rng=np.random.default_rng(1))
     assert samp <= r.ratio * (1 + 1e-6)
@@ -181,7 +181,7 @@ def test_horizon_free_bound_dominates_finite_horizon_pep() -> None:
     assert hf.C_at_a_thm <= hf.C_thm
     for T_N in (0, 2, 4):
         for D0, rho2 in ((1.0, 0.0 + 1e-9), (1.0, 1.0), (0.2, 5.0)):
-            wc = local_gd_worst_case(n=2, kappa=kappa, T_N=T_N, beta=beta, L=1.0, D0=D0, rho2=rho2, output="002")
+            wc = local_gd_worst_case(n=2, kappa=kappa, T_N=T_N, lr=beta, L=1.0, D0=D0, rho2=rho2, output="002")
             for use in ("theorem_a", "a_max"):
                 assert wc.value <= certificate_bound(hf, T_N=T_N, D0=D0, rho2=rho2, use=use) * (1 + 1e-5) + 1e-8
 
@@ -199,11 +199,11 @@ def test_stepsize_region_kappa1() -> None:
 
 # ------------------------------------------------------------------------------------------ scaffold
 def test_scaffold_matches_fedavg_without_heterogeneity_and_replays() -> None:
-    s = scaffold_worst_case(kappa=2, R=2, eta_l=0.5, L=1.0, D0=1.0, rho2=0.0)
-    f = local_gd_worst_case(n=2, kappa=2, T_N=1, beta=0.5, L=1.0, D0=1.0, rho2=0.0, output="last", schedule="fedavg")
+    s = scaffold_worst_case(kappa=2, R=2, lr=0.5, L=1.0, D0=1.0, rho2=0.0)
+    f = local_gd_worst_case(n=2, kappa=2, T_N=1, lr=0.5, L=1.0, D0=1.0, rho2=0.0, output="last", schedule="fedavg")
     assert abs(s.value - f.value) <= 1e-6
     assert abs(s.value - 1.0 / (4 * 4 * 0.5 + 2)) <= 1e-6
-    h = scaffold_worst_case(kappa=2, R=3, eta_l=0.5, L=1.0, D0=1.0, rho2=4.0, return_instance=True)
+    h = scaffold_worst_case(kappa=2, R=3, lr=0.5, L=1.0, D0=1.0, rho2=4.0, return_instance=True)
     assert h.instance is not None
     rep = replay_scaffold(h.instance)
     assert abs(rep["last"] - h.value) <= 1e-4 * h.value
@@ -248,6 +248,6 @@ def test_partial_participation_certificate_dominates_expected_worst_case() -> No
     assert math.isfinite(C) and math.isfinite(C0) and C0 > 0
     for T_N in (0, 1):
         for D0, rho2 in ((1.0, 0.5), (0.3, 3.0)):
-            wc = local_gd_worst_case(n=2, kappa=kappa, T_N=T_N, beta=beta, L=1.0, D0=D0, rho2=rho2, K=K)
+            wc = local_gd_worst_case(n=2, kappa=kappa, T_N=T_N, lr=beta, L=1.0, D0=D0, rho2=rho2, K=K)
             bound = D0 / (a * (T_N + 1)) + (C + C0 / (T_N + 1)) / a * rho2
             assert wc.value <= bound * (1 + 1e-5)

@@ -79,7 +79,7 @@ def test_random_settings_bracket_and_quadratic() -> None:
 def test_scaffold_and_local_gd_bracketed(eta_l) -> None:
     wc = worst_case(scaffold.make, 2, n=2, L=1.0, D0=1.0, rho2=0.5, kappa=2, lr=eta_l)
     check_bracket(wc)
-    hw = local_gd_worst_case(n=2, kappa=2, T_N=1, beta=eta_l, L=1.0, D0=1.0, rho2=0.5)
+    hw = local_gd_worst_case(n=2, kappa=2, T_N=1, lr=eta_l, L=1.0, D0=1.0, rho2=0.5)
     check_bracket(hw)
 
 
@@ -123,7 +123,7 @@ def test_huge_sizes_refused_up_front() -> None:
     with pytest.raises(FairtheoryValueError, match="n must"):
         PEPProblem(10**9, L=1, D0=1, rho2=0)
     with pytest.raises(FairtheoryValueError, match="MAX_SOLVE_SECONDS"):
-        local_gd_worst_case(K=5, n=2, kappa=1, T_N=1, beta=1, L=1, D0=1, rho2=1)
+        local_gd_worst_case(K=5, n=2, kappa=1, T_N=1, lr=1, L=1, D0=1, rho2=1)
 
 
 @pytest.mark.parametrize("start", ["x", 3, {"nope": 1}])
@@ -145,7 +145,7 @@ def test_other_methods_bracketed(method, rounds, n, lr) -> None:
         if method == "scaffold":
             wc = worst_case(scaffold.make, rounds, n=n, L=1.0, D0=1.0, rho2=0.5, kappa=2, lr=lr)
         elif method == "local_gd":
-            wc = local_gd_worst_case(n=n, kappa=2, T_N=rounds - 1, beta=lr, L=1.0, D0=1.0, rho2=0.5)
+            wc = local_gd_worst_case(n=n, kappa=2, T_N=rounds - 1, lr=lr, L=1.0, D0=1.0, rho2=0.5)
         else:
             wc = worst_case(fedavg.make, rounds, n=n, L=1.0, D0=1.0, rho2=0.5, lr=lr, K=1)
     except SolverError as exc:

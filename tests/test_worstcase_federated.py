@@ -76,7 +76,7 @@ def test_theorem_rhs_is_002_at_kappa_1() -> None:
 def test_local_sgd_at_sigma2_0_is_the_002_local_gd_pep() -> None:
     beta = 1.0 / 40.0
     v = sgd_worst_case(1, None, 3, beta, 1.0, 0.0, 0.0).value
-    hw = local_gd_worst_case(n=1, kappa=1, T_N=2, beta=beta, L=1.0, D0=1.0, rho2=0.0, output="002",
+    hw = local_gd_worst_case(n=1, kappa=1, T_N=2, lr=beta, L=1.0, D0=1.0, rho2=0.0, output="002",
                              schedule="rfedfair").value
     assert abs(v - hw) <= 1e-6 * hw and v <= theorem_rhs(T=3, beta=beta, L=1.0, D0=1.0, rho2=0.0, K=None)
 
@@ -106,7 +106,7 @@ def test_stochastic_scaffold_at_sigma2_0_is_the_hand_written_pep() -> None:
     from fairtheory.worstcase.scaffold import scaffold_worst_case
 
     v = worst_case(scaffold.make, 1, n=1, L=1.0, D0=1.0, rho2=0.0, sigma2=0.0, kappa=2, lr=0.5).value
-    hw = scaffold_worst_case(n=1, kappa=2, R=1, eta_l=0.5, L=1.0, D0=1.0, rho2=0.0, warm_start=False).value
+    hw = scaffold_worst_case(n=1, kappa=2, R=1, lr=0.5, L=1.0, D0=1.0, rho2=0.0, warm_start=False).value
     assert abs(v - hw) <= 1e-6 * hw
     vs = worst_case(scaffold.make, 1, n=1, L=1.0, D0=1.0, rho2=0.0, sigma2=1.0, kappa=2, lr=0.5).value
     assert vs > v * (1 + 1e-3)

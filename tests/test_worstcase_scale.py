@@ -37,7 +37,7 @@ def _reduced(n: int, kappa: int, T_N: int, beta: float) -> tuple[lg.WorstCase, i
     from fairtheory.worstcase import symmetric
 
     with mock.patch.object(symmetric, "solve_symmetric", wraps=symmetric.solve_symmetric) as spy:
-        r = local_gd_worst_case(n=n, kappa=kappa, T_N=T_N, beta=beta, L=1.0, D0=1.0, rho2=1.0, symmetric=True)
+        r = local_gd_worst_case(n=n, kappa=kappa, T_N=T_N, lr=beta, L=1.0, D0=1.0, rho2=1.0, symmetric=True)
     return r, spy.call_count
 
 
@@ -81,7 +81,7 @@ def test_reduced_brackets_agree_with_dense(n: int, kappa: int, T_N: int) -> None
     both certified to 1e-6 of the unit)."""
     beta = 1.0 / (8 * kappa)
     r, calls = _reduced(n, kappa, T_N, beta)
-    d = local_gd_worst_case(n=n, kappa=kappa, T_N=T_N, beta=beta, L=1.0, D0=1.0, rho2=1.0, symmetric=False)
+    d = local_gd_worst_case(n=n, kappa=kappa, T_N=T_N, lr=beta, L=1.0, D0=1.0, rho2=1.0, symmetric=False)
     assert calls >= 1 and r.certified() and d.certified()
     assert r.lower <= d.upper and d.lower <= r.upper
     assert abs(r.value - d.value) <= 1e-6 * SCALE
@@ -91,14 +91,14 @@ def test_route_only_for_identical_clients() -> None:
     from fairtheory.worstcase import symmetric
 
     with mock.patch.object(symmetric, "solve_symmetric", wraps=symmetric.solve_symmetric) as spy:
-        local_gd_worst_case(n=2, kappa=2, T_N=1, beta=0.1, L=1.0, D0=1.0, rho2=1.0, p=[0.25, 0.75], symmetric=True)
-        local_gd_worst_case(n=2, kappa=1, T_N=1, beta=0.1, L=1.0, D0=1.0, rho2=1.0, K=1, symmetric=True)
-        local_gd_worst_case(n=1, kappa=2, T_N=1, beta=0.1, L=1.0, D0=1.0, rho2=0.0, symmetric=True)
-        local_gd_worst_case(n=2, kappa=2, T_N=1, beta=0.1, L=1.0, D0=1.0, rho2=1.0)  # Gram 10 < SYMMETRIC_MIN_DIM
+        local_gd_worst_case(n=2, kappa=2, T_N=1, lr=0.1, L=1.0, D0=1.0, rho2=1.0, p=[0.25, 0.75], symmetric=True)
+        local_gd_worst_case(n=2, kappa=1, T_N=1, lr=0.1, L=1.0, D0=1.0, rho2=1.0, K=1, symmetric=True)
+        local_gd_worst_case(n=1, kappa=2, T_N=1, lr=0.1, L=1.0, D0=1.0, rho2=0.0, symmetric=True)
+        local_gd_worst_case(n=2, kappa=2, T_N=1, lr=0.1, L=1.0, D0=1.0, rho2=1.0)  # Gram 10 < SYMMETRIC_MIN_DIM
         assert spy.call_count == 0
         with pytest.raises(FairtheoryValueError, match="symmetric"):
-            local_gd_worst_case(n=2, kappa=2, T_N=1, beta=0.1, L=1.0, D0=1.0, rho2=1.0, symmetric="yes")  # type: ignore[arg-type]
-        r = local_gd_worst_case(n=2, kappa=2, T_N=1, beta=0.1, L=1.0, D0=1.0, rho2=1.0, symmetric=True)
+            local_gd_worst_case(n=2, kappa=2, T_N=1, lr=0.1, L=1.0, D0=1.0, rho2=1.0, symmetric="yes")  # type: ignore[arg-type]
+        r = local_gd_worst_case(n=2, kappa=2, T_N=1, lr=0.1, L=1.0, D0=1.0, rho2=1.0, symmetric=True)
         assert spy.call_count >= 1
         assert r.certified() and r.extra["symmetric"] == "reduced"
 
@@ -179,7 +179,7 @@ def test_gram_100_multi_client_certified_within_60s_cpu() -> None:
     """Issue 35's scale target: local GD, n = 2, kappa = 47, T_N = 1, beta kappa L = 1/8 (Gram dimension 100):
     certified, value inside its bracket, under 60 s of CPU (measured 18.3 s; the dense route: 139 s, uncertified)."""
     c0 = time.process_time()
-    r = local_gd_worst_case(n=2, kappa=47, T_N=1, beta=1.0 / (8 * 47), L=1.0, D0=1.0, rho2=1.0)
+    r = local_gd_worst_case(n=2, kappa=47, T_N=1, lr=1.0 / (8 * 47), L=1.0, D0=1.0, rho2=1.0)
     cpu = time.process_time() - c0
     assert r.dim == 100
     assert r.certified() and r.value_is == "upper"
@@ -192,6 +192,6 @@ def test_gram_100_multi_client_certified_within_60s_cpu() -> None:
 def test_uncertified_reduction_falls_back_to_dense() -> None:
     """kappa = 14 (Gram 34): the reduced solves' bracket stays open (best rigorous bound 1.5e-6 of the unit above the
     value, measured); the dense route (estimated affordable) is taken and certifies, as before the reduction."""
-    r = local_gd_worst_case(n=2, kappa=14, T_N=1, beta=1.0 / (8 * 14), L=1.0, D0=1.0, rho2=1.0, symmetric=True)
+    r = local_gd_worst_case(n=2, kappa=14, T_N=1, lr=1.0 / (8 * 14), L=1.0, D0=1.0, rho2=1.0, symmetric=True)
     assert r.extra["symmetric"] == "not certified: dense route"
     assert r.certified() and r.value_is == "upper"

@@ -521,41 +521,41 @@ def build_worstcase() -> None:  # noqa: C901, PLR0915 - a flat table of calls
     call("PEPProblem n=10**6 refused quickly", lambda: PEPProblem(10**6, L=1, D0=1, rho2=0), Err(), timeout=20)
     # ---------------------------------------------- local_gd_worst_case and worst_case_vs_rounds
     lg = local_gd_worst_case
-    call("lgd n=1 fedavg T_N=2 last h=1", lambda: lg(n=1, kappa=1, T_N=2, beta=1.0, L=1, D0=1, rho2=0, schedule="fedavg",
+    call("lgd n=1 fedavg T_N=2 last h=1", lambda: lg(n=1, kappa=1, T_N=2, lr=1.0, L=1, D0=1, rho2=0, schedule="fedavg",
                                                      output="last"), Val(W_gd(3, 1.0), 1e-6))
-    call("lgd n=1 rfedfair kappa=2 T_N=1 last", lambda: lg(n=1, kappa=2, T_N=1, beta=1.0, L=1, D0=1, rho2=0, output="last"),
+    call("lgd n=1 rfedfair kappa=2 T_N=1 last", lambda: lg(n=1, kappa=2, T_N=1, lr=1.0, L=1, D0=1, rho2=0, output="last"),
          Val(W_gd(3, 1.0), 1e-6))
-    call("lgd n=1 fedavg T_N=3 h=1/2", lambda: lg(n=1, kappa=1, T_N=3, beta=0.5, L=1, D0=1, rho2=0, schedule="fedavg",
+    call("lgd n=1 fedavg T_N=3 h=1/2", lambda: lg(n=1, kappa=1, T_N=3, lr=0.5, L=1, D0=1, rho2=0, schedule="fedavg",
                                                   output="last"), Val(W_gd(4, 0.5), 1e-6))
-    call("lgd n=2 rho2=1 kappa=1 T_N=2", lambda: lg(n=2, kappa=1, T_N=2, beta=1.0, L=1, D0=1, rho2=1, schedule="fedavg",
+    call("lgd n=2 rho2=1 kappa=1 T_N=2", lambda: lg(n=2, kappa=1, T_N=2, lr=1.0, L=1, D0=1, rho2=1, schedule="fedavg",
                                                     output="last"), Val(W_gd(3, 1.0), 1e-6))
-    call("lgd n=2 L=4 D0=2 rho2=3 beta=1/8", lambda: lg(n=2, kappa=1, T_N=1, beta=0.125, L=4, D0=2, rho2=3,
+    call("lgd n=2 L=4 D0=2 rho2=3 beta=1/8", lambda: lg(n=2, kappa=1, T_N=1, lr=0.125, L=4, D0=2, rho2=3,
                                                         schedule="fedavg", output="last"), Val(W_gd(2, 0.5, 4, 2), 1e-6))
     call("lgd n=1 output 002 T_N=2 (mean of server models)",
-         lambda: lg(n=1, kappa=1, T_N=2, beta=1.0, L=1, D0=1, rho2=0, schedule="fedavg", output="002"),
+         lambda: lg(n=1, kappa=1, T_N=2, lr=1.0, L=1, D0=1, rho2=0, schedule="fedavg", output="002"),
          Between(gd_lower(3, 1.0, output="mean"), gd_mean_upper(3, 1.0)))
-    call("lgd certificate bound", lambda: float(lg(n=1, kappa=1, T_N=2, beta=1.0, L=1, D0=1, rho2=0, schedule="fedavg",
+    call("lgd certificate bound", lambda: float(lg(n=1, kappa=1, T_N=2, lr=1.0, L=1, D0=1, rho2=0, schedule="fedavg",
                                                    output="last", certificate=True).certificate.bound),
          Between(W_gd(3, 1.0), W_gd(3, 1.0) * (1 + 1e-5), 0.0))
-    call("lgd K=5 n=2 T_N=1: quick or refused", lambda: lg(K=5, n=2, kappa=1, T_N=1, beta=1.0, L=1, D0=1, rho2=0),
+    call("lgd K=5 n=2 T_N=1: quick or refused", lambda: lg(K=5, n=2, kappa=1, T_N=1, lr=1.0, L=1, D0=1, rho2=0),
          Any_(), timeout=30)
-    call("lgd K=10**9 refused", lambda: lg(K=10**9, n=2, kappa=1, T_N=1, beta=1.0, L=1, D0=1, rho2=0), Err(), timeout=20)
-    call("lgd T_N=10**6 refused", lambda: lg(n=1, kappa=1, T_N=10**6, beta=1.0, L=1, D0=1, rho2=0), Err(), timeout=20)
-    lbase = dict(n=1, kappa=1, T_N=1, beta=0.5, L=1.0, D0=1.0, rho2=0.0)
-    for key, bad in (("beta", NAN), ("beta", 0.0), ("beta", -1.0), ("beta", INF), ("L", NAN), ("L", 0.0), ("kappa", 0),
+    call("lgd K=10**9 refused", lambda: lg(K=10**9, n=2, kappa=1, T_N=1, lr=1.0, L=1, D0=1, rho2=0), Err(), timeout=20)
+    call("lgd T_N=10**6 refused", lambda: lg(n=1, kappa=1, T_N=10**6, lr=1.0, L=1, D0=1, rho2=0), Err(), timeout=20)
+    lbase = dict(n=1, kappa=1, T_N=1, lr=0.5, L=1.0, D0=1.0, rho2=0.0)
+    for key, bad in (("lr", NAN), ("lr", 0.0), ("lr", -1.0), ("lr", INF), ("L", NAN), ("L", 0.0), ("kappa", 0),
                      ("T_N", -1), ("T_N", 1.5), ("n", 0), ("K", 0), ("output", "x"), ("schedule", "x"), ("D0", NAN),
                      ("rho2", -1.0), ("p", [0.3]), ("tol", NAN), ("tol", -1.0)):
         kw = dict(lbase) | {key: bad}
         call(f"lgd hostile {key}={bad!r}", lambda kw=kw: lg(**kw), Err())
-    call("lgd certificate with K", lambda: lg(n=2, kappa=1, T_N=1, beta=0.5, L=1, D0=1, rho2=0, K=1, certificate=True),
+    call("lgd certificate with K", lambda: lg(n=2, kappa=1, T_N=1, lr=0.5, L=1, D0=1, rho2=0, K=1, certificate=True),
          Err())
-    call("lgd D0=rho2=0", lambda: lg(n=2, kappa=1, T_N=1, beta=0.5, L=1, D0=0, rho2=0), Err())
+    call("lgd D0=rho2=0", lambda: lg(n=2, kappa=1, T_N=1, lr=0.5, L=1, D0=0, rho2=0), Err())
     vr = worst_case_vs_rounds
-    call("vs_rounds values", lambda: vr(T_N_values=[0, 1, 2], n=1, kappa=1, beta=1.0, L=1, D0=1, rho2=0,
+    call("vs_rounds values", lambda: vr(T_N_values=[0, 1, 2], n=1, kappa=1, lr=1.0, L=1, D0=1, rho2=0,
                                         schedule="fedavg", output="last")["value"],
          Val([W_gd(1, 1.0), W_gd(2, 1.0), W_gd(3, 1.0)], 1e-6))
     for bad in ([], "abc", [1.5], [NAN], None, [-1]):
-        call(f"vs_rounds T_N_values={bad!r}", lambda bad=bad: vr(T_N_values=bad, n=1, kappa=1, beta=1.0, L=1, D0=1, rho2=0),
+        call(f"vs_rounds T_N_values={bad!r}", lambda bad=bad: vr(T_N_values=bad, n=1, kappa=1, lr=1.0, L=1, D0=1, rho2=0),
              Err())
 
 
