@@ -31,7 +31,7 @@ def main() -> None:
           f"{'inproc_s':>8} {'json_kB':>7} {'rel_excess':>10}  route")
     for rho2 in (0.0, 0.5):
         for kappa, T_N in GRID:
-            kw = dict(n=2, kappa=kappa, T_N=T_N, beta=0.25, L=1.0, D0=1.0, rho2=rho2, output="002")
+            kw = dict(n=2, kappa=kappa, T_N=T_N, lr=0.25, L=1.0, D0=1.0, rho2=rho2, output="002")
             t0 = time.perf_counter()
             local_gd_worst_case(**kw)
             t_pep = time.perf_counter() - t0

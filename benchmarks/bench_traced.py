@@ -31,7 +31,7 @@ def settings() -> list[tuple[str, Callable[[], Any], Callable[[], Any]]]:
         cls = {"n": n, "L": 1.0, "D0": 1.0, "rho2": 1.0}
         out.append((f"FedAvg n={n} kappa={kappa} T={T}",
                     lambda n=n, kappa=kappa, T=T, cls=cls: worst_case(fedavg.make, T, lr=0.5, kappa=kappa, **cls),
-                    lambda n=n, kappa=kappa, T=T: local_gd_worst_case(n=n, kappa=kappa, T_N=T - 1, beta=0.5, L=1.0,
+                    lambda n=n, kappa=kappa, T=T: local_gd_worst_case(n=n, kappa=kappa, T_N=T - 1, lr=0.5, L=1.0,
                                                                       D0=1.0, rho2=1.0, output="last",
                                                                       schedule="fedavg")))
     for n, kappa, R in ((2, 3, 5), (3, 2, 5)):
@@ -39,7 +39,7 @@ def settings() -> list[tuple[str, Callable[[], Any], Callable[[], Any]]]:
         out.append((f"Scaffold n={n} kappa={kappa} R={R}",
                     lambda n=n, kappa=kappa, R=R, cls=cls: worst_case(scaffold.make, R, kappa=kappa, lr=0.5,
                                                                       start={"warm_start": True}, **cls),
-                    lambda n=n, kappa=kappa, R=R: scaffold_worst_case(n=n, kappa=kappa, R=R, eta_l=0.5, L=1.0, D0=1.0,
+                    lambda n=n, kappa=kappa, R=R: scaffold_worst_case(n=n, kappa=kappa, R=R, lr=0.5, L=1.0, D0=1.0,
                                                                       rho2=1.0)))
     return out
 

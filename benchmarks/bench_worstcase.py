@@ -41,7 +41,7 @@ PEPIT_MAX_GRAM = 40  # PEPit's dense cvxpy assembly takes minutes beyond this
 
 def ours(n: int, kappa: int, T_N: int) -> dict[str, Any]:
     t0 = time.perf_counter()
-    r = local_gd_worst_case(n=n, kappa=kappa, T_N=T_N, beta=BETA, L=1.0, D0=1.0, rho2=1.0, output="002")
+    r = local_gd_worst_case(n=n, kappa=kappa, T_N=T_N, lr=BETA, L=1.0, D0=1.0, rho2=1.0, output="002")
     wall = time.perf_counter() - t0
     return {"n": n, "kappa": kappa, "T_N": T_N, "gram": r.dim, "constraints": r.n_constraints,
             "build_s": r.build_seconds, "solve_s": r.seconds, "wall_s": wall, "status": r.status,
@@ -164,7 +164,7 @@ def _lgd_timed(n: int, kappa: int, beta: float, symmetric: bool) -> dict[str, An
 
     from fairtheory.worstcase import local_gd as lg
 
-    kw = {"n": n, "kappa": kappa, "T_N": 1, "beta": beta, "L": 1.0, "D0": 1.0, "rho2": 1.0}
+    kw = {"n": n, "kappa": kappa, "T_N": 1, "lr": beta, "L": 1.0, "D0": 1.0, "rho2": 1.0}
     c0, w0 = time.process_time(), time.perf_counter()
     with mock.patch.object(lg, "MAX_SOLVE_SECONDS", float("inf")):
         r = lg.local_gd_worst_case(**kw, symmetric=symmetric)

@@ -97,7 +97,7 @@ def pep_worst_case(*, kappa: int, beta: float, L: float, D0: float, rho2: float,
     small = [t for t in TNs if kappa * t <= budget]
     if not small:
         return [], np.array([])
-    wc = worst_case_vs_rounds(T_N_values=small, n=2, kappa=kappa, beta=beta, L=L, D0=D0, rho2=rho2, output="002")
+    wc = worst_case_vs_rounds(T_N_values=small, n=2, kappa=kappa, lr=beta, L=L, D0=D0, rho2=rho2, output="002")
     keep = wc["status_ok"] & (wc["value"] >= TINY * L * D0)
     return [t for t, k in zip(small, keep, strict=True) if k], wc["value"][keep]
 

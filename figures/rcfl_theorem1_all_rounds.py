@@ -78,7 +78,7 @@ def data(quick: bool) -> dict[str, Any]:
         rows.append({"kappa": kappa, "rho0": bool(rho0), "refused": refused, "every_rho": bool(every), "c": c,
                      "admissible": admissible(kappa)})
     T = np.arange(1, (4 if quick else 8) + 1)
-    worst = np.array([local_gd_worst_case(n=2, kappa=KAPPA_R, T_N=int(k), beta=float(STEP_R), L=1.0, D0=1.0,
+    worst = np.array([local_gd_worst_case(n=2, kappa=KAPPA_R, T_N=int(k), lr=float(STEP_R), L=1.0, D0=1.0,
                                           rho2=0.0, output="002").value for k in T])
     proved = 1.0 / (2 * float(STEP_R) * (T + 1))
     rhs = 2.0 / (float(STEP_R) * (T + 1))

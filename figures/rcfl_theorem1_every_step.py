@@ -45,7 +45,7 @@ def data(quick: bool) -> dict[str, Any]:
                         "ratio": worst / rhs(version, kappa, T_N, dense)})
         else:
             ts = np.geomspace(1e-4, 1 / 40, 6 if quick else 12)
-            vals = np.array([local_gd_worst_case(n=2, kappa=kappa, T_N=T_N, beta=float(t), L=1.0, D0=1.0, rho2=0.0,
+            vals = np.array([local_gd_worst_case(n=2, kappa=kappa, T_N=T_N, lr=float(t), L=1.0, D0=1.0, rho2=0.0,
                                                  output=version).value for t in ts])
             out.append({"setting": (version, kappa, T_N), "kind": "PEP", "step": ts,
                         "ratio": vals / rhs(version, kappa, T_N, ts)})

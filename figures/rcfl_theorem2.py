@@ -61,7 +61,7 @@ def data(quick: bool) -> dict[str, Any]:
             from fairtheory.worstcase import local_gd_worst_case
             from fairtheory.worstcase.local_gd import TINY
 
-            res = local_gd_worst_case(n=2, kappa=kappa, T_N=1, beta=beta, L=setup["L"], D0=setup["D0"],
+            res = local_gd_worst_case(n=2, kappa=kappa, T_N=1, lr=beta, L=setup["L"], D0=setup["D0"],
                                       rho2=setup["rho2"], output="002", K=K)
             if res.certified() and res.value >= TINY * setup["L"] * setup["D0"]:
                 wc = res.value + smooth

@@ -563,7 +563,7 @@ def falsify_potential(st: Mapping[str, Any], *, horizons: int = HORIZONS, large:
                     if b is None:
                         continue
                     wc = local_gd_worst_case(n=st["n"], p=[float(x) for x in _q_list(st["p"])], kappa=m["kappa"], T_N=k,
-                                             beta=float(t), L=1.0, D0=float(D0), rho2=float(r2), output="002",
+                                             lr=float(t), L=1.0, D0=float(D0), rho2=float(r2), output="002",
                                              schedule=m["schedule"]).value
                     rhs = float(b[0] * D0 + b[1] * r2)
                     if best is not None and rhs > 0:

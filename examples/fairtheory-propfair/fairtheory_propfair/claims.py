@@ -134,7 +134,7 @@ def fedavgm_worstcase(ctx: Context) -> Outcome:
         inst = {"n": n, "kappa": kappa, "T": T, "lr": lr, "momentum": m, "rho2": rho2}
         replay.equal(reached, wc.value, rtol=1e-4, instance=inst, size=wc.dim)
         zero = worst_case(fedavgm_make, T, n=n, L=1.0, D0=1.0, rho2=rho2, lr=lr, kappa=kappa, momentum=0.0)
-        hw = local_gd_worst_case(n=n, kappa=kappa, T_N=T - 1, beta=lr, L=1.0, D0=1.0, rho2=rho2, output="last",
+        hw = local_gd_worst_case(n=n, kappa=kappa, T_N=T - 1, lr=lr, L=1.0, D0=1.0, rho2=rho2, output="last",
                                  schedule="fedavg")
         twin.equal(zero.value, hw.value, rtol=1e-6, instance=inst | {"momentum": 0.0}, size=zero.dim)
         rows.append(inst | {"worst_case": wc.value, "replayed": reached, "momentum_0": zero.value,
