@@ -35,6 +35,11 @@ SLOW_CLAIMS = frozenset({
     "base.fedavg.converges", "fedfv.theorem3.pareto", "peers.fedlab.qfedavg", "relfair.exact.routes_agree",
     "proofs.rcfl.theorem1.all_rounds", "proofs.potential.local_gd", "rcfl.theorem2.worstcase", "worstcase.localsgd.sigma2",
     "peers.fedlab.ditto", "peers.fedlab.powerofchoice", "rcfl.lemma2.gap", "relfair.theorem2.strict", "peers.flgo.fedfv",
+    "worstcase.scaffold.stochastic", "peers.flgo.ditto", "rcfl.theorem3.generalization", "worstcase.fedprox.heterogeneous",
+    "rcfl.theorem4.generalization", "proofs.potential.pepit", "proofs.potential.gd", "worstcase.scaffpd.traced_twin",
+    "base.pepit.operators.optimal_strongly_monotone_proximal_point", "base.pepit.operators.halpern_iteration",
+    "base.pepit.operators.accelerated_proximal_point", "base.pepit.operators.optimal_contractive_halpern_iteration",
+    "base.pepit.operators.proximal_point",
 })
 
 
