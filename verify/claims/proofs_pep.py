@@ -345,7 +345,7 @@ def theorem1_every_step(ctx: Context) -> Outcome:
         ts = np.geomspace(1e-4, 1 / 40, 4)
         tight = []
         for t in ts:
-            wc = local_gd_worst_case(n=2, kappa=kappa, T_N=T_N, beta=float(t), L=1.0, D0=1.0, rho2=0.0, output=version)
+            wc = local_gd_worst_case(n=2, kappa=kappa, T_N=T_N, lr=float(t), L=1.0, D0=1.0, rho2=0.0, output=version)
             tight.append(wc.value / (2 / (t * float(den[1]))))
         rows.append({"version": version, "kappa": kappa, "T_N": T_N, "range": f"[{THM1_RANGE[0]}, {THM1_RANGE[1]}]",
                      "proved": ok, "seconds": round(time.perf_counter() - t0, 2), "failure": why,
@@ -376,7 +376,7 @@ def scaffold_statement(kappa: int, R: int, eta_l: Fraction, rho2: Fraction, valu
 def _scaffold_value(kappa: int, R: int, eta_l: Fraction, rho2: Fraction) -> float:
     from fairtheory.worstcase import scaffold_worst_case
 
-    return scaffold_worst_case(kappa=kappa, R=R, eta_l=float(eta_l), L=1.0, D0=1.0, rho2=float(rho2)).value
+    return scaffold_worst_case(kappa=kappa, R=R, lr=float(eta_l), L=1.0, D0=1.0, rho2=float(rho2)).value
 
 
 def _declare_scaffold(ctx: Context) -> list[dict[str, Any]]:
@@ -402,7 +402,7 @@ def scaffold_points(ctx: Context) -> Outcome:
     settings = SCAFFOLD_SETTINGS[:2] if ctx.quick else SCAFFOLD_SETTINGS
     certs, rows, worst = [], [], 0.0
     for kappa, R, eta_l, rho2 in settings:
-        w = scaffold_worst_case(kappa=kappa, R=R, eta_l=float(eta_l), L=1.0, D0=1.0, rho2=float(rho2), certificate=True)
+        w = scaffold_worst_case(kappa=kappa, R=R, lr=float(eta_l), L=1.0, D0=1.0, rho2=float(rho2), certificate=True)
         c = w.certificate
         excess = float(c.bound - Fraction(w.value)) / w.value
         worst = max(worst, excess)

@@ -187,7 +187,7 @@ def _falsify_local(cert: Any, kappa: int, p: tuple[Fraction, ...], T_Ns: list[in
     worst, bad, rows = 0.0, None, []
     for T_N in T_Ns:
         for t in steps:
-            wc = local_gd_worst_case(n=len(p), p=[float(x) for x in p], kappa=kappa, T_N=T_N, beta=float(t), L=1.0,
+            wc = local_gd_worst_case(n=len(p), p=[float(x) for x in p], kappa=kappa, T_N=T_N, lr=float(t), L=1.0,
                                      D0=float(D0), rho2=float(rho2), output="002").value
             b = float(cert.bound(T_N=T_N, beta_L=t, rho2=rho2, D0=D0))
             # values below TINY (L D0 + rho^2/L) are solver noise, never exact (fairtheory.worstcase.local_gd.TINY)

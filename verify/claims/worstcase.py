@@ -269,13 +269,13 @@ def fedavg_worstcase(ctx: Context) -> Outcome:
 
     dt = Tally()
     for N in ((1, 2, 5, 10) if ctx.quick else (1, 2, 5, 10, 20, 40)):
-        r = local_gd_worst_case(n=1, kappa=1, T_N=N - 1, beta=1.0, L=1.0, D0=1.0, rho2=0.0, output="last")
+        r = local_gd_worst_case(n=1, kappa=1, T_N=N - 1, lr=1.0, L=1.0, D0=1.0, rho2=0.0, output="last")
         dt.equal(r.value, 1.0 / (4 * N + 2), rtol=1e-6, instance={"N": N, "gap": r.gap, "status": r.status}, size=N)
     rp = Tally()
     cases = [(2, 2, 0.5, 1.0, "002"), (3, 2, 0.3, 5.0, "last")] + ([] if ctx.quick else [(2, 4, 1 / 40, 1.0, "002"),
                                                                                            (4, 2, 0.25, 2.0, "last")])
     for kappa, T_N, beta, rho2, out in cases:
-        r = local_gd_worst_case(n=2, kappa=kappa, T_N=T_N, beta=beta, L=1.0, D0=1.0, rho2=rho2, output=out,
+        r = local_gd_worst_case(n=2, kappa=kappa, T_N=T_N, lr=beta, L=1.0, D0=1.0, rho2=rho2, output=out,
                                 return_instance=True)
         rep = replay_fedavg(r.instance)  # type: ignore[arg-type]
         rp.equal(rep[out], r.value, rtol=1e-4, instance={"kappa": kappa, "T_N": T_N, "beta": beta, "rho2": rho2,
@@ -306,18 +306,18 @@ def scaffold_worstcase(ctx: Context) -> Outcome:
     grid = [(2, 2), (3, 2)] if ctx.quick else [(2, 2), (3, 3), (5, 2), (2, 5)]
     for kappa, R in grid:
         for bL in (0.1, 0.5):
-            base = scaffold_worst_case(kappa=kappa, R=R, eta_l=bL, L=1.0, D0=1.0, rho2=0.0)
+            base = scaffold_worst_case(kappa=kappa, R=R, lr=bL, L=1.0, D0=1.0, rho2=0.0)
             for rho2 in (1.0, 100.0):
-                s = scaffold_worst_case(kappa=kappa, R=R, eta_l=bL, L=1.0, D0=1.0, rho2=rho2)
-                cold = scaffold_worst_case(kappa=kappa, R=R, eta_l=bL, L=1.0, D0=1.0, rho2=rho2, warm_start=False)
-                f = local_gd_worst_case(n=2, kappa=kappa, T_N=R - 1, beta=bL, L=1.0, D0=1.0, rho2=rho2, output="last",
+                s = scaffold_worst_case(kappa=kappa, R=R, lr=bL, L=1.0, D0=1.0, rho2=rho2)
+                cold = scaffold_worst_case(kappa=kappa, R=R, lr=bL, L=1.0, D0=1.0, rho2=rho2, warm_start=False)
+                f = local_gd_worst_case(n=2, kappa=kappa, T_N=R - 1, lr=bL, L=1.0, D0=1.0, rho2=rho2, output="last",
                                         schedule="fedavg")
                 inst = {"kappa": kappa, "R": R, "eta_l_L": bL, "rho2": rho2}
                 tally.upper(s.value, base.value, instance=inst, size=kappa * R)
                 N = kappa * R
                 rows.append(inst | {"scaffold": s.value, "scaffold_rho0": base.value, "scaffold_cold": cold.value,
                                     "fedavg": f.value, "gd_formula": 1.0 / (4 * N * bL + 2)})
-    rep = scaffold_worst_case(kappa=2, R=3, eta_l=0.5, L=1.0, D0=1.0, rho2=4.0, return_instance=True)
+    rep = scaffold_worst_case(kappa=2, R=3, lr=0.5, L=1.0, D0=1.0, rho2=4.0, return_instance=True)
     replayed = replay_scaffold(rep.instance)  # type: ignore[arg-type]
     rt = Tally()
     rt.equal(replayed["last"], rep.value, rtol=1e-4, instance={"kappa": 2, "R": 3, "eta_l_L": 0.5, "rho2": 4.0})

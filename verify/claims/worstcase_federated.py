@@ -266,7 +266,7 @@ def localsgd_sigma2(ctx: Context) -> Outcome:
         inst = {"n": n, "K": K, "T": T, "beta": beta, "D0": D0, "rho2": rho2}
         v0 = sgd_worst_case(n, K, T, beta, D0, rho2, 0.0).value
         det.upper(v0, B, instance=inst | {"sigma2": 0.0}, size=T)
-        hw = local_gd_worst_case(n=n, kappa=1, T_N=T - 1, beta=beta, L=1.0, D0=D0, rho2=rho2, K=K, output="002",
+        hw = local_gd_worst_case(n=n, kappa=1, T_N=T - 1, lr=beta, L=1.0, D0=D0, rho2=rho2, K=K, output="002",
                                  schedule="rfedfair").value
         twin.equal(v0, hw, rtol=_RTOL, instance=inst, size=T)
         c1 = sgd_worst_case(n, K, T, beta, 0.0, 0.0, 1.0).value
@@ -329,7 +329,7 @@ def scaffold_stochastic(ctx: Context) -> Outcome:
                               lr=lr).value
 
         v = [wc(1.0, rho2, s) for s in (0.0, 0.5, 2.0)]
-        hw = scaffold_worst_case(n=n, kappa=kappa, R=R, eta_l=lr, L=1.0, D0=1.0, rho2=rho2, warm_start=False).value
+        hw = scaffold_worst_case(n=n, kappa=kappa, R=R, lr=lr, L=1.0, D0=1.0, rho2=rho2, warm_start=False).value
         twin.equal(v[0], hw, rtol=_RTOL, instance=inst, size=kappa * R)
         mono.lower(v[1], v[0], instance=inst | {"sigma2": 0.5}, size=kappa * R)
         mono.lower(v[2], v[1], instance=inst | {"sigma2": 2.0}, size=kappa * R)

@@ -117,7 +117,7 @@ def fedavg_twin(ctx: Context) -> Outcome:
     rows = []
     for n, kappa, T, lr, L, D0, rho2, p, K, out in (_FEDAVG_QUICK if ctx.quick else _FEDAVG_FULL):
         tr = worst_case(fedavg.make, T, n=n, L=L, D0=D0, rho2=rho2, p=p, output=out, lr=lr, kappa=kappa, K=K)
-        hw = local_gd_worst_case(n=n, kappa=kappa, T_N=T - 1, beta=lr, L=L, D0=D0, rho2=rho2, p=p, K=K,
+        hw = local_gd_worst_case(n=n, kappa=kappa, T_N=T - 1, lr=lr, L=L, D0=D0, rho2=rho2, p=p, K=K,
                                  output="last" if out == "last" else "002", schedule="fedavg")
         inst = {"n": n, "kappa": kappa, "T": T, "lr": lr, "L": L, "D0": D0, "rho2": rho2, "p": p, "K": K, "output": out}
         tally.equal(tr.value, hw.value, rtol=_TWIN_RTOL, instance=inst, size=tr.dim)
@@ -140,7 +140,7 @@ def scaffold_twin(ctx: Context) -> Outcome:
     for n, kappa, R, el, eg, L, D0, rho2, p, warm, out in (_SCAFFOLD_QUICK if ctx.quick else _SCAFFOLD_FULL):
         tr = worst_case(scaffold.make, R, n=n, L=L, D0=D0, rho2=rho2, p=p, output="last" if out == "last" else "mean",
                         start={"warm_start": warm}, kappa=kappa, lr=el, server_lr=eg)
-        hw = scaffold_worst_case(n=n, kappa=kappa, R=R, eta_l=el, eta_g=eg, L=L, D0=D0, rho2=rho2, p=p,
+        hw = scaffold_worst_case(n=n, kappa=kappa, R=R, lr=el, server_lr=eg, L=L, D0=D0, rho2=rho2, p=p,
                                  warm_start=warm, output=out)  # type: ignore[arg-type]
         inst = {"n": n, "kappa": kappa, "R": R, "eta_l": el, "eta_g": eg, "L": L, "D0": D0, "rho2": rho2, "p": p,
                 "warm_start": warm, "output": out}
@@ -170,7 +170,7 @@ def user_method(ctx: Context) -> Outcome:
         inst = {"n": n, "kappa": kappa, "T": T, "lr": lr, "server_lr": eta_s, "rho2": rho2}
         replay.equal(val, wc.value, rtol=_REPLAY_RTOL, instance=inst, size=wc.dim)
         one = worst_case(server_step_make, T, n=n, L=1.0, D0=1.0, rho2=rho2, lr=lr, kappa=kappa, server_lr=1.0)
-        hw = local_gd_worst_case(n=n, kappa=kappa, T_N=T - 1, beta=lr, L=1.0, D0=1.0, rho2=rho2, output="last",
+        hw = local_gd_worst_case(n=n, kappa=kappa, T_N=T - 1, lr=lr, L=1.0, D0=1.0, rho2=rho2, output="last",
                                  schedule="fedavg")
         twin.equal(one.value, hw.value, rtol=_TWIN_RTOL, instance=inst | {"server_lr": 1.0}, size=one.dim)
         rows.append(inst | {"worst_case": wc.value, "replayed": val, "at_server_lr_1": one.value,
