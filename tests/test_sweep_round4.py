@@ -30,3 +30,18 @@ def test_hostile_sweep_round4() -> None:
     assert c.get("obscure", 0) == 0, detail
     slow = [line for line in res["bad"] if line.startswith("obscure (too slow)")]
     assert all(any(k in line for k in KNOWN_SLOW) for line in slow), detail
+
+
+def test_hostile_sweep_round4_sample() -> None:
+    """The default run's sample of the sweep (issue 34: every test module runs by default; the whole sweep is the slow
+    test above): the five ``inexact_grad eps=`` validation calls, judged exactly as in the full sweep."""
+    path = Path(__file__).parent / "sweeps" / "hostile_round4.py"
+    spec = importlib.util.spec_from_file_location("hostile_round4", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
+    spec.loader.exec_module(mod)
+    res = mod.run(only="inexact_grad eps=")
+    c = res["counts"]
+    assert c["calls"] == 5
+    assert c.get("correct", 0) == 5 and not c.get("warned"), "\n".join(res["bad"])
