@@ -558,8 +558,21 @@ def _kstr(a: KP, kv: str, tv: str) -> str:
             continue
         cs = _pstr(c, tv)
         mono = "" if m == 0 else kv if m == 1 else f"{kv}^{m}"
-        parts.append(cs if not mono else mono if cs == "1" else f"({cs}) {mono}")
-    return " + ".join(reversed(parts)) if parts else "0"
+        one_term = " " not in cs.lstrip("-") or (" + " not in cs and " - " not in cs)  # "8 h", "-2", "h^2": no brackets
+        parts.append(cs if not mono else mono if cs == "1" else f"{cs} {mono}" if one_term else f"({cs}) {mono}")
+    return " + ".join(reversed(parts)).replace("+ -", "- ") if parts else "0"
+
+
+def _bound_words(num: KP, den: KP, kv: str, tv: str) -> str:
+    """``c L D0/(den)`` when the numerator is a rational constant ``c`` (its sign printed once), else
+    ``L D0 (num)/(den)``."""
+    from fairtheory.proofs.kernel.family import _frac, _pstr
+
+    if len(num) == 1 and num[0].degree() <= 0 and num[0] != 0:
+        c = _frac(num[0].coeffs()[0])
+        head = "L D0" if c == 1 else "-L D0" if c == -1 else f"{_pstr(num[0], tv)} L D0"
+        return f"{head}/({_kstr(den, kv, tv)})"
+    return f"L D0 ({_kstr(num, kv, tv)})/({_kstr(den, kv, tv)})"
 
 
 def describe(st: Mapping[str, Any]) -> str:
@@ -570,7 +583,7 @@ def describe(st: Mapping[str, Any]) -> str:
     tv = par["name"]
     rng = f"{tv} = {par['lo']}" if par["lo"] == par["hi"] else f"every {tv} in [{par['lo']}, {par['hi']}]"
     kv = "T_N" if m["name"] == "local_gd" else "N"
-    bound = f"L D0 ({_kstr(st['bound']['num'], kv, tv)})/({_kstr(st['bound']['den'], kv, tv)})"
+    bound = _bound_words(st["bound"]["num"], st["bound"]["den"], kv, tv)
     rho = "rho^2 = 0"
     if st["bound"]["rho2"] is None:
         hn, hd = st["bound"]["hetero"]
