@@ -17,9 +17,8 @@ Quick mode: PEPit's published parameters (Halpern at ``n = 10``); full mode adds
 
 from __future__ import annotations
 
-from fairtheory.worstcase.pepit_examples import REL_TOL
 from fairtheory.worstcase.pepit_operator_examples import OPERATOR_EXAMPLES
-from verify.core import Context, Outcome, Tally, claim
+from verify.claims.pepit_parity import register_parity
 
 #: the ids this module registers (one per example), literal so that ``python -m verify`` reads them without importing
 CLAIM_IDS = (
@@ -42,44 +41,6 @@ _FINDINGS = {
 }
 
 
-def _check(name: str, ctx: Context) -> Outcome:
-    ex = OPERATOR_EXAMPLES[name]
-    tally = Tally()
-    rows = []
-    reference = ""
-    for params in (ex.quick if ctx.quick else ex.quick + ex.full):
-        r = ex.run(**params)
-        reference = r.reference
-        ok_status = r.status == "Solved"   # a failed solve never counts as agreement
-        if ex.kind == "bound":
-            tally.upper(r.ours if ok_status else float("nan"), r.theory, instance=dict(params))
-        else:
-            tally.equal(r.ours if ok_status else float("nan"), r.theory, rtol=REL_TOL, instance=dict(params))
-        rows.append(dict(params) | {"ours": r.ours, "theory": r.theory, "rel_diff": r.rel_diff, "gap": r.gap,
-                                    "status": r.status, "value_is": r.value_is, "seconds": round(r.seconds, 4)})
-    what = "upper bound (the paper states a bound)" if ex.kind == "bound" else "tight value"
-    return tally.outcome(explain=f"measured = our PEP value of PEPit's {name} example on operator classes, theory = "
-                                 f"the paper's {what} ({reference})", details={"settings": rows})
-
-
-def _register(name: str) -> None:
-    ex = OPERATOR_EXAMPLES[name]
-    assert ex.pepit is not None
-    where = f"PEPit examples/{ex.pepit[0].split('PEPit.examples.')[1].replace('.', '/')}.py"
-    ref = (ex.run.__doc__ or "").strip().split("\n")[0][:120]
-
-    def check(ctx: Context) -> Outcome:
-        return _check(name, ctx)
-
-    check.__name__ = check.__qualname__ = f"operator_parity_{name}"
-    rel = (f"is at most the paper's upper bound ({ref} ...)" if ex.kind == "bound" else
-           f"equals the paper's tight worst case to {REL_TOL:g} relative ({ref} ...)")
-    claim(f"base.pepit.operators.{name}", citation=where, statement=f"our PEP of {name} {rel}",
-          expected="refuted" if name in _FINDINGS else "verified")(check)
-
-
-if CLAIM_IDS != tuple(f"base.pepit.operators.{n}" for n in OPERATOR_EXAMPLES):
-    raise RuntimeError("verify/claims/pepit_operators.py: CLAIM_IDS does not list exactly the examples of "
-                       "fairtheory.worstcase.pepit_operator_examples.OPERATOR_EXAMPLES (update it)")
-for _name in OPERATOR_EXAMPLES:
-    _register(_name)
+register_parity(OPERATOR_EXAMPLES, prefix="base.pepit.operators.", claim_ids=CLAIM_IDS, findings=_FINDINGS,
+                ok_statuses=("Solved",), source="verify/claims/pepit_operators.py", fn_prefix="operator_parity_",
+                where=lambda ex: f"PEPit examples/{ex.pepit[0].split('PEPit.examples.')[1].replace('.', '/')}.py")

@@ -21,6 +21,9 @@ closed form, same tolerance; see docs/worstcase.md, "PEPit parity".
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+from typing import Any
+
 from fairtheory.worstcase.pepit_examples import EXAMPLES, REL_TOL
 from verify.core import Context, Outcome, Tally, claim
 
@@ -70,8 +73,10 @@ CLAIM_IDS = (
 _FINDINGS: dict[str, str] = {}
 
 
-def _check(name: str, ctx: Context) -> Outcome:
-    ex = EXAMPLES[name]
+def parity_outcome(name: str, ex: Any, ctx: Context, *, ok_statuses: tuple[str, ...], explain: str) -> Outcome:
+    """One parity claim's outcome: every setting of ``ex`` (quick, or quick + full) run, its value compared with
+    the paper's closed form (``ex.kind == "bound"``: at most it; else equal to :data:`REL_TOL` relative); a
+    solve whose status is not in ``ok_statuses`` never counts as agreement (nan)."""
     tally = Tally()
     rows = []
     reference = ""
@@ -79,38 +84,42 @@ def _check(name: str, ctx: Context) -> Outcome:
         r = ex.run(**params)
         reference = r.reference
         inst = dict(params)
-        # the solver must also report success: a failed solve never counts as agreement
-        ok_status = r.status in ("Solved", "AlmostSolved")
+        value = r.ours if r.status in ok_statuses else float("nan")
         if ex.kind == "bound":  # the paper proves an upper bound only: the exact worst case must lie below it
-            tally.upper(r.ours if ok_status else float("nan"), r.theory, instance=inst)
+            tally.upper(value, r.theory, instance=inst)
         else:
-            tally.equal(r.ours if ok_status else float("nan"), r.theory, rtol=REL_TOL, instance=inst)
+            tally.equal(value, r.theory, rtol=REL_TOL, instance=inst)
         rows.append(inst | {"ours": r.ours, "theory": r.theory, "rel_diff": r.rel_diff, "gap": r.gap,
-                            "status": r.status, "seconds": round(r.seconds, 4)})
-    what = "upper bound (a paper's bound, not tight)" if ex.kind == "bound" else "tight value"
-    return tally.outcome(explain=f"measured = our PEP worst case of PEPit's {name} example, theory = its documented "
-                                 f"{what} ({reference})",
-                         details={"settings": rows})
+                            "status": r.status, "seconds": round(r.seconds, 4)}
+                    | ({"value_is": r.value_is} if hasattr(r, "value_is") else {}))
+    return tally.outcome(explain=f"{explain} ({reference})", details={"settings": rows})
 
 
-def _register(name: str) -> None:
-    ex = EXAMPLES[name]
-    where = f"PEPit 0.5.1 examples/{ex.pepit[0].split('PEPit.examples.')[1].replace('.', '/')}.py" if ex.pepit \
-        else "PEPit 0.5.1 examples/composite_convex_minimization/proximal_gradient.py with f_2 an indicator"
-    ref = (ex.run.__doc__ or "").strip().split("\n")[0][:120]
+def register_parity(examples: Mapping[str, Any], *, prefix: str, claim_ids: tuple[str, ...], findings: Mapping[str, str],
+                    where: Callable[[Any], str], ok_statuses: tuple[str, ...], source: str,
+                    fn_prefix: str = "parity_") -> None:
+    """Register one claim ``prefix + name`` per example (expected ``refuted`` for the recorded ``findings``), after
+    checking that the literal ``claim_ids`` list exactly the examples (the claim-id scanner reads the literal)."""
+    if claim_ids != tuple(f"{prefix}{n}" for n in examples):
+        raise RuntimeError(f"{source}: CLAIM_IDS does not list exactly the examples (update it)")
+    for name, ex in examples.items():
+        ref = (ex.run.__doc__ or "").strip().split("\n")[0][:120]
+        what = ("upper bound (a paper's bound, not tight)" if ex.kind == "bound" else "tight value")
 
-    def check(ctx: Context) -> Outcome:
-        return _check(name, ctx)
+        def check(ctx: Context, name: str = name, ex: Any = ex, what: str = what) -> Outcome:
+            return parity_outcome(name, ex, ctx, ok_statuses=ok_statuses,
+                                  explain=f"measured = our PEP worst case of PEPit's {name} example, theory = the "
+                                          f"paper's {what}")
 
-    check.__name__ = check.__qualname__ = f"parity_{name}"
-    rel = (f"is at most the example's documented upper bound ({ref} ...)" if ex.kind == "bound" else
-           f"equals the example's documented tight worst case to {REL_TOL:g} relative ({ref} ...)")
-    claim(f"base.pepit.{name}", citation=where, statement=f"our PEP of {name} {rel}",
-          expected="refuted" if name in _FINDINGS else "verified")(check)
+        check.__name__ = check.__qualname__ = f"{fn_prefix}{name}"
+        rel = (f"is at most the paper's upper bound ({ref} ...)" if ex.kind == "bound" else
+               f"equals the paper's tight worst case to {REL_TOL:g} relative ({ref} ...)")
+        claim(f"{prefix}{name}", citation=where(ex), statement=f"our PEP of {name} {rel}",
+              expected="refuted" if name in findings else "verified")(check)
 
 
-if CLAIM_IDS != tuple(f"base.pepit.{n}" for n in EXAMPLES):
-    raise RuntimeError("verify/claims/pepit_parity.py: CLAIM_IDS does not list exactly the examples of "
-                       "fairtheory.worstcase.pepit_examples.EXAMPLES (update it)")
-for _name in EXAMPLES:
-    _register(_name)
+register_parity(EXAMPLES, prefix="base.pepit.", claim_ids=CLAIM_IDS, findings=_FINDINGS, ok_statuses=("Solved", "AlmostSolved"),
+                source="verify/claims/pepit_parity.py",
+                where=lambda ex: (f"PEPit 0.5.1 examples/{ex.pepit[0].split('PEPit.examples.')[1].replace('.', '/')}.py"
+                                  if ex.pepit else "PEPit 0.5.1 examples/composite_convex_minimization/proximal_gradient.py "
+                                  "with f_2 an indicator"))
