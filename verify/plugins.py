@@ -153,8 +153,8 @@ def _declared_ids(tree: ast.Module) -> set[str] | None:
 
 
 def _claim_ids_in(source: str) -> set[str] | None:
-    """The literal ids of the ``claim("...")`` calls in ``source`` (and a literal ``CLAIM_IDS`` tuple when an id is
-    computed); ``None`` when an id is computed and no such tuple declares them."""
+    """The literal ids of the ``claim("...")`` calls in ``source`` and of a module-level literal ``CLAIM_IDS`` tuple;
+    ``None`` when an id is computed and no such tuple declares them."""
     tree = ast.parse(source)
     ids: set[str] = set()
     computed = False
@@ -169,10 +169,12 @@ def _claim_ids_in(source: str) -> set[str] | None:
                 computed = True
                 continue
             ids.add(arg.value)
-    if computed:
-        declared = _declared_ids(tree)
-        return None if declared is None else ids | declared
-    return ids
+    # a literal CLAIM_IDS always counts: a module may register its claims through a helper of another module
+    # (verify/claims/pepit_operators.py registers through pepit_parity.register_parity, with no claim(...) call)
+    declared = _declared_ids(tree)
+    if computed and declared is None:
+        return None
+    return ids | (declared or set())
 
 
 @functools.cache
