@@ -294,11 +294,22 @@ def run_snippet(s: Snippet, cwd: Path) -> str:
     old, claims = Path.cwd(), dict(REGISTRY)
     added = [p for p in (str(ROOT), str(EXAMPLE)) if p not in sys.path]
     sys.path[:0] = added
+    # the snippets print what they print under the default run's Hypothesis profile ("ci", derandomized), also under
+    # --full (whose "full" profile is randomised: the PropFair audit found other counterexamples there)
+    from hypothesis import settings
+
+    prev = settings.default
+    try:
+        settings.load_profile("ci")
+    except Exception:  # noqa: BLE001 - run as a script (--update): no conftest, the default profile stays
+        pass
     try:
         os.chdir(cwd)
         with contextlib.redirect_stdout(buf):
             exec(compile(s.code, s.id, "exec"), {"__name__": "__snippet__"})  # noqa: S102 - our own docs
     finally:
+        settings.register_profile("_before_snippet", prev)
+        settings.load_profile("_before_snippet")
         os.chdir(old)
         for p in added:
             sys.path.remove(p)
