@@ -29,8 +29,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from fairtheory.proofs.bounded import run_bounded  # noqa: E402
 from fairtheory.proofs.exact_linalg import HAVE_FLINT, is_psd, ldl_pivots  # noqa: E402
+from fairtheory_kernel.bounded import run_bounded  # noqa: E402
 
 Entries = dict[tuple[int, int], Fraction]
 

@@ -18,10 +18,10 @@ from __future__ import annotations
 import json
 import time
 
-from fairtheory.proofs import pep_kernel
 from fairtheory.proofs.certificate import check_certificate
-from fairtheory.proofs.check import check_proof
 from fairtheory.worstcase import local_gd_worst_case
+from fairtheory_kernel import pep as pep_kernel
+from fairtheory_kernel.check import check_proof
 
 GRID = [(2, 2), (2, 3), (2, 4), (3, 3), (2, 6), (4, 3)]
 

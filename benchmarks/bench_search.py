@@ -24,9 +24,9 @@ ROUND_BETA = [Fraction(1, 2), Fraction(3, 4), Fraction(1), Fraction(5, 4), Fract
 def local_gd(kappa: int, T_N: int, rho2: Fraction) -> dict[str, Any]:
     """The normalised local-GD PEP (``beta = 1/4``, two uniform clients, 002 output) as the trusted kernel builds
     it from a statement (the tests build the same SDP with the hand-written builder)."""
-    from fairtheory.proofs import pep_kernel
     from fairtheory.proofs.certificate import statement
     from fairtheory.worstcase.local_gd import units
+    from fairtheory_kernel import pep as pep_kernel
 
     _, D0n, R2n = units(1, 1, rho2)
     st = statement(method={"name": "local_gd", "kappa": kappa, "T_N": T_N, "beta": Fraction(1, 4), "schedule": "rfedfair",

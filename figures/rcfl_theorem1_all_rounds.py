@@ -55,9 +55,9 @@ def data(quick: bool) -> dict[str, Any]:
     ``every_rho`` (the every-``rho`` certificate on ``[LO, THM_HI]`` checks), ``c`` (its ``rho^2`` coefficient:
     bound ``+ (c/2) L beta^2 rho^2``, a Fraction) and ``admissible``; ``T`` (rounds), ``worst`` (exact worst case),
     ``proved`` and ``rhs`` (both in units of ``L D0``) at ``KAPPA_R``, ``STEP_R``."""
-    from fairtheory.proofs.kernel.potential_kernel import explain_potential
     from fairtheory.proofs.potential_search import PotentialNotProved, _local_gd, prove_potential
     from fairtheory.worstcase import local_gd_worst_case
+    from fairtheory_kernel.potential_kernel import explain_potential
 
     rows = []
     for kappa in KAPPAS:

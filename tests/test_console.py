@@ -1,6 +1,6 @@
 """The console output of ``python -m verify`` fits the terminal: at ``COLUMNS=100`` every line is at most 100
 characters (the issue's acceptance allows 120), proved rows show the proved statement in the words of
-:func:`fairtheory.proofs.check.describe` and the re-check time, and no row prints a placeholder number (``0
+:func:`fairtheory_kernel.check.describe` and the re-check time, and no row prints a placeholder number (``0
 instances``, a count compared with itself, ``-`` cells)."""
 
 from __future__ import annotations
@@ -119,7 +119,7 @@ def _check_proved(table: str, fresh: bool) -> None:
     again = r", again in a fresh interpreter in \d+\.\d\d s" if fresh else ""
     assert re.search(r"re-checked exactly in \d+\.\d\d s" + again + r" \(3 certificates: pep-dual", flat), block
     assert "measured" not in block and "instance" not in block
-    from fairtheory.proofs.check import describe
+    from fairtheory_kernel.check import describe
 
     words = describe(declared_statements(REGISTRY[PROVED], Context(quick=True))[0])
     assert " ".join(words.split())[:60] in " ".join(block.replace("proved:", " ").split()), (words, block)

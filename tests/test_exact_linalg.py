@@ -1,4 +1,4 @@
-"""fairtheory.proofs.exact_linalg (exact PSD test, FLINT and pure Python) and fairtheory.proofs.bounded (run_bounded)."""
+"""fairtheory.proofs.exact_linalg (exact PSD test, FLINT and pure Python) and fairtheory_kernel.bounded (run_bounded)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from fairtheory.proofs.bounded import MEMORY_EXIT, bounded, run_bounded
 from fairtheory.proofs.exact_linalg import is_psd, ldl_pivots, solve_sparse
-from fairtheory.proofs.kernel import linalg as el  # the trusted PSD test: its helpers are patched below
+from fairtheory_kernel import linalg as el  # the trusted PSD test: its helpers are patched below
+from fairtheory_kernel.bounded import MEMORY_EXIT, bounded, run_bounded
 
 try:
     import flint

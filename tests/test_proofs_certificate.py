@@ -15,10 +15,10 @@ from fractions import Fraction
 
 import pytest
 
-from fairtheory.proofs import pep_kernel
 from fairtheory.proofs.certificate import certify_exact, certify_pep, check_certificate, statement
-from fairtheory.proofs.check import check_proof, describe, implies, statement_of
 from fairtheory.worstcase import local_gd_worst_case, round_constant, scaffold_worst_case
+from fairtheory_kernel import pep as pep_kernel
+from fairtheory_kernel.check import check_proof, describe, implies, statement_of
 
 
 @pytest.fixture(scope="module")

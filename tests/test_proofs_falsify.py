@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-import fairtheory.proofs.check as check_mod
+import fairtheory_kernel.check as check_mod
 from fairtheory.proofs.falsify import best_ratio, falsify_certificate, falsify_family, falsify_pep
 from fairtheory.proofs.recheck import Verdict, recheck_row
 

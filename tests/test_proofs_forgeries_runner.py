@@ -48,9 +48,9 @@ import copy
 import subprocess
 import sys
 
-import fairtheory.proofs.check as check
-import fairtheory.proofs.kernel.family as family
-import fairtheory.proofs.kernel.pep as pep
+import fairtheory_kernel.check as check
+import fairtheory_kernel.family as family
+import fairtheory_kernel.pep as pep
 import verify.validate as validate
 from verify import Context, Outcome, claim
 
@@ -112,7 +112,7 @@ from verify import Context, Outcome, claim
 
 runner.fresh_gate = lambda r, checker: r  # the runner's own process: out of any in-process defence's reach
 recheck.FreshChecker.check = lambda self, *a, **k: recheck.Verdict(True, "", ["anything"])
-import fairtheory.proofs.check as check
+import fairtheory_kernel.check as check
 check.check_proof = lambda *a, **k: True
 check.implies = lambda *a, **k: True
 
@@ -181,7 +181,7 @@ def test_a_plugin_that_tampers_with_the_runner_is_caught_by_the_recheck(tmp_path
 
 def test_edited_words_of_a_proved_row_are_caught(tmp_path: Path, gd_cert: dict[str, Any],
                                                  capsys: pytest.CaptureFixture[str]) -> None:
-    from fairtheory.proofs.check import describe
+    from fairtheory_kernel.check import describe
 
     declared = [gd_cert["statement"]]
     words = [describe(d) for d in declared]
@@ -204,7 +204,7 @@ def test_edited_words_of_a_proved_row_are_caught(tmp_path: Path, gd_cert: dict[s
 def test_a_certificate_attached_to_the_wrong_claim_fails_the_recheck(tmp_path: Path, gd_cert: dict[str, Any],
                                                                      capsys: pytest.CaptureFixture[str]) -> None:
     """A report row moved onto another claim's declared statement (and words) by editing the JSON."""
-    from fairtheory.proofs.check import describe
+    from fairtheory_kernel.check import describe
 
     other = _gd_statement("1/8", kappa=2, T_N=1, n=2, schedule="fedavg")
     row = {"id": "forged.moved", "status": "proved", "certificate": gd_cert, "proved_statement": [describe(other)],

@@ -1,6 +1,6 @@
 """Issue 33, routes 2 and 3: printed words are the checked statement, and a declared statement is read once.
 
-Each test is a forgery tried against the trusted kernel (:mod:`fairtheory.proofs.kernel`) or the runner's binding of
+Each test is a forgery tried against the trusted kernel (:mod:`fairtheory_kernel`) or the runner's binding of
 certificates to claims (:func:`verify.core.bind_statement`); none may end in a false statement printed as proved.
 """
 
@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from fairtheory.proofs.kernel import check as K
-from fairtheory.proofs.kernel import family, pep
-from fairtheory.proofs.kernel.rows import BadStatement
+from fairtheory_kernel import check as K
+from fairtheory_kernel import family, pep
+from fairtheory_kernel.rows import BadStatement
 
 # ------------------------------------------------------------------------------------------------ fixtures
 

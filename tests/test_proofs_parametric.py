@@ -1,6 +1,6 @@
 """Parametric ("pep-family") certificates: proofs for every step size in a range (issue 25).
 
-The kernel (:mod:`fairtheory.proofs.parametric_kernel`) is checked against the point kernel, its real-algebra
+The kernel (:mod:`fairtheory_kernel.family`) is checked against the point kernel, its real-algebra
 primitives against sympy, and every forgery of the issue is rejected."""
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ import pytest
 import sympy as sp
 
 from fairtheory.errors import FairtheoryError, FairtheoryValueError, SolverError
-from fairtheory.proofs import parametric_kernel as pk
-from fairtheory.proofs import pep_kernel
 from fairtheory.proofs.certificate import statement
 from fairtheory.proofs.parametric import FamilyNotProved, OutOfRange, check_family, explain_family, largest_range, prove_family
+from fairtheory_kernel import family as pk
+from fairtheory_kernel import pep as pep_kernel
 
 
 @pytest.fixture(scope="module")

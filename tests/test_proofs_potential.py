@@ -1,6 +1,6 @@
 """``pep-potential`` certificates: bounds for every number of iterations (docs/proofs.md section 8).
 
-The kernel (:mod:`fairtheory.proofs.kernel.potential_kernel`) must accept the classical proofs and refuse every
+The kernel (:mod:`fairtheory_kernel.potential_kernel`) must accept the classical proofs and refuse every
 forgery: a lowered bound, a widened or false range, an edited potential coefficient, edited multipliers, a statement
 up to ``h = 21/10``.  Each proved bound is falsified against the exact worst case."""
 
@@ -12,8 +12,8 @@ from fractions import Fraction as Q
 import pytest
 
 from fairtheory.proofs import check_proof, describe, implies, prove_potential, statement_of
-from fairtheory.proofs.kernel import potential_kernel as K
 from fairtheory.proofs.potential_search import PotentialNotProved
+from fairtheory_kernel import potential_kernel as K
 
 GD = (Q(1, 100), Q(1))
 LOCAL = (Q(1, 1000), Q(1, 40))
@@ -115,8 +115,8 @@ def test_meta_is_not_read(gd: dict) -> None:
 
 
 def test_gd_implies(gd: dict) -> None:
-    from fairtheory.proofs.kernel.family import poly
     from fairtheory.proofs.parametric import family_statement
+    from fairtheory_kernel.family import poly
 
     s = statement_of(gd)
     fam = lambda lo, num, N=5: {"kind": "pep-family", "statement": family_statement(  # noqa: E731

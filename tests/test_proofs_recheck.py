@@ -82,7 +82,7 @@ def test_lowering_the_declared_bound_too_fails(report: dict[str, Any], tmp_path:
                                                capsys: pytest.CaptureFixture[str]) -> None:
     """The forger lowers the bound in the certificate, the declared statement and the words alike: the certificate
     no longer re-checks."""
-    from fairtheory.proofs.check import describe
+    from fairtheory_kernel.check import describe
 
     doc = copy.deepcopy(report)
     row = _row(doc)
@@ -104,7 +104,7 @@ def test_edited_words_fail(report: dict[str, Any], tmp_path: Path, capsys: pytes
 
 def test_a_stronger_declared_statement_fails_and_a_weaker_true_one_passes(report: dict[str, Any], tmp_path: Path,
                                                                           capsys: pytest.CaptureFixture[str]) -> None:
-    from fairtheory.proofs.check import describe
+    from fairtheory_kernel.check import describe
 
     for factor, expect in ((Fraction(1, 2), 1), (Fraction(2), 0)):
         doc = copy.deepcopy(report)
@@ -185,7 +185,7 @@ def test_the_fresh_checker_is_another_interpreter_without_verify(report: dict[st
         assert v.words == row["proved_statement"]
         assert fc.pid is not None and fc.pid != os.getpid()
         mods = fc.modules()
-        assert "fairtheory.proofs.kernel.check" in mods
+        assert "fairtheory_kernel.check" in mods
         assert not [m for m in mods if m == "verify" or m.startswith(("verify.", "fairtheory_plugin"))], mods
     finally:
         fc.close()
@@ -194,7 +194,7 @@ def test_the_fresh_checker_is_another_interpreter_without_verify(report: dict[st
 def test_the_fresh_checker_ignores_a_checker_patched_in_this_process(report: dict[str, Any],
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     """Route 4 of issue 33: here ``check_proof``/``implies`` say True to anything; the fresh interpreter does not."""
-    import fairtheory.proofs.check as check_mod
+    import fairtheory_kernel.check as check_mod
 
     row = copy.deepcopy(_row(report))
     row["certificate"][0]["statement"]["bound"]["hetero"] = "0"

@@ -19,9 +19,9 @@ from typing import Any
 import pytest
 
 from fairtheory.proofs import symbolic as S
-from fairtheory.proofs.kernel import check as K
-from fairtheory.proofs.kernel import potential_kernel as PK
 from fairtheory.proofs.symbolic import IDX, E, at, d, exp, fn, log, mx, q, rpow, sm, v
+from fairtheory_kernel import check as K
+from fairtheory_kernel import potential_kernel as PK
 
 L = E.lift
 

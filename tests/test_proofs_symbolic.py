@@ -1,4 +1,4 @@
-"""The ``"symbolic"`` kernel (fairtheory.proofs.kernel.symbolic) on the five certificates of
+"""The ``"symbolic"`` kernel (fairtheory_kernel.symbolic) on the five certificates of
 fairtheory.proofs.symbolic: each re-checks (also after a JSON round trip, in a fresh process that never imports
 sympy), fast; its statement is the claim's declared one; tampering fails; statements are canonical, compared by
 ``implies`` and put in words sign-correctly; falsification finds nothing in them and finds the false ones."""
@@ -15,8 +15,8 @@ import pytest
 
 from fairtheory.proofs import symbolic as S
 from fairtheory.proofs.falsify_symbolic import falsify
-from fairtheory.proofs.kernel import symbolic as K
 from fairtheory.proofs.symbolic import IDX, E, at, log, q, sm, v
+from fairtheory_kernel import symbolic as K
 
 MAKERS = sorted(S.ALL_CERTIFICATES)
 CLAIM = {"softplus_smoothness": "proofs.rcfl.softplus.smoothness", "prop1": "proofs.rcfl.prop1.softplus",
@@ -59,7 +59,7 @@ def test_fresh_process_rechecks_without_importing_sympy(certs: dict, tmp_path) -
         p = tmp_path / f"{name}.json"
         p.write_text(json.dumps(certs[name]))
         paths.append(str(p))
-    code = ("import json, sys; from fairtheory.proofs.kernel.symbolic import check; "
+    code = ("import json, sys; from fairtheory_kernel.symbolic import check; "
             "r = [check(json.load(open(p))) for p in sys.argv[1:]]; print(json.dumps([r, 'sympy' in sys.modules]))")
     out = subprocess.run([sys.executable, "-c", code, *paths], capture_output=True, text=True, timeout=120, check=True)
     assert json.loads(out.stdout.strip().splitlines()[-1]) == [[True] * len(MAKERS), False]

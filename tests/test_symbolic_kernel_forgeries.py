@@ -1,4 +1,4 @@
-"""Forged ``"symbolic"`` certificates: every one must be refused by fairtheory.proofs.kernel.symbolic.check.
+"""Forged ``"symbolic"`` certificates: every one must be refused by fairtheory_kernel.symbolic.check.
 
 The first four rebuild, in the kernel's format, the false statements that the sympy-based checker printed
 ``proved`` (issue 33, route 1: bound-variable capture through ``subs``); falsification confirms each statement is
@@ -14,8 +14,8 @@ import pytest
 
 from fairtheory.proofs import symbolic as S
 from fairtheory.proofs.falsify_symbolic import falsify
-from fairtheory.proofs.kernel import symbolic as K
 from fairtheory.proofs.symbolic import IDX, E, d, log, mx, q, sm, v
+from fairtheory_kernel import symbolic as K
 
 L = E.lift
 

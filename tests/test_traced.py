@@ -290,7 +290,7 @@ def test_choice_outcomes_are_a_distribution(replace) -> None:
 def test_certificate_of_the_traced_pep() -> None:
     """certificate=True: exact rational multipliers; the runner's checker accepts the JSON form, the bound is
     within 1e-6 of the value and equals the hand-written PEP's certified bound (same SDP data, dyadic lr, p)."""
-    from fairtheory.proofs.check import check_proof
+    from fairtheory_kernel.check import check_proof
 
     wc = worst_case(fedavg.make, 2, n=2, L=1.0, D0=1.0, rho2=1.0, lr=0.5, kappa=2, certificate=True)
     cert = wc.certificate

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-import fairtheory.proofs.check as check_mod
+import fairtheory_kernel.check as check_mod
 from verify import runner
 from verify.claims import load_all
 from verify.core import REGISTRY, STATUSES, ClaimResult, Context, Outcome, claim, combine, run_claim

@@ -11,7 +11,7 @@ Each claim takes a head line and one or more detail lines, every line at most ``
 * head: id, citation (shortened to fit; whole in the Markdown report), status (with ``(expected ...)`` when it
   differs from the claim's expectation) and seconds;
 * a ``proved`` claim: the exact re-check (its time, the certificates' kinds and size) and its proved statements in
-  words - the words :func:`fairtheory.proofs.check.describe` generates from the checked statement, which the runner
+  words - the words :func:`fairtheory_kernel.check.describe` generates from the checked statement, which the runner
   stores in :attr:`verify.core.ClaimResult.proved_statement` - wrapped, at most :data:`STATEMENTS` statements of at
   most :data:`STATEMENT_LINES` lines each (all of them in the Markdown and JSON reports).  No measured/bound
   numbers: a proof's evidence is its certificate;

@@ -24,7 +24,7 @@ from verify.catalogue import CATALOGUE
 
 Status = Literal["proved", "verified", "refuted", "inconclusive", "skipped", "not implemented", "error"]
 #: every status, in report order.  ``proved``: an exact certificate (``Outcome.certificate``) that the runner
-#: re-checked with :func:`fairtheory.proofs.check.check_proof`; ``verified``: the numbers held on every instance
+#: re-checked with :func:`fairtheory_kernel.check.check_proof`; ``verified``: the numbers held on every instance
 STATUSES = ("proved", "verified", "refuted", "inconclusive", "skipped", "not implemented", "error")
 
 #: relative slack for floating-point rounding when comparing a computed quantity with a bound that
@@ -210,10 +210,10 @@ def claim(claim_id: str, *, citation: str | None = None, statement: str | None =
     twice raises, except that re-importing the same module replaces its own claim.
 
     ``proves``: the claim's statement in structured form - a statement dict of a certificate kind (e.g.
-    :func:`fairtheory.proofs.pep_kernel.statement`), a list of them, or a callable ``proves(ctx)`` returning
+    :func:`fairtheory_kernel.pep.statement`), a list of them, or a callable ``proves(ctx)`` returning
     one or a list (when the statement depends on quick/full mode).  A claim can end ``proved`` only with it:
     the runner requires every declared statement to be implied by the statement of a certificate that
-    re-checked (:func:`fairtheory.proofs.check.implies`); a claim with a free-text statement only cannot be
+    re-checked (:func:`fairtheory_kernel.check.implies`); a claim with a free-text statement only cannot be
     ``proved`` (it ends ``error``)."""
     if proves is not None and not (callable(proves) or isinstance(proves, (dict, list))):
         raise ValueError(f"proves must be a statement dict, a list of them or a callable(ctx), got {type(proves).__name__}")
@@ -339,8 +339,8 @@ def bind_statement(out: Outcome, spec: ClaimSpec, ctx: Context) -> tuple[Outcome
     """A ``proved`` outcome keeps its status only when every statement the claim declares is implied by the
     statement of one of its (already re-checked) certificates: a certificate of another problem, an edited or
     relabelled one, or a claim with a free-text statement only, ends ``error`` with a one-line reason.
-    Returns the outcome and the declared statements in words (:func:`fairtheory.proofs.check.describe`)."""
-    from fairtheory.proofs.check import describe, implies, statement_of
+    Returns the outcome and the declared statements in words (:func:`fairtheory_kernel.check.describe`)."""
+    from fairtheory_kernel.check import describe, implies, statement_of
 
     declared = declared_statements(spec, ctx)
     if not declared:

@@ -183,7 +183,7 @@ def to_markdown(results: Sequence[ClaimResult], meta: dict[str, Any]) -> str:
               "with the smallest margin; tightness the largest ratio over all instances, none for a refuted "
               "claim).  `(within rounding)`: the smallest margin is negative but inside the fixed float-rounding "
               "slack (`verify.core.ROUNDING`), so the claim holds."]
-    lines += ["", "Statuses: `proved` (exact certificates, re-checked by the kernel `fairtheory.proofs.check.check_proof` "
+    lines += ["", "Statuses: `proved` (exact certificates, re-checked by the kernel `fairtheory_kernel.check.check_proof` "
               "in the claim's process and again in a fresh interpreter; the certificates and the declared statements "
               "are in the JSON report, and `python -m fairtheory.proofs recheck REPORT.json` re-checks them), "
               "`verified` (the numbers "

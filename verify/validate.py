@@ -192,11 +192,11 @@ def _certificate_data(cert: Any) -> Any:
 
 
 def recheck_certificates(cert: Any) -> tuple[bool, str]:
-    """Re-check a certificate (a dict or a list of dicts) with :func:`fairtheory.proofs.check.check_proof`.
+    """Re-check a certificate (a dict or a list of dicts) with :func:`fairtheory_kernel.check.check_proof`.
 
     Returns ``(ok, reason)``: ``ok`` only when every certificate re-checks; ``reason`` names the first
     that fails (its index and kind)."""
-    from fairtheory.proofs.check import check_proof
+    from fairtheory_kernel.check import check_proof
 
     certs = cert if isinstance(cert, list) else [cert]
     if not certs:

@@ -1,6 +1,6 @@
 """Checkable proofs: a certificate is a statement plus evidence, re-checked exactly (see docs/proofs.md).
 
-* :mod:`fairtheory.proofs.kernel`: the trusted base - everything :func:`check_proof` executes and nothing else
+* :mod:`fairtheory_kernel`: the trusted base - everything :func:`check_proof` executes and nothing else
   (``pep-dual``, ``pep-family``, ``pep-potential`` and ``symbolic`` certificates; exact arithmetic it owns or
   python-flint's; no solver, no float, no sympy);
 * :mod:`fairtheory.proofs.certificate`: rational dual certificates of PEP statements (:class:`Certificate`,
@@ -20,8 +20,33 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError
 from fairtheory.proofs.certificate import Certificate, certify_exact, certify_pep, check_certificate, statement
-from fairtheory.proofs.check import check_proof, describe, implies, statement_of
+from fairtheory_kernel import check as _kernel_check
+
+
+def _named(reader: Any) -> Any:
+    """The kernel's function ``reader`` with its plain ``TypeError`` / ``ValueError`` (the kernel imports nothing of
+    the project) raised as :class:`~fairtheory.errors.FairtheoryTypeError` / ``FairtheoryValueError``."""
+
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return reader(*args, **kwargs)
+        except (FairtheoryTypeError, FairtheoryValueError):
+            raise
+        except TypeError as exc:
+            raise FairtheoryTypeError(str(exc)) from exc
+        except ValueError as exc:
+            raise FairtheoryValueError(str(exc)) from exc
+
+    wrapped.__name__, wrapped.__qualname__, wrapped.__doc__ = reader.__name__, reader.__qualname__, reader.__doc__
+    return wrapped
+
+
+check_proof = _named(_kernel_check.check_proof)
+describe = _named(_kernel_check.describe)
+implies = _named(_kernel_check.implies)
+statement_of = _named(_kernel_check.statement_of)
 
 __all__ = ["Certificate", "certify_pep", "certify_exact", "check_certificate", "statement", "check_proof", "describe",
            "implies", "statement_of", "fit_closed_form", "prove_family", "check_family", "prove_potential"]
@@ -34,6 +59,6 @@ def __getattr__(name: str) -> Any:
         return getattr(importlib.import_module("fairtheory.proofs.parametric"), name)
     if name == "prove_potential":
         return importlib.import_module("fairtheory.proofs.potential_search").prove_potential
-    if name in ("symbolic", "fit", "search", "parametric", "parametric_kernel"):
+    if name in ("symbolic", "fit", "search", "parametric"):
         return importlib.import_module(f"fairtheory.proofs.{name}")
     raise AttributeError(f"module 'fairtheory.proofs' has no attribute {name!r}")

@@ -1,7 +1,7 @@
 r"""Exact rational dual certificates for performance-estimation (PEP) worst cases: statement + evidence.
 
 A certificate (``"kind": "pep-dual"``, version 2) is a declarative *statement* - function class, clients,
-method, measure and exact bound, :mod:`fairtheory.proofs.pep_kernel` - and *evidence*: rational dual
+method, measure and exact bound, :mod:`fairtheory_kernel.pep` - and *evidence*: rational dual
 multipliers ``lambda``, one per row of the SDP the statement defines, sparse (``[[row, "p/q"], ...]``).
 The checker (:func:`check_certificate`) rebuilds the SDP **from the statement alone** with the trusted
 kernel and recomputes, in exact arithmetic,
@@ -34,8 +34,8 @@ from typing import Any
 
 from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError
 from fairtheory.proofs.exact_linalg import solve_sparse
-from fairtheory.proofs.kernel import pep as kernel
-from fairtheory.proofs.kernel.pep import check_certificate, statement_of, verify_multipliers
+from fairtheory_kernel import pep as kernel
+from fairtheory_kernel.pep import check_certificate, statement_of, verify_multipliers
 
 __all__ = ["Certificate", "certify_pep", "certify_exact", "check_certificate", "verify_multipliers", "fraction_str",
            "statement", "statement_of", "exact_multipliers"]
@@ -86,7 +86,7 @@ def statement(*, method: Mapping[str, Any], n: int, p: Sequence[Any] | None = No
 
     The class and clients are validated here (``1 <= n <= 16``, ``p`` of length ``n`` with ``p_i > 0`` summing to 1
     exactly, ``L > 0``, ``0 <= mu < L``); the method and bound fields only for their types (every number finite and
-    exact): what they mean is the kernel's to decide (:func:`fairtheory.proofs.pep_kernel.canonical`).  Raises
+    exact): what they mean is the kernel's to decide (:func:`fairtheory_kernel.pep.canonical`).  Raises
     :class:`~fairtheory.errors.FairtheoryTypeError` / ``FairtheoryValueError`` naming the field."""
     if not isinstance(method, Mapping):
         raise FairtheoryTypeError(f"method must be a mapping such as {{'name': 'local_gd', ...}}, got "
@@ -132,7 +132,7 @@ class Certificate:
     constrained bound, the factor ``r`` of the searched direction for a homogeneous one (e.g. the one-round
     constant ``C`` or a worst-case ratio); ``value`` the float SDP value it certifies."""
 
-    statement: dict[str, Any]            #: canonical (:func:`fairtheory.proofs.pep_kernel.canonical`)
+    statement: dict[str, Any]            #: canonical (:func:`fairtheory_kernel.pep.canonical`)
     multipliers: list[Fraction]          #: one per row of ``pep_kernel.build(statement)``
     bound: Fraction
     value: float

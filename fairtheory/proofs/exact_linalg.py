@@ -1,6 +1,6 @@
 r"""Exact rational linear algebra outside the checker: ``L D L^T`` pivots, the reference PSD test, sparse solves.
 
-The PSD *decision* a certificate check runs is :func:`fairtheory.proofs.kernel.linalg.is_psd` (the trusted kernel,
+The PSD *decision* a certificate check runs is :func:`fairtheory_kernel.linalg.is_psd` (the trusted kernel,
 python-flint).  This module adds what the untrusted search and the tests use:
 
 * :func:`is_psd` with a ``backend``: the kernel's test, or the reference fraction-free ``L D L^T`` elimination on
@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
-from fairtheory.proofs.kernel import linalg as _k
+from fairtheory_kernel import linalg as _k
 
 try:
     import flint as _flint  # noqa: F401 - whether python-flint imports (the kernel needs it)
@@ -190,7 +190,7 @@ def solve_sparse(rows: Sequence[Mapping[int, Fraction]], rhs: Sequence[Fraction]
 def is_psd(entries: Mapping[tuple[int, int], Fraction], n: int, *, backend: str | None = None) -> bool:
     """``True`` iff the symmetric rational matrix (upper-triangle entries) is positive semidefinite (exact).
     ``backend``: ``"flint"`` (the kernel's rank + congruence certificate,
-    :func:`fairtheory.proofs.kernel.linalg.is_psd`), ``"python"`` (the reference elimination) or ``None`` (FLINT when
+    :func:`fairtheory_kernel.linalg.is_psd`), ``"python"`` (the reference elimination) or ``None`` (FLINT when
     it imports)."""
     if _backend(backend) == "flint":
         return _k.is_psd(entries, n)

@@ -1,6 +1,6 @@
 r"""Try to refute a certificate's statement numerically, before it is printed ``proved`` (defence in depth).
 
-The kernel (:mod:`fairtheory.proofs.kernel`) decides ``proved``; this module, outside it, runs the statement's
+The kernel (:mod:`fairtheory_kernel`) decides ``proved``; this module, outside it, runs the statement's
 method on explicit instances of the statement's function class and compares the measure with the bound.  A
 statement the kernel accepted and an instance here refutes is a kernel bug: :func:`falsify_certificate` returns
 the instance, and the runner (:mod:`fairtheory.proofs.recheck`) ends the claim ``error`` naming it.
@@ -19,7 +19,7 @@ minimised at ``0`` with ``rho^2 = sum_i p_i ||r_i||^2``.  ``x0`` has
 ``||x0||^2 = D0`` (constrained bounds, with ``rho^2 <= rho2``) or any length (homogeneous bounds).  The Huber
 functions of small ``delta`` are the worst cases of gradient descent (Drori & Teboulle 2014, Thm. 3.1); the
 quadratics ``(L/2) x^2`` and ``(mu/2) x^2`` are the other extreme.  The method is run by an implementation
-written here from the statement's definition (:mod:`fairtheory.proofs.kernel.pep` module doc), independent of the
+written here from the statement's definition (:mod:`fairtheory_kernel.pep` module doc), independent of the
 kernel's own recurrences.
 
 Comparison: quadratic instances with rational data run in exact :class:`~fractions.Fraction` arithmetic (every
@@ -415,7 +415,7 @@ def _potential_bound(st: Mapping[str, Any], k: int, t: Fraction) -> tuple[Fracti
 
 
 def _trajectory(f: _Instance, x0: Any, m: Mapping[str, Any], t: Any, K: int, last: bool = False) -> dict[int, Any]:
-    """The measure at every horizon ``<= K`` of one run (module doc of :mod:`fairtheory.proofs.kernel.potential_kernel`
+    """The measure at every horizon ``<= K`` of one run (module doc of :mod:`fairtheory_kernel.potential_kernel`
     for the methods, written here from that definition): gd ``x+ = x - t g(x)``, ``f(x_N) - f*`` for ``N = 1..K``;
     agm (step ``1/L``, ``x_0 = z_0``, ``lambda_0 = 0``) the same; local_gd (002 Alg. 1, full participation; round 0
     one local step for rFedFair, ``kappa`` for FedAvg, then ``kappa`` per round, each round the ``p``-average of the

@@ -135,7 +135,7 @@ def _point(st: dict[str, Any], rng: random.Random, k: int) -> tuple[dict[str, An
 def falsify(statement: dict[str, Any], *, points: int = 200, dps: int = 50, seed: int = 0) -> dict[str, Any] | None:
     """The first point where a goal of the (canonical or raw) ``statement`` fails, as ``{"goal", "point", "lhs",
     "rhs"}``, or ``None`` when every goal holds at every sampled point (tolerance ``1e-25`` relative)."""
-    from fairtheory.proofs.kernel.symbolic import canonical_statement
+    from fairtheory_kernel.symbolic import canonical_statement
 
     st = canonical_statement(statement)
     rng = random.Random(seed)

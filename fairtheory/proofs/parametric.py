@@ -3,7 +3,7 @@ r"""Proofs for every step size: parametric PEP certificates (issue 25).
 A ``"pep-family"`` certificate proves a worst-case bound ``L D0 b(t)`` for **every** normalised step ``t`` in a
 closed rational interval at once (``t = h = step L`` for gradient descent, ``t = beta_L = beta L`` for local
 GD): its evidence is dual multipliers that are rational functions of ``t``, checked exactly on the whole
-interval by the trusted kernel :mod:`fairtheory.proofs.parametric_kernel` (exact real-root counting and an
+interval by the trusted kernel :mod:`fairtheory_kernel.family` (exact real-root counting and an
 ``L D L^T`` over ``Z[t]``; docs/proofs.md section 7).
 
 >>> from fractions import Fraction as Q
@@ -53,8 +53,8 @@ import flint
 import numpy as np
 
 from fairtheory.errors import FairtheoryValueError, SolverError
-from fairtheory.proofs import parametric_kernel as pk
-from fairtheory.proofs.parametric_kernel import check_family, explain_family
+from fairtheory_kernel import family as pk
+from fairtheory_kernel.family import check_family, explain_family
 
 __all__ = ["FamilyCertificate", "FamilyNotProved", "OutOfRange", "RangeResult", "prove_family", "check_family",
            "explain_family", "family_statement", "largest_range", "default_bound", "sample_worst_case"]
@@ -148,7 +148,7 @@ def _bound_polys(bound: Any, name: str) -> tuple[Any, Any]:
 def family_statement(method: str, *, lo: Any, hi: Any, num: Any, den: Any, N: int | None = None, n: int = 2,
                      kappa: int | None = None, T_N: int | None = None, output: str = "002",
                      schedule: str = "rfedfair", p: Sequence[Any] | None = None) -> dict[str, Any]:
-    """A ``"pep-family"`` statement as plain JSON (:mod:`fairtheory.proofs.parametric_kernel`), validated."""
+    """A ``"pep-family"`` statement as plain JSON (:mod:`fairtheory_kernel.family`), validated."""
     if method == "gd":
         m: dict[str, Any] = {"name": "gd", "N": N}
         n_, pw = 1, ["1"]
@@ -174,7 +174,7 @@ def family_statement(method: str, *, lo: Any, hi: Any, num: Any, den: Any, N: in
 class FamilyCertificate:
     """A parametric statement and the rational-function multipliers proving it (module doc)."""
 
-    statement: dict[str, Any]            #: canonical (:func:`fairtheory.proofs.parametric_kernel.canonical`)
+    statement: dict[str, Any]            #: canonical (:func:`fairtheory_kernel.family.canonical`)
     pieces: list[Piece]                  #: ``(lo, hi, denominator, {row: numerator})`` covering the range
     seconds: float = 0.0
     meta: dict[str, Any] = field(default_factory=dict)

@@ -2,7 +2,7 @@ r"""Untrusted proposer of ``"pep-potential"`` certificates: bounds for every num
 
 :func:`prove_potential` writes a statement - the potential family, its initial bound, the bound for every ``N`` -
 and the multipliers of its three obligations (one step for every ``k >= 0``, initial, final), then asks the trusted
-kernel :mod:`fairtheory.proofs.kernel.potential_kernel` to check them.  The multipliers are those of the classical
+kernel :mod:`fairtheory_kernel.potential_kernel` to check them.  The multipliers are those of the classical
 proofs, written as polynomials in ``(k, t)`` (derived in docs/proofs.md 8.3); nothing here is trusted.  Templates:
 
 * ``gd``, ``potential="lyapunov2"`` (default for ranges inside ``(0, 1]``): the step-``h`` form of PEPit's
@@ -32,7 +32,7 @@ from fractions import Fraction
 from typing import Any
 
 from fairtheory.errors import FairtheoryValueError, SolverError
-from fairtheory.proofs.kernel import potential_kernel as K
+from fairtheory_kernel import potential_kernel as K
 
 __all__ = ["prove_potential", "PotentialCertificate", "PotentialNotProved", "potential_statement", "family_at"]
 
@@ -76,10 +76,10 @@ def _kp(*coeffs: Any) -> list[list[str]]:
 def potential_statement(method: str, *, lo: Any, hi: Any, terms: dict[str, Any], initial: tuple[Any, Any],
                         bound: tuple[Any, Any], den: Any = ("1",), weight: tuple[Any, Any] | None = None, n: int = 1,
                         p: Any = None, kappa: int | None = None, schedule: str = "rfedfair") -> dict[str, Any]:
-    """A ``pep-potential`` statement in JSON (kernel format, module doc of :mod:`~fairtheory.proofs.kernel.
+    """A ``pep-potential`` statement in JSON (kernel format, module doc of :mod:`~fairtheory_kernel.
     potential_kernel`); ``terms``/``bound`` entries are k-polynomials in JSON, ``initial``/``weight`` pairs of
     t-polynomials."""
-    from fairtheory.proofs.kernel.family import NORMALISATION
+    from fairtheory_kernel.family import NORMALISATION
 
     pw = [_s(x) for x in (p or [Fraction(1, n)] * n)]
     meth: dict[str, Any] = {"name": "gd"} if method == "gd" else {"name": "local_gd", "kappa": kappa,
@@ -95,8 +95,8 @@ def potential_statement(method: str, *, lo: Any, hi: Any, terms: dict[str, Any],
 def family_at(statement: dict[str, Any], k: int) -> dict[str, Any]:
     """The ``pep-family`` statement (JSON) that a ``pep-potential`` statement implies at one ``N = k`` (gd) or
     ``T_N = k`` (local_gd): the same class, clients, method and range, the bound's k-polynomials evaluated at ``k``
-    (for falsifiers and tests; :func:`fairtheory.proofs.check.implies` decides the implication)."""
-    from fairtheory.proofs.kernel import family as fk
+    (for falsifiers and tests; :func:`fairtheory_kernel.check.implies` decides the implication)."""
+    from fairtheory_kernel import family as fk
 
     st = K.canonical(statement)
     m = dict(st["method"])
@@ -219,7 +219,7 @@ def _agm() -> tuple[dict[str, Any], dict[str, Any]]:
     """PEPit's accelerated-gradient potential: the kernel's one-step inequality in ``s = 1/lambda_(k+1)`` (docs 8.3)
     with the multipliers of the classical proof: ``1`` on ``(y, x+)`` (descent), ``1 - s`` on ``(x, y)`` and ``s`` on
     ``(x*, y)`` (convexity); bound ``2 L D0/(N + 1)^2``."""
-    from fairtheory.proofs.kernel.family import NORMALISATION
+    from fairtheory_kernel.family import NORMALISATION
 
     st = {"class": {"functions": "smooth-convex", "mu": "0"}, "normalisation": dict(NORMALISATION), "n": 1, "p": ["1"],
           "method": {"name": "agm"}, "parameter": {"name": "h", "lo": "1", "hi": "1"}, "potential": K.AGM_POTENTIAL,

@@ -4,12 +4,12 @@ the verify runner uses (:class:`FreshChecker`).
 
 A ``proved`` row stands for four facts, each re-derived here from plain JSON and nothing else:
 
-1. every certificate re-checks exactly (:func:`fairtheory.proofs.check.check_proof`: the trusted kernel, under
-   the time and memory limits of :mod:`fairtheory.proofs.bounded`);
+1. every certificate re-checks exactly (:func:`fairtheory_kernel.check.check_proof`: the trusted kernel, under
+   the time and memory limits of :mod:`fairtheory_kernel.bounded`);
 2. every declared statement (the frozen copy the claim declared, ``details["declared_statements"]`` of a report
-   row) is implied by the statement of one of those certificates (:func:`fairtheory.proofs.check.implies`);
+   row) is implied by the statement of one of those certificates (:func:`fairtheory_kernel.check.implies`);
 3. the printed words (``proved_statement``) are exactly the words generated from the declared statements
-   (:func:`fairtheory.proofs.check.describe`), so what a reader sees is what was checked;
+   (:func:`fairtheory_kernel.check.describe`), so what a reader sees is what was checked;
 4. no certificate's statement is refuted numerically (:mod:`fairtheory.proofs.falsify`, defence in depth: a
    statement the kernel accepted and a concrete instance refutes is a kernel bug, reported with the instance).
 
@@ -85,9 +85,9 @@ class Verdict:
 
 
 def words_of(statement: Any) -> str:
-    """The printed words of a (frozen) statement: :func:`fairtheory.proofs.check.describe`, the function
+    """The printed words of a (frozen) statement: :func:`fairtheory_kernel.check.describe`, the function
     :func:`verify.core.bind_statement` prints with (the two must stay the same function)."""
-    from fairtheory.proofs.check import describe
+    from fairtheory_kernel.check import describe
 
     return describe(statement)
 
@@ -109,7 +109,7 @@ def recheck_row(certificates: Any, declared: Any, words: Sequence[str] | None = 
         return Verdict(False, why, [], round(time.perf_counter() - t0, 6), fals or [])
 
     try:
-        from fairtheory.proofs.check import check_proof, implies, statement_of
+        from fairtheory_kernel.check import check_proof, implies, statement_of
 
         certs = _certs(certificates)
         if not certs or certificates is None:
@@ -165,7 +165,7 @@ def _falsify(certs: list[Any]) -> list[Any]:
     memory limit: per certificate the refuting instance (a dict; the list stops there), ``"not refuted"`` or
     ``"skipped: ..."``; ``["timeout"]`` when the child ran out of time (nothing refuted, nothing claimed)."""
     import fairtheory.proofs.falsify  # noqa: F401 - imported here once, not in every child
-    from fairtheory.proofs.bounded import run_bounded
+    from fairtheory_kernel.bounded import run_bounded
 
     status, result = run_bounded(_falsify_each, certs, seconds=FALSIFY_SECONDS * max(1, len(certs)),
                                  memory_bytes=2 * 2**30)
@@ -326,7 +326,7 @@ class FreshChecker:
 
     def check(self, certificates: Any, declared: Any, words: Sequence[str] | None = None) -> Verdict:
         """:func:`recheck_row` of these arguments, decided in the fresh interpreter."""
-        from fairtheory.proofs.check import budget_seconds
+        from fairtheory_kernel.check import budget_seconds
 
         certs = _certs(certificates)
         timeout = STARTUP_SECONDS + sum(budget_seconds(c) for c in certs) \

@@ -1,7 +1,7 @@
 r"""Finding exact dual multipliers of an exported PEP, robustly (untrusted search; the result is checked exactly).
 
 Data: ``data = {"dim", "nf", "n_eq", "rows": [(G, F, c), ...], "objective": (G, F, c)}`` as exported by
-:meth:`fairtheory.worstcase.sdp.PEP.export` or built by :func:`fairtheory.proofs.pep_kernel.build`; row ``k``
+:meth:`fairtheory.worstcase.sdp.PEP.export` or built by :func:`fairtheory_kernel.pep.build`; row ``k``
 reads ``<M_k, Gram> + a_k . F + c_k <= 0`` (``== 0`` for ``k < n_eq``) and the PEP maximises the objective
 ``<C, Gram> + c . F + c_0`` over ``Gram >= 0``.  A certificate is a rational ``lambda`` (``>= 0`` on the
 inequalities) with

@@ -1,7 +1,7 @@
 r"""Certificates of the analytic lemmas for the ``"symbolic"`` kernel (untrusted proposers).
 
 The makers below write statements and evidence as JSON terms (:class:`E` builds them with Python operators);
-:mod:`fairtheory.proofs.kernel.symbolic` decides.  Nothing here is trusted: a wrong certificate is refused by
+:mod:`fairtheory_kernel.symbolic` decides.  Nothing here is trusted: a wrong certificate is refused by
 the kernel.  The format, the rules and why each is sound are in docs/proofs.md, sections 1-3.
 
 * :func:`softplus_smoothness_certificate` - 002 Sec. 4: ``0 <= softplus_mu''(x) <= 1/(4 mu)``;
@@ -134,8 +134,8 @@ def statement(symbols: list[list[Any]], goals: list[tuple[str, str, Any, Any, di
 
 
 def check_symbolic(cert: Any) -> bool:
-    """The kernel's check (:func:`fairtheory.proofs.kernel.symbolic.check`) in this process."""
-    from fairtheory.proofs.kernel.symbolic import check
+    """The kernel's check (:func:`fairtheory_kernel.symbolic.check`) in this process."""
+    from fairtheory_kernel.symbolic import check
 
     return check(cert)
 
@@ -145,7 +145,7 @@ def goal_of(cert: Any, part: int | str = -1) -> tuple[str, Any, Any]:
     len(goals)``) or by name; named errors otherwise (also for a malformed statement)."""
     if isinstance(part, bool) or not isinstance(part, (int, str)):
         raise FairtheoryTypeError(f"goal_of: part must be an integer index or a goal name, got {part!r}"[:200])
-    from fairtheory.proofs.kernel.symbolic import canonical_statement
+    from fairtheory_kernel.symbolic import canonical_statement
 
     try:
         goals = canonical_statement(cert.get("statement") if isinstance(cert, dict) else None)["goals"]

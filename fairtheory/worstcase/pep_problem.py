@@ -577,7 +577,7 @@ class PEPProblem(FederatedProblem):
         raise FairtheoryValueError(f"measure must be one of {MEASURES} (or a list of them), got {name!r}")
 
     def linear_statement(self, objective: Scalar) -> dict[str, Any]:
-        r"""The traced method as a ``"linear"`` certificate statement (:mod:`fairtheory.proofs.pep_kernel`):
+        r"""The traced method as a ``"linear"`` certificate statement (:mod:`fairtheory_kernel.pep`):
         evaluation ``e`` is client ``i`` at ``x_e = c_0 (x0 - x*) + sum_j (c_j / L) g_j`` (physical units: the
         traced arrays hold ``x/s`` with gradients ``g/s = L g'``), the measure ``sum_e w_e f_e`` with the
         objective's weights (the branch probabilities times ``p_i``), the class and the constraint levels as the

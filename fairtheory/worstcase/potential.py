@@ -101,7 +101,7 @@ def round_constant(*, kappa: int, beta: float, a: float, L: float = 1.0, n: int 
     are given physically).  ``C = inf`` when no certificate exists.
 
     ``certificate=True`` (full participation): ``.certificate`` proves the one-round inequality with
-    ``C = certificate.bound`` exactly, as a homogeneous statement (``local_gd_round``, :mod:`fairtheory.proofs.pep_kernel`)
+    ``C = certificate.bound`` exactly, as a homogeneous statement (``local_gd_round``, :mod:`fairtheory_kernel.pep`)
     with ``beta``, ``L`` and ``a / L`` the rationals the floats given are; ``certificate.bound`` is in physical
     units (``C / L^2``)."""
     kappa_i = check_integer(kappa, "kappa", low=1)

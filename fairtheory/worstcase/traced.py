@@ -459,7 +459,7 @@ def worst_case(make: Callable[..., Any], rounds: int, *, n: int, L: Any = None, 
         problem.size_guard = False
     if certificate and problem.used_prox:
         raise FairtheoryValueError("certificate=True: the method takes proximal steps (prox_each); the trusted kernel "
-                                   "(fairtheory.proofs.pep_kernel) checks gradient methods on smooth convex value "
+                                   "(fairtheory_kernel.pep) checks gradient methods on smooth convex value "
                                    "statements only")
     c1, c2 = problem.constraints()
     pep = problem.pep
@@ -552,7 +552,7 @@ def _refuse_certificate(problem: PEPProblem, measures: list[str], output: str) -
         what.append("constrained=True (projections onto a convex set)")
     if what:
         raise FairtheoryValueError(
-            "certificate=True cannot certify " + ", ".join(what) + ": the trusted kernel (fairtheory.proofs.pep_kernel) "
+            "certificate=True cannot certify " + ", ".join(what) + ": the trusted kernel (fairtheory_kernel.pep) "
             "checks exact-gradient methods on one smooth (strongly) convex class with the value measure of "
             "output='last' / 'mean' only; drop certificate=True (the result then reports the solver's value)")
 

@@ -1,4 +1,4 @@
-r"""Symbolic proofs (``"symbolic"`` certificates, the kernel :mod:`fairtheory.proofs.kernel.symbolic`) of the analytic
+r"""Symbolic proofs (``"symbolic"`` certificates, the kernel :mod:`fairtheory_kernel.symbolic`) of the analytic
 lemmas: softplus smoothness, 002 Prop. 1, 002 Lemma 2, 002 Lemma C.1 and 003 Lemma 12.
 
 Each claim declares its statement in structured form, written here independently of the certificate makers
@@ -6,7 +6,7 @@ Each claim declares its statement in structured form, written here independently
 The claim builds its certificate (:mod:`fairtheory.proofs.symbolic`, untrusted), requires the certificate's
 statement to imply the declared one (the kernel's ``implies``: the same declarations, every declared goal among the
 certificate's; a certificate of another statement, e.g. with narrowed ranges, ends ``error``), re-checks it with
-:func:`fairtheory.proofs.check.check_proof`, and evaluates the library's float implementation at the tight point
+:func:`fairtheory_kernel.check.check_proof`, and evaluates the library's float implementation at the tight point
 next to the proved constant.  ``proved`` only when all hold.  The declared statements are also handed to the runner
 (``@claim(..., proves=...)``, collected in :data:`DECLARED`).  See docs/proofs.md.
 """
@@ -22,8 +22,8 @@ from verify.core import ROUNDING, Context, Outcome, claim
 
 def _settle(cert: dict[str, Any], declared: dict[str, Any], *, measured: float, bound: float, relation: str,
             explain: str, details: dict[str, Any], error: float | None = None, tolerance: float | None = None) -> Outcome:
-    from fairtheory.proofs.check import check_proof
-    from fairtheory.proofs.kernel.symbolic import describe, implies
+    from fairtheory_kernel.check import check_proof
+    from fairtheory_kernel.symbolic import describe, implies
 
     stated = cert.get("statement") if isinstance(cert, dict) else None
     if not implies(stated, declared):
@@ -259,7 +259,7 @@ def _rho0_exact(point: dict[str, Any], value: Any) -> bool:
     """``value`` is the exact worst case at this rational point: a ``pep-dual`` certificate with bound ``value``
     (re-checked) and the 1-D Huber instance attaining ``value`` (verify.claims.proofs_pep)."""
     from fairtheory.proofs.certificate import certify_exact
-    from fairtheory.proofs.check import check_proof
+    from fairtheory_kernel.check import check_proof
     from verify.claims.proofs_pep import huber_instance_value, rho0_statement
 
     k, T, b = int(point["kappa"]), int(point["T_N"]), point["beta"]

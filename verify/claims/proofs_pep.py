@@ -1,9 +1,9 @@
 r"""Exact proofs from performance estimation: ``"pep-dual"`` certificates bound to the statements they prove.
 
 Every claim here declares its statement in structured form (``@claim(..., proves=...)``: one PEP statement of
-:mod:`fairtheory.proofs.pep_kernel` per parameter point) before it runs; the runner gives ``proved`` only when
+:mod:`fairtheory_kernel.pep` per parameter point) before it runs; the runner gives ``proved`` only when
 each declared statement is implied by the statement of a certificate that re-checks
-(:func:`fairtheory.proofs.check.implies`).  The certificates' statements are rebuilt by the trusted kernel, so
+(:func:`fairtheory_kernel.check.implies`).  The certificates' statements are rebuilt by the trusted kernel, so
 what is proved is exactly what the table prints in words.  Each claim is about the finitely many parameter
 points it lists (id ``...points``): a formula between them is not proved here.  See docs/proofs.md.
 """
@@ -89,7 +89,7 @@ def localgd_rho0_points(ctx: Context) -> Outcome:
     bound; the 1-D Huber instance evaluated in rationals shows it is attained.  ``proved`` when every point's
     certificate is found; a point without one makes the claim ``verified`` with "proved at k of K points"."""
     from fairtheory.proofs.certificate import certify_exact
-    from fairtheory.proofs.check import check_proof
+    from fairtheory_kernel.check import check_proof
 
     certs, rows = [], []
     for kappa, T_N, bL in _grid(ctx):
@@ -126,7 +126,7 @@ def rho0_family_statement(kappa: int, T_N: int, lo: Fraction = FAMILY_RANGE[0],
                           hi: Fraction = FAMILY_RANGE[1]) -> dict[str, Any]:
     """For every ``beta L`` in ``[lo, hi]``: local GD (002 Alg. 1, rFedFair schedule, 002 output), two uniform
     ``L``-smooth convex clients, ``rho = 0``: ``G(theta_tilde) - G* <= L D0 / (2 + 2 beta L (kappa T_N + 2))``
-    (a ``pep-family`` statement, :mod:`fairtheory.proofs.parametric_kernel`)."""
+    (a ``pep-family`` statement, :mod:`fairtheory_kernel.family`)."""
     from fairtheory.proofs.parametric import default_bound, family_statement
 
     num, den = default_bound("local_gd", kappa=kappa, T_N=T_N)
@@ -141,12 +141,12 @@ def _family_grid(ctx: Context) -> list[tuple[int, int]]:
 
 def prove_rho0_families(pairs: list[tuple[int, int]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """``prove_family("local_gd", ...)`` of the rho = 0 formula on :data:`FAMILY_RANGE` at every pair: the certificates
-    that re-check (:func:`fairtheory.proofs.check.check_proof`, a fresh bounded child) and one row per pair."""
+    that re-check (:func:`fairtheory_kernel.check.check_proof`, a fresh bounded child) and one row per pair."""
     import time
 
     from fairtheory.errors import SolverError
-    from fairtheory.proofs.check import check_proof
     from fairtheory.proofs.parametric import prove_family
+    from fairtheory_kernel.check import check_proof
 
     certs, rows = [], []
     for kappa, T_N in pairs:
@@ -300,7 +300,7 @@ def theorem1_rhs(version: str, kappa: int, T_N: int) -> tuple[list[Fraction], li
 
 def theorem1_family_statement(version: str, kappa: int, T_N: int) -> dict[str, Any]:
     from fairtheory.proofs.parametric import family_statement
-    from fairtheory.proofs.parametric_kernel import poly
+    from fairtheory_kernel.family import poly
 
     num, den = theorem1_rhs(version, kappa, T_N)
     return {"kind": "pep-family",
@@ -325,9 +325,9 @@ def theorem1_every_step(ctx: Context) -> Outcome:
     import numpy as np
 
     from fairtheory.errors import SolverError
-    from fairtheory.proofs.check import check_proof
     from fairtheory.proofs.parametric import prove_family
     from fairtheory.worstcase import local_gd_worst_case
+    from fairtheory_kernel.check import check_proof
 
     certs, rows = [], []
     for version, kappa, T_N in _thm1_settings(ctx):

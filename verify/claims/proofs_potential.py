@@ -3,7 +3,7 @@ r"""Bounds for **every** number of iterations: ``"pep-potential"`` certificates 
 Each claim declares its statement (``@claim(..., proves=...)``: a ``pep-potential`` statement, "for every ``N >= 1``"
 or "for every ``T_N >= 0``" and every parameter in a closed rational range); the certificate's one-step inequality
 (every ``k >= 0``), initial inequality and final relation are re-checked exactly by
-:mod:`fairtheory.proofs.kernel.potential_kernel`, which applies the induction itself.  Before ``proved`` each check
+:mod:`fairtheory_kernel.potential_kernel`, which applies the induction itself.  Before ``proved`` each check
 falsifies its statement numerically: against the exact worst case (Drori & Teboulle's closed form for gradient
 descent, the independent local-GD PEP :func:`fairtheory.worstcase.local_gd_worst_case`) and explicit instances run
 through the method in rationals.
@@ -63,8 +63,8 @@ def _gd_instances(N: int, h: Fraction) -> Fraction:
 def potential_gd(ctx: Context) -> Outcome:
     r"""The certificate, then falsification: at ``N = 1..1000`` and 5 step sizes the proved bound against
     Drori & Teboulle's exact ``L D0/(4 N h + 2)`` and against two explicit instances run in rationals."""
-    from fairtheory.proofs.check import check_proof
     from fairtheory.proofs.potential_search import prove_potential
+    from fairtheory_kernel.check import check_proof
 
     t0 = time.perf_counter()
     c = prove_potential("gd", h=GD_RANGE)
@@ -128,8 +128,8 @@ def potential_pepit(ctx: Context) -> Outcome:
     there; AGM: the one step for every ``s = 1/lambda_(k+1)`` in ``[0, 1]``), then falsification: the GD bounds against
     Drori & Teboulle's ``L D0/(4N + 2)`` at ``N = 1..1000``, the AGM bound against its float PEP worst case at
     ``N = 1..4``."""
-    from fairtheory.proofs.check import check_proof
     from fairtheory.proofs.potential_search import prove_potential
+    from fairtheory_kernel.check import check_proof
 
     certs, rows, worst = [], [], 0.0
     c = prove_potential("agm")
@@ -208,8 +208,8 @@ def _falsify_local(cert: Any, kappa: int, p: tuple[Fraction, ...], T_Ns: list[in
 def potential_local_gd(ctx: Context) -> Outcome:
     r"""The certificate, then falsification against the exact worst case (:func:`local_gd_worst_case`) at
     ``T_N = 1..4`` and three steps."""
-    from fairtheory.proofs.check import check_proof
     from fairtheory.proofs.potential_search import prove_potential
+    from fairtheory_kernel.check import check_proof
 
     c = prove_potential("local_gd", n=2, kappa=2, output="002", schedule="rfedfair", rho2=0, beta_L=LOCAL_RANGE)
     js = c.to_json()
@@ -261,8 +261,8 @@ def theorem1_all_rounds(ctx: Context) -> Outcome:
     (docs/proofs.md 8.3), so the 002 output satisfies ``L D0/(2 beta L (T_N + 1)) + (c/2) L beta^2 rho^2`` for every
     ``T_N`` - a quarter of the theorem's first term and a small fraction of its second.  Falsified against the exact
     worst case (``D0 = 1, rho = 0`` and ``D0 = 0, rho^2 = L^2``) at ``T_N`` in {1, 3} (``kappa > 4``: 1) and ``beta L = 1/40``."""
-    from fairtheory.proofs.check import check_proof
     from fairtheory.proofs.potential_search import prove_potential
+    from fairtheory_kernel.check import check_proof
 
     certs, rows, worst = [], [], 0.0
     for kappa, p in _thm1_settings(ctx):

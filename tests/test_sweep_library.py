@@ -1,4 +1,4 @@
-"""The held-out hostile sweep of round 2 (``tests/sweeps/hostile_round2.py``) as a slow test: no silently
+"""The held-out hostile sweep of round 2 (``tests/sweeps/hostile_library.py``) as a slow test: no silently
 wrong value, at most 5 obscure errors (issue 18's acceptance), no warning on any call."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import pytest
 
 @pytest.mark.slow
 def test_hostile_sweep_round2() -> None:
-    path = Path(__file__).parent / "sweeps" / "hostile_round2.py"
-    spec = importlib.util.spec_from_file_location("hostile_round2", path)
+    path = Path(__file__).parent / "sweeps" / "hostile_library.py"
+    spec = importlib.util.spec_from_file_location("hostile_library", path)
     assert spec is not None and spec.loader is not None
     mod = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = mod  # dataclasses look their module up

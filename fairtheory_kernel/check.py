@@ -4,12 +4,12 @@ A certificate is plain JSON data (a dict with a ``"kind"``), never code: a *stat
 :func:`check_proof` dispatches on the kind, to modules of this package only:
 
 * ``"pep-dual"``: rational dual multipliers of the performance-estimation SDP that the statement defines
-  (:func:`fairtheory.proofs.kernel.pep.check_certificate`);
+  (:func:`fairtheory_kernel.pep.check_certificate`);
 * ``"pep-family"``: rational-function multipliers proving a PEP bound for every value of a parameter in an
-  interval (:func:`fairtheory.proofs.kernel.family.check_family`);
+  interval (:func:`fairtheory_kernel.family.check_family`);
 * ``"pep-potential"``: a bound for every number of iterations by a potential function
-  (:func:`fairtheory.proofs.kernel.potential_kernel.check_potential`);
-* ``"symbolic"``: a derivation checked with exact arithmetic the kernel owns (:mod:`fairtheory.proofs.kernel.symbolic`).
+  (:func:`fairtheory_kernel.potential_kernel.check_potential`);
+* ``"symbolic"``: a derivation checked with exact arithmetic the kernel owns (:mod:`fairtheory_kernel.symbolic`).
 
 The older ``"sympy-proof"`` kind (sympy's simplification and assumptions in the trusted base) is no longer accepted.
 
@@ -17,12 +17,12 @@ Before anything is parsed the certificate must pass :func:`admissible`: a known 
 size (:data:`LIMITS`), no control character in any string (a newline in a name could forge a line of a report), and
 every ``title``, ``citation`` and ``name`` at most :data:`MAX_TEXT` characters.  The check then runs in a forked
 child process with a wall-clock limit (the kind's cap of :func:`budget_seconds`), a CPU limit and a memory cap
-(:func:`fairtheory.proofs.bounded.run_bounded`).  Anything a plugin hands over is untrusted: a malformed dict, a
+(:func:`fairtheory_kernel.bounded.run_bounded`).  Anything a plugin hands over is untrusted: a malformed dict, a
 wrong type, an unknown kind, a timeout or a crash gives ``False``, never an exception.
 
 :func:`statement_of`, :func:`implies` and :func:`describe` read statements: the verify runner gives ``proved`` only
 when a re-checked certificate's statement implies the statement the claim declares, and prints that declared
-statement in words generated from its canonical form (:mod:`fairtheory.proofs.kernel.words`).
+statement in words generated from its canonical form (:mod:`fairtheory_kernel.words`).
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ MAX_BYTES = max(b for b, _ in LIMITS.values())
 def _symbolic() -> Any:
     """The symbolic kernel module, or ``None`` while it is not installed."""
     try:
-        return importlib.import_module("fairtheory.proofs.kernel.symbolic")
+        return importlib.import_module("fairtheory_kernel.symbolic")
     except ImportError:
         return None
 
@@ -143,15 +143,15 @@ def check_inline(cert: Any) -> bool:
     kind = _kind(cert)
     try:
         if kind == "pep-dual":
-            from fairtheory.proofs.kernel.pep import check_certificate
+            from fairtheory_kernel.pep import check_certificate
 
             return check_certificate(cert) is True
         if kind == "pep-family":
-            from fairtheory.proofs.kernel.family import check_family
+            from fairtheory_kernel.family import check_family
 
             return check_family(cert) is True
         if kind == "pep-potential":
-            from fairtheory.proofs.kernel.potential_kernel import check_potential
+            from fairtheory_kernel.potential_kernel import check_potential
 
             return check_potential(cert) is True
         if kind == "symbolic":
@@ -169,15 +169,16 @@ def check_proof(cert: Any, *, seconds: float | None = None) -> bool:
     ``False``; a ``seconds`` that is not such a number raises :class:`~fairtheory.errors.FairtheoryTypeError` /
     ``FairtheoryValueError``."""
     if seconds is not None:
-        from fairtheory._validation import check_in_range
-
-        seconds = check_in_range(seconds, "seconds", low=0.0, high=MAX_SECONDS, low_inclusive=False)
+        if isinstance(seconds, bool) or not isinstance(seconds, int | float):
+            raise TypeError(f"seconds must be a number in (0, {MAX_SECONDS:g}], got {type(seconds).__name__}")
+        if not 0 < seconds <= MAX_SECONDS:
+            raise ValueError(f"seconds must be in (0, {MAX_SECONDS:g}], got {seconds!r}")
     if not admissible(cert):
         return False
     limit = budget_seconds(cert) if seconds is None else seconds
     if not 0 < limit <= MAX_SECONDS:
         return False
-    from fairtheory.proofs.bounded import run_bounded
+    from fairtheory_kernel.bounded import run_bounded
 
     status, result = run_bounded(check_inline, cert, seconds=limit, memory_bytes=MEMORY_BYTES)
     return status == "ok" and result is True
@@ -203,15 +204,15 @@ def canonical_statement(kind: Any, st: Any) -> Any:
     """The canonical JSON form of a statement of ``kind`` (what the kernel checks, every number normalised); raises
     on anything malformed."""
     if kind == "pep-dual":
-        from fairtheory.proofs.kernel import pep
+        from fairtheory_kernel import pep
 
         return pep.to_json(pep.canonical(st))
     if kind == "pep-family":
-        from fairtheory.proofs.kernel import family
+        from fairtheory_kernel import family
 
         return family.to_json(family.canonical(st))
     if kind == "pep-potential":
-        from fairtheory.proofs.kernel import potential_kernel
+        from fairtheory_kernel import potential_kernel
 
         return potential_kernel.to_json(potential_kernel.canonical(st))
     if kind == "symbolic":
@@ -237,13 +238,13 @@ def statement_of(cert: Any) -> dict[str, Any] | None:
 
 def implies(a: Any, b: Any) -> bool:
     """Whether statement ``a`` (e.g. :func:`statement_of` a certificate) implies the declared statement ``b``:
-    the same kind and, for PEP statements, :func:`fairtheory.proofs.kernel.pep.implies` (the same problem with a
-    bound at least as strong), for families :func:`fairtheory.proofs.kernel.family.implies`, for symbolic statements
+    the same kind and, for PEP statements, :func:`fairtheory_kernel.pep.implies` (the same problem with a
+    bound at least as strong), for families :func:`fairtheory_kernel.family.implies`, for symbolic statements
     the symbolic kernel's ``implies``.  ``False`` on anything malformed."""
     ka, sa = _split(a)
     kb, sb = _split(b)
     if ka == "pep-potential" and kb in ("pep-potential", "pep-family"):  # every N implies one N and any sub-range
-        from fairtheory.proofs.kernel import potential_kernel
+        from fairtheory_kernel import potential_kernel
 
         try:
             return potential_kernel.implies(potential_kernel.canonical(sa), kb, sb) is True
@@ -253,11 +254,11 @@ def implies(a: Any, b: Any) -> bool:
         return False
     try:
         if ka == "pep-dual":
-            from fairtheory.proofs.kernel import pep
+            from fairtheory_kernel import pep
 
             return pep.implies(pep.canonical(sa), pep.canonical(sb)) is True
         if ka == "pep-family":
-            from fairtheory.proofs.kernel import family
+            from fairtheory_kernel import family
 
             return family.implies(family.canonical(sa), family.canonical(sb)) is True
         if ka == "symbolic":
@@ -269,9 +270,9 @@ def implies(a: Any, b: Any) -> bool:
 
 
 def describe(s: Any) -> str:
-    """A statement in words, generated from its canonical form only (:func:`fairtheory.proofs.kernel.words.words`);
+    """A statement in words, generated from its canonical form only (:func:`fairtheory_kernel.words.words`);
     a malformed statement is described as such."""
-    from fairtheory.proofs.kernel.words import words
+    from fairtheory_kernel.words import words
 
     kind, st = _split(s)
     try:

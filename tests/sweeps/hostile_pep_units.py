@@ -12,10 +12,10 @@ lower bounds ``gd_lower`` and the convexity upper bound ``gd_mean_upper``), GD c
 ``mu``-strongly convex functions (``max(|1 - hL|, |1 - h mu|)^(2N)``), the subgradient method (``M R/sqrt(N+1)``),
 the proximal point method (``R^2/(4 gamma N)``), GD on ``L``-smooth nonconvex functions (``4 L/(3N)``) and inexact GD
 (``((L_e - mu_e)/(L_e + mu_e))^(2N)``, de Klerk, Glineur & Taylor 2020).  The classes and the forked-child runner
-are round 3's (``tests/sweeps/hostile_round3.py``): ``correct``, ``silently wrong``, ``obscure``, ``obscure (too
+are round 3's (``tests/sweeps/hostile_worstcase_proofs.py``): ``correct``, ``silently wrong``, ``obscure``, ``obscure (too
 slow)``, ``refused`` (a named error where a value is due), ``warned``.
 
-``python tests/sweeps/hostile_round4.py [-v]`` prints the counts per class and per surface.
+``python tests/sweeps/hostile_pep_units.py [-v]`` prints the counts per class and per surface.
 """
 
 from __future__ import annotations
@@ -30,10 +30,10 @@ from typing import Any
 
 
 def _round3() -> Any:
-    name = "hostile_round3_helpers"
+    name = "hostile_worstcase_proofs_helpers"
     if name in sys.modules:
         return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("hostile_round3.py"))
+    spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("hostile_worstcase_proofs.py"))
     assert spec is not None and spec.loader is not None
     mod = importlib.util.module_from_spec(spec)
     sys.modules[name] = mod

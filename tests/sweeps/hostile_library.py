@@ -15,8 +15,8 @@ value), ``obscure`` (an exception that is not a ``FairtheoryError``: IndexError,
 raw numpy/cvxpy errors), ``refused`` (a named error on a valid call that has an oracle value) and
 ``warned`` (a RuntimeWarning/UserWarning/DeprecationWarning escaped a call).
 
-Run ``python tests/sweeps/hostile_round2.py`` (``-v`` lists every non-correct call); the slow test
-``tests/test_sweep_round2.py`` runs it and asserts no silently wrong value and at most 5 obscure errors.
+Run ``python tests/sweeps/hostile_library.py`` (``-v`` lists every non-correct call); the slow test
+``tests/test_sweep_library.py`` runs it and asserts no silently wrong value and at most 5 obscure errors.
 """
 
 from __future__ import annotations

@@ -29,8 +29,8 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
-from fairtheory.proofs.kernel import normal_form as nfm
-from fairtheory.proofs.kernel.normal_form import NONNEG, ONE, POS, Ctx, Nf, NotProved
+from fairtheory_kernel import normal_form as nfm
+from fairtheory_kernel.normal_form import NONNEG, ONE, POS, Ctx, Nf, NotProved
 
 KIND = "symbolic"
 VERSION = 1

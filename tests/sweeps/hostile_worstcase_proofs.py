@@ -20,7 +20,7 @@ Every call comes with an oracle computed here, independently of the library:
   ``False``) and for the algorithms' first steps on quadratics.
 
 Oracles (``Val``, ``Err``, ``Any_`` and the helpers ``_matches`` / ``_finite`` are round 2's, loaded from
-``hostile_round2.py``): ``Val(expected, rtol, atol)``; ``Err()`` (a named error is due); ``Any_()`` (a finite
+``hostile_library.py``): ``Val(expected, rtol, atol)``; ``Err()`` (a named error is due); ``Any_()`` (a finite
 value or a named error); ``Between(lo, hi, rtol)`` (a value in ``[lo, hi]`` up to ``rtol``: a valid lower bound
 from an explicit instance, an upper bound from a theorem); ``OrErr(oracle)`` (that oracle, or a named error);
 ``Cli(needle)`` (exit status 2 with one line ``python -m verify: error: ...`` on stderr, no claim run).  A
@@ -34,8 +34,8 @@ limit), ``refused`` (a named error where a value is due), and ``warned`` (a Runt
 DeprecationWarning escaped; counted on top).  Every call runs in a forked child with a wall-clock limit and an
 address-space cap (2 GiB above the parent), so a hang or a huge allocation is classified, never suffered.
 
-``python tests/sweeps/hostile_round3.py [-v]`` prints the counts per class and per surface (``-v`` lists every
-call that is not correct); ``tests/test_sweep_round3.py`` (slow) asserts no silently wrong and no obscure call.
+``python tests/sweeps/hostile_worstcase_proofs.py [-v]`` prints the counts per class and per surface (``-v`` lists every
+call that is not correct); ``tests/test_sweep_worstcase_proofs.py`` (slow) asserts no silently wrong and no obscure call.
 """
 
 from __future__ import annotations
@@ -65,10 +65,10 @@ import numpy as np
 
 
 def _round2() -> Any:
-    name = "hostile_round2_helpers"
+    name = "hostile_library_helpers"
     if name in sys.modules:
         return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("hostile_round2.py"))
+    spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("hostile_library.py"))
     assert spec is not None and spec.loader is not None
     mod = importlib.util.module_from_spec(spec)
     sys.modules[name] = mod  # dataclasses look their module up
@@ -685,7 +685,7 @@ def build_proofs() -> None:  # noqa: C901, PLR0915 - a flat table of calls
         call(f"check_proof A seconds={secs!r}", lambda secs=secs: check_proof(A, seconds=secs),
              OrErr(Val(True)) if secs is None else OrErr(Val(False)))
     # Certificate objects with hostile fields: never check True
-    from fairtheory.proofs.pep_kernel import canonical
+    from fairtheory_kernel.pep import canonical
 
     def cert_obj(d: dict[str, Any]) -> Any:
         mult = [Fraction(0)] * (max(k for k, _ in d["evidence"]["multipliers"]) + 1)
@@ -966,7 +966,7 @@ def build_algorithms() -> None:  # noqa: C901, PLR0915 - a flat table of calls
 
 # ================================================================================ the calls: verify core
 def build_verify() -> None:  # noqa: PLR0915 - a flat table of calls
-    from fairtheory.proofs.check import statement_of
+    from fairtheory_kernel.check import statement_of
     from verify import core
     from verify.core import Context, Outcome, Tally
 

@@ -36,7 +36,7 @@ instance.  Methods and their measures:
   ``sum_o q_o = 1`` (:func:`linear_outputs`), so the measure is ``E[G(x_out)] - G*`` with ``x_out = x_o`` with
   probability ``q_o``, and is printed so.
 
-The SDP (symbols and rows: :mod:`fairtheory.proofs.kernel.rows`, shared with the parametric kernel): Gram basis
+The SDP (symbols and rows: :mod:`fairtheory_kernel.rows`, shared with the parametric kernel): Gram basis
 ``x0 - x*``, ``grad f_i(x*)`` for ``i < n`` (the last one is ``-sum_i p_i/p_n`` of the others), then one gradient
 per evaluation; one value per evaluation (``x* = 0`` and ``f_i(x*) = 0`` without loss of generality: translations
 and constant shifts).  Rows, in this order: for each client ``i``, for each ordered pair ``(j, k)``, ``j != k``, of
@@ -59,8 +59,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
-from fairtheory.proofs.kernel.linalg import is_psd
-from fairtheory.proofs.kernel.rows import RATIONALS, BadStatement, Symbols, add, avg, gram, interpolation_rows, local_gd_output
+from fairtheory_kernel.linalg import is_psd
+from fairtheory_kernel.rows import RATIONALS, BadStatement, Symbols, add, avg, gram, interpolation_rows, local_gd_output
 
 __all__ = ["Statement", "BadStatement", "build", "canonical", "describe", "implies", "verify_multipliers",
            "check_certificate", "check_work", "parse", "statement_of", "MAX_DIM", "MAX_ROWS", "MAX_DIGITS", "MAX_WORK"]
@@ -264,7 +264,7 @@ def to_json(st: Statement) -> dict[str, Any]:
 
 # ------------------------------------------------------------------------------------------------ building
 def _symbols(st: Statement) -> Symbols:
-    """The statement's symbols over the rationals (:class:`fairtheory.proofs.kernel.rows.Symbols`)."""
+    """The statement's symbols over the rationals (:class:`fairtheory_kernel.rows.Symbols`)."""
     return Symbols(st["n"], st["p"], RATIONALS, MAX_DIM, st)
 
 
@@ -518,7 +518,7 @@ def parse(d: Any) -> tuple[dict[str, Any], list[Fraction]]:
 
 def check_certificate(d: Any) -> bool:
     r"""Exact re-check of a ``"pep-dual"`` certificate dict: the statement is rebuilt into its SDP by
-    :func:`fairtheory.proofs.pep_kernel.build` (interpolation conditions, initial conditions, objective, claimed
+    :func:`fairtheory_kernel.pep.build` (interpolation conditions, initial conditions, objective, claimed
     bound - never read from the JSON), then (i) the function values cancel, (ii) ``S >= 0`` (exact
     ``L D L^T``), (iii) ``c_0 - sum_k lambda_k b_k <= claimed``, with ``lambda >= 0``.  No solver, no float.
     Malformed or hostile input gives ``False``, never an exception; so does a certificate whose estimated work

@@ -32,14 +32,14 @@ the problem at ``L = 1``, ``D0 = 1`` only; the statement must say so (``normalis
 the general case follows by the exact scaling ``g(y) = f(x* + s y) / (L s^2)``, ``s^2 = D0`` (docs,
 "Homogeneity").
 
-Methods (the same recursions as :mod:`fairtheory.proofs.pep_kernel`, with ``beta`` replaced by the symbol
+Methods (the same recursions as :mod:`fairtheory_kernel.pep`, with ``beta`` replaced by the symbol
 ``t``):
 
 * ``gd``: ``x_{k+1} = x_k - t g_k`` for ``k < N``, measure ``f(x_N) - f*`` (``n = 1``);
 * ``local_gd``: 002 Alg. 1 with full participation, exactly as ``pep_kernel`` (round 0 one step then the
   average for ``rfedfair``, ``kappa`` steps per round after; outputs ``002`` / ``000`` / ``last``).
 
-Rows, in the order of ``pep.build`` and by the same code (:func:`fairtheory.proofs.kernel.rows.interpolation_rows`
+Rows, in the order of ``pep.build`` and by the same code (:func:`fairtheory_kernel.rows.interpolation_rows`
 over ``Q[t]``): for each client, for each ordered pair ``(j, k)``, ``j != k``, of its
 points (``x*`` first, then its evaluations in order) the Taylor-Hendrickx-Glineur condition with ``mu = 0``,
 ``L = 1``: ``f_k - f_j + <g_k, x_j - x_k> + 1/2 ||g_j - g_k||^2 <= 0``; then ``||x0 - x*||^2 - 1 <= 0`` and
@@ -81,8 +81,8 @@ from typing import Any
 
 import flint
 
-from fairtheory.proofs.kernel.pep import _int, _keys
-from fairtheory.proofs.kernel.rows import BadStatement, Ring, Symbols, add, gram, interpolation_rows, local_gd_output
+from fairtheory_kernel.pep import _int, _keys
+from fairtheory_kernel.rows import BadStatement, Ring, Symbols, add, gram, interpolation_rows, local_gd_output
 
 __all__ = ["FamilyStatement", "BadFamily", "canonical", "build", "at", "to_json", "describe", "bound_str",
            "check_family", "explain_family", "statement_of", "implies", "nonneg_on", "no_root_on", "count_roots_open",

@@ -1,4 +1,4 @@
-"""The hostile sweep of round 4 (``tests/sweeps/hostile_round4.py``, issue 35: units and honesty of the PEP engine)
+"""The hostile sweep of round 4 (``tests/sweeps/hostile_pep_units.py``, issue 35: units and honesty of the PEP engine)
 as a slow test: no silently wrong value and no obscure error.  One call is a known limit, slow but correct: GD with
 ``N = 60`` and the small step ``h = 0.05`` on the sparse route (the first relaxation's completion violates 2066 far
 rows; adding them takes ~40 s, docs/worstcase.md "Large PEPs: the sparse solve")."""
@@ -16,8 +16,8 @@ KNOWN_SLOW = {"hand GD N=60 h=0.05 (sparse route)"}
 
 @pytest.mark.slow
 def test_hostile_sweep_round4() -> None:
-    path = Path(__file__).parent / "sweeps" / "hostile_round4.py"
-    spec = importlib.util.spec_from_file_location("hostile_round4", path)
+    path = Path(__file__).parent / "sweeps" / "hostile_pep_units.py"
+    spec = importlib.util.spec_from_file_location("hostile_pep_units", path)
     assert spec is not None and spec.loader is not None
     mod = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = mod
@@ -35,8 +35,8 @@ def test_hostile_sweep_round4() -> None:
 def test_hostile_sweep_round4_sample() -> None:
     """The default run's sample of the sweep (issue 34: every test module runs by default; the whole sweep is the slow
     test above): the five ``inexact_grad eps=`` validation calls, judged exactly as in the full sweep."""
-    path = Path(__file__).parent / "sweeps" / "hostile_round4.py"
-    spec = importlib.util.spec_from_file_location("hostile_round4", path)
+    path = Path(__file__).parent / "sweeps" / "hostile_pep_units.py"
+    spec = importlib.util.spec_from_file_location("hostile_pep_units", path)
     assert spec is not None and spec.loader is not None
     mod = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = mod

@@ -1,7 +1,7 @@
 r"""Trusted kernel: the PEP's symbols and interpolation rows, written once, generic in the number ring.
 
-Both PEP kernels build the same semidefinite program: :mod:`fairtheory.proofs.kernel.pep` over the rationals
-(:class:`fractions.Fraction`), :mod:`fairtheory.proofs.kernel.family` over ``Q[t]`` (FLINT ``fmpq_poly``, the step
+Both PEP kernels build the same semidefinite program: :mod:`fairtheory_kernel.pep` over the rationals
+(:class:`fractions.Fraction`), :mod:`fairtheory_kernel.family` over ``Q[t]`` (FLINT ``fmpq_poly``, the step
 size ``t`` a symbol).  This module holds everything they share, written for any commutative ring whose elements
 support ``+``, ``*``, ``/ 2`` and ``!= 0`` (a :class:`Ring` says how a rational enters it and how a vector of its
 elements is compared):
@@ -29,17 +29,15 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from fairtheory.errors import FairtheoryValueError
-
 __all__ = ["BadStatement", "Ring", "RATIONALS", "add", "avg", "gram", "Symbols", "local_gd_output", "interpolation_rows"]
 
 Vec = dict[int, Any]
 Row = tuple[dict[tuple[int, int], Any], dict[int, Fraction], Fraction]
 
 
-class BadStatement(FairtheoryValueError):
-    """A malformed, out-of-range or oversized statement or evidence (the checker answers ``False``; a builder raising
-    it raises a :class:`~fairtheory.errors.FairtheoryValueError`)."""
+class BadStatement(ValueError):
+    """A malformed, out-of-range or oversized statement or evidence (the checker answers ``False``; the project's
+    certificate builders re-raise it as a ``FairtheoryValueError``)."""
 
 
 @dataclass(frozen=True)

@@ -62,9 +62,9 @@ from typing import Any
 
 import flint
 
-from fairtheory.proofs.kernel import family as _fam
-from fairtheory.proofs.kernel.pep import _int, _keys
-from fairtheory.proofs.kernel.rows import BadStatement, Symbols, add, avg, gram, interpolation_rows
+from fairtheory_kernel import family as _fam
+from fairtheory_kernel.pep import _int, _keys
+from fairtheory_kernel.rows import BadStatement, Symbols, add, avg, gram, interpolation_rows
 
 # the pep-family kernel's exact routines (root counting, PSD over Q[t]) and parsers, reused - not copied
 NORMALISATION, POLYNOMIALS, P, _fq, _frac, _poly, _q = (_fam.NORMALISATION, _fam.POLYNOMIALS, _fam.P, _fam._fq, _fam._frac,
@@ -506,7 +506,7 @@ def implies(a: Mapping[str, Any], kind: str, b: Any) -> bool:
       denominators (decided as the obligations are: by coefficients in ``k``, exactly when ``lo = hi``);
     * ``"pep-family"`` (one ``N`` or ``T_N``): the same class, clients, weights, method (gd: any ``N >= 1``; local_gd:
       the same ``kappa``, schedule and output), ``b``'s range inside ``a``'s, and ``a``'s bound at that ``N`` at most
-      ``b``'s on ``b``'s range (exactly, as :func:`fairtheory.proofs.kernel.family.implies`)."""
+      ``b``'s on ``b``'s range (exactly, as :func:`fairtheory_kernel.family.implies`)."""
     try:
         if kind == "pep-potential":
             b = canonical(b)
@@ -516,7 +516,7 @@ def implies(a: Mapping[str, Any], kind: str, b: Any) -> bool:
             pa = pa if isinstance(pa, str) or "drift" in pb else {k: x for k, x in pa.items() if k != "drift"}
             same = pa == pb and all(a[k] == b[k] for k in ("class", "normalisation", "n", "p", "method"))
         elif kind == "pep-family":
-            from fairtheory.proofs.kernel import family as fk
+            from fairtheory_kernel import family as fk
 
             b = fk.canonical(b)
             mb = dict(b["method"])
@@ -550,7 +550,7 @@ def implies(a: Mapping[str, Any], kind: str, b: Any) -> bool:
 
 
 def _kstr(a: KP, kv: str, tv: str) -> str:
-    from fairtheory.proofs.kernel.family import _pstr
+    from fairtheory_kernel.family import _pstr
 
     parts = []
     for m, c in enumerate(a):
@@ -566,7 +566,7 @@ def _kstr(a: KP, kv: str, tv: str) -> str:
 def _bound_words(num: KP, den: KP, kv: str, tv: str) -> str:
     """``c L D0/(den)`` when the numerator is a rational constant ``c`` (its sign printed once), else
     ``L D0 (num)/(den)``."""
-    from fairtheory.proofs.kernel.family import _frac, _pstr
+    from fairtheory_kernel.family import _frac, _pstr
 
     if len(num) == 1 and num[0].degree() <= 0 and num[0] != 0:
         c = _frac(num[0].coeffs()[0])
@@ -577,7 +577,7 @@ def _bound_words(num: KP, den: KP, kv: str, tv: str) -> str:
 
 def describe(st: Mapping[str, Any]) -> str:
     """The statement in words, generated from its fields: the bound, for whom, and the potential that proves it."""
-    from fairtheory.proofs.kernel.family import _pstr
+    from fairtheory_kernel.family import _pstr
 
     m, par, pot = st["method"], st["parameter"], st["potential"]
     tv = par["name"]
