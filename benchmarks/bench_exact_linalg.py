@@ -14,6 +14,10 @@ Cases (every matrix exact, rational):
 Columns: ``old_s`` the reference ``ldl_pivots(..., backend="python")`` (run in a bounded child; ``>cap`` when
 it ran past ``--cap`` seconds), ``psd_s`` the new ``is_psd``, ``ldl_s`` the new ``ldl_pivots`` (exact pivots,
 which can be far larger than the entries), and the ratios old / new.
+
+``--bounded``: the start-up cost of :func:`fairtheory_kernel.bounded.run_bounded` (a forked child with time and
+memory limits; the kernel's checks run under it): the median of 5 bounded calls of a trivial function and of a
+0.2 s sleep, side by side with the same calls in process, and their differences (what a bounded call adds).
 """
 
 from __future__ import annotations
@@ -79,11 +83,36 @@ def timed(fn: Callable[..., Any], *args: Any) -> tuple[Any, float]:
     return out, time.perf_counter() - t0
 
 
+def _add(a: int, b: int) -> int:
+    return a + b
+
+
+def _sleep(s: float) -> str:
+    time.sleep(s)
+    return "slept"
+
+
+def bounded_rows(repeats: int = 5) -> None:
+    """The ``--bounded`` table (module doc): medians over ``repeats`` calls, in process and under ``run_bounded``."""
+    print(f"python {sys.version.split()[0]}; run_bounded(fn, seconds=600) against fn() in process, median of {repeats}")
+    print(f"{'call':>10} {'inproc_s':>9} {'bounded_s':>10} {'added_s':>8}")
+    for name, fn, args in (("add", _add, (1, 2)), ("sleep 0.2", _sleep, (0.2,))):
+        inproc = sorted(timed(fn, *args)[1] for _ in range(repeats))[repeats // 2]
+        outs = [timed(lambda fn=fn, args=args: run_bounded(fn, *args, seconds=600)) for _ in range(repeats)]
+        assert all(out[0] == "ok" for out, _ in outs), outs
+        bounded_s = sorted(t for _, t in outs)[repeats // 2]
+        print(f"{name:>10} {inproc:>9.4f} {bounded_s:>10.4f} {bounded_s - inproc:>8.4f}", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cap", type=float, default=20.0, help="seconds the old path may run per case")
     ap.add_argument("--quick", action="store_true", help="dims 20/40 only")
+    ap.add_argument("--bounded", action="store_true", help="the start-up cost of run_bounded instead (module doc)")
     args = ap.parse_args()
+    if args.bounded:
+        bounded_rows()
+        return
     if not HAVE_FLINT:
         sys.exit("python-flint is not installed: nothing new to compare")
     rng = random.Random(2024)

@@ -25,20 +25,20 @@ def local_gd(kappa: int, T_N: int, rho2: Fraction) -> dict[str, Any]:
     """The normalised local-GD PEP (``beta = 1/4``, two uniform clients, 002 output) as the trusted kernel builds
     it from a statement (the tests build the same SDP with the hand-written builder)."""
     from fairtheory.proofs.certificate import statement
-    from fairtheory.worstcase.local_gd import units
+    from fairtheory.worstcase.results import units
     from fairtheory_kernel import pep as pep_kernel
 
     _, D0n, R2n = units(1, 1, rho2)
-    st = statement(method={"name": "local_gd", "kappa": kappa, "T_N": T_N, "beta": Fraction(1, 4), "schedule": "rfedfair",
-                           "output": "002"}, n=2, bound={"form": "constrained", "D0": D0n, "rho2": R2n, "value": 0})
+    st = statement(method={"name": "local_gd", "kappa": kappa, "T_N": T_N, "lr": Fraction(1, 4), "schedule": "rfedfair",
+                           "output": "average"}, n=2, bound={"form": "constrained", "D0": D0n, "rho2": R2n, "value": 0})
     return pep_kernel.build(pep_kernel.canonical(st))
 
 
-def round_pep(beta_L: Fraction, kappa: int = 2) -> dict[str, Any]:
+def round_pep(h: Fraction, kappa: int = 2) -> dict[str, Any]:
     from fairtheory.worstcase.potential import _round_pep
 
-    R = (beta_L * kappa) ** -3
-    pep, _ = _round_pep(2, [Fraction(1, 2)] * 2, beta_L, kappa, beta_L / 2, R, None, exact=True)
+    R = (h * kappa) ** -3
+    pep, _ = _round_pep(2, [Fraction(1, 2)] * 2, h, kappa, h / 2, R, None, exact=True)
     return pep.export()
 
 
@@ -48,7 +48,7 @@ def main() -> None:
     print(f"{'PEP':<22} {'dim':>4} {'rows':>5} {'value from':<24} {'solve_s':>7} {'search_s':>8} {'check_s':>7} "
           f"{'total_s':>7} {'rel_excess':>10}" + (f" {'vs sdpa':>10}" if check_ref else "") + "  route")
     cases = [(f"local_gd k={k} T={t} r={r}", local_gd(k, t, r)) for k, t, r in LOCAL_GD]
-    cases += [(f"round k=2 bL={b}", round_pep(b)) for b in ROUND_BETA]
+    cases += [(f"round k=2 h={b}", round_pep(b)) for b in ROUND_BETA]
     for name, data in cases:
         t0 = time.perf_counter()
         try:
@@ -62,9 +62,9 @@ def main() -> None:
         m = res.meta
         extra = ""
         if check_ref:
-            from fairtheory.proofs.search import _Pep, _solve_sdpa
+            from fairtheory.worstcase.solvers import ExportedPEP, solve_sdpa
 
-            s = _solve_sdpa(_Pep(data))
+            s = solve_sdpa(ExportedPEP(data))
             extra = f" {float(res.bound - Fraction(s.value)) / s.value:>10.2e}" if s is not None else f" {'-':>10}"
         print(f"{name:<22} {data['dim']:>4} {len(data['rows']):>5} {str(m.get('value_from'))[:24]:<24} "
               f"{m['solve_s']:>7.2f} {m['search_s']:>8.2f} {m['check_s']:>7.2f} {total:>7.2f} {res.rel_excess:>10.2e}"

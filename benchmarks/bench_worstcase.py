@@ -12,7 +12,7 @@ With ``--scale`` it instead times large PEPs, dense :meth:`PEP.solve` against
 side by side in one run: gradient descent with ``N = dim - 2`` steps at Gram dimension 40-100 (120 with
 ``--big``; closed form ``1/(4N+2)``, Drori & Teboulle 2014) and local GD (002 Alg. 1, ``n = 2``, ``kappa = 2``,
 ``beta = 1/4``, output ``"last"``) of similar size.  The dense solve is skipped when
-:func:`fairtheory.worstcase.local_gd.estimated_seconds` exceeds ``--dense-max`` (300 s), the sparse one for local
+:func:`fairtheory.worstcase.solvers.estimated_seconds` exceeds ``--dense-max`` (300 s), the sparse one for local
 GD beyond ``--lgd-max-dim``.
 
 With ``--multi`` it times identical clients (local GD, ``T_N = 1``, ``beta kappa L = 1/8``, up to issue 35's Gram
@@ -41,7 +41,7 @@ PEPIT_MAX_GRAM = 40  # PEPit's dense cvxpy assembly takes minutes beyond this
 
 def ours(n: int, kappa: int, T_N: int) -> dict[str, Any]:
     t0 = time.perf_counter()
-    r = local_gd_worst_case(n=n, kappa=kappa, T_N=T_N, lr=BETA, L=1.0, D0=1.0, rho2=1.0, output="002")
+    r = local_gd_worst_case(n=n, kappa=kappa, T_N=T_N, lr=BETA, L=1.0, D0=1.0, rho2=1.0, output="average")
     wall = time.perf_counter() - t0
     return {"n": n, "kappa": kappa, "T_N": T_N, "gram": r.dim, "constraints": r.n_constraints,
             "build_s": r.build_seconds, "solve_s": r.seconds, "wall_s": wall, "status": r.status,
@@ -108,7 +108,7 @@ def _lgd_pep(T_N: int) -> Any:
     from fairtheory.worstcase.sdp import sqnorm
 
     p = np.full(2, 0.5)
-    b = build_local_gd(n=2, p=p, beta=0.25, kappa=2, T_N=T_N, output="last")
+    b = build_local_gd(n=2, p=p, lr=0.25, kappa=2, T_N=T_N, output="last")
     b.pep.add_le(sqnorm(b.x0) - 0.5)
     b.pep.add_le(rho2_expr(b, p) - 0.5)
     b.pep.maximize(b.objective)
@@ -119,7 +119,7 @@ def scale_rows(dims: list[int], lgd_T: list[int], dense_max: float, lgd_max_dim:
     """The ``--scale`` table (module doc)."""
     import os
 
-    from fairtheory.worstcase.local_gd import estimated_seconds
+    from fairtheory.worstcase.solvers import estimated_seconds
     from fairtheory.worstcase.sparse_solve import solve_sparse
 
     print(f"# bench_worstcase --scale  python {platform.python_version()}  {platform.machine()}  "
@@ -162,21 +162,23 @@ def _lgd_timed(n: int, kappa: int, beta: float, symmetric: bool) -> dict[str, An
     and wall seconds; ``symmetric=False`` switches the symmetric reduction off (the dense full solve)."""
     from unittest import mock
 
+    from fairtheory.worstcase import limits
     from fairtheory.worstcase import local_gd as lg
 
     kw = {"n": n, "kappa": kappa, "T_N": 1, "lr": beta, "L": 1.0, "D0": 1.0, "rho2": 1.0}
     c0, w0 = time.process_time(), time.perf_counter()
-    with mock.patch.object(lg, "MAX_SOLVE_SECONDS", float("inf")):
+    with mock.patch.object(limits, "MAX_SOLVE_SECONDS", float("inf")):
         r = lg.local_gd_worst_case(**kw, symmetric=symmetric)
     return {"cpu": time.process_time() - c0, "wall": time.perf_counter() - w0, "r": r}
 
 
 def multi_rows(cases: list[tuple[int, int]], dense_max: float) -> None:
     """The ``--multi`` table: identical clients, the symmetric reduction (fairtheory.worstcase.symmetric) against the
-    dense full solve (run where :func:`fairtheory.worstcase.local_gd.estimated_seconds` <= ``dense_max``)."""
+    dense full solve (run where :func:`fairtheory.worstcase.solvers.estimated_seconds` <= ``dense_max``)."""
     import os
 
-    from fairtheory.worstcase.local_gd import estimate_size, estimated_seconds
+    from fairtheory.worstcase.local_gd import estimate_size
+    from fairtheory.worstcase.solvers import estimated_seconds
 
     print(f"# bench_worstcase --multi  python {platform.python_version()}  {platform.machine()}  cpus {os.cpu_count()}  "
           f"load {os.getloadavg()[0]:.2f} (1-min average at start); local GD 002 output, T_N = 1, beta kappa L = 1/8, "

@@ -29,7 +29,9 @@ Optional capabilities (duck-typed; an algorithm that needs one says so in its er
 Built-in adapters: :func:`fedavg` (singleton ``{p}``), :func:`afl` (simplex), :func:`cvar`,
 :func:`qalpha` (002 Def. 1), :func:`integrated` (001 eqs. 6-8, reconstructed) - all
 :class:`SetSupport`; :class:`SmoothedQalpha` (002 eq. 5), :class:`QFFL` (003 eq. 2) and :class:`TERM`.
-Write your own by subclassing :class:`BaseAggregator` (see ``examples/``) and check it with
+Write your own as any object with ``n``, ``value(f)`` and ``weights(f)`` (the protocol :class:`Aggregator`; no
+base class or underscore method needed), or subclass :class:`BaseAggregator` for its input validation (it
+implements ``value``/``weights`` over ``_value``/``_weights``; see ``examples/``), and check it with
 :func:`fairtheory.testing.audit`.
 """
 

@@ -33,7 +33,6 @@ a process with a large resident memory).
 
 from __future__ import annotations
 
-import functools
 import math
 import multiprocessing
 import os
@@ -44,7 +43,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["run_bounded", "bounded"]
+__all__ = ["run_bounded"]
 
 #: exit status of a child whose ``fn`` (or the pickling of its result) ran out of memory under the cap
 MEMORY_EXIT = 12
@@ -203,15 +202,3 @@ def run_bounded(fn: Callable[..., Any], *args: Any, seconds: float = 5.0, cpu_se
         raise
     finally:
         recv.close()
-
-
-def bounded(seconds: float = 5.0, cpu_seconds: float | None = None,
-            memory_bytes: int | None = 2 * 2**30) -> Callable[[Callable[..., Any]], Callable[..., tuple[str, Any]]]:
-    """Decorator form: ``bounded(seconds=2)(fn)(*args, **kwargs)`` is ``run_bounded`` of that call."""
-    def wrap(fn: Callable[..., Any]) -> Callable[..., tuple[str, Any]]:
-        @functools.wraps(fn)
-        def call(*args: Any, **kwargs: Any) -> tuple[str, Any]:
-            target = functools.partial(fn, **kwargs) if kwargs else fn
-            return run_bounded(target, *args, seconds=seconds, cpu_seconds=cpu_seconds, memory_bytes=memory_bytes)
-        return call
-    return wrap

@@ -1,7 +1,8 @@
-"""One entry point that re-checks any certificate exactly, under a hard time, size and memory budget.
+"""One entry point that re-checks any certificate exactly, under a hard time, size and memory budget; statements and
+their words.
 
 A certificate is plain JSON data (a dict with a ``"kind"``), never code: a *statement* and *evidence*.
-:func:`check_proof` dispatches on the kind, to modules of this package only:
+:func:`check_proof` dispatches on the kind (:data:`KINDS`), to modules of this package only:
 
 * ``"pep-dual"``: rational dual multipliers of the performance-estimation SDP that the statement defines
   (:func:`fairtheory_kernel.pep.check_certificate`);
@@ -10,8 +11,6 @@ A certificate is plain JSON data (a dict with a ``"kind"``), never code: a *stat
 * ``"pep-potential"``: a bound for every number of iterations by a potential function
   (:func:`fairtheory_kernel.potential_kernel.check_potential`);
 * ``"symbolic"``: a derivation checked with exact arithmetic the kernel owns (:mod:`fairtheory_kernel.symbolic`).
-
-The older ``"sympy-proof"`` kind (sympy's simplification and assumptions in the trusted base) is no longer accepted.
 
 Before anything is parsed the certificate must pass :func:`admissible`: a known kind, JSON of at most the kind's
 size (:data:`LIMITS`), no control character in any string (a newline in a name could forge a line of a report), and
@@ -22,7 +21,7 @@ wrong type, an unknown kind, a timeout or a crash gives ``False``, never an exce
 
 :func:`statement_of`, :func:`implies` and :func:`describe` read statements: the verify runner gives ``proved`` only
 when a re-checked certificate's statement implies the statement the claim declares, and prints that declared
-statement in words generated from its canonical form (:mod:`fairtheory_kernel.words`).
+statement in words generated from its canonical form (:func:`words`).
 """
 
 from __future__ import annotations
@@ -34,7 +33,7 @@ from collections.abc import Mapping
 from typing import Any
 
 __all__ = ["check_proof", "check_inline", "admissible", "statement_of", "canonical_statement", "implies", "describe",
-           "budget_seconds", "MAX_SECONDS", "KINDS", "LIMITS", "MAX_TEXT"]
+           "words", "user_text", "budget_seconds", "MAX_SECONDS", "KINDS", "LIMITS", "MAX_TEXT"]
 
 #: wall-clock budget of one check: a base plus an allowance per byte of certificate JSON, capped per kind
 BASE_SECONDS = 8.0
@@ -45,43 +44,26 @@ MEMORY_BYTES = 3 * 2**30
 #: them at once), the symbolic kind by its own size limit (``MAX_JSON``) and deadline (``MAX_SECONDS``, which the
 #: symbolic kernel enforces itself; the cap here leaves room for starting the child on a loaded machine)
 LIMITS: dict[str, tuple[int, float]] = {"pep-dual": (20_000_000, 60.0), "pep-family": (5_000_000, 30.0),
-                                        "symbolic": (300_000, 10.0),
-                                        "pep-potential": (1_000_000, 20.0)}  # potential_kernel's size limits
+                                        "symbolic": (300_000, 10.0), "pep-potential": (1_000_000, 20.0)}
+#: per kind: (module of this package, its checking function)
+_MODULES = {"pep-dual": ("pep", "check_certificate"), "pep-family": ("family", "check_family"),
+            "pep-potential": ("potential_kernel", "check_potential"), "symbolic": ("symbolic", "check")}
+KINDS = tuple(_MODULES)
 #: largest length of a user-supplied text (a ``title``, ``citation`` or ``name``)
 MAX_TEXT = 120
-
 #: largest ``seconds`` :func:`check_proof` accepts
 MAX_SECONDS = 1e6
 _TEXT_KEYS = ("title", "citation", "name")
-MAX_BYTES = max(b for b, _ in LIMITS.values())
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
-def _symbolic() -> Any:
-    """The symbolic kernel module, or ``None`` while it is not installed."""
-    try:
-        return importlib.import_module("fairtheory_kernel.symbolic")
-    except ImportError:
-        return None
-
-
-KINDS = ("pep-dual", "pep-family", "pep-potential", "symbolic")
+def _module(kind: str) -> Any:
+    return importlib.import_module(f"fairtheory_kernel.{_MODULES[kind][0]}")
 
 
 def _kind(cert: Any) -> str | None:
-    if not isinstance(cert, Mapping):
-        return None
-    kind = cert.get("kind")
-    return kind if isinstance(kind, str) else None
-
-
-def _limits(kind: str) -> tuple[int, float]:
-    size, secs = LIMITS[kind]
-    if kind == "symbolic":
-        size = min(size, int(getattr(_symbolic(), "MAX_JSON", size)))
-    return size, secs
-
-
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+    kind = cert.get("kind") if isinstance(cert, Mapping) else None
+    return kind if isinstance(kind, str) and kind in KINDS else None
 
 
 def _control(s: str) -> bool:
@@ -109,30 +91,30 @@ def _texts_ok(x: Any) -> bool:
     return True
 
 
+def _size(cert: Any) -> int | None:
+    try:
+        return len(json.dumps(cert, allow_nan=False))
+    except (TypeError, ValueError, RecursionError):
+        return None
+
+
+def _max_bytes(kind: str) -> int:
+    size = LIMITS[kind][0]
+    return min(size, int(_module(kind).MAX_JSON)) if kind == "symbolic" else size
+
+
 def admissible(cert: Any) -> bool:
     """Whether ``cert`` may be checked at all: a known kind, JSON within the kind's size, no control character in any
     string, user texts (``title``, ``citation``, ``name``) of at most :data:`MAX_TEXT` characters."""
-    kind = _kind(cert)
-    if kind not in KINDS or (kind == "symbolic" and _symbolic() is None):
-        return False
-    try:
-        size = len(json.dumps(cert, allow_nan=False))
-    except (TypeError, ValueError, RecursionError):
-        return False
-    return size <= _limits(kind)[0] and _texts_ok(cert)
+    kind, size = _kind(cert), _size(cert)
+    return kind is not None and size is not None and size <= _max_bytes(kind) and _texts_ok(cert)
 
 
 def budget_seconds(cert: Any) -> float:
     """The time :func:`check_proof` allows for ``cert``: ``8 s + 20 s per MB`` of its JSON, at most the kind's cap
     (:data:`LIMITS`); 0 for anything that is not JSON of a known kind."""
-    kind = _kind(cert)
-    try:
-        size = len(json.dumps(cert))
-    except (TypeError, ValueError, RecursionError):
-        return 0.0
-    if kind not in LIMITS:
-        return 0.0
-    return min(BASE_SECONDS + SECONDS_PER_MB * size / 1e6, _limits(kind)[1])
+    kind, size = _kind(cert), _size(cert)
+    return 0.0 if kind is None or size is None else min(BASE_SECONDS + SECONDS_PER_MB * size / 1e6, LIMITS[kind][1])
 
 
 def check_inline(cert: Any) -> bool:
@@ -140,34 +122,18 @@ def check_inline(cert: Any) -> bool:
     :func:`admissible` refuses."""
     if not admissible(cert):
         return False
-    kind = _kind(cert)
     try:
-        if kind == "pep-dual":
-            from fairtheory_kernel.pep import check_certificate
-
-            return check_certificate(cert) is True
-        if kind == "pep-family":
-            from fairtheory_kernel.family import check_family
-
-            return check_family(cert) is True
-        if kind == "pep-potential":
-            from fairtheory_kernel.potential_kernel import check_potential
-
-            return check_potential(cert) is True
-        if kind == "symbolic":
-            return _symbolic().check(cert) is True
-    except (ImportError, RecursionError, MemoryError):
-        return False
+        kind = _kind(cert)
+        return getattr(_module(kind), _MODULES[kind][1])(cert) is True
     except Exception:  # noqa: BLE001 - hostile certificate data must never stop the caller
         return False
-    return False
 
 
 def check_proof(cert: Any, *, seconds: float | None = None) -> bool:
     """``True`` iff ``cert`` is an admissible certificate (:func:`admissible`) of a known kind that re-checks exactly
-    within the budget (``seconds`` in ``(0, 1e6]``; default :func:`budget_seconds`).  Any ``cert`` gives ``True`` or
-    ``False``; a ``seconds`` that is not such a number raises :class:`~fairtheory.errors.FairtheoryTypeError` /
-    ``FairtheoryValueError``."""
+    within the budget (``seconds`` in ``(0, 1e6]``; default :func:`budget_seconds`), in a forked child.  Any
+    ``cert`` gives ``True`` or ``False``; a ``seconds`` that is not such a number raises ``TypeError`` /
+    ``ValueError``."""
     if seconds is not None:
         if isinstance(seconds, bool) or not isinstance(seconds, int | float):
             raise TypeError(f"seconds must be a number in (0, {MAX_SECONDS:g}], got {type(seconds).__name__}")
@@ -176,8 +142,6 @@ def check_proof(cert: Any, *, seconds: float | None = None) -> bool:
     if not admissible(cert):
         return False
     limit = budget_seconds(cert) if seconds is None else seconds
-    if not 0 < limit <= MAX_SECONDS:
-        return False
     from fairtheory_kernel.bounded import run_bounded
 
     status, result = run_bounded(check_inline, cert, seconds=limit, memory_bytes=MEMORY_BYTES)
@@ -195,40 +159,31 @@ def _split(s: Any) -> tuple[str | None, Any]:
     if "class" in s and "method" in s:
         return ("pep-potential" if "potential" in s else "pep-family" if "parameter" in s else "pep-dual"), s
     if "symbols" in s and "goals" in s:
-        kind = s.get("kind", "symbolic")
-        return (kind if kind == "symbolic" else None), s
+        return ("symbolic" if s.get("kind", "symbolic") == "symbolic" else None), s
     return None, None
+
+
+def _canonical(kind: str, st: Any) -> Any:
+    """The kernel's parsed statement of ``kind`` (the symbolic kernel's is its canonical JSON)."""
+    mod = _module(kind)
+    return mod.canonical_statement(st) if kind == "symbolic" else mod.canonical(st)
 
 
 def canonical_statement(kind: Any, st: Any) -> Any:
     """The canonical JSON form of a statement of ``kind`` (what the kernel checks, every number normalised); raises
     on anything malformed."""
-    if kind == "pep-dual":
-        from fairtheory_kernel import pep
-
-        return pep.to_json(pep.canonical(st))
-    if kind == "pep-family":
-        from fairtheory_kernel import family
-
-        return family.to_json(family.canonical(st))
-    if kind == "pep-potential":
-        from fairtheory_kernel import potential_kernel
-
-        return potential_kernel.to_json(potential_kernel.canonical(st))
-    if kind == "symbolic":
-        mod = _symbolic()
-        if mod is None:
-            raise ValueError("the symbolic kernel is not installed")
-        return mod.canonical_statement(st)
-    raise ValueError(f"unknown statement kind {kind!r}"[:100])
+    if kind not in KINDS:
+        raise ValueError(f"unknown statement kind {kind!r}"[:100])
+    c = _canonical(kind, st)
+    return c if kind == "symbolic" else _module(kind).to_json(c)
 
 
 def statement_of(cert: Any) -> dict[str, Any] | None:
     """``{"kind", "statement"}`` of a certificate, the statement in canonical form (what it proves when it re-checks),
     or ``None`` when it is not a well-formed statement of a known kind."""
     kind = _kind(cert)
-    st = cert.get("statement") if isinstance(cert, Mapping) else None
-    if kind not in KINDS or not isinstance(st, Mapping):
+    st = cert.get("statement") if kind is not None else None
+    if not isinstance(st, Mapping):
         return None
     try:
         return {"kind": kind, "statement": canonical_statement(kind, st)}
@@ -237,43 +192,50 @@ def statement_of(cert: Any) -> dict[str, Any] | None:
 
 
 def implies(a: Any, b: Any) -> bool:
-    """Whether statement ``a`` (e.g. :func:`statement_of` a certificate) implies the declared statement ``b``:
-    the same kind and, for PEP statements, :func:`fairtheory_kernel.pep.implies` (the same problem with a
-    bound at least as strong), for families :func:`fairtheory_kernel.family.implies`, for symbolic statements
-    the symbolic kernel's ``implies``.  ``False`` on anything malformed."""
-    ka, sa = _split(a)
-    kb, sb = _split(b)
-    if ka == "pep-potential" and kb in ("pep-potential", "pep-family"):  # every N implies one N and any sub-range
-        from fairtheory_kernel import potential_kernel
-
-        try:
-            return potential_kernel.implies(potential_kernel.canonical(sa), kb, sb) is True
-        except Exception:  # noqa: BLE001 - untrusted statements
-            return False
-    if ka is None or ka != kb or ka not in KINDS:
-        return False
+    """Whether statement ``a`` (e.g. :func:`statement_of` a certificate) implies the declared statement ``b``: the
+    same kind and the kind's ``implies`` (PEP: the same problem with a bound at least as strong; family: a
+    sub-interval; symbolic: the same declarations and a superset of goals); a potential statement (every ``N``)
+    also implies a ``pep-family`` one.  ``False`` on anything malformed."""
+    (ka, sa), (kb, sb) = _split(a), _split(b)
     try:
-        if ka == "pep-dual":
-            from fairtheory_kernel import pep
-
-            return pep.implies(pep.canonical(sa), pep.canonical(sb)) is True
-        if ka == "pep-family":
-            from fairtheory_kernel import family
-
-            return family.implies(family.canonical(sa), family.canonical(sb)) is True
-        if ka == "symbolic":
-            mod = _symbolic()
-            return mod is not None and mod.implies(mod.canonical_statement(sa), mod.canonical_statement(sb)) is True
+        if ka == "pep-potential" and kb in ("pep-potential", "pep-family"):
+            mod = _module(ka)
+            return mod.implies(mod.canonical(sa), kb, sb) is True
+        if ka is None or ka != kb or ka not in KINDS:
+            return False
+        return _module(ka).implies(_canonical(ka, sa), _canonical(ka, sb)) is True
     except Exception:  # noqa: BLE001 - untrusted statements
         return False
-    return False
+
+
+# ------------------------------------------------------------------------------------------------ words
+def user_text(s: Any) -> str:
+    """``s`` quoted as a JSON string, after checking it is a string of at most :data:`MAX_TEXT` characters with
+    no control character; raises ``ValueError`` otherwise."""
+    if not isinstance(s, str) or len(s) > MAX_TEXT or _control(s):
+        raise ValueError(f"user text must be a string of at most {MAX_TEXT} characters without control characters")
+    return json.dumps(s, ensure_ascii=True)
+
+
+def words(kind: Any, st: Any) -> str:
+    """The canonical statement ``st`` of ``kind`` in words, on one line, from the kernel's parsed numbers only (each
+    kind's ``describe``); raises on anything malformed.  User text (goal names, titles) has no control character,
+    at most :data:`MAX_TEXT` characters, and appears quoted after the mathematics it labels, never as mathematics.
+    The symbolic kind's lines (one per goal) are joined: after ``":"`` with a space, else with ``"; "``."""
+    if kind not in KINDS or not _texts_ok(st):
+        raise ValueError("a statement of a known kind, whose texts are short and free of control characters")
+    text = _module(kind).describe(st if kind == "symbolic" else _canonical(kind, st))
+    if kind == "symbolic":
+        lines = [x.strip() for x in text.split("\n") if x.strip()]
+        text = "".join(("" if not i else " " if lines[i - 1].endswith(":") else "; ") + ln for i, ln in enumerate(lines))
+    if not isinstance(text, str) or _control(text):
+        raise ValueError("the words of a statement must be one line")
+    return text
 
 
 def describe(s: Any) -> str:
-    """A statement in words, generated from its canonical form only (:func:`fairtheory_kernel.words.words`);
-    a malformed statement is described as such."""
-    from fairtheory_kernel.words import words
-
+    """A statement in words, generated from its canonical form only (:func:`words`); a malformed statement is
+    described as such."""
     kind, st = _split(s)
     try:
         return words(kind, canonical_statement(kind, st))

@@ -1,8 +1,8 @@
 r"""Trusted kernel of the parametric PEP checker: a statement -> an SDP whose data are polynomials in one parameter.
 
 A ``"pep-family"`` certificate (version 1) states a worst-case bound for **every** value of one normalised
-parameter ``t`` in a closed rational interval ``[lo, hi]`` (``t = h = step L`` for gradient descent,
-``t = beta_L = beta L`` for local GD) and carries, as evidence, dual multipliers that are rational functions of
+parameter ``t`` in a closed rational interval ``[lo, hi]`` (``t = h = lr L`` for gradient descent,
+``t = h = lr L`` for local GD too) and carries, as evidence, dual multipliers that are rational functions of
 ``t``.  This module turns the statement alone into the exact SDP - interpolation conditions, initial
 conditions, objective - with entries in ``Q[t]`` (:func:`build`), and :func:`check_family` checks the
 multipliers against it for every ``t`` in the interval at once.  No float, no solver, no sympy: integers,
@@ -14,12 +14,12 @@ Statement (numbers are rational strings ``"p/q"`` or integers; polynomials are c
 term first)::
 
     {"class": {"functions": "smooth-convex", "mu": "0"},
-     "normalisation": {"L": "1", "D0": "1", "bound_unit": "L*D0", "parameter_unit": "step*L"},
+     "normalisation": {"L": "1", "D0": "1", "bound_unit": "L*D0", "parameter_unit": "lr*L"},
      "n": int, "p": [q, ...],
      "method": {"name": "gd", "N": int}                                       # parameter "h"
              | {"name": "local_gd", "kappa": int, "T_N": int,
-                "schedule": "rfedfair"|"fedavg", "output": "002"|"000"|"last"}, # parameter "beta_L"
-     "parameter": {"name": "h"|"beta_L", "lo": q, "hi": q},
+                "schedule": "rfedfair"|"fedavg", "output": "average"|"path_average"|"last"},
+     "parameter": {"name": "h", "lo": q, "hi": q},                          # the normalised step h = lr L
      "bound": {"form": "constrained", "rho2": "0", "value": {"num": [q, ...], "den": [q, ...]}}}
 
 The bound is read in lowest terms with a positive leading coefficient of ``den`` (:func:`canonical`): that one form
@@ -32,12 +32,12 @@ the problem at ``L = 1``, ``D0 = 1`` only; the statement must say so (``normalis
 the general case follows by the exact scaling ``g(y) = f(x* + s y) / (L s^2)``, ``s^2 = D0`` (docs,
 "Homogeneity").
 
-Methods (the same recursions as :mod:`fairtheory_kernel.pep`, with ``beta`` replaced by the symbol
+Methods (the same recursions as :mod:`fairtheory_kernel.pep`, with ``lr`` replaced by the symbol
 ``t``):
 
 * ``gd``: ``x_{k+1} = x_k - t g_k`` for ``k < N``, measure ``f(x_N) - f*`` (``n = 1``);
 * ``local_gd``: 002 Alg. 1 with full participation, exactly as ``pep_kernel`` (round 0 one step then the
-  average for ``rfedfair``, ``kappa`` steps per round after; outputs ``002`` / ``000`` / ``last``).
+  average for ``rfedfair``, ``kappa`` steps per round after; outputs ``average`` / ``path_average`` / ``last``).
 
 Rows, in the order of ``pep.build`` and by the same code (:func:`fairtheory_kernel.rows.interpolation_rows`
 over ``Q[t]``): for each client, for each ordered pair ``(j, k)``, ``j != k``, of its
@@ -74,20 +74,19 @@ certificates :func:`fairtheory.proofs.parametric.prove_family` makes check in we
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
+from functools import partial
 from typing import Any
 
 import flint
 
-from fairtheory_kernel.pep import _int, _keys
-from fairtheory_kernel.rows import BadStatement, Ring, Symbols, add, gram, interpolation_rows, local_gd_output
+from fairtheory_kernel.classes import interpolation_rows
+from fairtheory_kernel.rows import (OUTPUTS, BadStatement, Ring, Symbols, add, clients, dual, envelope, explain, fields,
+                                   initial, keys, local_gd_output, nat, one_of, q, rat, sparse)
 
-__all__ = ["FamilyStatement", "BadFamily", "canonical", "build", "at", "to_json", "describe", "bound_str",
-           "check_family", "explain_family", "statement_of", "implies", "nonneg_on", "no_root_on", "count_roots_open",
-           "psd_on", "poly", "poly_json", "MAX_DIM", "MAX_DEGREE", "MAX_BOUND_DEGREE", "MAX_DIGITS",
-           "MAX_EVIDENCE_DIGITS", "MAX_PIECES", "MAX_STEPS", "PARAMETER", "NORMALISATION"]
+__all__ = ["canonical", "build", "to_json", "describe", "check_family", "explain_family", "implies", "nonneg_on",
+           "no_root_on", "count_roots_open", "psd_on", "poly", "poly_json", "header", "NORMALISATION", "PARAMETER"]
 
 P = flint.fmpq_poly
 FamilyStatement = dict[str, Any]
@@ -101,11 +100,10 @@ MAX_DIGITS = 60           # digits of a statement number (numerator and denomina
 MAX_EVIDENCE_DIGITS = 40  # digits of an evidence coefficient (numerator and denominator each)
 MAX_PIECES = 6
 MAX_PARAM = 100           # 0 <= lo < hi <= MAX_PARAM
-#: the parameter each method is stated in (step * L)
-PARAMETER = {"gd": "h", "local_gd": "beta_L"}
-NORMALISATION = {"L": "1", "D0": "1", "bound_unit": "L*D0", "parameter_unit": "step*L"}
+#: the parameter every method is stated in: the normalised step ``h = lr L``
+PARAMETER = {"gd": "h", "local_gd": "h"}
+NORMALISATION = {"L": "1", "D0": "1", "bound_unit": "L*D0", "parameter_unit": "lr*L"}
 
-_RAT = re.compile(r"-?[0-9]+(/[0-9]+)?")
 Vec = dict[int, Any]          # basis index -> fmpq_poly
 Row = tuple[dict[tuple[int, int], Any], dict[int, Fraction], Fraction]
 
@@ -113,27 +111,11 @@ Row = tuple[dict[tuple[int, int], Any], dict[int, Fraction], Fraction]
 #: a malformed, out-of-range or oversized statement or evidence (the checker answers ``False``): the point-wise
 #: kernel's error, so that both kernels share their parsing helpers
 BadFamily = BadStatement
+#: the class of both parametric kernels: 1-smooth convex (the units L = 1)
+SMOOTH1 = {"functions": "smooth-convex", "L": Fraction(1), "mu": Fraction(0)}
 
 
 # ------------------------------------------------------------------------------------------------ parsing
-def _q(x: Any, what: str, digits: int = MAX_DIGITS) -> Fraction:
-    if isinstance(x, bool):
-        raise BadFamily(f"{what}: a boolean is not a number")
-    if isinstance(x, int):
-        if len(str(abs(x))) > digits:
-            raise BadFamily(f"{what}: too many digits")
-        return Fraction(x)
-    if not isinstance(x, str) or len(x) > 2 * digits + 2 or not _RAT.fullmatch(x):
-        raise BadFamily(f"{what}: not a rational string")
-    num, _, den = x.partition("/")
-    if len(num.lstrip("-")) > digits or len(den) > digits:
-        raise BadFamily(f"{what}: too many digits")
-    d = int(den) if den else 1
-    if d <= 0:
-        raise BadFamily(f"{what}: zero denominator")
-    return Fraction(int(num), d)
-
-
 def _fq(c: Fraction) -> Any:
     return flint.fmpq(c.numerator, c.denominator)
 
@@ -146,7 +128,7 @@ def poly(coeffs: Sequence[Fraction]) -> Any:
 def _poly(x: Any, what: str, degree: int, digits: int) -> Any:
     if not isinstance(x, list) or not 1 <= len(x) <= degree + 1:
         raise BadFamily(f"{what}: a list of 1 to {degree + 1} coefficients")
-    return poly([_q(c, what, digits) for c in x])
+    return poly([q(c, what, digits) for c in x])
 
 
 def _frac(c: Any) -> Fraction:
@@ -160,55 +142,61 @@ def poly_json(p: Any) -> list[str]:
     return cs or ["0"]
 
 
-def canonical(st: Any) -> FamilyStatement:
-    """The statement with every number parsed and every field validated (raises :class:`BadFamily`)."""
-    st = _keys(st, "statement", {"class", "normalisation", "n", "p", "method", "parameter", "bound"})
-    cl = _keys(st["class"], "class", {"functions", "mu"})
-    if cl["functions"] != "smooth-convex" or _q(cl["mu"], "mu") != 0:
+def header(st: Any, extra: set[str], methods: Mapping[str, Mapping[str, Any]], point: bool) -> dict[str, Any]:
+    """What the parametric kernels' statements share (``pep-family``, ``pep-potential``): the class (1-smooth convex:
+    ``{"functions": "smooth-convex", "mu": "0"}``, the units exactly :data:`NORMALISATION`), ``n <= 4`` clients and
+    their weights, the method (a name of ``methods`` and exactly its fields), the normalised step ``h = lr L`` in
+    ``[lo, hi]`` with ``0 <= lo < hi <= MAX_PARAM`` (``lo = hi`` too when ``point``).  Raises :class:`BadStatement`."""
+    st = keys(st, "statement", {"class", "normalisation", "n", "p", "method", "parameter"} | extra)
+    fields(st["class"], "class", {"functions": one_of("smooth-convex"), "mu": rat(Fraction(0), digits=MAX_DIGITS)})
+    if rat(Fraction(0), digits=MAX_DIGITS)(st["class"]["mu"], "mu") != 0:
         raise BadFamily("class must be smooth-convex with mu = 0")
     if not isinstance(st["normalisation"], Mapping) or dict(st["normalisation"]) != NORMALISATION:
         raise BadFamily(f"normalisation must be exactly {NORMALISATION}: the kernel builds L = 1, D0 = 1 only")
-    n = _int(st["n"], "n", 1, 4)
-    if not isinstance(st["p"], list) or len(st["p"]) != n:
-        raise BadFamily("p must list n weights")
-    p = [_q(x, "p") for x in st["p"]]
-    if any(x <= 0 for x in p) or sum(p) != 1:
-        raise BadFamily("p: weights must be > 0 and sum to 1 exactly")
+    n, p = clients(st, 4)
     m = st["method"]
-    if not isinstance(m, Mapping) or m.get("name") not in PARAMETER:
-        raise BadFamily(f"method.name must be one of {sorted(PARAMETER)}")
-    if m["name"] == "gd":
-        m = _keys(m, "method", {"name", "N"})
-        method: dict[str, Any] = {"name": "gd", "N": _int(m["N"], "N", 1, MAX_STEPS)}
-        if n != 1:
-            raise BadFamily("gd: n must be 1")
-    else:
-        m = _keys(m, "method", {"name", "kappa", "T_N", "schedule", "output"})
-        if m["schedule"] not in ("rfedfair", "fedavg") or m["output"] not in ("002", "000", "last"):
-            raise BadFamily("local_gd: schedule 'rfedfair'|'fedavg', output '002'|'000'|'last'")
-        kappa, T_N = _int(m["kappa"], "kappa", 1, MAX_STEPS), _int(m["T_N"], "T_N", 0, MAX_STEPS)
-        first = 1 if m["schedule"] == "rfedfair" else kappa
-        if first + kappa * T_N > MAX_STEPS:
-            raise BadFamily(f"local_gd: at most {MAX_STEPS} local steps per client")
-        method = {"name": "local_gd", "kappa": kappa, "T_N": T_N, "schedule": m["schedule"], "output": m["output"]}
-    par = _keys(st["parameter"], "parameter", {"name", "lo", "hi"})
-    if par["name"] != PARAMETER[method["name"]]:
-        raise BadFamily(f"parameter of {method['name']} must be named {PARAMETER[method['name']]!r}")
-    lo, hi = _q(par["lo"], "lo"), _q(par["hi"], "hi")
-    if not 0 <= lo < hi <= MAX_PARAM:
-        raise BadFamily(f"parameter range must satisfy 0 <= lo < hi <= {MAX_PARAM}")
-    b = _keys(st["bound"], "bound", {"form", "rho2", "value"})
-    if b["form"] != "constrained" or _q(b["rho2"], "rho2") != 0:
+    if not isinstance(m, Mapping) or m.get("name") not in methods:
+        raise BadFamily(f"method.name must be one of {sorted(methods)}")
+    par = fields(st["parameter"], "parameter", {"name": one_of("h"), "lo": rat(digits=MAX_DIGITS),
+                                                "hi": rat(digits=MAX_DIGITS)})
+    if not (0 <= par["lo"] <= par["hi"] <= MAX_PARAM and (point or par["lo"] < par["hi"])):
+        raise BadFamily(f"parameter range must satisfy 0 <= lo {'<=' if point else '<'} hi <= {MAX_PARAM}")
+    return {"class": {"functions": "smooth-convex", "mu": Fraction(0)}, "normalisation": dict(NORMALISATION), "n": n,
+            "p": p, "method": fields(m, "method", methods[m["name"]]), "parameter": par}
+
+
+def header_json(st: Mapping[str, Any]) -> dict[str, Any]:
+    """The shared part (:func:`header`) of a canonical statement as plain JSON."""
+    par = st["parameter"]
+    return {"class": {"functions": "smooth-convex", "mu": "0"}, "normalisation": dict(NORMALISATION), "n": st["n"],
+            "p": [str(x) for x in st["p"]], "method": dict(st["method"]),
+            "parameter": {"name": "h", "lo": str(par["lo"]), "hi": str(par["hi"])}}
+
+
+_STEPS = partial(nat, lo=1, hi=MAX_STEPS)
+METHODS = {"gd": {"name": one_of("gd"), "N": _STEPS},
+           "local_gd": {"name": one_of("local_gd"), "kappa": _STEPS, "T_N": partial(nat, lo=0, hi=MAX_STEPS),
+                        "schedule": one_of("rfedfair", "fedavg"), "output": one_of(*OUTPUTS)}}
+
+
+def canonical(st: Any) -> FamilyStatement:
+    """The statement with every number parsed and every field validated (raises :class:`BadFamily`)."""
+    out = header(st, {"bound"}, METHODS, point=False)
+    m = out["method"]
+    if m["name"] == "gd" and out["n"] != 1:
+        raise BadFamily("gd: n must be 1")
+    if m["name"] == "local_gd" and (1 if m["schedule"] == "rfedfair" else m["kappa"]) + m["kappa"] * m["T_N"] > MAX_STEPS:
+        raise BadFamily(f"local_gd: at most {MAX_STEPS} local steps per client")
+    b = fields(st["bound"], "bound", {"form": one_of("constrained"), "rho2": rat(digits=MAX_DIGITS),
+                                      "value": partial(keys, names={"num", "den"})})
+    if b["rho2"] != 0:
         raise BadFamily("bound: form 'constrained' with rho2 = 0 (the only form of version 1)")
-    v = _keys(b["value"], "bound.value", {"num", "den"})
-    num = _poly(v["num"], "bound numerator", MAX_BOUND_DEGREE, MAX_DIGITS)
-    den = _poly(v["den"], "bound denominator", MAX_BOUND_DEGREE, MAX_DIGITS)
+    num = _poly(b["value"]["num"], "bound numerator", MAX_BOUND_DEGREE, MAX_DIGITS)
+    den = _poly(b["value"]["den"], "bound denominator", MAX_BOUND_DEGREE, MAX_DIGITS)
     if den == 0:
         raise BadFamily("bound denominator is the zero polynomial")
     num, den = _lowest_terms(num, den)
-    return {"class": {"functions": "smooth-convex", "mu": Fraction(0)}, "normalisation": dict(NORMALISATION),
-            "n": n, "p": p, "method": method, "parameter": {"name": par["name"], "lo": lo, "hi": hi},
-            "bound": {"form": "constrained", "rho2": Fraction(0), "num": num, "den": den}}
+    return out | {"bound": {"form": "constrained", "rho2": Fraction(0), "num": num, "den": den}}
 
 
 def _lowest_terms(num: Any, den: Any) -> tuple[Any, Any]:
@@ -226,12 +214,8 @@ def _lowest_terms(num: Any, den: Any) -> tuple[Any, Any]:
 
 def to_json(st: FamilyStatement) -> dict[str, Any]:
     """A canonical statement as plain JSON."""
-    return {"class": {"functions": "smooth-convex", "mu": "0"}, "normalisation": dict(NORMALISATION),
-            "n": st["n"], "p": [str(x) for x in st["p"]], "method": dict(st["method"]),
-            "parameter": {"name": st["parameter"]["name"], "lo": str(st["parameter"]["lo"]),
-                          "hi": str(st["parameter"]["hi"])},
-            "bound": {"form": "constrained", "rho2": "0",
-                      "value": {"num": poly_json(st["bound"]["num"]), "den": poly_json(st["bound"]["den"])}}}
+    return header_json(st) | {"bound": {"form": "constrained", "rho2": "0", "value": {
+        "num": poly_json(st["bound"]["num"]), "den": poly_json(st["bound"]["den"])}}}
 
 
 # ------------------------------------------------------------------------------------------------ building
@@ -268,32 +252,11 @@ def build(st: FamilyStatement) -> dict[str, Any]:
     ``<G(t), Gram> + F . values + c <= 0`` (``G`` upper-triangle ``fmpq_poly`` entries, ``F`` and ``c`` rational)."""
     b = Symbols(st["n"], st["p"], POLYNOMIALS, MAX_DIM, st)
     vals = _run(b, st)
-    rows = interpolation_rows(b, Fraction(1), Fraction(0), max_rows=MAX_DIM * MAX_DIM)  # L = 1, mu = 0
-    n_interp = len(rows)
-    dist: dict[tuple[int, int], Any] = {}
-    gram({0: P(1)}, {0: P(1)}, P(1), dist)
-    rows.append((dist, {}, Fraction(-1)))  # ||x0 - x*||^2 <= D0 = 1
-    if st["n"] > 1:
-        het: dict[tuple[int, int], Any] = {}
-        for i in range(st["n"]):
-            gram(b.stars[i], b.stars[i], P(_fq(st["p"][i])), het)
-        rows.append(({a: v for a, v in het.items() if v != 0}, {}, Fraction(0)))  # rho^2 <= rho2 = 0
+    rows = interpolation_rows(b, [SMOOTH1] * st["n"], max_rows=MAX_DIM * MAX_DIM)
+    n_interp, (dist, het) = len(rows), initial(b, st["p"])
+    rows += [(dist, {}, Fraction(-1))] + ([(het, {}, Fraction(0))] if st["n"] > 1 else [])  # ||x0 - x*||^2 <= 1, rho = 0
     objective: Row = ({}, {f: w for f, w in vals.items() if w}, Fraction(0))
     return {"dim": b.dim, "nf": b.nf, "n_interp": n_interp, "rows": rows, "objective": objective}
-
-
-def at(data: Mapping[str, Any], value: Fraction) -> dict[str, Any]:
-    """The SDP at ``t = value`` with :class:`Fraction` entries (the format of :func:`pep_kernel.build`)."""
-    v = _fq(Fraction(value))
-
-    def sub(G: Mapping[tuple[int, int], Any]) -> dict[tuple[int, int], Fraction]:
-        out = {k: _frac(e(v)) for k, e in G.items()}
-        return {k: x for k, x in out.items() if x != 0}
-
-    rows = [(sub(G), dict(F), c) for G, F, c in data["rows"]]
-    G, F, c = data["objective"]
-    return {"dim": data["dim"], "nf": data["nf"], "n_eq": 0, "n_interp": data["n_interp"], "rows": rows,
-            "objective": (sub(G), dict(F), c)}
 
 
 # ------------------------------------------------------------------------------------------------ real algebra
@@ -465,31 +428,18 @@ def psd_on(M: Mapping[tuple[int, int], Any], dim: int, lo: Fraction, hi: Fractio
 
 # ------------------------------------------------------------------------------------------------ checking
 def _evidence(ev: Any, st: FamilyStatement, n_rows: int) -> list[tuple[Fraction, Fraction, Any, dict[int, Any]]]:
-    ev = _keys(ev, "evidence", {"pieces"})
-    pieces = ev["pieces"]
+    pieces, at_, out = keys(ev, "evidence", {"pieces"})["pieces"], st["parameter"]["lo"], []
     if not isinstance(pieces, list) or not 1 <= len(pieces) <= MAX_PIECES:
         raise BadFamily(f"evidence.pieces: a list of 1 to {MAX_PIECES} pieces")
-    out = []
-    at_ = st["parameter"]["lo"]
     for j, pc in enumerate(pieces):
-        pc = _keys(pc, f"piece {j}", {"lo", "hi", "denominator", "multipliers"})
-        lo, hi = _q(pc["lo"], "piece lo"), _q(pc["hi"], "piece hi")
-        if lo != at_ or not lo < hi:
+        pc = fields(pc, f"piece {j}", {"lo": rat(digits=MAX_DIGITS), "hi": rat(digits=MAX_DIGITS),
+                                       "denominator": partial(_poly, degree=MAX_DEGREE, digits=MAX_EVIDENCE_DIGITS),
+                                       "multipliers": lambda x, w: sparse(x, n_rows, partial(
+                                           _poly, what=w, degree=MAX_DEGREE, digits=MAX_EVIDENCE_DIGITS))})
+        if pc["lo"] != at_ or not pc["lo"] < pc["hi"]:
             raise BadFamily(f"piece {j} must start at {at_} and have lo < hi")
-        at_ = hi
-        d = _poly(pc["denominator"], "denominator", MAX_DEGREE, MAX_EVIDENCE_DIGITS)
-        ms = pc["multipliers"]
-        if not isinstance(ms, list) or len(ms) > n_rows:
-            raise BadFamily("multipliers: at most one per row")
-        nums: dict[int, Any] = {}
-        for pair in ms:
-            if not isinstance(pair, list) or len(pair) != 2:
-                raise BadFamily("multiplier [row, [coefficients]]")
-            k = _int(pair[0], "multiplier row", 0, n_rows - 1)
-            if k in nums:
-                raise BadFamily("repeated multiplier row")
-            nums[k] = _poly(pair[1], "multiplier", MAX_DEGREE, MAX_EVIDENCE_DIGITS)
-        out.append((lo, hi, d, nums))
+        at_ = pc["hi"]
+        out.append((pc["lo"], pc["hi"], pc["denominator"], pc["multipliers"]))
     if at_ != st["parameter"]["hi"]:
         raise BadFamily("the pieces must end at the statement's hi")
     return out
@@ -504,59 +454,35 @@ def _check_piece(data: Mapping[str, Any], st: FamilyStatement, lo: Fraction, hi:
     for k, nk in nums.items():
         if not nonneg_on(nk, lo, hi):
             return f"multiplier of row {k} is negative somewhere {where}"
-    rows, (CG, cF, c0) = data["rows"], data["objective"]
-    F: dict[int, Any] = {f: -d * _fq(w) for f, w in cF.items()}
-    M: dict[tuple[int, int], Any] = {key: -d * v for key, v in CG.items()}
-    B = d * _fq(c0)
-    for k, nk in nums.items():
-        G, a, c = rows[k]
-        for f, w in a.items():
-            F[f] = F.get(f, P(0)) + nk * _fq(w)
-        for key, v in G.items():
-            M[key] = M.get(key, P(0)) + nk * v
-        if c:
-            B -= nk * _fq(c)
-    bad = [f for f, v in F.items() if v != 0]
-    if bad:
-        return f"the function values do not cancel (value {bad[0]}) {where}"
+    F, M, B = dual(data["rows"], data["objective"], nums, d, _fq)
+    if F:
+        return f"the function values do not cancel (value {next(iter(F))}) {where}"
     num, den = st["bound"]["num"], st["bound"]["den"]
     if not no_root_on(den, lo, hi):
         return f"the bound's denominator vanishes {where}"
     if not nonneg_on((num * d - den * B) * den, lo, hi):
         return f"the dual bound exceeds the stated bound somewhere {where}"
-    ok, why = psd_on({key: v for key, v in M.items() if v != 0}, data["dim"], lo, hi)
+    ok, why = psd_on(M, data["dim"], lo, hi)
     if not ok:
         return f"the slack matrix is not PSD {where}: {why}"
     return ""
 
 
-def parse(d: Any) -> tuple[FamilyStatement, list[tuple[Fraction, Fraction, Any, dict[int, Any]]], dict[str, Any]]:
-    """Canonical statement, parsed pieces and the built SDP of a ``"pep-family"`` JSON dict (raises)."""
-    if not isinstance(d, Mapping) or d.get("kind") != "pep-family" or d.get("version") != 1:
-        raise BadFamily("not a version-1 pep-family certificate")
-    if not set(d) <= {"kind", "version", "statement", "evidence", "meta"} or "statement" not in d \
-            or "evidence" not in d:
-        raise BadFamily("top-level keys: kind, version, statement, evidence (and meta, never read)")
+def _run_check(d: Any) -> str:
+    """``""`` when the certificate passes rules 1-5 on every piece, else the first failure."""
+    envelope(d, "pep-family", 1)
     st = canonical(d["statement"])
     data = build(st)
-    return st, _evidence(d["evidence"], st, len(data["rows"])), data
+    for lo, hi, den, nums in _evidence(d["evidence"], st, len(data["rows"])):
+        why = _check_piece(data, st, lo, hi, den, nums)
+        if why:
+            return why
+    return ""
 
 
 def explain_family(d: Any) -> tuple[bool, str]:
     """``(True, "")`` when the certificate checks, else ``(False, the first failure in words)``; never raises."""
-    try:
-        st, pieces, data = parse(d)
-        for lo, hi, den, nums in pieces:
-            why = _check_piece(data, st, lo, hi, den, nums)
-            if why:
-                return False, why
-        return True, ""
-    except BadFamily as exc:
-        return False, f"malformed: {exc}"
-    except (ValueError, TypeError, KeyError, OverflowError, ZeroDivisionError, RecursionError, MemoryError) as exc:
-        return False, f"malformed: {type(exc).__name__}: {exc}"
-    except Exception as exc:  # noqa: BLE001 - a checker of untrusted data never raises
-        return False, f"malformed: {type(exc).__name__}: {exc}"
+    return explain(_run_check, d)
 
 
 def check_family(d: Any) -> bool:
@@ -566,16 +492,6 @@ def check_family(d: Any) -> bool:
 
 
 # ------------------------------------------------------------------------------------------------ reading
-def statement_of(d: Any) -> FamilyStatement | None:
-    """The canonical statement of a ``"pep-family"`` certificate dict (``None`` when malformed)."""
-    try:
-        if not isinstance(d, Mapping) or d.get("kind") != "pep-family" or d.get("version") != 1:
-            return None
-        return canonical(d.get("statement"))
-    except Exception:  # noqa: BLE001 - untrusted data
-        return None
-
-
 def implies(a: FamilyStatement, b: FamilyStatement) -> bool:
     """Whether the canonical statement ``a`` implies ``b``: the same class, clients, weights, method and parameter,
     ``b``'s range inside ``a``'s, and ``b``'s bound at least ``a``'s at every point of ``b``'s range (exactly:
@@ -593,23 +509,20 @@ def implies(a: FamilyStatement, b: FamilyStatement) -> bool:
         return False
 
 
-def _pstr(p: Any, var: str) -> str:
-    terms = []
-    for e, c in enumerate(p.coeffs()):
-        if c == 0:
-            continue
-        cf = _frac(c)
+def _sum(cs: Sequence[str], var: str) -> str:
+    """``sum_e cs[e] var^e`` in words, highest power first (``"0"`` when every ``cs[e]`` is ``"0"``): a coefficient 1
+    or -1 is dropped, one that is itself a sum is bracketed."""
+    parts = []
+    for e, c in enumerate(cs):
         mono = "" if e == 0 else var if e == 1 else f"{var}^{e}"
-        if not mono:
-            terms.append(str(cf))
-        elif cf == 1:
-            terms.append(mono)
-        elif cf == -1:
-            terms.append(f"-{mono}")
-        else:
-            terms.append(f"{cf} {mono}")
-    s = " + ".join(reversed(terms)) if terms else "0"
-    return s.replace("+ -", "- ")
+        if c != "0":
+            parts.append(c if not mono else mono if c == "1" else f"-{mono}" if c == "-1" else f"({c}) {mono}"
+                         if " + " in c or " - " in c else f"{c} {mono}")
+    return " + ".join(reversed(parts)).replace("+ -", "- ") if parts else "0"
+
+
+def _pstr(p: Any, var: str) -> str:
+    return _sum([str(_frac(c)) for c in p.coeffs()], var)
 
 
 def bound_str(st: FamilyStatement) -> str:
@@ -633,6 +546,6 @@ def describe(st: FamilyStatement) -> str:
                 f"grad f(x_k), N = {m['N']}, on every L-smooth convex f (any L > 0, any dimension) whenever "
                 f"||x0 - x*||^2 <= D0")
     return (f"{rng}: G(x_out) - G* <= {bound_str(st)} for local GD (002 Alg. 1, {m['schedule']} schedule, full "
-            f"participation), kappa = {m['kappa']}, T_N = {m['T_N']}, step beta = {par['name']}/L, output "
+            f"participation), kappa = {m['kappa']}, T_N = {m['T_N']}, step lr = h/L, output "
             f"{m['output']}, on every {st['n']} clients f_i, each L-smooth convex, weights p = "
             f"({', '.join(map(str, st['p']))}), whenever ||x0 - x*||^2 <= D0 and rho^2 = 0")

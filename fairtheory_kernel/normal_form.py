@@ -1,14 +1,22 @@
-r"""Normal forms of symbolic terms: reduced rational functions over Q in symbols and canonical atoms.
+r"""Normal forms of symbolic terms, and the domain they live on (trusted; read after :mod:`.symbolic`'s doc).
 
-Part of the trusted base (docs/proofs.md, section 2).  A term (a JSON tree, :mod:`.symbolic`) is mapped to
-``N/D`` with ``N, D`` python-flint ``fmpq_mpoly`` polynomials, ``gcd(N, D) = 1``, ``D`` monic, whose variables
-are declared symbols, the bound summation index and *atoms*: ``exp(m/(b D))`` (one per monomial of a
-normalised exponent), ``log(P)`` (``P`` a polynomial proved ``> 0``), ``log p`` (``p`` prime), generic
-functions and their derivatives, family members ``x_i``, ``max(a, b)`` and sums.  Every rewrite is an identity
-on the declared domain (its side condition checked here): zero test = numerator zero.  Signs come from
-:meth:`Ctx.psign` only: a polynomial with non-negative coefficients in variables of known sign (even powers of
-any real) is ``>= 0``, ``> 0`` when some monomial has only strictly positive variables.  Nothing here imports
-sympy.
+A term (a JSON tree, :mod:`.symbolic`) is mapped to ``N/D`` with ``N, D`` python-flint ``fmpq_mpoly``
+polynomials, ``gcd(N, D) = 1``, ``D`` monic: the unique reduced form of a rational function.  Its variables are
+declared symbols, the summation index and *atoms*, each with a canonical key (the normal forms of its
+arguments): ``exp(m/(b D))`` (one per monomial of a normalised exponent), ``log(P)`` (``P`` a polynomial proved
+``> 0``), ``log p`` (``p`` prime), generic functions and their derivatives, family members ``x_i``,
+``max(a, b)`` and sums.
+
+Soundness.  *Zero test*: two terms are equal iff their normal forms are; a non-zero form only means "not
+proved" (atoms need not be algebraically independent), so soundness needs only that every rewrite is an identity
+on the domain (each constructor's doc names its axiom, :mod:`.symbolic` lists them).  *Well-defined*: every
+denominator formed is a product of denominators already non-zero and numerators proved non-zero (:meth:`Ctx.inv`),
+a ``gcd`` divides only by non-zero factors, so a normal form is a real number at every point of the domain.
+*Signs* (:meth:`Ctx.psign`): a polynomial with coefficients ``>= 0`` whose odd powers are of variables known
+``>= 0`` is ``>= 0`` (even powers of reals are); ``> 0`` when some monomial has only variables known ``> 0``.  A
+variable's sign is a fact on the domain: its declaration (:meth:`Ctx.declare`), or an atom's definition
+(``exp``, functions, ``log p`` for primes ``> 0``; ``max`` and sums the signs of their parts).  The domain changes
+only through :meth:`Ctx.substitute`, which re-proves it (:meth:`Ctx.point`).  Nothing here imports sympy.
 """
 
 from __future__ import annotations
@@ -27,6 +35,9 @@ _GENS = _RING.gens()
 _ONE_P = _RING.constant(1)
 _ZERO_P = _RING.constant(0)
 POS, NONNEG, UNKNOWN = 2, 1, 0
+#: the sign every value of a declared kind has (``bounded``: the sign of its lower end, computed)
+SIGN = {"real": 0, "positive": POS, "nonnegative": NONNEG, "count": POS, "index": 0, "family_real": 0,
+        "family_positive": POS, "family_nonnegative": NONNEG}
 
 
 class NotProved(Exception):
@@ -67,14 +78,18 @@ def used(a: Nf) -> set[int]:
 
 
 class Ctx:
-    """Variables (symbols and atoms) of one check, their signs and dependencies, and the deadline."""
+    """Variables (symbols and atoms) of one check, their signs and dependencies, the domain, and the deadline."""
 
     def __init__(self, deadline: float) -> None:
         self.deadline = deadline
-        self.kind: list[tuple] = []      # per variable: ("sym", name) / ("bvar",) / (atom kind, data...)
+        self.kind: list[tuple] = []      # per variable: ("sym", name, kind) / ("bvar",) / (atom kind, data...)
         self.sign: list[int] = []
         self.deps: list[frozenset] = []  # symbol names (and "#b" for the bound index) a variable depends on
         self.index: dict[tuple, int] = {}
+        #: the domain, in declaration order: name -> (kind, variable index or None for a family, (lo, hi) or None)
+        self.domain: dict[str, tuple[str, int | None, tuple[Nf, Nf] | None]] = {}
+        self.in_ranges: set[str] = set()  # names some range uses
+        self.bvar = self.declare("#b", "index")  # the summation index, first: every value may use it
 
     def tick(self) -> None:
         if time.perf_counter() > self.deadline:
@@ -94,6 +109,75 @@ class Ctx:
 
     def deps_of(self, *xs: Nf) -> frozenset:
         return frozenset().union(*[self.deps[i] for a in xs for i in used(a)])
+
+    # ---------------------------------------------------------------- the domain
+    def declare(self, name: str, kind: str, rng: tuple[Nf, Nf] | None = None) -> Nf | None:
+        """Add ``name`` after every name declared so far: a symbol (a variable with its kind's sign), a family
+        (``x_i`` for integers ``i``, only a sign) or the summation index.  A range ``lo <= x <= hi`` (terms in
+        earlier names) must be proved non-empty (``hi - lo >= 0``, sign test) and gives ``x`` the sign of ``lo``."""
+        sign = SIGN.get(kind, 0)
+        if rng is not None:
+            if self.sign_of(self.sub(rng[1], rng[0])) < NONNEG:
+                raise NotProved("range not proved non-empty")
+            sign, self.in_ranges = self.sign_of(rng[0]), self.in_ranges | self.deps_of(*rng)
+        x = None
+        if not kind.startswith("family"):
+            key = ("bvar",) if kind == "index" else ("sym", name, kind)
+            x = self.var(key, key, sign, frozenset({name}))
+        self.domain[name] = (kind, None if x is None else self.index[key], rng)
+        return x
+
+    def point(self, sym: dict[int, Nf], fam: dict[str, Nf]) -> None:
+        r"""Prove that the substitution ``sym`` (variable -> value) and ``fam`` (family -> value of every member) is
+        a point of the domain: the one door of every substitution (attained points, lemma instances, sum
+        expansions: :meth:`substitute`).  Raises :class:`NotProved` otherwise.
+
+        The domain ``D``: values of the declared names ``n_1, n_2, ...`` (in order) with ``n_k`` in its set
+        ``K_k(n_1, ..., n_{k-1})``: the reals, ``> 0``, ``>= 0``, integers ``>= 1``, ``[lo_k, hi_k]``.  Let ``A``
+        be the assigned names, ``R`` the values ``u`` of the others that satisfy their sets with ``sigma``
+        substituted.  Checked, in declaration order:
+
+        1. a value uses no assigned name; the value of a name that is ranged (``bounded``) or used by a range
+           uses only names declared before it (so ``R`` is again triangular: the repro ``x <= y <= x + 1/2`` with
+           ``x = y + 1`` is refused here, ``y``'s range would use ``y``);
+        2. an assigned name's value has the sign of its kind (for ``bounded``: of its lower end) and lies in its
+           range with ``sigma`` substituted (``v - lo >= 0``, ``hi - v >= 0``); counts are never assigned;
+        3. an unassigned name whose range uses an assigned name: the substituted range is non-empty
+           (``hi - lo >= 0``), uses only earlier unassigned names, and its lower end keeps the name's sign.
+
+        Soundness, by induction on the declaration order: every sign test is valid wherever the variables have
+        their recorded signs; on ``R`` they do (unassigned: their kind, or their range's lower end by 3; atoms:
+        their definitions, rebuilt with ``sigma`` by their constructors), so 2 gives ``(u, sigma(u)) in D`` for
+        every ``u in R``.  ``R`` is non-empty: choose its names in order, each set is non-empty given the earlier
+        choices (an untouched range was proved non-empty at declaration, a touched one by 3, 1 keeps the choice
+        well-founded).  Hence an identity after substitution holds at a point of ``D`` (attained), and a lemma
+        proved on its domain holds at every instance (``R`` is then all of the other names' domain)."""
+        val = {self.kind[j][1] if self.kind[j][0] == "sym" else "#b": v for j, v in sym.items()} | fam
+        if len(val) != len(sym) + len(fam) or any(self.kind[j][0] not in ("sym", "bvar") for j in sym):
+            raise NotProved("substitution of something other than declared names")
+        before: set[str] = set()
+        for nm, (kind, j, rng) in self.domain.items():
+            lo_hi = None if rng is None or not (self.deps_of(*rng) & val.keys()) else \
+                [self._replace(z, sym, fam) for z in rng]
+            if nm in val:
+                v, uses = val[nm], self.deps_of(val[nm])
+                if kind == "count" or uses & val.keys() or ((rng or nm in self.in_ranges) and not uses <= before):
+                    raise NotProved(f"value of {nm}: uses an assigned or a later name, or {nm} is a count")
+                lo, hi = lo_hi or rng or (v, v)
+                if self.sign_of(v) < (SIGN[kind] if j is None else self.sign[j]) \
+                        or self.sign_of(self.sub(v, lo)) < NONNEG or self.sign_of(self.sub(hi, v)) < NONNEG:
+                    raise NotProved(f"value of {nm} outside its domain")
+            elif lo_hi is not None:
+                lo, hi = lo_hi
+                if not self.deps_of(lo, hi) <= before - val.keys() or self.sign_of(self.sub(hi, lo)) < NONNEG \
+                        or self.sign_of(lo) < self.sign[j]:
+                    raise NotProved(f"range of {nm} not proved non-empty at the point")
+            before.add(nm)
+
+    def substitute(self, xs: list[Nf], sym: dict[int, Nf], fam: dict[str, Nf]) -> list[Nf]:
+        """``xs`` with the point ``sym``/``fam`` substituted, after :meth:`point` proved it in the domain."""
+        self.point(sym, fam)
+        return [self._replace(x, sym, fam) for x in xs]
 
     # ---------------------------------------------------------------- field operations
     def mk(self, n: fmpq_mpoly, d: fmpq_mpoly) -> Nf:
@@ -264,10 +348,13 @@ class Ctx:
         return self.total(out)
 
     def fn(self, name: str, orders: tuple, args: tuple) -> Nf:
+        """A declared function's partial derivative of ``orders`` at ``args``; ``> 0`` for order 0 (the declared
+        functions are positive)."""
         return self.var(("fn", name, orders, tuple(nkey(a) for a in args)), ("fn", name, orders, args),
                         POS if not any(orders) else UNKNOWN, self.deps_of(*args))
 
     def at(self, family: str, sign: int, idx: Nf) -> Nf:
+        """The member ``x_idx`` of a family (``idx`` an integer or the summation index), with the family's sign."""
         u = used(idx)
         c = cval(idx)
         ok = idx[1].is_one() and ((c is not None and c.q == 1) or
@@ -277,6 +364,8 @@ class Ctx:
         return self.var(("at", family, nkey(idx)), ("at", family, idx), sign, frozenset({family}) | self.deps_of(idx))
 
     def max(self, a: Nf, b: Nf) -> Nf:
+        """``max(a, b)``: ``a`` when ``a - b`` is a constant ``>= 0`` (axiom 5), else an atom (arguments sorted:
+        ``max`` is symmetric) with the better of the two signs (``max(a, b) >= a`` and ``>= b``)."""
         c = cval(self.sub(a, b))
         if c is not None:
             return a if c >= 0 else b
@@ -308,7 +397,7 @@ class Ctx:
         if any(self.kind[j][0] == "sum" for j in used(body)):
             raise NotProved("nested sums")
         if (kl, kh) == ("int", "int") and vh - vl < 16:  # a short sum with integer limits: its terms, added
-            return self.total([self.subst(body, {bvar: const(i)}, {}) for i in range(vl, vh + 1)])
+            return self.total([self.substitute([body], {bvar: const(i)}, {})[0] for i in range(vl, vh + 1)])
         dep = {j for j in used(body) if "#b" in self.deps[j]}
         n, d = body
         dmono = [max(e, 0) for e in d.term_content().degrees()]
@@ -374,10 +463,10 @@ class Ctx:
         num = self.sub(self.mul(dpoly(n), (d, _ONE_P)), self.mul((n, _ONE_P), dpoly(d)))
         return self.mk(num[0], num[1] * d * d)
 
-    def subst(self, a: Nf, sym: dict[int, Nf], fam: dict[str, Nf]) -> Nf:
+    def _replace(self, a: Nf, sym: dict[int, Nf], fam: dict[str, Nf]) -> Nf:
         """``a`` with symbols (variable index -> value) and families (every member -> value) replaced, atoms
         rebuilt by their constructors (side conditions re-checked).  A value that uses the summation index is
-        never put inside a sum (no capture)."""
+        never put inside a sum (no capture).  Only :meth:`point` and :meth:`substitute` call it."""
         bound = any("#b" in self.deps_of(v) for v in [*sym.values(), *fam.values()])
         names = {self.kind[j][1] if self.kind[j][0] == "sym" else "#b" for j in sym} | set(fam)
         memo: dict[int, Nf] = {}
@@ -389,7 +478,7 @@ class Ctx:
                 return (_GENS[j], _ONE_P)
             if j not in memo:
                 k = self.kind[j]
-                s = lambda z: self.subst(z, sym, fam)  # noqa: E731
+                s = lambda z: self._replace(z, sym, fam)  # noqa: E731
                 if k[0] == "exp":
                     memo[j] = self.exp(s(k[1]))
                 elif k[0] == "log":

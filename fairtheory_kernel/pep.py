@@ -10,60 +10,61 @@ trusted base; docs/proofs.md explains them one by one.
 
 Statement (every number a rational string ``"p/q"`` or an integer)::
 
-    {"class": {"functions": "smooth-convex", "L": q, "mu": q},   # every client L-smooth, mu-strongly convex
-     "n": int, "p": [q, ...],                                     # clients and their weights (> 0, sum 1)
-     "method": {...},                                             # see below; it also fixes the measure
+    {"class": {"functions": key, ...} | [one per client],   # fairtheory_kernel.classes.TABLE, e.g.
+                                                           # {"functions": "smooth-convex", "L": q, "mu": q}
+     "n": int, "p": [q, ...],                              # clients and their weights (> 0, sum 1)
+     "method": {...},                                      # see below; it also fixes the measure
      "bound": {"form": "constrained", "D0": q, "rho2": q, "value": q}
             | {"form": "homogeneous", "dist": q, "hetero": q}}
 
-Instances: ``n`` functions ``f_i`` of the class on ``R^d`` (any ``d``), ``G = sum_i p_i f_i`` minimised at
-``x*`` (``sum_i p_i grad f_i(x*) = 0``), a starting point ``x0``; ``rho^2 = sum_i p_i ||grad f_i(x*)||^2``.
-``"constrained"`` asserts ``measure <= value`` for every instance with ``||x0 - x*||^2 <= D0`` and
-``rho^2 <= rho2``; ``"homogeneous"`` asserts ``measure <= dist ||x0 - x*||^2 + hetero rho^2`` for every
-instance.  Methods and their measures:
+Instances: ``n`` functions ``f_i``, each of its class, on ``R^d`` (any ``d``), ``G = sum_i p_i f_i`` minimised at
+``x*`` (``sum_i p_i g_i(x*) = 0``, ``g_i`` the (sub)gradients the oracle answers), a starting point ``x0``;
+``rho^2 = sum_i p_i ||g_i(x*)||^2``.  ``"constrained"`` asserts ``measure <= value`` for every instance with
+``||x0 - x*||^2 <= D0`` and ``rho^2 <= rho2``; ``"homogeneous"`` asserts ``measure <= dist ||x0 - x*||^2 +
+hetero rho^2`` for every instance.  Methods (step sizes ``lr``, Scaffold's server step ``server_lr``) and measures:
 
-* ``{"name": "local_gd", "kappa", "T_N", "beta", "schedule": "rfedfair"|"fedavg", "output": "002"|"000"|"last"}``:
-  002 Alg. 1 with full participation (module :mod:`fairtheory.worstcase.local_gd`); measure ``G(x_out) - G*``;
-* ``{"name": "scaffold", "kappa", "R", "eta_l", "eta_g", "warm_start": bool, "output": "last"|"avg"}``:
+* ``{"name": "local_gd", "kappa", "T_N", "lr", "schedule": "rfedfair"|"fedavg", "output": "average"|"path_average"
+  |"last"}``: 002 Alg. 1 with full participation (:func:`fairtheory_kernel.rows.local_gd_output`); measure
+  ``G(x_out) - G*``;
+* ``{"name": "scaffold", "kappa", "R", "lr", "server_lr", "warm_start": bool, "output": "last"|"average"}``:
   deterministic Scaffold (option II); measure ``G(x_out) - G*``;
-* ``{"name": "local_gd_round", "kappa", "beta", "a"}``: one round of ``kappa`` local steps from ``theta = x0``
+* ``{"name": "local_gd_round", "kappa", "lr", "a"}``: one round of ``kappa`` local steps from ``theta = x0``
   then the ``p``-average ``theta+``; measure ``a (G(theta) - G*) + ||theta+ - x*||^2``;
-* ``{"name": "linear", "evaluations": [[i, [[b, q], ...]], ...], "objective": [[q, e], ...]}``: any method
-  whose iterates are fixed linear combinations, as traced: evaluation ``e`` asks client ``i`` for its gradient
-  ``g_e`` and value at ``x_e = v_0 + sum_b q_b v_b`` over the basis ``v_0 = x0 - x*`` (coefficient exactly 1: an
-  algorithm starts from ``x0``) and ``v_{n+e'} = g_{e'}`` for the *earlier* evaluations ``e' < e`` only; the
-  objective's weights must be ``q_o p_i`` on every client ``i`` at each output point ``x_o`` with ``q_o > 0``,
-  ``sum_o q_o = 1`` (:func:`linear_outputs`), so the measure is ``E[G(x_out)] - G*`` with ``x_out = x_o`` with
-  probability ``q_o``, and is printed so.
+  (these three for one ``"smooth-convex"`` class only);
+* ``{"name": "linear", "evaluations": [[i, point], ...], "measure": [m, ...], "outputs": [[q, [point, ...]], ...]}``:
+  any method whose iterates are fixed linear combinations, as traced: evaluation ``e`` asks client ``i`` for its
+  gradient ``g_e`` and value at a *point* ``[[b, q], ...]`` ``= v_0 + sum_b q_b v_b`` over the basis
+  ``v_0 = x0 - x*`` (coefficient exactly 1: an algorithm starts from ``x0``) and ``v_{n+e'} = g_{e'}`` for the
+  *earlier* evaluations ``e' < e`` only.  The measure is ``E_leaf[min_{x, m} m(x)]``: leaf ``x_out`` with
+  probability ``q`` (``> 0``, summing to 1), ``x`` over its candidate points (one for ``last`` / ``average``,
+  ``w_0..w_T`` for ``best``), ``m`` over the measures ``"value"`` ``G(x) - G*``, ``"grad_norm"``
+  ``||sum_i p_i g_i(x)||^2``, ``"distance"`` ``||x - x*||^2`` (:func:`_outputs`).
 
-The SDP (symbols and rows: :mod:`fairtheory_kernel.rows`, shared with the parametric kernel): Gram basis
-``x0 - x*``, ``grad f_i(x*)`` for ``i < n`` (the last one is ``-sum_i p_i/p_n`` of the others), then one gradient
-per evaluation; one value per evaluation (``x* = 0`` and ``f_i(x*) = 0`` without loss of generality: translations
-and constant shifts).  Rows, in this order: for each client ``i``, for each ordered pair ``(j, k)``, ``j != k``, of
-its points (``x*`` first, then its evaluations in order) the interpolation condition of Taylor, Hendrickx &
-Glineur (2017, Thm. 4)
-
-.. math:: f_k - f_j + \langle g_k, x_j - x_k\rangle + \frac{1}{2(1-\mu/L)}\Big(\frac{1}{L}\|g_j-g_k\|^2
-          + \mu\|x_j-x_k\|^2 - \frac{2\mu}{L}\langle g_j-g_k, x_j-x_k\rangle\Big) \le 0 ;
-
-then, for ``"constrained"``, ``||x0 - x*||^2 - D0 <= 0`` and (``n > 1``) ``rho^2 - rho2 <= 0``.  The
-objective is the measure (``"constrained"``) or ``measure - dist ||x0 - x*||^2 - hetero rho^2``
-(``"homogeneous"``, claimed bound 0).  Pure Python (``int``/:class:`Fraction`), no numpy.
+The SDP (symbols: :mod:`fairtheory_kernel.rows`, rows: :mod:`fairtheory_kernel.classes`, shared with the
+parametric kernels): Gram basis ``x0 - x*``, ``g_i(x*)`` for ``i < n`` (the last one is ``-sum_i p_i/p_n`` of the
+others), then one gradient per evaluation; one value per evaluation (``x* = 0`` and ``f_i(x*) = 0`` without loss
+of generality: translations and constant shifts).  Rows, in this order: for each client its class's interpolation
+rows over its points (``x*`` first, then its evaluations in order); the rows ``t - m(x) <= 0`` of a minimum;
+then, for ``"constrained"``, ``||x0 - x*||^2 - D0 <= 0`` and (``n > 1``) ``rho^2 - rho2 <= 0``.  The objective is
+the measure (``"constrained"``) or ``measure - dist ||x0 - x*||^2 - hetero rho^2`` (``"homogeneous"``, claimed
+bound 0).  Pure Python (``int``/:class:`Fraction`), no numpy.
 """
 
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
+from functools import partial
 from typing import Any
 
+from fairtheory_kernel.classes import TABLE, interpolation_rows, parse_class
 from fairtheory_kernel.linalg import is_psd
-from fairtheory_kernel.rows import RATIONALS, BadStatement, Symbols, add, avg, gram, interpolation_rows, local_gd_output
+from fairtheory_kernel.rows import (OUTPUTS, RATIONALS, BadStatement, Symbols, add, avg, clients, dual, envelope, explain,
+                                   fields, gram, initial, keys, local_gd_output, nat, one_of, q, rat, reader, sparse)
 
 __all__ = ["Statement", "BadStatement", "build", "canonical", "describe", "implies", "verify_multipliers",
-           "check_certificate", "check_work", "parse", "statement_of", "MAX_DIM", "MAX_ROWS", "MAX_DIGITS", "MAX_WORK"]
+           "check_certificate", "check_work", "parse", "MAX_DIM", "MAX_ROWS", "MAX_DIGITS", "MAX_WORK"]
 
 #: limits on what a statement may ask for (a hostile statement is refused before anything is built).  Each is a
 #: bound on one quantity; :data:`MAX_WORK` bounds their combination (a statement within every limit may still be
@@ -87,187 +88,112 @@ Vec = dict[int, Fraction]
 Row = tuple[dict[tuple[int, int], Fraction], dict[int, Fraction], Fraction]
 Statement = dict[str, Any]
 
-_RAT = re.compile(r"-?[0-9]+(/[0-9]+)?")
+#: the measures of a ``linear`` method's ``outputs`` form
+MEASURES = ("value", "grad_norm", "distance")
 
 
 # ------------------------------------------------------------------------------------------------ parsing
-def q(x: Any, what: str, length: int = 2 * MAX_DIGITS + 2) -> Fraction:
-    """An exact rational from an ``int`` or a ``"p/q"`` string of at most ``length`` characters (default: about
-    :data:`MAX_DIGITS` digits each)."""
-    if isinstance(x, bool):
-        raise BadStatement(f"{what}: a boolean is not a number")
-    if isinstance(x, int):
-        if abs(x).bit_length() > 4 * MAX_DIGITS:
-            raise BadStatement(f"{what}: too large")
-        return Fraction(x)
-    if not isinstance(x, str) or len(x) > length or not _RAT.fullmatch(x):
-        raise BadStatement(f"{what}: not a rational string")
-    num, _, den = x.partition("/")
-    d = int(den) if den else 1
-    if d <= 0:
-        raise BadStatement(f"{what}: zero denominator")
-    return Fraction(int(num), d)
-
-
-def _int(x: Any, what: str, lo: int, hi: int) -> int:
-    if isinstance(x, bool) or not isinstance(x, int) or not lo <= x <= hi:
-        raise BadStatement(f"{what} must be an integer in [{lo}, {hi}]")
+def _point(item: Any, n: int, end: int) -> Vec:
+    """A point ``x0 + sum_b q_b v_b`` of a ``linear`` method: ``[[b, q], ...]`` over the basis ``v_0 = x0 - x*``
+    (coefficient exactly 1: an algorithm starts from ``x0``) and gradients ``v_b``, ``n <= b < end`` (never an
+    optimum gradient ``1 <= b < n``)."""
+    if not isinstance(item, list) or len(item) > MAX_DIM:
+        raise BadStatement("linear: a point is a list [[basis, coefficient], ...]")
+    x: Vec = {}
+    for pair in item:
+        if not isinstance(pair, list) or len(pair) != 2:
+            raise BadStatement("linear: basis coefficient pair")
+        b = nat(pair[0], "basis index", 0, end - 1)
+        if 1 <= b < n or b in x:
+            raise BadStatement("linear: an optimum gradient or a repeated basis index in a point")
+        c = q(pair[1], "coefficient")
+        if c != 0:
+            x[b] = c
+    if x.get(0) != 1:
+        raise BadStatement("linear: every point is x0 plus earlier gradients (coefficient 1 on x0 - x*)")
     return x
 
 
-def _keys(d: Any, what: str, keys: set[str]) -> Mapping[str, Any]:
-    if not isinstance(d, Mapping) or set(d) != keys:
-        raise BadStatement(f"{what} must have exactly the keys {sorted(keys)}")
-    return d
+def _linear(m: Mapping[str, Any], n: int) -> dict[str, Any]:
+    """The ``linear`` method (module doc): evaluations in order, the measures, the output leaves."""
+    m = keys(m, "method", {"name", "evaluations", "measure", "outputs"})
+    ev, ob, meas = m["evaluations"], m["outputs"], m["measure"]
+    if not isinstance(ev, list) or not isinstance(ob, list) or len(ev) > MAX_DIM or len(ob) > MAX_ROWS:
+        raise BadStatement("linear: evaluations and outputs must be (bounded) lists")
+    evals = []
+    for e, item in enumerate(ev):
+        if not isinstance(item, list) or len(item) != 2:
+            raise BadStatement("linear: evaluation [client, [[basis, coefficient], ...]]")
+        evals.append((nat(item[0], "evaluation client", 0, n - 1), _point(item[1], n, n + e)))
+    if not isinstance(meas, list) or not meas or len(set(map(str, meas))) != len(meas) or \
+            not all(x in MEASURES for x in meas):
+        raise BadStatement(f"linear: measure is a non-empty list of distinct names of {MEASURES}")
+    outs = []
+    for leaf in ob:
+        if not isinstance(leaf, list) or len(leaf) != 2 or not isinstance(leaf[1], list) or \
+                not 1 <= len(leaf[1]) <= MAX_DIM:
+            raise BadStatement("linear: output [probability, [point, ...]] (1 to MAX_DIM candidate points)")
+        outs.append((q(leaf[0], "output probability"), [_point(x, n, n + len(evals)) for x in leaf[1]]))
+    if any(w <= 0 for w, _ in outs) or sum(w for w, _ in outs) != 1:
+        raise BadStatement("linear: the output probabilities must be > 0 and sum to 1 exactly")
+    return {"name": "linear", "evaluations": evals, "measure": list(meas), "outputs": outs}
 
 
 def canonical(st: Any) -> Statement:
     """The statement with every number parsed (:class:`Fraction`) and every field validated; raises
     :class:`BadStatement`.  Two statements are the same statement iff their canonical forms are equal."""
-    st = _keys(st, "statement", {"class", "n", "p", "method", "bound"})
-    cl = _keys(st["class"], "class", {"functions", "L", "mu"})
-    if cl["functions"] != "smooth-convex":
-        raise BadStatement("class.functions must be 'smooth-convex'")
-    L, mu = q(cl["L"], "L"), q(cl["mu"], "mu")
-    if not (L > 0 and 0 <= mu < L):
-        raise BadStatement("class: need L > 0 and 0 <= mu < L")
-    n = _int(st["n"], "n", 1, MAX_CLIENTS)
-    if not isinstance(st["p"], list) or len(st["p"]) != n:
-        raise BadStatement("p must list n weights")
-    p = [q(x, "p") for x in st["p"]]
-    if any(x <= 0 for x in p) or sum(p) != 1:
-        raise BadStatement("p: weights must be > 0 and sum to 1 exactly")
+    st = keys(st, "statement", {"class", "n", "p", "method", "bound"})
+    n, p = clients(st, MAX_CLIENTS)
+    cls = st["class"]
+    if isinstance(cls, list) and len(cls) != n:
+        raise BadStatement("class: one class, or a list of one class per client")
+    cls = [parse_class(c, q) for c in (cls if isinstance(cls, list) else [cls])]
+    cls = cls[0] if all(c == cls[0] for c in cls) else cls
     m = st["method"]
-    if not isinstance(m, Mapping) or "name" not in m:
-        raise BadStatement("method must name a method")
-    name = m["name"]
-    if name == "local_gd":
-        m = _keys(m, "method", {"name", "kappa", "T_N", "beta", "schedule", "output"})
-        if m["schedule"] not in ("rfedfair", "fedavg") or m["output"] not in ("002", "000", "last"):
-            raise BadStatement("local_gd: schedule 'rfedfair'|'fedavg', output '002'|'000'|'last'")
-        method: dict[str, Any] = {"name": name, "kappa": _int(m["kappa"], "kappa", 1, MAX_STEPS),
-                                  "T_N": _int(m["T_N"], "T_N", 0, MAX_STEPS), "beta": q(m["beta"], "beta"),
-                                  "schedule": m["schedule"], "output": m["output"]}
-        if method["beta"] <= 0:
-            raise BadStatement("beta must be > 0")
-    elif name == "scaffold":
-        m = _keys(m, "method", {"name", "kappa", "R", "eta_l", "eta_g", "warm_start", "output"})
-        if not isinstance(m["warm_start"], bool) or m["output"] not in ("last", "avg"):
-            raise BadStatement("scaffold: warm_start a boolean, output 'last'|'avg'")
-        method = {"name": name, "kappa": _int(m["kappa"], "kappa", 1, MAX_STEPS), "R": _int(m["R"], "R", 1, MAX_STEPS),
-                  "eta_l": q(m["eta_l"], "eta_l"), "eta_g": q(m["eta_g"], "eta_g"), "warm_start": m["warm_start"],
-                  "output": m["output"]}
-        if method["eta_l"] <= 0 or method["eta_g"] <= 0:
-            raise BadStatement("eta_l and eta_g must be > 0")
-    elif name == "local_gd_round":
-        m = _keys(m, "method", {"name", "kappa", "beta", "a"})
-        method = {"name": name, "kappa": _int(m["kappa"], "kappa", 1, MAX_STEPS), "beta": q(m["beta"], "beta"),
-                  "a": q(m["a"], "a")}
-        if method["beta"] <= 0 or method["a"] < 0:
-            raise BadStatement("local_gd_round: beta > 0, a >= 0")
-    elif name == "linear":
-        m = _keys(m, "method", {"name", "evaluations", "objective"})
-        ev, ob = m["evaluations"], m["objective"]
-        if not isinstance(ev, list) or not isinstance(ob, list) or len(ev) > MAX_DIM or len(ob) > MAX_ROWS:
-            raise BadStatement("linear: evaluations and objective must be (bounded) lists")
-        evals = []
-        for e, item in enumerate(ev):
-            if not isinstance(item, list) or len(item) != 2 or not isinstance(item[1], list) or len(item[1]) > MAX_DIM:
-                raise BadStatement("linear: evaluation [client, [[basis, coefficient], ...]]")
-            i = _int(item[0], "evaluation client", 0, n - 1)
-            x: Vec = {}
-            for pair in item[1]:
-                if not isinstance(pair, list) or len(pair) != 2:
-                    raise BadStatement("linear: basis coefficient pair")
-                b = _int(pair[0], "basis index", 0, n + e - 1)
-                if 1 <= b < n:
-                    raise BadStatement("linear: an iterate cannot use the unknown optimum gradients")
-                if b in x:
-                    raise BadStatement("linear: repeated basis index")
-                c = q(pair[1], "coefficient")
-                if c != 0:
-                    x[b] = c
-            if x.get(0) != 1:
-                raise BadStatement("linear: every evaluation point is x0 plus earlier gradients (coefficient 1 on x0 - x*)")
-            evals.append((i, x))
-        obj = []
-        for pair in ob:
-            if not isinstance(pair, list) or len(pair) != 2:
-                raise BadStatement("linear: objective pair [weight, evaluation]")
-            obj.append((q(pair[0], "weight"), _int(pair[1], "objective evaluation", 0, len(evals) - 1)))
-        linear_outputs(n, p, evals, obj)
-        method = {"name": name, "evaluations": evals, "objective": obj}
+    name = m.get("name") if isinstance(m, Mapping) else None
+    steps, pos = partial(nat, lo=1, hi=MAX_STEPS), rat(Fraction(0), strict=True)
+    if name == "linear":
+        method = _linear(m, n)
+    elif name in METHODS and not isinstance(cls, list) and cls["functions"] == "smooth-convex":
+        spec = {"name": one_of(name), "kappa": steps, "T_N": partial(nat, lo=0, hi=MAX_STEPS), "R": steps, "lr": pos,
+                "server_lr": pos, "a": rat(Fraction(0)), "schedule": one_of("rfedfair", "fedavg"),
+                "warm_start": one_of(True, False),
+                "output": one_of(*OUTPUTS) if name == "local_gd" else one_of("last", "average")}
+        method = fields(m, "method", {k: spec[k] for k in METHODS[name]})
     else:
-        raise BadStatement(f"unknown method {name!r}")
-    b = st["bound"]
-    if not isinstance(b, Mapping):
-        raise BadStatement("bound must be a mapping")
-    if b.get("form") == "constrained":
-        b = _keys(b, "bound", {"form", "D0", "rho2", "value"})
-        bound: dict[str, Any] = {"form": "constrained", "D0": q(b["D0"], "D0"), "rho2": q(b["rho2"], "rho2"),
-                                 "value": q(b["value"], "value")}
-        if bound["D0"] < 0 or bound["rho2"] < 0:
-            raise BadStatement("D0 and rho2 must be >= 0")
-    elif b.get("form") == "homogeneous":
-        b = _keys(b, "bound", {"form", "dist", "hetero"})
-        bound = {"form": "homogeneous", "dist": q(b["dist"], "dist"), "hetero": q(b["hetero"], "hetero")}
-    else:
-        raise BadStatement("bound.form must be 'constrained' or 'homogeneous'")
-    return {"class": {"functions": "smooth-convex", "L": L, "mu": mu}, "n": n, "p": p, "method": method, "bound": bound}
+        raise BadStatement(f"method.name must be one of {sorted(METHODS) + ['linear']} (local_gd, scaffold and "
+                           "local_gd_round for one smooth-convex class)")
+    hom = isinstance(st["bound"], Mapping) and st["bound"].get("form") == "homogeneous"
+    bound = fields(st["bound"], "bound", {"form": one_of("homogeneous"), "dist": rat(), "hetero": rat()} if hom else
+                   {"form": one_of("constrained"), "D0": rat(Fraction(0)), "rho2": rat(Fraction(0)), "value": rat()})
+    return {"class": cls, "n": n, "p": p, "method": method, "bound": bound}
 
 
-def linear_outputs(n: int, p: Sequence[Fraction], evals: Sequence[tuple[int, Vec]],
-                   obj: Sequence[tuple[Fraction, int]]) -> list[tuple[Fraction, int]]:
-    """The measure of a ``linear`` method as ``[(q_o, e_o), ...]``: ``E[G(x_out)] - G*`` with ``x_out`` the point of
-    evaluation ``e_o`` with probability ``q_o``.  The objective's weights, summed per point and client, must be
-    ``q_o p_i`` for every client ``i`` at every output point, with ``q_o > 0`` and ``sum_o q_o = 1`` exactly; anything
-    else (a weight on one client only, a negative or unnormalised weight) is not this measure and raises
-    :class:`BadStatement`."""
-    groups: dict[tuple[tuple[int, Fraction], ...], dict[int, Fraction]] = {}
-    first: dict[tuple[tuple[int, Fraction], ...], int] = {}
-    for w, e in obj:
-        i, x = evals[e]
-        key = tuple(sorted(x.items()))
-        first.setdefault(key, e)
-        ws = groups.setdefault(key, {})
-        ws[i] = ws.get(i, 0) + w
-    out = []
-    for key, ws in groups.items():
-        qo = ws.get(0, Fraction(0)) / p[0]
-        if qo <= 0 or any(ws.get(i, 0) != qo * p[i] for i in range(n)):
-            raise BadStatement("linear: the objective must be E[G(x_out)] - G*: weight q p_i on every client i at each "
-                               "output point, q > 0")
-        out.append((qo, first[key]))
-    if sum(qo for qo, _ in out) != 1:
-        raise BadStatement("linear: the output probabilities must sum to 1 exactly")
-    return out
+#: the fields of the methods of one smooth-convex class (``linear``: :func:`_linear`)
+METHODS = {"local_gd": ("name", "kappa", "T_N", "lr", "schedule", "output"),
+           "scaffold": ("name", "kappa", "R", "lr", "server_lr", "warm_start", "output"),
+           "local_gd_round": ("name", "kappa", "lr", "a")}
+
+
+def classes_of(st: Statement) -> list[dict[str, Any]]:
+    """One parsed class per client of a canonical statement."""
+    return st["class"] if isinstance(st["class"], list) else [st["class"]] * st["n"]
 
 
 def to_json(st: Statement) -> dict[str, Any]:
-    """A canonical statement as plain JSON (rational strings)."""
+    """A canonical statement as plain JSON (rational strings; a point ``{basis: q}`` as ``[[basis, q], ...]``)."""
     def s(x: Any) -> Any:
         if isinstance(x, Fraction):
             return str(x)
         if isinstance(x, Mapping):
-            return {k: s(v) for k, v in x.items()}
-        if isinstance(x, (list, tuple)):
-            return [s(v) for v in x]
-        return x
+            return {k: s(v) for k, v in x.items()} if all(isinstance(k, str) for k in x) else [
+                [k, s(v)] for k, v in sorted(x.items())]
+        return [s(v) for v in x] if isinstance(x, (list, tuple)) else x
 
-    out = s(st)
-    if st["method"]["name"] == "linear":
-        out["method"]["evaluations"] = [[i, [[b, str(c)] for b, c in sorted(x.items())]]
-                                        for i, x in st["method"]["evaluations"]]
-        out["method"]["objective"] = [[str(w), e] for w, e in st["method"]["objective"]]
-    return out
+    return s(st)
 
 
 # ------------------------------------------------------------------------------------------------ building
-def _symbols(st: Statement) -> Symbols:
-    """The statement's symbols over the rationals (:class:`fairtheory_kernel.rows.Symbols`)."""
-    return Symbols(st["n"], st["p"], RATIONALS, MAX_DIM, st)
-
-
 def _run_method(b: Symbols) -> tuple[dict[int, Fraction], list[tuple[Fraction, Vec]]]:
     """Run the statement's method on the symbols: the measure as (linear part over values, quadratic terms)."""
     st, m = b.st, b.st["method"]
@@ -284,9 +210,9 @@ def _run_method(b: Symbols) -> tuple[dict[int, Fraction], list[tuple[Fraction, V
     name = m["name"]
     if name == "local_gd":
         gap(local_gd_output(b, x0, n=n, p=p, kappa=m["kappa"], T_N=m["T_N"], schedule=m["schedule"],
-                            output=m["output"], step=-m["beta"]), Fraction(1))
+                            output=m["output"], step=-m["lr"]), Fraction(1))
     elif name == "scaffold":
-        el, eg, kappa = m["eta_l"], m["eta_g"], m["kappa"]
+        el, eg, kappa = m["lr"], m["server_lr"], m["kappa"]
         x = x0
         ci = [b.oracle(i, x0)[0] if m["warm_start"] else {} for i in range(n)]
         c = avg(ci, p)
@@ -305,15 +231,60 @@ def _run_method(b: Symbols) -> tuple[dict[int, Fraction], list[tuple[Fraction, V
     elif name == "local_gd_round":
         Y = [x0] * n
         for _ in range(m["kappa"]):
-            Y = [add(Y[i], b.oracle(i, Y[i])[0], -m["beta"]) for i in range(n)]
+            Y = [add(Y[i], b.oracle(i, Y[i])[0], -m["lr"]) for i in range(n)]
         gap(x0, m["a"])
         quad.append((Fraction(1), avg(Y, p)))
     else:  # linear: evaluations in order; basis n + e is the gradient of evaluation e
         for i, x in m["evaluations"]:
             b.oracle(i, x, dedupe=False)  # evaluation e gets gradient basis n + e and value index e
-        for w, e in m["objective"]:
-            vals[e] = vals.get(e, 0) + w
     return vals, quad
+
+
+def _at(b: Symbols, i: int, x: Vec) -> tuple[Vec, int]:
+    """Gradient and value index of the first evaluation of client ``i`` at exactly ``x`` (raises when none)."""
+    for y, g, f in b.points[i]:
+        if y == x and f is not None:
+            return g, f
+    raise BadStatement(f"linear: an output point where client {i} was not evaluated (value and grad_norm need it)")
+
+
+def _outputs(b: Symbols, vals: dict[int, Fraction], quad: list[tuple[Fraction, Vec]]) -> list[Row]:
+    r"""The measure of a ``linear`` method's ``outputs`` form: ``E_leaf[min_{x in leaf, m in measure} m(x)]``.
+
+    ``m(x)``: ``"value"`` ``sum_i p_i f_i(x)`` (``G(x) - G*``, ``f_i(x*) = 0``), ``"grad_norm"``
+    ``||sum_i p_i g_i(x)||^2`` (``g_i(x)`` the gradient the oracle answered at ``x``), ``"distance"`` ``||x||^2``
+    (``x* = 0``).  A leaf with one candidate and one measure adds ``q m(x)`` to the objective.  Otherwise it adds
+    ``q t`` for a new free variable ``t`` (a value index of no function) and the rows ``t - m(x) <= 0`` for every
+    candidate ``x`` and measure ``m``, returned here.  Sound: for every instance, ``t = min m(x)`` with the instance's
+    Gram matrix and values is feasible, so the SDP's maximum is at least the true ``E[min]``; a dual certificate
+    bounds that maximum.  (Its multipliers on one leaf's rows are ``>= 0`` and sum to ``q``, since ``t`` must cancel:
+    the bound is on a convex combination of the candidates' measures, which is at least their minimum.)"""
+    st, rows = b.st, []
+    n, p, m = st["n"], st["p"], st["method"]
+    for w, xs in m["outputs"]:
+        terms = []
+        for x in xs:
+            for name in m["measure"]:
+                if name == "distance":
+                    terms.append(({}, [(Fraction(1), x)]))
+                elif name == "value":
+                    terms.append(({_at(b, i, x)[1]: p[i] for i in range(n)}, []))
+                else:
+                    terms.append(({}, [(Fraction(1), avg([_at(b, i, x)[0] for i in range(n)], p))]))
+        if len(terms) == 1:
+            F, Q = terms[0]
+            for f, c in F.items():
+                vals[f] = vals.get(f, 0) + w * c
+            quad.extend((w * c, v) for c, v in Q)
+            continue
+        t, b.nf = b.nf, b.nf + 1
+        vals[t] = w
+        for F, Q in terms:
+            G: dict[tuple[int, int], Fraction] = {}
+            for c, v in Q:
+                gram(v, v, -c, G)
+            rows.append((G, {t: Fraction(1)} | {f: -c for f, c in F.items()}, Fraction(0)))
+    return rows
 
 
 # ------------------------------------------------------------------------------------------------ work estimate
@@ -348,7 +319,7 @@ def _run_work(st: Statement) -> float:
     m, n = st["method"], st["n"]
     if m["name"] == "linear":
         return 0.0
-    h = sum(_height(m[k]) for k in ("beta", "a", "eta_l", "eta_g") if k in m) + max(_height(x) for x in st["p"])
+    h = sum(_height(m[k]) for k in ("lr", "a", "server_lr") if k in m) + max(_height(x) for x in st["p"])
     h += int(m["kappa"]).bit_length() + int(m.get("T_N", m.get("R", 1))).bit_length() + 8
     steps = m["kappa"] * (m.get("T_N", m.get("R", 0)) + 1)
     dim = min(MAX_DIM, n * (steps + 2))
@@ -358,16 +329,16 @@ def _run_work(st: Statement) -> float:
 def _work(b: Symbols, mult: Sequence[Fraction]) -> dict[str, float]:
     """The work of building the rows of ``b`` (its method already run), of ``S = sum_k lambda_k A_k - C`` and of the
     PSD test, from the point and multiplier sizes; raises :class:`BadStatement` past :data:`MAX_ROWS` rows."""
-    st = b.st
-    L, mu = st["class"]["L"], st["class"]["mu"]
-    k_inv = 1 / (2 * (1 - mu / L))
-    h_c = max(_height(c) for c in ([k_inv / L] + ([k_inv * mu, 2 * k_inv * mu / L] if mu else [])))
+    st, cls = b.st, classes_of(b.st)
+    # a row constant is a product of at most a few class parameters (1/(2(1 - mu/L)) / L, M^2, ...)
+    h_c = max(3 * sum(_height(v) for v in c.values() if isinstance(v, Fraction)) for c in cls) + 8
+    mu = any(c != {"functions": "smooth-convex", "L": c.get("L"), "mu": 0} for c in cls)  # more terms per row
     coefs = [c for pts in b.points for x, _, _ in pts for c in x.values()] + [c for g in b.stars for c in g.values()]
     h_g = 2 * _common_bits(coefs) + h_c + 8  # a row entry: products of two point coefficients and a constant
     build_ops, slack_ops, rows = 0, 0, 0
     for i, pts in enumerate(b.points):
         P, gs = len(pts), len(b.stars[i])  # point 0 is x* (x = {}, g = g*_i with gs entries), the others new gradients
-        rows += P * (P - 1)
+        rows += TABLE[cls[i]["functions"]].count(P)
         if rows > MAX_ROWS:
             raise BadStatement(f"the statement's PEP exceeds {MAX_ROWS} interpolation conditions")
         sizes = [len(x) for x, _, _ in pts]
@@ -387,15 +358,25 @@ def _work(b: Symbols, mult: Sequence[Fraction]) -> dict[str, float]:
             "psd": 0.25 * dim ** 3 * _weight(h_s + dim.bit_length())}  # FLINT rref + congruence, ~D^3/4 units
 
 
+def _run(st: Statement, mult: Sequence[Fraction], max_work: float, run_limit: float) -> tuple[Any, ...]:
+    """The symbols with the method run, its measure, and the work estimate; refused (:class:`BadStatement`) when
+    running the method would exceed ``run_limit`` or the whole check ``max_work``, before any row is built."""
+    if _run_work(st) > run_limit:
+        raise BadStatement(f"running the statement's method exceeds the work budget {run_limit:.3g}")
+    b = Symbols(st["n"], st["p"], RATIONALS, MAX_DIM, st)
+    vals, quad = _run_method(b)
+    need = sum(_work(b, mult).values())
+    if need > max_work:
+        raise BadStatement(f"checking this certificate needs about {need:.3g} work units, more than the budget "
+                           f"{max_work:.3g} (Gram dimension {b.dim})")
+    return b, vals, quad, need
+
+
 def check_work(st: Statement, multipliers: Sequence[Fraction] = ()) -> float:
     """Estimated work (units of :data:`MAX_WORK`) of checking ``multipliers`` against the canonical statement ``st``:
     running the method on the symbols, building the rows, ``S`` and the exact PSD test.  Raises
     :class:`BadStatement` when a structural limit (:data:`MAX_DIM`, :data:`MAX_ROWS`) is exceeded."""
-    if _run_work(st) > MAX_WORK:
-        raise BadStatement(f"running the statement's method exceeds the work budget MAX_WORK = {MAX_WORK}")
-    b = _symbols(st)
-    _run_method(b)
-    return sum(_work(b, multipliers).values())
+    return _run(st, multipliers, math.inf, MAX_WORK)[3]
 
 
 def build(st: Statement, *, multipliers: Sequence[Fraction] | None = None,
@@ -405,32 +386,18 @@ def build(st: Statement, *, multipliers: Sequence[Fraction] | None = None,
     (``G`` upper-triangle entries, row means ``<= 0``) and ``claimed`` the bound the certificate must reach
     (``value`` or 0).  With ``max_work``, the statement (and the ``multipliers`` to be checked against it) is refused
     with :class:`BadStatement` when :func:`check_work` exceeds it, before any row is built."""
-    if max_work is not None and _run_work(st) > max_work:
-        raise BadStatement(f"running the statement's method exceeds the work budget {max_work:.3g}")
-    b = _symbols(st)
-    vals, quad = _run_method(b)
-    if max_work is not None:
-        need = sum(_work(b, multipliers or ()).values())
-        if need > max_work:
-            raise BadStatement(f"checking this certificate needs about {need:.3g} work units, more than the budget "
-                               f"{max_work:.3g} (Gram dimension {b.dim})")
-    n, p = st["n"], st["p"]
-    rows = interpolation_rows(b, st["class"]["L"], st["class"]["mu"], max_rows=MAX_ROWS)
-    n_interp = len(rows)
-    x0: Vec = {0: Fraction(1)}
-    dist: dict[tuple[int, int], Fraction] = {}
-    gram(x0, x0, Fraction(1), dist)
-    hetero: dict[tuple[int, int], Fraction] = {}
-    for i in range(n):
-        gram(b.stars[i], b.stars[i], p[i], hetero)
-    hetero = {a: v for a, v in hetero.items() if v}
+    limit = math.inf if max_work is None else max_work
+    b, vals, quad, _ = _run(st, multipliers or (), limit, limit)
+    best = _outputs(b, vals, quad) if "outputs" in st["method"] else []
+    rows = interpolation_rows(b, classes_of(st), max_rows=MAX_ROWS) + best
+    n_interp, (dist, hetero) = len(rows), initial(b, st["p"])
     CG: dict[tuple[int, int], Fraction] = {}
     for w, v in quad:
         gram(v, v, w, CG)
     bd = st["bound"]
     if bd["form"] == "constrained":
         rows.append((dist, {}, -bd["D0"]))
-        if n > 1:
+        if st["n"] > 1:
             rows.append((hetero, {}, -bd["rho2"]))
         claimed = bd["value"]
     else:
@@ -447,34 +414,12 @@ def build(st: Statement, *, multipliers: Sequence[Fraction] | None = None,
 def verify_multipliers(rows: Sequence[Row], objective: Row, mult: Sequence[Fraction], *, dim: int, nf: int,
                        n_eq: int) -> Fraction | None:
     r"""The bound ``c_0 - sum_k lambda_k b_k`` (normalised units) when (i) and (ii) hold exactly and
-    ``lambda_k >= 0`` for the inequalities, else ``None``.  Pure integer/:class:`Fraction` arithmetic."""
-    if len(mult) != len(rows):
+    ``lambda_k >= 0`` for the inequalities (rows from ``n_eq`` on), else ``None``.  Pure :class:`Fraction`
+    arithmetic."""
+    if len(mult) != len(rows) or any(lam < 0 for lam in mult[n_eq:]):
         return None
-    CG, cF, c0 = objective
-    F: dict[int, Fraction] = {}
-    S: dict[tuple[int, int], Fraction] = {}
-    bound = c0
-    for k, (lam, (G, a, b)) in enumerate(zip(mult, rows, strict=True)):
-        if k >= n_eq and lam < 0:
-            return None
-        if lam == 0:
-            continue
-        for key, v in a.items():
-            F[key] = F.get(key, Fraction(0)) + lam * v
-        for key, v in G.items():
-            S[key] = S.get(key, Fraction(0)) + lam * v
-        bound -= lam * b
-    for key, v in cF.items():
-        F[key] = F.get(key, Fraction(0)) - v
-    if any(v != 0 for v in F.values()):
-        return None
-    for key, v in CG.items():
-        S[key] = S.get(key, Fraction(0)) - v
-    S = {key: v for key, v in S.items() if v != 0}
-    if not is_psd(S, dim):
-        return None
-    return bound
-
+    F, S, bound = dual(rows, objective, {k: lam for k, lam in enumerate(mult) if lam}, Fraction(1), Fraction)
+    return bound if not F and is_psd(S, dim) else None
 
 
 # ------------------------------------------------------------------------------------------------ checking
@@ -482,84 +427,50 @@ def verify_multipliers(rows: Sequence[Row], objective: Row, mult: Sequence[Fract
 MAX_MULT_DIGITS = 4000
 
 
-class _Bad(Exception):
-    pass
-
-
 def parse(d: Any) -> tuple[dict[str, Any], list[Fraction]]:
     """The canonical statement and the dense multipliers of a ``"pep-dual"`` JSON dict (raises on anything
-    malformed: unknown keys, a wrong version, bad numbers, out-of-range or repeated row indices)."""
-    if not isinstance(d, Mapping) or d.get("kind") != "pep-dual" or d.get("version") != 2:
-        raise _Bad("not a version-2 pep-dual certificate")
-    if not set(d) <= {"kind", "version", "statement", "evidence", "meta"}:
-        raise _Bad("unknown top-level keys")
-    st = canonical(d.get("statement"))
-    ev = d.get("evidence")
-    if not isinstance(ev, Mapping) or set(ev) != {"multipliers"} or not isinstance(ev["multipliers"], list):
-        raise _Bad("evidence must be {'multipliers': [[row, 'p/q'], ...]}")
-    if len(ev["multipliers"]) > MAX_ROWS:
-        raise _Bad("too many multipliers")
-    sparse: dict[int, Fraction] = {}
-    work = 0.0
-    for pair in ev["multipliers"]:
-        if not isinstance(pair, list) or len(pair) != 2:
-            raise _Bad("multiplier pair")
-        k, m = pair
-        if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k < MAX_ROWS or k in sparse:
-            raise _Bad("multiplier row index")
-        if not isinstance(m, str) or len(m) > 2 * MAX_MULT_DIGITS + 2:
-            raise _Bad("multiplier value")
-        work += _weight(3.33 * len(m))  # parsing and reducing a p/q of len(m) digits: a gcd of that size
-        if work > MAX_WORK:
-            raise _Bad("the multipliers exceed the work budget")
-        sparse[k] = q(m, "multiplier", 2 * MAX_MULT_DIGITS + 2)
-    return st, [sparse.get(k, Fraction(0)) for k in range(max(sparse, default=-1) + 1)]
+    malformed: unknown keys, a wrong version, bad numbers, out-of-range or repeated row indices, multipliers whose
+    parsing alone exceeds :data:`MAX_WORK`)."""
+    st = canonical(envelope(d, "pep-dual", 2)["statement"])
+    ev = keys(d["evidence"], "evidence", {"multipliers"})
+    work = [0.0]
+
+    def mult(m: Any) -> Fraction:
+        work[0] += _weight(3.33 * len(m)) if isinstance(m, str) else 0  # a gcd of that size: reducing the p/q
+        if work[0] > MAX_WORK:
+            raise BadStatement("the multipliers exceed the work budget")
+        return q(m, "multiplier", MAX_MULT_DIGITS)
+
+    ms = sparse(ev["multipliers"], MAX_ROWS, mult)
+    return st, [ms.get(k, Fraction(0)) for k in range(max(ms, default=-1) + 1)]
+
+
+def _run_check(d: Any) -> str:
+    st, mult = parse(d)
+    data = build(st, multipliers=mult, max_work=MAX_WORK)
+    if len(mult) > len(data["rows"]):
+        return "more multipliers than rows"
+    mult = mult + [Fraction(0)] * (len(data["rows"]) - len(mult))
+    b = verify_multipliers(data["rows"], data["objective"], mult, dim=data["dim"], nf=data["nf"], n_eq=0)
+    return "" if b is not None and b <= data["claimed"] else "the multipliers do not prove the claimed bound"
 
 
 def check_certificate(d: Any) -> bool:
     r"""Exact re-check of a ``"pep-dual"`` certificate dict: the statement is rebuilt into its SDP by
-    :func:`fairtheory_kernel.pep.build` (interpolation conditions, initial conditions, objective, claimed
-    bound - never read from the JSON), then (i) the function values cancel, (ii) ``S >= 0`` (exact
-    ``L D L^T``), (iii) ``c_0 - sum_k lambda_k b_k <= claimed``, with ``lambda >= 0``.  No solver, no float.
-    Malformed or hostile input gives ``False``, never an exception; so does a certificate whose estimated work
-    (:func:`check_work`, before any row is built) exceeds :data:`MAX_WORK`, so an accepted one is decided in seconds.
-    In-process; :func:`fairtheory.proofs.check_proof` runs it under a time and memory limit."""
-    try:
-        st, mult = parse(d)
-        data = build(st, multipliers=mult, max_work=MAX_WORK)
-        if len(mult) > len(data["rows"]):
-            return False
-        mult = mult + [Fraction(0)] * (len(data["rows"]) - len(mult))
-        b = verify_multipliers(data["rows"], data["objective"], mult, dim=data["dim"], nf=data["nf"], n_eq=0)
-        return b is not None and b <= data["claimed"]
-    except (_Bad, BadStatement, ValueError, TypeError, KeyError, OverflowError, ZeroDivisionError,
-            RecursionError, MemoryError):
-        return False
-    except Exception:  # noqa: BLE001 - a checker of untrusted data never raises
-        return False
-
-
-def statement_of(d: Any) -> dict[str, Any] | None:
-    """The canonical statement of a ``"pep-dual"`` certificate dict (``None`` when malformed)."""
-    try:
-        return parse(d)[0]
-    except Exception:  # noqa: BLE001 - untrusted data
-        return None
+    :func:`build` (interpolation conditions, initial conditions, objective, claimed bound - never read from the
+    JSON), then (i) the function values cancel, (ii) ``S >= 0`` (exact ``L D L^T``), (iii) ``c_0 - sum_k lambda_k
+    b_k <= claimed``, with ``lambda >= 0``.  No solver, no float.  Malformed or hostile input gives ``False``, never an
+    exception; so does a certificate whose estimated work (:func:`check_work`, before any row is built) exceeds
+    :data:`MAX_WORK`, so an accepted one is decided in seconds.  :func:`fairtheory_kernel.check.check_proof` runs it
+    under a time and memory limit."""
+    return explain(_run_check, d)[0]
 
 
 # ------------------------------------------------------------------------------------------------ reading
+@reader
 def implies(a: Statement, b: Statement) -> bool:
-    """See :func:`_implies`; raises :class:`BadStatement` when ``a`` or ``b`` is not a canonical statement."""
-    try:
-        return _implies(a, b)
-    except (KeyError, TypeError, AttributeError, IndexError) as exc:
-        raise BadStatement(f"implies: a and b must be canonical statements (pep_kernel.canonical), "
-                           f"got {type(exc).__name__}: {exc}"[:200]) from None
-
-
-def _implies(a: Statement, b: Statement) -> bool:
-    """Whether the (canonical) statement ``a`` implies ``b``: the same class, clients, method and measure, and
-    a bound at least as strong (``homogeneous (d, h)`` implies ``constrained (D0, rho2, v)`` when
+    """Whether the canonical statement ``a`` implies ``b`` (:class:`BadStatement` when either is not one): the same
+    class, clients, method and measure, and a bound at least as strong (``homogeneous (d, h)`` implies ``constrained (D0, rho2, v)`` when
     ``max(d, 0) D0 + max(h, 0) rho2 <= v``; ``constrained`` implies another with no larger ``D0``, ``rho2`` and no smaller
     ``value``; ``homogeneous (d, h)`` implies ``(d', h')`` with ``d <= d'``, ``h <= h'``)."""
     if a["class"] != b["class"] or a["n"] != b["n"] or a["p"] != b["p"] or a["method"] != b["method"]:
@@ -576,42 +487,47 @@ def _implies(a: Statement, b: Statement) -> bool:
     return bb["D0"] <= ba["D0"] and bb["rho2"] <= ba["rho2"] and ba["value"] <= bb["value"]
 
 
+@reader
 def describe(st: Statement) -> str:
     """The statement in words, generated from its fields; raises :class:`BadStatement` when ``st`` is not a
     canonical statement (:func:`canonical`)."""
-    try:
-        return _describe(st)
-    except (KeyError, TypeError, AttributeError, IndexError) as exc:
-        raise BadStatement(f"describe: st must be a canonical statement (pep_kernel.canonical), "
-                           f"got {type(exc).__name__}: {exc}"[:200]) from None
-
-
-def _describe(st: Statement) -> str:
     cl, m, bd = st["class"], st["method"], st["bound"]
-    mu = f", {cl['mu']}-strongly convex" if cl["mu"] else " convex"
-    who = (f"every {st['n']} clients f_i, each {cl['L']}-smooth{mu}, weights p = ({', '.join(map(str, st['p']))})")
+    each = "each " + TABLE[cl["functions"]].words(cl) if isinstance(cl, Mapping) else ", ".join(
+        f"f_{i} {TABLE[c['functions']].words(c)}" for i, c in enumerate(cl))
+    who = f"every {st['n']} clients f_i, {each}, weights p = ({', '.join(map(str, st['p']))})"
     name = m["name"]
     if name == "local_gd":
         meth = (f"local GD (002 Alg. 1, {m['schedule']} schedule, full participation), kappa = {m['kappa']}, "
-                f"T_N = {m['T_N']}, step beta = {m['beta']}, output {m['output']}")
+                f"T_N = {m['T_N']}, step lr = {m['lr']}, output {m['output']}")
         meas = "G(x_out) - G*"
     elif name == "scaffold":
-        meth = (f"Scaffold (option II, full participation), kappa = {m['kappa']}, R = {m['R']}, eta_l = {m['eta_l']}, "
-                f"eta_g = {m['eta_g']}, {'warm' if m['warm_start'] else 'zero'} control variates, output {m['output']}")
+        meth = (f"Scaffold (option II, full participation), kappa = {m['kappa']}, R = {m['R']}, lr = {m['lr']}, "
+                f"server_lr = {m['server_lr']}, {'warm' if m['warm_start'] else 'zero'} control variates, output "
+                f"{m['output']}")
         meas = "G(x_out) - G*"
     elif name == "local_gd_round":
-        meth = f"one round of local GD from theta, kappa = {m['kappa']} steps of beta = {m['beta']}, then the p-average theta+"
+        meth = f"one round of local GD from theta, kappa = {m['kappa']} steps of lr = {m['lr']}, then the p-average theta+"
         meas = f"{m['a']} (G(theta) - G*) + ||theta+ - x*||^2"
     else:
-        outs = linear_outputs(st["n"], st["p"], m["evaluations"], m["objective"])
         meth = (f"the linear method of the statement's recurrence ({len(m['evaluations'])} gradient evaluations, each at "
                 f"x0 plus fixed multiples of earlier gradients)")
-        if len(outs) == 1:
-            meth += f", output x_out = the point of evaluation {outs[0][1]}"
-            meas = "G(x_out) - G*"
-        else:
-            meth += ", output x_out = the point of evaluation " + ", ".join(f"{e} with probability {qo}" for qo, e in outs)
-            meas = "E[G(x_out)] - G*"
+        pts = {tuple(sorted(y.items())): e for e, (_, y) in reversed(list(enumerate(m["evaluations"])))}
+
+        def pt(x: Vec) -> str:  # an evaluation's index, else x0 + sum_b q_b g_(b - n)
+            e = pts.get(tuple(sorted(x.items())))
+            return str(e) if e is not None else "x0" + "".join(
+                f" {'-' if c < 0 else '+'} {abs(c)} g_{b - st['n']}" for b, c in sorted(x.items()) if b)
+
+        best, outs = any(len(xs) > 1 for _, xs in m["outputs"]), m["outputs"]
+        leaf = ["{" + ", ".join(pt(x) for x in xs) + "}" if best else pt(xs[0]) for _, xs in outs]
+        meth += (", output x_out = the point of evaluation " + (leaf[0] if len(outs) == 1 else ", ".join(
+            f"{x} with probability {w}" for x, (w, _) in zip(leaf, outs, strict=True))))
+        if best:
+            meth += " (each a set of candidate points: the measure is their minimum)"
+        words = {"value": "G(x_out) - G*", "grad_norm": "||grad G(x_out)||^2", "distance": "||x_out - x*||^2"}
+        ms = [words[w] for w in m["measure"]]
+        meas = ms[0] if len(ms) == 1 and not best else "min(" + ", ".join(ms) + ")" + (" over the candidates" * best)
+        meas = meas if len(outs) == 1 else "E[G(x_out)] - G*" if ms == [words["value"]] and not best else f"E[{meas}]"
     if bd["form"] == "constrained":
         cond = f"||x0 - x*||^2 <= {bd['D0']}" + (f" and rho^2 <= {bd['rho2']}" if st["n"] > 1 else "")
         return f"for {who}, {meth}: {meas} <= {bd['value']} whenever {cond}"

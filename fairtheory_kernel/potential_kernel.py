@@ -4,8 +4,8 @@ Statement (numbers are rational strings; a *t-polynomial* is a coefficient list 
 term first; a *k-polynomial* is a list of t-polynomials, the coefficients of ``k^0, k^1, ...``)::
 
     {"class": {"functions": "smooth-convex", "mu": "0"}, "normalisation": NORMALISATION, "n": int, "p": [q, ...],
-     "method": {"name": "gd"} | {"name": "local_gd", "kappa": int, "schedule": "rfedfair"|"fedavg", "output": "002"},
-     "parameter": {"name": "h"|"beta_L", "lo": q, "hi": q},                       # 0 <= lo <= hi; lo = hi: one value
+     "method": {"name": "gd"} | {"name": "local_gd", "kappa": int, "schedule": "rfedfair"|"fedavg", "output": "average"},
+     "parameter": {"name": "h", "lo": q, "hi": q},        # the normalised step h = lr L; 0 <= lo <= hi; lo = hi: one value
      "potential": {"terms": {"f"|"xx"|"xg"|"gg": k-poly, ...}, "den": t-poly,
                    "initial": {"num": t-poly, "den": t-poly},                     # B0(t)
                    "weight": {"num": t-poly, "den": t-poly}},                     # w(t): local_gd only
@@ -21,7 +21,7 @@ The potential at iteration (gd) or round (local_gd) ``k`` of a state ``x`` is
 each ``c`` a k-polynomial.  **Meaning** (units as in ``pep-family``, docs/proofs.md 7.1): for every ``t`` in
 ``[lo, hi]`` and every instance (``n`` L-smooth convex clients, ``grad f_i(x*) = 0``, ``||x0 - x*||^2 <= D0``, step
 ``t / L``), gd: ``f(x_N) - f* <= L D0 num(N, t)/den(N, t)`` for **every** ``N >= 1``; local_gd (002 Alg. 1, full
-participation, 002 output): ``G(theta_tilde) - G* <= L D0 num(T_N, t)/den(T_N, t)`` for **every** ``T_N >= 0``.
+participation, ``"average"`` output): ``G(theta_tilde) - G* <= L D0 num(T_N, t)/den(T_N, t)`` for **every** ``T_N >= 0``.
 
 Obligations the kernel builds from the statement alone (each a small PEP over ``Q[t][k]``, L = D0 = 1):
 
@@ -57,26 +57,32 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from fractions import Fraction
+from functools import partial
 from math import comb
 from typing import Any
 
 import flint
 
 from fairtheory_kernel import family as _fam
-from fairtheory_kernel.pep import _int, _keys
-from fairtheory_kernel.rows import BadStatement, Symbols, add, avg, gram, interpolation_rows
+from fairtheory_kernel.classes import interpolation_rows
+from fairtheory_kernel.family import SMOOTH1
+from fairtheory_kernel.rows import BadStatement, Symbols, add, avg, envelope, explain, gram, initial, keys, nat, one_of, q, sparse
 
 # the pep-family kernel's exact routines (root counting, PSD over Q[t]) and parsers, reused - not copied
-NORMALISATION, POLYNOMIALS, P, _fq, _frac, _poly, _q = (_fam.NORMALISATION, _fam.POLYNOMIALS, _fam.P, _fam._fq, _fam._frac,
-                                                       _fam._poly, _fam._q)
+NORMALISATION, POLYNOMIALS, P, _fq, _frac, _poly = (_fam.NORMALISATION, _fam.POLYNOMIALS, _fam.P, _fam._fq, _fam._frac,
+                                                   _fam._poly)
 no_root_on, nonneg_on, poly_json, psd_on = _fam.no_root_on, _fam.nonneg_on, _fam.poly_json, _fam.psd_on
 
-__all__ = ["canonical", "to_json", "obligations", "check_potential", "explain_potential", "statement_of", "implies",
+__all__ = ["canonical", "to_json", "obligations", "check_potential", "explain_potential", "implies",
            "describe", "bound_at", "KP", "TERMS", "PARAMETER"]
 
 KP = list[Any]  # a k-polynomial: t-polynomials (fmpq_poly), coefficient of k^m at index m
 TERMS = ("f", "xx", "xg", "gg")
-PARAMETER = {"gd": "h", "local_gd": "beta_L", "agm": "h"}
+PARAMETER = {"gd": "h", "local_gd": "h", "agm": "h"}
+#: the methods and their fields (:func:`fairtheory_kernel.family.header`)
+METHODS = {"gd": {"name": one_of("gd")}, "agm": {"name": one_of("agm")},
+           "local_gd": {"name": one_of("local_gd"), "kappa": partial(nat, lo=1, hi=8),
+                        "schedule": one_of("rfedfair", "fedavg"), "output": one_of("average")}}
 #: the potential of the accelerated gradient method (``"agm"``, step ``1/L``, ``x_0 = z_0``), fixed by the method
 AGM_POTENTIAL = ("lambda_k^2 (f(x_k) - f*) + (L/2) ||z_k - x*||^2, lambda_0 = 0, "
                  "lambda_(k+1) = (1 + sqrt(4 lambda_k^2 + 1))/2")
@@ -95,10 +101,6 @@ def _trim(a: KP) -> KP:
     while len(a) > 1 and a[-1] == 0:
         a.pop()
     return a or [P(0)]
-
-
-def _kjson(a: KP) -> list[list[str]]:
-    return [poly_json(c) for c in _trim(a)]
 
 
 def _kadd(a: KP, b: KP, c: Any = 1) -> KP:
@@ -162,63 +164,32 @@ class _Range:
 
 # ------------------------------------------------------------------------------------------------ statement
 def _ratio(x: Any, what: str) -> tuple[Any, Any]:
-    x = _keys(x, what, {"num", "den"})
+    x = keys(x, what, {"num", "den"})
     return _poly(x["num"], what, MAX_TDEG, MAX_DIGITS), _poly(x["den"], what, MAX_TDEG, MAX_DIGITS)
 
 
 def canonical(st: Any) -> dict[str, Any]:
     """The statement with every number parsed and every field validated (raises :class:`BadStatement`)."""
-    st = _keys(st, "statement", {"class", "normalisation", "n", "p", "method", "parameter", "potential", "bound"})
-    cl = _keys(st["class"], "class", {"functions", "mu"})
-    if cl["functions"] != "smooth-convex" or _q(cl["mu"], "mu") != 0:
-        raise BadStatement("class must be smooth-convex with mu = 0")
-    if not isinstance(st["normalisation"], Mapping) or dict(st["normalisation"]) != NORMALISATION:
-        raise BadStatement(f"normalisation must be exactly {NORMALISATION}")
-    n = _int(st["n"], "n", 1, 4)
-    if not isinstance(st["p"], list) or len(st["p"]) != n:
-        raise BadStatement("p must list n weights")
-    p = [_q(x, "p") for x in st["p"]]
-    if any(x <= 0 for x in p) or sum(p) != 1:
-        raise BadStatement("p: weights must be > 0 and sum to 1 exactly")
-    m = st["method"]
-    if not isinstance(m, Mapping) or m.get("name") not in PARAMETER:
-        raise BadStatement(f"method.name must be one of {sorted(PARAMETER)}")
-    if m["name"] in ("gd", "agm"):
-        _keys(m, "method", {"name"})
-        method: dict[str, Any] = {"name": m["name"]}
-        if n != 1:
-            raise BadStatement(f"{m['name']}: n must be 1")
-    else:
-        m = _keys(m, "method", {"name", "kappa", "schedule", "output"})
-        if m["schedule"] not in ("rfedfair", "fedavg") or m["output"] != "002":
-            raise BadStatement("local_gd: schedule 'rfedfair'|'fedavg', output '002' (the averaged rule)")
-        method = {"name": "local_gd", "kappa": _int(m["kappa"], "kappa", 1, 8), "schedule": m["schedule"], "output": "002"}
-    par = _keys(st["parameter"], "parameter", {"name", "lo", "hi"})
-    if par["name"] != PARAMETER[method["name"]]:
-        raise BadStatement(f"parameter of {method['name']} must be named {PARAMETER[method['name']]!r}")
-    lo, hi = _q(par["lo"], "lo"), _q(par["hi"], "hi")
-    if not 0 <= lo <= hi <= MAX_PARAM:
-        raise BadStatement(f"parameter range must satisfy 0 <= lo <= hi <= {MAX_PARAM}")
+    out = _fam.header(st, {"potential", "bound"}, METHODS, point=True)
+    method, n, lo, hi = out["method"], out["n"], out["parameter"]["lo"], out["parameter"]["hi"]
+    if method["name"] in ("gd", "agm") and n != 1:
+        raise BadStatement(f"{method['name']}: n must be 1")
     b = st["bound"]
     het = isinstance(b, Mapping) and "hetero" in b  # L D0 num/den + (rho^2/L) hnum/hden, any rho (local_gd, rFedFair)
-    b = _keys(b, "bound", {"hetero" if het else "rho2", "num", "den"})
-    if het and not (method["name"] == "local_gd" and method["schedule"] == "rfedfair"):
-        raise BadStatement("bound.hetero: local_gd with the rfedfair schedule only")
-    if not het and _q(b["rho2"], "rho2") != 0:
-        raise BadStatement("bound: rho2 = 0, or a 'hetero' part for every rho")
-    out = {"class": {"functions": "smooth-convex", "mu": Fraction(0)}, "normalisation": dict(NORMALISATION), "n": n,
-           "p": p, "method": method, "parameter": {"name": par["name"], "lo": lo, "hi": hi}, "potential": None,
-           "bound": {"rho2": None if het else Fraction(0), "num": _kp(b["num"], "bound num"),
-                     "den": _kp(b["den"], "bound den")}}
+    b = keys(b, "bound", {"hetero" if het else "rho2", "num", "den"})
+    if (not het and q(b["rho2"], "rho2", MAX_DIGITS) != 0) or (het and method.get("schedule") != "rfedfair"):
+        raise BadStatement("bound: rho2 = 0, or a 'hetero' part for every rho (local_gd, rfedfair schedule)")
+    out |= {"potential": None, "bound": {"rho2": None if het else Fraction(0), "num": _kp(b["num"], "bound num"),
+                                         "den": _kp(b["den"], "bound den")}}
     if het:
-        hb = _keys(b["hetero"], "bound.hetero", {"num", "den"})
+        hb = keys(b["hetero"], "bound.hetero", {"num", "den"})
         out["bound"]["hetero"] = (_kp(hb["num"], "hetero num"), _kp(hb["den"], "hetero den"))
     if method["name"] == "agm":
         if (lo, hi) != (1, 1) or st["potential"] != AGM_POTENTIAL:
             raise BadStatement(f"agm: h = 1 (step 1/L) and the potential {AGM_POTENTIAL!r}")
         return out | {"potential": AGM_POTENTIAL}
     avg_rule = method["name"] == "local_gd"
-    pot = _keys(st["potential"], "potential", {"terms", "den", "initial"} | ({"weight"} if avg_rule else set())
+    pot = keys(st["potential"], "potential", {"terms", "den", "initial"} | ({"weight"} if avg_rule else set())
                 | ({"drift"} if het else set()))
     terms = pot["terms"]
     if not isinstance(terms, Mapping) or not terms or not set(terms) <= set(TERMS):
@@ -226,30 +197,23 @@ def canonical(st: Any) -> dict[str, Any]:
     potential = {"terms": {k: _kp(terms[k], f"potential term {k}") for k in TERMS if k in terms},
                  "den": _poly(pot["den"], "potential den", MAX_TDEG, MAX_DIGITS),
                  "initial": _ratio(pot["initial"], "potential initial")}
-    if avg_rule:
-        potential["weight"] = _ratio(pot["weight"], "potential weight")
-    if het:  # one round: phi_(k+1) - phi_k + w (G - G*) <= C rho^2, C = drift
-        potential["drift"] = _ratio(pot["drift"], "potential drift")
+    for key in {"weight", "drift"} & set(pot):  # drift C: one round is phi_(k+1) - phi_k + w (G - G*) <= C rho^2
+        potential[key] = _ratio(pot[key], f"potential {key}")
     return out | {"potential": potential}
 
 
 def to_json(st: Mapping[str, Any]) -> dict[str, Any]:
-    """A canonical statement as plain JSON."""
-    pot = st["potential"]
-    pj: Any = pot
-    if not isinstance(pot, str):
-        pj = {"terms": {k: _kjson(v) for k, v in pot["terms"].items()}, "den": poly_json(pot["den"]),
-              "initial": {"num": poly_json(pot["initial"][0]), "den": poly_json(pot["initial"][1])}}
-        for key in ("weight", "drift"):
-            if key in pot:
-                pj[key] = {"num": poly_json(pot[key][0]), "den": poly_json(pot[key][1])}
-    par, b = st["parameter"], st["bound"]
-    bj: dict[str, Any] = {"rho2": "0"} if b["rho2"] is not None else {
-        "hetero": {"num": _kjson(b["hetero"][0]), "den": _kjson(b["hetero"][1])}}
-    return {"class": {"functions": "smooth-convex", "mu": "0"}, "normalisation": dict(NORMALISATION), "n": st["n"],
-            "p": [str(x) for x in st["p"]], "method": dict(st["method"]),
-            "parameter": {"name": par["name"], "lo": str(par["lo"]), "hi": str(par["hi"])}, "potential": pj,
-            "bound": bj | {"num": _kjson(b["num"]), "den": _kjson(b["den"])}}
+    """A canonical statement as plain JSON: a t-polynomial as its coefficients, a k-polynomial as a list of them, a
+    pair ``(num, den)`` as ``{"num", "den"}``, a rational as its string (``rho2 = None``, "every rho", left out)."""
+    def j(x: Any) -> Any:
+        if isinstance(x, Mapping):
+            return {k: j(v) for k, v in x.items() if v is not None}
+        if isinstance(x, tuple):
+            return {"num": j(x[0]), "den": j(x[1])}
+        return [j(v) for v in _trim(x)] if isinstance(x, list) else x if isinstance(x, str) else \
+            str(x) if isinstance(x, Fraction) else poly_json(x)
+
+    return _fam.header_json(st) | {"potential": j(st["potential"]), "bound": j(st["bound"])}
 
 
 # ------------------------------------------------------------------------------------------------ obligations
@@ -296,12 +260,8 @@ class _Ob:
                 self.quad(u, v, cs[name])
 
     def rows(self, dist: bool) -> list[Any]:
-        rows = interpolation_rows(self.b, Fraction(1), Fraction(0), max_rows=MAX_DIM * MAX_DIM)
-        if dist:
-            d: dict[tuple[int, int], Any] = {}
-            gram({0: P(1)}, {0: P(1)}, P(1), d)
-            rows.append((d, {}, Fraction(-1)))  # ||x0 - x*||^2 <= D0 = 1
-        return rows
+        rows = interpolation_rows(self.b, [SMOOTH1] * self.st["n"], max_rows=MAX_DIM * MAX_DIM)
+        return rows + ([(initial(self.b, self.st["p"])[0], {}, Fraction(-1))] if dist else [])  # ||x0 - x*||^2 <= 1
 
 
 def _round(ob: _Ob, x: dict[int, Any], steps: int) -> dict[int, Any]:
@@ -365,27 +325,10 @@ def obligations(st: Mapping[str, Any]) -> dict[str, tuple[_Ob, list[Any]]]:
 
 # ------------------------------------------------------------------------------------------------ checking
 def _check_ob(name: str, ob: _Ob, rows: list[Any], ev: Any, rng: _Range) -> str:
-    ev = _keys(ev, f"evidence.{name}", {"denominator", "multipliers"} | ({"scale"} if "scale" in ev else set()))
+    ev = keys(ev, f"evidence.{name}", {"denominator", "multipliers"} | ({"scale"} if "scale" in ev else set()))
     d = _poly(ev["denominator"], "denominator", MAX_TDEG, MAX_EV_DIGITS)
-    scale: dict[int, KP] = {}
-    for pair in ev.get("scale", []):
-        if not isinstance(pair, list) or len(pair) != 2 or len(scale) >= ob.b.dim:
-            raise BadStatement("scale: [basis index, k-polynomial] pairs, at most one per basis vector")
-        i = _int(pair[0], "scale index", 0, ob.b.dim - 1)
-        if i in scale:
-            raise BadStatement("repeated scale index")
-        scale[i] = _kp(pair[1], "scale", MAX_EV_DIGITS)
-    ms = ev["multipliers"]
-    if not isinstance(ms, list) or len(ms) > len(rows):
-        raise BadStatement("multipliers: at most one per row")
-    nums: dict[int, KP] = {}
-    for pair in ms:
-        if not isinstance(pair, list) or len(pair) != 2:
-            raise BadStatement("multiplier [row, k-polynomial]")
-        r = _int(pair[0], "multiplier row", 0, len(rows) - 1)
-        if r in nums:
-            raise BadStatement("repeated multiplier row")
-        nums[r] = _kp(pair[1], "multiplier", MAX_EV_DIGITS)
+    scale: dict[int, KP] = sparse(ev.get("scale", []), ob.b.dim, lambda x: _kp(x, "scale", MAX_EV_DIGITS), "scale")
+    nums: dict[int, KP] = sparse(ev["multipliers"], len(rows), lambda x: _kp(x, "multiplier", MAX_EV_DIGITS))
     where = f"{name} obligation"
     if not rng.pos_t(d):
         return f"{where}: the denominator is not positive on the range"
@@ -446,29 +389,21 @@ def _scalars(st: Mapping[str, Any], rng: _Range) -> str:
     return ""
 
 
+def _run_check(d: Any) -> str:
+    """``""`` when the scalar conditions and every obligation pass, else the first failure."""
+    st = canonical(envelope(d, "pep-potential", 1)["statement"])
+    rng = _Range(st["parameter"]["lo"], st["parameter"]["hi"])
+    why = _scalars(st, rng)
+    obs = obligations(st) if not why else {}
+    ev = keys(d["evidence"], "evidence", set(obs)) if not why else {}
+    for name, (ob, rows) in obs.items():
+        why = why or _check_ob(name, ob, rows, ev[name], _Range(Fraction(0), Fraction(1)) if "initial" not in obs else rng)
+    return why
+
+
 def explain_potential(d: Any) -> tuple[bool, str]:
     """``(True, "")`` when the certificate checks, else ``(False, the first failure in words)``; never raises."""
-    try:
-        if not isinstance(d, Mapping) or d.get("kind") != "pep-potential" or d.get("version") != 1:
-            raise BadStatement("not a version-1 pep-potential certificate")
-        if not set(d) <= {"kind", "version", "statement", "evidence", "meta"} or not {"statement", "evidence"} <= set(d):
-            raise BadStatement("top-level keys: kind, version, statement, evidence (and meta, never read)")
-        st = canonical(d["statement"])
-        rng = _Range(st["parameter"]["lo"], st["parameter"]["hi"])
-        why = _scalars(st, rng)
-        if why:
-            return False, why
-        obs = obligations(st)
-        ev = _keys(d["evidence"], "evidence", set(obs))
-        for name, (ob, rows) in obs.items():
-            why = _check_ob(name, ob, rows, ev[name], _Range(Fraction(0), Fraction(1)) if "initial" not in obs else rng)
-            if why:
-                return False, why
-        return True, ""
-    except BadStatement as exc:
-        return False, f"malformed: {exc}"
-    except Exception as exc:  # noqa: BLE001 - a checker of untrusted data never raises
-        return False, f"malformed: {type(exc).__name__}: {exc}"
+    return explain(_run_check, d)
 
 
 def check_potential(d: Any) -> bool:
@@ -477,16 +412,6 @@ def check_potential(d: Any) -> bool:
 
 
 # ------------------------------------------------------------------------------------------------ reading
-def statement_of(d: Any) -> dict[str, Any] | None:
-    """The canonical statement of a ``"pep-potential"`` certificate dict (``None`` when malformed)."""
-    try:
-        if not isinstance(d, Mapping) or d.get("kind") != "pep-potential" or d.get("version") != 1:
-            return None
-        return canonical(d.get("statement"))
-    except Exception:  # noqa: BLE001 - untrusted data
-        return None
-
-
 def _at(a: KP, k: int) -> Any:
     return sum((c * k ** m for m, c in enumerate(a)), P(0))
 
@@ -515,24 +440,20 @@ def implies(a: Mapping[str, Any], kind: str, b: Any) -> bool:
             pa, pb = a["potential"], b["potential"]
             pa = pa if isinstance(pa, str) or "drift" in pb else {k: x for k, x in pa.items() if k != "drift"}
             same = pa == pb and all(a[k] == b[k] for k in ("class", "normalisation", "n", "p", "method"))
-        elif kind == "pep-family":
-            from fairtheory_kernel import family as fk
-
-            b = fk.canonical(b)
-            mb = dict(b["method"])
-            N = mb.pop("T_N" if mb["name"] == "local_gd" else "N")
-            same = all(a[k] == b[k] for k in ("n", "p")) and dict(a["method"]) == mb and b["bound"]["rho2"] == 0 \
-                and b["class"]["functions"] == "smooth-convex" and b["class"]["mu"] == 0
+        elif kind == "pep-family":  # a's bound at b's N (gd) / T_N (local_gd), compared by the family kernel
+            b = _fam.canonical(b)
+            m = b["method"]
+            N = m["T_N" if m["name"] == "local_gd" else "N"]
+            at = {k: a[k] for k in ("class", "normalisation", "n", "p", "parameter")} | {
+                "method": dict(a["method"]) | ({"T_N": N} if m["name"] == "local_gd" else {"N": N}),
+                "bound": {"form": "constrained", "rho2": Fraction(0), "num": _at(a["bound"]["num"], N),
+                          "den": _at(a["bound"]["den"], N)}}
+            return m["name"] == a["method"]["name"] and _fam.implies(at, b)
         else:
             return False
         pa, pb = a["parameter"], b["parameter"]
-        if not same or pa["name"] != pb["name"] or not (pa["lo"] <= pb["lo"] and pb["hi"] <= pa["hi"]):
+        if not same or not (pa["lo"] <= pb["lo"] and pb["hi"] <= pa["hi"]):
             return False
-        if kind == "pep-family":
-            na, da = _at(a["bound"]["num"], N), _at(a["bound"]["den"], N)
-            nb, db = b["bound"]["num"], b["bound"]["den"]
-            return bool(no_root_on(da, pb["lo"], pb["hi"]) and no_root_on(db, pb["lo"], pb["hi"])
-                        and nonneg_on((nb * da - na * db) * da * db, pb["lo"], pb["hi"]))
         rng = _Range(pb["lo"], pb["hi"])
         sh = _shift if a["method"]["name"] != "local_gd" else (lambda x: x)
         pairs = [((a["bound"]["num"], a["bound"]["den"]), (b["bound"]["num"], b["bound"]["den"]))]
@@ -550,17 +471,7 @@ def implies(a: Mapping[str, Any], kind: str, b: Any) -> bool:
 
 
 def _kstr(a: KP, kv: str, tv: str) -> str:
-    from fairtheory_kernel.family import _pstr
-
-    parts = []
-    for m, c in enumerate(a):
-        if c == 0:
-            continue
-        cs = _pstr(c, tv)
-        mono = "" if m == 0 else kv if m == 1 else f"{kv}^{m}"
-        one_term = " " not in cs.lstrip("-") or (" + " not in cs and " - " not in cs)  # "8 h", "-2", "h^2": no brackets
-        parts.append(cs if not mono else mono if cs == "1" else f"{cs} {mono}" if one_term else f"({cs}) {mono}")
-    return " + ".join(reversed(parts)).replace("+ -", "- ") if parts else "0"
+    return _fam._sum([_fam._pstr(c, tv) for c in a], kv)
 
 
 def _bound_words(num: KP, den: KP, kv: str, tv: str) -> str:
@@ -602,7 +513,7 @@ def describe(st: Mapping[str, Any]) -> str:
                 f"grad f(x_k) on every L-smooth convex f (any L > 0, any dimension) whenever ||x0 - x*||^2 <= D0; "
                 f"by induction on the potential phi_k = {phi}")
     return (f"for every T_N >= 0 and {rng}: G(x_out) - G* <= {bound} for local GD (002 Alg. 1, {m['schedule']} "
-            f"schedule, full participation), kappa = {m['kappa']}, step beta = {tv}/L, output 002, on every {st['n']} "
+            f"schedule, full participation), kappa = {m['kappa']}, step lr = {tv}/L, output average, on every {st['n']} "
             f"clients f_i, each L-smooth convex, weights p = ({', '.join(map(str, st['p']))}), whenever ||x0 - x*||^2 <= D0 "
             f"and {rho}; by the one-round potential phi_k = {phi} (x_k the server model of round k, grad = grad G) "
             f"decreasing by w (G(x_k) - G*)/L, w = ({_pstr(pot['weight'][0], tv)})/({_pstr(pot['weight'][1], tv)})"

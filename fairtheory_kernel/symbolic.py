@@ -1,7 +1,7 @@
 r"""The ``"symbolic"`` proof kernel: statements about real expressions, proved by chains of checked steps.
 
-Trusted base (docs/proofs.md, sections 1-3).  It decides with exact rational-function arithmetic
-(:mod:`.normal_form`, python-flint) and a closed list of axioms; it never imports sympy.  A certificate::
+It decides with exact rational-function arithmetic (:mod:`.normal_form`, python-flint) and the closed list of
+axioms below; it never imports sympy.  A certificate::
 
     {"kind": "symbolic", "version": 1, "title": str, "citation": str,
      "statement": {"symbols": [[name, kind, ...], ...],
@@ -10,14 +10,33 @@ Trusted base (docs/proofs.md, sections 1-3).  It decides with exact rational-fun
                               "proof": P}, ...],
                   "proofs": [{"name": goal name, **P}, ...]}}
 
+*Meaning*: for every value of the symbols allowed by their declarations (the *domain*), every goal
+``lhs rel rhs`` holds, and, with ``attained``, equality holds at that point of the domain (for every value of the
+symbols it leaves free, of which there is one: :meth:`.normal_form.Ctx.point`).  Only the statement carries
+meaning; the evidence is how the kernel is convinced, and every obligation is derived from the statement.
+
 ``P`` is ``{"chain": C}`` or ``{"cases": T, "chains": [C_nonneg, C_nonpos]}``; a chain ``C = [T0, link, ...]``
 runs from the goal's left side to its right side.  Terms ``T`` are JSON trees: ``["q", "3/4"]``, ``["v", name]``,
 ``["b", 0]`` (the index of the enclosing sum, de Bruijn), ``["+", T...]``, ``["*", T...]``, ``["/", T, T]``,
 ``["^", T, k]`` (integer ``|k| <= 16``), ``["exp", T]``, ``["log", T]``, ``["rpow", T, T]`` (base > 0),
 ``["max", T, T]``, ``["fn", f, T...]``, ``["d", T, [x, ...]]``, ``["sum", T, lo, hi]``, ``["at", family, T]``.
-Symbol kinds: ``real``, ``positive``, ``nonnegative``, ``count`` (integer >= 1), ``[name, "bounded", lo, hi]``,
-``family_real`` / ``family_positive`` / ``family_nonnegative`` (``x_i`` for integers ``i``),
-``[name, "function", arity]`` (a positive smooth function).
+Symbol kinds: ``real``, ``positive``, ``nonnegative``, ``count`` (integer >= 1), ``[name, "bounded", lo, hi]``
+(ends in earlier symbols, ``hi - lo >= 0`` proved), ``family_real`` / ``family_positive`` /
+``family_nonnegative`` (``x_i`` for integers ``i``), ``[name, "function", arity]`` (a positive smooth function).
+
+Axioms (sources): (1) ``exp(a + b) = exp a exp b``, ``exp 0 = 1``, ``exp x > 0``; (2) ``log`` inverts ``exp`` on
+``(0, inf)``, ``log(ab) = log a + log b`` for ``a, b > 0``, ``log`` increasing, and with unique factorisation
+``log`` of a rational is a sum of ``log p`` over primes, ``log p > 0``; (3) ``rpow(b, e) = exp(e log b)`` for
+``b > 0`` (W. Rudin, *Principles of Mathematical Analysis*, 3rd ed., Sec. 8.6, for 1-3); (4) ``exp u >= 1 + u``
+(``u >= 0``: the series; ``u < 0``: the mean value theorem, Rudin Thm. 5.10); (5) ``max(a, b) = a`` when
+``a >= b``; (6) derivatives: linearity, product, quotient and chain rules (Rudin Thms. 5.3, 5.5, 9.15), with
+``D_j f`` atoms for declared functions; (7) finite sums: linearity, ``sum_{i=lo}^{hi} c = c (hi - lo + 1)`` for
+``hi >= lo - 1``, a short sum is its terms added; (8) arithmetic in ``Q(y_0, ..., y_63)`` (FLINT, exact).
+
+No capture: the one binder is the sum, whose body names its index ``["b", 0]``; lemmas are instantiated by the
+kernel on normal forms (:meth:`.normal_form.Ctx.substitute`), and a value that uses the index is never put inside a
+sum.  Names are letters and digits, never ``exp``/``log``/``max``/``sum``/``d``/``rpow`` (the printed words use
+them for mathematics).
 """
 
 from __future__ import annotations
@@ -55,9 +74,6 @@ _RAT = re.compile(r"-?[0-9]{1,40}(/[0-9]{1,40})?")
 _SCALAR = ("real", "positive", "nonnegative", "count", "bounded")
 _FAMILY = ("family_real", "family_positive", "family_nonnegative")
 _LOCAL = ("real", "positive", "nonnegative")
-_SIGN = {"real": 0, "positive": POS, "nonnegative": NONNEG, "count": POS, "family_real": 0, "family_positive": POS,
-         "family_nonnegative": NONNEG}
-
 
 class Bad(ValueError):
     """Malformed statement or certificate."""
@@ -221,29 +237,19 @@ class _Checker:
         self.st = st
         self.scope: dict[str, tuple] = {}
         self.var: dict[str, int] = {}
-        self.bounds: dict[str, tuple[Nf, Nf]] = {}
         self.cache: dict[str, Nf] = {}
-        self.bvar = self.ctx.var(("bvar",), ("bvar",), 0, frozenset({"#b"}))
+        self.bvar = self.ctx.bvar
         self.lemmas: dict[str, dict[str, Any]] = {}
-        self.in_ranges: set[str] = set()  # symbols a range uses: never a differentiation variable
         for d in st["symbols"]:
             self.declare(d)
 
     def declare(self, d: list[Any]) -> None:
         nm, kind = d[0], d[1]
         self.scope[nm] = (kind, d[2]) if kind == "function" else (kind,)
-        if kind in _FAMILY or kind == "function":
-            return
-        sign = _SIGN.get(kind, 0)
-        if kind == "bounded":
-            lo, hi = self.nf(d[2]), self.nf(d[3])
-            self.in_ranges |= self.ctx.deps_of(lo, hi)
-            if self.ctx.sign_of(self.ctx.sub(hi, lo)) < NONNEG:
-                raise NotProved("range not proved non-empty")
-            self.bounds[nm] = (lo, hi)
-            sign = self.ctx.sign_of(lo)
-        v = self.ctx.var(("sym", nm), ("sym", nm, kind), sign, frozenset({nm}))
-        self.var[nm] = nfm.used(v).pop()
+        if kind != "function":
+            x = self.ctx.declare(nm, kind, (self.nf(d[2]), self.nf(d[3])) if kind == "bounded" else None)
+            if x is not None:
+                self.var[nm] = nfm.used(x).pop()
 
     def nf(self, t: Any, depth: int = 0) -> Nf:
         """Normal form of a canonical term (memoised by its JSON)."""
@@ -287,9 +293,9 @@ class _Checker:
             args = tuple(self.nf(x, depth) for x in a[1:])
             return c.fn(a[0], (0,) * len(args), args)
         if h == "at":
-            return c.at(a[0], _SIGN[self.scope[a[0]][0]], self.nf(a[1], depth))
+            return c.at(a[0], nfm.SIGN[self.scope[a[0]][0]], self.nf(a[1], depth))
         if h == "d":
-            if set(a[1]) & self.in_ranges:
+            if set(a[1]) & self.ctx.in_ranges:
                 raise NotProved("derivative in a variable that a range uses")
             out = self.nf(a[0], depth)
             for x in a[1]:
@@ -304,8 +310,9 @@ class _Checker:
 
     # ---------------------------------------------------------------- non-negativity by representation
     def rep(self, terms: Any, scope: Mapping[str, tuple], hyp: Nf | None) -> Nf:
-        """``sum_j c_j prod_k g_jk`` with rationals ``c_j >= 0`` and generators from the closed list; each
-        generator is ``>= 0`` on the domain (in the case branch: with its hypothesis)."""
+        """A *representation* ``sum_j c_j prod_k g_jk``: rationals ``c_j >= 0``, at most 8 generators per product
+        (:meth:`generator`).  Sound: each generator is ``>= 0`` at every point of the domain (in a case branch:
+        where its hypothesis holds), so every product and every non-negative combination is."""
         if not isinstance(terms, list) or not 1 <= len(terms) <= MAX_REP:
             raise Bad("representation")
         c, out = self.ctx, []
@@ -322,6 +329,9 @@ class _Checker:
         return c.total(out)
 
     def generator(self, g: Any, scope: Mapping[str, tuple], hyp: Nf | None) -> Nf:
+        """The closed list, each ``>= 0``: ``["sq", T]`` (a real square), ``["pos", T]`` (the sign test),
+        ``["lo", y]`` / ``["hi", y]`` (``y - lo``, ``hi - y`` of a bounded ``y``: its declared range),
+        ``["hyp"]`` (the case hypothesis, in a branch only), ``["exp1", T]`` (``exp T - 1 - T``, axiom 4)."""
         c = self.ctx
         if not isinstance(g, list) or not g:
             raise Bad("generator")
@@ -332,8 +342,8 @@ class _Checker:
             if c.sign_of(x) < NONNEG:
                 raise NotProved("generator not proved >= 0")
             return x
-        if g[0] in ("lo", "hi") and len(g) == 2 and g[1] in self.bounds and scope.get(g[1], ("",))[0] == "bounded":
-            y, (lo, hi) = (nfm._GENS[self.var[g[1]]], nfm._ONE_P), self.bounds[g[1]]
+        if g[0] in ("lo", "hi") and len(g) == 2 and scope.get(g[1], ("",))[0] == "bounded":
+            y, (lo, hi) = (nfm._GENS[self.var[g[1]]], nfm._ONE_P), self.ctx.domain[g[1]][2]
             return c.sub(y, lo) if g[0] == "lo" else c.sub(hi, y)
         if g[0] == "hyp" and len(g) == 1 and hyp is not None:
             return hyp
@@ -344,6 +354,17 @@ class _Checker:
 
     # ---------------------------------------------------------------- rules
     def link(self, prev: Nf, lk: Any, scope: Mapping[str, tuple], hyp: Nf | None) -> tuple[str, Nf]:
+        """One step ``prev rel next`` of a chain, by its rule; each is sound at every point of the domain:
+
+        * ``identity`` (``==``): equal normal forms are equal reduced rational functions in the same atoms, and
+          an atom's value is determined by its key;
+        * ``sos`` (``<=``): ``next - prev`` equals a representation (:meth:`rep`), which is ``>= 0``;
+        * ``log_mono`` (``<=``): ``prev = c log a``, ``next = c log b``, ``c >= 0`` by the sign test, ``a, b > 0``
+          (else ``log`` is not formed), ``b - a`` a representation: ``log`` is increasing (axiom 2);
+        * ``max`` (``==``): with ``a - b`` a representation, ``max(a, b) = a`` pointwise (axiom 5), so replacing
+          the atom by ``a`` in both sides keeps their values (and their denominators' non-zero values); the sides
+          must then agree cross-multiplied;
+        * ``sum_mono`` (``<=``): :meth:`sum_mono`."""
         c = self.ctx
         c.tick()
         if not isinstance(lk, Mapping) or lk.get("rel") not in ("==", "<=") or "expr" not in lk:
@@ -377,9 +398,12 @@ class _Checker:
         return rel, nxt
 
     def sum_mono(self, prev: Nf, nxt: Nf, lk: Mapping[str, Any], scope: Mapping[str, tuple]) -> bool:
-        """``sum_i w_i A(t_i) <= sum_i w_i B(t_i)`` from a lemma ``A(x) <= B(x)`` for every real ``x``; the kernel
-        substitutes ``t_i`` for ``x`` in the lemma's normal forms itself (no capture: ``t_i`` may use the index,
-        the lemma's sides do not)."""
+        """``sum_i w_i A(t_i) <= sum_i w_i B(t_i)`` from a proved lemma ``A(x) <= B(x)`` in one ``real`` variable.
+        The kernel substitutes ``t_i`` for ``x`` in the lemma's normal forms itself, through the domain's one door
+        (:meth:`.normal_form.Ctx.substitute`: the point ``x = t_i`` is in the lemma's domain for every value of the
+        other names).  Sound: the lemma holds at ``x = t_i`` for each index, ``w_i >= 0`` (sign test) keeps the
+        direction, and adding over a genuine range (``hi >= lo - 1``) keeps ``<=``.  No capture: the lemma's sides
+        are closed terms without a sum (refused otherwise), only ``t_i`` and ``w_i`` use the index."""
         c, lem = self.ctx, self.lemmas.get(lk.get("lemma"))
         if lem is None or lem["rel"] != "<=" or len(lem["vars"]) != 1 or lem["vars"][0][1] != "real":
             raise NotProved("sum_mono needs a proved <= lemma in one real variable")
@@ -391,10 +415,12 @@ class _Checker:
         if any(c.kind[j][0] == "sum" for j in nfm.used(lem["lhs"]) | nfm.used(lem["rhs"])):
             raise NotProved("sum_mono lemma with a sum")
         bv = nfm.used(self.bvar).pop()
-        a, b = (c.sum(c.mul(w, c.subst(side, {x: t}, {})), lo, hi, bv) for side in (lem["lhs"], lem["rhs"]))
+        a, b = (c.sum(c.mul(w, side), lo, hi, bv) for side in c.substitute([lem["lhs"], lem["rhs"]], {x: t}, {}))
         return c.eq(prev, a) and c.eq(nxt, b)
 
     def chain(self, ch: Any, lhs: Nf, rhs: Nf, rel: str, scope: Mapping[str, tuple], hyp: Nf | None) -> None:
+        """A chain from ``lhs`` to ``rhs`` (compared as normal forms); ``==`` needs every link ``==``.  Sound:
+        ``<=`` and ``==`` compose."""
         if not isinstance(ch, list) or not 2 <= len(ch) <= MAX_LINKS + 1:
             raise Bad("chain")
         cur = self.term(ch[0], scope)
@@ -408,6 +434,10 @@ class _Checker:
             raise NotProved("chain does not end at the right side with the goal's relation")
 
     def proof(self, p: Any, lhs: Nf, rhs: Nf, rel: str, scope: Mapping[str, tuple]) -> None:
+        """A chain, or ``cases`` on a term ``h``: the first chain with the hypothesis ``h >= 0`` (generator
+        ``["hyp"]``), the second with ``-h >= 0``.  Sound: every point has ``h >= 0`` or ``h <= 0``; a branch whose
+        hypothesis never holds proves nothing about any point.  No substitution happens here: an attained point
+        is checked by :meth:`attained` whatever the proof."""
         if isinstance(p, Mapping) and set(p) == {"chain"}:
             return self.chain(p["chain"], lhs, rhs, rel, scope, None)
         if isinstance(p, Mapping) and set(p) == {"cases", "chains"} and isinstance(p["chains"], list) \
@@ -418,24 +448,23 @@ class _Checker:
         raise Bad("proof")
 
     def attained(self, pts: list[list[Any]], lhs: Nf, rhs: Nf) -> None:
-        c, sym, fam = self.ctx, {}, {}
+        """``lhs == rhs`` at the point: :meth:`.normal_form.Ctx.substitute` proves the point in the domain (with
+        every range that depends on it non-empty and containing it), then the identity test.  Sound: the identity
+        holds at every point of the non-empty set the substitution leaves, which lies in the domain."""
+        sym, fam = {}, {}
         for nm, t in pts:
-            v = self.nf(t)
-            kind = self.scope[nm][0]
-            (fam if kind in _FAMILY else sym)[self.var.get(nm, nm)] = v
-        for nm, t in pts:
-            kind, v = self.scope[nm][0], self.nf(t)
-            need = {"positive": POS, "family_positive": POS, "nonnegative": NONNEG, "family_nonnegative": NONNEG}.get(kind)
-            if need is not None and c.sign_of(v) < need:
-                raise NotProved("attained point outside the domain")
-            if kind == "bounded":
-                lo, hi = (c.subst(z, sym, fam) for z in self.bounds[nm])
-                if c.sign_of(c.sub(v, lo)) < NONNEG or c.sign_of(c.sub(hi, v)) < NONNEG:
-                    raise NotProved("attained point outside the range")
-        if not c.eq(c.subst(lhs, sym, fam), c.subst(rhs, sym, fam)):
+            if nm in self.var:
+                sym[self.var[nm]] = self.nf(t)
+            else:
+                fam[nm] = self.nf(t)
+        a, b = self.ctx.substitute([lhs, rhs], sym, fam)
+        if not self.ctx.eq(a, b):
             raise NotProved("not attained")
 
     def run(self, ev: Any) -> None:
+        """Lemmas first, each proved like a goal with the statement's symbols and its own 1-2 fresh variables in
+        scope (sound: it then holds on the whole domain and for all values of its variables); then exactly one
+        proof per goal, by name, in the statement's scope, and the goal's ``attained`` point."""
         if not isinstance(ev, Mapping) or set(ev) != {"lemmas", "proofs"} or not isinstance(ev["lemmas"], list) \
                 or len(ev["lemmas"]) > MAX_LEMMAS or not isinstance(ev["proofs"], list) or len(ev["proofs"]) > MAX_GOALS:
             raise Bad("evidence")

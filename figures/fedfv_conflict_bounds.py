@@ -84,6 +84,18 @@ def plot(d: dict[str, Any]) -> Any:
     return fig
 
 
+#: the heading of this figure in docs/figures.md (after its name)
+TITLE = '004 Theorems 1-2'
+#: what docs/figures.md says one reads off the figure (each statement asserted by tests/test_figure_statements.py)
+DOC = """\
+The conflict left after FedFV's projections at each target position `k`, on six gradient sets that meet
+the theorems' hypothesis: one column and one colour per set, its two bounds (dashed Thm. 1, dotted Thm. 2)
+in its colour (symlog axes: linear within `+-1e-3`, the black line is 0). Top, the one-sided form: every
+point is below both of its set's bounds. Bottom, the absolute value as printed: at `k = m = 6` both bounds
+are 0 while the conflict is not, on all six sets - the recorded finding.
+"""
+
+
 @figure("fedfv_conflict_bounds", "FedFV: conflict -g_k . gbar' vs Theorem 1 and 2 bounds by target position")
 def make(out_dir: Path, formats: tuple[str, ...], quick: bool) -> list[Path]:
     return save(plot(data(quick)), out_dir, "fedfv_conflict_bounds", formats)

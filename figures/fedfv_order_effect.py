@@ -52,6 +52,17 @@ def plot(res: dict[str, Any]) -> Any:
     return fig
 
 
+#: the heading of this figure in docs/figures.md (after its name)
+TITLE = '004 Table 4 (qualitative)'
+#: what docs/figures.md says one reads off the figure (each statement asserted by tests/test_figure_statements.py)
+DOC = """\
+Variance of client accuracy after FedFV with the three projection orders: bars are means over five seeds,
+error bars one standard error of the mean, dots single seeds, and grey lines join the same seed across
+orders (at its own dot). Read the grey lines rather than the bars: the loss-ascending order (FedFV's) is
+lowest for most seeds, not all, and the error bars of the ascending and random orders overlap.
+"""
+
+
 @figure("fedfv_order_effect", "FedFV: accuracy variance for loss-ascending, random and reversed order")
 def make(out_dir: Path, formats: tuple[str, ...], quick: bool) -> list[Path]:
     return save(plot(data(quick)), out_dir, "fedfv_order_effect", formats)

@@ -96,6 +96,19 @@ def plot(d: dict[str, Any]) -> Any:
     return fig
 
 
+#: the heading of this figure in docs/figures.md (after its name)
+TITLE = '002 Def. 1, Sec. 3.1'
+#: what docs/figures.md says one reads off the figure (each statement asserted by tests/test_figure_statements.py)
+DOC = """\
+Left: `f_alpha` of a fixed loss vector as `alpha` moves from FedAvg (`t = 1`) to AFL (`t = 0`); the
+per-client path reaches AFL's `max_i f_i` (red dashed), the scalar path stops short of it. Right: the
+exact optimum of a 5-client problem along the same path, with the worst and average client losses at the
+optimum. Read the red squares: the worst client's loss is not monotone - it rises from 2.40 (FedAvg) to
+2.62 at `t ~ 0.42`, where the worst client is the lowest-weight one (`p = 0.08`), before AFL brings it
+down to the minimax value 1.98. The scalar path on the left ends at 2.04, short of AFL's 3.1.
+"""
+
+
 @figure("rcfl_qalpha_path",
         "f_alpha from the FedAvg value to the AFL value as alpha goes from 1 to p (002 Sec. 3.1)")
 def make(out_dir: Path, formats: tuple[str, ...], quick: bool) -> list[Path]:

@@ -72,6 +72,18 @@ def plot(d: dict[str, Any]) -> Any:
     return fig
 
 
+#: the heading of this figure in docs/figures.md (after its name)
+TITLE = '003 Lemmas 6-7, App. A.1'
+#: what docs/figures.md says one reads off the figure (each statement asserted by tests/test_figure_statements.py)
+DOC = """\
+Variance, angle to the all-ones vector and entropy of the client losses at the exact q-FFL optimum,
+against `q`, for three instances (one colour each; squares: the Lemma 6-7 values at `q = 0, 1` from the
+claims' instance functions, drawn on the curves). Lemmas 6-7 say variance and angle drop from `q = 0` to
+`q = 1` (they do, on every instance); past that the trend is not monotone on every instance (instance 1's
+variance rises again from `q = 2`). The `log m` line marks perfectly uniform losses.
+"""
+
+
 @figure("qffl_uniformity",
         "variance, angle and entropy of F(w*_q) for exact q-FFL optima against q (003 App. A.1)")
 def make(out_dir: Path, formats: tuple[str, ...], quick: bool) -> list[Path]:

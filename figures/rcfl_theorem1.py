@@ -54,8 +54,8 @@ def certificate_curve(*, kappa: int, beta: float, L: float, D0: float, rho2: flo
     from fairtheory.worstcase import round_constant
 
     a = beta / 2.0 if a is None else a
-    C = round_constant(kappa=kappa, beta=beta, a=a * L, L=L, K=K).C / L**2  # normalised -> physical
-    C0 = 0.0 if K is None else round_constant(kappa=1, beta=beta, a=0.0, L=L, K=K).C / L**2
+    C = round_constant(kappa=kappa, lr=beta, a=a * L, L=L, K=K).C / L**2  # normalised -> physical
+    C0 = 0.0 if K is None else round_constant(kappa=1, lr=beta, a=0.0, L=L, K=K).C / L**2
     T = np.asarray(TNs, dtype=np.float64)
     with np.errstate(invalid="ignore"):
         out = D0 / (a * (T + 1)) + (C + C0 / (T + 1)) / a * rho2
@@ -72,7 +72,7 @@ def largest_a(*, kappa: int, beta: float, L: float, K: int | None = None, steps:
     from fairtheory.worstcase import round_constant
 
     def finite(a: float) -> bool:
-        return math.isfinite(round_constant(kappa=kappa, beta=beta, a=a * L, L=L, K=K).C)
+        return math.isfinite(round_constant(kappa=kappa, lr=beta, a=a * L, L=L, K=K).C)
 
     lo = beta / 2.0
     if not finite(lo):
@@ -92,12 +92,12 @@ def pep_worst_case(*, kappa: int, beta: float, L: float, D0: float, rho2: float,
     of ``TNs`` with ``kappa T_N <= budget`` (one SDP each); uncertified values and values below ``1e-6 L D0``
     (not resolvable) are left out."""
     from fairtheory.worstcase import worst_case_vs_rounds
-    from fairtheory.worstcase.local_gd import TINY
+    from fairtheory.worstcase.results import TINY
 
     small = [t for t in TNs if kappa * t <= budget]
     if not small:
         return [], np.array([])
-    wc = worst_case_vs_rounds(T_N_values=small, n=2, kappa=kappa, lr=beta, L=L, D0=D0, rho2=rho2, output="002")
+    wc = worst_case_vs_rounds(T_N_values=small, n=2, kappa=kappa, lr=beta, L=L, D0=D0, rho2=rho2, output="average")
     keep = wc["status_ok"] & (wc["value"] >= TINY * L * D0)
     return [t for t, k in zip(small, keep, strict=True) if k], wc["value"][keep]
 
@@ -110,13 +110,6 @@ def halo(**kw: Any) -> dict[str, Any]:
     """Line style of a curve that another one may be drawn on: a wide translucent band underneath (the figure
     check accepts two coincident curves when the lower one is at least 2.5 times as wide)."""
     return {"lw": 6, "alpha": 0.35, "solid_capstyle": "butt", "zorder": 1.5} | kw
-
-
-def caption(fig: Any, text: str, y: float) -> None:
-    """A caption below the figure (under the figure legend)."""
-    import textwrap
-
-    fig.text(0.5, y, textwrap.fill(text, 170), ha="center", va="top", fontsize=8, color="0.25")
 
 
 def relative_gap(a: Any, b: Any) -> float:
@@ -146,8 +139,8 @@ def data(quick: bool) -> dict[str, Any]:
         beta = theorem1_beta_max(setup["L"], kappa)
         Ts = [2 + kappa * r for r in TNs]
         kw = dict(alpha=setup["alpha"], mu=setup["mu"], kappa=kappa, Ts=Ts, setup=setup)
-        curve = rfedfair_theorem1_curve(prob, beta=beta, **kw)
-        fast = rfedfair_theorem1_curve(prob, beta=100 * beta, versions=("002",), **kw)["002"]
+        curve = rfedfair_theorem1_curve(prob, lr=beta, **kw)
+        fast = rfedfair_theorem1_curve(prob, lr=100 * beta, versions=("002",), **kw)["002"]
         consts = dict(kappa=kappa, beta=beta, L=setup["L"], D0=setup["D0"], rho2=setup["rho2"])
         # every T_N while the SDPs are small, then the log grid (one SDP each, growing with kappa T_N)
         pep_TNs = sorted(set(range(1, PEP_STEPS[0] // kappa + 1)) | {t for t in TNs if kappa * t <= budget})
@@ -163,74 +156,147 @@ def data(quick: bool) -> dict[str, Any]:
             "mu": setup["mu"], "panels": panels}
 
 
-def decades(d: dict[str, Any]) -> dict[str, tuple[float, float]]:
-    """Smallest and largest vertical gaps (decades) the figure shows: ``bounds`` = bounds (002 and 000) over the
-    measured 002 curve; ``slack`` = 002 bound over the exact worst case (+ ``mu tau_alpha``) and ``benign`` = that
-    worst case over the measured 002 curve, at the ``T_N`` where the worst case is computed."""
+def decades_by_panel(d: dict[str, Any]) -> list[dict[str, tuple[float, float]]]:
+    """Per panel (``kappa``) the smallest and largest vertical gaps (decades) the figure shows: ``bounds`` = bounds
+    (002 and 000) over the measured 002 curve; ``slack`` = 002 bound over the exact worst case (+ ``mu tau_alpha``)
+    and ``benign`` = that worst case over the measured 002 curve, at the ``T_N`` where the worst case is computed."""
     TNs = list(d["TNs"])
-    bounds, slack, benign = [], [], []
+    out = []
     for p in d["panels"]:
         meas = p["measured"]["002"]
-        for v in ("002", "000"):
-            bounds += list(np.log10(p["bound"][v] / meas))
+        bounds = [float(x) for v in ("002", "000") for x in np.log10(p["bound"][v] / meas)]
+        slack, benign = [], []
         for t, w in zip(*p["pep"], strict=True):
             if t in TNs:
                 j = TNs.index(t)
-                slack.append(np.log10(p["bound"]["002"][j] / (w + d["smooth"])))
-                benign.append(np.log10((w + d["smooth"]) / meas[j]))
-    return {k: (float(min(v)), float(max(v))) for k, v in (("bounds", bounds), ("slack", slack), ("benign", benign))}
+                slack.append(float(np.log10(p["bound"]["002"][j] / (w + d["smooth"]))))
+                benign.append(float(np.log10((w + d["smooth"]) / meas[j])))
+        out.append({k: (min(v), max(v)) for k, v in (("bounds", bounds), ("slack", slack), ("benign", benign))})
+    return out
+
+
+def decades(d: dict[str, Any]) -> dict[str, tuple[float, float]]:
+    """The gaps of :func:`decades_by_panel` over every panel: smallest and largest per kind."""
+    per = decades_by_panel(d)
+    return {k: (min(g[k][0] for g in per), max(g[k][1] for g in per)) for k in ("bounds", "slack", "benign")}
+
+
+#: the gap kinds of the right panel (one row each): key, row label, colour
+GAPS = (("bounds", "Thm. 1 bounds\n(002, 000)\nover measured", "C1"),
+        ("slack", "002 bound over\nexact worst case\n(the bound's slack)", "C4"),
+        ("benign", "exact worst case\nover measured\n(benign instance)", "C0"))
+
+
+def band_patch(color: str) -> Any:
+    """A legend handle for a wide translucent band: a filled patch as tall as the legend row."""
+    from matplotlib.patches import Patch
+
+    return Patch(facecolor=color, alpha=0.35, edgecolor="none")
+
+
+def gap_panel(gx: Any, names: list[str], per: list[dict[str, tuple[float, float]]], kinds: Any) -> None:
+    """Horizontal range bars, one row per gap kind and one bar per panel in it: the smallest to largest vertical gap
+    (decades) over ``T_N``, with the panel and the numbers printed at the right of each bar."""
+    n = len(per)
+    rows = [k for k in kinds if all(k[0] in g for g in per)]
+    for r, (key, _, color) in enumerate(rows):
+        for j, (name, g) in enumerate(zip(names, per, strict=True)):
+            lo, hi = g[key]
+            y = r + (j - (n - 1) / 2) * 0.27
+            gx.plot([lo, hi], [y, y], "-", color=color, lw=6, solid_capstyle="butt", label="_nolegend_")
+            gx.plot([lo, hi], [y, y], "|", color=color, ms=8, mew=1.5, label="_nolegend_")
+            gx.text(hi + 0.35, y, f"{name}: {lo:.1f}-{hi:.1f}", va="center", ha="left", fontsize=8)
+    gx.set_yticks(range(len(rows)))
+    gx.set_yticklabels([label for _, label, _ in rows], fontsize=8.5)
+    gx.yaxis.tick_right()
+    gx.set_ylim(len(rows) - 0.5, -0.5)
+    hi = max(g[key][1] for g in per for key, *_ in rows)
+    gx.set_xlim(0, hi + 3.2)
+    gx.set_xlabel("vertical gap (decades)")
+    gx.set_ylabel("gap between", fontsize=9)
+    gx.grid(True, axis="x", alpha=0.3)
 
 
 def plot(d: dict[str, Any]) -> Any:
     import matplotlib.pyplot as plt
-
-    from figures.registry import figure_legend
+    from matplotlib.legend_handler import HandlerTuple
+    from matplotlib.lines import Line2D
 
     TNs, smooth, budget, panels = d["TNs"], d["smooth"], d["budget"], d["panels"]
     out_gap = max(relative_gap(p["measured"]["000"], p["measured"]["002"]) for p in panels)
     cert_gap = max(relative_gap(p["cert"], p["bound"]["002"]) for p in panels if p["kappa"] > 1)
-    fig, axes = plt.subplots(1, 3, figsize=(13, 4.3), sharey=True)
+    fig = plt.figure(figsize=(15.5, 4.6))
+    grid = fig.add_gridspec(1, 4, width_ratios=(1, 1, 1, 0.95), wspace=0.1)
+    axes = [fig.add_subplot(grid[0, 0])]
+    axes += [fig.add_subplot(grid[0, k], sharey=axes[0]) for k in (1, 2)]
+    gx = fig.add_subplot(grid[0, 3])
+    L_bound = "002 Thm. 1 bound (band) with the certificate at the proof's $a = \\beta/2$ on it " \
+              f"(within {100 * cert_gap:.2g}%; equal at $\\kappa = 1$)"
+    L_000 = "000 Thm. 1 bound"
+    L_best = "certificate at the largest certified $a$ (valid for every $T_N$)"
+    L_pep = f"exact worst case (PEP) over all 2-client instances, $\\kappa T_N \\leq {budget}$"
+    L_meas = f"measured: 002 output (band) and 000 output ($\\times$), within {100 * out_gap:.2g}%"
+    L_smooth = r"smoothing term $\mu\tau_\alpha$ (added to the certificates and the worst case)"
+    L_fast = r"measured at $100\,\beta_{\max}$ (outside the conditions)"
     for ax, p in zip(axes, panels, strict=True):
-        ax.loglog(TNs, p["measured"]["002"], "-", color="C0", **halo(), label="rFedFair, 002 output (wide band)")
-        ax.loglog(TNs, p["measured"]["000"], "-x", color="C2", lw=1.2, ms=4,
-                  label=f"rFedFair, 000 output (on the 002 band: within {100 * out_gap:.2g}%)")
-        ax.loglog(TNs, p["fast"], ":", color="grey",
-                  label=r"002 output, $\beta = 100\,\beta_{\max}$ (outside the conditions)")
-        ax.loglog(TNs, p["bound"]["002"], "-", color="C1", **halo(), label="002 Thm. 1 bound (wide band)")
-        ax.loglog(TNs, p["bound"]["000"], "--", color="C3", label="000 Thm. 1 bound")
+        first = p is panels[0]
+
+        def lab(text: str, first: bool = first) -> str:
+            return text if first else "_nolegend_"
+
+        ax.loglog(TNs, p["measured"]["002"], "-", color="C0", **halo(), label=lab(L_meas))
+        ax.loglog(TNs, p["measured"]["000"], "-x", color="C2", lw=1.2, ms=4, label="_nolegend_")
+        ax.loglog(TNs, p["fast"], ":", color="grey", lw=1.5, label=lab(L_fast))
+        ax.loglog(TNs, p["bound"]["002"], "-", color="C1", **halo(), label=lab(L_bound))
+        ax.loglog(TNs, p["bound"]["000"], "--", color="C3", label=lab(L_000))
         ts, wc = p["pep"]
         if ts:
-            ax.loglog(ts, wc + smooth, "-s", ms=4, color="C4",
-                      label=r"exact worst case (PEP) of $G - G^\star + \mu\tau_\alpha$, 2 clients, same $L$, $D_0$, "
-                            f"$\\rho^2$; one SDP per $T_N$, $\\kappa T_N \\leq {budget}$")
+            ax.loglog(ts, wc + smooth, "-s", ms=4, color="C4", label=lab(L_pep))
         if p["kappa"] > 1:  # at kappa = 1 (no heterogeneity term) the certificate is the 002 bound itself
-            ax.loglog(TNs, p["cert"], "-.", color="C4", lw=1.3,
-                      label=r"horizon-free certificate (one-round PEP, proof's $a = \beta/2$) $+\,\mu\tau_\alpha$: "
-                            f"on the 002 band (within {100 * cert_gap:.2g}%), equal to it at $\\kappa = 1$")
-        else:
-            ax.annotate("certificate at $a = \\beta/2$\n= 002 bound ($\\kappa = 1$)",
-                        xy=(TNs[len(TNs) // 2], p["bound"]["002"][len(TNs) // 2]), xytext=(0.42, 0.93),
-                        textcoords="axes fraction", fontsize=7, color="C4",
-                        arrowprops=dict(arrowstyle="->", color="C4", lw=0.8))
+            ax.loglog(TNs, p["cert"], "-.", color="C4", lw=1.3, label="_nolegend_")
         if p["best"] is not None:
-            ax.loglog(TNs, p["best"], ":", color="C4", lw=2,
-                      label=r"horizon-free certificate, largest certified $a$, $+\,\mu\tau_\alpha$, every $T_N$")
-        ax.axhline(smooth, color="k", lw=0.9, ls=(0, (5, 3)), label=r"$\mu\tau_\alpha$ (smoothing term)")
-        ax.set_title(f"$\\kappa = {p['kappa']}$\n$\\beta = \\beta_{{\\max}} = {tex_sci(p['beta'])}$", fontsize=10)
+            ax.loglog(TNs, p["best"], ":", color="C4", lw=2, label=lab(L_best))
+        ax.axhline(smooth, color="k", lw=0.9, ls=(0, (5, 3)), label=lab(L_smooth))
+        ax.set_title(f"$\\kappa = {p['kappa']}$, $\\beta = \\beta_{{\\max}} = {tex_sci(p['beta'])}$", fontsize=10)
         ax.set_xlabel(r"rounds $T_N = (T-2)/\kappa$")
-        ax.grid(True, which="both", alpha=0.3)
+        ax.grid(True, which="major", alpha=0.3)
+        if not first:
+            ax.tick_params(labelleft=False)
     axes[0].set_ylabel(r"$f_\alpha(\tilde w) - f^\star_\alpha$ (log scale)")
-    figure_legend(fig, axes, loc="upper center", ncol=2, fontsize=8, bbox_to_anchor=(0.5, 0.0))
-    gaps = decades(d)
-    caption(fig, "Each panel has one logarithmic y axis (no break): the measured suboptimality lies near the smoothing "
-            f"term, {gaps['bounds'][0]:.1f} to {gaps['bounds'][1]:.1f} decades below the bounds. Where it is computed, "
-            f"the exact worst case over all 2-client instances with the same constants lies {gaps['slack'][0]:.1f} to "
-            f"{gaps['slack'][1]:.1f} decades below the 002 bound (the bound's slack) and {gaps['benign'][0]:.1f} to "
-            f"{gaps['benign'][1]:.1f} decades above the measured curve (how benign this instance is). Wide translucent "
-            "bands are curves that another curve is drawn on.", -0.25)
+    gap_panel(gx, [f"$\\kappa = {p['kappa']}$" for p in panels], decades_by_panel(d), GAPS)
+    gx.set_title("vertical gaps between the curves,\nsmallest-largest over $T_N$ (decades)", fontsize=10)
+    # a short legend: grouped entries (a band and the curve drawn on it share one), bands shown as patches
+    a0 = axes[0]
+    by_label = {ln.get_label(): ln for ln in a0.get_lines()}
+    cert_line = Line2D([], [], color="C4", ls="-.", lw=1.3)
+    cross = Line2D([], [], color="C2", marker="x", lw=1.2, ms=4)
+    entries = [((band_patch("C1"), cert_line), L_bound), (by_label[L_000], L_000), (by_label[L_best], L_best),
+               (by_label[L_pep], L_pep), ((band_patch("C0"), cross), L_meas), (by_label[L_smooth], L_smooth),
+               (by_label[L_fast], L_fast)]
+    fig.legend([h for h, _ in entries], [lbl for _, lbl in entries], handler_map={tuple: HandlerTuple(ndivide=1)},
+               loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2, fontsize=8.5, handlelength=3.0,
+               handleheight=1.4, frameon=False)
     fig.suptitle(f"rFedFair, full participation: logistic $n = {d['n']}$, $L = {d['L']:.1f}$, "
-                 f"$\\rho^2 = {d['rho2']:.3f}$, $\\mu = {d['mu']}$", y=1.06)
+                 f"$\\rho^2 = {d['rho2']:.3f}$, $\\mu = {d['mu']}$", y=1.02)
     return fig
+
+
+#: the heading of this figure in docs/figures.md (after its name)
+TITLE = '002 and 000 Theorem 1 (full participation)'
+#: what docs/figures.md says one reads off the figure (each statement asserted by tests/test_figure_statements.py)
+DOC = """\
+One panel per `kappa`, one logarithmic y axis each. From the top: the 002 bound (orange band) with the horizon-free
+PEP certificate at the proof's `a = beta/2` drawn on it (dash-dot, within 0.012%; at `kappa = 1` the certificate is
+the bound itself, so only the band is drawn there); the 000 bound (red dashed); the certificate at the largest
+certified `a` (purple dotted); the exact worst case of the optimisation part over all 2-client instances (purple
+squares, one SDP per `T_N`, computed for `kappa T_N <= 12`). Far below, just under the smoothing term `mu tau_alpha`
+(black dashed), the measured suboptimality: the 002 output (blue band) and the 000 output (green crosses) agree to
+0.014% (legend). The right panel reads the vertical gaps off the curves, per `kappa`, smallest to largest over `T_N`:
+the bounds are 2.0 to 4.9 decades above what rFedFair reaches; where the exact worst case is computed, it lies 1.2 to
+2.0 decades below the 002 bound - the bound's slack - and 2.9 to 3.0 decades above the measured curve: more of the
+gap is how benign this logistic instance is than the bound's slack. The grey dotted curve runs 100 times the allowed
+step: it ends below the measured curve although the theorem does not cover it.
+"""
 
 
 @figure("rcfl_theorem1", "rFedFair suboptimality vs rounds (log-log) with the 002/000 Theorem 1 bounds and the "

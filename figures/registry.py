@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +17,17 @@ class FigureSpec:
     name: str
     description: str
     make: FigureFn
+
+    @property
+    def title(self) -> str:
+        """The heading of the figure in docs/figures.md (the module's ``TITLE``; empty when it has none)."""
+        return str(getattr(sys.modules[self.make.__module__], "TITLE", ""))
+
+    @property
+    def doc(self) -> str:
+        """What docs/figures.md says one reads off the figure (the module's ``DOC``; every statement in it is
+        asserted on the plotted data by tests/test_figure_statements.py)."""
+        return str(getattr(sys.modules[self.make.__module__], "DOC", "")).strip()
 
 
 FIGURES: dict[str, FigureSpec] = {}

@@ -64,6 +64,17 @@ def plot(d: dict[str, Any]) -> Any:
     return fig
 
 
+#: the heading of this figure in docs/figures.md (after its name)
+TITLE = '001 Fig. 4 analogue'
+#: what docs/figures.md says one reads off the figure (each statement asserted by tests/test_figure_statements.py)
+DOC = """\
+Lorenz curves of the client losses at the FedAvg, AFL, Scaff-PD and Scaff-PD-IA solutions of one instance
+(Gini coefficient and largest loss in the legend). A curve closer to the diagonal is a more equal spread;
+Scaff-PD-IA is the most equal here (Gini 0.162) while its largest loss (55.73) stays above AFL's (38.92,
+the smallest largest loss).
+"""
+
+
 @figure("relfair_lorenz", "Lorenz curves of client losses: FedAvg, AFL, Scaff-PD, Scaff-PD-IA (Gini in legend)")
 def make(out_dir: Path, formats: tuple[str, ...], quick: bool) -> list[Path]:
     return save(plot(data(quick)), out_dir, "relfair_lorenz", formats)

@@ -61,6 +61,17 @@ def plot(d: dict[str, Any]) -> Any:
     return fig
 
 
+#: the heading of this figure in docs/figures.md (after its name)
+TITLE = '001 Prop. 9'
+#: what docs/figures.md says one reads off the figure (each statement asserted by tests/test_figure_statements.py)
+DOC = """\
+The majorisation bounds on `U/V` against `phi` for three brackets `[c, C]` around `V` (one colour each:
+solid upper, dashed lower) around the true ratio (black). Every upper bound stays above and every lower
+bound below the black line, and the distance between each pair shrinks steadily as `phi -> 1` (to less than
+half its value at `phi = 0`).
+"""
+
+
 @figure("relfair_prop9", "Prop. 9 bounds on the relative unfairness index vs phi (001 Prop. 9)")
 def make(out_dir: Path, formats: tuple[str, ...], quick: bool) -> list[Path]:
     return save(plot(data(quick)), out_dir, "relfair_prop9", formats)

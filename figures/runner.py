@@ -38,6 +38,9 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--only", action="append", metavar="NAME", help="figure name or fnmatch pattern")
     ap.add_argument("--pdf", action="store_true", help="also write PDF")
     ap.add_argument("--list", action="store_true", help="list figure names")
+    ap.add_argument("--write-docs", nargs="?", const="", default=None, metavar="PATH",
+                    help="write the page docs/figures.md of this checkout (or PATH) from every figure module's TITLE "
+                         "and DOC, and exit (makes no figure)")
     ap.add_argument("--full", action="store_true", help="larger sweeps (slower)")
     ap.add_argument("--check", action="store_true",
                     help="inspect every figure before it is saved (figures.checks: legend entries visible and "
@@ -111,9 +114,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit status (2 for a bad command line, checked before any figure)."""
     try:
         args = build_parser().parse_args(argv)
-        out = None if args.list else check_out_dir(args.out)
+        out = None if args.list or args.write_docs is not None else check_out_dir(args.out)
     except UsageError as exc:
         return _usage_error(str(exc))
+    if args.write_docs is not None:
+        from figures.docs import DOCS_PATH, write
+
+        print(f"wrote {write(Path(args.write_docs) if args.write_docs else DOCS_PATH)}")
+        return 0
     import matplotlib
 
     matplotlib.use("Agg")

@@ -88,6 +88,18 @@ def plot(d: dict[str, Any]) -> Any:
     return fig
 
 
+#: the heading of this figure in docs/figures.md (after its name)
+TITLE = "exact worst cases traced from the methods' own code"
+#: what docs/figures.md says one reads off the figure (each statement asserted by tests/test_figure_statements.py)
+DOC = """\
+The exact worst case of `sum_i p_i f_i(w_T) - f*` over every 2-client `L`-smooth convex instance, traced
+from each method's own `make()`: FedAvg, warm-started Scaffold (orange band) and the example plugin's
+FedAvgM. The dotted black line - gradient descent with the same number of steps on identical clients - lies
+on Scaffold's band (within 0.01%: no client drift), FedAvg stays above it, and FedAvgM's heavy-ball step is
+not monotone in `T` (it rises from `T = 2` to `T = 3`).
+"""
+
+
 @figure("worstcase_traced", "Exact worst case vs rounds of FedAvg, Scaffold and the plugin's FedAvgM, each traced "
         "from its own make() (PEP backend; L = D0 = rho2 = 1, kappa = 2)")
 def make(out_dir: Path, formats: tuple[str, ...], quick: bool) -> list[Path]:

@@ -170,15 +170,27 @@ def test_every_width_is_respected(fakes, width: int) -> None:
     assert all(len(ln) <= width for ln in console.export_text().splitlines())
 
 
-def test_long_statements_are_shortened_and_counted(fakes) -> None:
+def test_long_statements_are_wrapped_whole_and_counted(fakes) -> None:
+    """A proved statement longer than the line is wrapped onto continuation lines indented under it, never cut (its
+    hypotheses are part of it); statements past the first STATEMENTS are counted."""
     r = run_claim(PREFIX + "verified", Context(quick=True))
     r.status = "proved"
-    r.proved_statement = ["word " * 200, "second statement", "third\nfourth"]
+    long = "for all L > 0, mu >= 0 with mu <= L, " + "h_k in (0, 2/L) " * 30 + ": bound holds"
+    r.proved_statement = [long, "second statement", "third\nfourth"]
     r.certificate = {"kind": "pep-dual"}
     r.details["certificate_recheck_s"] = 0.125
     lines = detail_lines(r, 80)
     assert lines[0] == "  re-checked exactly in 0.12 s (pep-dual, 20 B)"
-    assert lines[1].startswith("  proved: word word") and lines[3].endswith(" ...") and len(lines[3]) <= 80
+    assert lines[1].startswith("  proved: for all L > 0, mu >= 0 with mu <= L,")
+    block = []
+    for ln in lines[2:]:
+        if not ln.startswith(" " * len("  proved: ")):
+            break
+        block.append(ln)
+    assert len(block) >= 6 and all(len(ln) <= 80 for ln in lines)
+    # the words come back whole: nothing cut, no "..."
+    printed = " ".join(x.strip() for x in [lines[1].removeprefix("  proved:"), *block])
+    assert printed == " ".join(long.split()) and "..." not in printed
     assert "  proved: second statement" in lines
     assert lines[-1].startswith("  ... and 2 more proved statements (all")
     assert head_line(r, 80).plain.split()[-3:] == ["proved", f"{r.seconds:.1f}", "s"]

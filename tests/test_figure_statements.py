@@ -63,6 +63,12 @@ def test_rcfl_theorem1_statements() -> None:
     # the exact worst case: the bound's slack (1.2-2.0 decades) is smaller than how benign the instance is (2.9-3.0)
     assert rounded["slack"] == (1.2, 2.0) and rounded["benign"] == (2.9, 3.0)
     assert gaps["slack"][1] < gaps["benign"][0]
+    per = [{k: (round(lo, 1), round(hi, 1)) for k, (lo, hi) in g.items()} for g in m.decades_by_panel(d)]
+    assert per == [  # what the right panel prints, per kappa = 1, 5, 10
+        {"bounds": (2.9, 4.9), "slack": (1.2, 1.9), "benign": (2.9, 3.0)},
+        {"bounds": (2.3, 4.9), "slack": (1.8, 2.0), "benign": (2.9, 2.9)},
+        {"bounds": (2.0, 4.9), "slack": (2.0, 2.0), "benign": (2.9, 2.9)}]
+    assert [p["kappa"] for p in d["panels"]] == [1, 5, 10] and d["budget"] == 12
     for p in d["panels"]:
         meas = p["measured"]["002"]
         assert m.relative_gap(p["measured"]["000"], meas) < 1.5e-4  # the two outputs agree within 0.014% ...
@@ -85,6 +91,9 @@ def test_rcfl_theorem2_statements() -> None:
     assert f"{100 * m.spread(d, 1.0):.2g}" == "0.016"  # the 95% half-width: at most 0.016% of the mean, thinner than the line
     lo, hi = m.decades(d)
     assert (round(lo, 1), round(hi, 1)) == (3.3, 5.8)  # 3.3 to 5.8 decades below the bounds
+    per = [(round(g["bounds"][0], 1), round(g["bounds"][1], 1)) for g in m.decades_by_panel(d)]
+    assert per == [(3.7, 5.8), (3.5, 5.6), (3.3, 5.4)] and [p["K"] for p in d["panels"]] == [2, 5, 10]
+    assert d["reps"] == 10 and d["kappa"] == 5
     for p in d["panels"]:
         mean = np.array([r.extra["mean"] for r in p["runs"][1.0]["002"]])
         assert np.all(mean < d["smooth"])  # near the smoothing term, below it
@@ -144,6 +153,22 @@ def test_rcfl_stepsize_region_statements() -> None:
     assert np.all(d["tops"]["exists"] >= d["tops"]["theorem_a"])
     assert np.all(d["thm"] == 1.0 / 40.0) and d["flat"] == 17
     assert f"{m.ratio(d):.0f}" == "69"  # the condition uses at most 1/69 of the certified range
+    assert d["kappa"] == [1, 2, 3, 4, 5]
+    assert np.all(np.round(d["tops"]["theorem_a"], 2) == 1.73) and np.all(np.round(d["tops"]["exists"], 2) == 1.98)
+    g1 = d["grid"][1]
+    assert np.all(g1["C_proof"] == 0) and np.all(np.abs(g1["C"]) < 1e-6)  # kappa = 1: both constants 0
+    at, every = {}, []
+    for k in (2, 3, 4, 5):
+        g = d["grid"][k]
+        assert g["step"][0] == 0.01 and g["step"][-1] == d["tops"]["theorem_a"][k - 1] and 1 / 40 in g["step"]
+        assert np.all(np.isfinite(g["C"])) and np.all(np.diff(g["C"]) > 0)  # certified all along, growing with beta L
+        r = m.looseness(d, k)
+        assert np.all(r > 1)  # the proof's constant is certified everywhere on the range (above the red line)
+        at[k] = float(r[g["step"] == 1 / 40][0])
+        every += list(r)
+    assert [round(at[k]) for k in (2, 5)] == [52, 78] and at[2] < at[3] < at[4] < at[5]  # 52 to 78 at 1/40
+    assert (round(min(every)), round(max(every))) == (7, 93)  # 7 to 93 over the whole range
+    assert round(float(m.looseness(d, 2)[-1]), 1) == 7.3  # falls near the end: 7.3 for kappa = 2 at 1.73
 
 
 # ---------------------------------------------------------------------------------------------- q-FFL
@@ -189,6 +214,11 @@ def test_qffl_vs_fedsgd_statements() -> None:
         assert a is not None and b is not None, q
         lag.append(a - b)
     assert lag[0] > 0 and np.all(np.diff(lag) > 0) and lag[-1] > 3 * lag[0]  # the cost in rounds grows with q
+    hits = [(m.rounds_to(r["fedsgd"], m.LEVEL), m.rounds_to(r["qfedsgd"], m.LEVEL)) for r in d["q"].values()]
+    assert m.LEVEL == 1e-10 and hits == [(8, 12), (18, 25), (68, 106)] and lag == [4, 7, 38]  # the arrows' numbers
+    steps = [r["best_lr"] for r in d["q"].values()]  # each panel's own re-tuned step (its legend)
+    assert list(d["q"]) == [0.0, 1.0, 5.0] and [float(f"{x:.2g}") for x in steps] == [0.65, 0.069, 3.1e-7]
+    assert np.log10(steps[0] / steps[-1]) > 6  # a range of six decades
     clamped = sum(int(np.sum(r["qfedsgd"] <= m.FLOOR) + np.sum(r["fedsgd"] <= m.FLOOR)) for r in d["q"].values())
     assert clamped > 0  # the clamp the axis label states is used
 
@@ -219,12 +249,32 @@ def test_fedfv_pareto_statements() -> None:
             r = runs[(i, lr)]["rho"][last]
             assert 5e-4 <= r.min() and r.max() <= 3e-2, (i, lr)
     assert runs[(0, 0.05)]["rho"][-1] == pytest.approx(1.5e-4, rel=0.05)  # from (3, 3), lr = 0.05: 1.5e-4 at 300
-    for (i, lr), run in runs.items():  # every FedFV run ends near the Pareto set
-        assert m.distance_to_pareto(d, run["iterates"][-1]) < 0.05, (i, lr)
+    ends = {k: run["iterates"][-1] for k, run in runs.items()}
+    assert round(max(m.distance_to_pareto(d, w) for w in ends.values()), 3) == 0.026  # every run ends within 0.026
+    assert np.allclose(ends[(0, 0.5)], [4 / 3, 4 / 3], atol=1e-6)  # from (3, 3) on the Pareto set, at (4/3, 4/3)
+    (x0, x1), (y0, y1) = m.ZOOM  # the zoom shows every end and both points of the 2-cycle
+    for w in [*ends.values(), *d["eq10"]["iterates"][-2:]]:
+        assert x0 < w[0] < x1 and y0 < w[1] < y1
+    for i in (1, 2):  # lr = 0.5 from the other two starts zig-zags across the Pareto set up to its last round
+        side = np.sign([_pareto_side(d, w) for w in runs[(i, 0.5)]["iterates"][-20:]])
+        assert np.any(side > 0) and np.any(side < 0), i
     rho = d["eq10"]["rho"]  # eq. 10 as printed: a 2-cycle with rho 0.316 / 0.389, away from the Pareto set
     assert rho[-1] == pytest.approx(rho[-3], rel=1e-9) and abs(rho[-1] - rho[-2]) > 0.05
     assert sorted((round(rho[-1], 3), round(rho[-2], 3))) == [0.316, 0.389]
-    assert min(m.distance_to_pareto(d, w) for w in d["eq10"]["iterates"][-2:]) > 0.2
+    cyc = d["eq10"]["iterates"][-2:]
+    assert np.allclose(cyc, d["eq10"]["iterates"][-4:-2], rtol=1e-9)  # a 2-cycle ...
+    assert np.allclose(cyc[:, 0], cyc[:, 1], rtol=1e-12)  # ... of two points on the diagonal ...
+    assert sorted(round(m.distance_to_pareto(d, w), 2) for w in cyc) == [0.53, 0.65]  # ... 0.53 and 0.65 away ...
+    assert min(cyc[:, 0]) < 4 / 3 < max(cyc[:, 0])  # ... on either side of the Pareto set (it crosses at 4/3)
+
+
+def _pareto_side(d: dict, w: np.ndarray) -> float:
+    """Which side of the drawn Pareto curve ``w`` lies on: the sign of the cross product of the curve's direction at
+    the nearest vertex with ``w`` minus that vertex."""
+    P = d["pareto"]
+    k = min(max(int(np.argmin(np.linalg.norm(P - w, axis=1))), 1), len(P) - 2)
+    t, v = P[k + 1] - P[k - 1], w - P[k]
+    return float(t[0] * v[1] - t[1] * v[0])
 
 
 def test_fedfv_pareto_window_range() -> None:
@@ -248,19 +298,30 @@ def test_fedfv_order_effect_statements() -> None:
 
 # ------------------------------------------------------------------------------------ relative fairness
 def test_relfair_penguins_statements() -> None:
+    from fairtheory.instances.relative import penguins_phi_grid
     from figures import relfair_penguins as m
 
     d = m.data(True)
     c = d["Delta_3"]
-    pos = c["phi"] > 0
-    assert c["index"][0] > 3.9 and np.all(np.abs(c["index"][pos] - 1) < 1e-6)  # Delta_3: 1 as soon as phi > 0
+    assert set(np.round(penguins_phi_grid(True), 12)) <= set(np.round(c["phi"], 12))  # the claim's grid, refined
+    assert np.all(np.diff(c["phi"][c["phi"] < 0.02]) <= 0.0025 + 1e-12)  # to steps of 0.0025 below 0.02
+    idx = dict(zip(np.round(c["phi"], 4), c["index"], strict=True))
+    moving = c["index"] > 1 + 1e-6
+    assert moving.sum() == 6 and np.all(np.diff(c["index"][moving]) < 0)  # Delta_3: the index falls steadily ...
+    assert (round(idx[0.0], 2), round(idx[0.005], 2), round(idx[0.01], 2), round(idx[0.0125], 2)) == (3.97, 3.08, 1.80, 1.07)
+    assert m.equal_from(c) == 0.015 and all(abs(v - 1) < 1e-6 for p, v in idx.items() if p >= 0.015)  # ... 1 from 0.015
     F = c["losses"]
-    assert np.all(np.abs(F[pos] - F[pos].mean(axis=1, keepdims=True)) < 1e-6 * F[pos].max())  # equal losses
-    assert (round(F[0, 2], 1), round(F[pos][0, 2], 1)) == (6.2, 24.8)  # Gentoo's loss jumps from 6 to 25
-    c = d["C(2/3)"]  # C(2/3): the index falls over the first steps of phi and is 1 from phi = 0.08 on
-    idx = dict(zip(np.round(c["phi"], 2), c["index"], strict=True))
-    assert (round(idx[0.0], 2), round(idx[0.02], 2), round(idx[0.04], 3), round(idx[0.06], 3)) == (1.66, 1.26, 1.043, 1.013)
-    assert all(abs(v - 1) < 1e-6 for p, v in idx.items() if p >= 0.08)
+    eq = c["phi"] >= 0.015
+    assert np.all(np.abs(F[eq] - F[eq].mean(axis=1, keepdims=True)) < 1e-6 * F[eq].max())  # all three equal there
+    assert np.all(np.abs(F[:, 0] - F[:, 1]) < 1e-6 * F.max())  # Adelie's and Chinstrap's equal at every phi
+    assert (round(F[0, 0], 2), round(F[-1, 0], 2)) == (24.64, 24.82) and np.all(np.diff(F[:, 0]) >= -1e-6 * F.max())
+    g = dict(zip(np.round(c["phi"], 4), F[:, 2], strict=True))
+    assert (round(g[0.0], 1), round(g[0.01], 1), round(F[-1, 2], 1)) == (6.2, 13.7, 24.8)  # Gentoo's loss rises
+    c = d["C(2/3)"]  # C(2/3): falls more slowly and is 1 from phi = 0.08 on
+    idx = dict(zip(np.round(c["phi"], 4), c["index"], strict=True))
+    assert (round(idx[0.0], 2), round(idx[0.01], 2), round(idx[0.02], 2), round(idx[0.04], 3), round(idx[0.06], 3)) \
+        == (1.66, 1.54, 1.26, 1.043, 1.013)
+    assert m.equal_from(c) == 0.08 and all(abs(v - 1) < 1e-6 for p, v in idx.items() if p >= 0.08)
 
 
 def test_relfair_prop9_statements() -> None:
@@ -320,7 +381,17 @@ def test_worstcase_stochastic_statements() -> None:
     d = m.data(True)
     sgd, bound = d["sgd"], d["sgd_bound"]
     assert np.all(sgd[0.0] < bound / 50)  # exact gradients: far below the theorem's right-hand side
-    assert sgd[1e5][0] < bound[0] and sgd[1e5][-1] > bound[-1]  # sigma2 = 1e5 crosses it between T = 2 and 3
+    assert list(d["T"]) == [1, 2, 3]
+    assert sgd[1e5][0] < bound[0] and sgd[1e5][1] < bound[1] and sgd[1e5][2] > bound[2]  # crosses between T = 2 and 3
+    Ti, inst, ibound = d["T_inst"], d["instance"], d["inst_bound"]
+    assert list(Ti) == list(range(1, 65)) and np.allclose(ibound, 2.0 / (m.BETA * Ti))
+    for s2 in m.SIGMA2:  # the instance is a lower bound on the worst case, at most 0.6% below it where both are drawn
+        pep, low = sgd[s2], inst[s2][: len(d["T"])]
+        assert np.all(low <= pep * (1 + 1e-6)) and np.all(low >= 0.994 * pep), s2
+    # the instance, hence the worst case, stays above the bound from T = 3 (1e5), 9 (1e4), 35 (1e3) to 64 ...
+    assert [m.first_above(inst[s2], ibound, Ti) for s2 in m.SIGMA2] == [None, 35, 9, 3]
+    assert np.all(inst[1e5][2:] > ibound[2:])
+    assert not np.any(inst[0.0] > ibound)  # ... never at sigma2 = 0
     fp = d["fedprox"]
     for g in m.GAMMAS:
         assert np.allclose(fp[f"n=1 g={g}"], d["ppm"][g], rtol=1e-4)  # one client lies on the PPM band
@@ -330,3 +401,44 @@ def test_worstcase_stochastic_statements() -> None:
     assert (round(red[0], 2), round(red[-1], 2)) == (0.29, 0.13)
     ratio = red / fp[f"n=1 g={m.GAMMAS[0]}"]
     assert np.all(np.diff(ratio) > 0) and (round(ratio[0], 2), round(ratio[-1], 2)) == (1.17, 1.77)  # ... more slowly
+
+
+@slow
+def test_worstcase_minmax_statements() -> None:
+    from figures import worstcase_minmax as m
+
+    d = m.data(True)
+    T, pep, mohri, text = d["T"], d["pep"], d["mohri"], d["textbook"]
+    assert np.all(pep < mohri) and np.all(pep <= text * (1 + 1e-6))  # every circle below both lines
+    ratio = pep / text
+    assert [round(float(x), 2) for x in ratio[:3]] == [0.80, 0.96, 0.99] and list(T[:3]) == [1, 2, 3]
+    assert np.all(np.abs(ratio[T >= 4] - 1) < 1e-6)  # meets the textbook bound from T = 4 on
+    assert np.allclose(pep[T >= 4] / mohri[T >= 4], 5 / 12, rtol=1e-6) and round(float(pep[-1] / mohri[-1]), 3) == 0.417
+    assert T[-1] == 8
+    last = list(d["last"].values())
+    afl, pd1, pd2 = (np.asarray(v) for v in last)
+    assert list(d["last_T"]) == [1, 2, 3, 4]
+    for v in (afl, pd1):
+        assert np.all(np.diff(v) < 0)  # fall over T = 1..4
+    assert (round(afl[0], 2), round(afl[-1], 2), round(pd1[0], 2), round(pd1[-1], 2)) == (1.53, 0.68, 1.56, 0.64)
+    assert np.all(pd2[:3] < np.minimum(afl[:3], pd1[:3]))  # kappa = 2 is the lowest at T = 1, 2, 3 ...
+    assert (round(pd2[2], 3), round(pd2[3], 3)) == (0.720, 0.713) and pd2[3] > max(afl[3], pd1[3])  # ... ends above
+
+
+def test_worstcase_stochastic_instance_closed_form_matches_enumeration() -> None:
+    """The explicit instance's closed form equals the average over every noise sequence (+-sqrt(sigma2) each round)
+    of local SGD on f = L x^2/2 from x0 = sqrt(D0), output the mean of w_1..w_T."""
+    import itertools
+
+    from figures import worstcase_stochastic as m
+
+    for T in (1, 2, 5):
+        for s2 in (0.0, 1e3, 1e5):
+            vals = []
+            for signs in itertools.product((-1.0, 1.0), repeat=T):
+                w, ws = np.sqrt(m.D0), []
+                for e in signs:
+                    w = w - m.BETA * (m.L * w + e * np.sqrt(s2))
+                    ws.append(w)
+                vals.append(0.5 * m.L * np.mean(ws) ** 2)
+            assert m.quadratic_instance(np.array([T]), s2)[0] == pytest.approx(np.mean(vals), rel=1e-12), (T, s2)

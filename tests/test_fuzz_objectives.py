@@ -1050,12 +1050,12 @@ row("lemmaC1_smoothness alpha bool", lambda: irc.lemmaC1_smoothness(problem=QP, 
 row("check_assumptions problem None", lambda: irc.check_assumptions(None, []), Raises(TE, "problem"))
 row("theorem_setup alpha bool", lambda: irc.theorem_setup(QP, True, 0.1), Raises(TE, "alpha"))
 row("rfedfair_theorem1_gap alpha list of bools",
-    lambda: irc.rfedfair_theorem1_gap(QP, alpha=[True, True], mu=0.1, beta=0.1, kappa=2, T=4), Raises(TE, "alpha"))
+    lambda: irc.rfedfair_theorem1_gap(QP, alpha=[True, True], mu=0.1, lr=0.1, kappa=2, T=4), Raises(TE, "alpha"))
 row("rfedfair_theorem1_curve setup wrong type",
-    lambda: irc.rfedfair_theorem1_curve(QP, alpha=1.0, mu=0.1, beta=0.1, kappa=2, Ts=[4], setup=[1]), Raises(TE, "setup"))
-row("rfedfair_theorem2_gap mu 0", lambda: irc.rfedfair_theorem2_gap(QP, alpha=1.0, mu=0.0, beta=0.1, kappa=2, K=2, T=4,
+    lambda: irc.rfedfair_theorem1_curve(QP, alpha=1.0, mu=0.1, lr=0.1, kappa=2, Ts=[4], setup=[1]), Raises(TE, "setup"))
+row("rfedfair_theorem2_gap mu 0", lambda: irc.rfedfair_theorem2_gap(QP, alpha=1.0, mu=0.0, lr=0.1, kappa=2, K=2, T=4,
                                                                       seeds=[0, 1]), Raises(VE, "mu"))
-row("rfedfair_theorem2_curve problem None", lambda: irc.rfedfair_theorem2_curve(None, alpha=1.0, mu=0.1, beta=0.1, kappa=2,
+row("rfedfair_theorem2_curve problem None", lambda: irc.rfedfair_theorem2_curve(None, alpha=1.0, mu=0.1, lr=0.1, kappa=2,
                                                                                   K=2, Ts=[4], seeds=[0, 1]),
     Raises(TE, "problem"))
 row("fedavg_converges rounds 0", lambda: irc.fedavg_converges(problem=QP, rounds=0), Raises(VE, "rounds"))

@@ -1,6 +1,6 @@
 """One vocabulary for the algorithms' hyper-parameters (:mod:`fairtheory.algorithms.names`): every ``make``
-takes exactly the table's names, the old names still work for one release (with a DeprecationWarning
-naming the new one, and identical results), passing both is an error, and the docs carry the table."""
+takes exactly the table's names, an old name is refused with a FairtheoryTypeError naming the new one, and the
+docs carry the table."""
 
 from __future__ import annotations
 
@@ -117,54 +117,49 @@ def test_unknown_algorithm_is_a_named_error() -> None:
         N.names_of("nope")
 
 
-# ------------------------------------------------------------------ old names for one release
+# ------------------------------------------------------------------ removed old names: a named error
 @pytest.mark.parametrize("alg_name, old, new", RENAMED, ids=[f"{a}-{o}" for a, o, _ in RENAMED])
-def test_old_name_warns_naming_the_new_one_and_gives_identical_results(alg_name: str, old: str, new: str) -> None:
+def test_old_name_is_refused_naming_the_new_one(alg_name: str, old: str, new: str) -> None:
     hyper = GOOD[alg_name][1]
-    alg_new, s_new = _one_step(alg_name, hyper)
     legacy = {(old if k == new else k): v for k, v in hyper.items()}
     assert old in legacy and new not in legacy
-    with pytest.warns(DeprecationWarning, match=rf"{alg_name}\.make: the hyper-parameter {old}= is deprecated, "
-                                                 rf"use {new}=") as rec:
-        alg_old, s_old = _one_step(alg_name, legacy)
-    assert len(rec) == 1
-    assert rec[0].filename == __file__  # the warning points at the caller of make
-    assert dict(alg_old.hyper).keys() == dict(alg_new.hyper).keys()
-    assert np.array_equal(np.asarray(s_old.w), np.asarray(s_new.w))
-    assert s_old.comms == s_new.comms
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)  # refused, not translated with a warning
+        with pytest.raises(FairtheoryTypeError, match=rf"{alg_name}\.make: the hyper-parameter {old}= was renamed {new}=; "
+                                                      rf"pass {new}="):
+            _one_step(alg_name, legacy)
 
 
 @pytest.mark.parametrize("alg_name, old, new", RENAMED, ids=[f"{a}-{o}" for a, o, _ in RENAMED])
 def test_old_and_new_name_together_is_an_error(alg_name: str, old: str, new: str) -> None:
     P, hyper = GOOD[alg_name]
     mod = importlib.import_module(f"fairtheory.algorithms.{alg_name}")
-    with pytest.raises(FairtheoryTypeError, match=rf"{alg_name}\.make got both {old}= .* and {new}=; pass only {new}="):
+    with pytest.raises(FairtheoryTypeError, match=rf"{alg_name}\.make: the hyper-parameter {old}= was renamed {new}="):
         mod.make(P, **hyper, **{old: hyper[new]})
 
 
-def test_all_old_names_at_once_warn_once_each() -> None:
+def test_several_old_names_name_the_first_in_table_order() -> None:
     hyper = dict(GOOD["scaffpd"][1])
     legacy = {"eta_l": hyper.pop("lr"), "eta_g": hyper.pop("server_lr"), "sigma": hyper.pop("dual_lr"), **hyper}
-    with warnings.catch_warnings(record=True) as rec:
-        warnings.simplefilter("always")
-        _, s_old = _one_step("scaffpd", legacy)
-    msgs = sorted(str(w.message) for w in rec if issubclass(w.category, DeprecationWarning))
-    assert len(msgs) == 3 and all("scaffpd.make" in m for m in msgs)
-    assert [re.search(r"use (\w+)=", m).group(1) for m in msgs] == ["server_lr", "lr", "dual_lr"]  # type: ignore[union-attr]
-    _, s_new = _one_step("scaffpd", GOOD["scaffpd"][1])
-    assert np.array_equal(np.asarray(s_old.w), np.asarray(s_new.w))
+    with pytest.raises(FairtheoryTypeError, match=r"scaffpd\.make: the hyper-parameter eta_l= was renamed lr="):
+        _one_step("scaffpd", legacy)
+    assert isinstance(FairtheoryTypeError("x"), TypeError)  # still a TypeError for callers that catch that
 
 
-def test_run_rfedfair_accepts_beta_for_one_release() -> None:
+def test_run_rfedfair_refuses_beta_and_output_version() -> None:
     kw = dict(T=6, kappa=2, alpha=0.5, mu=0.1)
-    new = run_rfedfair(LOGI, lr=0.05, **kw)
-    with pytest.warns(DeprecationWarning, match=r"rfedfair\.run_rfedfair: the hyper-parameter beta= is deprecated, "
-                                                r"use lr=") as rec:
-        old = run_rfedfair(LOGI, beta=0.05, **kw)
-    assert len(rec) == 1 and rec[0].filename == __file__  # the warning points at this line's file, not pytest's
-    assert np.array_equal(np.asarray(old.w), np.asarray(new.w)) and float(old.eta) == float(new.eta)
-    with pytest.raises(FairtheoryTypeError, match="got both beta="):
-        run_rfedfair(LOGI, beta=0.05, lr=0.05, **kw)
+    with pytest.raises(FairtheoryTypeError, match=r"rfedfair\.run_rfedfair: the hyper-parameter beta= was renamed lr="):
+        run_rfedfair(LOGI, beta=0.05, **kw)
+    with pytest.raises(FairtheoryTypeError, match=r"run_rfedfair: the keyword output_version= was renamed output="):
+        run_rfedfair(LOGI, lr=0.05, output_version="000", **kw)
+
+
+def test_refusal_keeps_the_signature_and_plain_type_errors() -> None:
+    from fairtheory.algorithms import rfedfair, scaffold
+
+    assert "beta" not in inspect.signature(rfedfair.make).parameters
+    assert {"lr", "server_lr"} <= set(inspect.signature(scaffold.make).parameters)
+    assert "output_version" not in inspect.signature(run_rfedfair).parameters
 
 
 def test_new_names_raise_no_deprecation_warning() -> None:
@@ -222,7 +217,7 @@ def _fields(wc: Any) -> tuple[Any, ...]:
 
 
 @pytest.mark.parametrize("get, where, good, old, new", WORST, ids=[f"{w[3]}" for w in WORST])
-def test_worst_case_functions_take_the_new_names_and_warn_on_the_old(get: Any, where: str, good: dict[str, Any],
+def test_worst_case_functions_take_the_new_names_and_refuse_the_old(get: Any, where: str, good: dict[str, Any],
                                                                     old: str, new: str) -> None:
     fn = get()
     params = inspect.signature(fn).parameters
@@ -230,60 +225,55 @@ def test_worst_case_functions_take_the_new_names_and_warn_on_the_old(get: Any, w
     with warnings.catch_warnings():
         warnings.simplefilter("error", DeprecationWarning)
         a = fn(**good)
+        b = fn(**good)
+    assert _fields(a) == _fields(b) and a.params == b.params  # deterministic: the comparisons below are exact
+    assert a.value > 0 and a.certified() and a.params[new] == good[new]
+    assert old not in a.params  # WorstCase.params speaks the new names
     legacy = {(old if k == new else k): v for k, v in good.items()}
-    with pytest.warns(DeprecationWarning, match=rf"{where}: the hyper-parameter {old}= is deprecated, use {new}=") as rec:
-        b = fn(**legacy)
-    assert len(rec) == 1 and rec[0].filename == __file__  # one warning, pointing at the caller
-    assert _fields(a) == _fields(b) and a.params == b.params  # bit-identical results
-    assert a.value > 0 and a.certified()
-    # the old and the new name together: a named error, nothing solved
-    with pytest.raises(FairtheoryTypeError, match=rf"{where} got both {old}= \(the old name\) and {new}=; pass only {new}="):
+    with pytest.raises(FairtheoryTypeError, match=rf"{where}: the hyper-parameter {old}= was renamed {new}=; pass {new}="):
+        fn(**legacy)  # the removed name: a named error, nothing solved
+    with pytest.raises(FairtheoryTypeError, match=rf"{where}: the hyper-parameter {old}= was renamed {new}="):
         fn(**good, **{old: good[new]})
 
 
 def test_worst_case_steps_are_used_not_just_renamed() -> None:
-    """The renamed keywords reach the PEP: another step gives another value (so the bit-identity above is not the
-    identity of two calls that ignore the step)."""
+    """The renamed keywords reach the PEP: another step gives another value."""
     kw = dict(n=2, kappa=1, T_N=1, L=2.0, D0=1.0, rho2=0.5)
     assert _lgd()(lr=0.375, **kw).value != _lgd()(lr=0.125, **kw).value
     kw = dict(n=2, kappa=1, R=1, lr=0.375, L=1.0, D0=1.0, rho2=0.5)
     assert _scaf()(server_lr=0.75, **kw).value != _scaf()(server_lr=1.0, **kw).value
-    assert _scaf()(server_lr=1.0, **kw).value == _scaf()(**kw).value  # server_lr defaults to 1, as eta_g did
+    assert _scaf()(server_lr=1.0, **kw).value == _scaf()(**kw).value  # server_lr defaults to 1
 
 
-def test_worst_case_vs_rounds_passes_the_new_and_the_old_name() -> None:
+def test_worst_case_vs_rounds_passes_lr_and_refuses_beta() -> None:
     from fairtheory.worstcase import worst_case_vs_rounds
 
     kw = dict(T_N_values=(0, 1), n=1, kappa=1, L=1.0, D0=1.0, rho2=0.0, output="last", schedule="fedavg")
     with warnings.catch_warnings():
         warnings.simplefilter("error", DeprecationWarning)
         new = worst_case_vs_rounds(lr=1.0, **kw)
-    with pytest.warns(DeprecationWarning, match=r"local_gd_worst_case: the hyper-parameter beta= is deprecated, use lr="):
-        old = worst_case_vs_rounds(beta=1.0, **kw)
-    assert np.array_equal(new["value"], old["value"]) and new["status_ok"].all()
+    with pytest.raises(FairtheoryTypeError, match=r"local_gd_worst_case: the hyper-parameter beta= was renamed lr="):
+        worst_case_vs_rounds(beta=1.0, **kw)
+    assert new["status_ok"].all()
     # GD with step 1/L on one client: L D0/(4N+2) at N = T_N + 1 steps (Drori & Teboulle 2014)
     assert np.allclose(new["value"], [1 / 6, 1 / 10], rtol=1e-6)
 
 
-def test_traced_worst_case_class_mu_replaces_mu_for_the_class() -> None:
-    """``worst_case``: the class's strong convexity is ``class_mu=``; the old ``mu=`` warns naming it and builds the
-    same SDP; with a method that has a ``mu`` of its own the old spelling is refused by name, and ``class_mu=`` with
-    ``mu=`` gives each to its owner."""
-    from fairtheory.algorithms import fedavg, rfedfair
-    from fairtheory.worstcase import worst_case
+def test_traced_worst_case_class_mu_is_the_class_and_mu_the_method() -> None:
+    """``worst_case``: the class's strong convexity is ``class_mu=``; ``mu=`` is always the method's, and for a method
+    without one it is refused naming ``class_mu=`` (the removed spelling of the class's mu)."""
+    from fairtheory.algorithms import fedavg
+    from fairtheory.worstcase import SmoothStronglyConvex, worst_case
 
     kw = dict(n=1, L=1.0, D0=1.0, rho2=0.0, lr=0.5, measure="distance")
     with warnings.catch_warnings():
         warnings.simplefilter("error", DeprecationWarning)
         new = worst_case(fedavg.make, 2, class_mu=0.1, **kw)
-    with pytest.warns(DeprecationWarning, match=r"worst_case\(mu=\.\.\.\) .* use class_mu=") as rec:
-        old = worst_case(fedavg.make, 2, mu=0.1, **kw)
-    assert len(rec) == 1 and rec[0].filename == __file__
-    assert (old.value, old.dim, old.params) == (new.value, new.dim, new.params)
     assert abs(new.value - 0.95 ** 4) <= 1e-6  # GD's contraction max(|1 - h mu|, |1 - h L|)^(2N), h = 1/2, N = 2
-    with pytest.raises(FairtheoryValueError, match="ambiguous.*class_mu"):
-        worst_case(rfedfair.make, 1, n=2, L=1.0, D0=1.0, rho2=1.0, lr=0.5, kappa=1, mu=0.05)
+    with pytest.raises(FairtheoryTypeError, match=r"worst_case: mu= is a hyper-parameter of the method.*class_mu="):
+        worst_case(fedavg.make, 2, mu=0.1, **kw)
+    with pytest.raises(FairtheoryTypeError, match=r"worst_case: mu= .*class_mu="):
+        worst_case(fedavg.make, 2, function_class=SmoothStronglyConvex(1.0, 0.0), mu=0.1,
+                   **{k: v for k, v in kw.items() if k != "L"})
     with pytest.raises(FairtheoryValueError, match="give the function class once"):
-        from fairtheory.worstcase import SmoothStronglyConvex
-
         worst_case(fedavg.make, 2, class_mu=0.1, function_class=SmoothStronglyConvex(1.0, 0.1), **kw)

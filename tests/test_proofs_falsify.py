@@ -20,9 +20,10 @@ def _st(method: dict[str, Any], bound: dict[str, Any], n: int = 1, L: str = "1",
             "method": method, "bound": bound}
 
 
-GD1 = {"name": "local_gd", "kappa": 1, "T_N": 0, "beta": "1", "schedule": "rfedfair", "output": "last"}
+GD1 = {"name": "local_gd", "kappa": 1, "T_N": 0, "lr": "1", "schedule": "rfedfair", "output": "last"}
 #: one GD step with step 1/L in the linear form: x_0 = x0, x_1 = x0 - g_0; measure f(x_1) - f*
-GD1_LINEAR = {"name": "linear", "evaluations": [[0, [[0, "1"]]], [0, [[0, "1"], [1, "-1"]]]], "objective": [["1", 1]]}
+GD1_LINEAR = {"name": "linear", "evaluations": [[0, [[0, "1"]]], [0, [[0, "1"], [1, "-1"]]]], "measure": ["value"],
+              "outputs": [["1", [[[0, "1"], [1, "-1"]]]]]}
 
 
 def _constrained(value: Any, D0: str = "1", rho2: str = "0") -> dict[str, Any]:
@@ -49,7 +50,7 @@ def test_strongly_convex_quadratic_is_exact() -> None:
 
 
 def test_scaffold() -> None:
-    m = {"name": "scaffold", "kappa": 2, "R": 1, "eta_l": "1/2", "eta_g": "1", "warm_start": True, "output": "last"}
+    m = {"name": "scaffold", "kappa": 2, "R": 1, "lr": "1/2", "server_lr": "1", "warm_start": True, "output": "last"}
     true = _st(m, _constrained("6004805681069235269559/36028797018963968000000", rho2="0"), n=2)
     assert falsify_pep(true) is None
     false = copy.deepcopy(true)
@@ -63,7 +64,7 @@ def test_scaffold() -> None:
 
 def test_one_round_potential() -> None:
     """On f = 0 the round leaves theta in place: ||theta+ - x*||^2 = ||theta - x*||^2, so dist < 1 is false."""
-    m = {"name": "local_gd_round", "kappa": 2, "beta": "1/2", "a": "1/4"}
+    m = {"name": "local_gd_round", "kappa": 2, "lr": "1/2", "a": "1/4"}
     st = _st(m, {"form": "homogeneous", "dist": "1", "hetero": "13/4"}, n=2)
     assert falsify_pep(st) is None
     st["bound"]["dist"] = "99/100"
@@ -78,7 +79,7 @@ def test_one_round_potential() -> None:
 def test_families() -> None:
     """GD for every h in [0, 1]: L D0 / (4 h + 2) (N = 1); 0.9 times it is false at h = 0 (f = x^2/2)."""
     fam = {"class": {"functions": "smooth-convex", "mu": "0"},
-           "normalisation": {"L": "1", "D0": "1", "bound_unit": "L*D0", "parameter_unit": "step*L"},
+           "normalisation": {"L": "1", "D0": "1", "bound_unit": "L*D0", "parameter_unit": "lr*L"},
            "n": 1, "p": ["1"], "method": {"name": "gd", "N": 1}, "parameter": {"name": "h", "lo": "0", "hi": "1"},
            "bound": {"form": "constrained", "rho2": "0", "value": {"num": ["1"], "den": ["2", "4"]}}}
     assert falsify_family(fam) is None
@@ -102,8 +103,8 @@ def _fast_certificates() -> list[dict[str, Any]]:
     from verify.core import Context
 
     out = [certify_exact(_st(GD1, _constrained(0)), Fraction(1, 6)).to_json(),
-           prove_family("local_gd", n=2, kappa=1, T_N=1, output="002", schedule="rfedfair", rho2=0,
-                        beta_L=(Fraction(0), Fraction(1, 2))).to_json()]
+           prove_family("local_gd", n=2, kappa=1, T_N=1, output="average", schedule="rfedfair", rho2=0,
+                        h=(Fraction(0), Fraction(1, 2))).to_json()]
     for fn in (stepsize_points, theorem1_points):
         out += fn(Context(quick=True)).certificate
     return out
@@ -194,11 +195,11 @@ def _potential(name: str) -> dict[str, Any]:
     if name == "gd":
         return prove_potential("gd", h=pp.GD_RANGE).to_json()
     if name == "local_gd":
-        return prove_potential("local_gd", n=2, kappa=2, output="002", schedule="rfedfair", rho2=0,
-                               beta_L=pp.LOCAL_RANGE).to_json()
+        return prove_potential("local_gd", n=2, kappa=2, output="average", schedule="rfedfair", rho2=0,
+                               h=pp.LOCAL_RANGE).to_json()
     if name.startswith("thm1-"):
         kappa = int(name[5:])
-        return prove_potential("local_gd", n=2, p=[Fraction(1, 2)] * 2, kappa=kappa, beta_L=pp.THM1_RANGE,
+        return prove_potential("local_gd", n=2, p=[Fraction(1, 2)] * 2, kappa=kappa, h=pp.THM1_RANGE,
                                bound=pp.THM1_BOUND, rho2="any", hetero=pp.thm1_hetero(kappa)).to_json()
     if name == "agm":
         return prove_potential("agm").to_json()
@@ -318,13 +319,13 @@ def test_trajectories_agree_with_the_one_horizon_methods() -> None:
     f = fz._Instance(Fraction(1), Fraction(0), p, ["quad"] * 2, D, c, [0.0, 0.0], r)
     x0 = np.array([Fraction(1), Fraction(-2)], dtype=object)
     t = Fraction(1, 7)
-    m = {"name": "local_gd", "kappa": 3, "schedule": "rfedfair", "output": "002"}
+    m = {"name": "local_gd", "kappa": 3, "schedule": "rfedfair", "output": "average"}
     path = fz._trajectory(f, x0, m, t, 6)
     for T in range(7):
-        assert path[T] == fz._measure(f, x0, dict(m, T_N=T, beta=t))
+        assert path[T] == fz._measure(f, x0, dict(m, T_N=T, lr=t))
     g = fz._Instance(Fraction(1), Fraction(0), [Fraction(1)], ["quad"], D[:1], c[:1], [0.0], [0 * r[0]])
     path = fz._trajectory(g, x0, {"name": "gd"}, t, 6)
-    assert all(path[N] == fz._measure(g, x0, {"name": "gd", "N": N, "beta": t}) for N in range(1, 7))
+    assert all(path[N] == fz._measure(g, x0, {"name": "gd", "N": N, "lr": t}) for N in range(1, 7))
     assert fz._trajectory(g, x0, {"name": "gd"}, t, 6, last=True) == {6: path[6]}
 
 
@@ -338,7 +339,7 @@ def test_every_potential_certificate_of_the_claims_survives_the_complete_sweep()
     from verify.claims import proofs_potential as pp
 
     certs = [_potential(n) for n in ("gd", "local_gd", "classical", "lyapunov2", "agm")]
-    certs += [prove_potential("local_gd", n=len(p), p=list(p), kappa=k, beta_L=pp.THM1_RANGE, bound=pp.THM1_BOUND,
+    certs += [prove_potential("local_gd", n=len(p), p=list(p), kappa=k, h=pp.THM1_RANGE, bound=pp.THM1_BOUND,
                               rho2="any", hetero=pp.thm1_hetero(k)).to_json() for k, p in pp.THM1_SETTINGS]
     # the same statements the claims declare
     assert [c["statement"] for c in certs[:2]] == [pp.gd_statement()["statement"], pp.local_statement()["statement"]]

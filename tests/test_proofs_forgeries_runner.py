@@ -30,7 +30,7 @@ REPO = Path(__file__).resolve().parents[1]
 def _gd_statement(value: Any, kappa: int = 1, T_N: int = 0, n: int = 1, schedule: str = "rfedfair") -> dict[str, Any]:
     from fairtheory.proofs.certificate import statement
 
-    return statement(method={"name": "local_gd", "kappa": kappa, "T_N": T_N, "beta": 1, "schedule": schedule,
+    return statement(method={"name": "local_gd", "kappa": kappa, "T_N": T_N, "lr": 1, "schedule": schedule,
                              "output": "last"}, n=n, bound={"form": "constrained", "D0": 1, "rho2": 0, "value": value})
 
 

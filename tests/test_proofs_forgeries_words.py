@@ -33,7 +33,7 @@ def _gd_statement(value: Any) -> dict[str, Any]:
     """One step of GD with step 1/L (as local GD with one client), ||x0 - x*||^2 <= 1: the worst case is 1/6."""
     from fairtheory.proofs.certificate import statement
 
-    return statement(method={"name": "local_gd", "kappa": 1, "T_N": 0, "beta": 1, "schedule": "rfedfair", "output": "last"},
+    return statement(method={"name": "local_gd", "kappa": 1, "T_N": 0, "lr": 1, "schedule": "rfedfair", "output": "last"},
                      n=1, bound={"form": "constrained", "D0": 1, "rho2": 0, "value": value})
 
 
@@ -46,9 +46,13 @@ def gd_cert() -> dict[str, Any]:
     return c.to_json()
 
 
-def _linear(evals: list[Any], objective: list[Any], n: int = 1, value: str = "1") -> dict[str, Any]:
+def _linear(evals: list[Any], outputs: list[Any], n: int = 1, value: str = "1",
+            measure: Any = ("value",)) -> dict[str, Any]:
+    """A ``linear`` statement; ``outputs`` as ``[[probability, [evaluation index, ...]], ...]`` (each candidate the
+    point of that evaluation) or, with a point list instead of an index, that point."""
+    outs = [[w, [evals[e][1] if isinstance(e, int) else e for e in xs]] for w, xs in outputs]
     return {"class": {"functions": "smooth-convex", "L": "1", "mu": "0"}, "n": n, "p": [str(Fraction(1, n))] * n,
-            "method": {"name": "linear", "evaluations": evals, "objective": objective},
+            "method": {"name": "linear", "evaluations": evals, "measure": list(measure), "outputs": outs},
             "bound": {"form": "constrained", "D0": "1", "rho2": "0" if n == 1 else "1", "value": value}}
 
 
@@ -91,7 +95,7 @@ def test_family_negative_bound_is_refused_and_printed_negative(gd1_family: dict[
     ([[0, [[0, "1"]]], [0, [[1, "-1"]]]], "x* - g_0: x0 dropped"),
 ])
 def test_linear_iterates_must_be_an_algorithm(evals: list[Any], why: str) -> None:
-    st = _linear(evals, [["1", len(evals) - 1]], value="0")
+    st = _linear(evals, [["1", [len(evals) - 1]]], value="0")
     with pytest.raises(BadStatement, match="coefficient 1 on x0"):
         pep.canonical(st)
     d = {"kind": "pep-dual", "version": 2, "statement": st, "evidence": {"multipliers": [[0, "1"]]}}
@@ -99,30 +103,34 @@ def test_linear_iterates_must_be_an_algorithm(evals: list[Any], why: str) -> Non
     assert K.describe({"kind": "pep-dual", "statement": st}).startswith("(malformed"), why
 
 
-@pytest.mark.parametrize("objective,n", [
-    ([["-1", 1]], 1),                 # a negative weight: -(f(x_1) - f*)
-    ([["2", 1]], 1),                  # weights summing to 2
-    ([["1/2", 1]], 1),                # weights summing to 1/2
-    ([["1", 1], ["-1", 0]], 1),       # f(x_1) - f(x_0): a difference, not a gap
-    ([["1", 0]], 2),                  # one client only, not G = (f_0 + f_1)/2
-    ([["3/4", 0], ["1/4", 1]], 2),    # clients weighted 3/4, 1/4 with p = (1/2, 1/2)
+@pytest.mark.parametrize("outputs,measure,n", [
+    ([["-1", [1]]], ["value"], 1),                 # a negative probability: -(f(x_1) - f*)
+    ([["2", [1]]], ["value"], 1),                  # probabilities summing to 2
+    ([["1/2", [1]]], ["value"], 1),                # probabilities summing to 1/2
+    ([["1", [1]], ["-1", [0]]], ["value"], 1),     # f(x_1) - f(x_0): a difference, not a measure
+    ([["1", []]], ["value"], 1),                   # a leaf without a candidate point
+    ([["1", [1]]], ["gap_of_client_0"], 1),        # a measure the kernel does not define (e.g. one client's gap)
+    ([["1", [1]]], ["value", "value"], 1),         # a repeated measure
+    ([["1", [1]]], [], 1),                         # no measure
 ])
-def test_linear_objective_must_be_the_stated_measure(objective: list[Any], n: int) -> None:
-    evals = [[0, [[0, "1"]]], [0, [[0, "1"], [n, "-1"]]]] if n == 1 else [[0, [[0, "1"]]], [1, [[0, "1"]]]]
-    with pytest.raises(BadStatement, match="E\\[G\\(x_out\\)\\]|sum to 1"):
-        pep.canonical(_linear(evals, objective, n=n))
+def test_linear_objective_must_be_the_stated_measure(outputs: list[Any], measure: list[str], n: int) -> None:
+    """The measure is the kernel's (value, grad_norm, distance of E over leaves of the minimum over candidates): a
+    weight on one client, a difference of values or an unnormalised distribution cannot be written."""
+    evals = [[0, [[0, "1"]]], [0, [[0, "1"], [n, "-1"]]]]
+    with pytest.raises(BadStatement, match="probabilit|measure|candidate"):
+        pep.canonical(_linear(evals, outputs, n=n, measure=measure))
 
 
 def test_linear_measure_is_printed_as_checked() -> None:
     """Accepted objectives: one output point, or a distribution over points; the words name each with its
     probability."""
-    one = _linear([[0, [[0, "1"]]], [0, [[0, "1"], [1, "-1"]]]], [["1", 1]])
+    one = _linear([[0, [[0, "1"]]], [0, [[0, "1"], [1, "-1"]]]], [["1", [1]]])
     w = K.describe({"kind": "pep-dual", "statement": one})
     assert "output x_out = the point of evaluation 1: G(x_out) - G* <= 1" in w, w
-    rnd = _linear([[0, [[0, "1"]]], [0, [[0, "1"], [1, "-1"]]]], [["1/4", 0], ["3/4", 1]])
+    rnd = _linear([[0, [[0, "1"]]], [0, [[0, "1"], [1, "-1"]]]], [["1/4", [0]], ["3/4", [1]]])
     w = K.describe({"kind": "pep-dual", "statement": rnd})
     assert "0 with probability 1/4, 1 with probability 3/4: E[G(x_out)] - G* <= 1" in w, w
-    two = _linear([[0, [[0, "1"]]], [1, [[0, "1"]]]], [["1/2", 0], ["1/2", 1]], n=2)
+    two = _linear([[0, [[0, "1"]]], [1, [[0, "1"]]]], [["1", [0]]], n=2)
     assert "G(x_out) - G* <= 1" in K.describe({"kind": "pep-dual", "statement": two})
 
 
@@ -130,7 +138,7 @@ def test_traced_linear_certificate_still_proves_its_measure() -> None:
     """A genuine traced certificate (GD, two steps of 1/L): accepted, with the measure in its words."""
     from fairtheory.proofs.certificate import certify_exact
 
-    st = _linear([[0, [[0, "1"]]], [0, [[0, "1"], [1, "-1"]]], [0, [[0, "1"], [1, "-1"], [2, "-1"]]]], [["1", 2]],
+    st = _linear([[0, [[0, "1"]]], [0, [[0, "1"], [1, "-1"]]], [0, [[0, "1"], [1, "-1"], [2, "-1"]]]], [["1", [2]]],
                  value="0")
     c = certify_exact(st, Fraction(1, 10))  # Drori & Teboulle: L D0/(4N + 2) at N = 2
     assert c is not None

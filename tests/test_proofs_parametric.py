@@ -8,15 +8,15 @@ from __future__ import annotations
 import copy
 import json
 import random
-import time
 from fractions import Fraction as Q
 
 import pytest
 import sympy as sp
 
-from fairtheory.errors import FairtheoryError, FairtheoryValueError, SolverError
+from fairtheory.errors import FairtheoryError, FairtheoryTypeError, FairtheoryValueError, SolverError
 from fairtheory.proofs.certificate import statement
 from fairtheory.proofs.parametric import FamilyNotProved, OutOfRange, check_family, explain_family, largest_range, prove_family
+from fairtheory.proofs.parametric import at as family_at_value
 from fairtheory_kernel import family as pk
 from fairtheory_kernel import pep as pep_kernel
 
@@ -28,8 +28,8 @@ def gd2():
 
 @pytest.fixture(scope="module")
 def lgd12():
-    return prove_family("local_gd", n=2, kappa=1, T_N=2, output="002", schedule="rfedfair", rho2=0,
-                        beta_L=(Q(0), Q(1, 2)))
+    return prove_family("local_gd", n=2, kappa=1, T_N=2, output="average", schedule="rfedfair", rho2=0,
+                        h=(Q(0), Q(1, 2)))
 
 
 def _fam(method, n, lo, hi, num=("1",), den=("2", "4")):
@@ -46,8 +46,8 @@ def test_gd_sdp_equals_point_kernel(N):
     kappa = 1, T_N = N - 1, output last)."""
     data = pk.build(pk.canonical(_fam({"name": "gd", "N": N}, 1, 0, 2)))
     for h in (Q(1, 3), Q(1), Q(7, 5)):
-        at = pk.at(data, h)
-        ks = pep_kernel.canonical(statement(method={"name": "local_gd", "kappa": 1, "T_N": N - 1, "beta": h,
+        at = family_at_value(data, h)
+        ks = pep_kernel.canonical(statement(method={"name": "local_gd", "kappa": 1, "T_N": N - 1, "lr": h,
                                                     "schedule": "rfedfair", "output": "last"}, n=1,
                                             bound={"form": "constrained", "D0": 1, "rho2": 0, "value": 0}))
         ref = pep_kernel.build(ks)
@@ -58,13 +58,13 @@ def test_gd_sdp_equals_point_kernel(N):
 
 @pytest.mark.parametrize("kappa,T_N", [(1, 2), (2, 2), (3, 2)])
 def test_local_gd_sdp_equals_point_kernel(kappa, T_N):
-    """The parametric local-GD SDP at beta_L = 1/7, 1/4, 1/2 equals pep_kernel.build's (rows, objective, sizes)."""
+    """The parametric local-GD SDP at h = 1/7, 1/4, 1/2 equals pep_kernel.build's (rows, objective, sizes)."""
     data = pk.build(pk.canonical(_fam({"name": "local_gd", "kappa": kappa, "T_N": T_N, "schedule": "rfedfair",
-                                       "output": "002"}, 2, 0, Q(1, 2))))
+                                       "output": "average"}, 2, 0, Q(1, 2))))
     for b in (Q(1, 7), Q(1, 4), Q(1, 2)):
-        at = pk.at(data, b)
-        ks = pep_kernel.canonical(statement(method={"name": "local_gd", "kappa": kappa, "T_N": T_N, "beta": b,
-                                                    "schedule": "rfedfair", "output": "002"}, n=2,
+        at = family_at_value(data, b)
+        ks = pep_kernel.canonical(statement(method={"name": "local_gd", "kappa": kappa, "T_N": T_N, "lr": b,
+                                                    "schedule": "rfedfair", "output": "average"}, n=2,
                                             bound={"form": "constrained", "D0": 1, "rho2": 0, "value": 0}))
         ref = pep_kernel.build(ks)
         assert (at["dim"], at["nf"], len(at["rows"])) == (ref["dim"], ref["nf"], len(ref["rows"]))
@@ -129,14 +129,10 @@ def test_psd_on():
 # ------------------------------------------------------------------------------------------------ gradient descent
 @pytest.mark.parametrize("N", [1, 2, 3])
 def test_gd_proved_and_checked(N):
-    t0 = time.perf_counter()
-    c = prove_family("gd", N=N, h=(Q(0), Q(1)))
-    assert time.perf_counter() - t0 < 60
+    c = prove_family("gd", N=N, h=(Q(0), Q(1)))  # the times to prove and check: benchmarks/bench_proofs.py --parametric
     assert c.check() is True
     j = c.to_json()
-    t0 = time.perf_counter()
     assert check_family(j) is True
-    assert time.perf_counter() - t0 < 2
     assert check_family(json.loads(json.dumps(j))) is True      # plain JSON round trip
     assert j["kind"] == "pep-family" and j["version"] == 1
     assert c.range == (Q(0), Q(1)) and c.parameter == "h"
@@ -197,14 +193,14 @@ def test_user_bounds(gd2):
 def test_invalid_arguments():
     with pytest.raises(FairtheoryValueError):
         prove_family("sgd", N=2, h=(0, 1))
-    with pytest.raises(FairtheoryValueError):
-        prove_family("gd", N=2, beta_L=(0, 1))
+    with pytest.raises(FairtheoryTypeError, match=r"prove_family: the keyword beta_L= was renamed h=; pass h="):
+        prove_family("gd", N=2, beta_L=(0, 1))  # the removed keyword: a named error, nothing proved
     with pytest.raises(FairtheoryValueError):
         prove_family("gd", N=0, h=(0, 1))
     with pytest.raises(FairtheoryValueError):
         prove_family("gd", N=2, h=(1, 1))
     with pytest.raises(FairtheoryValueError):
-        prove_family("local_gd", kappa=1, T_N=2, rho2=Q(1, 2), beta_L=(0, Q(1, 2)))
+        prove_family("local_gd", kappa=1, T_N=2, rho2=Q(1, 2), h=(0, Q(1, 2)))
 
 
 # ------------------------------------------------------------------------------------------------ forgeries
@@ -288,13 +284,13 @@ def test_forgery_relabelled(gd2, lgd12):
     def to_local(j):
         j["statement"].update(n=2, p=["1/2", "1/2"])
         j["statement"]["method"] = {"name": "local_gd", "kappa": 1, "T_N": 1, "schedule": "rfedfair",
-                                    "output": "002"}
-        j["statement"]["parameter"]["name"] = "beta_L"
+                                    "output": "average"}
+        j["statement"]["parameter"]["name"] = "h"
     assert check_family(_edit(gd2, to_local)) is False
     assert check_family(_edit(lgd12, lambda j: j["statement"]["method"].update(T_N=3))) is False
     assert check_family(_edit(lgd12, lambda j: j["statement"]["method"].update(kappa=2))) is False
     assert check_family(_edit(lgd12, lambda j: j["statement"]["method"].update(output="last"))) in (True, False)
-    assert check_family(_edit(lgd12, lambda j: j["statement"]["parameter"].update(name="h"))) is False
+    assert check_family(_edit(lgd12, lambda j: j["statement"]["parameter"].update(name="beta_L"))) is False  # old name
     # the normalisation is what the kernel builds; anything else is refused
     assert check_family(_edit(gd2, lambda j: j["statement"]["normalisation"].update(L="2"))) is False
     assert check_family(_edit(gd2, lambda j: j["statement"]["class"].update(mu="1/10"))) is False
@@ -316,7 +312,8 @@ def test_forgery_unknown_keys_and_malformed(gd2):
 
 
 def test_forgery_huge_sizes(gd2):
-    t0 = time.perf_counter()
+    """Oversized evidence and statements are refused (how long that takes, against a genuine check:
+    benchmarks/bench_proofs.py --hostile)."""
     assert check_family(_edit(gd2, lambda j: j["evidence"]["pieces"][0]["multipliers"][0].__setitem__(
         1, ["1"] * 10_000))) is False
     assert check_family(_edit(gd2, lambda j: j["evidence"]["pieces"][0].update(denominator=["1"] * 500))) is False
@@ -326,11 +323,10 @@ def test_forgery_huge_sizes(gd2):
     assert check_family(_edit(gd2, lambda j: j["statement"]["parameter"].update(hi="10" * 400))) is False
     many = _edit(gd2, lambda j: j["evidence"].update(pieces=j["evidence"]["pieces"] * 1000))
     assert check_family(many) is False
-    local = _fam({"name": "local_gd", "kappa": 12, "T_N": 12, "schedule": "rfedfair", "output": "002"}, 4, 0, 1)
+    local = _fam({"name": "local_gd", "kappa": 12, "T_N": 12, "schedule": "rfedfair", "output": "average"}, 4, 0, 1)
     assert check_family({"kind": "pep-family", "version": 1, "statement": local,
                          "evidence": {"pieces": [{"lo": "0", "hi": "1", "denominator": ["1"],
                                                   "multipliers": []}]}}) is False
-    assert time.perf_counter() - t0 < 5
 
 
 def test_subdivided_pieces_still_check(gd2):
@@ -355,7 +351,7 @@ def test_local_gd_rho0_formula_matches_worst_case():
     from fairtheory.worstcase import local_gd_worst_case
 
     for kappa, T_N, b in ((1, 2, 0.25), (2, 2, 0.5)):
-        w = local_gd_worst_case(n=2, kappa=kappa, T_N=T_N, lr=b, L=1.0, D0=1.0, rho2=0.0, output="002",
+        w = local_gd_worst_case(n=2, kappa=kappa, T_N=T_N, lr=b, L=1.0, D0=1.0, rho2=0.0, output="average",
                                 schedule="rfedfair")
         formula = 1 / (2 + 2 * b * (kappa * T_N + 2))
         assert abs(w.value - formula) <= 1e-6 * formula
@@ -365,26 +361,20 @@ def test_local_gd_cheapest_proved(lgd12):
     c = lgd12
     assert c.check() is True
     j = c.to_json()
-    t0 = time.perf_counter()
     assert check_family(j) is True
-    assert time.perf_counter() - t0 < 2
-    assert c.parameter == "beta_L" and c.range == (Q(0), Q(1, 2))
-    assert c.bound(beta_L=Q(1, 4)) == Q(1, 4)          # 1/(2 + 2 (1/4) 4)
-    assert c.bound(beta_L=Q(1, 4), L=Q(2), D0=Q(3)) == Q(3, 2)
+    assert c.parameter == "h" and c.range == (Q(0), Q(1, 2))
+    assert c.bound(h=Q(1, 4)) == Q(1, 4)          # 1/(2 + 2 (1/4) 4)
+    assert c.bound(h=Q(1, 4), L=Q(2), D0=Q(3)) == Q(3, 2)
     assert "rho^2 = 0" in c.describe() and "kappa = 1, T_N = 2" in c.describe()
 
 
 @pytest.mark.parametrize("kappa,T_N", [(2, 2), pytest.param(2, 3, marks=pytest.mark.slow),
                                        pytest.param(3, 2, marks=pytest.mark.slow)])
 def test_local_gd_acceptance(kappa, T_N):
-    """Issue 25's targets: each proved in under 60 s (measured ~2 s, ~6 s, ~6 s here), checked in under 2 s."""
-    t0 = time.perf_counter()
-    c = prove_family("local_gd", n=2, kappa=kappa, T_N=T_N, output="002", schedule="rfedfair", rho2=0,
-                     beta_L=(Q(0), Q(1, 2)))
-    assert time.perf_counter() - t0 < 60
-    t0 = time.perf_counter()
+    """Issue 25's targets: each proved and checked (the times: benchmarks/bench_proofs.py --parametric)."""
+    c = prove_family("local_gd", n=2, kappa=kappa, T_N=T_N, output="average", schedule="rfedfair", rho2=0,
+                     h=(Q(0), Q(1, 2)))
     assert check_family(c.to_json()) is True
-    assert time.perf_counter() - t0 < 2
 
 
 @pytest.mark.parametrize("N", [4, pytest.param(5, marks=pytest.mark.slow), pytest.param(6, marks=pytest.mark.slow)])
@@ -403,9 +393,13 @@ def test_largest_range_gd2():
 
 
 def test_statement_of_and_implies(gd2):
-    st = pk.statement_of(gd2.to_json())
+    from fairtheory_kernel.check import statement_of
+
+    got = statement_of(gd2.to_json())  # the one reader of every kind (fairtheory_kernel.check)
+    assert got is not None and got["kind"] == "pep-family"
+    st = pk.canonical(got["statement"])
     assert st == gd2.statement
-    assert pk.statement_of({"kind": "pep-dual"}) is None
+    assert statement_of({"kind": "pep-dual"}) is None
     assert pk.implies(st, st) is True
 
     def variant(**kw):

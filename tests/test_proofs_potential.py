@@ -28,7 +28,7 @@ def gd() -> dict:
 
 @pytest.fixture(scope="module")
 def local() -> dict:
-    c = prove_potential("local_gd", n=2, kappa=2, output="002", schedule="rfedfair", rho2=0, beta_L=LOCAL)
+    c = prove_potential("local_gd", n=2, kappa=2, output="average", schedule="rfedfair", rho2=0, h=LOCAL)
     assert c.check()
     return c.to_json()
 
@@ -90,7 +90,7 @@ def test_gd_template_fails_past_golden_ratio_named() -> None:
     ("mu = 1/10", lambda d: d["statement"]["class"].update(mu="1/10")),
     ("normalisation L = 2", lambda d: d["statement"]["normalisation"].update(L="2")),
     ("method local_gd", lambda d: d["statement"].update(method={"name": "local_gd", "kappa": 1, "schedule": "rfedfair",
-                                                                "output": "002"})),
+                                                                "output": "average"})),
     ("unknown key", lambda d: d["statement"].update(extra=1)),
     ("other kind", lambda d: d.update(kind="pep-family")),
     ("float coefficient", lambda d: d["statement"]["bound"].update(num=[[1.5]])),
@@ -155,12 +155,12 @@ def test_pepit_lyapunov() -> None:
 def test_local_acceptance(local: dict, steps: tuple) -> None:
     from fairtheory.worstcase import local_gd_worst_case
 
-    c = prove_potential("local_gd", n=2, kappa=2, beta_L=LOCAL)
+    c = prove_potential("local_gd", n=2, kappa=2, h=LOCAL)
     assert check_proof(local)
     for T_N in (1, 2, 3, 4):
         for t in steps:
-            wc = local_gd_worst_case(n=2, kappa=2, T_N=T_N, lr=float(t), L=1.0, D0=1.0, rho2=0.0, output="002").value
-            assert float(c.bound(T_N=T_N, beta_L=t)) >= wc * (1 - 1e-7)
+            wc = local_gd_worst_case(n=2, kappa=2, T_N=T_N, lr=float(t), L=1.0, D0=1.0, rho2=0.0, output="average").value
+            assert float(c.bound(T_N=T_N, h=t)) >= wc * (1 - 1e-7)
 
 
 @pytest.mark.parametrize("name,edit", [
@@ -181,21 +181,21 @@ def test_local_forgeries_rejected(local: dict, name: str, edit) -> None:
 
 def test_local_refusals() -> None:
     with pytest.raises(PotentialNotProved, match="for every rho"):
-        prove_potential("local_gd", n=2, kappa=2, rho2=1, beta_L=LOCAL)
+        prove_potential("local_gd", n=2, kappa=2, rho2=1, h=LOCAL)
     with pytest.raises(PotentialNotProved):
-        prove_potential("local_gd", n=2, kappa=2, beta_L=(Q(1, 10), Q(3)))  # w = 2 beta L needs beta L <= 1
+        prove_potential("local_gd", n=2, kappa=2, h=(Q(1, 10), Q(3)))  # w = 2 h needs h <= 1
 
 
 def test_theorem1_bound_and_weights() -> None:
-    c = prove_potential("local_gd", n=3, p=[Q(1, 2), Q(1, 3), Q(1, 6)], kappa=3, beta_L=(Q(1, 2**20), Q(1, 40)),
+    c = prove_potential("local_gd", n=3, p=[Q(1, 2), Q(1, 3), Q(1, 6)], kappa=3, h=(Q(1, 2**20), Q(1, 40)),
                         bound=([["2"]], [["0", "1"], ["0", "1"]]))
     assert check_proof(c.to_json())
-    assert c.bound(T_N=9, beta_L=Q(1, 40)) == Q(8)
+    assert c.bound(T_N=9, h=Q(1, 40)) == Q(8)
 
 
 def test_falsification_every_certificate(gd: dict, local: dict) -> None:
     """Every certificate made here, against explicit instances run in rationals (quadratic, Huber) at many N."""
-    from verify.claims.proofs_potential import _gd_instances
+    from fairtheory.worstcase.references import gd_instances_value
 
     others = [prove_potential("gd", h=1, potential="classical", a0=0), prove_potential("gd", h=1, potential="lyapunov2"),
               prove_potential("gd", h=GD, potential="classical")]
@@ -204,7 +204,7 @@ def test_falsification_every_certificate(gd: dict, local: dict) -> None:
         lo, hi = st["parameter"]["lo"], st["parameter"]["hi"]
         for h in {lo, (lo + hi) / 2, hi}:
             for N in range(1, 60):
-                assert K.bound_at(st, N, h) >= _gd_instances(N, h)
+                assert K.bound_at(st, N, h) >= gd_instances_value(N, h)
 
 
 def test_fixed_horizon_statements_implied_and_not_falsified(gd: dict, local: dict) -> None:
@@ -232,7 +232,7 @@ def agm() -> dict:
 
 
 def test_agm(agm: dict) -> None:
-    from verify.claims.proofs_potential import agm_worst_case
+    from fairtheory.worstcase.references import agm_worst_case
 
     c = prove_potential("agm")
     assert check_proof(agm)
@@ -259,7 +259,7 @@ def test_agm_forgeries_rejected(agm: dict, name: str, edit) -> None:
 
 @pytest.fixture(scope="module")
 def hetero() -> dict:
-    c = prove_potential("local_gd", n=2, kappa=2, rho2="any", beta_L=(Q(1, 2**20), Q(1, 40)))
+    c = prove_potential("local_gd", n=2, kappa=2, rho2="any", h=(Q(1, 2**20), Q(1, 40)))
     assert c.check()
     return c.to_json()
 
@@ -269,23 +269,23 @@ def test_hetero_every_rho(hetero: dict) -> None:
     worst case with D0 = 0 (the heterogeneity term alone); it implies the rho = 0 statements, not conversely."""
     from fairtheory.worstcase import local_gd_worst_case
 
-    c = prove_potential("local_gd", n=2, kappa=2, rho2="any", beta_L=(Q(1, 2**20), Q(1, 40)))
+    c = prove_potential("local_gd", n=2, kappa=2, rho2="any", h=(Q(1, 2**20), Q(1, 40)))
     assert check_proof(hetero)
     assert hetero["statement"]["potential"]["drift"]["num"] == ["0", "0", "0", "17/32"]
     t = Q(1, 40)
-    assert c.bound(T_N=3, beta_L=t, D0=0, rho2=1) == Q(17, 64) * t * t
-    wc = local_gd_worst_case(n=2, kappa=2, T_N=2, lr=float(t), L=1.0, D0=0.0, rho2=1.0, output="002").value
-    assert wc <= float(c.bound(T_N=2, beta_L=t, D0=0, rho2=1))
+    assert c.bound(T_N=3, h=t, D0=0, rho2=1) == Q(17, 64) * t * t
+    wc = local_gd_worst_case(n=2, kappa=2, T_N=2, lr=float(t), L=1.0, D0=0.0, rho2=1.0, output="average").value
+    assert wc <= float(c.bound(T_N=2, h=t, D0=0, rho2=1))
     s = statement_of(hetero)
-    rho0 = prove_potential("local_gd", n=2, kappa=2, beta_L=(Q(1, 2**20), Q(1, 40)))
+    rho0 = prove_potential("local_gd", n=2, kappa=2, h=(Q(1, 2**20), Q(1, 40)))
     assert implies(s, {"kind": "pep-potential", "statement": rho0.statement})
     assert not implies(statement_of(rho0.to_json()), s)
-    thm = prove_potential("local_gd", n=2, kappa=2, rho2="any", beta_L=(Q(1, 2**20), Q(1, 40)),
+    thm = prove_potential("local_gd", n=2, kappa=2, rho2="any", h=(Q(1, 2**20), Q(1, 40)),
                           bound=([["2"]], [["0", "1"], ["0", "1"]]), hetero=([["0", "0", "52"]], [["1"]]))
     assert implies(s, {"kind": "pep-potential", "statement": thm.statement})
     assert not implies(statement_of(thm.to_json()), s)
     with pytest.raises(ValueError):
-        rho0.bound(T_N=1, beta_L=t, rho2=1)
+        rho0.bound(T_N=1, h=t, rho2=1)
     assert "rho^2 = sum_i p_i ||grad f_i(x*)||^2" in describe(s)
 
 

@@ -28,14 +28,14 @@ L = E.lift
 # genuine certificates (JSON pasted from prove_family("gd", N=1, h=(0, 1)) and certify_exact of one GD step at 1/6)
 FAMILY = json.loads(
     '{"kind": "pep-family", "version": 1, "statement": {"class": {"functions": "smooth-convex", "mu": "0"}, '
-    '"normalisation": {"L": "1", "D0": "1", "bound_unit": "L*D0", "parameter_unit": "step*L"}, "n": 1, "p": ["1"], '
+    '"normalisation": {"L": "1", "D0": "1", "bound_unit": "L*D0", "parameter_unit": "lr*L"}, "n": 1, "p": ["1"], '
     '"method": {"name": "gd", "N": 1}, "parameter": {"name": "h", "lo": "0", "hi": "1"}, "bound": {"form": '
     '"constrained", "rho2": "0", "value": {"num": ["1"], "den": ["2", "4"]}}}, "evidence": {"pieces": [{"lo": "0", '
     '"hi": "1", "denominator": ["1", "2"], "multipliers": [[0, ["1/2", "1"]], [1, ["1/2", "1"]], [3, ["1/2", "1"]], '
     '[6, ["1/2"]]]}]}}')
 DUAL = json.loads(
     '{"kind": "pep-dual", "version": 2, "statement": {"class": {"functions": "smooth-convex", "L": "1", "mu": "0"}, '
-    '"n": 1, "p": ["1"], "method": {"name": "local_gd", "kappa": 1, "T_N": 0, "beta": "1", "schedule": "rfedfair", '
+    '"n": 1, "p": ["1"], "method": {"name": "local_gd", "kappa": 1, "T_N": 0, "lr": "1", "schedule": "rfedfair", '
     '"output": "last"}, "bound": {"form": "constrained", "D0": "1", "rho2": "0", "value": "1/6"}}, "evidence": '
     '{"multipliers": [[0, "194846532296351/562949953421312"], [1, "368103421124961/562949953421312"], '
     '[3, "368103421124961/562949953421312"], [5, "86628444414305/281474976710656"], [6, "1/6"]]}}')
@@ -256,25 +256,30 @@ def test_dual_edits_refused(edit: Callable[[dict], Any]) -> None:
     _refused(_edit(DUAL, edit))
 
 
-def _linear(evals: list, objective: list, n: int = 1, value: str = "1") -> dict:
+def _linear(evals: list, outputs: list, n: int = 1, value: str = "1", measure: Any = ("value",)) -> dict:
     return {"kind": "pep-dual", "version": 2, "evidence": {"multipliers": []}, "statement": {
         "class": {"functions": "smooth-convex", "L": "1", "mu": "0"}, "n": n, "p": [str(Q(1, n))] * n,
-        "method": {"name": "linear", "evaluations": evals, "objective": objective},
+        "method": {"name": "linear", "evaluations": evals, "measure": list(measure), "outputs": outputs},
         "bound": {"form": "constrained", "D0": "1", "rho2": "0" if n == 1 else "1", "value": value}}}
 
 
-@pytest.mark.parametrize("evals, objective, n", [
-    ([[0, []]], [["1", 0]], 1),                                   # x_out = x* itself (no x0 coefficient)
-    ([[0, [[0, "1/2"]]]], [["1", 0]], 1),                         # (x0 + x*)/2
-    ([[0, [[0, "1"], [1, "1"]]]], [["1", 0]], 1),                 # a gradient that does not exist yet
-    ([[0, [[0, "1"], [1, "-1"]]]], [["1/2", 0], ["1/2", 0]], 2),  # the optimum gradient of client 1
-    ([[0, [[0, "1"]]]], [["-1", 0]], 1),                          # a negative objective weight
-    ([[0, [[0, "1"]]]], [["1/2", 0]], 1),                         # weights that do not sum to 1
-    ([[0, [[0, "1"]]], [1, [[0, "1"]]]], [["1", 0]], 2),          # the gap of client 0 only
-    ([[0, [[0, "1"], [0, "1"]]]], [["1", 0]], 1),                 # a repeated basis index
+X0 = [[0, "1"]]
+
+
+@pytest.mark.parametrize("evals, outputs, n", [
+    ([[0, []]], [["1", [[]]]], 1),                                # x_out = x* itself (no x0 coefficient)
+    ([[0, [[0, "1/2"]]]], [["1", [[[0, "1/2"]]]]], 1),            # (x0 + x*)/2
+    ([[0, [[0, "1"], [1, "1"]]]], [["1", [X0]]], 1),              # a gradient that does not exist yet
+    ([[0, [[0, "1"], [1, "-1"]]]], [["1", [X0]]], 2),             # the optimum gradient of client 1
+    ([[0, X0]], [["1", [[[0, "1"], [1, "-1"]]]]], 2),             # an output point on the optimum gradient
+    ([[0, X0]], [["1", [[[0, "1"], [3, "-1"]]]]], 1),             # an output point on a gradient never evaluated
+    ([[0, X0]], [["-1", [X0]]], 1),                               # a negative output probability
+    ([[0, X0]], [["1/2", [X0]]], 1),                              # probabilities that do not sum to 1
+    ([[0, X0]], [["1", []]], 1),                                  # a leaf without a candidate
+    ([[0, [[0, "1"], [0, "1"]]]], [["1", [X0]]], 1),              # a repeated basis index
 ])
-def test_dual_linear_methods_refused(evals: list, objective: list, n: int) -> None:
-    c = _linear(evals, objective, n, value="0")
+def test_dual_linear_methods_refused(evals: list, outputs: list, n: int) -> None:
+    c = _linear(evals, outputs, n, value="0")
     _refused(c)
     assert K.statement_of(c) is None  # not even a statement: it would be printed as an algorithm's measure
 
@@ -419,8 +424,8 @@ def more_potentials() -> dict[str, dict[str, Any]]:
     potential: 1/(2N), decided exactly in N) and the accelerated method (2/(N + 1)^2)."""
     from fairtheory.proofs import prove_potential
 
-    out = {"local": prove_potential("local_gd", n=2, kappa=2, output="002", schedule="rfedfair", rho2=0,
-                                    beta_L=(Q(1, 1000), Q(1, 40))).to_json(),
+    out = {"local": prove_potential("local_gd", n=2, kappa=2, output="average", schedule="rfedfair", rho2=0,
+                                    h=(Q(1, 1000), Q(1, 40))).to_json(),
            "point": prove_potential("gd", h=1, potential="classical", a0=0).to_json(),
            "agm": prove_potential("agm").to_json()}
     assert all(K.check_inline(c) for c in out.values())
@@ -629,8 +634,9 @@ def test_recheck_refuses_an_edited_row(tmp_path: Path, capsys: pytest.CaptureFix
 @pytest.mark.parametrize("text", ["{", "[]", '{"claims": 3}', "[" * 100_000 + "]" * 100_000, '{"claims": [1, "x"]}'])
 def test_recheck_of_malformed_json(tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str) -> None:
     code, out = _recheck(tmp_path, text, capsys)
-    if text.startswith('{"claims": ['):
-        assert code == 0 and "(the report has no proved row)" in out  # rows that are not proved rows print nothing
+    if text.startswith('{"claims": ['):  # rows that are not objects have no known status: refused, named
+        assert code == 1 and "FAIL  (row 0): row 0: unknown status (row is not an object)" in out, out
+        assert "FAIL  (row 1): row 1: unknown status (row is not an object)" in out
     else:
         assert code == 2 and "cannot read" in out
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import copy
 import math
 import random
-import time
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any
@@ -36,12 +35,12 @@ from fairtheory_kernel import pep as pep_kernel
 def _tpl(**bound: Any) -> dict[str, Any]:
     """The kappa = T_N = 1, beta L = 1/2 local-GD statement: worst case 1/5 at D0 = 1, rho2 = 0 (a 6x6 PEP)."""
     b = {"form": "constrained", "D0": 1, "rho2": 0, "value": 0} | bound
-    return statement(method={"name": "local_gd", "kappa": 1, "T_N": 1, "beta": Fraction(1, 2), "schedule": "rfedfair",
-                             "output": "002"}, n=2, bound=b)
+    return statement(method={"name": "local_gd", "kappa": 1, "T_N": 1, "lr": Fraction(1, 2), "schedule": "rfedfair",
+                             "output": "average"}, n=2, bound=b)
 
 
 def _htpl() -> dict[str, Any]:
-    return statement(method={"name": "local_gd_round", "kappa": 2, "beta": 1, "a": Fraction(1, 2)}, n=2,
+    return statement(method={"name": "local_gd_round", "kappa": 2, "lr": 1, "a": Fraction(1, 2)}, n=2,
                      bound={"form": "homogeneous", "dist": 1, "hetero": 0})
 
 
@@ -140,11 +139,10 @@ def test_certificate_when_the_worst_case_is_zero(sdpa: bool, monkeypatch: pytest
     is relative to the statement's unit, so the exact bound 0 (or a tiny rational) is certified, on the SDPA-GMP
     route and on the Clarabel route that used to fail ('not within 1e-06 of 1.3e-10')."""
     from fairtheory.algorithms import fedavg
-    from fairtheory.proofs import search
-    from fairtheory.worstcase import worst_case
+    from fairtheory.worstcase import solvers, worst_case
 
     if not sdpa:
-        monkeypatch.setattr(search, "_sdpa_available", lambda: False)
+        monkeypatch.setattr(solvers, "sdpa_available", lambda: False)
     w = worst_case(fedavg.make, 2, n=2, L=1, D0=0, rho2=1, lr=0.5, certificate=True)
     c = w.certificate
     assert c.check() and check_proof(c.to_json())
@@ -229,10 +227,9 @@ def _mutate(d: Any, rng: random.Random) -> Any:
 
 def test_check_certificate_fuzz(cert: Certificate) -> None:
     """300 random mutations of a valid certificate JSON (deleted keys, wrong types, huge numbers, negative sizes):
-    ``check_certificate`` answers a bool every time, fast, and ``False`` unless the edit is harmless."""
+    ``check_certificate`` answers a bool every time and ``False`` unless the edit is harmless."""
     rng = random.Random(24)
     d = cert.to_json()
-    t0 = time.perf_counter()
     answers = []
     for _ in range(300):
         e = _mutate(d, rng)
@@ -240,11 +237,10 @@ def test_check_certificate_fuzz(cert: Certificate) -> None:
         assert ok is True or ok is False
         answers.append(ok)
         if ok:  # an accepted mutant: meta edited, a weaker bound, or a smaller class (mu > 0), as the docs list
-            a, b = pep_kernel.canonical(d["statement"]), pep_kernel.statement_of(e)
+            a, b = pep_kernel.canonical(d["statement"]), pep_kernel.parse(e)[0]
             smaller_class = b["class"]["mu"] > a["class"]["mu"] and {k: v for k, v in b.items() if k != "class"} == \
                 {k: v for k, v in a.items() if k != "class"}
             assert pep_kernel.implies(a, b) or smaller_class, e["statement"]
-    assert time.perf_counter() - t0 < 60
     assert answers.count(False) > 150  # the others edited meta (never read) or weakened the statement
     for e in [_mutate(d, rng) for _ in range(5)] + [{"kind": "pep-dual", "version": 2, "statement": d["statement"],
                                                      "evidence": {"multipliers": [[0, "1"]] * 3}}]:
@@ -255,11 +251,12 @@ def test_check_certificate_fuzz(cert: Certificate) -> None:
 
 # ------------------------------------------------------------------------------------------------ item 6: time budget
 def _linear(E: int, *, n: int = 1, digits: int = 1, mu: str = "0") -> dict[str, Any]:
-    """A dense linear method: evaluation e at a combination of x0 and every earlier gradient."""
+    """A dense linear method: evaluation e at x0 plus a combination of every earlier gradient (coefficient 1 on x0, as
+    the kernel requires: a hostile certificate must pass the statement's checks to reach the work estimate)."""
     c = "1/3" if digits == 1 else str(10 ** digits - 7) + "/" + str(10 ** digits - 3)
-    evs = [[e % n, [[b, c] for b in [0] + list(range(n, n + e))]] for e in range(E)]
+    evs = [[e % n, [[0, "1"]] + [[b, c] for b in range(n, n + e)]] for e in range(E)]
     return {"class": {"functions": "smooth-convex", "L": "1", "mu": mu}, "n": n, "p": [str(Fraction(1, n))] * n,
-            "method": {"name": "linear", "evaluations": evs, "objective": [["1", E - 1]]},
+            "method": {"name": "linear", "evaluations": evs, "measure": ["distance"], "outputs": [["1", [evs[-1][1]]]]},
             "bound": {"form": "constrained", "D0": "1", "rho2": "1", "value": "1"}}
 
 
@@ -271,19 +268,25 @@ def _linear(E: int, *, n: int = 1, digits: int = 1, mu: str = "0") -> dict[str, 
     (_linear(80, n=4), [[k, f"{2 ** 61 + k}/{2 ** 60}"] for k in range(2000)]),
     (_linear(30), [[k, str(10 ** 90 + k) + "/" + str(10 ** 91 + 3 * k + 1)] for k in range(800)]),
 ])
-def test_oversized_certificates_refused_fast(st: dict[str, Any], mult: list[Any]) -> None:
+def test_oversized_certificates_refused_before_building(st: dict[str, Any], mult: list[Any]) -> None:
+    """Refused by the statement's limits or the work estimate before any row is built (how long a refusal takes,
+    against a genuine check: benchmarks/bench_proofs.py --hostile)."""
     d = {"kind": "pep-dual", "version": 2, "statement": st, "evidence": {"multipliers": mult}}
-    t0 = time.perf_counter()
     assert check_certificate(d) is False
-    assert time.perf_counter() - t0 < 3.0
+    try:
+        parsed, m = pep_kernel.parse(d)
+        work = pep_kernel.check_work(parsed, m)
+    except Exception:  # noqa: BLE001 - a malformed statement or one past a structural limit: refused before building
+        work = math.inf
+    assert work > pep_kernel.MAX_WORK
 
 
 def test_work_estimate_admits_the_suite_and_bounds_the_check(cert: Certificate) -> None:
     """The largest certificate shape the suite produces (Gram 36, 614 rows) is well inside the budget; the largest
     local-GD shape inside it (Gram 54) is decided within a few seconds whatever its multipliers."""
     def lgd(kappa: int, T_N: int) -> dict[str, Any]:
-        return pep_kernel.canonical(statement(method={"name": "local_gd", "kappa": kappa, "T_N": T_N, "beta": Fraction(1, 4),
-                                                      "schedule": "rfedfair", "output": "002"}, n=2,
+        return pep_kernel.canonical(statement(method={"name": "local_gd", "kappa": kappa, "T_N": T_N, "lr": Fraction(1, 4),
+                                                      "schedule": "rfedfair", "output": "average"}, n=2,
                                               bound={"form": "constrained", "D0": 1, "rho2": Fraction(1, 2), "value": 1}))
 
     dyadic = [Fraction(k + 1, 2 ** 70) for k in range(1500)]
@@ -293,12 +296,10 @@ def test_work_estimate_admits_the_suite_and_bounds_the_check(cert: Certificate) 
     assert pep_kernel.check_work(big, dyadic) <= pep_kernel.MAX_WORK < pep_kernel.check_work(lgd(5, 6), dyadic)
     d = {"kind": "pep-dual", "version": 2, "statement": pep_kernel.to_json(big),
          "evidence": {"multipliers": [[k, str(x)] for k, x in enumerate(dyadic[:1406])]}}
-    t0 = time.perf_counter()
     assert check_certificate(d) is False  # built, S assembled: the function values do not cancel
-    assert time.perf_counter() - t0 < 8.0
     with pytest.raises(FairtheoryValueError, match="MAX_WORK"):
-        certify_pep(statement(method={"name": "local_gd", "kappa": 6, "T_N": 6, "beta": Fraction(1, 4),
-                                      "schedule": "rfedfair", "output": "002"}, n=2,
+        certify_pep(statement(method={"name": "local_gd", "kappa": 6, "T_N": 6, "lr": Fraction(1, 4),
+                                      "schedule": "rfedfair", "output": "average"}, n=2,
                               bound={"form": "constrained", "D0": 1, "rho2": 1, "value": 0}))
 
 
@@ -309,7 +310,7 @@ def test_limits_are_coherent() -> None:
     assert issubclass(pep_kernel.BadStatement, ValueError)
     with pytest.raises(pep_kernel.BadStatement, match="Gram dimension"):
         pep_kernel.build(pep_kernel.canonical(statement(
-            method={"name": "local_gd", "kappa": 60, "T_N": 60, "beta": 1, "schedule": "rfedfair", "output": "002"},
+            method={"name": "local_gd", "kappa": 60, "T_N": 60, "lr": 1, "schedule": "rfedfair", "output": "average"},
             n=2, bound={"form": "constrained", "D0": 1, "rho2": 1, "value": 0})))
 
 
@@ -359,22 +360,22 @@ def test_fit_closed_form_overflowing_points() -> None:
     ({"L": "x"}, FairtheoryValueError, "L"), ({"mu": math.inf}, FairtheoryValueError, "mu"),
     ({"mu": 1}, FairtheoryValueError, "mu"), ({"mu": None}, FairtheoryTypeError, "mu"),
     ({"method": None}, FairtheoryTypeError, "method"),
-    ({"method": {"name": "local_gd", "beta": [1]}}, FairtheoryTypeError, "beta"), ({"bound": None}, FairtheoryTypeError, "bound"),
+    ({"method": {"name": "local_gd", "lr": [1]}}, FairtheoryTypeError, "lr"), ({"bound": None}, FairtheoryTypeError, "bound"),
     ({"bound": {"form": "constrained", "value": math.nan}}, FairtheoryValueError, "value"),
 ])
 def test_statement_named_errors(kw: dict[str, Any], err: type, name: str) -> None:
-    args = {"method": {"name": "local_gd", "kappa": 1, "T_N": 1, "beta": 1, "schedule": "rfedfair", "output": "002"},
+    args = {"method": {"name": "local_gd", "kappa": 1, "T_N": 1, "lr": 1, "schedule": "rfedfair", "output": "average"},
             "n": 2, "bound": {"form": "constrained", "D0": 1, "rho2": 1, "value": 0}} | kw
     with pytest.raises(err, match=name):
         statement(**args)
 
 
 def test_statement_exact_inputs() -> None:
-    st = statement(method={"name": "local_gd", "kappa": 1, "T_N": 1, "beta": "0.5", "schedule": "rfedfair",
-                           "output": "002"}, n=2, p=[Fraction(1, 3), "2/3"], L=np.float64(2.0), mu=Decimal("0.5"),
+    st = statement(method={"name": "local_gd", "kappa": 1, "T_N": 1, "lr": "0.5", "schedule": "rfedfair",
+                           "output": "average"}, n=2, p=[Fraction(1, 3), "2/3"], L=np.float64(2.0), mu=Decimal("0.5"),
                    bound={"form": "constrained", "D0": 1, "rho2": 1, "value": 0.25})
     c = pep_kernel.canonical(st)
-    assert c["method"]["beta"] == Fraction(1, 2) and c["p"] == [Fraction(1, 3), Fraction(2, 3)]
+    assert c["method"]["lr"] == Fraction(1, 2) and c["p"] == [Fraction(1, 3), Fraction(2, 3)]
     assert c["class"] == {"functions": "smooth-convex", "L": 2, "mu": Fraction(1, 2)} and c["bound"]["value"] == Fraction(1, 4)
 
 

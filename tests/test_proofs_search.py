@@ -19,17 +19,19 @@ from fairtheory.errors import SolverError
 from fairtheory.proofs import search
 from fairtheory.proofs.certificate import verify_multipliers
 from fairtheory.proofs.search import SearchResult, find_multipliers, reference_solve
+from fairtheory.worstcase import solvers
 
 RTOL = 1e-6
 
 
 def local_gd(kappa: int, T_N: int, rho2: Fraction, *, constrained: bool = True) -> dict[str, Any]:
-    from fairtheory.worstcase.local_gd import build_local_gd, rho2_expr, units
+    from fairtheory.worstcase.local_gd import build_local_gd, rho2_expr
+    from fairtheory.worstcase.results import units
     from fairtheory.worstcase.sdp import sqnorm
 
     _, D0n, R2n = units(1, 1, rho2)
     p = [Fraction(1, 2)] * 2
-    b = build_local_gd(n=2, p=p, beta=Fraction(1, 4), kappa=kappa, T_N=T_N, output="002", exact=True)
+    b = build_local_gd(n=2, p=p, lr=Fraction(1, 4), kappa=kappa, T_N=T_N, output="average", exact=True)
     if constrained:
         b.pep.add_le(sqnorm(b.x0) - D0n)
         b.pep.add_le(rho2_expr(b, p) - R2n)
@@ -37,18 +39,18 @@ def local_gd(kappa: int, T_N: int, rho2: Fraction, *, constrained: bool = True) 
     return b.pep.export()
 
 
-def round_pep(beta_L: Fraction, kappa: int = 2) -> dict[str, Any]:
+def round_pep(h: Fraction, kappa: int = 2) -> dict[str, Any]:
     """One-round potential PEP at ``a = beta/2`` with ``rho^2 <= R = (beta L kappa)^-3`` (value ``= C R``)."""
     from fairtheory.worstcase.potential import _round_pep
 
-    R = (beta_L * kappa) ** -3
-    pep, _ = _round_pep(2, [Fraction(1, 2)] * 2, beta_L, kappa, beta_L / 2, R, None, exact=True)
+    R = (h * kappa) ** -3
+    pep, _ = _round_pep(2, [Fraction(1, 2)] * 2, h, kappa, h / 2, R, None, exact=True)
     return pep.export()
 
 
-def rho0_value(kappa: int, T_N: int, beta_L: Fraction = Fraction(1, 4)) -> Fraction:
+def rho0_value(kappa: int, T_N: int, h: Fraction = Fraction(1, 4)) -> Fraction:
     """Proved closed form of the rho = 0 local-GD worst case (002 output, rFedFair schedule), ``L = D0 = 1``."""
-    return 1 / (2 + 2 * beta_L * (kappa * T_N + 2))
+    return 1 / (2 + 2 * h * (kappa * T_N + 2))
 
 
 def check(data: dict[str, Any], res: SearchResult, rtol: float = RTOL) -> None:
@@ -100,20 +102,20 @@ def test_local_gd_rho_half_value_is_accurate() -> None:
 ROUND_BETA = [Fraction(1, 2), Fraction(3, 4), Fraction(1), Fraction(5, 4), Fraction(3, 2)]
 
 
-def round_fit(beta_L: Fraction) -> Fraction:
+def round_fit(h: Fraction) -> Fraction:
     """``7 / (16 (7 - 2 (beta L)^2))``: the measured PEP values (SDPA-GMP) at kappa = 2, a = beta/2, a fit (exact
     at ``beta L = 1``: ``7/80``, i.e. ``C = 7/10``)."""
-    return Fraction(7, 16) / (7 - 2 * beta_L**2)
+    return Fraction(7, 16) / (7 - 2 * h**2)
 
 
-@pytest.mark.parametrize("beta_L", ROUND_BETA, ids=[str(b) for b in ROUND_BETA])
-def test_round_constant_pep(beta_L: Fraction) -> None:
+@pytest.mark.parametrize("h", ROUND_BETA, ids=[str(b) for b in ROUND_BETA])
+def test_round_constant_pep(h: Fraction) -> None:
     """These failed with the old search (Clarabel's dual last bits, value 5e-6 low)."""
-    data = round_pep(beta_L)
+    data = round_pep(h)
     res = find_multipliers(data)
     check(data, res)
-    fit = round_fit(beta_L)
-    assert res.bound >= fit if beta_L == 1 else abs(float(res.bound - fit)) <= 1e-9 * float(fit)
+    fit = round_fit(h)
+    assert res.bound >= fit if h == 1 else abs(float(res.bound - fit)) <= 1e-9 * float(fit)
     assert res.bound - fit <= RTOL * fit
     assert res.meta["structural_zeros"] == [1]  # the free model of the one-round PEP
 
@@ -121,7 +123,7 @@ def test_round_constant_pep(beta_L: Fraction) -> None:
 def test_round_constant_pep_vs_sdpa() -> None:
     pytest.importorskip("sdpap")
     data = round_pep(Fraction(1))
-    ref = search._solve_sdpa(search._Pep(data))
+    ref = solvers.solve_sdpa(solvers.ExportedPEP(data))
     assert ref is not None and ref.status == "pdOPT"
     assert abs(ref.value - 0.0875) <= 1e-15
     res = find_multipliers(data)
@@ -142,7 +144,7 @@ def test_round_constant_pep_clarabel_only() -> None:
 def _noisy(monkeypatch: pytest.MonkeyPatch, rel: float, seed: int, primal: bool = False) -> None:
     """Both float solvers' duals (and optionally primal and value) perturbed by ``rel`` relative Gaussian noise."""
     rng = np.random.default_rng(seed)
-    clar, sdpa = search._solve_clarabel, search._solve_sdpa
+    clar, sdpa = solvers.solve_clarabel, solvers.solve_sdpa
 
     def perturb(sol: Any) -> Any:
         if sol is None:
@@ -154,8 +156,8 @@ def _noisy(monkeypatch: pytest.MonkeyPatch, rel: float, seed: int, primal: bool 
             sol.F = sol.F * (1 + rel * rng.standard_normal(sol.F.shape))
         return sol
 
-    monkeypatch.setattr(search, "_solve_clarabel", lambda *a, **k: perturb(clar(*a, **k)))
-    monkeypatch.setattr(search, "_solve_sdpa", lambda *a, **k: perturb(sdpa(*a, **k)))
+    monkeypatch.setattr(solvers, "solve_clarabel", lambda *a, **k: perturb(clar(*a, **k)))
+    monkeypatch.setattr(solvers, "solve_sdpa", lambda *a, **k: perturb(sdpa(*a, **k)))
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -181,14 +183,14 @@ def test_free_row_multiplier_capped(monkeypatch: pytest.MonkeyPatch) -> None:
     tight end still certifies."""
     pytest.importorskip("sdpap")
     seen: list[float] = []
-    solve = search._solve_sdpa
+    solve = solvers.solve_sdpa
 
     def spy(P: Any) -> Any:
         out = solve(P)
         seen.append(float(np.max(out.z)))
         return out
 
-    monkeypatch.setattr(search, "_solve_sdpa", spy)
+    monkeypatch.setattr(solvers, "solve_sdpa", spy)
     data = local_gd(2, 2, Fraction(0))
     res = find_multipliers(data, reference="sdpa")
     check(data, res)
@@ -198,8 +200,8 @@ def test_free_row_multiplier_capped(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_without_sdpa(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(search, "_sdpa_available", lambda: False)
-    monkeypatch.setattr(search, "_solve_sdpa", lambda P: None)
+    monkeypatch.setattr(solvers, "sdpa_available", lambda: False)
+    monkeypatch.setattr(solvers, "solve_sdpa", lambda P: None)
     data = round_pep(Fraction(1, 2))
     res = find_multipliers(data)
     check(data, res)
@@ -254,8 +256,8 @@ def test_deadline_and_bad_reference() -> None:
 def test_dyadic_rounding_and_projection_are_exact() -> None:
     """The tight end alone: common dyadic grid, exact projection onto (i); its function values cancel exactly."""
     data = local_gd(2, 2, Fraction(1, 2))
-    P = search._Pep(data)
-    ref = search._solve_clarabel(P)
+    P = solvers.ExportedPEP(data)
+    ref = solvers.solve_clarabel(P)
     lam0 = search._round(P, ref.z)
     dens = {q.denominator for q in lam0.values()}
     assert all(d & (d - 1) == 0 for d in dens) and max(dens).bit_length() <= search.GRID_BITS + 8
@@ -279,7 +281,7 @@ def test_equality_rows() -> None:
     k = next(i for i, (G, F, c) in enumerate(rows) if not F and c == -1)  # ||x0 - x*||^2 - 1 <= 0
     eq = dict(data) | {"rows": [rows[k]] + rows[:k] + rows[k + 1:], "n_eq": 1}
     for reference in ("clarabel", "sdpa"):
-        if reference == "sdpa" and not search._sdpa_available():
+        if reference == "sdpa" and not solvers.sdpa_available():
             continue
         res = find_multipliers(eq, reference=reference)
         check(eq, res)

@@ -38,10 +38,14 @@ from fairtheory.testing import (
     loss_vectors,
     qalpha_instances,
 )
-from verify.core import relative_error
 
 EQ = 1e-8
 RND = 1e-12
+
+
+def relative_error(a: float, b: float) -> float:
+    """``|a - b| / max(1, |b|)``: relative for large values, absolute near zero (the measure of the claims' equalities)."""
+    return abs(float(a) - float(b)) / max(1.0, abs(float(b)))
 
 
 def _scale(*xs):

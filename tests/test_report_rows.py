@@ -90,15 +90,19 @@ def test_refuted_row_prints_the_counterexamples_own_numbers(run) -> None:
     console = _console_row(r)
     assert (console["measured"], console["bound"], console["tight"]) == ("2", "2.5", "1.25")
     assert console["margin"] == "-0.5" and console["of"] == "cx"
-    line = progress_line(r, 1, 1)
-    assert "measured=2 >= bound=2.5 tight=1.25 (counterexample)" in line
+    line = progress_line(r, 1, 1, 160)
+    assert "refuted (recorded finding) measured=2 >= bound=2.5 tight=1.25 (counterexample)" in line
 
     doc = json.loads(to_json([r], {"mode": "quick"}))
     (c,) = doc["claims"]
     assert c["row"]["numbers_of"] == "counterexample"
     assert (c["row"]["measured"], c["row"]["bound"]) == (2.0, 2.5)
     assert c["row"]["tightness"] == pytest.approx(1.25)
-    assert (c["measured"], c["bound"]) == (1.0, 20.0)  # the raw worst instance stays in the JSON
+    # the claim's own fields are the counterexample's too (as the console and Markdown print them) ...
+    assert (c["measured"], c["bound"], c["margin"], c["tightness"]) == (2.0, 2.5, -0.5, pytest.approx(1.25))
+    # ... and the raw worst instance stays in the JSON, named as such
+    assert (c["worst_violation"]["measured"], c["worst_violation"]["bound"]) == (1.0, 20.0)
+    assert c["worst_violation"]["tightness"] == pytest.approx(37.28)
 
 
 def test_refuted_upper_and_equality_rows(run) -> None:

@@ -73,7 +73,7 @@ def test_matches_per_client_reference(kappa: int, K: int | None) -> None:
                                          seed=11, w0=np.ones(3), eta0=0.3)
     kw = dict(T=T, lr=0.07, mu=0.2, alpha=alpha, kappa=kappa, K=K, w0=np.ones(3), eta0=0.3)
     r2 = R.run_rfedfair(prob, rng=np.random.default_rng(11), **kw)
-    r0 = R.run_rfedfair(prob, rng=np.random.default_rng(11), output_version="000", **kw)
+    r0 = R.run_rfedfair(prob, rng=np.random.default_rng(11), output="path_average", **kw)
     np.testing.assert_allclose(r2.w, ref002, rtol=1e-12, atol=1e-13)
     np.testing.assert_allclose(r0.w, ref000, rtol=1e-12, atol=1e-13)
     # final server model = last averaging of the reference (T steps, including t = T-1)
@@ -122,12 +122,12 @@ def test_rounds_validation() -> None:
         R.rounds_for(13, 5)
     with pytest.raises(FairtheoryValueError, match="divisible"):
         R.run_rfedfair(prob, T=13, lr=0.01, mu=0.1, alpha=0.8, kappa=5)
-    # the 000 output accepts any T >= 1
-    res = R.run_rfedfair(prob, T=13, lr=0.01, mu=0.1, alpha=0.8, kappa=5, output_version="000")
+    # the path_average output (000's) accepts any T >= 1
+    res = R.run_rfedfair(prob, T=13, lr=0.01, mu=0.1, alpha=0.8, kappa=5, output="path_average")
     assert res.T_N is None and res.state.t == 13
 
 
-def test_output_000_definition() -> None:
+def test_output_path_average_definition() -> None:
     prob = _quad()
     T, kappa = 12, 5
     alg = R.make(prob, lr=0.05, mu=0.1, alpha=0.7, kappa=kappa)
@@ -136,7 +136,7 @@ def test_output_000_definition() -> None:
     for _ in range(T):
         acc += prob.p @ state.W
         state = alg.step(state, None)
-    res = R.run_rfedfair(prob, T=T, lr=0.05, mu=0.1, alpha=0.7, kappa=kappa, output_version="000")
+    res = R.run_rfedfair(prob, T=T, lr=0.05, mu=0.1, alpha=0.7, kappa=kappa, output="path_average")
     np.testing.assert_allclose(res.w, acc / T, rtol=1e-13)
     np.testing.assert_allclose(res.state.W, state.W, rtol=1e-14)
 
@@ -147,9 +147,9 @@ def test_checkpoints_are_prefix_outputs() -> None:
     long = R.run_rfedfair(prob, T=22, checkpoints=[7, 12, 17], **kw)
     for Tp in (7, 12, 17):
         short2 = R.run_rfedfair(prob, T=Tp, **kw)
-        short0 = R.run_rfedfair(prob, T=Tp, output_version="000", **kw)
-        np.testing.assert_allclose(long.checkpoints[Tp]["002"][0], short2.w, rtol=1e-14)
-        np.testing.assert_allclose(long.checkpoints[Tp]["000"][0], short0.w, rtol=1e-14)
+        short0 = R.run_rfedfair(prob, T=Tp, output="path_average", **kw)
+        np.testing.assert_allclose(long.checkpoints[Tp]["average"][0], short2.w, rtol=1e-14)
+        np.testing.assert_allclose(long.checkpoints[Tp]["path_average"][0], short0.w, rtol=1e-14)
 
 
 def test_partial_draws_with_replacement_plain_mean() -> None:
@@ -206,7 +206,8 @@ def test_numpy_torch_agree(xp_name: str, to_backend, K: int | None) -> None:
         (dict(aggregator=TERM(np.full(4, 0.25), 1.0)), FairtheoryValueError),  # with alpha, mu: not both
         (dict(T=1), FairtheoryValueError),
         (dict(T=2.0), FairtheoryTypeError),
-        (dict(output_version="001"), FairtheoryValueError),
+        (dict(output="001"), FairtheoryValueError),
+        (dict(output_version="path_average"), FairtheoryTypeError),  # the removed keyword, refused naming output=
     ],
 )
 def test_validation(bad: dict, exc: type) -> None:
@@ -230,8 +231,8 @@ def test_partial_needs_rng_and_alpha_range() -> None:
         alg.init(np.zeros(prob.d + 1))
     with pytest.raises(FairtheoryValueError, match="eta0"):
         alg.init(eta0=float("nan"))
-    with pytest.raises(FairtheoryValueError, match="002 output"):
-        R.output(s0, "002")
+    with pytest.raises(FairtheoryValueError, match="'average' output"):
+        R.output(s0, "average")
     with pytest.raises(FairtheoryTypeError, match="rfedfair.State"):
         alg.step("state", np.random.default_rng(0))
 

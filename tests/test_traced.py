@@ -33,13 +33,13 @@ def rel(a: float, b: float) -> float:
 def test_fedavg_twin(n, kappa, T, lr, rho2, p, K, out) -> None:
     tr = worst_case(fedavg.make, T, n=n, L=1.0, D0=1.0, rho2=rho2, p=p, output=out, lr=lr, kappa=kappa, K=K)
     hw = local_gd_worst_case(n=n, kappa=kappa, T_N=T - 1, lr=lr, L=1.0, D0=1.0, rho2=rho2, p=p, K=K,
-                             output="last" if out == "last" else "002", schedule="fedavg")
+                             output="last" if out == "last" else "average", schedule="fedavg")
     assert tr.certified() and hw.certified()
     assert rel(tr.value, hw.value) <= 1e-6
     assert tr.dim == hw.dim and tr.extra["branches"] == hw.extra["branches"]
 
 
-@pytest.mark.parametrize("warm,out,eg", [(True, "last", 1.0), (False, "avg", 0.5)])
+@pytest.mark.parametrize("warm,out,eg", [(True, "last", 1.0), (False, "average", 0.5)])
 def test_scaffold_twin(warm, out, eg) -> None:
     tr = worst_case(scaffold.make, 2, n=2, L=2.0, D0=0.5, rho2=3.0, output="last" if out == "last" else "mean",
                     start={"warm_start": warm}, kappa=2, lr=0.25, server_lr=eg)

@@ -8,7 +8,6 @@ Ground truth: closed forms (gradient descent on smooth strongly convex functions
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -215,12 +214,13 @@ def test_more_atoms_contain_fewer(n: int, rounds: int) -> None:
                           (2, 4, 2, 4096, "Gram dimension"),       # 8^4 leaves per node: dimension first
                           (1, 4, 1, 10**6, "Gram dimension")])
 def test_noise_branches_and_size_are_refused_before_solving(n: int, rounds: int, kappa: int, max_branches: int,
-                                                            match: str) -> None:
-    t0 = time.perf_counter()
+                                                            match: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    solves: list[int] = []
+    monkeypatch.setattr(PEP, "solve", lambda self, *args, **kw: solves.append(1))
     with pytest.raises(FairtheoryValueError, match=match):
         worst_case(fedavg.make, rounds, n=n, L=1.0, D0=1.0, rho2=1.0 if n > 1 else 0.0, sigma2=1.0, noise_atoms=8,
                    lr=0.5, kappa=kappa, max_branches=max_branches)
-    assert time.perf_counter() - t0 < 10.0  # refused while tracing, long before a solve
+    assert solves == []  # refused while tracing: no SDP was solved
 
 
 def test_noise_outside_a_traced_step_is_refused() -> None:
@@ -395,13 +395,26 @@ def test_new_options_report_the_solver_value() -> None:
     assert _close(wc.scale, 1.0 + (1.0 + 0.5) / 1.0, 1e-15)  # S = L D0 + (rho2 + sigma2)/L
 
 
-@pytest.mark.parametrize("kw", [dict(sigma2=0.5), dict(grad_eps=0.1), dict(measure="distance"),
-                                dict(measure=["value", "distance"]), dict(output="best"), dict(L=[1.0, 0.5])])
+@pytest.mark.parametrize("kw", [dict(sigma2=0.5), dict(grad_eps=0.1)])
 def test_certificate_refuses_the_new_options(kw: dict[str, Any]) -> None:
     args = dict(n=2, L=1.0, D0=1.0, rho2=1.0, lr=0.5)
     args.update(kw)
     with pytest.raises(FairtheoryValueError, match="certificate"):
         worst_case(fedavg.make, 1, certificate=True, **args)
+
+
+@pytest.mark.parametrize("kw", [dict(measure="distance"), dict(measure="grad_norm"), dict(measure=["value", "distance"]),
+                                dict(output="best"), dict(L=[1.0, 0.5])])
+def test_certificate_states_every_measure_output_and_per_client_class(kw: dict[str, Any]) -> None:
+    """Other measures, their minimum, the best output and per-client classes are stated and certified: the trusted
+    kernel accepts the certificate, whose bound is the solver's value (within the search's tolerance)."""
+    from fairtheory_kernel.check import check_proof
+
+    args = dict(n=2, L=1.0, D0=1.0, rho2=1.0, lr=0.5)
+    args.update(kw)
+    wc = worst_case(fedavg.make, 1, certificate=True, **args)
+    assert check_proof(wc.certificate.to_json()) is True
+    assert abs(float(wc.certificate.bound) - wc.value) <= 1e-5 * max(1.0, wc.value)
 
 
 def test_certificate_refuses_prox() -> None:

@@ -334,7 +334,7 @@ def test_certificate_refuses_constrained() -> None:
         worst_case(fedavg.make, 1, n=1, L=1.0, D0=1.0, rho2=1.0, lr=1.0, constrained=True, certificate=True)
     prob = PEPProblem(1, L=1.0, D0=1.0, rho2=0.0, constrained=True)
     with pytest.raises(FairtheoryValueError, match="constrained"):
-        prob.linear_statement(Scalar())
+        prob.linear_statement([(1.0, [prob.x0])], ["value"])
 
 
 @pytest.mark.parametrize(("kw", "name"), [(dict(measure="grad_norm"), "grad_norm"),

@@ -185,7 +185,7 @@ def _gd_statement(value: Any) -> dict[str, Any]:
     (the exact worst case is 1/6, Drori & Teboulle 2014)."""
     from fairtheory.proofs.certificate import statement
 
-    return statement(method={"name": "local_gd", "kappa": 1, "T_N": 0, "beta": 1, "schedule": "rfedfair", "output": "last"},
+    return statement(method={"name": "local_gd", "kappa": 1, "T_N": 0, "lr": 1, "schedule": "rfedfair", "output": "last"},
                      n=1, bound={"form": "constrained", "D0": 1, "rho2": 0, "value": value})
 
 
@@ -239,7 +239,8 @@ def test_real_pep_certificate_end_to_end(tmp_path: Path, workers: str, gd_cert: 
     assert rows["hand.proved"]["status"] == "proved" and rows["hand.proved"]["certificate"] == PEP_CERT
     assert rows["hand.tampered"]["status"] == "error"
     assert "certificate (kind 'pep-dual') failed re-check" in rows["hand.tampered"]["note"]
-    assert "unexpected: hand.tampered (error)" in res.stdout
+    assert "exit status 1: 1 claim did not end as expected: hand.tampered (error, expected proved)" in " ".join(
+        res.stdout.split())
     (tmp_path / "only_good.py").write_text(PROOF_PLUGIN.format(cert=PEP_CERT).split("@claim(\"hand.tampered\"")[0])
     res = subprocess.run([sys.executable, "-m", "verify", "--plugin", str(tmp_path / "only_good.py"), "--only", "hand.*",
                           "--no-json", "--no-markdown"], cwd=repo, capture_output=True, text=True, timeout=300,
@@ -289,7 +290,7 @@ def test_certificate_of_another_problem_cannot_prove_a_claim(gd_cert: dict[str, 
     1/6) re-checked True under version 1; now its statement does not imply the declared one."""
     from fairtheory.proofs.certificate import statement
 
-    fedavg = statement(method={"name": "local_gd", "kappa": 2, "T_N": 1, "beta": 1, "schedule": "fedavg", "output": "last"},
+    fedavg = statement(method={"name": "local_gd", "kappa": 2, "T_N": 1, "lr": 1, "schedule": "fedavg", "output": "last"},
                        n=2, bound={"form": "constrained", "D0": 1, "rho2": 0, "value": "1/8"})
     r = _bind_claim(Outcome("proved", certificate=gd_cert), fedavg)
     assert r.status == "error" and "no certificate proves the claim's declared statement" in r.note
@@ -336,8 +337,8 @@ def family_cert() -> dict[str, Any]:
 
     from fairtheory.proofs import prove_family
 
-    return prove_family("local_gd", n=2, kappa=1, T_N=2, output="002", schedule="rfedfair", rho2=0,
-                        beta_L=(Fraction(0), Fraction(1, 2))).to_json()
+    return prove_family("local_gd", n=2, kappa=1, T_N=2, output="average", schedule="rfedfair", rho2=0,
+                        h=(Fraction(0), Fraction(1, 2))).to_json()
 
 
 def test_family_certificate_proves_its_range_and_subranges(family_cert: dict[str, Any]) -> None:
@@ -346,7 +347,7 @@ def test_family_certificate_proves_its_range_and_subranges(family_cert: dict[str
     from verify.claims.proofs_pep import rho0_family_statement
 
     r = _bind_claim(Outcome("proved", certificate=family_cert), rho0_family_statement(1, 2))
-    assert r.status == "proved" and "for every beta_L in [0, 1/2]" in r.proved_statement[0]
+    assert r.status == "proved" and "for every h in [0, 1/2]" in r.proved_statement[0]
     sub = rho0_family_statement(1, 2, Fraction(1, 8), Fraction(1, 4))
     assert _bind_claim(Outcome("proved", certificate=family_cert), sub).status == "proved"
 
@@ -369,7 +370,7 @@ def test_parametric_claim_quick() -> None:
     load_all()
     r = run_claim("proofs.localgd.rho0_formula", Context(quick=True))
     assert r.status == "proved", r.note
-    assert len(r.proved_statement) == 2 and all("for every beta_L in [0, 1/2]" in s for s in r.proved_statement)
+    assert len(r.proved_statement) == 2 and all("for every h in [0, 1/2]" in s for s in r.proved_statement)
 
 
 @pytest.mark.slow
@@ -381,8 +382,8 @@ def test_theorem1_every_step_quick() -> None:
     load_all()
     r = run_claim("proofs.rcfl.theorem1.every_step", Context(quick=True))
     assert r.status == "proved", r.note
-    assert all("for every beta_L in [1/1048576, 1/40]" in s for s in r.proved_statement)
+    assert all("for every h in [1/1048576, 1/40]" in s for s in r.proved_statement)
     certs = r.certificate if isinstance(r.certificate, list) else [r.certificate]
-    cert_002 = next(c for c in certs if c["statement"]["method"]["output"] == "002")
+    cert_002 = next(c for c in certs if c["statement"]["method"]["output"] == "average")
     assert _bind_claim(Outcome("proved", certificate=cert_002), theorem1_family_statement("002", 2, 2)).status == "proved"
     assert _bind_claim(Outcome("proved", certificate=cert_002), theorem1_family_statement("000", 2, 2)).status == "error"

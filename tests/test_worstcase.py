@@ -40,8 +40,8 @@ def test_drori_teboulle(N: int) -> None:
 
 
 def test_scaling_units() -> None:
-    """Values scale like L D0 (homogeneity); beta enters only through beta L."""
-    kw = dict(n=2, kappa=2, T_N=2, output="002")
+    """Values scale like L D0 (homogeneity); lr enters only through h = lr L."""
+    kw = dict(n=2, kappa=2, T_N=2, output="average")
     a = local_gd_worst_case(lr=0.2, L=1.0, D0=1.0, rho2=0.5, **kw)
     b = local_gd_worst_case(lr=0.1, L=2.0, D0=3.0, rho2=0.5 * 4.0 * 3.0, **kw)
     assert abs(b.value - 2.0 * 3.0 * a.value) <= 1e-6 * b.value
@@ -84,8 +84,8 @@ def test_curve_vs_rounds() -> None:
 
 
 # ------------------------------------------------------------------------------------------ replay
-@pytest.mark.parametrize("kappa,T_N,beta,rho2,out", [(2, 2, 0.5, 1.0, "002"), (3, 2, 0.3, 5.0, "last"),
-                                                     (2, 3, 1 / 40, 1.0, "002")])
+@pytest.mark.parametrize("kappa,T_N,beta,rho2,out", [(2, 2, 0.5, 1.0, "average"), (3, 2, 0.3, 5.0, "last"),
+                                                     (2, 3, 1 / 40, 1.0, "average")])
 def test_replay_with_fedavg_reaches_pep_value(kappa: int, T_N: int, beta: float, rho2: float, out: str) -> None:
     """An extracted worst case, replayed with fairtheory.algorithms.fedavg on explicit functions, reaches the
     PEP value to 1e-4 relative (the acceptance test of the issue)."""
@@ -100,14 +100,15 @@ def test_replay_with_fedavg_reaches_pep_value(kappa: int, T_N: int, beta: float,
     assert abs(rep[out] - r.value) <= 1e-4 * r.value
 
 
-def test_replay_000_output_with_simulator() -> None:
-    r = local_gd_worst_case(n=2, kappa=2, T_N=2, lr=0.4, L=1.0, D0=1.0, rho2=2.0, output="000", return_instance=True)
+def test_replay_path_average_output_with_simulator() -> None:
+    r = local_gd_worst_case(n=2, kappa=2, T_N=2, lr=0.4, L=1.0, D0=1.0, rho2=2.0, output="path_average",
+                            return_instance=True)
     inst = r.instance
     assert inst is not None
     fns = [SmoothConvexInterpolant(pts, inst.L) for pts in inst.points]
-    runs = simulate_local_gd(lambda i, x: fns[i](x)[1], p=inst.p, x0=inst.x0, beta=0.4, kappa=2, T_N=2)
+    runs = simulate_local_gd(lambda i, x: fns[i](x)[1], p=inst.p, x0=inst.x0, lr=0.4, kappa=2, T_N=2)
     (_, outs), = runs
-    G = float(sum(inst.p[i] * fns[i](outs["000"])[0] for i in range(2)))
+    G = float(sum(inst.p[i] * fns[i](outs["path_average"])[0] for i in range(2)))
     assert abs(G - r.value) <= 1e-4 * r.value
 
 
@@ -133,7 +134,7 @@ def test_interpolant_is_exact_on_data_and_convex() -> None:
 def test_theorem_coefficients_match_bounds() -> None:
     from fairtheory.bounds.rcfl import theorem1_bound
 
-    a, b = theorem_coefficients(version="002", kappa=3, T_N=4, beta=0.01, L=2.0)
+    a, b = theorem_coefficients(version="002", kappa=3, T_N=4, lr=0.01, L=2.0)
     full = theorem1_bound(dist0_sq=1.5, beta=0.01, T=14, kappa=3, L=2.0, rho2=0.7, mu=0.1, tau_alpha=2.0)
     assert abs(a * 1.5 + b * 0.7 + 0.1 * 2.0 - full) <= 1e-12 * full
 
@@ -143,12 +144,12 @@ def test_ratio_is_attained_and_dominates_samples() -> None:
     from fairtheory.bounds.rcfl import theorem1_beta_max
 
     beta = theorem1_beta_max(1.0, 3)
-    r = theorem_ratio(version="002", kappa=3, T_N=2, beta=beta)
+    r = theorem_ratio(version="002", kappa=3, T_N=2, lr=beta)
     assert r.certified() and r.conditions_met
     assert abs(r.a * r.D0 + r.b * r.rho2 - 1.0) <= 1e-6
     wc = local_gd_worst_case(n=2, kappa=3, T_N=2, lr=beta, L=1.0, D0=r.D0, rho2=max(r.rho2, 1e-12))
     assert abs(wc.value - r.ratio) <= 1e-5 * r.ratio
-    samp = sampled_ratio(version="002", kappa=3, T_N=2, beta=beta, count=10, rng=np.random.default_rng(1))
+    samp = sampled_ratio(version="002", kappa=3, T_N=2, lr=beta, count=10, rng=np.random.default_rng(1))
     assert samp <= r.ratio * (1 + 1e-6)
     assert r.ratio < 1.0
 
@@ -157,9 +158,9 @@ def test_theorem2_ratio_tiny() -> None:
     from fairtheory.bounds.rcfl import theorem2_beta_max
 
     beta = theorem2_beta_max(1.0, 2, 1)
-    r = theorem_ratio(version="002", kappa=2, T_N=1, beta=beta, K=1)
+    r = theorem_ratio(version="002", kappa=2, T_N=1, lr=beta, K=1)
     assert r.certified() and r.extra["branches"] == 4
-    samp = sampled_ratio(version="002", kappa=2, T_N=1, beta=beta, K=1, count=10, rng=np.random.default_rng(2))
+    samp = sampled_ratio(version="002", kappa=2, T_N=1, lr=beta, K=1, count=10, rng=np.random.default_rng(2))
     assert samp <= r.ratio * (1 + 1e-6)
 
 
@@ -167,27 +168,27 @@ def test_theorem2_ratio_tiny() -> None:
 def test_round_constant_gd() -> None:
     """kappa = 1 (gradient descent): a certificate with C = 0 exists for a <= 2 beta at beta L = 1/2 and none
     for large a; with a = beta/2 it exists iff beta L <= 7/4."""
-    assert round_constant(kappa=1, beta=0.5, a=0.25).C <= 1e-9
-    assert not round_constant(kappa=1, beta=0.5, a=5.0).exists
-    assert round_constant(kappa=1, beta=1.7, a=0.85).exists
-    assert not round_constant(kappa=1, beta=1.8, a=0.9).exists
+    assert round_constant(kappa=1, lr=0.5, a=0.25).C <= 1e-9
+    assert not round_constant(kappa=1, lr=0.5, a=5.0).exists
+    assert round_constant(kappa=1, lr=1.7, a=0.85).exists
+    assert not round_constant(kappa=1, lr=1.8, a=0.9).exists
 
 
 @pytest.mark.slow
 def test_horizon_free_bound_dominates_finite_horizon_pep() -> None:
     """The certificate's bound holds at every T_N: compare with the exact finite-horizon worst case."""
     beta, kappa = 0.2, 3
-    hf = horizon_free_constants(kappa=kappa, beta=beta, grid=6)
+    hf = horizon_free_constants(kappa=kappa, lr=beta, grid=6)
     assert hf.C_at_a_thm <= hf.C_thm
     for T_N in (0, 2, 4):
         for D0, rho2 in ((1.0, 0.0 + 1e-9), (1.0, 1.0), (0.2, 5.0)):
-            wc = local_gd_worst_case(n=2, kappa=kappa, T_N=T_N, lr=beta, L=1.0, D0=D0, rho2=rho2, output="002")
+            wc = local_gd_worst_case(n=2, kappa=kappa, T_N=T_N, lr=beta, L=1.0, D0=D0, rho2=rho2, output="average")
             for use in ("theorem_a", "a_max"):
                 assert wc.value <= certificate_bound(hf, T_N=T_N, D0=D0, rho2=rho2, use=use) * (1 + 1e-5) + 1e-8
 
 
 def test_theorem_round_constants() -> None:
-    a, C = theorem_round_constants(kappa=3, beta=0.01, L=2.0)
+    a, C = theorem_round_constants(kappa=3, lr=0.01, L=2.0)
     assert a == 0.005 and math.isclose(C, 13 * 2.0 * 0.01**3 * 4 * 3)
 
 
@@ -216,7 +217,7 @@ def test_large_step_certificate_holds_on_sampled_quadratics() -> None:
 
     beta, kappa = 1.5, 4
     a = beta / 2
-    rc = round_constant(kappa=kappa, beta=beta, a=a)
+    rc = round_constant(kappa=kappa, lr=beta, a=a)
     assert rc.exists
     rng = np.random.default_rng(7)
     p = np.array([0.5, 0.5])
@@ -243,8 +244,8 @@ def test_partial_participation_certificate_dominates_expected_worst_case() -> No
     first averaging's C0, bounds the exact worst expected suboptimality at small horizons."""
     beta, kappa, K = 0.1, 2, 1
     a = beta / 2
-    C = round_constant(kappa=kappa, beta=beta, a=a, K=K).C
-    C0 = round_constant(kappa=1, beta=beta, a=0.0, K=K).C
+    C = round_constant(kappa=kappa, lr=beta, a=a, K=K).C
+    C0 = round_constant(kappa=1, lr=beta, a=0.0, K=K).C
     assert math.isfinite(C) and math.isfinite(C0) and C0 > 0
     for T_N in (0, 1):
         for D0, rho2 in ((1.0, 0.5), (0.3, 3.0)):

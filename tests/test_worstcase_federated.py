@@ -1,4 +1,4 @@
-"""Building blocks of verify/claims/worstcase_federated.py: FedProx, local SGD and stochastic Scaffold worst cases.
+"""FedProx, local SGD and stochastic Scaffold worst cases (the building blocks of the worstcase.* claims).
 
 Ground truth: closed forms (the proximal point method on a Huber function, 002's theorem coefficients), an
 explicit instance run with numpy, and the hand-written PEPs (independent of the traced backend)."""
@@ -11,14 +11,10 @@ import numpy as np
 import pytest
 
 from fairtheory.algorithms import fedavg, fedprox
+from fairtheory.problems.huber import HuberProblem
 from fairtheory.worstcase import local_gd_worst_case, worst_case
-from verify.claims.worstcase_federated import (
-    HuberProblem,
-    ppm_huber_replay,
-    ppm_huber_value,
-    sgd_worst_case,
-    theorem_rhs,
-)
+from fairtheory.worstcase.local_sgd import sgd_worst_case, theorem_rhs
+from fairtheory.worstcase.proximal_point import ppm_huber_replay, ppm_huber_value
 from verify.core import REGISTRY, Context, run_claim
 
 IDS = ["worstcase.fedprox.ppm", "worstcase.fedprox.inexact", "worstcase.fedprox.heterogeneous",
@@ -66,19 +62,19 @@ def test_traced_fedprox_gd_at_prox_mu_0_is_fedavg() -> None:
 def test_theorem_rhs_is_002_at_kappa_1() -> None:
     beta = 1.0 / 40.0
     for T in (1, 2, 5):
-        assert theorem_rhs(T=T, beta=beta, L=1.0, D0=3.0, rho2=0.0, K=None) == pytest.approx(2 * 3.0 / (beta * T),
+        assert theorem_rhs(T=T, lr=beta, L=1.0, D0=3.0, rho2=0.0, K=None) == pytest.approx(2 * 3.0 / (beta * T),
                                                                                               rel=1e-14)
     # Thm. 2 adds (12/K) beta kappa^2 rho2; the heterogeneity term vanishes at kappa = 1
-    got = theorem_rhs(T=2, beta=0.01, L=1.0, D0=1.0, rho2=5.0, K=2)
+    got = theorem_rhs(T=2, lr=0.01, L=1.0, D0=1.0, rho2=5.0, K=2)
     assert got == pytest.approx(2 / (0.01 * 2) + 12 / 2 * 0.01 * 5.0, rel=1e-14)
 
 
 def test_local_sgd_at_sigma2_0_is_the_002_local_gd_pep() -> None:
     beta = 1.0 / 40.0
     v = sgd_worst_case(1, None, 3, beta, 1.0, 0.0, 0.0).value
-    hw = local_gd_worst_case(n=1, kappa=1, T_N=2, lr=beta, L=1.0, D0=1.0, rho2=0.0, output="002",
+    hw = local_gd_worst_case(n=1, kappa=1, T_N=2, lr=beta, L=1.0, D0=1.0, rho2=0.0, output="average",
                              schedule="rfedfair").value
-    assert abs(v - hw) <= 1e-6 * hw and v <= theorem_rhs(T=3, beta=beta, L=1.0, D0=1.0, rho2=0.0, K=None)
+    assert abs(v - hw) <= 1e-6 * hw and v <= theorem_rhs(T=3, lr=beta, L=1.0, D0=1.0, rho2=0.0, K=None)
 
 
 def test_local_sgd_noise_only_worst_case_is_linear_and_superadditive() -> None:
@@ -113,6 +109,8 @@ def test_stochastic_scaffold_at_sigma2_0_is_the_hand_written_pep() -> None:
 
 
 def test_claims_are_registered_with_citations() -> None:
+    import verify.claims.worstcase_federated  # noqa: F401  (registers the claims)
+
     for cid in IDS:
         spec = REGISTRY[cid]
         assert spec.citation and spec.statement and spec.expected == "verified"
@@ -121,6 +119,8 @@ def test_claims_are_registered_with_citations() -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("cid", IDS)
 def test_claims_hold_in_full_mode(cid: str) -> None:
+    import verify.claims.worstcase_federated  # noqa: F401  (registers the claims)
+
     r = run_claim(cid, Context(quick=False, seed=0))
     assert r.status == "verified", r.note
     assert math.isfinite(r.measured)  # type: ignore[arg-type]

@@ -280,10 +280,14 @@ def test_zero_of_sum_drs_lipschitz_monotone():
 
 # ----------------------------------------------------------------------------- findings (regression tests)
 def test_finding_drs_cocoercive_formula_is_not_an_upper_bound():
-    from fairtheory.worstcase.pepit_operator_examples import douglas_rachford_splitting_cocoercive, drs_cocoercive_tau
+    # PEPit's transcription of RTBG 2020 Thm 4.1 (the corrected formula: tests/test_pepit_drs_finding.py)
+    from fairtheory.worstcase.pepit_operator_examples import (
+        douglas_rachford_splitting_cocoercive,
+        drs_cocoercive_tau_as_pepit,
+    )
 
     beta, mu, alpha, theta = 0.7, 1.3, 1.0, 1.0
-    formula = drs_cocoercive_tau(beta, mu, alpha, theta)
+    formula = drs_cocoercive_tau_as_pepit(beta, mu, alpha, theta)
     assert formula == pytest.approx(0.2817695125, rel=1e-9)
     # explicit commuting normal operators: A (eigenvalue on the 0.7-cocoercive circle |lam - 1/1.4| = 1/1.4), B (Re = 1.3)
     lam_a = (1 / (2 * beta)) * (1 + np.exp(1j * 1.5984))
@@ -392,10 +396,11 @@ def test_claim_examples_match_pepits_printed_number(name, printed):
 
 
 def test_finding_drs_cocoercive_formula_is_not_attained_rigorous_upper_bound():
-    # at beta = 1, mu = 0.5, alpha = theta = 1 the formula says the worst case is 0.9; PEP.bracket's rigorous upper bound
-    # (exact multipliers, weak duality in rationals) shows it is at most 0.45 + 1e-9
-    from fairtheory.worstcase.pepit_operator_examples import _drs, drs_cocoercive_tau
+    # at beta = 1, mu = 0.5, alpha = theta = 1 PEPit's transcription says the worst case is 0.9; PEP.bracket's rigorous
+    # upper bound (exact multipliers, weak duality in rationals) shows it is at most 0.45 + 1e-9 (the corrected 0.45)
+    from fairtheory.worstcase.pepit_operator_examples import _drs, drs_cocoercive_tau, drs_cocoercive_tau_as_pepit
 
-    assert drs_cocoercive_tau(1.0, 0.5, 1.0, 1.0) == pytest.approx(0.9, rel=1e-12)
+    assert drs_cocoercive_tau_as_pepit(1.0, 0.5, 1.0, 1.0) == pytest.approx(0.9, rel=1e-12)
+    assert drs_cocoercive_tau(1.0, 0.5, 1.0, 1.0) == pytest.approx(0.45, rel=1e-12)
     b = _drs(op.Cocoercive(1.0), op.StronglyMonotone(0.5), 1.0, 1.0).bracket()
     assert 0.45 <= b.upper < 0.45 + 1e-9

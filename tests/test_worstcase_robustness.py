@@ -8,7 +8,8 @@ import pytest
 
 from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError
 from fairtheory.worstcase import local_gd_worst_case, round_constant, scaffold_worst_case, worst_case_vs_rounds
-from fairtheory.worstcase.local_gd import MAX_PEP_DIM, estimate_size
+from fairtheory.worstcase.limits import MAX_PEP_DIM
+from fairtheory.worstcase.local_gd import estimate_size
 
 _REF = local_gd_worst_case(n=2, kappa=2, T_N=1, lr=0.5, L=1.0, D0=1.0, rho2=1.0)
 _REF_S = scaffold_worst_case(kappa=2, R=1, lr=0.5, L=1.0, D0=1.0, rho2=1.0)
@@ -64,7 +65,7 @@ def test_scaffold_validates_p(p: list[float], match: str) -> None:
 @pytest.mark.parametrize("a", [float("nan"), float("inf"), -1.0])
 def test_round_constant_validates_a(a: float) -> None:
     with pytest.raises(FairtheoryValueError, match="a "):
-        round_constant(kappa=2, beta=0.5, a=a)
+        round_constant(kappa=2, lr=0.5, a=a)
 
 
 def test_worst_case_vs_rounds_needs_iterable() -> None:

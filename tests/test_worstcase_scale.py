@@ -5,7 +5,6 @@ where it is small enough, else by the dense Clarabel solve with its own rigorous
 
 from __future__ import annotations
 
-import time
 from unittest import mock
 
 import numpy as np
@@ -17,22 +16,23 @@ from fairtheory.worstcase import local_gd_worst_case
 from fairtheory.worstcase.bracket import bracket, primal_objective
 from fairtheory.worstcase.checked_solve import gmp_available
 from fairtheory.worstcase.local_gd import rho2_expr
+from fairtheory.worstcase.results import WorstCase
 from fairtheory.worstcase.sdp import sqnorm
 from fairtheory.worstcase.symmetric import attach, solve_symmetric
 
 SCALE = 2.0  # L D0 + rho2/L with L = D0 = rho2 = 1
 
 
-def _full_pep(n: int, kappa: int, T_N: int, beta: float, output: str = "002") -> lg.Built:
+def _full_pep(n: int, kappa: int, T_N: int, beta: float, output: str = "average") -> lg.Built:
     p = np.full(n, 1.0 / n)
-    b = lg.build_local_gd(n=n, p=p, beta=beta, kappa=kappa, T_N=T_N, output=output)  # type: ignore[arg-type]
+    b = lg.build_local_gd(n=n, p=p, lr=beta, kappa=kappa, T_N=T_N, output=output)  # type: ignore[arg-type]
     b.pep.add_le(sqnorm(b.x0) - 0.5)
     b.pep.add_le(rho2_expr(b, p) - 0.5)
     b.pep.maximize(b.objective)
     return b
 
 
-def _reduced(n: int, kappa: int, T_N: int, beta: float) -> tuple[lg.WorstCase, int]:
+def _reduced(n: int, kappa: int, T_N: int, beta: float) -> tuple[WorstCase, int]:
     """local_gd_worst_case, counting the symmetric solves it made."""
     from fairtheory.worstcase import symmetric
 
@@ -153,7 +153,7 @@ def test_fooled_objective_not_certified() -> None:
     """Symmetric rows but an objective of client 0 only (not invariant): the restricted optimum (0.102) is far below
     the full one (0.556, dense), and the rigorous bracket does not close on it - it still contains the true value."""
     n, p = 2, np.full(2, 0.5)
-    b = lg.build_local_gd(n=n, p=p, beta=0.25, kappa=2, T_N=1, output="last")
+    b = lg.build_local_gd(n=n, p=p, lr=0.25, kappa=2, T_N=1, output="last")
     b.pep.add_le(sqnorm(b.x0) - 0.5)
     b.pep.add_le(rho2_expr(b, p) - 0.5)
     obj = b.funcs[0].points[-1].f
@@ -175,17 +175,14 @@ def test_solve_symmetric_checks_tol() -> None:
 
 
 @pytest.mark.slow
-def test_gram_100_multi_client_certified_within_60s_cpu() -> None:
+def test_gram_100_multi_client_certified() -> None:
     """Issue 35's scale target: local GD, n = 2, kappa = 47, T_N = 1, beta kappa L = 1/8 (Gram dimension 100):
-    certified, value inside its bracket, under 60 s of CPU (measured 18.3 s; the dense route: 139 s, uncertified)."""
-    c0 = time.process_time()
+    certified, value inside its bracket (its time against the dense route: benchmarks/bench_worstcase.py --scale)."""
     r = local_gd_worst_case(n=2, kappa=47, T_N=1, lr=1.0 / (8 * 47), L=1.0, D0=1.0, rho2=1.0)
-    cpu = time.process_time() - c0
     assert r.dim == 100
     assert r.certified() and r.value_is == "upper"
     assert r.lower <= r.extra["solver_value"] <= r.value == r.upper
     assert r.upper - r.lower <= 1e-4 * r.scale
-    assert cpu <= 60.0
 
 
 @pytest.mark.slow

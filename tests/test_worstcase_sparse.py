@@ -16,8 +16,10 @@ import pytest
 from fairtheory.algorithms import fedavg, scaffold
 from fairtheory.errors import FairtheoryValueError
 from fairtheory.worstcase.classes import SmoothStronglyConvex
-from fairtheory.worstcase.local_gd import build_local_gd, finish_worst_case, rho2_expr, units
+from fairtheory.worstcase.finish import finish_worst_case
+from fairtheory.worstcase.local_gd import build_local_gd, rho2_expr
 from fairtheory.worstcase.pep_problem import PEPProblem
+from fairtheory.worstcase.results import units
 from fairtheory.worstcase.sdp import PEP, Scalar, Vec, sqnorm
 from fairtheory.worstcase.sparse_solve import (
     SPARSE_MIN_DIM,
@@ -44,9 +46,9 @@ def gd_pep(N: int, *, L: float = 1.0, h: float = 1.0, cls=None, objective: str =
     return pep
 
 
-def local_pep(n: int = 2, kappa: int = 2, T_N: int = 2, beta: float = 0.25, output: str = "002"):
+def local_pep(n: int = 2, kappa: int = 2, T_N: int = 2, beta: float = 0.25, output: str = "average"):
     p = np.full(n, 1.0 / n)
-    b = build_local_gd(n=n, p=p, beta=beta, kappa=kappa, T_N=T_N, output=output)  # type: ignore[arg-type]
+    b = build_local_gd(n=n, p=p, lr=beta, kappa=kappa, T_N=T_N, output=output)  # type: ignore[arg-type]
     b.pep.add_le(sqnorm(b.x0) - 0.5)
     if n > 1:
         b.pep.add_le(rho2_expr(b, p) - 0.5)
@@ -225,7 +227,7 @@ def _certify(b, n: int, p: np.ndarray, D0n, R2n, S):
 def test_gd_worst_case_is_certified_through_the_bracket() -> None:
     N = 9
     S, D0n, R2n = units(1.0, 1.0, 0.0)
-    b = build_local_gd(n=1, p=np.ones(1), beta=1.0, kappa=1, T_N=N - 1, output="last")
+    b = build_local_gd(n=1, p=np.ones(1), lr=1.0, kappa=1, T_N=N - 1, output="last")
     b.pep.add_le(sqnorm(b.x0) - float(D0n))
     b.pep.maximize(b.objective)
     wc, calls = _certify(b, 1, np.ones(1), D0n, R2n, S)
@@ -239,12 +241,12 @@ def test_gd_worst_case_is_certified_through_the_bracket() -> None:
 def test_local_gd_worst_case_is_certified_through_the_bracket() -> None:
     p = np.full(2, 0.5)
     S, D0n, R2n = units(1.0, 1.0, 1.0)
-    b = build_local_gd(n=2, p=p, beta=0.25, kappa=2, T_N=3, output="002")
+    b = build_local_gd(n=2, p=p, lr=0.25, kappa=2, T_N=3, output="average")
     b.pep.add_le(sqnorm(b.x0) - float(D0n))
     b.pep.add_le(rho2_expr(b, p) - float(R2n))
     b.pep.maximize(b.objective)
     wc, _ = _certify(b, 2, p, D0n, R2n, S)
-    dense = build_local_gd(n=2, p=p, beta=0.25, kappa=2, T_N=3, output="002")
+    dense = build_local_gd(n=2, p=p, lr=0.25, kappa=2, T_N=3, output="average")
     dense.pep.add_le(sqnorm(dense.x0) - float(D0n))
     dense.pep.add_le(rho2_expr(dense, p) - float(R2n))
     dense.pep.maximize(dense.objective)

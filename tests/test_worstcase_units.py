@@ -213,19 +213,16 @@ def test_string_coefficients_refused() -> None:
 
 # ------------------------------------------------------------------ class parameters vs method hyper-parameters
 def test_class_and_method_keywords_are_separate() -> None:
-    """worst_case(mu=) was the class's mu: with a method that has its own mu the call is refused by name; class_mu= /
-    function_class= give the class, mu= then goes to the method; the old spelling warns (naming class_mu) and gives
-    the same SDP as the new one."""
-    from fairtheory.algorithms import fedavg, rfedfair
+    """worst_case(mu=) is always the method's hyper-parameter: the class's strong convexity is class_mu= /
+    function_class=; the removed spelling (mu= for the class, a method without a mu) is refused naming class_mu."""
+    from fairtheory.algorithms import fedavg
     from fairtheory.worstcase import worst_case
 
-    with pytest.raises(FairtheoryValueError, match="ambiguous.*class_mu"):
-        worst_case(rfedfair.make, 1, n=2, L=1.0, D0=1.0, rho2=1.0, lr=0.5, kappa=1, mu=0.05)
-    with pytest.warns(DeprecationWarning, match="class_mu"):
-        old = worst_case(fedavg.make, 2, n=1, L=1.0, mu=0.1, D0=1.0, rho2=0.0, lr=0.5)
+    with pytest.raises(FairtheoryTypeError, match=r"fedavg.* takes none; the function class's strong convexity is class_mu="):
+        worst_case(fedavg.make, 2, n=1, L=1.0, mu=0.1, D0=1.0, rho2=0.0, lr=0.5)
     new = worst_case(fedavg.make, 2, n=1, L=1.0, class_mu=0.1, D0=1.0, rho2=0.0, lr=0.5)
     cls = worst_case(fedavg.make, 2, n=1, function_class=SmoothStronglyConvex(1.0, 0.1), D0=1.0, rho2=0.0, lr=0.5)
-    assert old.value == new.value == cls.value and new.params["mu"] == 0.1
+    assert new.value == cls.value and new.params["mu"] == 0.1
     # GD with step 1/2 on L = 1, mu = 0.1 (one client): contraction max(|1 - h mu|, |1 - h L|)^2N = 0.95^4 on the distance;
     # the value is below L/2 of it
     assert 0 < new.value <= 0.5 * 0.95 ** 4 + 1e-9

@@ -4,20 +4,27 @@ Each claim takes a head line and one or more detail lines, every line at most ``
 
     proofs.rcfl.softplus.smoothness   002 Sec. 4                               proved      1.2 s
       re-checked exactly in 0.21 s (symbolic, 3.1 kB)
-      proved: for all mu > 0, x real: ...
+      proved: for all mu > 0, x real: d^2/dx^2 mu log(1 + exp(x/mu)) <= 1/(4 mu)
     rcfl.theorem1.v002                002 Thm. 1                               verified    2.3 s
-      measured 1.2e-04 <= bound 0.57, margin 0.57 (smallest margin) | tight 2.1e-04, adv 2.1e-04 | 40 inst.
+      measured 1.2e-04 <= bound 0.57, margin 0.5699 (smallest margin) | tight 2.1e-04, adv 2.1e-04 | 40 instances
+    fedfv.theorem3.pareto             004 Thm. 3             refuted (recorded finding)    3.3 s
+      measured 0.3894 == bound 0, margin -0.3894 (counterexample) | error 0.2754 / tol 1e-06 | 13 instances
 
 * head: id, citation (shortened to fit; whole in the Markdown report), status (with ``(expected ...)`` when it
-  differs from the claim's expectation) and seconds;
+  differs from the claim's expectation, ``(recorded finding)`` for a refuted claim whose expectation records the
+  refutation) and seconds;
 * a ``proved`` claim: the exact re-check (its time, the certificates' kinds and size) and its proved statements in
   words - the words :func:`fairtheory_kernel.check.describe` generates from the checked statement, which the runner
-  stores in :attr:`verify.core.ClaimResult.proved_statement` - wrapped, at most :data:`STATEMENTS` statements of at
-  most :data:`STATEMENT_LINES` lines each (all of them in the Markdown and JSON reports).  No measured/bound
-  numbers: a proof's evidence is its certificate;
+  stores in :attr:`verify.core.ClaimResult.proved_statement` - at most :data:`STATEMENTS` statements, each whole
+  (wrapped onto continuation lines indented under it, never cut: its hypotheses are part of it), the others counted
+  (all of them in the Markdown and JSON reports).  No measured/bound numbers: a proof's evidence is its certificate;
 * any other claim: the numbers of :func:`verify.report.row_numbers` (a refuted claim's are its counterexample's
-  own), the ratios that exist and the instance count; a ``skipped``, ``error`` or ``not implemented`` claim its
-  note, shortened.
+  own), the ratios that exist and the instance count; an ``inconclusive`` claim's numbers without a relation (they
+  decide nothing) and its note; a ``skipped``, ``error`` or ``not implemented`` claim its note, shortened.
+
+While the claims run, :func:`progress_line` prints one line per finished claim, fitted to the width by dropping
+fields (never wrapped); after the table :func:`closing_lines` say where the reports are and what the exit status
+means.
 
 Cells that do not apply are left out rather than printed as ``-``.  The width is :func:`console_width`
 (``COLUMNS``, else the terminal's, else :data:`DEFAULT_WIDTH`).  Plugin text is printed literally
@@ -42,8 +49,8 @@ from verify.validate import certificate_summary
 DEFAULT_WIDTH = 100
 #: narrowest and widest table laid out
 MIN_WIDTH, MAX_WIDTH = 60, 240
-#: proved statements shown per claim, and wrapped lines per statement (the reports keep them whole)
-STATEMENTS, STATEMENT_LINES = 2, 3
+#: proved statements shown per claim (each whole; the reports keep all of them)
+STATEMENTS = 2
 #: colour of each status (the head line's status cell)
 STYLE = {"proved": "bold green", "verified": "green", "refuted": "red", "inconclusive": "yellow", "skipped": "cyan",
          "not implemented": "dim", "error": "bold red"}
@@ -66,20 +73,16 @@ def _cut(text: str, n: int) -> str:
     return text if len(text) <= n else text[:max(0, n - 3)].rstrip() + "..."
 
 
-def _wrap(text: str, width: int, first: str, rest: str, max_lines: int | None = None) -> list[str]:
-    """``text`` wrapped to ``width`` with prefixes ``first``/``rest``; past ``max_lines`` the last line ends in
-    ``...``.  Long unbreakable words (a formula) are broken."""
-    lines = textwrap.wrap(_one_line(text), width=width, initial_indent=first, subsequent_indent=rest,
-                          break_long_words=True, break_on_hyphens=False) or [first.rstrip()]
-    if max_lines is not None and len(lines) > max_lines:
-        lines = lines[:max_lines]
-        last = lines[-1] if len(lines[-1]) + 4 <= width else lines[-1][:width - 4].rstrip()
-        lines[-1] = last + " ..."
-    return lines
+def _wrap(text: str, width: int, first: str, rest: str) -> list[str]:
+    """``text`` wrapped whole to ``width`` with prefixes ``first``/``rest`` (continuation lines indented under the
+    first); a word longer than a line (a long formula) is broken."""
+    return textwrap.wrap(_one_line(text), width=width, initial_indent=first, subsequent_indent=rest,
+                         break_long_words=True, break_on_hyphens=False) or [first.rstrip()]
 
 
 def status_cell(r: ClaimResult) -> str:
-    """The status as the head line prints it (``(expected ...)`` when it differs from the expectation)."""
+    """The status as the head line prints it: :func:`verify.report.status_text` (``refuted (recorded finding)``,
+    ``skipped (not run: fine)``), or ``(expected ...)`` when it differs from the expectation."""
     return status_text(r) if r.as_expected else f"{r.status} (expected {r.expected})"
 
 
@@ -107,7 +110,10 @@ def _numbers(r: ClaimResult) -> list[str]:
     ratios that exist and the instance count."""
     row = row_numbers(r)
     parts: list[str] = []
-    if row.measured is not None or row.bound is not None:
+    if r.status == "inconclusive":  # numbers that decide nothing: no relation, no margin (the note says why)
+        if row.measured is not None or row.bound is not None:
+            parts.append(f"measured {fmt(row.measured)}, bound {fmt(row.bound)} (no verdict)")
+    elif row.measured is not None or row.bound is not None:
         rel = r.relation or "vs"
         whose = {"counterexample": " (counterexample)", "worst margin": " (smallest margin)"}.get(row.numbers_of, "")
         first = f"measured {fmt(row.measured)} {rel} bound {fmt(row.bound)}"
@@ -156,14 +162,14 @@ def detail_lines(r: ClaimResult, width: int) -> list[str]:
     out: list[str] = []
     if r.status == "proved":
         out += _wrap(_recheck(r), width, INDENT, INDENT * 2)
-        # one line per statement (a symbolic certificate's words hold one goal a line)
+        # one entry per statement (a symbolic certificate's words hold one goal a line), each printed whole
         words = [ln for w in r.proved_statement or [] for ln in str(w).splitlines() if ln.strip()]
         for w in words[:STATEMENTS]:
-            out += _wrap(w, width, INDENT + "proved: ", INDENT * 2, STATEMENT_LINES)
+            out += _wrap(w, width, INDENT + "proved: ", INDENT * 2 + " " * len("proved: "))
         if len(words) > STATEMENTS:
             more = len(words) - STATEMENTS
-            out.append(_cut(f"{INDENT}... and {more} more proved statement{'s' if more > 1 else ''} "
-                            "(all in the Markdown and JSON reports)", width))
+            out += _wrap(f"... and {more} more proved statement{'s' if more > 1 else ''} (all in the Markdown and "
+                         "JSON reports)", width, INDENT, INDENT * 2)
         return out
     out += _join(_numbers(r), width)
     if r.status in ("skipped", "error", "not implemented", "inconclusive") and r.note:
@@ -187,3 +193,109 @@ def print_results(console: Console, results: Sequence[ClaimResult]) -> None:
     width = max(MIN_WIDTH, min(MAX_WIDTH, console.width))
     for line in table_lines(results, width):
         console.print(line, highlight=False, overflow="ignore", crop=False, no_wrap=True)
+
+
+def _short_id(cid: str, room: int) -> str:
+    """``cid`` in at most ``room`` characters: whole when it fits, else its start and end around ``...``."""
+    if len(cid) <= room:
+        return cid
+    if room < 6:
+        return cid[:max(room, 1)]
+    keep = room - 3
+    head = (keep + 1) // 2
+    return cid[:head] + "..." + cid[len(cid) - (keep - head):]
+
+
+def _progress_fields(r: ClaimResult) -> tuple[str, str, str, str]:
+    """The optional fields of a progress line: the numbers (``measured=... <= bound=...``, one unbreakable field), the
+    ratio or error, which instance they are (``(counterexample)``) and the note of an ``error`` row ("" where none
+    applies)."""
+    row = row_numbers(r)
+    nums = ratio = whose = ""
+    if r.status != "proved" and (row.measured is not None or row.bound is not None):
+        if r.status == "inconclusive":  # no relation: the numbers decide nothing
+            nums = f"measured={fmt(row.measured)}, bound={fmt(row.bound)} (no verdict)"
+        else:
+            nums = f"measured={fmt(row.measured)} {r.relation or 'vs'} bound={fmt(row.bound)}"
+            whose = "(counterexample)" if row.numbers_of == "counterexample" else ""
+            if row.tolerance is not None and row.error is not None:
+                ratio = f"error={fmt(row.error)}/tol={fmt(row.tolerance)}"
+            elif row.tightness is not None:
+                ratio = f"tight={fmt(row.tightness)}"
+    note = _one_line(r.note) if r.status == "error" and r.note else ""
+    return nums, ratio, whose, note
+
+
+def progress_line(r: ClaimResult, k: int, total: int, width: int | None = None) -> Text:
+    """The line printed when claim ``r`` finishes, ``k`` of ``total``, in at most ``width`` characters (default
+    :func:`console_width`)::
+
+        [ 12/161] rcfl.theorem1.v002            verified measured=1.2e-04 <= bound=0.57 tight=2.1e-04 (2.3s)
+
+    It never wraps: when the line is too long, fields are dropped - first the ratio, then the numbers (one field:
+    ``<=`` never leaves its ``bound=``; their ``(counterexample)`` marker, shortened to ``(cx)`` first, goes with them) -
+    an ``error`` row's note is shortened to the room left, and an id longer than the room costs the seconds, then is
+    shortened in its middle.  The id column is padded to 40 characters when that fits."""
+    width = max(MIN_WIDTH, min(MAX_WIDTH, width or console_width()))
+    prefix = f"[{k:>{max(2, len(str(total)))}}/{total}] "
+    status = status_cell(r)
+    secs = f"({r.seconds:.1f}s)"
+    nums, ratio, whose, note = _progress_fields(r)
+    room = width - len(prefix) - len(status) - len(secs) - 2  # what the id and the optional fields share
+    if len(r.id) > room or room < 6:  # the seconds go before the id is shortened
+        secs, room = "", room + len(secs) + 1
+    cid = _short_id(r.id, room)
+
+    # the fields kept, best first: the ratio goes first, then the marker shortens to "(cx)", then the numbers go
+    choices = [[nums, ratio, whose], [nums, whose], [nums, "(cx)" if whose else ""], []]
+    optional = next(kept for kept in ([f for f in c if f] for c in choices)
+                    if len(cid) + sum(len(f) + 1 for f in kept) <= room)
+    used = len(cid) + sum(len(f) + 1 for f in optional)
+    pad = max(0, min(40 - len(cid), room - used))
+    middle = "".join(" " + f for f in optional)
+    line = f"{prefix}{cid}{' ' * pad} {status}{middle}" + (f" {secs}" if secs else "")
+    if note and width - len(line) >= 12:
+        line += " " + _cut(note, width - len(line) - 1)
+    text = Text(line)
+    start = len(prefix) + len(cid) + pad + 1
+    style = STYLE.get(r.status)
+    if style:
+        text.stylize(style, start, start + len(r.status))
+    return text
+
+
+def closing_lines(results: Sequence[ClaimResult], seconds: float, reports: Sequence[str], width: int, *,
+                  strict: bool = False, problems: Sequence[str] = ()) -> list[str]:
+    """The last lines of a run, each at most ``width`` characters: the counts, where the reports are (and how to
+    re-check the proofs in the JSON one), and what the exit status says - 0: every claim ended as its expectation
+    says (a refuted row marked ``recorded finding`` is expected; ``skipped`` rows never fail a run); 1: which claims
+    did not, and the run's other ``problems`` (a report not written, a claim module that failed to import)."""
+    from verify.report import status_counts
+
+    counts = status_counts(results)
+    findings = sum(r.status == "refuted" and r.as_expected for r in results)
+    bad = [r for r in results if not r.as_expected or (strict and r.status == "not implemented")]
+    text = [f"{len(results)} claims in {seconds:.1f}s: " + ", ".join(f"{v} {k}" for k, v in counts.items())]
+    if reports:
+        where = "reports written: " + ", ".join(reports)
+        js = next((p for p in reports if p.endswith(".json")), None)
+        if js and counts.get("proved"):
+            where += f" (re-check the proofs: python -m fairtheory.proofs recheck {js})"
+        text.append(where)
+    elif not problems:
+        text.append("no report written (--no-json and --no-markdown)")
+    if bad or problems:
+        why = list(problems)
+        if bad:
+            why.append(f"{len(bad)} claim{'s' if len(bad) != 1 else ''} did not end as expected: "
+                       + ", ".join(f"{r.id} ({r.status}, expected {r.expected})" for r in bad))
+        text.append("exit status 1: " + "; ".join(why))
+    else:
+        text.append("exit status 0: every claim ended as its expectation says"
+                    + (f" ({findings} refuted row{'s are' if findings != 1 else ' is a'} recorded finding"
+                       f"{'s' if findings != 1 else ''})" if findings else "")
+                    + ("; skipped rows are not failures" if counts.get("skipped") else ""))
+    out: list[str] = []
+    for t in text:
+        out += _wrap(t, width, "", INDENT)
+    return out

@@ -21,11 +21,9 @@ import numpy as np
 
 from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError
 from verify.catalogue import CATALOGUE
-
-Status = Literal["proved", "verified", "refuted", "inconclusive", "skipped", "not implemented", "error"]
-#: every status, in report order.  ``proved``: an exact certificate (``Outcome.certificate``) that the runner
-#: re-checked with :func:`fairtheory_kernel.check.check_proof`; ``verified``: the numbers held on every instance
-STATUSES = ("proved", "verified", "refuted", "inconclusive", "skipped", "not implemented", "error")
+from verify.outcome import STATUSES as STATUSES  # re-exported: the report orders rows by it
+from verify.outcome import Outcome, Status
+from verify.validate import recheck_certificates, validate_outcome
 
 #: relative slack for floating-point rounding when comparing a computed quantity with a bound that
 #: holds with equality at the tightest instances (e.g. softplus at 0).  It is a statement about
@@ -93,41 +91,6 @@ class Context:
             if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < 1:
                 raise FairtheoryValueError(f"Context.count: {name} must be an integer >= 1, got {v!r}")
         return int(quick) if self.quick else int(full)
-
-
-@dataclass
-class Outcome:
-    """What a check returns (before the runner adds id, citation, timing).
-
-    ``measured``/``bound`` are in the claim's natural units (e.g. suboptimality and the theorem's
-    right-hand side).  ``relation`` says how they compare: ``"<="`` (upper bound: ``tightness`` is
-    ``measured/bound``, ``>= 0``), ``">="`` (lower bound: ``tightness`` is ``bound/measured``), ``"=="``
-    (equality: ``error`` is the relative deviation, verified when ``error <= tolerance``; no tightness),
-    or another short symbol whose meaning ``explain`` gives (e.g. a fitted slope).  ``explain`` is one
-    sentence saying what the numbers are; the report prints it.
-
-    Next to the sampled ``tightness`` (the largest ratio over the instances checked), an upper or lower
-    bound may report ``adversarial``: the largest ratio a seeded search over the instance space found
-    (:func:`fairtheory.worstcase.adversarial.adversarial_max`, recorded by :func:`attach_adversarial`),
-    and ``worstcase``: the exact worst-case ratio over a whole function class (a PEP,
-    :mod:`fairtheory.worstcase`).  Both are ``None`` where they are not available."""
-
-    status: Status
-    measured: float | None = None
-    bound: float | None = None
-    margin: float | None = None
-    tightness: float | None = None
-    instances: int = 0
-    counterexample: dict[str, Any] | None = None
-    note: str = ""
-    details: dict[str, Any] = field(default_factory=dict)
-    relation: str = ""
-    error: float | None = None
-    tolerance: float | None = None
-    explain: str = ""
-    adversarial: float | None = None
-    worstcase: float | None = None
-    certificate: Any = None
 
 
 @dataclass
@@ -363,8 +326,6 @@ def finalise_outcome(out: Any) -> Outcome:
 
     Raises :class:`verify.validate.OutcomeError` for a malformed outcome; returns an ``error`` outcome
     (keeping the certificate in the report, for inspection) when a certificate is missing or fails."""
-    from verify.validate import recheck_certificates, validate_outcome
-
     out = validate_outcome(out)
     if out.status == "proved" and out.certificate is None:
         return _demote(out, "proved without certificate: a 'proved' outcome must carry Outcome.certificate")
@@ -437,6 +398,8 @@ class Tally:
         self.tolerance: float | None = None
         self.violations = 0
         self.counterexample: dict[str, Any] | None = None
+        #: the counterexample's own margin (and, for ``==``, its own error), beside its measured and bound
+        self.counterexample_numbers: dict[str, Any] | None = None
         self._cx_key: tuple[float, float] | None = None
 
     # ------------------------------------------------------------ records
@@ -482,7 +445,7 @@ class Tally:
         else:
             ok, margin, err = False, -math.inf, math.inf
         self.worst_error = max(self.worst_error, err)
-        return self._record(ok, margin, m, t, instance, size)
+        return self._record(ok, margin, m, t, instance, size, error=err)
 
     def add(self, measured: float, bound: float, instance: dict[str, Any] | None = None,
             size: float | None = None) -> bool:
@@ -508,7 +471,7 @@ class Tally:
         return margin >= -self.rounding * max(1.0, abs(a), abs(b)), margin
 
     def _record(self, ok: bool, margin: float, measured: float, bound: float,
-                instance: dict[str, Any] | None, size: float | None) -> bool:
+                instance: dict[str, Any] | None, size: float | None, error: float | None = None) -> bool:
         if size is not None:
             size = _real(size, "Tally size")
         if not (math.isfinite(measured) and math.isfinite(bound)):
@@ -525,6 +488,8 @@ class Tally:
                 cx = dict(instance or {})
                 cx.update(measured=measured, bound=bound)
                 self.counterexample = _jsonable(cx)
+                own = {"measured": measured, "bound": bound, "margin": margin}
+                self.counterexample_numbers = _jsonable(own | ({"error": error} if error is not None else {}))
         return ok
 
     def outcome(self, note: str = "", details: dict[str, Any] | None = None, explain: str = "") -> Outcome:
@@ -533,6 +498,8 @@ class Tally:
         status: Status = "refuted" if self.violations else "verified"
         d = dict(details or {})
         d["violations"] = self.violations
+        if self.counterexample_numbers is not None:  # read by verify.report.row_numbers
+            d["counterexample_numbers"] = self.counterexample_numbers
         if self.nonfinite:
             d["nonfinite_instances"] = self.nonfinite
             extra = (f"{self.nonfinite} of {self.instances} instances had a non-finite measured or bound value "

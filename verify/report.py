@@ -92,12 +92,27 @@ def _number(x: Any) -> float | None:
     return float(x)
 
 
+def _own_numbers(r: ClaimResult, m: float, b: float) -> dict[str, Any]:
+    """The counterexample's own margin and error that :class:`verify.core.Tally` recorded beside it
+    (``details["counterexample_numbers"]``), when they belong to this counterexample (same measured and bound)."""
+    own = r.details.get("counterexample_numbers") if isinstance(r.details, dict) else None
+    if not isinstance(own, dict) or _number(own.get("measured")) != m or _number(own.get("bound")) != b:
+        return {}
+    return {k: v for k in ("margin", "error") if (v := _number(own.get(k))) is not None}
+
+
 def row_numbers(r: ClaimResult) -> RowNumbers:
-    """What a report row prints for ``r`` (see :class:`RowNumbers`)."""
+    """What a report row prints for ``r`` (see :class:`RowNumbers`).
+
+    A counterexample's margin follows the definition of :class:`verify.core.Outcome`'s ``margin``: ``bound -
+    measured`` (``<=``), ``measured - bound`` (``>=``), the allowed deviation minus the deviation (``==``: the one
+    :class:`~verify.core.Tally` recorded, else ``tolerance |bound| - |measured - bound|``); its error (``==``) the
+    deviation relative to the reference the tally used (else to ``|bound|``)."""
     cx = r.counterexample if isinstance(r.counterexample, dict) else {}
     m, b = _number(cx.get("measured")), _number(cx.get("bound"))
     if r.status == "refuted" and m is not None and b is not None:
         margin = tight = error = None
+        own = _own_numbers(r, m, b)
         if not (math.isfinite(m) and math.isfinite(b)):  # never holds (verify.core.Tally): no ratio, no finite margin
             margin, error = -math.inf, (math.inf if r.relation == "==" else None)
         elif r.relation == "<=":
@@ -105,7 +120,9 @@ def row_numbers(r: ClaimResult) -> RowNumbers:
         elif r.relation == ">=":
             margin, tight = m - b, (b / m if m > 0 and b > 0 else None)
         elif r.relation == "==":
-            margin, error = -abs(m - b), (abs(m - b) / abs(b) if b != 0 else None)
+            dev = abs(m - b)
+            margin = own.get("margin", (r.tolerance * abs(b) - dev) if r.tolerance is not None else -dev)
+            error = own.get("error", dev / abs(b) if b != 0 else None)
         return RowNumbers(m, b, margin, tight, error, r.tolerance, "counterexample")
     if r.measured is None and r.bound is None:
         return RowNumbers(None, None, r.margin, r.tightness, r.error, r.tolerance, "-")
@@ -120,9 +137,12 @@ def margin_text(row: RowNumbers) -> str:
 
 
 def status_text(r: ClaimResult) -> str:
-    """The status cell: ``skipped`` says that it does not count against the claim's expectation."""
+    """The status cell: ``skipped`` says that it does not count against the claim's expectation, and a ``refuted``
+    claim whose expectation records the refutation says it is a recorded finding."""
     if r.status == "skipped":
         return "skipped (not run: fine)"
+    if r.status == "refuted" and r.expected == "refuted":
+        return "refuted (recorded finding)"
     return r.status
 
 
@@ -144,9 +164,28 @@ def status_counts(results: Sequence[ClaimResult]) -> dict[str, int]:
     return {s: n for s, n in counts.items() if n}
 
 
+#: the fields of a JSON claim that a refuted row replaces by its counterexample's own numbers
+ROW_FIELDS = ("measured", "bound", "margin", "tightness", "error")
+
+
+def claim_json(r: ClaimResult) -> dict[str, Any]:
+    """One claim of the JSON report: :meth:`verify.core.ClaimResult.to_json` and ``row`` (:func:`row_numbers`).
+
+    A refuted claim whose counterexample carries its own numbers reports them in ``measured``, ``bound``,
+    ``margin``, ``tightness`` and ``error`` too - the numbers the console and the Markdown report print - and the
+    worst violation over all its instances under ``worst_violation``."""
+    d = r.to_json()
+    row = row_numbers(r)
+    d["row"] = row.to_json()
+    if row.numbers_of == "counterexample":
+        d["worst_violation"] = {k: d.get(k) for k in ROW_FIELDS}
+        d.update({k: d["row"][k] for k in ROW_FIELDS})
+    return d
+
+
 def to_json(results: Sequence[ClaimResult], meta: dict[str, Any]) -> str:
     summary = status_counts(results)
-    claims = [r.to_json() | {"row": row_numbers(r).to_json()} for r in results]
+    claims = [claim_json(r) for r in results]
     doc = {"meta": meta, "summary": summary, "claims": claims}
     return json.dumps(doc, indent=2, sort_keys=False)
 

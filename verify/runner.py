@@ -1,8 +1,10 @@
 """``python -m verify``: run the claim catalogue (and your plugins) and report measured vs bound.
 
 Options: ``--only PATTERN`` (fnmatch, repeatable or comma-separated), ``--peers`` (the peer-library
-audit family), ``--list``, ``--quick`` (default) / ``--full``, ``--json PATH``, ``--markdown PATH``,
-``--no-json``/``--no-markdown``, ``--seed N``, ``--strict``, ``--plugin MODULE_OR_PATH`` (repeatable;
+audit family), ``--list``, ``--quick`` (default) / ``--full``, ``--json PATH``, ``--markdown PATH`` (default
+``reports/verify.json`` and ``reports/verify.md``; with ``--plugin``, ``reports/verify-<plugin>.json`` and ``.md``, so
+that a plugin run never overwrites the main report), ``--no-json``/``--no-markdown``, ``--seed N``, ``--strict``,
+``--plugin MODULE_OR_PATH`` (repeatable;
 a dotted module or a ``.py`` file), ``--no-entry-points`` (ignore installed ``fairtheory.claims`` entry
 points), ``--debug`` (the traceback of a plugin that fails to import), ``--workers N|auto`` with
 ``--executor process|ray`` and ``--address ADDR`` (parallel runs: the same report as a serial run, see
@@ -19,7 +21,8 @@ bad arguments - among them a ``--plugin`` that is missing, fails to import (``--
 or registers no claim, and ``--only`` patterns that match no claim id -, an unwritable report path or an
 unreachable Ray cluster (one line ``python -m verify: error: ...``, before any claim runs); 130 when
 interrupted.  Reports are rewritten atomically after every claim, so an interrupted run
-keeps every claim that finished.
+keeps every claim that finished.  The last lines printed say where the reports are and what the exit status means
+(:func:`verify.console.closing_lines`).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ import fnmatch
 import math
 import os
 import platform
+import re
 import sys
 import tempfile
 import threading
@@ -41,9 +45,11 @@ from typing import Any, NoReturn
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from fairtheory.proofs.recheck import FreshChecker
-from verify.console import console_width, print_results
+from verify.console import closing_lines, console_width, print_results
+from verify.console import progress_line as progress_line
 from verify.core import REGISTRY, ClaimResult, Context, all_ids, error_result, run_claim
 from verify.parallel import ClaimWorker, SerialExecutor, available_cores, make_executor, run_claim_task
 from verify.plugins import (
@@ -61,7 +67,6 @@ from verify.report import (
     fmt,
     margin_text,
     row_numbers,
-    status_counts,
     status_text,
     to_json,
     to_markdown,
@@ -156,10 +161,13 @@ def build_parser() -> argparse.ArgumentParser:
     mode = ap.add_mutually_exclusive_group()
     mode.add_argument("--quick", dest="quick", action="store_true", default=True, help="CI-sized run (default)")
     mode.add_argument("--full", dest="quick", action="store_false", help="exhaustive run")
-    ap.add_argument("--json", metavar="PATH", default="reports/verify.json", help="JSON report path")
-    ap.add_argument("--markdown", metavar="PATH", default="reports/verify.md", help="Markdown report path")
-    ap.add_argument("--no-json", dest="json", action="store_const", const=None, help="write no JSON report")
-    ap.add_argument("--no-markdown", dest="markdown", action="store_const", const=None,
+    ap.add_argument("--json", metavar="PATH", default=argparse.SUPPRESS,
+                    help=f"JSON report path (default {DEFAULT_REPORT}.json; with --plugin {DEFAULT_REPORT}-<plugin>.json)")
+    ap.add_argument("--markdown", metavar="PATH", default=argparse.SUPPRESS,
+                    help=f"Markdown report path (default {DEFAULT_REPORT}.md; with --plugin {DEFAULT_REPORT}-<plugin>.md)")
+    ap.add_argument("--no-json", dest="json", action="store_const", const=None, default=argparse.SUPPRESS,
+                    help="write no JSON report")
+    ap.add_argument("--no-markdown", dest="markdown", action="store_const", const=None, default=argparse.SUPPRESS,
                     help="write no Markdown report")
     ap.add_argument("--seed", type=_seed, default=0, help="master seed, an integer >= 0 (default 0)")
     ap.add_argument("--strict", action="store_true", help="also fail on claims not implemented")
@@ -184,6 +192,20 @@ def build_parser() -> argparse.ArgumentParser:
                          f"(default {DEFAULT_TIMEOUT[0]:g} s with --quick, {DEFAULT_TIMEOUT[1]:g} s with --full; 0: no "
                          "limit, claims then run in this process when serial)")
     return ap
+
+
+#: the reports' path without suffix when neither ``--json``/``--markdown`` nor ``--plugin`` says otherwise
+DEFAULT_REPORT = "reports/verify"
+
+
+def default_report(plugins: Sequence[str], suffix: str) -> str:
+    """The default report path: ``reports/verify<suffix>``, or for a run with plugins ``reports/verify-<names><suffix>``
+    (each plugin's file stem or dotted name, joined by ``+``), so that a plugin run never overwrites the main report."""
+    if not plugins:
+        return DEFAULT_REPORT + suffix
+    names = [Path(p).stem if p.endswith(".py") else p for p in plugins]
+    tag = "+".join(re.sub(r"[^A-Za-z0-9_.-]+", "_", n).strip("._") or "plugin" for n in names)
+    return f"{DEFAULT_REPORT}-{tag[:80]}{suffix}"
 
 
 def _workers(text: str) -> int:
@@ -255,17 +277,6 @@ def results_table(results: Sequence[ClaimResult]) -> Table:
 
 #: the ``of`` column of the console table (which instance a row's numbers belong to)
 _OF = {"counterexample": "cx", "worst margin": "worst"}
-
-
-def progress_line(r: ClaimResult, k: int, total: int) -> str:
-    """One console line (markup) for a finished claim: a refuted claim's numbers are its counterexample's."""
-    row = row_numbers(r)
-    flag = "" if r.as_expected else f" (expected {r.expected})"
-    whose = " (counterexample)" if row.numbers_of == "counterexample" else ""
-    return (f"[{k:>2}/{total}] {escape(f'{r.id:40s}')} {_styled(r.status, r.status)}{escape(flag)} "
-            f"measured={fmt(row.measured)} {escape(r.relation or 'vs')} bound={fmt(row.bound)} "
-            f"tight={fmt(row.tightness)}{whose} ({r.seconds:.1f}s)"
-            + (f" {escape(_short(r.note))}" if r.status == "error" else ""))
 
 
 def _previous_seconds(path: str | None) -> dict[str, float]:
@@ -499,6 +510,9 @@ def _load_claims(args: argparse.Namespace, only: Sequence[str]) -> dict[str, str
 def main(argv: Sequence[str] | None = None) -> int:
     ap = build_parser()
     args = ap.parse_args(argv)
+    for name, suffix in (("json", ".json"), ("markdown", ".md")):
+        if not hasattr(args, name):  # neither --NAME PATH nor --no-NAME given
+            setattr(args, name, default_report(args.plugin, suffix))
     if args.timeout is None:
         args.timeout = DEFAULT_TIMEOUT[0] if args.quick else DEFAULT_TIMEOUT[1]
     local = args.executor == "process" or not args.address
@@ -562,7 +576,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     def record(r: ClaimResult) -> None:
         done[r.id] = r
-        console.print(progress_line(r, len(done), len(ids)), highlight=False)
+        # fitted to the width by dropping fields: never wrapped, piped or in a terminal (verify.console)
+        console.print(progress_line(r, len(done), len(ids), console.width), highlight=False, no_wrap=True,
+                      overflow="ignore", crop=False)
         save()
 
     gate = FreshGate(fresh, record)
@@ -581,19 +597,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     results = ordered()
     print_results(console, results)  # fits the console width; whole rows in the Markdown/JSON reports
     bad = [r for r in results if not r.as_expected or (args.strict and r.status == "not implemented")]
-    counts = status_counts(results)
-    console.print(f"{len(results)} claims in {time.perf_counter() - t0:.1f}s: "
-                  + ", ".join(f"{v} {k}" for k, v in counts.items()))
-    if write_errors:
-        console.print(escape(f"reports not written: {', '.join(write_errors)}"), style="red")
-        return 1
-    if load_errors:
-        console.print(f"[red]{len(load_errors)} claim module(s) failed to import: {escape(', '.join(load_errors))}[/]")
-        return 1
-    if bad:
-        console.print("[red]unexpected: " + escape(", ".join(f"{r.id} ({r.status})" for r in bad)) + "[/]")
-        return 1
-    return 0
+    written = [p for p in (args.json, args.markdown) if p and p not in write_errors]
+    problems = ([f"reports not written: {', '.join(write_errors)}"] if write_errors else []) + (
+        [f"{len(load_errors)} claim module(s) failed to import: {', '.join(load_errors)}"] if load_errors else [])
+    failed = False
+    for line in closing_lines(results, time.perf_counter() - t0, written, console.width, strict=args.strict,
+                              problems=problems):
+        failed = failed or line.startswith("exit status 1")
+        console.print(Text(line), highlight=False, no_wrap=True, overflow="ignore", crop=False,
+                      style="red" if failed else None)
+    return 1 if bad or problems else 0
 
 
 if __name__ == "__main__":  # pragma: no cover

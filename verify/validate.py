@@ -4,7 +4,7 @@ A claim is plugin code, so its :class:`~verify.core.Outcome` is untrusted.  :fun
 turns it into an outcome holding only JSON data, or raises :class:`OutcomeError` saying which field is
 wrong; the runner then records that claim as ``error`` and goes on with the next one.
 
-Rules (documented in README, "What the verification suite says"):
+Rules (documented in docs/verify.md, "What a check returns: Outcome"):
 
 * ``status`` is one of :data:`verify.core.STATUSES`; ``note``, ``explain`` and ``relation`` are strings.
 * ``measured``, ``bound``, ``margin``, ``tightness``, ``error``, ``tolerance``, ``adversarial`` and
@@ -30,6 +30,8 @@ from fractions import Fraction
 from typing import Any
 
 import numpy as np
+
+from verify.outcome import STATUSES, Outcome
 
 __all__ = ["OutcomeError", "to_jsonable", "validate_outcome", "recheck_certificates", "certificate_summary"]
 
@@ -142,8 +144,6 @@ def validate_outcome(out: Any) -> Any:
     """A copy of ``out`` (a :class:`verify.core.Outcome`) holding only JSON data, after checking every field.
 
     Raises :class:`OutcomeError` naming the first field that breaks the rules in the module docstring."""
-    from verify.core import STATUSES, Outcome
-
     if not isinstance(out, Outcome):
         raise OutcomeError(f"the check returned {type(out).__name__} {_short(out)}, not a verify.Outcome")
     if not isinstance(out.status, str) or out.status not in STATUSES:

@@ -53,7 +53,7 @@ from fairtheory.algorithms.base import (
     project_to,
     sample_clients,
 )
-from fairtheory.algorithms.names import accepts_old_names
+from fairtheory.algorithms.names import refuses_old_names
 from fairtheory.backend import like
 from fairtheory.errors import FairtheoryTypeError
 from fairtheory.problems.base import FederatedProblem
@@ -97,20 +97,20 @@ def dual_set(problem: FederatedProblem, aggregator: Any, *, algorithm: str,
     return agg, S
 
 
-@accepts_old_names("afl")
+@refuses_old_names("afl")
 def make(problem: FederatedProblem, *, lr: float, dual_lr: float, aggregator: Any = None, K: int | None = None,
          grad_noise: float = 0.0, loss_noise: float = 0.0) -> Algorithm:
     r"""Stochastic-AFL on ``problem`` with bound, validated hyper-parameters.
 
-    Names follow :mod:`fairtheory.algorithms.names`; ``lr_w`` and ``lr_lam`` are accepted for one release
-    (with a ``DeprecationWarning``).
+    Names follow :mod:`fairtheory.algorithms.names`; the old names ``lr_w`` and ``lr_lam`` are refused
+    by name (a ``FairtheoryTypeError`` naming the new one).
 
     Parameters
     ----------
     lr : float > 0
-        Primal step (Mohri et al.'s ``gamma_w``; formerly ``lr_w``).
+        Primal step (Mohri et al.'s ``gamma_w``).
     dual_lr : float >= 0
-        Dual step (Mohri et al.'s ``gamma_lambda``; formerly ``lr_lam``).
+        Dual step (Mohri et al.'s ``gamma_lambda``).
     aggregator : SetSupport, CappedSimplex or None
         The objective ``max_{lam in Lambda} lam . f`` and its set ``Lambda`` (Mohri et al.'s ``Lambda``;
         default the simplex, :func:`fairtheory.aggregators.afl`); ``init`` and ``step`` both use this one set.

@@ -42,7 +42,7 @@ from fairtheory.algorithms.base import (
     local_steps,
     open_round,
 )
-from fairtheory.algorithms.names import accepts_old_names
+from fairtheory.algorithms.names import refuses_old_names
 from fairtheory.backend import like, namespace, to_numpy
 from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError
 from fairtheory.problems.base import FederatedProblem, as_float_array
@@ -142,7 +142,7 @@ def personal_optimum_exact(problem: FederatedProblem, w: Any, lam: float | Fract
     return out
 
 
-@accepts_old_names("ditto")
+@refuses_old_names("ditto")
 def make(problem: FederatedProblem, *, lr: float, lam: float, kappa: int = 1, s: int | None = None,
          lr_personal: float | None = None, K: int | None = None) -> Algorithm:
     r"""Ditto (Li et al. 2021, Alg. 1) with FedAvg as the global solver, on ``problem``.

@@ -50,7 +50,7 @@ from fairtheory.algorithms.base import (
     project_to,
     sample_clients,
 )
-from fairtheory.algorithms.names import accepts_old_names
+from fairtheory.algorithms.names import refuses_old_names
 from fairtheory.backend import like, namespace, to_numpy
 from fairtheory.problems.base import FederatedProblem
 
@@ -75,22 +75,22 @@ def _sampling_probabilities(lam: Any) -> np.ndarray:
     return q / q.sum()
 
 
-@accepts_old_names("drfa")
+@refuses_old_names("drfa")
 def make(problem: FederatedProblem, *, kappa: int, lr: float, dual_lr: float, K: int, aggregator: Any = None,
          grad_noise: float = 0.0, loss_noise: float = 0.0) -> Algorithm:
     r"""DRFA on ``problem`` with bound, validated hyper-parameters.
 
-    Names follow :mod:`fairtheory.algorithms.names`; ``eta`` and ``gamma`` are accepted for one release
-    (with a ``DeprecationWarning``).
+    Names follow :mod:`fairtheory.algorithms.names`; the old names ``eta`` and ``gamma`` are refused
+    by name (a ``FairtheoryTypeError`` naming the new one).
 
     Parameters
     ----------
     kappa : int >= 1
         Local SGD steps per round (Deng et al.'s ``tau``).
     lr : float > 0
-        Local (primal) step size (Deng et al.'s ``eta``; formerly ``eta``).
+        Local (primal) step size (Deng et al.'s ``eta``).
     dual_lr : float >= 0
-        Dual step size (Deng et al.'s ``gamma``; formerly ``gamma``); the ascent step is ``kappa dual_lr``.
+        Dual step size (Deng et al.'s ``gamma``); the ascent step is ``kappa dual_lr``.
     K : int >= 1
         Clients drawn per round, for the local steps (by ``lam``) and for the loss estimate (uniformly)
         (Deng et al.'s ``m``).

@@ -37,7 +37,7 @@ from fairtheory.algorithms.base import (
     local_steps,
     open_round,
 )
-from fairtheory.algorithms.names import accepts_old_names
+from fairtheory.algorithms.names import refuses_old_names
 from fairtheory.backend import like
 from fairtheory.problems.base import FederatedProblem
 
@@ -53,7 +53,7 @@ class State:
     steps: int = 0
 
 
-@accepts_old_names("fedavg")
+@refuses_old_names("fedavg")
 def make(problem: FederatedProblem, *, lr: float | Callable[[int], float], kappa: int = 1, K: int | None = None,
          aggregator: Any = None) -> Algorithm:
     r"""FedAvg on ``problem`` with bound, validated hyper-parameters.

@@ -38,7 +38,7 @@ import numpy as np
 
 from fairtheory._validation import as_vector, check_in_range, check_integer, check_positive, check_returned
 from fairtheory.algorithms.base import Algorithm, check_draws, check_problem, check_state, initial_model, local_steps, open_round
-from fairtheory.algorithms.names import accepts_old_names
+from fairtheory.algorithms.names import refuses_old_names
 from fairtheory.backend import like, namespace
 from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError
 from fairtheory.problems.base import FederatedProblem
@@ -106,7 +106,7 @@ class State:
     p: Any = None
 
 
-@accepts_old_names("fedfa")
+@refuses_old_names("fedfa")
 def make(problem: FederatedProblem, *, lr: float, kappa: int = 1, K: int | None = None, beta: float = 0.5,
          gamma: float = 0.0, server_lr: float = 1.0, eps_acc: float = 0.0, eps_freq: float = 0.0,
          accuracy: Callable[[Any], Any] | None = None) -> Algorithm:

@@ -48,7 +48,7 @@ from fairtheory.algorithms.fedfv_aggregate import (
     aggregate,
     n_unprojected,
 )
-from fairtheory.algorithms.names import accepts_old_names
+from fairtheory.algorithms.names import refuses_old_names
 from fairtheory.backend import namespace, to_numpy
 from fairtheory.problems.base import FederatedProblem
 
@@ -91,7 +91,7 @@ def _check_order(order: Any, size: int | None) -> Any:
     return perm.astype(np.int64)
 
 
-@accepts_old_names("fedfv")
+@refuses_old_names("fedfv")
 def make(problem: FederatedProblem, *, lr: float, kappa: int = 1, K: int | None = None, alpha: float = 0.0,
          tau: int = 0, order: Order | Any = "ascending", keep_rule: KeepRule = "paper",
          window: Window = "paper") -> Algorithm:

@@ -40,7 +40,7 @@ from fairtheory.algorithms.base import (
     local_steps,
     open_round,
 )
-from fairtheory.algorithms.names import accepts_old_names
+from fairtheory.algorithms.names import refuses_old_names
 from fairtheory.backend import like, namespace, to_numpy
 from fairtheory.errors import FairtheoryValueError
 from fairtheory.exact.min_norm import fedmgda_box, min_norm_weights
@@ -136,7 +136,7 @@ def aggregate(U: Any, lam0: Any, *, epsilon: float, offset: float = 0.0) -> tupl
     return like(lam, Un) @ Un, lam
 
 
-@accepts_old_names("fedmgda")
+@refuses_old_names("fedmgda")
 def make(problem: FederatedProblem, *, lr: float | Callable[[int], float], kappa: int = 1, K: int | None = None,
          epsilon: float, server_lr: float = 1.0, offset: float = 0.0) -> Algorithm:
     r"""FedMGDA+ on ``problem`` with bound, validated hyper-parameters.

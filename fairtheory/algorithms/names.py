@@ -17,15 +17,29 @@ and every other name is method-specific (it keeps the paper's name, e.g. 003's `
 004's ``alpha`` and ``tau``).  ``docs/architecture.md`` carries :func:`markdown_table` verbatim
 (a test checks it).
 
-Renamed names stay accepted for one release: :func:`accepts_old_names` wraps a ``make`` so that an old
-name is translated to the new one with a :class:`DeprecationWarning` naming the new name, and passing
-both the old and the new name is a :class:`~fairtheory.errors.FairtheoryTypeError`.  The wrapped
-function keeps the new signature (:func:`inspect.signature` shows only the table's names).
+Renamed hyper-parameter names are refused by name: :func:`refuses_old_names` wraps a ``make`` (or a
+worst-case function taking its keywords) so that an old name raises a
+:class:`~fairtheory.errors.FairtheoryTypeError` naming the new one (instead of Python's bare "unexpected
+keyword"); the wrapped function keeps its signature (:func:`inspect.signature` shows only the table's names).
+
+Renamed *values* of a string argument (the output names, :data:`OUTPUT_RENAMES`: the paper labels ``"002"`` /
+``"000"`` and Scaffold's ``"avg"`` became ``"average"`` / ``"path_average"``) stay accepted for one release:
+:func:`deprecated_value` translates an old value with a :class:`DeprecationWarning` naming the new one.  The
+outputs of local gradient descent with periodic averaging (server models ``w_r`` after each averaging, ``w_0 =
+x_0``; the averaged iterates ``sum_i p_i theta_t^i`` of every step):
+
+==================  ========================================================================
+``"average"``       mean of the server models after each averaging (002 Alg. 1's output)
+``"path_average"``  mean of every averaged iterate from ``x_0`` on (000 Alg. 1's output)
+``"last"``          the last server model
+==================  ========================================================================
 """
 
 from __future__ import annotations
 
 import functools
+import os
+import sys
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -33,10 +47,12 @@ from typing import Any, ParamSpec, TypeVar
 
 from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError
 
-__all__ = ["Use", "HyperName", "TABLE", "ALGORITHMS", "SHARED", "names_of", "renames_of", "rename_hyper",
-           "accepts_old_names", "markdown_table"]
+__all__ = ["Use", "HyperName", "TABLE", "ALGORITHMS", "SHARED", "OUTPUT_RENAMES", "THEOREM_OUTPUT", "names_of", "renames_of",
+           "refuses_old_names", "deprecated_value", "output_name", "markdown_table"]
 
 P = ParamSpec("P")
+#: the package's directory: frames inside it are not "the caller" of a deprecation warning
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 R = TypeVar("R")
 
 
@@ -48,7 +64,8 @@ class Use:
     ----------
     symbol : the paper's symbol (ASCII, e.g. ``"gamma_w"``); ``"-"`` where the paper has none.
     source : where the symbol is defined (a seed label, ``"002 Algorithm 1"``, or an author-year reference).
-    old : the names this one replaced, accepted with a :class:`DeprecationWarning` for one release.
+    old : the names this one replaced (passing one is a :class:`~fairtheory.errors.FairtheoryTypeError` naming the
+        new name, :func:`refuses_old_names`).
     meaning : what the name means for this algorithm, where the row's general meaning is not enough.
     """
 
@@ -256,40 +273,28 @@ def names_of(algorithm: str) -> tuple[str, ...]:
 
 
 def renames_of(algorithm: str) -> dict[str, str]:
-    """``{old name: new name}`` of ``algorithm`` (the names accepted with a DeprecationWarning)."""
+    """``{old name: new name}`` of ``algorithm`` (the removed names, refused by :func:`refuses_old_names`)."""
     _check_algorithm(algorithm)
     return {old: h.name for h in TABLE if algorithm in h.uses for old in h.uses[algorithm].old if old != h.name}
 
 
-def rename_hyper(algorithm: str, hyper: Mapping[str, Any], *, where: str | None = None,
-                 stacklevel: int = 2) -> dict[str, Any]:
-    """``hyper`` with ``algorithm``'s old names replaced by the table's names.
-
-    Each old name warns with a :class:`DeprecationWarning` naming the new one (``stacklevel`` as in
-    :func:`warnings.warn`, counted from the caller of this function); an old name given together with
-    its new name raises a :class:`~fairtheory.errors.FairtheoryTypeError` naming both.  ``where`` names
-    the function in the messages (default ``"<algorithm>.make"``)."""
-    table = renames_of(algorithm)
-    where = f"{algorithm}.make" if where is None else where
-    out = dict(hyper)
+def _refuse(table: Mapping[str, str], given: Mapping[str, Any], where: str, kind: str) -> None:
+    """Raise a :class:`~fairtheory.errors.FairtheoryTypeError` for the first old name in ``given``."""
     for old, new in table.items():
-        if old not in out:
-            continue
-        if new in out:
-            raise FairtheoryTypeError(
-                f"{where} got both {old}= (the old name) and {new}=; pass only {new}= "
-                "(see fairtheory.algorithms.names)")
-        warnings.warn(f"{where}: the hyper-parameter {old}= is deprecated, use {new}= "
-                      "(fairtheory.algorithms.names; the old name is accepted for one release)",
-                      DeprecationWarning, stacklevel=stacklevel + 1)
-        out[new] = out.pop(old)
-    return out
+        if old in given:
+            raise FairtheoryTypeError(f"{where}: the {kind} {old}= was renamed {new}=; pass {new}= "
+                                      "(fairtheory.algorithms.names; the old name was removed)")
 
 
-def accepts_old_names(algorithm: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
-    """Decorator: the wrapped function (a ``make``, or a runner taking its keywords) also accepts
-    ``algorithm``'s old names, through :func:`rename_hyper`; its signature is unchanged."""
-    old = frozenset(renames_of(algorithm))
+def refuses_old_names(algorithm: str | None, also: Mapping[str, str] | None = None
+                      ) -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """Decorator: the wrapped function (a ``make``, or a function taking its keywords) raises a
+    :class:`~fairtheory.errors.FairtheoryTypeError` naming the new name when given one of ``algorithm``'s old
+    hyper-parameter names (:func:`renames_of`; ``None``: none) or of the function's own renamed keywords ``also``
+    (``{old: new}``); its signature is unchanged, and a misspelt name stays Python's ``TypeError``."""
+    hyper = renames_of(algorithm) if algorithm is not None else {}
+    own = dict(also or {})
+    old = frozenset(hyper) | frozenset(own)
 
     def wrap(fn: Callable[P, R]) -> Callable[P, R]:
         if not old:  # nothing renamed: the function itself
@@ -298,14 +303,52 @@ def accepts_old_names(algorithm: str) -> Callable[[Callable[P, R]], Callable[P, 
 
         @functools.wraps(fn)
         def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-            if old and not old.isdisjoint(kwargs):
-                # stacklevel counted from this wrapper (rename_hyper's convention): 2 = the wrapped function's caller
-                kwargs = rename_hyper(algorithm, kwargs, where=where, stacklevel=2)  # type: ignore[assignment]
+            if not old.isdisjoint(kwargs):
+                _refuse(hyper, kwargs, where, "hyper-parameter")
+                _refuse(own, kwargs, where, "keyword")
             return fn(*args, **kwargs)
 
         return wrapper
 
     return wrap
+
+
+#: renamed output names ``{old: new}``: the paper labels of local GD's outputs and Scaffold's ``"avg"``; accepted for
+#: one release with a :class:`DeprecationWarning` (:func:`output_name`)
+OUTPUT_RENAMES: Mapping[str, str] = {"002": "average", "000": "path_average", "avg": "average"}
+
+
+#: the output each rFedFair theorem bounds, by the theorem's paper label: 002 Thm. 1-2 the mean of the server models,
+#: 000 Thm. 1-2 the mean of every averaged iterate (the paper labels name theorems, the output names name outputs)
+THEOREM_OUTPUT: Mapping[str, str] = {"002": "average", "000": "path_average"}
+
+
+def _caller_stacklevel() -> int:
+    """The ``stacklevel`` of :func:`warnings.warn` (called by this function's caller) that names the first frame
+    outside the fairtheory package: the user's call, however many of the package's functions and wrappers lie
+    between."""
+    level, frame = 2, sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        level += 1
+        frame = frame.f_back  # type: ignore[assignment]
+    return level - 1
+
+
+def deprecated_value(value: Any, renames: Mapping[str, str], *, arg: str, where: str) -> Any:
+    """``value``, or its new name where it is an old one of ``renames`` (``{old: new}``), with a
+    :class:`DeprecationWarning` naming the new value, attributed to the first caller outside the package.  ``arg``
+    and ``where`` name the argument and the function in the message."""
+    if not isinstance(value, str) or value not in renames:
+        return value
+    new = renames[value]
+    warnings.warn(f"{where}: {arg}={value!r} is deprecated, use {arg}={new!r} (the old name is accepted for one "
+                  "release; fairtheory.algorithms.names)", DeprecationWarning, stacklevel=_caller_stacklevel())
+    return new
+
+
+def output_name(output: Any, *, where: str, arg: str = "output") -> Any:
+    """:func:`deprecated_value` of an output name (the argument ``arg``) with :data:`OUTPUT_RENAMES`."""
+    return deprecated_value(output, OUTPUT_RENAMES, arg=arg, where=where)
 
 
 def markdown_table() -> str:

@@ -28,7 +28,7 @@ import numpy as np
 
 from fairtheory._validation import check_integer, check_positive, check_rng
 from fairtheory.algorithms.base import Algorithm, check_problem, check_state, initial_model, local_steps
-from fairtheory.algorithms.names import accepts_old_names
+from fairtheory.algorithms.names import refuses_old_names
 from fairtheory.backend import namespace, to_numpy
 from fairtheory.errors import FairtheoryValueError
 from fairtheory.problems.base import FederatedProblem
@@ -88,23 +88,23 @@ def is_valid_selection(selected: Any, cands: Any, losses: Any, m: int) -> bool:
     return not rest or min(f[k] for k in s) >= max(rest)
 
 
-@accepts_old_names("power_of_choice")
+@refuses_old_names("power_of_choice")
 def make(problem: FederatedProblem, *, lr: float, K: int, candidates: int, kappa: int = 1) -> Algorithm:
     r"""FedAvg with power-of-choice selection (Cho, Wang, Joshi, Alg. 1) on ``problem``.
 
     Names follow :mod:`fairtheory.algorithms.names`: the paper's ``m`` is ``K`` (clients per round, as
     in every algorithm) and its ``d`` is ``candidates`` (``d`` is the model dimension elsewhere);
-    ``m`` and ``d`` are accepted for one release (with a ``DeprecationWarning``).
+    the old names ``m`` and ``d`` are refused by name (a ``FairtheoryTypeError`` naming the new one).
 
     Parameters
     ----------
     lr : float
         Local step size ``> 0`` (the paper's ``eta``).
     K : int
-        Clients selected per round, ``1 <= K <= candidates`` (the paper's ``m``; formerly ``m``).
+        Clients selected per round, ``1 <= K <= candidates`` (the paper's ``m``).
     candidates : int
         Candidate-set size, ``K <= candidates <= n`` (at most the number of clients with ``p_k > 0``;
-        the paper's ``d``; formerly ``d``).
+        the paper's ``d``).
     kappa : int
         Local full-batch gradient steps per round (``>= 1``; the paper's ``tau``).
 

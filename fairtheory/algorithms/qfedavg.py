@@ -39,7 +39,7 @@ from fairtheory.algorithms.base import (
     local_steps,
     open_round,
 )
-from fairtheory.algorithms.names import accepts_old_names
+from fairtheory.algorithms.names import refuses_old_names
 from fairtheory.algorithms.qfedsgd import DEFAULT_OFFSET, _aggregator, aggregate, derivatives
 from fairtheory.errors import FairtheoryTypeError
 from fairtheory.problems.base import FederatedProblem
@@ -56,7 +56,7 @@ class State:
     t: int = 0
 
 
-@accepts_old_names("qfedavg")
+@refuses_old_names("qfedavg")
 def make(problem: FederatedProblem, *, q: float | None = None, lr: float, L: float | None = None, kappa: int = 1,
          K: int | None = None, offset: float = DEFAULT_OFFSET, scaled: bool = True,
          aggregator: Any = None) -> Algorithm:

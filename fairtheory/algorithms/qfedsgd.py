@@ -41,7 +41,7 @@ from fairtheory.algorithms.base import (
     open_round,
     run,
 )
-from fairtheory.algorithms.names import accepts_old_names
+from fairtheory.algorithms.names import refuses_old_names
 from fairtheory.backend import is_torch, like, namespace, to_numpy
 from fairtheory.errors import DivergenceError
 from fairtheory.problems.base import FederatedProblem
@@ -61,7 +61,7 @@ class State:
     t: int = 0
 
 
-@accepts_old_names("qfedsgd")
+@refuses_old_names("qfedsgd")
 def make(problem: FederatedProblem, *, q: float | None = None, L: float, K: int | None = None,
          offset: float = DEFAULT_OFFSET, aggregator: Any = None) -> Algorithm:
     r"""q-FedSGD (003 Alg. 3) on ``problem`` with bound, validated hyper-parameters.

@@ -30,8 +30,12 @@ previous communication decide whose models are used, and the draws are independe
 iterates).  002 requires ``T - 2`` divisible by ``kappa`` and uses ``T_N = (T-2)/kappa`` rounds, so
 communication happens at ``t = 0, kappa, ..., T_N kappa``; the outputs are
 
-* 002: ``w_tilde = 1/(T_N+1) sum_{r=0}^{T_N} w_{r kappa + 1}`` (server models right after averaging);
-* 000: ``w_tilde = 1/T sum_{t=0}^{T-1} sum_i p_i w_t^i``.
+* ``"average"`` (002 Alg. 1's output): ``w_tilde = 1/(T_N+1) sum_{r=0}^{T_N} w_{r kappa + 1}`` (the mean of the
+  server models right after each averaging);
+* ``"path_average"`` (000 Alg. 1's output): ``w_tilde = 1/T sum_{t=0}^{T-1} sum_i p_i w_t^i`` (the mean of every
+  averaged iterate from ``w_0`` on).
+
+(:data:`fairtheory.algorithms.names.OUTPUT_RENAMES`: the old names ``"002"`` / ``"000"`` warn for one release.)
 
 Neither output uses ``theta_T`` (the result of the last step ``t = T-1``); :func:`run_rfedfair`
 performs that step anyway so the state matches Algorithm 1, and reads the outputs before it.
@@ -43,7 +47,7 @@ Usage (optax-style; hyper-parameters validated once by :func:`make`)::
 
     alg = rfedfair.make(problem, lr=0.05, kappa=5, alpha=0.5, mu=0.1)        # or aggregator=...
     state, hist = base.run(alg, T, rng=rng)                                  # T steps of Algorithm 1
-    w_tilde, eta_tilde = rfedfair.output(state, "002")
+    w_tilde, eta_tilde = rfedfair.output(state, "average")
 
 Written once against the array API: numpy or torch (``float64``) iterates, chosen by the type of
 ``w0``; client draws come from the explicit ``numpy.random.Generator`` so both backends make the
@@ -72,7 +76,7 @@ from fairtheory.algorithms.base import (
     run,
     sample_clients,
 )
-from fairtheory.algorithms.names import accepts_old_names
+from fairtheory.algorithms.names import output_name, refuses_old_names
 from fairtheory.backend import like, namespace, to_numpy
 from fairtheory.errors import DivergenceError, FairtheoryTypeError
 from fairtheory.problems.base import FederatedProblem
@@ -88,7 +92,9 @@ __all__ = [
     "run_rfedfair",
 ]
 
-Output = Literal["002", "000"]
+Output = Literal["average", "path_average"]
+#: the output names, in the order of the module doc
+OUTPUTS = ("average", "path_average")
 
 
 @dataclass(frozen=True)
@@ -103,9 +109,9 @@ class State:
     t : number of steps taken (the next step is step ``t``).
     comms : number of communication (averaging) steps taken.
     srv_w_sum, srv_eta_sum : sum of the server models right after each averaging
-        (``sum_r w_{r kappa + 1}``), for the 002 output.
+        (``sum_r w_{r kappa + 1}``), for the ``"average"`` output.
     avg_w_sum, avg_eta_sum : ``sum_{s=0}^{t} sum_i p_i theta_s^i`` (includes the current iterate),
-        for the 000 output.
+        for the ``"path_average"`` output.
     """
 
     w: Any
@@ -129,9 +135,9 @@ class RunResult:
     state: State           #: final state after all ``T`` steps
     history: History       #: server models recorded every ``record_every`` steps
     T: int
-    T_N: int | None        #: ``(T-2)/kappa`` (``None`` for the 000 output when not integral)
+    T_N: int | None        #: ``(T-2)/kappa`` (``None`` for the ``"path_average"`` output when not integral)
     output: str
-    #: ``{T': {"002": (w, eta) or None, "000": (w, eta)}}`` outputs at the requested shorter horizons
+    #: ``{T': {"average": (w, eta) or None, "path_average": (w, eta)}}`` outputs at the requested shorter horizons
     checkpoints: dict[int, dict[str, Any]] = field(default_factory=dict)
 
 
@@ -204,7 +210,7 @@ def _index_like(idx: np.ndarray, ref: Any) -> Any:
 
 
 # ------------------------------------------------------------------------------------------ API
-@accepts_old_names("rfedfair")
+@refuses_old_names("rfedfair")
 def make(problem: FederatedProblem, *, lr: float, kappa: int, alpha: Any = None, mu: float | None = None,
          aggregator: Any = None, K: int | None = None) -> Algorithm:
     r"""rFedFair (002 Algorithm 1) on ``problem`` with bound, validated hyper-parameters.
@@ -214,8 +220,7 @@ def make(problem: FederatedProblem, *, lr: float, kappa: int, alpha: Any = None,
     Parameters
     ----------
     lr : float
-        Step size ``> 0`` (002 Algorithm 1's ``beta``; formerly ``beta``, accepted for one release with a
-        ``DeprecationWarning``).
+        Step size ``> 0`` (002 Algorithm 1's ``beta``; the old name ``beta=`` is refused by name).
     kappa : int
         Steps per round (``>= 1``; 002 Algorithm 1's ``kappa``): the server averages at steps ``t`` with
         ``kappa | t``.
@@ -310,27 +315,33 @@ def make(problem: FederatedProblem, *, lr: float, kappa: int, alpha: Any = None,
     return Algorithm("rfedfair", problem, hyper, init, step, ("lr",))
 
 
-def output(state: State, which: Output = "002") -> tuple[Any, Any]:
+def output(state: State, which: Output = "average") -> tuple[Any, Any]:
     r"""The output ``(w_tilde, eta_tilde)`` of a run whose iterates are ``theta_0, ..., theta_t``.
 
-    ``"002"`` (002 Algorithm 1): mean of the server models right after each averaging so far,
+    ``"average"`` (002 Algorithm 1's output): mean of the server models right after each averaging so far,
     ``1/(T_N+1) sum_{r=0}^{T_N} theta_{r kappa + 1}`` (needs at least one averaging).
-    ``"000"`` (000 Algorithm 1): ``1/T sum_{s=0}^{T-1} sum_i p_i theta_s^i`` with ``T = t + 1``,
-    i.e. including the current iterate ``theta_t``.
+    ``"path_average"`` (000 Algorithm 1's output): ``1/T sum_{s=0}^{T-1} sum_i p_i theta_s^i`` with ``T = t + 1``,
+    i.e. including the current iterate ``theta_t``.  The old names ``"002"`` / ``"000"`` warn for one release
+    (:data:`fairtheory.algorithms.names.OUTPUT_RENAMES`).
     """
     if not isinstance(state, State):
         raise FairtheoryTypeError(f"state must be a rfedfair.State, got {type(state).__name__}")
-    if which == "002":
+    which = output_name(which, where="rfedfair.output", arg="which")
+    return _output(state, which)
+
+
+def _output(state: State, which: str) -> tuple[Any, Any]:
+    if which == "average":
         if state.comms == 0:
-            raise FairtheoryValueError("the 002 output needs at least one averaging step (comms >= 1), got 0")
+            raise FairtheoryValueError("the 'average' output needs at least one averaging step (comms >= 1), got 0")
         return state.srv_w_sum / state.comms, state.srv_eta_sum / state.comms
-    if which == "000":
+    if which == "path_average":
         T = state.t + 1
         return state.avg_w_sum / T, state.avg_eta_sum / T
-    raise FairtheoryValueError(f"which must be '002' or '000', got {which!r}")
+    raise FairtheoryValueError(f"which must be 'average' or 'path_average', got {which!r}")
 
 
-@accepts_old_names("rfedfair")
+@refuses_old_names("rfedfair", also={"output_version": "output"})
 def run_rfedfair(
     problem: FederatedProblem,
     *,
@@ -344,7 +355,7 @@ def run_rfedfair(
     rng: np.random.Generator | None = None,
     w0: Any = None,
     eta0: float = 0.0,
-    output_version: Output = "002",
+    output: Output = "average",
     record_every: int = 1,
     record_losses: bool = False,
     checkpoints: Any = None,
@@ -353,24 +364,25 @@ def run_rfedfair(
     r"""Run Algorithm 1 for ``T`` steps (``t = 0, ..., T-1``) and return its output.
 
     ``make(problem, lr=, kappa=, alpha=, mu=, aggregator=, K=)`` iterated by
-    :func:`fairtheory.algorithms.base.run`.  ``output_version="002"`` needs ``T - 2`` divisible by
-    ``kappa`` (``T_N = (T-2)/kappa``, 002 Sec. 4); ``"000"`` accepts any ``T >= 1``.  ``checkpoints``
+    :func:`fairtheory.algorithms.base.run`.  ``output="average"`` (:func:`output`) needs ``T - 2`` divisible by
+    ``kappa`` (``T_N = (T-2)/kappa``, 002 Sec. 4); ``"path_average"`` accepts any ``T >= 1``.  ``checkpoints``
     (optional iterable of horizons ``T' <= T``) records both outputs for those shorter horizons in
     ``result.checkpoints`` as numpy ``(w, eta)`` pairs (valid because the iterates do not depend on
-    ``T``; the 002 entry is ``None`` before the first averaging).  ``record_every``/``record_losses``/
+    ``T``; the ``"average"`` entry is ``None`` before the first averaging).  ``record_every``/``record_losses``/
     ``on_divergence`` go to :func:`~fairtheory.algorithms.base.run`, which records the server model ``w``.
-    ``beta`` (the name of 002's step size before :mod:`fairtheory.algorithms.names`) is accepted for
-    ``lr`` for one release, with a ``DeprecationWarning``.
+    ``beta=`` (002's symbol for ``lr``) and ``output_version=`` (now ``output=``) are refused by name
+    (:mod:`fairtheory.algorithms.names`).
     """
-    if output_version not in ("002", "000"):
-        raise FairtheoryValueError(f"output_version must be '002' or '000', got {output_version!r}")
+    output = output_name(output, where="rfedfair.run_rfedfair")
+    if output not in OUTPUTS:
+        raise FairtheoryValueError(f"output must be 'average' or 'path_average', got {output!r}")
     T_i = check_integer(T, "T", low=1)
     T_N: int | None
-    if output_version == "002":
+    if output == "average":
         T_N = rounds_for(T_i, kappa)
     alg = make(problem, lr=lr, kappa=kappa, alpha=alpha, mu=mu, aggregator=aggregator, K=K)
     kappa_i = alg.hyper["kappa"]
-    if output_version == "000":
+    if output == "path_average":
         T_N = (T_i - 2) // kappa_i if T_i >= 2 and (T_i - 2) % kappa_i == 0 else None
     if K is not None and rng is None:
         raise FairtheoryTypeError("rng must be a numpy.random.Generator for partial participation (K is given)")
@@ -382,22 +394,22 @@ def run_rfedfair(
     def callback(k: int, s: State) -> None:
         # after k steps the state holds theta_0..theta_k: the horizon-(k+1) outputs
         if k == T_i - 1:
-            captured[0] = output(s, output_version)
+            captured[0] = _output(s, output)
         if (k + 1) in cps:
-            chk[k + 1] = {"000": output(s, "000"), "002": output(s, "002") if s.comms else None}
+            chk[k + 1] = {"path_average": _output(s, "path_average"), "average": _output(s, "average") if s.comms else None}
 
     if T_i - 1 == 0:
-        captured[0] = output(state0, output_version)
+        captured[0] = _output(state0, output)
     if 1 in cps:
-        chk[1] = {"000": output(state0, "000"), "002": None}
+        chk[1] = {"path_average": _output(state0, "path_average"), "average": None}
     state, hist = run(alg, T_i, rng=rng, state=state0, record_every=record_every, record_losses=record_losses,
                       callback=callback, on_divergence=on_divergence)
     if 0 not in captured:  # stopped early by on_divergence="stop": the output of the last finite state
-        if output_version == "002" and state.comms == 0:
-            raise DivergenceError("rfedfair diverged at its first step: no 002 output exists (use a smaller lr)")
-        captured[0] = output(state, output_version)
+        if output == "average" and state.comms == 0:
+            raise DivergenceError("rfedfair diverged at its first step: no 'average' output exists (use a smaller lr)")
+        captured[0] = _output(state, output)
     w_out, eta_out = captured[0]
     cp_np = {k: {kk: (None if v is None else (to_numpy(v[0]).copy(), float(to_numpy(v[1]))))
                  for kk, v in d.items()} for k, d in chk.items()}
     return RunResult(w=w_out, eta=eta_out, state=state, history=hist, T=T_i, T_N=T_N,
-                     output=output_version, checkpoints=cp_np)
+                     output=output, checkpoints=cp_np)

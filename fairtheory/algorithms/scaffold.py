@@ -4,11 +4,11 @@ Minimises ``sum_i p_i f_i(w)``.  Server state: model ``x``, server control ``c``
 ``c_i``.  One round (one communication):
 
 .. math::
-    y_{i,0} = x,\quad y_{i,k+1} = y_{i,k} - \eta_l\big(g_i(y_{i,k}) - c_i + c\big),\ k < \kappa,
+    y_{i,0} = x,\quad y_{i,k+1} = y_{i,k} - \mathrm{lr}\big(g_i(y_{i,k}) - c_i + c\big),\ k < \kappa,
 
-    c_i^+ = c_i - c + \frac{x - y_{i,\kappa}}{\kappa \eta_l}\quad\text{(option II)},
+    c_i^+ = c_i - c + \frac{x - y_{i,\kappa}}{\kappa\,\mathrm{lr}}\quad\text{(option II)},
 
-    x^+ = x + \eta_g \,\mathrm{avg}_i (y_{i,\kappa} - x),\qquad c^+ = c + \textstyle\sum_{i \in S} p_i (c_i^+ - c_i).
+    x^+ = x + \mathrm{server\_lr} \,\mathrm{avg}_i (y_{i,\kappa} - x),\qquad c^+ = c + \textstyle\sum_{i \in S} p_i (c_i^+ - c_i).
 
 Participation follows the shared sampling rules: ``K is None`` - every client, ``avg`` weighted by
 ``p``; otherwise ``K`` clients drawn i.i.d. with replacement with probabilities ``p`` and ``avg``
@@ -17,9 +17,9 @@ is the plain mean over the draw (a client drawn twice counts twice); only the dr
 ``p``-weighted form of Scaffold's ``c <- c + (|S|/N) mean_S (c_i^+ - c_i)`` and keeps the invariant
 ``c = sum_i p_i c_i`` exactly (for uniform ``p`` it is Scaffold's update verbatim).
 
-:func:`make` takes ``eta_l`` as ``lr`` and ``eta_g`` as ``server_lr`` (:mod:`fairtheory.algorithms.names`).
-With deterministic gradients, full participation and ``eta_l`` small enough, the fixed point is
-``c_i = grad f_i(x*)``, ``c = 0`` with ``x*`` the exact minimiser of ``sum_i p_i f_i`` - for every
+:func:`make`'s ``lr`` and ``server_lr`` are the paper's local and global steps ``eta_l`` and ``eta_g``
+(:mod:`fairtheory.algorithms.names`).  With deterministic gradients, full participation and ``lr`` small
+enough, the fixed point is ``c_i = grad f_i(x*)``, ``c = 0`` with ``x*`` the exact minimiser of ``sum_i p_i f_i`` - for every
 number of local steps ``kappa`` (the paper's ``K``; no client drift), which ``base.scaffold.converges``
 checks.
 
@@ -47,7 +47,7 @@ from fairtheory.algorithms.base import (
     initial_model,
     local_steps,
 )
-from fairtheory.algorithms.names import accepts_old_names
+from fairtheory.algorithms.names import refuses_old_names
 from fairtheory.backend import is_torch, like, namespace, scatter_add
 from fairtheory.problems.base import FederatedProblem
 
@@ -64,22 +64,22 @@ class State:
     comms: int = 0
 
 
-@accepts_old_names("scaffold")
+@refuses_old_names("scaffold")
 def make(problem: FederatedProblem, *, kappa: int, lr: float, server_lr: float = 1.0, K: int | None = None,
          grad_noise: float = 0.0) -> Algorithm:
     r"""Scaffold (option II) on ``problem`` with bound, validated hyper-parameters.
 
-    Names follow :mod:`fairtheory.algorithms.names`; ``eta_l`` and ``eta_g`` are accepted for one
-    release (with a ``DeprecationWarning``).
+    Names follow :mod:`fairtheory.algorithms.names`; the paper's symbols are refused as keywords
+    (a ``FairtheoryTypeError`` naming ``lr`` / ``server_lr``).
 
     Parameters
     ----------
     kappa : int >= 1
         Local steps per round (Karimireddy et al.'s ``K``).
     lr : float > 0
-        Local step size (Karimireddy et al.'s ``eta_l``; formerly ``eta_l``).
+        Local step size (Karimireddy et al.'s ``eta_l``).
     server_lr : float > 0
-        Global step size (Karimireddy et al.'s ``eta_g``; formerly ``eta_g``).
+        Global step size (Karimireddy et al.'s ``eta_g``).
     K : int >= 1 or None
         ``None``: full participation; else the number of i.i.d. draws by ``p`` per round (Karimireddy
         et al.'s ``S``).
@@ -95,8 +95,8 @@ def make(problem: FederatedProblem, *, kappa: int, lr: float, server_lr: float =
     """
     problem = check_problem(problem)
     kappa = check_integer(kappa, "kappa", low=1)
-    eta_l = check_in_range(lr, "lr", low=0.0, low_inclusive=False)
-    eta_g = check_in_range(server_lr, "server_lr", low=0.0, low_inclusive=False)
+    lr = check_in_range(lr, "lr", low=0.0, low_inclusive=False)
+    server_lr = check_in_range(server_lr, "server_lr", low=0.0, low_inclusive=False)
     K = None if K is None else check_draws(K)
     grad_noise = check_in_range(grad_noise, "grad_noise", low=0.0)
     n, d = problem.n, problem.d
@@ -133,19 +133,19 @@ def make(problem: FederatedProblem, *, kappa: int, lr: float, server_lr: float =
         Y0 = xp.broadcast_to(x[None, :], (rows, d))
         corr = c[None, :] - ci_rows
         if grad_noise == 0.0:
-            Y = local_steps(problem, Y0, lr=eta_l, kappa=kappa, clients=clients, correction=corr).W
+            Y = local_steps(problem, Y0, lr=lr, kappa=kappa, clients=clients, correction=corr).W
         else:  # fresh noise at every local step: outside what base.local_steps offers
             Y = Y0
             for _ in range(kappa):
-                Y = Y - eta_l * (problem.grads_each(Y, clients=clients) + gaussian(rng, grad_noise, (rows, d), x)  # type: ignore[arg-type]
+                Y = Y - lr * (problem.grads_each(Y, clients=clients) + gaussian(rng, grad_noise, (rows, d), x)  # type: ignore[arg-type]
                                  + corr)
-        dci = -c[None, :] + (x[None, :] - Y) / (kappa * eta_l)   # c_i^+ - c_i
-        x_new = x + eta_g * (weights @ (Y - x[None, :]))
+        dci = -c[None, :] + (x[None, :] - Y) / (kappa * lr)   # c_i^+ - c_i
+        x_new = x + server_lr * (weights @ (Y - x[None, :]))
         c_new = c + refresh @ dci
         ci_new = ci + dci if clients is None else ci + scatter_add(n, _index(clients, x), dci)
         return State(w=x_new, c=c_new, ci=ci_new, comms=state.comms + 1)
 
-    hyper = {"kappa": kappa, "lr": eta_l, "server_lr": eta_g, "K": K, "grad_noise": grad_noise}
+    hyper = {"kappa": kappa, "lr": lr, "server_lr": server_lr, "K": K, "grad_noise": grad_noise}
     return Algorithm("scaffold", problem, hyper, init, step, ("lr", "server_lr"))
 
 

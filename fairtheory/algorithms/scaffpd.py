@@ -29,16 +29,16 @@ Round ``r`` (accelerated primal-dual, APD, with Scaffold-corrected local steps):
 3. *Control variates.*  ``c_i = g_i(w_r)`` (client gradients at the server model) and
    ``c = sum_i lam_{r+1,i} c_i``, the gradient of ``lam_{r+1} . f`` (001 eq. 9).
 4. *Local steps*, all clients at once: ``y_{i,0} = w_r``,
-   ``y_{i,k+1} = y_{i,k} - eta_l (g_i(y_{i,k}) - c_i + c)``, ``k < kappa`` (001 Alg. 2, whose ``J``
+   ``y_{i,k+1} = y_{i,k} - lr (g_i(y_{i,k}) - c_i + c)``, ``k < kappa`` (001 Alg. 2, whose ``J``
    is ``kappa`` here).
-5. *Server*: ``w_{r+1} = w_r + eta_g rho_r sum_i lam_{r+1,i} (y_{i,kappa} - w_r)`` - the
+5. *Server*: ``w_{r+1} = w_r + server_lr rho_r sum_i lam_{r+1,i} (y_{i,kappa} - w_r)`` - the
    ``lam``-weighted (possibly negatively weighted) average displacement.  The effective primal step
-   is ``tau_r = kappa eta_l eta_g rho_r``; with ``kappa = 1`` and exact gradients step 5 is exactly
+   is ``tau_r = kappa lr server_lr rho_r``; with ``kappa = 1`` and exact gradients step 5 is exactly
    ``w_{r+1} = w_r - tau_r grad_w (lam_{r+1} . f)(w_r)``, the APD primal step.
 
-Step sizes (:func:`make`'s ``lr`` is ``eta_l``, ``server_lr`` is ``eta_g`` and ``dual_lr`` is ``sigma_0``,
-:mod:`fairtheory.algorithms.names`).  ``mu_accel = 0`` (default): constant ``tau_r = kappa eta_l eta_g``, ``sigma_r = sigma``,
-``theta_r = theta`` (default 1, the PDHG extrapolation).  ``mu_accel > 0`` (a lower bound on the
+Step sizes (:func:`make`'s ``lr``, ``server_lr`` and ``dual_lr`` are 001 Alg. 2's ``eta_l``, ``eta_g`` and Alg. 1's
+``sigma_0``, :mod:`fairtheory.algorithms.names`).  ``mu_accel = 0`` (default): constant ``tau_r = kappa lr server_lr``,
+``sigma_r = sigma``, ``theta_r = theta`` (default 1, the PDHG extrapolation).  ``mu_accel > 0`` (a lower bound on the
 strong convexity of ``lam . f`` over the set, ``(mu - phi L)/(1 - phi)`` by 001 Lemma 8): the
 Chambolle-Pock/APD acceleration schedule for a strongly convex primal,
 ``omega_r = 1/sqrt(1 + 2 mu_accel tau_r)``, ``rho_{r+1} = omega_r rho_r`` (so
@@ -48,7 +48,7 @@ Chambolle-Pock/APD acceleration schedule for a strongly convex primal,
 
 Fixed points: with exact oracles a fixed point has ``a`` maximising ``f . a`` over ``A``, ``b``
 minimising it over ``B`` (projection fixed points) and ``grad (lam . f)(w) = 0`` (whenever
-``sum_i lam_i sum_k (I - eta_l H_i)^k`` is nonsingular), i.e. it is the saddle point of (8).
+``sum_i lam_i sum_k (I - lr H_i)^k`` is nonsingular), i.e. it is the saddle point of (8).
 
 Stochastic mode: ``g_i`` and ``f_i`` are the exact values plus independent ``N(0, grad_noise^2 I)``
 and ``N(0, loss_noise^2)`` noise.  Two communications per round (losses and control variates up,
@@ -77,7 +77,7 @@ from fairtheory.algorithms.base import (
     local_steps,
     project_to,
 )
-from fairtheory.algorithms.names import accepts_old_names
+from fairtheory.algorithms.names import refuses_old_names
 from fairtheory.backend import namespace
 from fairtheory.problems.base import FederatedProblem
 from fairtheory.sets import CappedSimplex, IntegratedSet
@@ -129,26 +129,26 @@ def dual_step(iset: IntegratedSet, a: Any, b: Any, s: Any, sigma: float) -> tupl
     return a_new, b_new
 
 
-@accepts_old_names("scaffpd")
+@refuses_old_names("scaffpd")
 def make(problem: FederatedProblem, *, kappa: int, lr: float, dual_lr: float, server_lr: float = 1.0,
          aggregator: Any = None, theta: float = 1.0, mu_accel: float = 0.0, grad_noise: float = 0.0,
          loss_noise: float = 0.0) -> Algorithm:
     """Scaff-PD(-IA) on ``problem`` with bound, validated hyper-parameters.
 
-    Names follow :mod:`fairtheory.algorithms.names`; ``eta_l``, ``eta_g`` and ``sigma`` are accepted for
-    one release (with a ``DeprecationWarning``).
+    Names follow :mod:`fairtheory.algorithms.names`; the paper's symbols are refused as keywords
+    (a ``FairtheoryTypeError`` naming ``lr`` / ``server_lr`` / ``dual_lr``).
 
     Parameters
     ----------
     kappa : int >= 1
         Local steps per round (001 Alg. 2's ``J``).
     lr : float > 0
-        Local step size (001 Alg. 2's ``eta_l``; formerly ``eta_l``).
+        Local step size (001 Alg. 2's ``eta_l``).
     server_lr : float > 0
-        Global step size (001 Alg. 2's ``eta_g``; formerly ``eta_g``); the primal step is
+        Global step size (001 Alg. 2's ``eta_g``); the primal step is
         ``tau_r = kappa lr server_lr rho_r``.
     dual_lr : float > 0
-        Initial dual step (001 Alg. 1's ``sigma_0``; formerly ``sigma``), constant when ``mu_accel = 0``.
+        Initial dual step (001 Alg. 1's ``sigma_0``), constant when ``mu_accel = 0``.
     aggregator : SetSupport, IntegratedSet, CappedSimplex or None
         The objective and its set ``Lambda_phi(A, B)`` (001 eqs. 6-8):
         :func:`fairtheory.aggregators.integrated` ``(A, B, phi)`` (or a raw :class:`IntegratedSet`) for
@@ -173,8 +173,8 @@ def make(problem: FederatedProblem, *, kappa: int, lr: float, dual_lr: float, se
     """
     problem = check_problem(problem)
     kappa = check_integer(kappa, "kappa", low=1)
-    eta_l = check_in_range(lr, "lr", low=0.0, low_inclusive=False)
-    eta_g = check_in_range(server_lr, "server_lr", low=0.0, low_inclusive=False)
+    lr = check_in_range(lr, "lr", low=0.0, low_inclusive=False)
+    server_lr = check_in_range(server_lr, "server_lr", low=0.0, low_inclusive=False)
     sigma0 = check_in_range(dual_lr, "dual_lr", low=0.0, low_inclusive=False)
     theta = check_in_range(theta, "theta", low=0.0)
     mu_accel = check_in_range(mu_accel, "mu_accel", low=0.0)
@@ -215,16 +215,16 @@ def make(problem: FederatedProblem, *, kappa: int, lr: float, dual_lr: float, se
         corr = (lam @ C)[None, :] - C
         Y0 = xp.broadcast_to(w[None, :], (n, d))
         if grad_noise == 0.0:
-            Y = local_steps(problem, Y0, lr=eta_l, kappa=kappa, correction=corr).W
+            Y = local_steps(problem, Y0, lr=lr, kappa=kappa, correction=corr).W
         else:  # fresh noise at every local step: outside what base.local_steps offers
             Y = Y0
             for _ in range(kappa):
-                Y = Y - eta_l * (problem.grads_each(Y) + gaussian(rng, grad_noise, (n, d), w) + corr)  # type: ignore[arg-type]
+                Y = Y - lr * (problem.grads_each(Y) + gaussian(rng, grad_noise, (n, d), w) + corr)  # type: ignore[arg-type]
         # 5. server: lam-weighted displacement
-        w_new = w + (eta_g * rho_r) * (lam @ (Y - w[None, :]))
+        w_new = w + (server_lr * rho_r) * (lam @ (Y - w[None, :]))
 
         if accel:
-            tau_r = kappa * eta_l * eta_g * rho_r
+            tau_r = kappa * lr * server_lr * rho_r
             omega = 1.0 / math.sqrt(1.0 + 2.0 * mu_accel * tau_r)
             rho_next, sigma_next, theta_next = rho_r * omega, sigma_r / omega, omega
         else:  # constant steps: nothing to carry
@@ -232,6 +232,6 @@ def make(problem: FederatedProblem, *, kappa: int, lr: float, dual_lr: float, se
         return State(w=w_new, a=a_new, b=b_new, lam=lam, f_prev=f_r, rho=rho_next, sigma=sigma_next,
                      theta=theta_next, rounds=state.rounds + 1, comms=state.comms + 2)
 
-    hyper = {"kappa": kappa, "lr": eta_l, "server_lr": eta_g, "dual_lr": sigma0, "aggregator": agg, "theta": theta,
+    hyper = {"kappa": kappa, "lr": lr, "server_lr": server_lr, "dual_lr": sigma0, "aggregator": agg, "theta": theta,
              "mu_accel": mu_accel, "grad_noise": grad_noise, "loss_noise": loss_noise}
     return Algorithm("scaffpd", problem, hyper, init, step, ("lr", "server_lr", "dual_lr"))

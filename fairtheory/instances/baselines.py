@@ -89,20 +89,19 @@ def fedavg_closed_form(problem: QuadraticProblem) -> Array:
 
 
 def safe_steps(problem: QuadraticProblem, phi: float = 0.0, *, kappa: int = 5) -> dict[str, float]:
-    """Scaff-PD(-IA) steps from the problem constants: ``eta_l = 1/(4 L_phi kappa)`` with
-    ``L_phi = L (1 + phi)/(1 - phi)``, ``eta_g = 1`` and ``sigma`` with ``tau sigma ||Jf(0)||^2 <= 1/4``
-    (``tau = kappa eta_l``, ``||Jf(0)||`` the spectral norm of the client gradients at 0 over ``1 - phi``);
-    keyword arguments of :func:`fairtheory.algorithms.scaffpd.make` (``lr = eta_l``, ``server_lr = eta_g``,
-    ``dual_lr = sigma``)."""
+    """Scaff-PD(-IA) steps from the problem constants, keyword arguments of :func:`fairtheory.algorithms.scaffpd.make`:
+    ``lr = 1/(4 L_phi kappa)`` with ``L_phi = L (1 + phi)/(1 - phi)``, ``server_lr = 1`` and ``dual_lr = sigma`` with
+    ``tau sigma ||Jf(0)||^2 <= 1/4`` (``tau = kappa lr``, ``||Jf(0)||`` the spectral norm of the client gradients at 0
+    over ``1 - phi``; 001 Alg. 2's ``eta_l``, ``eta_g``, ``sigma``)."""
     phi = check_in_range(phi, "phi", low=0.0, high=1.0, high_inclusive=False)
     kappa = check_integer(kappa, "kappa", low=1)
     L = problem.smoothness()
     Lphi = L * (1 + phi) / (1 - phi)
-    eta_l = 1.0 / (4 * Lphi * kappa)
-    tau = kappa * eta_l
+    lr = 1.0 / (4 * Lphi * kappa)
+    tau = kappa * lr
     G = float(np.linalg.norm(problem.grads(np.zeros(problem.d)), 2)) / (1 - phi)
     sigma = 0.25 / (tau * max(G, 1.0) ** 2)
-    return {"kappa": kappa, "lr": eta_l, "server_lr": 1.0, "dual_lr": sigma}
+    return {"kappa": kappa, "lr": lr, "server_lr": 1.0, "dual_lr": sigma}
 
 
 def scaffpd_errors(problem: QuadraticProblem, aggregator: Any, w_star: Any, rounds: int, *, seed: int = 0,
@@ -227,8 +226,8 @@ def scaffold_convergence(*, problem: QuadraticProblem, rounds: int, kappa: int =
     kappa = check_integer(kappa, "kappa", low=1)
     K = None if K is None else check_integer(K, "K", low=1)
     ex = solve_fedavg(problem)
-    eta_l = 0.5 / (problem.smoothness() * kappa)
-    alg = scaffold.make(problem, kappa=kappa, lr=eta_l, K=K)
+    lr = 0.5 / (problem.smoothness() * kappa)
+    alg = scaffold.make(problem, kappa=kappa, lr=lr, K=K)
     st, _ = run(alg, rounds, rng=np.random.default_rng(seed), record_every=max(rounds, 1), record_losses=False)
     dist = float(np.linalg.norm(np.asarray(st.w) - ex.argmin))
     n, d = problem.n, problem.d
@@ -236,7 +235,7 @@ def scaffold_convergence(*, problem: QuadraticProblem, rounds: int, kappa: int =
     for _r in range(rounds):  # contrast: local GD without control variates
         Y = np.broadcast_to(w, (n, d))
         for _j in range(kappa):
-            Y = Y - eta_l * problem.grads_each(Y)
+            Y = Y - lr * problem.grads_each(Y)
         w = problem.p @ Y
     return InstanceResult(dist, 0.0, {"exact_vs_closed_form": float(np.linalg.norm(ex.argmin - fedavg_closed_form(problem))),
                                       "local_gd_distance": float(np.linalg.norm(w - ex.argmin))})

@@ -45,6 +45,7 @@ from fairtheory._validation import (
     check_integer,
     check_positive,
 )
+from fairtheory.algorithms.names import THEOREM_OUTPUT, refuses_old_names
 from fairtheory.backend import as_alpha, as_array
 from fairtheory.instances import InstanceResult, check_problem
 from fairtheory.objectives.qalpha import (
@@ -83,6 +84,8 @@ __all__ = [
     "rfedfair_theorem2_curve",
     "fedavg_converges",
 ]
+
+_BETA = {"beta": "lr"}  #: 002's symbol for the step, refused as a keyword naming lr=
 
 Version = Literal["002", "000"]
 
@@ -425,15 +428,16 @@ def _suboptimality(problem: Any, setup: dict[str, Any], w: Any) -> float:
     return float(setup["S"].support(f) - setup["f_star"])
 
 
-def _run_outputs(problem: Any, setup: dict[str, Any], *, beta: float, kappa: int, Ts: list[int],
+def _run_outputs(problem: Any, setup: dict[str, Any], *, lr: float, kappa: int, Ts: list[int],
                  K: int | None = None, rng: np.random.Generator | None = None) -> dict[int, dict[str, Any]]:
-    """One rFedFair run from ``theta_0 = (0, 0)`` to ``max(Ts)`` with both outputs at every horizon."""
+    """One rFedFair run from ``theta_0 = (0, 0)`` to ``max(Ts)`` with both outputs at every horizon, keyed by the
+    theorem version whose output each is (:data:`fairtheory.algorithms.names.THEOREM_OUTPUT`)."""
     from fairtheory.algorithms.rfedfair import run_rfedfair
 
-    res = run_rfedfair(problem, T=Ts[-1], lr=beta, mu=setup["mu"], alpha=setup["alpha"], kappa=kappa, K=K,
-                       rng=rng, w0=np.zeros(problem.d), eta0=0.0, output_version="000", checkpoints=Ts,
+    res = run_rfedfair(problem, T=Ts[-1], lr=lr, mu=setup["mu"], alpha=setup["alpha"], kappa=kappa, K=K,
+                       rng=rng, w0=np.zeros(problem.d), eta0=0.0, output="path_average", checkpoints=Ts,
                        record_every=10**9)
-    return res.checkpoints
+    return {T: {v: outs[THEOREM_OUTPUT[v]] for v in THEOREM_OUTPUT} for T, outs in res.checkpoints.items()}
 
 
 def _horizons(Ts: Any, kappa: int, versions: Sequence[str]) -> list[int]:
@@ -446,7 +450,8 @@ def _horizons(Ts: Any, kappa: int, versions: Sequence[str]) -> list[int]:
     return out
 
 
-def rfedfair_theorem1_curve(problem: Any, *, alpha: Any, mu: float, beta: float, kappa: int, Ts: Sequence[int],
+@refuses_old_names(None, also=_BETA)
+def rfedfair_theorem1_curve(problem: Any, *, alpha: Any, mu: float, lr: float, kappa: int, Ts: Sequence[int],
                             versions: Sequence[Version] = ("002", "000"), setup: dict[str, Any] | None = None
                             ) -> dict[str, list[InstanceResult]]:
     r""":func:`rfedfair_theorem1_gap` at every horizon ``T`` in ``Ts`` from one run (full participation),
@@ -456,14 +461,14 @@ def rfedfair_theorem1_curve(problem: Any, *, alpha: Any, mu: float, beta: float,
     setup = _setup_for(problem, alpha, mu, setup)
     kappa = check_integer(kappa, "kappa", low=1)
     Ts_l = _horizons(Ts, kappa, versions)
-    cps = _run_outputs(problem, setup, beta=beta, kappa=kappa, Ts=Ts_l)
-    ok = theorem1_step_ok(setup["L"], beta, kappa)
+    cps = _run_outputs(problem, setup, lr=lr, kappa=kappa, Ts=Ts_l)
+    ok = theorem1_step_ok(setup["L"], lr, kappa)
     out: dict[str, list[InstanceResult]] = {}
     for v in versions:
         rows = []
         for T in Ts_l:
             w, eta = cps[T][v]
-            terms = theorem1_terms(dist0_sq=setup["D0"], beta=beta, T=T, kappa=kappa, L=setup["L"],
+            terms = theorem1_terms(dist0_sq=setup["D0"], beta=lr, T=T, kappa=kappa, L=setup["L"],
                                    rho2=setup["rho2"], mu=setup["mu"], tau_alpha=setup["tau"], version=v)
             rows.append(InstanceResult(_suboptimality(problem, setup, w), float(sum(terms.values())),
                                        {"terms": terms, "conditions_met": ok, "T": T, "T_N": (T - 2) // kappa,
@@ -472,9 +477,11 @@ def rfedfair_theorem1_curve(problem: Any, *, alpha: Any, mu: float, beta: float,
     return out
 
 
-def rfedfair_theorem1_gap(problem: Any, *, alpha: Any, mu: float, beta: float, kappa: int, T: int,
+@refuses_old_names(None, also=_BETA)
+def rfedfair_theorem1_gap(problem: Any, *, alpha: Any, mu: float, lr: float, kappa: int, T: int,
                           version: Version = "002", setup: dict[str, Any] | None = None) -> InstanceResult:
-    r"""002 Thm. 1 (``version="002"``) or 000 Thm. 1 (``"000"``) at one ``(beta, kappa, T)``, full
+    r"""002 Thm. 1 (``version="002"``) or 000 Thm. 1 (``"000"``) at one ``(lr, kappa, T)`` (``lr`` is 002's step
+    ``beta``, written ``beta`` in the formulas below; ``beta=`` is refused naming ``lr=``), full
     participation, from ``theta_0 = (0, 0)``.
 
     ``measured`` = ``f_alpha(w_tilde) - f*_alpha`` (the version's output ``w_tilde``; ``f*_alpha`` the
@@ -487,7 +494,7 @@ def rfedfair_theorem1_gap(problem: Any, *, alpha: Any, mu: float, beta: float, k
     run too and flagged ``extra["conditions_met"] = False``.  ``extra`` also holds the three ``terms``,
     ``w``/``eta`` (the output) and ``T_N``.  ``setup`` (from :func:`theorem_setup` for the same
     ``(problem, alpha, mu)``) avoids re-solving."""
-    return rfedfair_theorem1_curve(problem, alpha=alpha, mu=mu, beta=beta, kappa=kappa, Ts=[T], versions=(version,),
+    return rfedfair_theorem1_curve(problem, alpha=alpha, mu=mu, lr=lr, kappa=kappa, Ts=[T], versions=(version,),
                                    setup=setup)[version][0]
 
 
@@ -501,7 +508,8 @@ def _t_interval(x: np.ndarray, level: float) -> tuple[float, float, float]:
     return mean, se, mean + float(student_t.ppf(0.5 + level / 2, n - 1)) * se
 
 
-def rfedfair_theorem2_curve(problem: Any, *, alpha: Any, mu: float, beta: float, kappa: int, K: int,
+@refuses_old_names(None, also=_BETA)
+def rfedfair_theorem2_curve(problem: Any, *, alpha: Any, mu: float, lr: float, kappa: int, K: int,
                             Ts: Sequence[int], seeds: Sequence[int], versions: Sequence[Version] = ("002", "000"),
                             setup: dict[str, Any] | None = None, level: float = 0.95
                             ) -> dict[str, list[InstanceResult]]:
@@ -518,16 +526,16 @@ def rfedfair_theorem2_curve(problem: Any, *, alpha: Any, mu: float, beta: float,
         raise FairtheoryValueError(f"seeds must hold at least 2 seeds (a Monte Carlo interval), got {len(seeds)}")
     subs = {v: np.empty((len(seeds), len(Ts_l))) for v in versions}
     for r, seed in enumerate(seeds):
-        cps = _run_outputs(problem, setup, beta=beta, kappa=kappa, Ts=Ts_l, K=K, rng=np.random.default_rng(seed))
+        cps = _run_outputs(problem, setup, lr=lr, kappa=kappa, Ts=Ts_l, K=K, rng=np.random.default_rng(seed))
         for v in versions:
             subs[v][r] = [_suboptimality(problem, setup, cps[T][v][0]) for T in Ts_l]
-    ok = theorem2_step_ok(setup["L"], beta, kappa, K)
+    ok = theorem2_step_ok(setup["L"], lr, kappa, K)
     out: dict[str, list[InstanceResult]] = {}
     for v in versions:
         rows = []
         for c, T in enumerate(Ts_l):
             mean, se, upper = _t_interval(subs[v][:, c], level)
-            terms = theorem2_terms(K=K, dist0_sq=setup["D0"], beta=beta, T=T, kappa=kappa, L=setup["L"],
+            terms = theorem2_terms(K=K, dist0_sq=setup["D0"], beta=lr, T=T, kappa=kappa, L=setup["L"],
                                    rho2=setup["rho2"], mu=setup["mu"], tau_alpha=setup["tau"], version=v)
             rows.append(InstanceResult(upper, float(sum(terms.values())),
                                        {"mean": mean, "se": se, "half_width": upper - mean, "level": level,
@@ -537,10 +545,12 @@ def rfedfair_theorem2_curve(problem: Any, *, alpha: Any, mu: float, beta: float,
     return out
 
 
-def rfedfair_theorem2_gap(problem: Any, *, alpha: Any, mu: float, beta: float, kappa: int, K: int, T: int,
+@refuses_old_names(None, also=_BETA)
+def rfedfair_theorem2_gap(problem: Any, *, alpha: Any, mu: float, lr: float, kappa: int, K: int, T: int,
                           seeds: Sequence[int], version: Version = "002", setup: dict[str, Any] | None = None,
                           level: float = 0.95) -> InstanceResult:
-    r"""002 Thm. 2 (``version="002"``) or 000 Thm. 2 (``"000"``) at one ``(K, kappa, beta, T)``: ``K``
+    r"""002 Thm. 2 (``version="002"``) or 000 Thm. 2 (``"000"``) at one ``(K, kappa, lr, T)`` (``lr`` is 002's step
+    ``beta`` of the formulas below): ``K``
     clients drawn per communication i.i.d. with replacement by ``p``; one independent draw sequence per
     seed in ``seeds`` (Monte Carlo over the draws).
 
@@ -549,7 +559,7 @@ def rfedfair_theorem2_gap(problem: Any, *, alpha: Any, mu: float, beta: float, k
     ``(12/K) beta kappa^2 rho^2`` (002) or ``(12/K) beta kappa rho^2`` (000).  The theorem assumes
     ``L beta (3 kappa/K + 2) <= 1/20`` and ``6 L^2 beta^2 (kappa-1)^2 <= 1``
     (``extra["conditions_met"]``).  ``extra``: ``mean``, ``se``, ``half_width``, ``samples``, ``terms``."""
-    return rfedfair_theorem2_curve(problem, alpha=alpha, mu=mu, beta=beta, kappa=kappa, K=K, Ts=[T], seeds=seeds,
+    return rfedfair_theorem2_curve(problem, alpha=alpha, mu=mu, lr=lr, kappa=kappa, K=K, Ts=[T], seeds=seeds,
                                    versions=(version,), setup=setup, level=level)[version][0]
 
 

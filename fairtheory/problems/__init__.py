@@ -1,13 +1,14 @@
 """Federated problems: client losses, gradients and Hessians evaluated for all clients at once.
 
-Problem classes (:class:`FederatedProblem` and its quadratic, logistic, least-squares and multinomial
-kinds), generators, the penguins data set (001) and the threshold population (002).  The q-FFL
+Problem classes (:class:`FederatedProblem` and its quadratic, logistic, least-squares, multinomial
+and one-client Huber kinds), generators, the penguins data set (001) and the threshold population (002).  The q-FFL
 synthetic data (003) stays in :mod:`fairtheory.problems.synthetic_qffl`: its generator has the
 module's name, and exporting it here would shadow the module.
 """
 
 from fairtheory.problems.base import FederatedProblem
 from fairtheory.problems.generators import digits_federated, random_least_squares, random_logistic, separable
+from fairtheory.problems.huber import HuberProblem
 from fairtheory.problems.least_squares import LeastSquaresProblem
 from fairtheory.problems.logistic import LogisticProblem, SampleProblem
 from fairtheory.problems.multinomial import MultinomialProblem
@@ -18,6 +19,7 @@ from fairtheory.problems.threshold_population import ThresholdPopulation, Thresh
 __all__ = [
     "FederatedProblem",
     "QuadraticProblem",
+    "HuberProblem",
     "random_quadratic",
     "SampleProblem",
     "LogisticProblem",

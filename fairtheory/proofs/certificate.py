@@ -35,15 +35,23 @@ from typing import Any
 from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError
 from fairtheory.proofs.exact_linalg import solve_sparse
 from fairtheory_kernel import pep as kernel
-from fairtheory_kernel.pep import check_certificate, statement_of, verify_multipliers
+from fairtheory_kernel.pep import check_certificate, verify_multipliers
 
 __all__ = ["Certificate", "certify_pep", "certify_exact", "check_certificate", "verify_multipliers", "fraction_str",
-           "statement", "statement_of", "exact_multipliers"]
+           "statement", "family_statement", "potential_statement", "statement_of", "exact_multipliers"]
 
 Row = tuple[dict[tuple[int, int], Fraction], dict[int, Fraction], Fraction]
 
 
 # ----------------------------------------------------------------------------------------------- statements
+def statement_of(d: Any) -> dict[str, Any] | None:
+    """The canonical statement of a ``"pep-dual"`` certificate dict (``None`` when malformed)."""
+    try:
+        return kernel.parse(d)[0]
+    except Exception:  # noqa: BLE001 - untrusted data
+        return None
+
+
 def exact_number(x: Any, name: str) -> Fraction:
     """``x`` as the exact rational it is: an ``int``, a :class:`Fraction`, a finite float (``0.1`` is the double
     nearest 1/10), a :class:`~decimal.Decimal` or a string ``"p/q"`` / ``"0.25"``.  Booleans, ``None``, nan, inf and
@@ -75,18 +83,22 @@ def exact_number(x: Any, name: str) -> Fraction:
                               f"{type(x).__name__}")
 
 
-_PASS = ("name", "schedule", "output", "warm_start", "kappa", "T_N", "R", "evaluations", "objective")
+_PASS = ("name", "schedule", "output", "warm_start", "kappa", "T_N", "R", "evaluations", "measure",
+         "outputs")
 
 
 def statement(*, method: Mapping[str, Any], n: int, p: Sequence[Any] | None = None, L: Any = 1, mu: Any = 0,
-              bound: Mapping[str, Any]) -> dict[str, Any]:
-    """A statement as plain JSON (rational strings; uniform ``p`` when None): the helper the builders and the
-    claims use to declare what is proved.  Numbers may be ``int``, :class:`Fraction`, floats (a float is the
-    rational it is, e.g. ``0.1`` is the double nearest 1/10) or rational strings.
+              bound: Mapping[str, Any], classes: Any = None) -> dict[str, Any]:
+    """A ``"pep-dual"`` statement as plain JSON (rational strings; uniform ``p`` when None): the one place where the
+    builders, the traced backend and the claims write what is proved.  Numbers may be ``int``, :class:`Fraction`,
+    floats (a float is the rational it is, e.g. ``0.1`` is the double nearest 1/10) or rational strings.
 
-    The class and clients are validated here (``1 <= n <= 16``, ``p`` of length ``n`` with ``p_i > 0`` summing to 1
-    exactly, ``L > 0``, ``0 <= mu < L``); the method and bound fields only for their types (every number finite and
-    exact): what they mean is the kernel's to decide (:func:`fairtheory_kernel.pep.canonical`).  Raises
+    The class: ``L``-smooth ``mu``-strongly convex (``"smooth-convex"``), or ``classes``: one function class of
+    :mod:`fairtheory.worstcase.classes` or one per client, each naming its kernel table entry by ``kernel_class()``
+    (:mod:`fairtheory_kernel.classes`; a class without one is refused by name).  The class and clients are validated
+    here (``1 <= n <= 16``, ``p`` of length ``n`` with ``p_i > 0`` summing to 1 exactly, ``L > 0``,
+    ``0 <= mu < L``); the method and bound fields only for their types (every number finite and exact): what they
+    mean is the kernel's to decide (:func:`fairtheory_kernel.pep.canonical`).  Raises
     :class:`~fairtheory.errors.FairtheoryTypeError` / ``FairtheoryValueError`` naming the field."""
     if not isinstance(method, Mapping):
         raise FairtheoryTypeError(f"method must be a mapping such as {{'name': 'local_gd', ...}}, got "
@@ -109,19 +121,81 @@ def statement(*, method: Mapping[str, Any], n: int, p: Sequence[Any] | None = No
         if any(x <= 0 for x in pw) or sum(pw) != 1:
             raise FairtheoryValueError(f"p must have weights > 0 summing to 1 exactly (as rationals; pass Fractions), "
                                        f"got sum {sum(pw)}"[:200])
-    Lq, muq = exact_number(L, "L"), exact_number(mu, "mu")
-    if not Lq > 0:
-        raise FairtheoryValueError(f"L must be > 0, got {L!r}")
-    if not 0 <= muq < Lq:
-        raise FairtheoryValueError(f"mu must lie in [0, L) = [0, {Lq}), got {mu!r}")
-
     def r(x: Any, what: str) -> Any:
         return str(exact_number(x, what))
 
+    if classes is None:
+        Lq, muq = exact_number(L, "L"), exact_number(mu, "mu")
+        if not Lq > 0:
+            raise FairtheoryValueError(f"L must be > 0, got {L!r}")
+        if not 0 <= muq < Lq:
+            raise FairtheoryValueError(f"mu must lie in [0, L) = [0, {Lq}), got {mu!r}")
+        cls: Any = {"functions": "smooth-convex", "L": str(Lq), "mu": str(muq)}
+    else:
+        each = list(classes) if isinstance(classes, (list, tuple)) else [classes]
+        if len(each) not in (1, n):
+            raise FairtheoryValueError(f"classes must be one class or one per client ({n}), got {len(each)}")
+        ks = []
+        for i, c in enumerate(each):
+            k = c.kernel_class() if callable(getattr(c, "kernel_class", None)) else None
+            if k is None:
+                raise FairtheoryValueError(f"classes[{i}] = {c!r} is not in the trusted kernel's class table "
+                                           "(fairtheory_kernel.classes): no certificate states it")
+            ks.append({"functions": k["functions"]} | {a: (v if v == "inf" else r(v, f"classes[{i}].{a}"))
+                                                        for a, v in k.items() if a != "functions"})
+        cls = ks[0] if all(k == ks[0] for k in ks) else ks * (n if len(ks) == 1 else 1)
     m = {str(k): (v if k in _PASS else r(v, f"method[{k!r}]")) for k, v in method.items()}
     b = {str(k): (v if k == "form" else r(v, f"bound[{k!r}]")) for k, v in bound.items()}
-    return {"class": {"functions": "smooth-convex", "L": str(Lq), "mu": str(muq)}, "n": n, "p": [str(x) for x in pw],
-            "method": m, "bound": b}
+    return {"class": cls, "n": n, "p": [str(x) for x in pw], "method": m, "bound": b}
+
+
+def _parametric(method: Mapping[str, Any], n: int, p: Sequence[Any] | None, lo: Any, hi: Any) -> dict[str, Any]:
+    """The part the parametric statements share (:func:`fairtheory_kernel.family.header`): 1-smooth convex clients
+    in the units ``L = D0 = 1``, ``n`` clients with weights ``p`` (uniform when None), the method, the normalised step
+    ``h = lr L`` in ``[lo, hi]``."""
+    from fairtheory_kernel.family import NORMALISATION
+
+    pw = [str(Fraction(1, n))] * n if p is None else [str(exact_number(x, f"p[{i}]")) for i, x in enumerate(p)]
+    return {"class": {"functions": "smooth-convex", "mu": "0"}, "normalisation": dict(NORMALISATION), "n": n, "p": pw,
+            "method": dict(method), "parameter": {"name": "h", "lo": str(exact_number(lo, "lo")),
+                                                  "hi": str(exact_number(hi, "hi"))}}
+
+
+def family_statement(method: str, *, lo: Any, hi: Any, num: Any, den: Any, N: int | None = None, n: int = 2,
+                     kappa: int | None = None, T_N: int | None = None, output: str = "average",
+                     schedule: str = "rfedfair", p: Sequence[Any] | None = None) -> dict[str, Any]:
+    """A ``"pep-family"`` statement as plain JSON (:mod:`fairtheory_kernel.family`), validated: ``gd`` (``N`` steps,
+    one client) or ``local_gd`` (``kappa``, ``T_N``, ``schedule``, ``output``), the bound ``L D0 num(h)/den(h)``
+    (``fmpq_poly``) for every ``h`` in ``[lo, hi]``."""
+    from fairtheory_kernel import family as pk
+
+    if method == "gd":
+        m: dict[str, Any] = {"name": "gd", "N": N}
+        n, p = 1, None
+    elif method == "local_gd":
+        m = {"name": "local_gd", "kappa": kappa, "T_N": T_N, "schedule": schedule, "output": output}
+    else:
+        raise FairtheoryValueError(f"method must be 'gd' or 'local_gd', got {method!r}")
+    st = _parametric(m, n, p, lo, hi) | {"bound": {"form": "constrained", "rho2": "0", "value": {
+        "num": pk.poly_json(num), "den": pk.poly_json(den)}}}
+    try:
+        pk.canonical(st)
+    except pk.BadFamily as exc:
+        raise FairtheoryValueError(f"invalid family statement: {exc}") from exc
+    return st
+
+
+def potential_statement(method: str, *, lo: Any, hi: Any, terms: dict[str, Any], initial: tuple[Any, Any],
+                        bound: tuple[Any, Any], den: Any = ("1",), weight: tuple[Any, Any] | None = None, n: int = 1,
+                        p: Any = None, kappa: int | None = None, schedule: str = "rfedfair") -> dict[str, Any]:
+    """A ``"pep-potential"`` statement as plain JSON (:mod:`fairtheory_kernel.potential_kernel`); ``terms`` /
+    ``bound`` entries are k-polynomials in JSON, ``initial`` / ``weight`` pairs of t-polynomials."""
+    m: dict[str, Any] = {"name": "gd"} if method == "gd" else {"name": "local_gd", "kappa": kappa,
+                                                               "schedule": schedule, "output": "average"}
+    pot: dict[str, Any] = {"terms": terms, "den": list(den), "initial": {"num": list(initial[0]), "den": list(initial[1])}}
+    if weight is not None:
+        pot["weight"] = {"num": list(weight[0]), "den": list(weight[1])}
+    return _parametric(m, n, p, lo, hi) | {"potential": pot, "bound": {"rho2": "0", "num": bound[0], "den": bound[1]}}
 
 
 @dataclass
@@ -391,38 +465,81 @@ def _matvec(G: Mapping[tuple[int, int], Fraction], v: Mapping[int, Fraction]) ->
 
 # ----------------------------------------------------------------------------------------------- certify (untrusted)
 def _normalise(st: dict[str, Any]) -> tuple[dict[str, Any], Fraction, Fraction, Fraction]:
-    """The statement in normalised units (``L = 1``; for a constrained bound ``D0 + rho2/L^2 = 1``) and
-    ``(O, L, u)``: measure = ``O`` x normalised measure, distances ``sqrt(u)``, gradients ``L sqrt(u)``."""
-    from fairtheory.errors import FairtheoryValueError
+    """The statement in normalised units and ``(O, l, u)``: the reference curvature ``l`` (the largest ``L`` of the
+    classes, else 1) becomes 1, distances are in units ``s = sqrt(u)`` (a rational square near ``D0 + rho2/l^2`` for a
+    constrained bound), values in ``S = l u``, gradients in ``S/s = l s``; ``O`` is the measure's unit.  A class's
+    parameters scale by their unit (:data:`fairtheory_kernel.classes.TABLE`): curvature ``/ l``, gradient bounds
+    ``/ (l s)``, distances ``/ s``.  Several measures of different units (a minimum of them) are not normalised."""
+    from fairtheory_kernel.classes import TABLE
 
-    L = st["class"]["L"]
-    bd = st["bound"]
+    cls = kernel.classes_of(st)
+    ell = max((c[k] for c in cls for k in ("L",) if k in c), default=Fraction(1))
+    bd, m = st["bound"], dict(st["method"])
+    meas = m.get("measure", ["value"])
+    if len(meas) > 1:
+        return st, Fraction(1), Fraction(1), Fraction(1)
     if bd["form"] == "constrained":
-        S = L * bd["D0"] + bd["rho2"] / L
+        S = ell * bd["D0"] + bd["rho2"] / ell
         if S == 0:
             raise FairtheoryValueError("D0 and rho2 are both 0: the worst case is 0 (nothing to certify)")
-        u = S / L
+        u = S / ell
     else:
         u = Fraction(1)
-    m = dict(st["method"])
-    O = u if m["name"] == "local_gd_round" else L * u
-    if m["name"] in ("local_gd", "local_gd_round"):
-        m["beta"] = m["beta"] * L
+    r = None  # s = sqrt(u) enters only through a gradient bound or a distance: then u is made a rational square
+    if any(v != "inf" and unit != "curvature" for c in cls for name, unit, _ in TABLE[c["functions"]].params
+           for v in [c[name]]):
+        r = Fraction(math.sqrt(float(u))).limit_denominator(1 << 20) or Fraction(1)
+        u = r * r
+    O = {"value": ell * u, "grad_norm": ell * ell * u, "distance": u}[meas[0]]
     if m["name"] == "local_gd_round":
-        m["a"] = m["a"] * L
-    if m["name"] == "scaffold":
-        m["eta_l"] = m["eta_l"] * L
+        O = u
+    for k in ("lr", "a"):  # server_lr is a ratio: unchanged
+        if k in m:
+            m[k] = m[k] * ell
     if m["name"] == "linear":
         n = st["n"]
-        m["evaluations"] = [(i, {b: (c * L if b >= n else c) for b, c in x.items()}) for i, x in m["evaluations"]]
+
+        def pt(x: Mapping[int, Fraction]) -> dict[int, Fraction]:
+            return {b: (c * ell if b >= n else c) for b, c in x.items()}
+
+        m["evaluations"] = [(i, pt(x)) for i, x in m["evaluations"]]
+        if "outputs" in m:
+            m["outputs"] = [(w, [pt(x) for x in xs]) for w, xs in m["outputs"]]
+    div = {"curvature": ell, "gradient": ell * (r or 1), "distance": r or 1}
+    ncls = [{"functions": c["functions"]} | {k: c[k] if c[k] == "inf" else c[k] / div[unit]
+                                             for k, unit, _ in TABLE[c["functions"]].params} for c in cls]
     if bd["form"] == "constrained":
-        b2: dict[str, Any] = {"form": "constrained", "D0": bd["D0"] / u, "rho2": bd["rho2"] / (L * L * u),
+        b2: dict[str, Any] = {"form": "constrained", "D0": bd["D0"] / u, "rho2": bd["rho2"] / (ell * ell * u),
                               "value": bd["value"] / O}
     else:
-        b2 = {"form": "homogeneous", "dist": bd["dist"] * u / O, "hetero": bd["hetero"] * L * L * u / O}
-    out = {"class": {"functions": "smooth-convex", "L": Fraction(1), "mu": st["class"]["mu"] / L}, "n": st["n"],
-           "p": list(st["p"]), "method": m, "bound": b2}
-    return out, O, L, u
+        b2 = {"form": "homogeneous", "dist": bd["dist"] * u / O, "hetero": bd["hetero"] * ell * ell * u / O}
+    out = {"class": ncls[0] if isinstance(st["class"], Mapping) else ncls, "n": st["n"], "p": list(st["p"]),
+           "method": m, "bound": b2}
+    return out, O, ell, u
+
+
+def _row_units(phys: Sequence[Row], norm: Sequence[Row], ell: Fraction, u: Fraction, n: int,
+               n_values: int) -> list[Fraction]:
+    """Per row ``k``, the exact ``U_k`` with ``row_k(physical) = U_k row_k(normalised)`` (module doc of
+    :func:`_normalise`): from its first Gram entry (basis 0 has unit ``s``, every other ``l s``), else its first value
+    entry (unit ``S = l u``) among the first ``n_values`` values, else its constant; 1 for an empty row."""
+    def scale(a: int) -> int:
+        return 0 if a == 0 else 1
+
+    out = []
+    for (G, F, c), (G2, F2, c2) in zip(phys, norm, strict=True):
+        U = Fraction(1)
+        keys = [k for k in G if G2.get(k)]
+        fs = [f for f in F if f < n_values and F2.get(f)]
+        if keys:
+            a, b = keys[0]
+            U = G[(a, b)] * u * ell ** (scale(a) + scale(b)) / G2[(a, b)]
+        elif fs:
+            U = F[fs[0]] * ell * u / F2[fs[0]]
+        elif c and c2:
+            U = c / c2
+        out.append(U)
+    return out
 
 
 def _search(data: dict[str, Any], *, rtol: float, value: float | None, target: Fraction | None,
@@ -516,7 +633,9 @@ def certify_pep(template: Mapping[str, Any], *, direction: tuple[Any, Any] | Non
                                    f"simpler parameters")
     stn, O, L, u = _normalise(st)
     data = kernel.build(stn)
-    n_int = data["n_interp"]
+    phys = kernel.build(st)
+    n_vals = len(st["method"]["evaluations"]) if st["method"]["name"] == "linear" else phys["nf"]
+    units = _row_units(phys["rows"], data["rows"], L, u, st["n"], n_vals)
     unit = 1.0
     if dirn is not None:
         dd, dh = dirn
@@ -529,8 +648,8 @@ def certify_pep(template: Mapping[str, Any], *, direction: tuple[Any, Any] | Non
         data["rows"] = data["rows"] + [({k: v for k, v in row.items() if v}, {}, Fraction(-1))]
     tgt = None if tq is None else tq / (1 if hom else O)
     lam, bnd, val, route = _search(data, rtol=rtol, value=value, target=tgt, unit=unit)
-    factor = O / (L * u)  # interpolation rows scale by L u, the measure by O
-    mult = [x * factor for x in lam[:n_int]]
+    mult = [x * O / U for x, U in zip(lam, units, strict=False)]  # row k scales by U_k, the measure by O; the
+    # search row of a homogeneous template (past the statement's rows) is left out
     if dirn is not None:
         r = bnd
         b = dict(st["bound"])
@@ -538,9 +657,6 @@ def certify_pep(template: Mapping[str, Any], *, direction: tuple[Any, Any] | Non
         b["hetero"] = b["hetero"] + r * dirn[1]
         found, fval = r, val
     else:
-        mult.append(lam[n_int] * O / u)
-        if st["n"] > 1:
-            mult.append(lam[n_int + 1] * O / (L * L * u))
         b = dict(st["bound"]) | {"value": bnd * O}
         found, fval = bnd * O, _times(val, O)
     cst = dict(st) | {"bound": b}
@@ -603,7 +719,8 @@ def exact_multipliers(data: dict[str, Any], target: Fraction, *,
     worst case (weak duality)."""
     import numpy as np
 
-    from fairtheory.proofs import search
+    from fairtheory.proofs import search  # numpy and the float solvers: not loaded by importing the checker
+    from fairtheory.worstcase import solvers
 
     if isinstance(denominators, (str, bytes)) or not isinstance(denominators, Iterable):
         raise FairtheoryTypeError(f"denominators must be a sequence of integers >= 1, got {denominators!r}"[:200])
@@ -611,11 +728,11 @@ def exact_multipliers(data: dict[str, Any], target: Fraction, *,
     if not denominators or any(isinstance(x, bool) or not isinstance(x, int) or x < 1 for x in denominators):
         raise FairtheoryValueError(f"denominators must be a non-empty sequence of integers >= 1, got {denominators!r}"[:200])
     target = exact_number(target, "target")
-    P = search._pep_of(data, "exact_multipliers")
+    P = solvers.exported_pep(data, "exact_multipliers")
     dim = data["dim"]
 
     def clarabel() -> tuple[list[float], float, str] | None:
-        cl = search._solve_clarabel(P, tol=1e-10)
+        cl = solvers.solve_clarabel(P, tol=1e-10)
         return (list(cl.z), cl.value, "clarabel") if cl.ok else None
 
     def searched() -> tuple[list[float], float, str] | None:
@@ -623,7 +740,7 @@ def exact_multipliers(data: dict[str, Any], target: Fraction, *,
         return [float(x) for x in res.multipliers], res.value, "search"
 
     def gmp() -> tuple[list[float], float, str] | None:
-        s = search._solve_sdpa(P) if P.m <= 150 and P.dim <= 24 else None  # SDPA-GMP: ~3 s at 86 rows, ~10 s at 146
+        s = solvers.solve_sdpa(P) if P.m <= 150 and P.dim <= 24 else None  # SDPA-GMP: ~3 s at 86 rows, ~10 s at 146
         # the free rows' multipliers (e.g. rho^2 <= 0) capped: SDPA drives them to ~1e16
         return (list(search._cap(P, s.z, 10.0)), s.value, "sdpa-gmp, capped") if s is not None and s.ok else None
 

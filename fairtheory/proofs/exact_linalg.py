@@ -4,10 +4,10 @@ The PSD *decision* a certificate check runs is :func:`fairtheory_kernel.linalg.i
 python-flint).  This module adds what the untrusted search and the tests use:
 
 * :func:`is_psd` with a ``backend``: the kernel's test, or the reference fraction-free ``L D L^T`` elimination on
-  Python integers (the criterion of the kernel's module doc; it needs no python-flint);
-
-* :func:`ldl_pivots`: the pivots of the exact ``L D L^T`` (fraction-free Bareiss on FLINT integers, after the
-  kernel's fast decision returned "PSD"), or ``None``;
+  Python integers, written independently of the kernel (the same criterion; it needs no python-flint; tests
+  compare the two on thousands of matrices);
+* :func:`ldl_pivots`: the pivots of the exact ``L D L^T`` (the kernel's elimination on FLINT integers, its pivots
+  recorded; or the reference), or ``None``;
 * :func:`solve_sparse`: a consistent sparse rational linear system ``A x = r`` solved changing only pivot
   unknowns chosen in a caller-given priority order (dependent rows allowed; an inconsistent system gives
   ``None``).
@@ -63,6 +63,17 @@ def _integer_matrix(entries: Mapping[tuple[int, int], Fraction], n: int) -> list
     return A
 
 
+def _symmetric(entries: Mapping[tuple[int, int], Fraction], n: int) -> dict[tuple[int, int], Fraction]:
+    """Entries keyed ``(min, max)`` (the later of ``(a, b)``, ``(b, a)`` wins); an index outside ``0..n-1`` raises
+    ``ValueError``."""
+    out: dict[tuple[int, int], Fraction] = {}
+    for (a, b), v in entries.items():
+        if not (0 <= a < n and 0 <= b < n):
+            raise ValueError(f"entry ({a}, {b}) outside a {n} x {n} matrix")
+        out[(a, b) if a <= b else (b, a)] = v
+    return out
+
+
 def _ldl_pivots_python(entries: Mapping[tuple[int, int], Fraction], n: int) -> list[Fraction] | None:
     """Reference ``L D L^T`` pivots: Bareiss on ``lcm * M`` in Python integers (see the module doc)."""
     A = _integer_matrix(entries, n)
@@ -101,34 +112,15 @@ def _ldl_pivots_python(entries: Mapping[tuple[int, int], Fraction], n: int) -> l
     return piv
 
 
-# --------------------------------------------------------------------------------------------------------
-# FLINT: scaling, fraction-free elimination on fmpz, rank + congruence decision
-
-
-def _coprime_fraction(p: int, q: int) -> Fraction:
-    """``Fraction(p, q)`` for coprime ``p`` and ``q > 0`` without CPython's quadratic gcd."""
-    if hasattr(Fraction, "_from_coprime_ints"):  # Python >= 3.12
-        return Fraction._from_coprime_ints(p, q)  # type: ignore[attr-defined]
-    return Fraction(p, q, _normalize=False)  # type: ignore[call-arg]  # Python 3.11
-
-
 def _ldl_pivots_flint(ent: Mapping[tuple[int, int], Fraction], n: int) -> list[Fraction] | None:
-    """:func:`ldl_pivots` with ``fmpz`` arithmetic; ``None`` early from the fast decision."""
-    if not _k._is_psd_flint(ent, n):
-        return None
-    B, s, d = _k._scaled_fmpz(ent, list(range(n)))
+    """:func:`ldl_pivots` by the kernel's elimination (:func:`fairtheory_kernel.linalg.eliminate`), pivots recorded."""
+    B, s = _k.integer_matrix(ent, n)
     piv: list[Fraction] = []
 
-    def record(k: int, akk: Any, prev: Any) -> None:
-        if akk is None:
-            piv.append(Fraction(0))
-        else:
-            q = _k._flint.fmpq(akk, prev * s * d[k] * d[k])
-            piv.append(_coprime_fraction(int(q.p), int(q.q)))
+    def record(_k_: int, akk: Any, prev: Any) -> None:
+        piv.append(Fraction(0) if akk is None else Fraction(int(akk), int(prev * s)))
 
-    if not _k._bareiss_fmpz(B, record):  # pragma: no cover - both criteria are exact, so they agree
-        raise AssertionError("exact_linalg: the rank + congruence decision and the L D L^T disagree")
-    return piv
+    return piv if _k.eliminate(B, record) else None
 
 
 def ldl_pivots(entries: Mapping[tuple[int, int], Fraction], n: int, *, backend: str | None = None) -> list[Fraction] | None:
@@ -140,7 +132,7 @@ def ldl_pivots(entries: Mapping[tuple[int, int], Fraction], n: int, *, backend: 
     The pivots of a PSD matrix are ratios of leading principal minors of ``M[S, S]`` (``S`` the kept
     indices) and can be far larger than the entries; a caller that needs only the decision should use
     :func:`is_psd`.  ``backend``: ``"flint"``, ``"python"`` or ``None`` (FLINT when it imports)."""
-    ent = _k._symmetric(entries, n)
+    ent = _symmetric(entries, n)
     if _backend(backend) == "flint":
         return _ldl_pivots_flint(ent, n)
     return _ldl_pivots_python(ent, n)
@@ -194,4 +186,4 @@ def is_psd(entries: Mapping[tuple[int, int], Fraction], n: int, *, backend: str 
     it imports)."""
     if _backend(backend) == "flint":
         return _k.is_psd(entries, n)
-    return _ldl_pivots_python(_k._symmetric(entries, n), n) is not None
+    return _ldl_pivots_python(_symmetric(entries, n), n) is not None

@@ -131,13 +131,13 @@ def _local_gd(f: _Instance, x0: Any, m: Mapping[str, Any], step: Any) -> Any:
         theta = _avg(Y, p)
         spath.append(theta)
         vpath.append(theta)
-    out = {"002": spath, "000": vpath, "last": [theta]}[m["output"]]
+    out = {"average": spath, "path_average": vpath, "last": [theta]}[m["output"]]
     return f.G(_avg(out, [Fraction(1, len(out))] * len(out)))
 
 
 def _scaffold(f: _Instance, x0: Any, m: Mapping[str, Any]) -> Any:
     """Scaffold option II (Karimireddy et al. 2020, Alg. 1), full participation."""
-    n, p, el, eg, kappa = len(f.p), f.p, m["eta_l"], m["eta_g"], m["kappa"]
+    n, p, el, eg, kappa = len(f.p), f.p, m["lr"], m["server_lr"], m["kappa"]
     x = x0
     ci = [f.grad(i, x0) if m["warm_start"] else 0 * x0 for i in range(n)]
     c = _avg(ci, p)
@@ -160,33 +160,44 @@ def _round(f: _Instance, x0: Any, m: Mapping[str, Any]) -> Any:
     n = len(f.p)
     Y = [x0] * n
     for _ in range(m["kappa"]):
-        Y = [Y[i] - m["beta"] * f.grad(i, Y[i]) for i in range(n)]
+        Y = [Y[i] - m["lr"] * f.grad(i, Y[i]) for i in range(n)]
     t = _avg(Y, f.p)
     return m["a"] * f.G(x0) + (t * t).sum()
 
 
 def _linear(f: _Instance, x0: Any, m: Mapping[str, Any]) -> Any:
-    """Evaluation ``e`` at ``x* + sum_b q_b v_b`` (``v_0 = x0 - x*``, ``v_{n+e'} = g_{e'}``); the weighted gaps."""
+    """Evaluation ``e`` at ``x* + sum_b q_b v_b`` (``v_0 = x0 - x*``, ``v_{n+e'} = g_{e'}``); the measure
+    ``E_leaf[min_{x, m} m(x)]`` over the output leaves."""
     n = len(f.p)
+    exact = x0.dtype == object
     basis: dict[int, Any] = {0: x0}
-    pts = []
-    for e, (i, coeffs) in enumerate(m["evaluations"]):
+
+    def point(coeffs: Any) -> Any:
         x = 0 * x0
         for b, cq in coeffs:
-            x = x + (_q(cq) if x0.dtype == object else float(_q(cq))) * basis[b]
-        basis[n + e] = f.grad(i, x)
-        pts.append((i, x))
-    return sum((_q(w) if x0.dtype == object else float(_q(w))) * f.gap(pts[e][0], pts[e][1]) for w, e in m["objective"])
+            x = x + (_q(cq) if exact else float(_q(cq))) * basis[b]
+        return x
+
+    for e, (i, coeffs) in enumerate(m["evaluations"]):
+        basis[n + e] = f.grad(i, point(coeffs))
+    def measure(name: str, x: Any) -> Any:
+        if name == "value":
+            return f.G(x)
+        g = x if name == "distance" else _avg([f.grad(i, x) for i in range(n)], f.p)
+        return (g * g).sum()
+
+    return sum((_q(w) if exact else float(_q(w))) * min(measure(k, point(c)) for c in xs for k in m["measure"])
+               for w, xs in m["outputs"])
 
 
 def _measure(f: _Instance, x0: Any, m: Mapping[str, Any]) -> Any:
     name = m["name"]
     if name == "local_gd":
-        return _local_gd(f, x0, m, m["beta"])
+        return _local_gd(f, x0, m, m["lr"])
     if name == "gd":  # pep-family: N steps of x <- x - t g, measure f(x_N) - f*
         x = x0
         for _ in range(m["N"]):
-            x = x - m["beta"] * f.grad(0, x)
+            x = x - m["lr"] * f.grad(0, x)
         return f.G(x)
     if name == "scaffold":
         return _scaffold(f, x0, m)
@@ -200,7 +211,7 @@ def _measure(f: _Instance, x0: Any, m: Mapping[str, Any]) -> Any:
 def _method(m: Mapping[str, Any]) -> dict[str, Any]:
     """The statement's method with its numbers as Fractions."""
     out = dict(m)
-    for k in ("beta", "eta_l", "eta_g", "a"):
+    for k in ("lr", "server_lr", "a"):
         if k in out:
             out[k] = _q(out[k])
     return out
@@ -263,7 +274,11 @@ def _cases(st: Mapping[str, Any], *, D0: Fraction | None, rho2: Fraction, trials
     ``info`` the data naming the instance (for a report).  ``D0`` given: ``||x0||^2 = D0`` and ``rho^2 = rho2`` (just
     below it in exact arithmetic, never above); ``D0 = None`` (homogeneous bounds): ``x0`` of length 1, 1/8 and 0
     against heterogeneous clients."""
-    L, mu = _q(st["class"]["L"]), _q(st["class"].get("mu", 0))
+    cls = st["class"]
+    if not isinstance(cls, Mapping) or cls.get("functions", "smooth-convex") != "smooth-convex":
+        raise ValueError("falsify: the instances are L-smooth mu-strongly convex (Huber, quadratics): statements of one "
+                         "smooth-convex class only")
+    L, mu = _q(cls["L"]), _q(cls.get("mu", 0))
     p = [_q(x) for x in st["p"]]
     rng = np.random.default_rng(seed)
     for exact in (True, False):
@@ -378,7 +393,7 @@ def falsify_family(st: Mapping[str, Any], *, trials: int = 8, seed: int = 0,
             continue
         value = _poly_at(num, t) / dv
         m = dict(st["method"])
-        m["beta"] = t
+        m["lr"] = t
         cx = _search(point, m, lambda dist, rho, v=value: v if not isinstance(dist, float) else float(v),
                      D0=Fraction(1), rho2=Fraction(0), trials=trials, seed=seed, best=best)
         if cx is not None:
@@ -555,7 +570,7 @@ def falsify_potential(st: Mapping[str, Any], *, horizons: int = HORIZONS, large:
                                                                    "arithmetic": "exact", "dimension": 1, "x0": ["1"]})
         elif name == "local_gd" and t == _q(st["parameter"]["hi"]) and t > 0:
             from fairtheory.worstcase import local_gd_worst_case
-            from fairtheory.worstcase.local_gd import TINY
+            from fairtheory.worstcase.results import TINY
 
             for k in exact_pep:
                 for D0, r2 in ((1, 0), (0, 1)) if het else ((1, 0),):
@@ -563,7 +578,7 @@ def falsify_potential(st: Mapping[str, Any], *, horizons: int = HORIZONS, large:
                     if b is None:
                         continue
                     wc = local_gd_worst_case(n=st["n"], p=[float(x) for x in _q_list(st["p"])], kappa=m["kappa"], T_N=k,
-                                             lr=float(t), L=1.0, D0=float(D0), rho2=float(r2), output="002",
+                                             lr=float(t), L=1.0, D0=float(D0), rho2=float(r2), output="average",
                                              schedule=m["schedule"]).value
                     rhs = float(b[0] * D0 + b[1] * r2)
                     if best is not None and rhs > 0:

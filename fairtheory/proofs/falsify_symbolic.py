@@ -3,9 +3,13 @@ r"""Try to refute a ``"symbolic"`` statement numerically (defence in depth befor
 Every goal is evaluated with mpmath at 50 digits at ``points`` points of the declared domain and its boundary:
 range end points, ``0`` for non-negative symbols, small and large magnitudes, ``n = 1, 2, 3, 5`` for counts,
 random values otherwise; generic functions are replaced in turn by explicit positive smooth functions
-(derivatives by mpmath's high-precision differentiation).  An ``attained`` goal is also evaluated at its
-equality point.  Not a proof and not part of the trusted base: a statement the kernel accepted and this finds
-violated is a kernel bug.
+(derivatives by mpmath's high-precision differentiation).  Symbols are sampled in declaration order, so a
+range whose ends use earlier symbols is evaluated at their sampled values and its symbol sampled inside it.  An
+``attained`` goal is also evaluated at its equality point, rebuilt the same way (:func:`_at_point`): the assigned
+symbols take their values, every later range is evaluated again and its symbol re-sampled at the same relative
+position inside it; the point must lie in the domain (its values in their kinds and ranges, and consistent: a value
+that uses a re-sampled symbol must not change) and equality must hold there.  Not a proof and not part of the
+trusted base: a statement the kernel accepted and this finds violated is a kernel bug.
 """
 
 from __future__ import annotations
@@ -99,7 +103,9 @@ def _pick(rng: random.Random, k: int, edge: list[Any], rand: Callable[[], Any]) 
 
 
 def _point(st: dict[str, Any], rng: random.Random, k: int) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
-    env: dict[str, Any] = {}
+    """A sampled point: values (families as functions of the index), explicit functions, and the point as shown;
+    ``env["#u"]`` holds each bounded symbol's relative position ``u`` in its range."""
+    env: dict[str, Any] = {"#u": {}}
     shown: dict[str, Any] = {}
     fns: dict[str, Callable[..., Any]] = {}
     for d in st["symbols"]:
@@ -115,7 +121,7 @@ def _point(st: dict[str, Any], rng: random.Random, k: int) -> tuple[dict[str, An
         elif kind == "bounded":
             lo, hi = _ev(d[2], env, fns, []), _ev(d[3], env, fns, [])
             u = rng.choice([0, 1, rng.random(), rng.random(), mpmath.mpf(1) / 2])
-            env[name] = lo + (hi - lo) * u
+            env[name], env["#u"][name] = lo + (hi - lo) * u, u
         elif kind == "function":
             fns[name] = FUNCTIONS[d[2]][(k + len(fns)) % len(FUNCTIONS[d[2]])]
             shown[name] = f"explicit function #{(k + len(fns) - 1) % len(FUNCTIONS[d[2]])}"
@@ -132,6 +138,44 @@ def _point(st: dict[str, Any], rng: random.Random, k: int) -> tuple[dict[str, An
     return env, fns, shown
 
 
+class _Outside(Exception):
+    """The equality point is not a point of the domain (the message says where)."""
+
+
+_SIGNS = {"positive": 1, "family_positive": 1, "nonnegative": 0, "family_nonnegative": 0}
+
+
+def _at_point(st: dict[str, Any], env: dict[str, Any], fns: dict[str, Any], att: list[list[Any]], tol: Any) -> dict[str, Any]:
+    """``env`` moved to the equality point ``att`` (module doc); raises :class:`_Outside` when it is not a point of
+    the domain."""
+    vals = dict(att)
+    out = dict(env)
+
+    def small(x: Any) -> Any:
+        return tol * (1 + abs(x))
+
+    for d in st["symbols"]:
+        name, kind = d[0], d[1]
+        if name in vals:
+            v = _ev(vals[name], out, fns, [])
+            if kind in _SIGNS and (v < -small(v) or (_SIGNS[kind] and v <= small(v))):
+                raise _Outside(f"{name} = {mpmath.nstr(v, 12)} is not {'> 0' if _SIGNS[kind] else '>= 0'}")
+            out[name] = (lambda i, v=v: v) if kind.startswith("family") else v
+        if kind == "bounded":
+            lo, hi = _ev(d[2], out, fns, []), _ev(d[3], out, fns, [])
+            if hi - lo < -small(hi) - small(lo):
+                raise _Outside(f"the range of {name} is empty: [{mpmath.nstr(lo, 12)}, {mpmath.nstr(hi, 12)}]")
+            if name not in vals:
+                out[name] = lo + (hi - lo) * env["#u"][name]
+            elif out[name] < lo - small(lo) or out[name] > hi + small(hi):
+                raise _Outside(f"{name} = {mpmath.nstr(out[name], 12)} outside [{mpmath.nstr(lo, 12)}, {mpmath.nstr(hi, 12)}]")
+    for name, t in att:  # a value that uses a re-sampled symbol must be the same at the final point
+        v, w = _ev(t, out, fns, []), out[name](1) if callable(out[name]) else out[name]
+        if abs(v - w) > small(v) + small(w):
+            raise _Outside(f"{name} = {mpmath.nstr(w, 12)} but its value there is {mpmath.nstr(v, 12)}")
+    return out
+
+
 def falsify(statement: dict[str, Any], *, points: int = 200, dps: int = 50, seed: int = 0) -> dict[str, Any] | None:
     """The first point where a goal of the (canonical or raw) ``statement`` fails, as ``{"goal", "point", "lhs",
     "rhs"}``, or ``None`` when every goal holds at every sampled point (tolerance ``1e-25`` relative)."""
@@ -146,11 +190,13 @@ def falsify(statement: dict[str, Any], *, points: int = 200, dps: int = 50, seed
             for g in st["goals"]:
                 trials = [(env, shown)]
                 if "attained" in g:
-                    env2 = dict(env)
-                    for name, t in g["attained"]:
-                        val = _ev(t, env, fns, [])
-                        env2[name] = (lambda i, v=val: v) if callable(env.get(name)) else val
-                    trials.append((env2, {**shown, "attained at": [p[0] for p in g["attained"]]}))
+                    at = {**shown, "attained at": [p[0] for p in g["attained"]]}
+                    try:
+                        trials.append((_at_point(st, env, fns, g["attained"], tol), at))
+                    except _Outside as exc:
+                        return {"goal": g["name"], "point": at, "outside the domain": str(exc)}
+                    except (_Undefined, ZeroDivisionError, OverflowError, ValueError):
+                        pass
                 for j, (e, sh) in enumerate(trials):
                     try:
                         lhs, rhs = _ev(g["lhs"], e, fns, []), _ev(g["rhs"], e, fns, [])

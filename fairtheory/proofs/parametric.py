@@ -1,9 +1,9 @@
 r"""Proofs for every step size: parametric PEP certificates (issue 25).
 
 A ``"pep-family"`` certificate proves a worst-case bound ``L D0 b(t)`` for **every** normalised step ``t`` in a
-closed rational interval at once (``t = h = step L`` for gradient descent, ``t = beta_L = beta L`` for local
-GD): its evidence is dual multipliers that are rational functions of ``t``, checked exactly on the whole
-interval by the trusted kernel :mod:`fairtheory_kernel.family` (exact real-root counting and an
+closed rational interval at once (``t = h = lr L``, the normalised step of :mod:`fairtheory.worstcase.local_gd`,
+for gradient descent and for local GD): its evidence is dual multipliers that are rational functions of ``t``,
+checked exactly on the whole interval by the trusted kernel :mod:`fairtheory_kernel.family` (exact real-root counting and an
 ``L D L^T`` over ``Z[t]``; docs/proofs.md section 7).
 
 >>> from fractions import Fraction as Q
@@ -52,6 +52,7 @@ from typing import Any
 import flint
 import numpy as np
 
+from fairtheory.algorithms.names import output_name, refuses_old_names
 from fairtheory.errors import FairtheoryValueError, SolverError
 from fairtheory_kernel import family as pk
 from fairtheory_kernel.family import check_family, explain_family
@@ -102,7 +103,7 @@ def default_bound(method: str, *, N: int | None = None, kappa: int | None = None
     """The known closed form ``b(t)`` (numerator, denominator polynomials), bound ``L D0 b(t)``:
 
     * ``gd``: ``1/(4 N h + 2)`` (Drori & Teboulle 2014; Taylor, Hendrickx & Glineur 2017, for ``h <= 1``);
-    * ``local_gd`` (002 output, rFedFair schedule, ``rho = 0``): ``1/(2 + 2 beta_L (kappa T_N + 2))``
+    * ``local_gd`` (``"average"`` output, rFedFair schedule, ``rho = 0``): ``1/(2 + 2 h (kappa T_N + 2))``
       (``verify.claims.proofs_pep.rho0_formula``)."""
     if method == "gd":
         return P([1]), P([2, 4 * int(N)])  # type: ignore[arg-type]
@@ -145,28 +146,27 @@ def _bound_polys(bound: Any, name: str) -> tuple[Any, Any]:
     return out[0], out[1]
 
 
-def family_statement(method: str, *, lo: Any, hi: Any, num: Any, den: Any, N: int | None = None, n: int = 2,
-                     kappa: int | None = None, T_N: int | None = None, output: str = "002",
-                     schedule: str = "rfedfair", p: Sequence[Any] | None = None) -> dict[str, Any]:
-    """A ``"pep-family"`` statement as plain JSON (:mod:`fairtheory_kernel.family`), validated."""
-    if method == "gd":
-        m: dict[str, Any] = {"name": "gd", "N": N}
-        n_, pw = 1, ["1"]
-    elif method == "local_gd":
-        m = {"name": "local_gd", "kappa": kappa, "T_N": T_N, "schedule": schedule, "output": output}
-        n_ = n
-        pw = [str(Fraction(1, n))] * n if p is None else [str(_rat(x, "p")) for x in p]
-    else:
-        raise FairtheoryValueError(f"method must be 'gd' or 'local_gd', got {method!r}")
-    st = {"class": {"functions": "smooth-convex", "mu": "0"}, "normalisation": dict(pk.NORMALISATION), "n": n_,
-          "p": pw, "method": m, "parameter": {"name": pk.PARAMETER[method], "lo": str(_rat(lo, "lo")),
-                                             "hi": str(_rat(hi, "hi"))},
-          "bound": {"form": "constrained", "rho2": "0", "value": {"num": pk.poly_json(num), "den": pk.poly_json(den)}}}
-    try:
-        pk.canonical(st)
-    except pk.BadFamily as exc:
-        raise FairtheoryValueError(f"invalid family statement: {exc}") from exc
-    return st
+def at(data: Mapping[str, Any], value: Fraction) -> dict[str, Any]:
+    """The ``pep-family`` SDP (:func:`fairtheory_kernel.family.build`) at ``t = value`` with :class:`Fraction` entries
+    (the format of :func:`fairtheory_kernel.pep.build`), for the float solver."""
+    v = pk._fq(Fraction(value))
+
+    def sub(G: Mapping[tuple[int, int], Any]) -> dict[tuple[int, int], Fraction]:
+        out = {k: pk._frac(e(v)) for k, e in G.items()}
+        return {k: x for k, x in out.items() if x != 0}
+
+    rows = [(sub(G), dict(F), c) for G, F, c in data["rows"]]
+    G, F, c = data["objective"]
+    return {"dim": data["dim"], "nf": data["nf"], "n_eq": 0, "n_interp": data["n_interp"], "rows": rows,
+            "objective": (sub(G), dict(F), c)}
+
+
+def family_statement(method: str, **kw: Any) -> dict[str, Any]:
+    """A ``"pep-family"`` statement as plain JSON: :func:`fairtheory.proofs.certificate.family_statement` (the one
+    place statements are written)."""
+    from fairtheory.proofs.certificate import family_statement as make
+
+    return make(method, **kw)
 
 
 # ------------------------------------------------------------------------------------------------ certificate
@@ -181,8 +181,8 @@ class FamilyCertificate:
 
     @property
     def parameter(self) -> str:
-        """The parameter's name (``"h"`` or ``"beta_L"``)."""
-        return str(self.statement["parameter"]["name"])
+        """The parameter's name: ``"h"``, the normalised step ``lr L`` (:meth:`bound` takes ``h=``)."""
+        return "h"
 
     @property
     def range(self) -> tuple[Fraction, Fraction]:
@@ -210,7 +210,7 @@ class FamilyCertificate:
         return pk.describe(self.statement)
 
     def bound(self, value: Any = None, /, *, L: Any = 1, D0: Any = 1, **parameter: Any) -> Fraction:
-        """``L D0 b(t)`` exactly, at the parameter given by name (``h=`` or ``beta_L=``) or positionally;
+        """``L D0 b(t)`` exactly, at the normalised step given by name (``h=``) or positionally;
         :class:`OutOfRange` outside the proved range."""
         name = self.parameter
         if set(parameter) - {name}:
@@ -233,10 +233,11 @@ def _float_solve(data_at: Mapping[str, Any]) -> Any:
     """Clarabel (fast; ``1e-6``-``1e-4`` relative on these degenerate SDPs), the reference solve of
     :mod:`fairtheory.proofs.search` when Clarabel reports no solution."""
     from fairtheory.proofs import search
+    from fairtheory.worstcase import solvers
 
-    Pp = search._Pep(data_at)
+    Pp = solvers.ExportedPEP(data_at)
     with search._one_blas_thread():
-        sol = search._solve_clarabel(Pp, tol=1e-10)
+        sol = solvers.solve_clarabel(Pp, tol=1e-10)
         if not sol.ok:
             sol = search._reference(Pp)
     if sol is None or sol.gram is None:
@@ -249,7 +250,7 @@ def sample_worst_case(method: str, t: Any, **kw: Any) -> float:
     helper; the value at ``t`` of the same SDP the kernel builds)."""
     st = pk.canonical(family_statement(method, lo=0, hi=max(Fraction(1), _rat(t, "t")), num=P([1]), den=P([1]),
                                        **kw))
-    _, sol = _float_solve(pk.at(pk.build(st), _rat(t, "t")))
+    _, sol = _float_solve(at(pk.build(st), _rat(t, "t")))
     return float(sol.value)
 
 
@@ -712,7 +713,7 @@ def _search_piece(data: Mapping[str, Any], st: Mapping[str, Any], lo: Fraction, 
     pts = _grid(lo, hi, n_samples)
     sols, tight = [], []
     for s in pts:
-        _, sol = _float_solve(pk.at(data, s))
+        _, sol = _float_solve(at(data, s))
         b = float(_b(num, den, s))
         if sol.value > b + 1e-6 * max(1.0, abs(b)):
             raise FamilyNotProved(f"the bound is false at {st['parameter']['name']} = {s}: the worst case there is "
@@ -881,7 +882,7 @@ def _prescan(st: dict[str, Any], data: Mapping[str, Any], m: int, refine: int = 
         raise FamilyNotProved(f"the bound's denominator vanishes in [{lo}, {hi}]")
 
     def excess(s: Fraction) -> tuple[bool, float, Fraction]:
-        _, sol = _float_solve(pk.at(data, s))
+        _, sol = _float_solve(at(data, s))
         b = _b(num, den, s)
         return sol.value > float(b) + 1e-6 * max(1.0, abs(float(b))), float(sol.value), b
 
@@ -937,9 +938,10 @@ def _range(r: Any, what: str) -> tuple[Fraction, Fraction]:
     return lo, hi
 
 
+@refuses_old_names(None, also={"beta_L": "h"})
 def prove_family(method: str, *, N: int | None = None, h: Any = None, n: int = 2, kappa: int | None = None,
-                 T_N: int | None = None, output: str = "002", schedule: str = "rfedfair", rho2: Any = 0,
-                 beta_L: Any = None, p: Sequence[Any] | None = None, bound: Any = None, samples: int = 6,
+                 T_N: int | None = None, output: str = "average", schedule: str = "rfedfair", rho2: Any = 0,
+                 p: Sequence[Any] | None = None, bound: Any = None, samples: int = 6,
                  max_pieces: int = 4) -> FamilyCertificate:
     r"""A certificate that the worst case is at most ``L D0 b(t)`` for every ``t`` in the given closed range.
 
@@ -947,8 +949,8 @@ def prove_family(method: str, *, N: int | None = None, h: Any = None, n: int = 2
     ----------
     method : ``"gd"`` (``N`` steps of gradient descent with step ``h / L``, range ``h=(lo, hi)``) or
         ``"local_gd"`` (002 Alg. 1, ``n`` clients, ``kappa``, ``T_N``, ``output``, ``schedule``, ``rho2 = 0``,
-        step ``beta_L / L``, range ``beta_L=(lo, hi)``).
-    bound : the claimed ``b(t)`` in units of ``L D0`` - a sympy expression in ``h`` / ``beta_L``, a callable
+        step ``h / L``, range ``h=(lo, hi)``; ``output`` ``"average"``, ``"path_average"`` or ``"last"``).
+    bound : the claimed ``b(t)`` in units of ``L D0`` - a sympy expression in ``h``, a callable
         producing one from the symbol, a rational, or ``(num_coeffs, den_coeffs)``; default the known closed form
         (:func:`default_bound`).
     samples : float samples per piece; max_pieces : pieces the range may be split into.
@@ -958,31 +960,32 @@ def prove_family(method: str, *, N: int | None = None, h: Any = None, n: int = 2
     passed :func:`check_family`."""
     t0 = time.perf_counter()
     if method == "gd":
-        if h is None or beta_L is not None:
+        if h is None:
             raise FairtheoryValueError("gd: give the range as h=(lo, hi)")
         _check_int(N, "N", 1, pk.MAX_STEPS)
         lo, hi = _range(h, "h")
         kw: dict[str, Any] = {"N": N}
     elif method == "local_gd":
-        if beta_L is None or h is not None:
-            raise FairtheoryValueError("local_gd: give the range as beta_L=(lo, hi)")
+        if h is None:
+            raise FairtheoryValueError("local_gd: give the range as h=(lo, hi)")
+        output = output_name(output, where="parametric.prove_family")
         if _rat(rho2, "rho2") != 0:
             raise FairtheoryValueError(f"local_gd: only rho2 = 0 is supported by version 1, got {rho2!r}")
         _check_int(kappa, "kappa", 1, pk.MAX_STEPS)
         _check_int(T_N, "T_N", 0, pk.MAX_STEPS)
         _check_int(n, "n", 1, 4)
-        lo, hi = _range(beta_L, "beta_L")
-        kw = {"n": n, "kappa": kappa, "T_N": T_N, "output": output, "schedule": schedule, "p": p}
+        lo, hi = _range(h, "h")
+        kw = {"n": n, "kappa": kappa, "T_N": T_N, "output": output, "schedule": schedule,
+              "p": p}
     else:
         raise FairtheoryValueError(f"method must be 'gd' or 'local_gd', got {method!r}")
-    name = pk.PARAMETER[method]
-    known = method == "gd" or (output == "002" and schedule == "rfedfair")
+    known = method == "gd" or (output == "average" and schedule == "rfedfair")
     if bound is None:
         if not known:
             raise FairtheoryValueError("no known closed form for this local_gd setting: pass bound=")
         num, den = default_bound(method, N=N, kappa=kappa, T_N=T_N)
     else:
-        num, den = _bound_polys(bound, name)
+        num, den = _bound_polys(bound, "h")
     st_json = family_statement(method, lo=lo, hi=hi, num=num, den=den, **kw)
     st = pk.canonical(st_json)
     data = pk.build(st)
@@ -1024,14 +1027,13 @@ def largest_range(method: str, *, lo: Any = 0, start: Any = 1, stop: Any = 2, st
     then ``steps`` halvings between the largest ``hi`` proved and the smallest not proved (``start`` must be
     provable).  Each ``hi`` that fails says why (``reason`` of the smallest): a sampled counterexample (the bound
     is false there) or no certificate found."""
-    name = pk.PARAMETER.get(method, "h")
     lo_q, good, bad = _rat(lo, "lo"), _rat(start, "start"), _rat(stop, "stop")
     tries: list[tuple[Fraction, bool, float]] = []
 
     def attempt(hi: Fraction) -> tuple[FamilyCertificate | None, str]:
         t0 = time.perf_counter()
         try:
-            c = prove_family(method, **{name: (lo_q, hi)}, **kw)
+            c = prove_family(method, h=(lo_q, hi), **kw)
             tries.append((hi, True, time.perf_counter() - t0))
             return c, ""
         except FamilyNotProved as exc:

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from fairtheory.algorithms.names import output_name, refuses_old_names
 from fairtheory.errors import FairtheoryValueError, SolverError
 from fairtheory_kernel import potential_kernel as K
 
@@ -73,40 +74,29 @@ def _kp(*coeffs: Any) -> list[list[str]]:
 
 
 
-def potential_statement(method: str, *, lo: Any, hi: Any, terms: dict[str, Any], initial: tuple[Any, Any],
-                        bound: tuple[Any, Any], den: Any = ("1",), weight: tuple[Any, Any] | None = None, n: int = 1,
-                        p: Any = None, kappa: int | None = None, schedule: str = "rfedfair") -> dict[str, Any]:
-    """A ``pep-potential`` statement in JSON (kernel format, module doc of :mod:`~fairtheory_kernel.
-    potential_kernel`); ``terms``/``bound`` entries are k-polynomials in JSON, ``initial``/``weight`` pairs of
-    t-polynomials."""
-    from fairtheory_kernel.family import NORMALISATION
+def potential_statement(method: str, **kw: Any) -> dict[str, Any]:
+    """A ``"pep-potential"`` statement in JSON: :func:`fairtheory.proofs.certificate.potential_statement` (the one place
+    statements are written)."""
+    from fairtheory.proofs.certificate import potential_statement as make
 
-    pw = [_s(x) for x in (p or [Fraction(1, n)] * n)]
-    meth: dict[str, Any] = {"name": "gd"} if method == "gd" else {"name": "local_gd", "kappa": kappa,
-                                                                  "schedule": schedule, "output": "002"}
-    pot: dict[str, Any] = {"terms": terms, "den": list(den), "initial": {"num": list(initial[0]), "den": list(initial[1])}}
-    if weight is not None:
-        pot["weight"] = {"num": list(weight[0]), "den": list(weight[1])}
-    return {"class": {"functions": "smooth-convex", "mu": "0"}, "normalisation": dict(NORMALISATION), "n": n, "p": pw,
-            "method": meth, "parameter": {"name": K.PARAMETER[method], "lo": _s(lo), "hi": _s(hi)}, "potential": pot,
-            "bound": {"rho2": "0", "num": bound[0], "den": bound[1]}}
+    return make(method, **kw)
 
 
 def family_at(statement: dict[str, Any], k: int) -> dict[str, Any]:
     """The ``pep-family`` statement (JSON) that a ``pep-potential`` statement implies at one ``N = k`` (gd) or
     ``T_N = k`` (local_gd): the same class, clients, method and range, the bound's k-polynomials evaluated at ``k``
     (for falsifiers and tests; :func:`fairtheory_kernel.check.implies` decides the implication)."""
-    from fairtheory_kernel import family as fk
-
     st = K.canonical(statement)
     m = dict(st["method"])
     m["N" if m["name"] == "gd" else "T_N"] = k
     par = st["parameter"]
     num, den = (K._at(st["bound"][x], k) for x in ("num", "den"))
-    return {"class": {"functions": "smooth-convex", "mu": "0"}, "normalisation": dict(fk.NORMALISATION),
-            "n": st["n"], "p": [str(x) for x in st["p"]], "method": m,
-            "parameter": {"name": par["name"], "lo": str(par["lo"]), "hi": str(par["hi"])},
-            "bound": {"form": "constrained", "rho2": "0", "value": {"num": fk.poly_json(num), "den": fk.poly_json(den)}}}
+    from fairtheory.proofs.certificate import family_statement
+
+    m = st["method"]
+    kw = {"N": k} if m["name"] == "gd" else {"n": st["n"], "p": st["p"], "kappa": m["kappa"], "T_N": k,
+                                            "schedule": m["schedule"], "output": m["output"]}
+    return family_statement(m["name"], lo=par["lo"], hi=par["hi"], num=num, den=den, **kw)
 
 
 # ------------------------------------------------------------------------------------------------ certificate
@@ -135,11 +125,11 @@ class PotentialCertificate:
         return K.describe(K.canonical(self.statement))
 
     def bound(self, *, L: Any = 1, D0: Any = 1, rho2: Any = 0, **kw: Any) -> Fraction:
-        """``L D0 b(N, t)`` exactly: ``bound(N=..., h=...)`` (gd) or ``bound(T_N=..., beta_L=...)`` (local_gd); an
-        every-``rho`` statement adds ``(rho2/L) c(T_N, t)``."""
+        """``L D0 b(N, t)`` exactly: ``bound(N=..., h=...)`` (gd) or ``bound(T_N=..., h=...)`` (local_gd), ``h = lr L``
+        the normalised step; an every-``rho`` statement adds ``(rho2/L) c(T_N, t)``."""
         st = K.canonical(self.statement)
         gd = st["method"]["name"] != "local_gd"
-        kname, tname = ("N" if gd else "T_N"), st["parameter"]["name"]
+        kname, tname = ("N" if gd else "T_N"), "h"
         if set(kw) != {kname, tname}:
             raise FairtheoryValueError(f"bound(): give exactly {kname}= and {tname}=, got {sorted(kw)}")
         k = kw[kname]
@@ -259,9 +249,9 @@ def _local_gd(lo: Fraction, hi: Fraction, n: int, p: list[Fraction], kappa: int,
 
 def _drift(st: dict[str, Any], ev: dict[str, Any], kappa: int, hetero: tuple[Any, Any] | None) -> dict[str, Any]:
     """The every-``rho`` form of a local-GD statement: the same multipliers (they prove the round inequality with
-    ``rho > 0`` up to ``C rho^2``), ``C = c beta_L^3`` with ``c = q (kappa - 1) kappa (2 kappa - 1)/12`` for the first
+    ``rho > 0`` up to ``C rho^2``), ``C = c h^3`` with ``c = q (kappa - 1) kappa (2 kappa - 1)/12`` for the first
     ``q`` in ``1, 17/16, 9/8, 5/4, 3/2, 2, 4, 8`` that the kernel accepts (``q = 1`` is the numerical threshold of this
-    certificate, docs/proofs.md 8.3); the bound's ``rho^2`` part ``C/w = c beta_L^2/2`` or ``hetero``."""
+    certificate, docs/proofs.md 8.3); the bound's ``rho^2`` part ``C/w = c h^2/2`` or ``hetero``."""
     base = Fraction((kappa - 1) * kappa * (2 * kappa - 1), 12)
     for q in (Fraction(1), Fraction(17, 16), Fraction(9, 8), Fraction(5, 4), Fraction(3, 2), Fraction(2), Fraction(4),
               Fraction(8)):
@@ -312,19 +302,21 @@ def _locate(st_json: dict[str, Any], lo: Fraction, hi: Fraction) -> str:
 
 
 # ------------------------------------------------------------------------------------------------ API
+@refuses_old_names(None, also={"beta_L": "h"})
 def prove_potential(method: str, *, potential: str | None = None, a0: Any = Fraction(1, 2), n: int = 2,
-                    p: Any = None, kappa: int | None = None, schedule: str = "rfedfair", output: str = "002",
+                    p: Any = None, kappa: int | None = None, schedule: str = "rfedfair", output: str = "average",
                     rho2: Any = 0, bound: tuple[Any, Any] | None = None, hetero: tuple[Any, Any] | None = None,
-                    h: Any = None, beta_L: Any = None) -> PotentialCertificate:
-    r"""A ``pep-potential`` certificate for every number of iterations (module doc); ``h=(lo, hi)`` (gd) or
-    ``beta_L=(lo, hi)`` (local_gd) a closed rational range, or one value.  ``bound`` (local_gd): a weaker bound
-    ``(num, den)`` as k-polynomials in JSON (e.g. 002 Thm. 1's ``2/(beta L (T_N + 1))``).  ``rho2="any"`` (local_gd,
-    rFedFair): a bound for every heterogeneity ``rho^2``, ``L D0 b(T_N) + (rho^2/L) c beta_L^2/2`` with the smallest
-    ``c`` of the grid of :func:`_drift` that checks, or ``hetero=(num, den)`` (k-polynomials in JSON) when weaker (e.g.
-    002 Thm. 1's ``26 beta_L^2 (kappa - 1)^2 kappa``).  Raises :class:`PotentialNotProved` naming the reason."""
+                    h: Any = None) -> PotentialCertificate:
+    r"""A ``pep-potential`` certificate for every number of iterations (module doc); ``h=(lo, hi)`` a closed rational
+    range of the normalised step ``h = lr L`` (:mod:`fairtheory.worstcase.local_gd`), or one value.  ``bound``
+    (local_gd): a weaker bound ``(num, den)`` as k-polynomials in JSON (e.g. 002 Thm. 1's ``2/(h (T_N + 1))``).
+    ``rho2="any"`` (local_gd, rFedFair): a bound for every heterogeneity ``rho^2``, ``L D0 b(T_N) + (rho^2/L) c h^2/2``
+    with the smallest ``c`` of the grid of :func:`_drift` that checks, or ``hetero=(num, den)`` (k-polynomials in JSON)
+    when weaker (e.g. 002 Thm. 1's ``26 h^2 (kappa - 1)^2 kappa``).  Raises :class:`PotentialNotProved` naming the
+    reason."""
     t0 = time.perf_counter()
     if method == "gd":
-        if h is None or beta_L is not None:
+        if h is None:
             raise FairtheoryValueError("gd: give h=(lo, hi) (step h/L)")
         lo, hi = _range(h, "h")
         if hi > 2:
@@ -346,21 +338,22 @@ def prove_potential(method: str, *, potential: str | None = None, a0: Any = Frac
         else:
             raise FairtheoryValueError(f"gd: potential must be 'classical' or 'lyapunov2', got {potential!r}")
     elif method == "agm":
-        if h not in (None, 1) or beta_L is not None:
+        if h not in (None, 1):
             raise FairtheoryValueError("agm: the step is 1/L (h = 1), PEPit's accelerated gradient method")
         st, ev = _agm()
     elif method == "local_gd":
-        if beta_L is None or h is not None:
-            raise FairtheoryValueError("local_gd: give beta_L=(lo, hi) (step beta_L/L)")
+        if h is None:
+            raise FairtheoryValueError("local_gd: give h=(lo, hi) (step h/L)")
         anyrho = isinstance(rho2, str) and rho2 == "any"
-        if output != "002" or not (anyrho or _q(rho2, "rho2") == 0) or (anyrho and schedule != "rfedfair"):
-            raise PotentialNotProved("local_gd: potential certificates for the 002 output only, at rho = 0 or for every "
+        output = output_name(output, where="potential_search.prove_potential")
+        if output != "average" or not (anyrho or _q(rho2, "rho2") == 0) or (anyrho and schedule != "rfedfair"):
+            raise PotentialNotProved("local_gd: potential certificates for the 'average' output only, at rho = 0 or for every "
                                      "rho (rho2='any', rFedFair schedule): docs/proofs.md 8.6")
         if kappa is None or isinstance(kappa, bool) or not isinstance(kappa, int) or not 1 <= kappa <= 8:
             raise FairtheoryValueError(f"kappa must be an integer in [1, 8], got {kappa!r}")
-        lo, hi = _range(beta_L, "beta_L")
+        lo, hi = _range(h, "h")
         if lo == 0:
-            raise PotentialNotProved("beta_L = 0: the bound L D0/(2 beta L (T_N + 1)) is infinite there", point=lo)
+            raise PotentialNotProved("h = 0: the bound L D0/(2 h (T_N + 1)) is infinite there", point=lo)
         pw = [Fraction(1, n)] * n if p is None else [_q(x, "p") for x in p]
         st, ev = _local_gd(lo, hi, n, pw, kappa, schedule, bound)
         if anyrho:

@@ -48,9 +48,10 @@ ROOT = str(Path(__file__).resolve().parents[2])
 #: to ``sys.executable`` or ``subprocess.Popen`` does not change the child the runner starts
 _PYTHON = sys.executable
 _POPEN = subprocess.Popen
-#: the child: ``python -I -c BOOT ROOT`` (``-I`` puts neither the current directory nor ``PYTHONPATH`` on the path)
-_BOOT = ("import sys; sys.path.insert(0, sys.argv[1]); "
-         "from fairtheory.proofs.recheck_worker import main; sys.exit(main())")
+#: the child: ``python -I -c BOOT ROOT WORKER`` (``-I`` puts neither the current directory nor ``PYTHONPATH`` on the
+#: path); the worker file runs as a script, so no project package is imported before the kernel's exact checks
+_BOOT = "import runpy, sys; sys.path.insert(0, sys.argv[1]); runpy.run_path(sys.argv[2], run_name='__main__')"
+_WORKER = str(Path(__file__).resolve().with_name("recheck_worker.py"))
 #: seconds a fresh interpreter gets on top of the certificates' own budgets (start-up and imports: sympy ~1 s)
 STARTUP_SECONDS = 60.0
 #: seconds falsification may take per certificate (a statement it cannot refute in time is not refuted)
@@ -97,12 +98,13 @@ def _certs(certificates: Any) -> list[Any]:
 
 
 def recheck_row(certificates: Any, declared: Any, words: Sequence[str] | None = None, *,
-                falsify: bool = True) -> Verdict:
+                falsify: bool = True, checked: bool = False) -> Verdict:
     """Re-check one ``proved`` row from JSON data (module doc, facts 1-4); never raises on data.
 
     ``certificates``: one certificate dict or a list; ``declared``: the list of declared statements (frozen JSON);
     ``words``: the printed words to compare with the generated ones (``None``: not compared, e.g. when the runner
-    asks for them)."""
+    asks for them); ``checked``: fact 1 was established by the caller in this process (the fresh worker runs the
+    kernel's exact checks before it imports this module)."""
     t0 = time.perf_counter()
 
     def fail(why: str, fals: list[Any] | None = None) -> Verdict:
@@ -117,7 +119,7 @@ def recheck_row(certificates: Any, declared: Any, words: Sequence[str] | None = 
         if not isinstance(declared, list) or not declared:
             return fail("no declared statement (a proved row carries details.declared_statements)")
         # the bounded exact re-checks first: nothing else reads a certificate the kernel has not accepted
-        for i, c in enumerate(certs):
+        for i, c in enumerate([] if checked else certs):
             if check_proof(c) is not True:
                 kind = c.get("kind") if isinstance(c, Mapping) else None
                 return fail(f"certificate {i} of {len(certs)} (kind {kind!r}) fails its exact re-check")
@@ -189,18 +191,29 @@ class RowResult:
         return f"FAIL  {self.id}: {v.reason}"
 
 
+#: the statuses a report row can have (``verify.core.STATUSES``; a test keeps the two equal)
+STATUSES = ("proved", "verified", "refuted", "inconclusive", "skipped", "not implemented", "error")
+
+
 def recheck_report(doc: Any, *, falsify: bool = True) -> list[RowResult]:
-    """Re-check every ``proved`` row of a report document (the parsed JSON of ``python -m verify --json``).
-    Raises ``ValueError`` when ``doc`` is not a report (no ``claims`` list)."""
+    """Re-check every ``proved`` row of a report document (the parsed JSON of ``python -m verify --json``); a row
+    that is not an object or whose status is not exactly one of :data:`STATUSES` (``"proved "``, ``"Proved"``)
+    fails, named with its status (a viewer might show it as proved).  Raises ``ValueError`` when ``doc`` is not a
+    report (no ``claims`` list)."""
     if not isinstance(doc, Mapping) or not isinstance(doc.get("claims"), list):
         raise ValueError("not a verify report: no 'claims' list")
     out = []
     for k, row in enumerate(doc["claims"]):
-        if not isinstance(row, Mapping) or row.get("status") != "proved":
-            continue
-        rid = row.get("id")
+        rid = row.get("id") if isinstance(row, Mapping) else None
         rid = rid if isinstance(rid, str) else f"(row {k})"
         rid = "".join(ch if ch.isprintable() else "?" for ch in rid)[:200]
+        status = row.get("status") if isinstance(row, Mapping) else None
+        if not isinstance(status, str) or status not in STATUSES:
+            shown = json.dumps(status)[:80] if isinstance(row, Mapping) else "(row is not an object)"
+            out.append(RowResult(rid, Verdict(False, f"row {k}: unknown status {shown} (known: {', '.join(STATUSES)})")))
+            continue
+        if status != "proved":
+            continue
         details = row.get("details")
         declared = details.get("declared_statements") if isinstance(details, Mapping) else None
         words = row.get("proved_statement")
@@ -266,7 +279,7 @@ class FreshChecker:
 
     def _start(self) -> None:
         self._proc = None
-        self._proc = _POPEN([_PYTHON, "-I", "-c", _BOOT, ROOT], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        self._proc = _POPEN([_PYTHON, "-I", "-c", _BOOT, ROOT, _WORKER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, close_fds=True, cwd=ROOT)
         self._buf = b""
         self.started += 1

@@ -56,10 +56,7 @@ from __future__ import annotations
 
 import contextlib
 import math
-import os
-import sys
 import time
-import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -67,8 +64,12 @@ from typing import Any
 
 import numpy as np
 
-from fairtheory.errors import SolverError
+from fairtheory._validation import check_in_range
+from fairtheory.errors import FairtheoryValueError, SolverError
 from fairtheory.proofs.exact_linalg import is_psd, solve_sparse
+from fairtheory.worstcase import solvers
+from fairtheory.worstcase.solvers import ExportedPEP, FloatSolve, exported_pep
+from fairtheory_kernel.pep import verify_multipliers
 
 __all__ = ["SearchResult", "find_multipliers", "reference_solve", "SDPA_MAX_ROWS", "SDPA_MAX_DIM", "GRID_BITS"]
 
@@ -88,10 +89,6 @@ PRIMAL_TAUS = (1e-6, 1e-5, 1e-7)
 NEWTON_MAX_DIM = 48
 #: back-off levels, in units of ``max(|value|, abs_floor) / tr_B(Gram*)``
 BACKOFF_FACTORS = (0.1, 1.0, 0.01, 10.0)
-#: SDPA options (``frvMethod`` stays "split": "elimination" crashes on Python 3)
-SDPA_OPTIONS: dict[str, Any] = {"print": "no", "mpfPrecision": 200, "epsilonStar": 1e-30, "epsilonDash": 1e-30,
-                                "maxIteration": 200}
-
 Row = tuple[dict[tuple[int, int], Fraction], dict[int, Fraction], Fraction]
 
 
@@ -121,97 +118,6 @@ class SearchResult:
 
 
 # ----------------------------------------------------------------------------------------------- float solves
-@dataclass
-class _Solve:
-    """A float solve: ``z`` the row multipliers, ``value`` the PEP value, ``gram`` the primal Gram matrix."""
-
-    status: str
-    z: np.ndarray
-    value: float
-    gram: np.ndarray | None
-    F: np.ndarray | None
-    how: str
-    seconds: float
-
-    @property
-    def ok(self) -> bool:
-        return self.status in ("Solved", "AlmostSolved", "pdOPT") and bool(np.all(np.isfinite(self.z))) and \
-            math.isfinite(self.value)
-
-
-class _Pep:
-    """Float views of the exact data: ``MG`` (rows x dim^2, both triangles) and ``AF`` (rows x nf)."""
-
-    def __init__(self, data: Mapping[str, Any]) -> None:
-        import scipy.sparse as sp
-
-        self.data = data
-        self.dim, self.nf, self.n_eq = int(data["dim"]), int(data["nf"]), int(data["n_eq"])
-        self.rows: Sequence[Row] = data["rows"]
-        self.objective: Row = data["objective"]
-        self.m = len(self.rows)
-        d = self.dim
-        R, C, V, RF, CF, VF = [], [], [], [], [], []
-        for i, (G, F, _) in enumerate(self.rows):
-            for (a, b), v in G.items():
-                R.append(i)
-                C.append(a * d + b)
-                V.append(float(v))
-                if a != b:
-                    R.append(i)
-                    C.append(b * d + a)
-                    V.append(float(v))
-            for k, v in F.items():
-                RF.append(i)
-                CF.append(k)
-                VF.append(float(v))
-        self.MG = sp.csr_matrix((V, (R, C)), shape=(self.m, d * d))
-        self.AF = sp.csr_matrix((VF, (RF, CF)), shape=(self.m, self.nf))
-        self.c = np.array([float(r[2]) for r in self.rows])
-        CG, cF, c0 = self.objective
-        self.C = np.zeros((d, d))
-        for (a, b), v in CG.items():
-            self.C[a, b] = self.C[b, a] = float(v)
-        self.cF = np.zeros(self.nf)
-        for k, v in cF.items():
-            self.cF[k] = float(v)
-        self.c0 = c0
-
-    def slack(self, lam: Any) -> np.ndarray:
-        """Float ``S(lambda)`` (dense symmetric)."""
-        x = np.asarray([float(v) for v in lam]) if not isinstance(lam, np.ndarray) else lam
-        return np.asarray(self.MG.T @ x).reshape(self.dim, self.dim) - self.C
-
-
-@contextlib.contextmanager
-def _silenced() -> Iterator[None]:
-    """Nothing written to stdout (Python or C level) or warned inside reaches the caller."""
-    try:
-        sys.stdout.flush()
-    except (AttributeError, ValueError, OSError):
-        pass
-    saved = None
-    try:
-        saved = os.dup(1)
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, 1)
-        os.close(devnull)
-    except OSError:
-        saved = None
-    try:
-        with warnings.catch_warnings(), contextlib.redirect_stdout(open(os.devnull, "w")) as f:  # noqa: SIM115
-            warnings.simplefilter("ignore")
-            try:
-                yield
-            finally:
-                f.close()
-    finally:
-        if saved is not None:
-            with contextlib.suppress(OSError):
-                os.dup2(saved, 1)
-                os.close(saved)
-
-
 def _one_blas_thread() -> contextlib.AbstractContextManager[Any]:
     """BLAS limited to one thread (``threadpoolctl`` when installed): the dense least squares here are small, and a
     multi-threaded BLAS next to a busy core runs them ~3x slower (measured on 2 cores)."""
@@ -222,172 +128,24 @@ def _one_blas_thread() -> contextlib.AbstractContextManager[Any]:
     return threadpool_limits(limits=1, user_api="blas")
 
 
-def _sdpa_available() -> bool:
-    try:
-        import sdpap  # noqa: F401
-    except Exception:  # noqa: BLE001 - any import failure means "not available"
-        return False
-    return True
-
-
-def _solve_sdpa(P: _Pep) -> _Solve | None:
-    r"""SDPA-GMP on the equality standard form: ``x = [F (free), s >= 0 (one per inequality), vec(Gram)]``,
-    one equation ``-(<M_k, Gram> + a_k F) - s_k = c_k`` per row; ``y`` are the multipliers, ``value = c_0 -
-    dualObj``.  ``None`` when sdpap is missing or raises; a non-``pdOPT`` phase comes back as its status."""
-    t0 = time.perf_counter()
-    try:
-        import scipy.sparse as sp
-        import sdpap
-    except Exception:  # noqa: BLE001
-        return None
-    d, nf, n_eq, m = P.dim, P.nf, P.n_eq, P.m
-    nl = m - n_eq
-    slack = sp.csr_matrix((-np.ones(nl), (np.arange(n_eq, m), np.arange(nl))), shape=(m, nl))
-    A = sp.hstack([-P.AF, slack, -P.MG]).tocsc()
-    b = sp.csc_matrix(P.c.reshape(-1, 1))
-    cvec = np.concatenate([-P.cF, np.zeros(nl), -P.C.reshape(-1)])
-    c = sp.csc_matrix(cvec.reshape(-1, 1))
-    try:
-        K = sdpap.SymCone(f=nf, l=nl, s=(d,))
-        J = sdpap.SymCone(f=m)
-        with _silenced():
-            x, y, info, _, _ = sdpap.solve(A, b, c, K, J, dict(SDPA_OPTIONS))
-        z = np.asarray(y.todense() if hasattr(y, "todense") else y, dtype=float).ravel()
-        xv = np.asarray(x.todense() if hasattr(x, "todense") else x, dtype=float).ravel()
-        phase = str(info.get("phasevalue", "?"))
-        value = float(P.c0) - float(info["dualObj"])
-        gram = xv[nf + nl:].reshape(d, d)
-    except Exception:  # noqa: BLE001 - a failing optional solver means "fall back"
-        return None
-    if z.shape != (m,):
-        return None
-    return _Solve(phase, z, value, 0.5 * (gram + gram.T), xv[:nf].copy(), "sdpa-gmp", time.perf_counter() - t0)
-
-
-def _solve_clarabel(P: _Pep, *, delta: float = 0.0, zeros: Sequence[int] = (), tol: float = 1e-10) -> _Solve:
-    r"""Clarabel on the PEP with objective ``+ delta sum_{i in B} Gram_ii`` (``B`` = the indices outside ``zeros``)
-    and the entries ``Gram_{Z,:}`` free (only ``Gram_BB`` in the PSD cone): the dual then has ``S_{Z,:} = 0`` and
-    ``S >= delta`` on ``B``.  ``z`` are the row multipliers."""
-    import clarabel
-    import scipy.sparse as sp
-
-    t0 = time.perf_counter()
-    d, nf, n_eq, m = P.dim, P.nf, P.n_eq, P.m
-    zs = set(zeros)
-    B = [i for i in range(d) if i not in zs]
-    pos = {i: j for j, i in enumerate(B)}
-    nb = len(B)
-    nG = nb * (nb + 1) // 2
-    r2 = math.sqrt(2.0)
-    col: dict[tuple[int, int], int] = {}
-    coef: dict[tuple[int, int], float] = {}
-    nfree = 0
-    for a in range(d):
-        for b in range(a, d):
-            if a in pos and b in pos:
-                ia, ib = sorted((pos[a], pos[b]))
-                col[(a, b)] = ib * (ib + 1) // 2 + ia
-                coef[(a, b)] = 1.0 if a == b else r2
-            else:
-                col[(a, b)] = nG + nf + nfree
-                coef[(a, b)] = 1.0 if a == b else 2.0
-                nfree += 1
-    nx = nG + nf + nfree
-
-    def vec(G: Mapping[tuple[int, int], Fraction], F: Mapping[int, Fraction]) -> tuple[list[int], list[float]]:
-        cs, vs = [], []
-        for key, v in G.items():
-            cs.append(col[key])
-            vs.append(coef[key] * float(v))
-        for k, v in F.items():
-            cs.append(nG + k)
-            vs.append(float(v))
-        return cs, vs
-
-    R, C, V, bvec = [], [], [], []
-    for i, (G, F, c) in enumerate(P.rows):
-        cs, vs = vec(G, F)
-        R.extend([i] * len(cs))
-        C.extend(cs)
-        V.extend(vs)
-        bvec.append(-float(c))
-    R.extend(range(m, m + nG))
-    C.extend(range(nG))
-    V.extend([-1.0] * nG)
-    bvec.extend([0.0] * nG)
-    A = sp.csc_matrix((V, (R, C)), shape=(m + nG, nx))
-    A.sum_duplicates()
-    q = np.zeros(nx)
-    cs, vs = vec(P.objective[0], P.objective[1])
-    np.add.at(q, cs, [-v for v in vs])
-    for i in B:
-        q[col[(i, i)]] -= delta
-    cones = []
-    if n_eq:
-        cones.append(clarabel.ZeroConeT(n_eq))
-    if m - n_eq:
-        cones.append(clarabel.NonnegativeConeT(m - n_eq))
-    if nb:
-        cones.append(clarabel.PSDTriangleConeT(nb))
-    st = clarabel.DefaultSettings()
-    st.verbose = False
-    st.tol_gap_abs = tol
-    st.tol_gap_rel = tol
-    st.tol_feas = tol
-    st.max_iter = 500
-    st.max_threads = 1
-    st.presolve_enable = False
-    sol = clarabel.DefaultSolver(sp.csc_matrix((nx, nx)), q, A, np.asarray(bvec), cones, st).solve()
-    status = str(sol.status).split(".")[-1]
-    x = np.asarray(sol.x, dtype=float)
-    gram = np.zeros((d, d))
-    for (a, b), j in col.items():
-        v = x[j] / (coef[(a, b)] if j < nG else 1.0)
-        gram[a, b] = gram[b, a] = v
-    value = -float(sol.obj_val) + float(P.c0) - delta * float(sum(gram[i, i] for i in B))
-    return _Solve(status, np.asarray(sol.z, dtype=float)[:m].copy(), value, gram, x[nG:nG + nf].copy(), "clarabel",
-                  time.perf_counter() - t0)
-
-
-def _use_sdpa(P: _Pep) -> bool:
+def _use_sdpa(P: ExportedPEP) -> bool:
     return P.m <= SDPA_MAX_ROWS and P.dim <= SDPA_MAX_DIM
 
 
-def _reference(P: _Pep) -> _Solve | None:
+def _reference(P: ExportedPEP) -> FloatSolve | None:
     """The most accurate solve available: SDPA-GMP for small PEPs (:func:`_use_sdpa`), else or on failure Clarabel."""
     if _use_sdpa(P):
-        s = _solve_sdpa(P)
+        s = solvers.solve_sdpa(P)
         if s is not None and s.ok:
             return s
-    s = _solve_clarabel(P, tol=1e-10)
+    s = solvers.solve_clarabel(P, tol=1e-10)
     return s if s.ok else None
-
-
-def _pep_of(data: Any, who: str) -> _Pep:
-    """:class:`_Pep` of exported PEP data, or a named error when ``data`` is not such data (module doc: ``dim``,
-    ``nf``, ``n_eq`` integers, ``rows`` a list of ``(G, F, c)``, ``objective`` one ``(G, F, c)``)."""
-    from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError
-
-    need = ("dim", "nf", "n_eq", "rows", "objective")
-    if not isinstance(data, Mapping) or any(k not in data for k in need):
-        raise FairtheoryTypeError(f"{who}: data must be a mapping with keys {list(need)} (pep_kernel.build or "
-                                  f"PEP.export), got {type(data).__name__}")
-    for k in ("dim", "nf", "n_eq"):
-        if isinstance(data[k], bool) or not isinstance(data[k], (int, np.integer)) or data[k] < 0:
-            raise FairtheoryValueError(f"{who}: data[{k!r}] must be an integer >= 0, got {data[k]!r}"[:200])
-    if not isinstance(data["rows"], Sequence) or data["n_eq"] > len(data["rows"]):
-        raise FairtheoryValueError(f"{who}: data['rows'] must be a list of at least n_eq rows (G, F, c)")
-    try:
-        return _Pep(data)
-    except Exception as exc:  # noqa: BLE001 - malformed rows or objective
-        raise FairtheoryValueError(f"{who}: data rows/objective are not (G, F, c) triples with integer indices in "
-                                   f"range and rational values ({type(exc).__name__}: {exc})"[:300]) from None
 
 
 def reference_solve(data: Mapping[str, Any]) -> tuple[list[float], float, str] | None:
     """``(z, value, how)``: the row multipliers and value of the most accurate float solve available (SDPA in GMP
     arithmetic for small PEPs, else Clarabel; ``how`` names it), or ``None`` when no solver reports optimal."""
-    s = _reference(_pep_of(data, "reference_solve"))
+    s = _reference(exported_pep(data, "reference_solve"))
     return None if s is None else ([float(x) for x in s.z], s.value, s.how)
 
 
@@ -398,12 +156,12 @@ def _dyadic(x: float, e: int) -> Fraction:
     return Fraction(n * (1 << e)) if e >= 0 else Fraction(n, 1 << -e)
 
 
-def _costly(P: _Pep) -> np.ndarray:
+def _costly(P: ExportedPEP) -> np.ndarray:
     """Mask of the rows with a function-value part or a constant (they enter (i) or the bound)."""
     return np.array([bool(r[1]) or r[2] != 0 for r in P.rows], dtype=bool)
 
 
-def _cap(P: _Pep, z: np.ndarray, cap: float = 0.0) -> np.ndarray:
+def _cap(P: ExportedPEP, z: np.ndarray, cap: float = 0.0) -> np.ndarray:
     r"""``z`` with the multipliers of *free* rows (no function values, constant 0, e.g. ``rho^2 <= 0``) capped at
     ``cap`` (default :data:`CAP_FACTOR`) times the largest costly multiplier.  Free rows cost nothing, so an
     interior-point solver drives their multipliers towards infinity when the primal forces ``Gram`` to vanish along
@@ -419,7 +177,7 @@ def _cap(P: _Pep, z: np.ndarray, cap: float = 0.0) -> np.ndarray:
     return out
 
 
-def _round(P: _Pep, z: np.ndarray, bits: int = GRID_BITS) -> dict[int, Fraction]:
+def _round(P: ExportedPEP, z: np.ndarray, bits: int = GRID_BITS) -> dict[int, Fraction]:
     """Multipliers on the common dyadic grid ``2^(e - bits)``, ``2^e >=`` the largest costly multiplier (the
     largest overall when no row is costly); inequality ones ``<= 0`` dropped, and those below the grid."""
     mask = _costly(P)
@@ -440,7 +198,7 @@ def _round(P: _Pep, z: np.ndarray, bits: int = GRID_BITS) -> dict[int, Fraction]
     return out
 
 
-def _face_system(P: _Pep, U: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _face_system(P: ExportedPEP, U: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The linear equations ``A lambda = b`` of (i) and ``S(lambda) U = 0`` (dense)."""
     import scipy.sparse as sp
 
@@ -453,7 +211,7 @@ def _face_system(P: _Pep, U: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.vstack(blocks), np.concatenate(rhs)
 
 
-def _face_refine(P: _Pep, z: np.ndarray, A: np.ndarray, b: np.ndarray,
+def _face_refine(P: ExportedPEP, z: np.ndarray, A: np.ndarray, b: np.ndarray,
                  keep: np.ndarray | None = None) -> tuple[np.ndarray, float]:
     r"""Least change of ``z`` (float) onto (i) and ``S(lambda) U = 0`` (``A lambda = b``, :func:`_face_system`): the
     dual pushed onto the optimal face whose slack vanishes on ``range(U)`` (``U`` a candidate face, and ``e_i`` for
@@ -483,7 +241,7 @@ def _face_refine(P: _Pep, z: np.ndarray, A: np.ndarray, b: np.ndarray,
     return x, float(np.abs(A @ x - b).max())
 
 
-def _kkt_newton(P: _Pep, ref: _Solve, active: np.ndarray, zeros: Sequence[int] = (),
+def _kkt_newton(P: ExportedPEP, ref: FloatSolve, active: np.ndarray, zeros: Sequence[int] = (),
                 iters: int = 10) -> tuple[float, np.ndarray, np.ndarray, np.ndarray] | None:
     r"""Newton (Gauss-Newton, least squares, backtracking) on the KKT system of the PEP from the reference solve:
     unknowns ``Gram`` (full), ``F`` and the multipliers of the ``active`` rows, equations ``row_k(Gram, F) = 0``
@@ -617,7 +375,7 @@ def linear_conditions(rows: Sequence[Row], objective: Row, support: Sequence[int
     return eqs, rhs
 
 
-def _project(P: _Pep, lam0: Mapping[int, Fraction], zeros: Sequence[int]) -> list[Fraction] | None:
+def _project(P: ExportedPEP, lam0: Mapping[int, Fraction], zeros: Sequence[int]) -> list[Fraction] | None:
     r"""Exact multipliers near ``lam0`` (same support) with (i) and ``S_{Z,:} = 0``: the residual is removed by
     exact Gaussian elimination (:func:`~fairtheory.proofs.exact_linalg.solve_sparse`) on pivot multipliers,
     equalities first, then the largest (bounded fill-in: only a few more columns than equations)."""
@@ -642,7 +400,7 @@ def _project(P: _Pep, lam0: Mapping[int, Fraction], zeros: Sequence[int]) -> lis
     return lam
 
 
-def _slack_exact(P: _Pep, lam: Sequence[Fraction]) -> dict[tuple[int, int], Fraction]:
+def _slack_exact(P: ExportedPEP, lam: Sequence[Fraction]) -> dict[tuple[int, int], Fraction]:
     """Exact ``S(lambda)`` (upper-triangle entries, zeros dropped)."""
     S: dict[tuple[int, int], Fraction] = {}
     for x, (G, _, _) in zip(lam, P.rows, strict=True):
@@ -655,7 +413,7 @@ def _slack_exact(P: _Pep, lam: Sequence[Fraction]) -> dict[tuple[int, int], Frac
     return {key: v for key, v in S.items() if v != 0}
 
 
-def _bound(P: _Pep, lam: Sequence[Fraction]) -> Fraction:
+def _bound(P: ExportedPEP, lam: Sequence[Fraction]) -> Fraction:
     return P.objective[2] - sum((x * r[2] for x, r in zip(lam, P.rows, strict=True) if x != 0), Fraction(0))
 
 
@@ -702,7 +460,7 @@ class _Search:
 
     def __init__(self, data: Mapping[str, Any], value: float | None, rtol: float, abs_floor: float,
                  deadline_s: float, unit: float = 0.0) -> None:
-        self.P = _pep_of(data, "find_multipliers")
+        self.P = exported_pep(data, "find_multipliers")
         self.user_value = value
         self.rtol, self.abs_floor, self.unit = rtol, abs_floor, unit
         self.t0 = time.perf_counter()
@@ -750,7 +508,7 @@ class _Search:
         return ok
 
     # -- structural zeros
-    def zero_options(self, ref: _Solve) -> Iterator[tuple[list[int], _Solve | None]]:
+    def zero_options(self, ref: FloatSolve) -> Iterator[tuple[list[int], FloatSolve | None]]:
         """Candidate structural zeros ``Z``, each with a bounded back-off solve (``None``: unbounded / failed): ``{}``
         first, then the indices where the reference slack's diagonal vanishes (relative ``1e-7``)."""
         P = self.P
@@ -762,7 +520,7 @@ class _Search:
         for zs in ([], cand) if cand else ([],):
             d = self.delta(ref, BACKOFF_FACTORS[0])
             t = time.perf_counter()
-            s = _solve_clarabel(P, delta=d, zeros=zs, tol=1e-9)
+            s = solvers.solve_clarabel(P, delta=d, zeros=zs, tol=1e-9)
             self.timing["solve_s"] += time.perf_counter() - t
             if s.ok:
                 yielded = True
@@ -772,7 +530,7 @@ class _Search:
         if not yielded:  # no bounded back-off at the first level: let the other levels try
             yield list(cand), None
 
-    def delta(self, ref: _Solve, factor: float) -> float:
+    def delta(self, ref: FloatSolve, factor: float) -> float:
         """``factor max(|value|, abs_floor) / tr(Gram*)``, the trace outside the zero-diagonal candidates (along a
         structural zero the reference Gram may be huge: the primal is unbounded there)."""
         zs = set(self.cand)
@@ -782,7 +540,7 @@ class _Search:
         return factor * self.ref_scale() / tr
 
     # -- the route for one reference
-    def tight_ends(self, ref: _Solve, zs: Sequence[int], B: Sequence[int]) -> list[_End]:
+    def tight_ends(self, ref: FloatSolve, zs: Sequence[int], B: Sequence[int]) -> list[_End]:
         r"""Tight ends: the reference duals rounded and projected (``plain``); pushed first onto candidate optimal
         faces (near-null spaces of the slack, :func:`_null_ranks`) with candidate active sets (multipliers above
         ``tau`` times the largest, :data:`ACTIVE_TAUS`), :func:`_face_refine`; and the KKT Newton multipliers
@@ -834,7 +592,7 @@ class _Search:
         self.timing["search_s"] += time.perf_counter() - t
         return [e for x, tag in floats if (e := self.end(_round(P, x), zs, B, tag)) is not None]
 
-    def polish_value(self, ref: _Solve) -> tuple[float, str] | None:
+    def polish_value(self, ref: FloatSolve) -> tuple[float, str] | None:
         """A more accurate value than an ``AlmostSolved`` float solver's: the objective of a float-feasible KKT Newton
         point (:func:`_kkt_newton`, the primal active sets of :data:`PRIMAL_TAUS` in turn, the first that converges).
         Its range and tight rows seed the best tight end (:meth:`tight_ends`), its multipliers another when they are
@@ -869,7 +627,7 @@ class _Search:
         self.timing["solve_s"] += time.perf_counter() - t
         return out
 
-    def interior(self, ref: _Solve, zs: Sequence[int], B: Sequence[int], first: _Solve | None,
+    def interior(self, ref: FloatSolve, zs: Sequence[int], B: Sequence[int], first: FloatSolve | None,
                  skip: int = 0) -> tuple[_End, float, int] | None:
         """The back-off end with a float margin, trying the levels of :data:`BACKOFF_FACTORS` from ``skip`` on."""
         P = self.P
@@ -884,7 +642,7 @@ class _Search:
                 s = first
             else:
                 t = time.perf_counter()
-                s = _solve_clarabel(P, delta=d, zeros=zs, tol=1e-9)
+                s = solvers.solve_clarabel(P, delta=d, zeros=zs, tol=1e-9)
                 self.timing["solve_s"] += time.perf_counter() - t
             tag = f"interior(delta={d:.3g})"
             if not s.ok:
@@ -899,7 +657,7 @@ class _Search:
             return inner, d, i
         return None
 
-    def run(self, ref: _Solve) -> tuple[list[Fraction], Fraction, str, dict[str, Any]] | None:
+    def run(self, ref: FloatSolve) -> tuple[list[Fraction], Fraction, str, dict[str, Any]] | None:
         """The whole route for one reference solve, for each candidate ``Z`` in turn (:meth:`zero_options`)."""
         self.value = ref.value
         for zs, first in self.zero_options(ref):
@@ -911,7 +669,7 @@ class _Search:
                 return got
         return None
 
-    def run_zeros(self, ref: _Solve, zs: list[int], first: _Solve | None
+    def run_zeros(self, ref: FloatSolve, zs: list[int], first: FloatSolve | None
                   ) -> tuple[list[Fraction], Fraction, str, dict[str, Any]] | None:
         P = self.P
         self.value = ref.value
@@ -921,7 +679,7 @@ class _Search:
         if zs and ref.how == "clarabel":
             # the reduced PEP (Gram_{Z,:} free) is well posed where the full one has a ray: re-solve it for the duals
             t = time.perf_counter()
-            red = _solve_clarabel(P, zeros=zs, tol=1e-10)
+            red = solvers.solve_clarabel(P, zeros=zs, tol=1e-10)
             self.timing["solve_s"] += time.perf_counter() - t
             if red.ok:
                 red.how = "clarabel-reduced"
@@ -1025,7 +783,7 @@ def _tstr(t: Fraction) -> str:
     return str(t)
 
 
-def _sdpa_estimate_s(P: _Pep) -> float:
+def _sdpa_estimate_s(P: ExportedPEP) -> float:
     """Rough SDPA-GMP time (seconds) on this kind of machine: ``~3 s (rows/86)^2.5``."""
     return 3.0 * (max(P.m, 1) / 86.0) ** 2.5
 
@@ -1047,9 +805,6 @@ def find_multipliers(data: Mapping[str, Any], *, value: float | None = None, rto
     ones Clarabel first, then SDPA-GMP when its estimated time fits the deadline), ``"sdpa"`` (SDPA-GMP first at
     any size, then Clarabel) or ``"clarabel"`` (Clarabel only).  ``deadline_s``: wall-clock budget, checked
     between steps.  Raises :class:`~fairtheory.errors.SolverError` listing every attempt when nothing is found."""
-    from fairtheory._validation import check_in_range
-    from fairtheory.errors import FairtheoryValueError
-
     if not isinstance(reference, str) or reference not in ("auto", "sdpa", "clarabel"):
         raise FairtheoryValueError(f"reference must be 'auto', 'sdpa' or 'clarabel', got {reference!r}")
     rtol = check_in_range(rtol, "rtol", low=0.0, high=1.0)  # 0 asks for the float value exactly (rarely found)
@@ -1058,14 +813,13 @@ def find_multipliers(data: Mapping[str, Any], *, value: float | None = None, rto
     deadline_s = check_in_range(deadline_s, "deadline_s", low=0.0, high=1e7)  # 0: stop at the first check
     if value is not None:
         value = check_in_range(value, "value")
-    _pep_of(data, "find_multipliers")
+    exported_pep(data, "find_multipliers")
     with _one_blas_thread():
         return _find(data, value, rtol, abs_floor, deadline_s, reference, unit)
 
 
 def _find(data: Mapping[str, Any], value: float | None, rtol: float, abs_floor: float, deadline_s: float,
           reference: str, unit: float = 0.0) -> SearchResult:
-    from fairtheory.proofs.certificate import verify_multipliers
 
     S = _Search(data, value, rtol, abs_floor, deadline_s, unit)
     P = S.P
@@ -1077,15 +831,15 @@ def _find(data: Mapping[str, Any], value: float | None, rtol: float, abs_floor: 
             break
         t = time.perf_counter()
         if kind == "sdpa":
-            if not _sdpa_available():
+            if not solvers.sdpa_available():
                 S.tried.append("sdpa-gmp: sdpap not installed")
                 continue
             if n > 0 and _sdpa_estimate_s(P) > S.left():
                 S.tried.append(f"sdpa-gmp skipped (estimated {_sdpa_estimate_s(P):.0f} s > {S.left():.0f} s left)")
                 continue
-            ref = _solve_sdpa(P)
+            ref = solvers.solve_sdpa(P)
         else:
-            ref = _solve_clarabel(P, tol=1e-10)
+            ref = solvers.solve_clarabel(P, tol=1e-10)
         S.timing["solve_s"] += time.perf_counter() - t
         if ref is None or not ref.ok:
             S.tried.append(f"{kind}: " + ("raised" if ref is None else f"status {ref.status}"))

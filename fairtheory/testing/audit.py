@@ -1,8 +1,27 @@
 r"""``audit(aggregator)``: every property of an aggregator of the client losses, searched by Hypothesis.
 
 One call runs each property with strategies suited to it and returns a table of held / violated with
-the *shrunk* (smallest) counterexample Hypothesis found.  Properties (``A`` the aggregator, ``w(f)`` its
-``weights``, ``p`` its client weights or uniform):
+the *shrunk* (smallest) counterexample Hypothesis found.
+
+The aggregator is any object with the public protocol :class:`fairtheory.aggregators.Aggregator` - no base
+class, no underscore method:
+
+* ``n``: the number of clients;
+* ``value(f)``: ``A(f)``, a real number, for a loss vector ``f`` (a float64 array of shape ``(n,)``);
+* ``weights(f)``: ``grad_f A(f)`` (a subgradient where ``A`` has kinks), an array of shape ``(n,)``;
+* optional: ``p`` (client weights, default uniform), ``domain`` (``(lo, hi)``: losses ``lo <= f < hi``),
+  ``client_values(f, eta)``/``client_grads(f, eta)`` (the separable form), ``curvature(f)``, ``cvxpy(t)``.
+
+(:class:`fairtheory.aggregators.BaseAggregator` is a convenience for subclasses - it validates ``f`` and calls
+``_value``/``_weights`` - that the audit does not need.)
+
+The search is reproducible and does not depend on the Hypothesis profile the caller has loaded: every
+setting that decides which examples are drawn and how they shrink is fixed here (:data:`SETTINGS`: not
+derandomized - ``seed`` seeds it -, no example database, every phase up to shrinking, no deadline, no
+health check), and ``max_examples`` comes from the argument.  The same ``seed`` and ``max_examples`` give
+the same report under any profile.
+
+Properties (``A`` the aggregator, ``w(f)`` its ``weights``, ``p`` its client weights or uniform):
 
 required - what the algorithms and the exact solver rely on:
 
@@ -54,11 +73,26 @@ from fairtheory.aggregators import Aggregator, is_separable
 from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError
 from fairtheory.testing.strategies import loss_vectors
 
-__all__ = ["audit", "AuditReport", "PropertyResult", "REQUIRED", "INFORMATIONAL"]
+__all__ = ["audit", "AuditReport", "PropertyResult", "REQUIRED", "INFORMATIONAL", "SETTINGS"]
 
 REQUIRED = ("defined", "subgradient", "weights_nonnegative", "monotone", "convex", "separable_form")
 INFORMATIONAL = ("translation_equivariant", "positively_homogeneous", "between_mean_and_max")
 _FD_RTOL = 1e-5
+
+#: the Hypothesis settings of every search besides ``max_examples``: all of them, so that nothing is inherited
+#: from the profile the caller has loaded (a derandomized or shrink-free profile would change the counterexamples)
+SETTINGS: dict[str, Any] = {
+    "derandomize": False,          # the search is seeded by ``audit(seed=...)`` instead
+    "database": None,              # no replay of examples saved by earlier runs
+    "deadline": None,
+    "phases": ("explicit", "reuse", "generate", "target", "shrink"),
+    "suppress_health_check": "all",
+    "report_multiple_bugs": False,
+    "print_blob": False,
+    "verbosity": "quiet",
+    "stateful_step_count": 50,
+    "backend": "hypothesis",
+}
 _EPS = float(np.finfo(np.float64).eps)
 
 
@@ -126,9 +160,12 @@ def audit(aggregator: Aggregator, *, max_examples: int = 300, seed: int = 0, min
 
     Parameters
     ----------
-    aggregator : an :class:`~fairtheory.aggregators.Aggregator` (``value``, ``weights``, ``n``).
+    aggregator : any object with ``n``, ``value(f)`` and ``weights(f)`` (the protocol
+        :class:`~fairtheory.aggregators.Aggregator`; optional ``p``, ``domain``, separable form, ``curvature``,
+        ``cvxpy`` - module docstring).  No base class or underscore method is needed.
     max_examples : Hypothesis examples per property (``>= 1``).
-    seed : makes the search reproducible (``>= 0``).
+    seed : seeds the search (``>= 0``): the same seed and ``max_examples`` give the same report, whatever
+        Hypothesis profile is loaded (:data:`SETTINGS`).
     min_loss, max_loss : loss range searched; default ``[0, 100]`` clipped to the aggregator's
         ``domain`` (e.g. PropFair's ``f < M``).
     rtol : relative float-rounding slack of the comparisons.
@@ -367,7 +404,7 @@ def _search(strategy: st.SearchStrategy[Any], check: Check, max_examples: int, s
 
     The check of the shrunk example is re-run; an aggregator whose answer changes between two calls
     on the same input (a flaky example) is reported with the first counterexample seen."""
-    from hypothesis import HealthCheck, find, settings
+    from hypothesis import find
     from hypothesis.errors import NoSuchExample, Unsatisfiable
 
     tried = [0]
@@ -380,7 +417,7 @@ def _search(strategy: st.SearchStrategy[Any], check: Check, max_examples: int, s
             first.append(out)
         return out is not None
 
-    cfg = settings(max_examples=max_examples, database=None, deadline=None, suppress_health_check=list(HealthCheck))
+    cfg = _settings(max_examples)
     try:
         ex = find(strategy, bad, settings=cfg, random=random.Random(seed))
     except (NoSuchExample, Unsatisfiable):
@@ -395,6 +432,30 @@ def _search(strategy: st.SearchStrategy[Any], check: Check, max_examples: int, s
         cx, msg = first[0]
         return (cx, f"{msg} (not reproducible: the aggregator's answer changed between two calls)"), tried[0]
     return out, tried[0]
+
+
+def _settings(max_examples: int) -> Any:
+    """Hypothesis settings of one search: :data:`SETTINGS` and ``max_examples``, on the library's own defaults
+    (``parent`` given explicitly: never the profile the caller has loaded)."""
+    from hypothesis import HealthCheck, Phase, Verbosity, settings
+
+    cfg = dict(SETTINGS)
+    cfg["phases"] = tuple(Phase[name] for name in cfg["phases"])
+    cfg["suppress_health_check"] = list(HealthCheck)
+    cfg["verbosity"] = Verbosity[cfg["verbosity"]]
+    known = {k: v for k, v in cfg.items() if hasattr(_PRISTINE, k)}  # ``backend`` exists from Hypothesis 6.103
+    return settings(_PRISTINE, max_examples=max_examples, **known)
+
+
+def _pristine() -> Any:
+    """Hypothesis' built-in default settings, read before any profile can be loaded over them (a profile
+    registered later under the name ``default`` changes nothing here: every field is set in :func:`_settings`)."""
+    from hypothesis import settings
+
+    return settings.get_profile("default")
+
+
+_PRISTINE = _pristine()
 
 
 def _defined(c: _Ctx) -> tuple[Any, Check]:

@@ -31,14 +31,20 @@ See docs/worstcase.md ("Which number is the worst case").
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from fairtheory.errors import SolverError
-from fairtheory.worstcase.sdp import PEP, Scalar, SDPSolution, Vec
+from fairtheory.worstcase.gram import Scalar, Vec, gram_coordinates
+from fairtheory.worstcase.replay import SmoothConvexInterpolant
+
+if TYPE_CHECKING:
+    from fairtheory.worstcase.sdp import PEP
+    from fairtheory.worstcase.solvers import SDPSolution
 
 __all__ = ["NormBounds", "norm_bounds", "rigorous_upper", "replay_lower", "class_data", "Bracket", "bracket"]
 
@@ -209,9 +215,6 @@ def replay_lower(pep: PEP, sol: SDPSolution, objective: Scalar, *, initial: list
     its optimum point.  ``initial``: the basis vectors that are data (read from the Gram factorisation).
     Returns the value and diagnostics (``interp_gap``: largest distance between a replayed gradient and the
     solution's; ``grad_at_opt``: norm of the weighted gradient sum at the optimum, 0 for exact data)."""
-    from fairtheory.worstcase.replay import SmoothConvexInterpolant
-    from fairtheory.worstcase.sdp import gram_coordinates
-
     coords = gram_coordinates(sol)
     dim = sol.dim
 
@@ -318,8 +321,6 @@ def _bracket(pep: PEP, sol: SDPSolution, objective: Scalar, *, x0: Vec, n: int, 
         lower, more = replay_lower(pep, sol, objective, initial=sorted(initial))
         # the replayed functions may sit slightly outside the constraint levels (the solver's feasibility
         # tolerance): scale the instance by t (x -> t x, f -> t^2 f(./t), still L-smooth convex) into them
-        from fairtheory.worstcase.sdp import gram_coordinates
-
         coords = gram_coordinates(sol)
         d0 = float(np.sum(coords(x0) ** 2))
         pf = [float(q) for q in p]
@@ -413,13 +414,11 @@ def solve_bracketed(pep: PEP, sol: SDPSolution, objective: Scalar, *, tol: float
         epss = sorted({max(1e-9 * base, lam), max(1e-8 * base, lam), 1e-7 * base})
         # every re-solve shares one time budget (issue 35: a rescaled re-solve of a failed sparse-route solve ran for
         # minutes inside Clarabel; past the budget the result rests on the solves made)
-        import time as _time
-
         budget = RESOLVE_BUDGET_S if sol.status in ("Solved", "AlmostSolved") or not hasattr(sol, "rounds") else 10.0
-        deadline = _time.perf_counter() + max(budget, 10.0 * (sol.seconds + sol.build_seconds))
+        deadline = time.perf_counter() + max(budget, 10.0 * (sol.seconds + sol.build_seconds))
         for scale in scales:
             for eps in ([0.0, *epss] if scale is not None else epss):
-                left = deadline - _time.perf_counter()
+                left = deadline - time.perf_counter()
                 if left <= 0:
                     tried.append("time budget of the re-solves spent")
                     break

@@ -27,15 +27,23 @@ diagnosis and what was tried.  See docs/worstcase.md, "Units and failures of han
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from fairtheory.errors import FairtheoryValueError, SolverError
+from fairtheory.proofs.search import find_multipliers
+from fairtheory.worstcase import solvers
+from fairtheory.worstcase.bracket import Bracket, replay_lower
+from fairtheory.worstcase.solvers import SDPSolution
+from fairtheory.worstcase.sparse_solve import should_use_sparse
 
 if TYPE_CHECKING:
-    from fairtheory.worstcase.sdp import PEP, Scalar, SDPSolution
+    from fairtheory.worstcase.gram import Scalar
+    from fairtheory.worstcase.sdp import PEP
 
 __all__ = ["PEPUnits", "pep_units", "solve_checked", "gmp_available", "GMP_MAX_ROWS", "GMP_MAX_DIM", "PSD_RTOL",
            "DENSE_FALLBACK_DIM", "DEAD_ZONE", "MAX_UNIT_EXP"]
@@ -204,9 +212,7 @@ def pep_units(pep: PEP) -> PEPUnits:
 
 def gmp_available() -> bool:
     """Whether SDPA-GMP (the ``sdpap`` module of ``sdpa-multiprecision``) can be imported."""
-    from fairtheory.proofs.search import _sdpa_available
-
-    return bool(_sdpa_available())
+    return bool(solvers.sdpa_available())
 
 
 def _accurate(sol: SDPSolution) -> bool:
@@ -228,14 +234,9 @@ def _n_rows(pep: PEP) -> int:
 
 def _gmp(pep: PEP, like: SDPSolution | None) -> SDPSolution | None:
     """SDPA-GMP on the exact data (:meth:`PEP.export`); ``None`` unless it reports ``pdOPT``."""
-    import time
-
-    from fairtheory.proofs.search import _pep_of, _solve_sdpa
-    from fairtheory.worstcase.sdp import SDPSolution
-
     t0 = time.perf_counter()
     data = pep.export()
-    res = _solve_sdpa(_pep_of(data, "PEP.solve"))
+    res = solvers.solve_sdpa(solvers.exported_pep(data, "PEP.solve"))
     if res is None or res.status != "pdOPT" or not np.all(np.isfinite(res.z)):
         return None
     if like is None:
@@ -260,8 +261,6 @@ def _gmp(pep: PEP, like: SDPSolution | None) -> SDPSolution | None:
 def solve_checked(pep: PEP, *, tol: float, max_iter: int, verbose: bool, scale: Any, fscale: Any, trace_weight: float,
                   method: str, gmp: str) -> SDPSolution:
     """:meth:`PEP.solve` with ``raw=False`` (module doc)."""
-    from fairtheory.worstcase.sparse_solve import should_use_sparse
-
     if pep._objective is None:
         raise FairtheoryValueError("no objective: call maximize(...) first")
     U = pep_units(pep)
@@ -317,8 +316,6 @@ def normalised_export(pep: PEP, U: PEPUnits | None = None) -> dict[str, Any]:
     """:meth:`PEP.export` in the units of :func:`pep_units`: the Gram entry ``(a, b)`` times ``u_a u_b``, the value
     ``k`` times ``phi_k``, the objective divided by its unit - powers of two, so the data are exactly those of the same
     problem in normalised variables (its optimum is the PEP's divided by the objective's unit)."""
-    from fractions import Fraction
-
     U = pep_units(pep) if U is None else U
     data = pep.export()
     uv = [Fraction(float(x)) for x in U.vec]
@@ -335,11 +332,6 @@ def normalised_export(pep: PEP, U: PEPUnits | None = None) -> dict[str, Any]:
 
 def pep_bracket(pep: PEP, sol: SDPSolution | None = None, *, rtol: float = 1e-6, deadline_s: float = 60.0) -> Any:
     """:meth:`PEP.bracket` (its docstring)."""
-    from fractions import Fraction
-
-    from fairtheory.proofs.search import find_multipliers
-    from fairtheory.worstcase.bracket import Bracket, replay_lower
-
     if pep._objective is None:
         raise FairtheoryValueError("no objective: call maximize(...) first")
     if sol is None:

@@ -31,16 +31,16 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from fairtheory._validation import check_in_range
 from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError
-from fairtheory.worstcase.sdp import Scalar, num
+from fairtheory.worstcase.gram import Scalar, Vec, num
 
 if TYPE_CHECKING:
-    from fairtheory.worstcase.sdp import _Point
+    from fairtheory.worstcase.gram import _Point
 
 __all__ = ["FunctionClass", "SmoothStronglyConvex", "Convex", "ConvexLipschitz", "ConvexIndicator",
            "SmoothNonconvex", "Row", "StronglyConvex", "SmoothConvexLipschitz", "SmoothStronglyConvexQuadratic",
@@ -58,6 +58,13 @@ def _exact(*xs: Any) -> bool:
 def _div(a: Any, b: Any) -> Any:
     """``a / b``, exact when both are ``int`` / :class:`Fraction`."""
     return Fraction(a) / b if _exact(a, b) else float(a) / float(b)
+
+
+def _kq(x: Any) -> Any:
+    """A class parameter as the exact rational it is (``"inf"`` for infinity): the kernel's form."""
+    if x == math.inf:
+        return "inf"
+    return Fraction(x) if _exact(x) else Fraction(float(x))
 
 
 def _param(x: Any, name: str, *, low: float = 0.0, low_inclusive: bool = False, allow_inf: bool = False) -> Any:
@@ -140,6 +147,11 @@ class SmoothStronglyConvex:
     def __repr__(self) -> str:
         return f"SmoothStronglyConvex(L={self.L!r}, mu={self.mu!r})"
 
+    def kernel_class(self) -> dict[str, Any] | None:
+        """This class's entry of the trusted kernel's class table (:data:`fairtheory_kernel.classes.TABLE`) with its
+        exact parameters: the key and parameters a certificate statement names it by (``None``: not certifiable)."""
+        return {"functions": "smooth-convex", "L": _kq(self.L), "mu": _kq(self.mu)}
+
     def interpolation(self, points: list[_Point]) -> list[Row]:
         L, mu = self.L, self.mu
         inv2L = Fraction(1, 2) / L if isinstance(L, (Fraction, int)) else 0.5 / L
@@ -182,6 +194,11 @@ class Convex:
     def __repr__(self) -> str:
         return "Convex(reuse_gradient=True)" if self.differentiable else "Convex()"
 
+    def kernel_class(self) -> dict[str, Any] | None:
+        """This class's entry of the trusted kernel's class table (:data:`fairtheory_kernel.classes.TABLE`) with its
+        exact parameters: the key and parameters a certificate statement names it by (``None``: not certifiable)."""
+        return {"functions": "convex"}
+
     def interpolation(self, points: list[_Point]) -> list[Row]:
         rows: list[Row] = []
         for j, pj, k, pk in _pairs(points):
@@ -206,6 +223,11 @@ class ConvexLipschitz(Convex):
 
     def __repr__(self) -> str:
         return f"ConvexLipschitz(M={self.M!r})"
+
+    def kernel_class(self) -> dict[str, Any] | None:
+        """This class's entry of the trusted kernel's class table (:data:`fairtheory_kernel.classes.TABLE`) with its
+        exact parameters: the key and parameters a certificate statement names it by (``None``: not certifiable)."""
+        return {"functions": "convex-lipschitz", "M": _kq(self.M)}
 
     def interpolation(self, points: list[_Point]) -> list[Row]:
         rows: list[Row] = []
@@ -248,8 +270,6 @@ class ConvexIndicator:
     L = math.inf
 
     def __init__(self, D: Any = math.inf, R: Any = math.inf, center: Any = None) -> None:
-        from fairtheory.worstcase.sdp import Vec
-
         self.D = _param(D, "D", allow_inf=True)
         self.R = _param(R, "R", allow_inf=True)
         if center is not None and not isinstance(center, Vec):
@@ -259,6 +279,11 @@ class ConvexIndicator:
     def __repr__(self) -> str:
         more = f", R={self.R!r}" if self.R != math.inf else ""
         return f"ConvexIndicator(D={self.D!r}{more})"
+
+    def kernel_class(self) -> dict[str, Any] | None:
+        """This class's entry of the trusted kernel's class table (:data:`fairtheory_kernel.classes.TABLE`) with its
+        exact parameters: the key and parameters a certificate statement names it by (``None``: not certifiable)."""
+        return {"functions": "convex-indicator", "D": _kq(self.D)} if self.R == math.inf else None
 
     def on_point(self, fn: Any, index: int) -> None:
         if self.R != math.inf and self.center is None:
@@ -309,6 +334,11 @@ class SmoothNonconvex:
 
     def __repr__(self) -> str:
         return f"SmoothNonconvex(L={self.L!r})"
+
+    def kernel_class(self) -> dict[str, Any] | None:
+        """This class's entry of the trusted kernel's class table (:data:`fairtheory_kernel.classes.TABLE`) with its
+        exact parameters: the key and parameters a certificate statement names it by (``None``: not certifiable)."""
+        return {"functions": "smooth-nonconvex", "L": _kq(self.L)}
 
     def interpolation(self, points: list[_Point]) -> list[Row]:
         L = self.L
@@ -363,6 +393,11 @@ class StronglyConvex:
 
     def __repr__(self) -> str:
         return f"StronglyConvex(mu={self.mu!r})"
+
+    def kernel_class(self) -> dict[str, Any] | None:
+        """This class's entry of the trusted kernel's class table (:data:`fairtheory_kernel.classes.TABLE`) with its
+        exact parameters: the key and parameters a certificate statement names it by (``None``: not certifiable)."""
+        return {"functions": "strongly-convex", "mu": _kq(self.mu)}
 
     def interpolation(self, points: list[_Point]) -> list[Row]:
         half = _div(self.mu, 2)
@@ -501,6 +536,11 @@ class ConvexSupport:
 
     def __repr__(self) -> str:
         return f"ConvexSupport(M={'inf' if self._inf else repr(self.M)})"
+
+    def kernel_class(self) -> dict[str, Any] | None:
+        """This class's entry of the trusted kernel's class table (:data:`fairtheory_kernel.classes.TABLE`) with its
+        exact parameters: the key and parameters a certificate statement names it by (``None``: not certifiable)."""
+        return {"functions": "convex-support", "M": "inf" if self._inf else _kq(self.M)}
 
     def interpolation(self, points: list[_Point]) -> list[Row]:
         rows: list[Row] = []
@@ -653,6 +693,17 @@ class SmoothQuadraticLojasiewicz:
         return rows
 
 
+@runtime_checkable
+class Partition(Protocol):
+    """What :class:`BlockSmoothConvex` uses of a partition into blocks: :class:`fairtheory.worstcase.steps.BlockPartition`
+    (which lives with the step oracles, above the builder: the catalogue names it by this protocol only)."""
+
+    d: int
+    pep: Any
+
+    def split(self, v: Vec) -> list[Vec]: ...
+
+
 class BlockSmoothConvex:
     r"""Convex functions whose gradient is ``L_b``-Lipschitz along each block ``b`` of an orthogonal partition
     (:class:`fairtheory.worstcase.steps.BlockPartition`): for every ordered pair ``j != k`` and every block ``b``
@@ -678,9 +729,7 @@ class BlockSmoothConvex:
     exact = False
 
     def __init__(self, partition: Any, L: Any) -> None:
-        from fairtheory.worstcase.steps import BlockPartition
-
-        if not isinstance(partition, BlockPartition):
+        if not isinstance(partition, Partition):
             raise FairtheoryTypeError(f"partition must be a BlockPartition, got {type(partition).__name__}")
         if isinstance(L, (str, bytes)) or not hasattr(L, "__len__") or len(L) != partition.d:
             raise FairtheoryValueError(f"L must hold one smoothness constant per block ({partition.d}), got {L!r}")

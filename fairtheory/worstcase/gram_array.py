@@ -24,7 +24,7 @@ differs along the model axis, a map applied on the model axis, conversion to num
 smoothed weights), projections (FedFV) and selection rules (power-of-choice) stop.
 
 Function values (:class:`ValueArray`, what a PEP problem's ``losses`` return) are arrays of
-:class:`fairtheory.worstcase.sdp.Scalar`; they support the same linear operations (constant weighted sums)
+:class:`fairtheory.worstcase.gram.Scalar`; they support the same linear operations (constant weighted sums)
 and refuse everything else (a weight computed from losses is not a constant of the PEP).
 
 :mod:`fairtheory.backend` dispatches to :class:`GramNamespace` through the array-API protocol
@@ -40,8 +40,10 @@ from typing import Any
 
 import numpy as np
 
+from fairtheory.backend import to_numpy
 from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError
-from fairtheory.worstcase.sdp import PEP, Scalar, Vec
+from fairtheory.worstcase.gram import Scalar, Vec
+from fairtheory.worstcase.sdp import PEP
 
 __all__ = ["GramArray", "ValueArray", "GramNamespace", "NotRepresentableError", "is_symbolic"]
 
@@ -74,8 +76,6 @@ def _const(x: Any, what: str) -> np.ndarray | float:
         out = x.astype(np.float64, copy=False) if x.ndim else float(x)
     else:
         try:
-            from fairtheory.backend import to_numpy
-
             arr = np.asarray(to_numpy(x), dtype=np.float64)
         except Exception as exc:  # noqa: BLE001 - any non-numeric operand is refused with the operation's name
             raise _refuse(f"{what} with an operand of type {type(x).__name__}") from exc
@@ -182,7 +182,7 @@ class GramArray:
         return out
 
     def vecs(self) -> list[Vec]:
-        """The rows of a ``(k, d)`` array as :class:`~fairtheory.worstcase.sdp.Vec` (a ``(d,)`` array: one)."""
+        """The rows of a ``(k, d)`` array as :class:`~fairtheory.worstcase.gram.Vec` (a ``(d,)`` array: one)."""
         C = self.C.reshape(-1, self.C.shape[-1])
         return [Vec(row.copy()) for row in C]
 
@@ -316,8 +316,6 @@ class GramArray:
             if is_symbolic(k):
                 raise _refuse("indexing with symbolic values")
             if not (k is None or isinstance(k, (slice, numbers.Integral, np.ndarray, list))):
-                from fairtheory.backend import to_numpy
-
                 k = np.asarray(to_numpy(k))
             out.append(k)
         return tuple(out)
@@ -407,8 +405,6 @@ class GramArray:
 
     def __fairtheory_scatter_add__(self, target_size: int, index: Any) -> GramArray:
         """``out[index[k]] += self[k]`` over the first (batch) axis (:func:`fairtheory.backend.scatter_add`)."""
-        from fairtheory.backend import to_numpy
-
         out = np.zeros((int(target_size), *self.C.shape[1:]))
         np.add.at(out, np.asarray(to_numpy(index)), self.C)
         return self._new(out)
@@ -416,7 +412,7 @@ class GramArray:
 
 # ------------------------------------------------------------------------------------------ function values
 class ValueArray:
-    """An array of :class:`~fairtheory.worstcase.sdp.Scalar` (function values), object dtype.
+    """An array of :class:`~fairtheory.worstcase.gram.Scalar` (function values), object dtype.
 
     Constant-weighted sums of values are allowed (``p @ f``, ``f.sum()``, ``f[i]``, ``f - g``, ``s * f``);
     anything that would turn values into numbers (weights from losses, comparisons, powers) is refused."""
@@ -636,8 +632,6 @@ class GramNamespace:
             return np.take(x, indices, axis=axis)
         if axis is None or int(axis) % x.ndim == x.ndim - 1:
             raise _refuse("take along the model axis")
-        from fairtheory.backend import to_numpy
-
         return GramArray(np.take(x.C, np.asarray(to_numpy(indices)), axis=axis), self)
 
     def sum(self, x: Any, axis: Any = None, keepdims: bool = False, dtype: Any = None) -> Any:

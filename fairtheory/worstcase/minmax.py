@@ -106,7 +106,7 @@ class _NS:
 
 
 class _Sym:
-    """A symbolic vector of one block (a PEP :class:`~fairtheory.worstcase.sdp.Vec`); linear operations only."""
+    """A symbolic vector of one block (a PEP :class:`~fairtheory.worstcase.gram.Vec`); linear operations only."""
 
     __fairtheory_symbolic__ = True
     block = ""

@@ -60,10 +60,11 @@ import numpy as np
 
 from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError
 from fairtheory.worstcase.classes import Row, _div, _param
-from fairtheory.worstcase.sdp import PEP, Function, Scalar, Vec
+from fairtheory.worstcase.gram import Scalar, Vec
+from fairtheory.worstcase.sdp import PEP, Function
 
 if TYPE_CHECKING:
-    from fairtheory.worstcase.sdp import _Point
+    from fairtheory.worstcase.gram import _Point
 
 __all__ = ["Monotone", "StronglyMonotone", "Lipschitz", "LipschitzStronglyMonotone", "Cocoercive",
            "CocoerciveStronglyMonotone", "Nonexpansive", "NegativelyComonotone", "Linear", "SymmetricLinear",

@@ -71,9 +71,12 @@ from typing import Any
 import numpy as np
 
 from fairtheory._validation import check_in_range, check_integer, check_positive, check_probability_vector
+from fairtheory.backend import to_numpy
 from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError
 from fairtheory.problems.base import FederatedProblem
-from fairtheory.worstcase.classes import ConvexIndicator, needs_own_minimiser, rescale
+from fairtheory.proofs.certificate import statement
+from fairtheory.worstcase.classes import ConvexIndicator, SmoothStronglyConvex, needs_own_minimiser, rescale
+from fairtheory.worstcase.finish import exact_weights
 from fairtheory.worstcase.gram_array import (
     GramArray,
     GramNamespace,
@@ -82,7 +85,8 @@ from fairtheory.worstcase.gram_array import (
     is_symbolic,
     oracle_rows,
 )
-from fairtheory.worstcase.local_gd import MAX_PEP_DIM, check_size, scaled, units
+from fairtheory.worstcase.limits import MAX_PEP_DIM, check_size
+from fairtheory.worstcase.results import scaled, units
 from fairtheory.worstcase.sdp import PEP, Function, Scalar, Vec, sqnorm
 
 __all__ = ["PEPProblem", "MEASURES", "MAX_NOISE_ATOMS"]
@@ -195,7 +199,7 @@ class PEPProblem(FederatedProblem):
             raise FairtheoryValueError("p must be positive (a client of weight 0 plays no part)")
         self.p = p_arr
         self._p_in = p
-        #: exact S and normalised constraint levels (rationals of the float inputs; fairtheory.worstcase.local_gd.units)
+        #: exact S and normalised constraint levels (rationals of the float inputs; fairtheory.worstcase.results.units)
         if self.sigma2 == 0:
             self.S_exact, self.D0_level, self.rho2_level = units(self.L, self.D0, self.rho2)
             self.sigma2_level = Fraction(0)
@@ -271,7 +275,7 @@ class PEPProblem(FederatedProblem):
         self._rng: Any = None
         #: noisy gradient queries answered (each one a draw)
         self.noise_draws = 0
-        #: refuse new basis vectors beyond what :func:`~fairtheory.worstcase.local_gd.check_size` accepts (set while
+        #: refuse new basis vectors beyond what :func:`~fairtheory.worstcase.limits.check_size` accepts (set while
         #: :func:`fairtheory.worstcase.worst_case` traces: its solve would be refused anyway)
         self.size_guard = False
 
@@ -576,26 +580,20 @@ class PEPProblem(FederatedProblem):
             return (1.0 / self.L) * sqnorm(x)
         raise FairtheoryValueError(f"measure must be one of {MEASURES} (or a list of them), got {name!r}")
 
-    def linear_statement(self, objective: Scalar) -> dict[str, Any]:
+    def linear_statement(self, outputs: list[tuple[float, list[GramArray]]], measures: list[str]) -> dict[str, Any]:
         r"""The traced method as a ``"linear"`` certificate statement (:mod:`fairtheory_kernel.pep`):
         evaluation ``e`` is client ``i`` at ``x_e = c_0 (x0 - x*) + sum_j (c_j / L) g_j`` (physical units: the
-        traced arrays hold ``x/s`` with gradients ``g/s = L g'``), the measure ``sum_e w_e f_e`` with the
-        objective's weights (the branch probabilities times ``p_i``), the class and the constraint levels as the
+        traced arrays hold ``x/s`` with gradients ``g/s = L g'``), the ``outputs`` (per leaf its probability and its
+        candidate points) and ``measures`` as traced, each client's class by its kernel key
+        (:meth:`~fairtheory.worstcase.classes.SmoothStronglyConvex.kernel_class`) and the constraint levels as the
         rationals the floats are.  The bound's ``value`` is left 0 (a template for
-        :func:`fairtheory.proofs.certificate.certify_pep`).  Only for the plain class (one ``L``, one ``mu``)
-        with exact gradients: the kernel knows nothing else."""
-        from fractions import Fraction
-
-        from fairtheory.proofs.certificate import statement
-        from fairtheory.worstcase.local_gd import exact_weights
-
-        if self.per_client or not self.exact_oracle or self.classes is not None:
-            raise FairtheoryValueError("certificate statements cover one L and mu for every client, exact "
-                                       "gradients and unconstrained problems only (no sigma2, grad_eps, prox_each, "
-                                       "constrained)")
+        :func:`fairtheory.proofs.certificate.certify_pep`).  Exact gradients only."""
+        if not self.exact_oracle:
+            raise FairtheoryValueError("certificate statements cover exact gradients and unconstrained problems only "
+                                       "(no sigma2, grad_eps, prox_each, constrained)")
         n, Lq = self.n, Fraction(self.L)
-        evals = []
-        for i, x in self.evaluations:
+
+        def point(x: Vec) -> list[list[Any]]:
             coef = []
             for j in np.flatnonzero(x.c):
                 c = Fraction(float(x.c[j]))
@@ -605,12 +603,16 @@ class PEPProblem(FederatedProblem):
                     coef.append([int(j), str(c / Lq)])
                 else:
                     raise FairtheoryValueError("the traced iterate uses an optimum gradient: not a method")
-            evals.append([i, coef])
-        if objective.quad:
-            raise FairtheoryValueError("the traced objective is not a weighted sum of function values")
-        obj = [[str(Fraction(float(w))), int(k)] for k, w in sorted(objective.lin.items()) if w != 0]
-        return statement(method={"name": "linear", "evaluations": evals, "objective": obj}, n=n,
-                         p=exact_weights(self._p_in, self.p), L=self.L, mu=self.mu,
+            return coef
+
+        classes = self.classes or [SmoothStronglyConvex(Fraction(float(L)), Fraction(float(m)))
+                                   for L, m in zip(self.L_each, self.mu_each, strict=True)]
+        qs = [Fraction(float(q)) for q, _ in outputs]
+        qs[-1] = 1 - sum(qs[:-1])  # the float branch probabilities, the last one completing the sum to 1 exactly
+        leaves = [[str(q), [point(self.as_model(w).vecs()[0]) for w in pts]] for q, (_, pts) in zip(qs, outputs)]
+        return statement(method={"name": "linear", "evaluations": [[i, point(x)] for i, x in self.evaluations],
+                                 "measure": list(measures), "outputs": leaves}, n=n,
+                         p=exact_weights(self._p_in, self.p), classes=classes,
                          bound={"form": "constrained", "D0": self.D0, "rho2": self.rho2, "value": 0})
 
     def constraints(self) -> tuple[Scalar, Scalar | None]:
@@ -658,8 +660,6 @@ def _gammas(gamma: Any, k: int) -> list[float]:
     """Proximal steps ``gamma > 0``: one number for every row, or ``k`` numbers (one per row)."""
     if _is_scalar(gamma) and not isinstance(gamma, bool):
         return [check_positive(gamma, "gamma")] * k
-    from fairtheory.backend import to_numpy
-
     if is_symbolic(gamma):
         raise NotRepresentableError("a proximal step gamma computed from symbolic values is not PEP-representable")
     try:

@@ -40,8 +40,9 @@ from fairtheory.worstcase.pepit_examples import Example, ParityResult
 from fairtheory.worstcase.sdp import PEP, Function, Vec, sqnorm
 
 __all__ = ["OperatorParityResult", "OPERATOR_EXAMPLES", "run_operator_example", "drs_lipschitz_tau",
-           "drs_cocoercive_tau", "km_constant_bound", "km_increasing_bound", "OperatorWorstCase", "optimistic_gradient",
-           "past_extragradient", "three_operator_splitting"]
+           "drs_cocoercive_tau", "drs_cocoercive_tau_as_pepit", "douglas_rachford_splitting_cocoercive_corrected",
+           "km_constant_bound", "km_increasing_bound", "OperatorWorstCase", "optimistic_gradient", "past_extragradient",
+           "three_operator_splitting"]
 
 
 @dataclass(frozen=True)
@@ -163,10 +164,10 @@ def drs_lipschitz_tau(L: float, mu: float, alpha: float, theta: float) -> float:
             * (theta * (1 + 2 * m + l2) - 2 * (m + 1) * (l2 + 1)) / (theta * (1 + 2 * m - l2) - 2 * (m + 1) * (1 - l2)))
 
 
-def drs_cocoercive_tau(beta: float, mu: float, alpha: float, theta: float) -> float:
-    r"""RTBG 2020 Thm 4.1: the tight contraction factor (squared) of one DRS step with ``A`` ``beta``-cocoercive, ``B``
-    ``mu``-strongly monotone; scaled constants ``m = alpha mu``, ``b = beta / alpha``, five regimes."""
-    m, b = alpha * mu, beta / alpha
+def _drs_cocoercive_regimes(m: Any, b: Any, theta: Any, general_denominator: Any) -> Any:
+    """The five regimes of RTBG 2020 Thm 4.1 in the scaled constants ``m`` (of ``alpha B``) and ``b`` (of ``alpha A``);
+    the general (fifth) regime divides by ``general_denominator``.  Only ``+ - * /`` and comparisons: exact for
+    :class:`fractions.Fraction` arguments."""
     if m * b - m + b < 0 and theta <= 2 * (b + 1) * (m - b - m * b) / (m + m * b - b - b * b - 2 * m * b * b):
         return (1 - theta * b / (b + 1)) ** 2
     if m * b - m - b > 0 and theta <= 2 * (m * m + b * b + m * b + m + b - m * m * b * b) / (
@@ -176,8 +177,41 @@ def drs_cocoercive_tau(beta: float, mu: float, alpha: float, theta: float) -> fl
         return (1 - theta) ** 2
     if m * b + m - b < 0 and theta <= 2 * (m + 1) * (b - m - m * b) / (b + m * b - m - m * m - 2 * m * m * b):
         return (1 - theta * m / (m + 1)) ** 2
-    return ((2 - theta) / (4 * m) * ((2 - theta) * m * (b + 1) + theta * b * (1 - m))
-            * ((2 - theta) * b * (m + 1) + theta * m * (1 - b)) / (m * b) / (2 * m * b * (1 - theta) + (2 - theta) * (m + b + 1)))
+    return ((2 - theta) * ((2 - theta) * m * (b + 1) + theta * b * (1 - m))
+            * ((2 - theta) * b * (m + 1) + theta * m * (1 - b))
+            / (general_denominator * (2 * m * b * (1 - theta) + (2 - theta) * (m + b + 1))))
+
+
+def drs_cocoercive_tau(beta: Any, mu: Any, alpha: Any, theta: Any) -> Any:
+    r"""RTBG 2020 Thm 4.1: the tight contraction factor (squared) of one DRS step ``x = J_{alpha B}(w)``, ``y = J_{alpha
+    A}(2x - w)``, ``w+ = w - theta (x - y)`` with ``A`` ``beta``-cocoercive and ``B`` ``mu``-strongly monotone.
+
+    In the scaled constants ``m = alpha mu`` (``alpha B`` is ``alpha mu``-strongly monotone) and ``b = beta / alpha``
+    (``alpha A`` is ``(beta/alpha)``-cocoercive: ``<alpha A x - alpha A y, x - y> >= (beta/alpha) ||alpha A x - alpha A
+    y||^2``), five regimes; the general one is
+
+    ``(2 - theta) ((2 - theta) m (b + 1) + theta b (1 - m)) ((2 - theta) b (m + 1) + theta m (1 - b))
+    / (4 m b (2 m b (1 - theta) + (2 - theta) (m + b + 1)))``.
+
+    This is PEPit's transcription (:func:`drs_cocoercive_tau_as_pepit`) with its two slips corrected: ``b = beta/alpha``
+    for PEPit's ``alpha beta``, and ``4 m b`` for PEPit's ``4 m^2 b`` in the general regime.  The corrected formula
+    equals our PEP (both classes exact) at every parameter point checked, in every regime and with ``alpha != 1``
+    (claim ``base.pepit.operators.douglas_rachford_splitting_cocoercive_corrected``; tests/test_worstcase_operators.py).
+    Exact for :class:`fractions.Fraction` arguments: ``drs_cocoercive_tau(7/10, 13/10, 1, 1) = 100/273``."""
+    m, b = alpha * mu, beta / alpha
+    return _drs_cocoercive_regimes(m, b, theta, 4 * m * b)
+
+
+def drs_cocoercive_tau_as_pepit(beta: Any, mu: Any, alpha: Any, theta: Any) -> Any:
+    r"""The contraction factor of RTBG 2020 Thm 4.1 exactly as PEPit's example ``.../douglas_rachford_splitting_2``
+    transcribes it: scaled constants ``m = alpha mu`` and ``b = alpha beta``, and a general regime that divides by ``4
+    m^2 b``.  Two transcription slips: ``alpha A`` is ``(beta/alpha)``-cocoercive, not ``(alpha beta)``-cocoercive, and
+    the general regime divides by ``m`` once too often (:func:`drs_cocoercive_tau` is the corrected formula).  Both slips
+    vanish at PEPit's published parameters (``beta = 1.2, mu = 0.1, alpha = 0.3, theta = 1.5``: the fourth regime, which
+    does not involve ``b``), where it agrees with the PEP; at ``beta = 0.7, mu = 1.3, alpha = theta = 1`` it gives
+    ``0.28177`` below the worst case ``100/273``."""
+    m, b = alpha * mu, alpha * beta
+    return _drs_cocoercive_regimes(m, b, theta, 4 * m * m * b)
 
 
 def _drs(A_cls: Any, B_cls: Any, alpha: float, theta: float) -> PEP:
@@ -212,22 +246,35 @@ def douglas_rachford_splitting(L: float = 1.0, mu: float = 0.1, alpha: float = 1
 def douglas_rachford_splitting_cocoercive(beta: float = 1.2, mu: float = 0.1, alpha: float = 0.3, theta: float = 1.5
                                           ) -> OperatorParityResult:
     r"""One Douglas-Rachford step, ``A`` ``beta``-cocoercive, ``B`` maximally ``mu``-strongly monotone (both exact
-    classes) against the contraction factor of RTBG 2020 Thm 4.1 as PEPit's ``.../douglas_rachford_splitting_2``
-    transcribes it (:func:`drs_cocoercive_tau`; stated tight).
+    classes) against the contraction factor of RTBG 2020 Thm 4.1 **as PEPit's example** ``.../douglas_rachford_splitting_2``
+    **transcribes it** (:func:`drs_cocoercive_tau_as_pepit`).
 
-    **Finding** (expected ``refuted``): at ``beta = 0.7, mu = 1.3, alpha = 1, theta = 1`` the formula gives ``0.28177`` but
-    our PEP gives ``0.366300 = 100/273`` and two explicit commuting 2x2 linear operators (``A`` with eigenvalues ``0.6946
-    +- 0.7140 i``, on the boundary of the ``0.7``-cocoercive disk; ``B`` with eigenvalues ``1.3 -+ 2.9 i``) reach
-    ``0.366300`` - the formula is not an upper bound there; at ``beta = 1, mu = 0.5, alpha = 1, theta = 1`` it gives
-    ``0.9`` where the worst case is ``0.45``.  It agrees at PEPit's own parameters.  Whether the paper or the
-    transcription is at fault we could not check (the paper was not available to us).  PEPit also scales ``beta`` by
-    ``alpha * beta``; ``alpha A`` is ``(beta/alpha)``-cocoercive, the scaling used here (at ``beta = 2, mu = 1, alpha =
-    0.5, theta = 0.5``, ``beta/alpha`` gives ``0.69444`` = our PEP, ``alpha beta`` gives ``1.39``)."""
+    **Finding** (expected ``refuted``): a transcription error in PEPit's example, not in the theorem.  At ``beta = 0.7,
+    mu = 1.3, alpha = 1, theta = 1`` the transcribed formula gives ``0.28177`` but our PEP gives ``0.366300 = 100/273``
+    (PEPit's own PEP prints ``0.3663004``), and commuting 2x2 linear operators (``A`` with eigenvalues ``0.6914 +- 0.7139
+    i`` on the boundary of the ``0.7``-cocoercive disk, ``B`` with eigenvalues ``1.3 -+ 2.891 i``) reach it: the
+    transcribed formula is not an upper bound there.  The formula divides by ``mu`` once too often in its general regime
+    (``mu^2 beta`` where ``mu beta`` belongs: ``0.28177 = (100/273)/1.3``) and scales ``beta`` as ``alpha beta`` where
+    ``alpha A`` is ``(beta/alpha)``-cocoercive.  Corrected (:func:`drs_cocoercive_tau`), it gives exactly ``100/273``
+    here and equals our PEP at every point checked (:func:`douglas_rachford_splitting_cocoercive_corrected`)."""
     t0 = time.perf_counter()
     pep = _drs(Cocoercive(beta), StronglyMonotone(mu), alpha, theta)
     return _finish("douglas_rachford_splitting_cocoercive", {"beta": beta, "mu": mu, "alpha": alpha, "theta": theta},
-                   pep, drs_cocoercive_tau(beta, mu, alpha, theta), t0,
-                   "Ryu, Taylor, Bergeling & Giselsson 2020, Thm 4.1")
+                   pep, drs_cocoercive_tau_as_pepit(beta, mu, alpha, theta), t0,
+                   "PEPit's transcription of Ryu, Taylor, Bergeling & Giselsson 2020, Thm 4.1")
+
+
+def douglas_rachford_splitting_cocoercive_corrected(beta: float = 0.7, mu: float = 1.3, alpha: float = 1.0,
+                                                    theta: float = 1.0) -> OperatorParityResult:
+    r"""The PEP of :func:`douglas_rachford_splitting_cocoercive` against the contraction factor of RTBG 2020 Thm 4.1
+    with PEPit's two transcription slips corrected (:func:`drs_cocoercive_tau`: ``b = beta/alpha``, general regime over
+    ``4 m b``), stated tight.  Its parameters cover every regime of the theorem, the general one also with ``alpha !=
+    1`` (:data:`OPERATOR_EXAMPLES`)."""
+    t0 = time.perf_counter()
+    pep = _drs(Cocoercive(beta), StronglyMonotone(mu), alpha, theta)
+    return _finish("douglas_rachford_splitting_cocoercive_corrected",
+                   {"beta": beta, "mu": mu, "alpha": alpha, "theta": theta}, pep, drs_cocoercive_tau(beta, mu, alpha, theta),
+                   t0, "Ryu, Taylor, Bergeling & Giselsson 2020, Thm 4.1 (PEPit's transcription corrected)")
 
 
 # ------------------------------------------------------------------------- fixed-point problems
@@ -354,6 +401,15 @@ OPERATOR_EXAMPLES: dict[str, Example] = {e.name: e for e in [
             [{"beta": 1.2, "mu": 0.1, "alpha": 0.3, "theta": 1.5}, {"beta": 0.7, "mu": 1.3, "alpha": 1.0, "theta": 1.0}],
             [{"beta": b, "mu": m, "alpha": a, "theta": t} for b, m, a, t in
              ((1.0, 0.5, 1.0, 1.0), (0.5, 0.1, 1.0, 1.5), (2.0, 1.0, 0.5, 0.5), (0.3, 0.2, 2.0, 1.9), (2.0, 0.7, 1.0, 0.8))]),
+    # the corrected formula at the finding's point, then each regime of Thm 4.1 (1-5 in drs_cocoercive_tau's order),
+    # the general one (5) also with alpha != 1 - where PEPit's transcription is off
+    Example("douglas_rachford_splitting_cocoercive_corrected", douglas_rachford_splitting_cocoercive_corrected, None,
+            [{"beta": b, "mu": m, "alpha": a, "theta": t} for b, m, a, t in
+             ((0.7, 1.3, 1.0, 1.0), (1.2, 0.1, 0.3, 1.5), (0.7, 1.3, 2.0, 1.0), (6.0, 1.5, 2.0, 1.0), (0.3, 0.2, 2.0, 1.9),
+              (0.7, 1.3, 0.5, 1.2), (1.5, 0.8, 1.7, 0.9), (0.4, 2.0, 0.6, 1.1))],
+            [{"beta": b, "mu": m, "alpha": a, "theta": t} for b, m, a, t in
+             ((1.0, 0.5, 1.0, 1.0), (2.0, 1.0, 0.5, 0.5), (2.0, 0.7, 1.0, 0.8), (1.0, 1.0, 1.5, 0.7), (0.9, 0.6, 0.8, 1.3),
+              (1.5, 6.0, 0.5, 0.6), (0.5, 0.1, 1.0, 1.5))]),
     Example("halpern_iteration", halpern_iteration, (f"{_FP}.halpern_iteration", "wc_halpern_iteration"),
             [{"n": 10}], [{"n": n} for n in (1, 2, 5, 12)]),
     Example("optimal_contractive_halpern_iteration", optimal_contractive_halpern_iteration,

@@ -24,6 +24,9 @@ convex and non-decreasing in ``a``.  :func:`horizon_free_constants` reports ``C(
 theorem's ``C``, the largest ``a`` with a finite ``C`` (the best initial-distance constant ``1/a``) and
 ``min_a C(a)/a`` (the best heterogeneity constant), all within this potential family.
 :func:`stepsize_region` finds the largest ``beta L`` with a certificate.  See docs/worstcase.md.
+
+The functions take 002's step ``beta`` as ``lr`` (``beta=`` is refused naming ``lr=``; the formulas above keep the
+paper's symbol).
 """
 
 from __future__ import annotations
@@ -36,11 +39,18 @@ from typing import Any
 import numpy as np
 
 from fairtheory._validation import check_in_range, check_integer, check_positive, check_probability_vector
+from fairtheory.algorithms.names import refuses_old_names
 from fairtheory.errors import FairtheoryValueError
-from fairtheory.worstcase.sdp import PEP, Scalar, num, sqnorm, vsum
+from fairtheory.proofs.certificate import certify_pep, statement
+from fairtheory.worstcase.finish import exact_weights
+from fairtheory.worstcase.gram import Scalar, num, sqnorm, vsum
+from fairtheory.worstcase.local_gd import _outcomes
+from fairtheory.worstcase.sdp import PEP
 
 __all__ = ["RoundConstant", "round_constant", "HorizonFree", "horizon_free_constants", "stepsize_region",
            "certificate_bound", "theorem_round_constants"]
+
+_BETA = {"beta": "lr"}  #: 002's symbol, refused as a keyword naming lr=
 
 #: statuses that mean "no certificate with this a" (the one-round PEP is unbounded)
 _UNBOUNDED = ("DualInfeasible", "AlmostDualInfeasible")
@@ -78,8 +88,6 @@ def _round_pep(n: int, p: Any, beta: Any, kappa: int, a: Any, R: Any,
     if K is None:
         obj = obj + sqnorm(vsum(Y, p))
     else:  # E over the K draws of ||theta^+ - theta*||^2, theta^+ the plain mean of the drawn clients' models
-        from fairtheory.worstcase.local_gd import _outcomes
-
         for q, counts in _outcomes(p, K):
             obj = obj + q * sqnorm(vsum(Y, counts / K))
     rho = Scalar()
@@ -90,22 +98,23 @@ def _round_pep(n: int, p: Any, beta: Any, kappa: int, a: Any, R: Any,
     return pep, obj
 
 
-def round_constant(*, kappa: int, beta: float, a: float, L: float = 1.0, n: int = 2, p: Any = None,
+@refuses_old_names(None, also=_BETA)
+def round_constant(*, kappa: int, lr: float, a: float, L: float = 1.0, n: int = 2, p: Any = None,
                    K: int | None = None, tol: float = 1e-8, certificate: bool = False) -> RoundConstant:
     r"""Smallest ``C`` with ``a (G(theta) - G*) + ||theta^+ - theta*||^2 <= ||theta - theta*||^2 + C rho^2``
-    for one round of ``kappa`` local steps of size ``beta`` (every client ``L``-smooth convex).  With ``K``
+    for one round of ``kappa`` local steps of size ``lr`` (every client ``L``-smooth convex).  With ``K``
     (partial participation, 002 Thm. 2) ``||theta^+ - theta*||^2`` is its exact expectation over the ``K``
     draws with replacement by ``p``.
 
-    Normalised units (``L = 1``): pass ``a = a_phys L`` and read ``C_phys = C / L^2`` (``beta`` and ``L``
+    Normalised units (``L = 1``): pass ``a = a_phys L`` and read ``C_phys = C / L^2`` (``lr`` and ``L``
     are given physically).  ``C = inf`` when no certificate exists.
 
     ``certificate=True`` (full participation): ``.certificate`` proves the one-round inequality with
     ``C = certificate.bound`` exactly, as a homogeneous statement (``local_gd_round``, :mod:`fairtheory_kernel.pep`)
-    with ``beta``, ``L`` and ``a / L`` the rationals the floats given are; ``certificate.bound`` is in physical
+    with ``lr``, ``L`` and ``a / L`` the rationals the floats given are; ``certificate.bound`` is in physical
     units (``C / L^2``)."""
     kappa_i = check_integer(kappa, "kappa", low=1)
-    beta_f, L_f = check_positive(beta, "beta"), check_positive(L, "L")
+    beta_f, L_f = check_positive(lr, "lr"), check_positive(L, "L")
     a_f = check_in_range(a, "a", low=0.0)
     n_i = check_integer(n, "n", low=1)
     p_arr = np.full(n_i, 1.0 / n_i) if p is None else check_probability_vector(p, "p")
@@ -113,7 +122,7 @@ def round_constant(*, kappa: int, beta: float, a: float, L: float = 1.0, n: int 
         raise FairtheoryValueError(f"p must have shape ({n_i},), got {p_arr.shape}")
     bq = Fraction(beta_f) * Fraction(L_f)
     if not 0 < bq * kappa_i < 10**6 or bq * kappa_i < Fraction(1, 10**6):
-        raise FairtheoryValueError(f"beta * L * kappa must lie in [1e-6, 1e6] for the one-round PEP, got {float(bq * kappa_i):g}")
+        raise FairtheoryValueError(f"lr * L * kappa must lie in [1e-6, 1e6] for the one-round PEP, got {float(bq * kappa_i):g}")
     b = float(bq)
     # rho^2 <= R with R = (beta L kappa)^-3 keeps the value O(1) (C scales like (beta L kappa)^3); C = value / R
     Rq = (bq * kappa_i) ** -3
@@ -131,25 +140,24 @@ def round_constant(*, kappa: int, beta: float, a: float, L: float = 1.0, n: int 
         C = math.nan
     cert = None
     if certificate and math.isfinite(C):
-        from fairtheory.proofs.certificate import certify_pep, statement
-        from fairtheory.worstcase.local_gd import exact_weights
-
         # the statement is physical: a_phys = a / L; the certificate's bound is C_phys = C / L^2
-        tpl = statement(method={"name": "local_gd_round", "kappa": kappa_i, "beta": beta_f, "a": Fraction(a_f) / Fraction(L_f)},
+        tpl = statement(method={"name": "local_gd_round", "kappa": kappa_i, "lr": beta_f, "a": Fraction(a_f) / Fraction(L_f)},
                         n=n_i, p=exact_weights(p, p_arr), L=L_f, bound={"form": "homogeneous", "dist": 1, "hetero": 0})
-        cert = certify_pep(tpl, direction=(0, 1), meta={"problem": "round_constant", "kappa": kappa_i, "beta": beta_f,
+        cert = certify_pep(tpl, direction=(0, 1), meta={"problem": "round_constant", "kappa": kappa_i, "lr": beta_f,
                                                         "L": L_f, "a": a_f, "n": n_i})
     return RoundConstant(a=a_f, C=C, status=sol.status, gap=sol.gap / R, dim=sol.dim, seconds=sol.seconds,
                          certificate=cert)
 
 
-def theorem_round_constants(*, kappa: int, beta: float, L: float = 1.0, K: int | None = None) -> tuple[float, float]:
-    """``(a, C)`` of 002 Thm. 1's proof per round: ``a = beta/2``, ``C = 13 L beta^3 (kappa-1)^2 kappa``;
-    with ``K`` (002 Thm. 2, eq. D.9) ``C`` gains ``(6/K) beta^2 kappa^2`` (``C/a`` gains ``(12/K) beta kappa^2``)."""
-    C = 13.0 * L * beta**3 * (kappa - 1) ** 2 * kappa
+@refuses_old_names(None, also=_BETA)
+def theorem_round_constants(*, kappa: int, lr: float, L: float = 1.0, K: int | None = None) -> tuple[float, float]:
+    """``(a, C)`` of 002 Thm. 1's proof per round at step ``lr`` (002's ``beta``): ``a = lr/2``,
+    ``C = 13 L lr^3 (kappa-1)^2 kappa``; with ``K`` (002 Thm. 2, eq. D.9) ``C`` gains ``(6/K) lr^2 kappa^2``
+    (``C/a`` gains ``(12/K) lr kappa^2``)."""
+    C = 13.0 * L * lr**3 * (kappa - 1) ** 2 * kappa
     if K is not None:
-        C += 6.0 / K * beta**2 * kappa**2
-    return beta / 2.0, C
+        C += 6.0 / K * lr**2 * kappa**2
+    return lr / 2.0, C
 
 
 @dataclass
@@ -159,7 +167,7 @@ class HorizonFree:
     The bound is ``G(theta_tilde) - G* <= D0/(a (T_N+1)) + (C/a) rho^2`` for every ``T_N``."""
 
     kappa: int
-    beta: float
+    lr: float
     L: float
     a_thm: float
     C_thm: float
@@ -168,9 +176,9 @@ class HorizonFree:
     C_at_a_max: float
     best_hetero: float         #: min over a of C(a)/a (grid + refinement)
     a_best_hetero: float
-    init_coef_thm: float       #: 1/a_thm = 2/beta (theorem's D0/(T_N+1) coefficient)
+    init_coef_thm: float       #: 1/a_thm = 2/lr (theorem's D0/(T_N+1) coefficient)
     init_coef_best: float      #: 1/a_max
-    hetero_coef_thm: float     #: C_thm/a_thm = 26 L beta^2 (kappa-1)^2 kappa
+    hetero_coef_thm: float     #: C_thm/a_thm = 26 L lr^2 (kappa-1)^2 kappa
     hetero_coef_at_a_thm: float  #: C(a_thm)/a_thm
     solves: int
     extra: dict[str, Any] = field(default_factory=dict)
@@ -178,21 +186,22 @@ class HorizonFree:
 
 def _C(kappa: int, bL: float, aL: float, n: int, p: Any, cache: dict[float, float]) -> float:
     if aL not in cache:
-        cache[aL] = round_constant(kappa=kappa, beta=bL, a=aL, n=n, p=p).C
+        cache[aL] = round_constant(kappa=kappa, lr=bL, a=aL, n=n, p=p).C
     return cache[aL]
 
 
-def horizon_free_constants(*, kappa: int, beta: float, L: float = 1.0, n: int = 2, p: Any = None,
+@refuses_old_names(None, also=_BETA)
+def horizon_free_constants(*, kappa: int, lr: float, L: float = 1.0, n: int = 2, p: Any = None,
                            a_rtol: float = 1e-3, grid: int = 12) -> HorizonFree:
-    r"""Exact horizon-free constants of the one-round potential for (``kappa``, ``beta``, ``L``) and the
-    theorem's, term by term (see the module doc).  Physical units: ``a`` in units of ``beta``,
-    ``C`` in units of ``beta`` times distance-per-gradient squared (``C rho^2`` is a squared distance)."""
+    r"""Exact horizon-free constants of the one-round potential for (``kappa``, ``lr``, ``L``) and the
+    theorem's, term by term (see the module doc).  Physical units: ``a`` in units of ``lr``,
+    ``C`` in units of ``lr`` times distance-per-gradient squared (``C rho^2`` is a squared distance)."""
     kappa_i = check_integer(kappa, "kappa", low=1)
-    beta_f = check_positive(beta, "beta")
+    beta_f = check_positive(lr, "lr")
     L_f = check_positive(L, "L")
     bL = beta_f * L_f
     cache: dict[float, float] = {}
-    a_thm, C_thm = theorem_round_constants(kappa=kappa_i, beta=beta_f, L=L_f)
+    a_thm, C_thm = theorem_round_constants(kappa=kappa_i, lr=beta_f, L=L_f)
     # normalised units (x' = x/sqrt(u), g' = g/(L sqrt(u)), f' = f/(L u)): a' = a L, C' = C L^2
     C_thm_n = C_thm * L_f**2
     C_at = _C(kappa_i, bL, a_thm * L_f, n, p, cache)
@@ -237,7 +246,7 @@ def horizon_free_constants(*, kappa: int, beta: float, L: float = 1.0, n: int = 
     to_a = 1.0 / L_f          # a_phys = a' / L
     to_C = 1.0 / L_f**2       # C_phys = C' / L^2
     return HorizonFree(
-        kappa=kappa_i, beta=beta_f, L=L_f, a_thm=a_thm, C_thm=C_thm,
+        kappa=kappa_i, lr=beta_f, L=L_f, a_thm=a_thm, C_thm=C_thm,
         C_at_a_thm=C_at * to_C, a_max=a_max * to_a, C_at_a_max=C_amax * to_C,
         best_hetero=best * to_C / to_a if math.isfinite(best) else math.inf,
         a_best_hetero=a_best * to_a, init_coef_thm=1.0 / a_thm,
@@ -275,9 +284,9 @@ def stepsize_region(*, kappa: int, L: float = 1.0, n: int = 2, p: Any = None, a_
 
     def ok(kind: str, bL: float) -> bool:
         if kind == "exists":
-            C = round_constant(kappa=kappa_i, beta=bL, a=a_frac * bL, n=n, p=p).C
+            C = round_constant(kappa=kappa_i, lr=bL, a=a_frac * bL, n=n, p=p).C
             return math.isfinite(C)
-        C = round_constant(kappa=kappa_i, beta=bL, a=bL / 2.0, n=n, p=p).C
+        C = round_constant(kappa=kappa_i, lr=bL, a=bL / 2.0, n=n, p=p).C
         if kind == "theorem_a":
             return math.isfinite(C)
         C_thm = 13.0 * bL**3 * (kappa_i - 1) ** 2 * kappa_i

@@ -13,6 +13,10 @@ Both ``D0`` and ``rho^2`` are Gram expressions, so ``max { G(theta_tilde) - G* :
 over *all* instances meeting the assumptions (every client ``L``-smooth convex) is one SDP; its value
 is the largest ratio ``(G(theta_tilde) - G*)/(the above)`` any instance attains (both sides are
 homogeneous of degree one in ``(D0, rho^2)``).  See docs/worstcase.md.
+
+The theorems' step ``beta`` is the functions' ``lr`` (``beta=`` is refused by name); each theorem (``version``, the
+paper label ``"002"`` or ``"000"``) bounds its own output, :data:`THEOREM_OUTPUT` (the outputs of
+:mod:`fairtheory.worstcase.local_gd`).
 """
 
 from __future__ import annotations
@@ -24,12 +28,18 @@ from typing import Any, Literal
 
 import numpy as np
 
+from fairtheory.algorithms.names import THEOREM_OUTPUT, refuses_old_names
 from fairtheory.errors import FairtheoryValueError
+from fairtheory.proofs.certificate import certify_pep, statement
+from fairtheory.worstcase.finish import exact_weights
+from fairtheory.worstcase.gram import sqnorm
 from fairtheory.worstcase.local_gd import _check, build_local_gd, extract_instance, rho2_expr
-from fairtheory.worstcase.sdp import sqnorm
+from fairtheory.worstcase.replay import simulate_local_gd
 
 __all__ = ["RatioResult", "theorem_coefficients", "theorem_ratio", "theorem_ratio_cached", "sampled_ratio",
-           "random_quadratic_instance"]
+           "random_quadratic_instance", "THEOREM_OUTPUT"]
+
+_BETA = {"beta": "lr"}
 
 
 @dataclass
@@ -64,7 +74,8 @@ class RatioResult:
                 and self.extra.get("r_prim", 0.0) <= tol and self.extra.get("r_dual", 0.0) <= tol)
 
 
-def theorem_coefficients(*, version: str, kappa: int, T_N: int, beta: float, L: float,
+@refuses_old_names(None, also=_BETA)
+def theorem_coefficients(*, version: str, kappa: int, T_N: int, lr: float, L: float,
                          K: int | None = None) -> tuple[float, float]:
     r"""``(a, b)`` with theorem RHS ``- mu tau_alpha = a D0 + b rho^2`` (from
     :func:`fairtheory.bounds.rcfl.theorem1_terms` / ``theorem2_terms``; ``T = T_N kappa + 2``)."""
@@ -73,7 +84,7 @@ def theorem_coefficients(*, version: str, kappa: int, T_N: int, beta: float, L: 
     T = T_N * kappa + 2
     fn = rcfl.theorem1_terms if K is None else rcfl.theorem2_terms
     extra = {} if K is None else {"K": K}
-    common = {"beta": beta, "T": T, "kappa": kappa, "L": L, "mu": 1.0, "tau_alpha": 1.0, "version": version}
+    common = {"beta": lr, "T": T, "kappa": kappa, "L": L, "mu": 1.0, "tau_alpha": 1.0, "version": version}
     t_a = fn(dist0_sq=1.0, rho2=0.0, **common, **extra)
     t_b = fn(dist0_sq=0.0, rho2=1.0, **common, **extra)
     a = sum(v for k, v in t_a.items() if k != "smooth")
@@ -81,51 +92,54 @@ def theorem_coefficients(*, version: str, kappa: int, T_N: int, beta: float, L: 
     return float(a), float(b)
 
 
-def theorem_coefficients_exact(*, version: str, kappa: int, T_N: int, beta: Fraction, L: Fraction) -> tuple[Fraction, Fraction]:
+@refuses_old_names(None, also=_BETA)
+def theorem_coefficients_exact(*, version: str, kappa: int, T_N: int, lr: Fraction, L: Fraction) -> tuple[Fraction, Fraction]:
     r"""``(a, b)`` of :func:`theorem_coefficients` as exact rationals (full participation): 002 Thm. 1
-    ``a = 2/(beta (T_N+1))``, ``b = 26 L beta^2 (kappa-1)^2 kappa``; 000 Thm. 1 ``a = 2/(beta T)``,
-    ``b = 26 L beta^2 (kappa-1)^2`` with ``T = T_N kappa + 2``."""
+    ``a = 2/(lr (T_N+1))``, ``b = 26 L lr^2 (kappa-1)^2 kappa``; 000 Thm. 1 ``a = 2/(lr T)``,
+    ``b = 26 L lr^2 (kappa-1)^2`` with ``T = T_N kappa + 2``."""
     if version == "002":
-        return 2 / (beta * (T_N + 1)), 26 * L * beta**2 * (kappa - 1) ** 2 * kappa
-    return 2 / (beta * (T_N * kappa + 2)), 26 * L * beta**2 * (kappa - 1) ** 2
+        return 2 / (lr * (T_N + 1)), 26 * L * lr**2 * (kappa - 1) ** 2 * kappa
+    return 2 / (lr * (T_N * kappa + 2)), 26 * L * lr**2 * (kappa - 1) ** 2
 
 
-def ratio_template(*, version: str, kappa: int, T_N: int, beta: Fraction, L: Fraction, n: int = 2,
+@refuses_old_names(None, also=_BETA)
+def ratio_template(*, version: str, kappa: int, T_N: int, lr: Fraction, L: Fraction, n: int = 2,
                    p: Any = None, dist: Any = 0, hetero: Any = 0) -> dict[str, Any]:
     """The homogeneous statement "G(theta_tilde) - G* <= dist ||x0 - x*||^2 + hetero rho^2" for local GD with
     the theorem's own output (``version``) and schedule: with ``(dist, hetero)`` the theorem's coefficients it is
     002/000 Thm. 1's optimisation part at that setting (:func:`theorem_coefficients_exact`)."""
-    from fairtheory.proofs.certificate import statement
+    return statement(method={"name": "local_gd", "kappa": kappa, "T_N": T_N, "lr": lr, "schedule": "rfedfair",
+                             "output": THEOREM_OUTPUT[version]}, n=n, p=p, L=L,
+                     bound={"form": "homogeneous", "dist": dist, "hetero": hetero})
 
-    return statement(method={"name": "local_gd", "kappa": kappa, "T_N": T_N, "beta": beta, "schedule": "rfedfair",
-                             "output": version}, n=n, p=p, L=L, bound={"form": "homogeneous", "dist": dist, "hetero": hetero})
 
-
-def theorem_ratio(*, version: Literal["002", "000"] = "002", kappa: int, T_N: int, beta: float, L: float = 1.0,
+@refuses_old_names(None, also=_BETA)
+def theorem_ratio(*, version: Literal["002", "000"] = "002", kappa: int, T_N: int, lr: float, L: float = 1.0,
                   n: int = 2, p: Any = None, K: int | None = None, return_instance: bool = False,
                   tol: float = 1e-8, certificate: bool = False) -> RatioResult:
     r"""Largest ``(G(theta_tilde) - G*) / (RHS - mu tau_alpha)`` of 002/000 Theorem 1 (``K=None``, full
     participation) or Theorem 2 (``K`` draws; expectation over the draws) over all ``n``-client instances
     with ``L``-smooth convex clients, with the theorem's own output (``version``).
 
-    ``conditions_met`` says whether ``beta`` satisfies the theorem's step-size conditions (the ratio is
+    ``conditions_met`` says whether ``lr`` satisfies the theorem's step-size conditions (the ratio is
     computed either way).  ``certificate=True`` (full participation): ``.certificate`` proves the homogeneous
     statement ``G(theta_tilde) - G* <= r (a ||x0 - x*||^2 + b rho^2)`` with ``r = certificate.bound`` and the
-    theorem's exact coefficients (:func:`theorem_coefficients_exact`; ``beta`` and ``L`` the rationals the floats
+    theorem's exact coefficients (:func:`theorem_coefficients_exact`; ``lr`` and ``L`` the rationals the floats
     given are); ``r <= 1`` proves the theorem's optimisation part on every instance of the class."""
     from fairtheory.bounds import rcfl
 
     if version not in ("002", "000"):
         raise FairtheoryValueError(f"version must be '002' or '000', got {version!r}")
-    n_i, kappa_i, T_N_i, beta_f, L_f, p_arr, _, K_i = _check(n, kappa, T_N, beta, L, p, version, K)
-    a, b = theorem_coefficients(version=version, kappa=kappa_i, T_N=T_N_i, beta=beta_f, L=L_f, K=K_i)
+    out = THEOREM_OUTPUT[version]
+    n_i, kappa_i, T_N_i, lr_f, L_f, p_arr, _, K_i = _check(n, kappa, T_N, lr, L, p, out, K)
+    a, b = theorem_coefficients(version=version, kappa=kappa_i, T_N=T_N_i, lr=lr_f, L=L_f, K=K_i)
     # normalised units (L = 1, f' = f/(L u), x' = x/sqrt(u), g' = g/(L sqrt(u))): a' = a/L, b' = b L
     a_n, b_n = a / L_f, b * L_f
-    ok = rcfl.theorem1_step_ok(L_f, beta_f, kappa_i) if K_i is None else rcfl.theorem2_step_ok(L_f, beta_f, kappa_i, K_i)
+    ok = rcfl.theorem1_step_ok(L_f, lr_f, kappa_i) if K_i is None else rcfl.theorem2_step_ok(L_f, lr_f, kappa_i, K_i)
     if certificate and K_i is not None:
         raise FairtheoryValueError("certificate=True supports full participation only (K=None)")
-    p_b, beta_b, a_b, b_b, one = p_arr, beta_f * L_f, a_n, b_n, 1.0
-    bt = build_local_gd(n=n_i, p=p_b, beta=beta_b, kappa=kappa_i, T_N=T_N_i, output=version, K=K_i)
+    p_b, h_b, a_b, b_b, one = p_arr, lr_f * L_f, a_n, b_n, 1.0
+    bt = build_local_gd(n=n_i, p=p_b, lr=h_b, kappa=kappa_i, T_N=T_N_i, output=out, K=K_i)
     rho = rho2_expr(bt, p_b)
     if n_i > 1 and b_n > 0:
         bt.pep.add_le(a_b * sqnorm(bt.x0) + b_b * rho - one)
@@ -140,18 +154,15 @@ def theorem_ratio(*, version: Literal["002", "000"] = "002", kappa: int, T_N: in
     D0 = bt.pep.evaluate(sqnorm(bt.x0), sol)
     r2 = bt.pep.evaluate(rho, sol) if n_i > 1 else 0.0
     params = {"version": version, "theorem": 1 if K_i is None else 2, "n": n_i, "kappa": kappa_i, "T_N": T_N_i,
-              "beta": beta_f, "L": L_f, "K": K_i, "p": p_arr.tolist()}
+              "lr": lr_f, "L": L_f, "K": K_i, "p": p_arr.tolist()}
     inst = None
     if return_instance:
         inst = extract_instance(bt, sol, unit=1.0, L=L_f, p=p_arr, params=params)
     cert = None
     if certificate:
-        from fairtheory.proofs.certificate import certify_pep
-        from fairtheory.worstcase.local_gd import exact_weights
-
-        a_q, b_q = theorem_coefficients_exact(version=version, kappa=kappa_i, T_N=T_N_i, beta=Fraction(beta_f),
+        a_q, b_q = theorem_coefficients_exact(version=version, kappa=kappa_i, T_N=T_N_i, lr=Fraction(lr_f),
                                               L=Fraction(L_f))
-        cert = certify_pep(ratio_template(version=version, kappa=kappa_i, T_N=T_N_i, beta=Fraction(beta_f), L=Fraction(L_f),
+        cert = certify_pep(ratio_template(version=version, kappa=kappa_i, T_N=T_N_i, lr=Fraction(lr_f), L=Fraction(L_f),
                                           n=n_i, p=exact_weights(p, p_arr)),
                            direction=(a_q, b_q), value=sol.value, meta={"problem": "theorem_ratio", "params": params})
     return RatioResult(ratio=sol.value, dual_ratio=sol.dual_value, gap=sol.gap, status=sol.status, a=a_n, b=b_n,
@@ -182,17 +193,16 @@ def random_quadratic_instance(rng: np.random.Generator, *, n: int, d: int, L: fl
             "rho2": float(p @ np.sum(gstar**2, axis=1))}
 
 
-def sampled_ratio(*, version: Literal["002", "000"], kappa: int, T_N: int, beta: float, L: float = 1.0,
+@refuses_old_names(None, also=_BETA)
+def sampled_ratio(*, version: Literal["002", "000"], kappa: int, T_N: int, lr: float, L: float = 1.0,
                   n: int = 2, p: Any = None, K: int | None = None, count: int = 20,
                   rng: np.random.Generator | None = None) -> float:
     r"""Largest ``(G(theta_tilde) - G*) / (RHS - mu tau_alpha)`` over ``count`` random convex quadratic
     instances (the *sampled* tightness, next to the exact worst case of :func:`theorem_ratio`); with
     ``K`` the expectation over the draws is exact (all draw sequences enumerated)."""
-    from fairtheory.worstcase.replay import simulate_local_gd
-
     rng = np.random.default_rng(0) if rng is None else rng
     p_arr = np.full(n, 1.0 / n) if p is None else np.asarray(p, dtype=np.float64)
-    a, b = theorem_coefficients(version=version, kappa=kappa, T_N=T_N, beta=beta, L=L, K=K)
+    a, b = theorem_coefficients(version=version, kappa=kappa, T_N=T_N, lr=lr, L=L, K=K)
     best = 0.0
     for _ in range(count):
         inst = random_quadratic_instance(rng, n=n, d=3, L=L, p=p_arr)
@@ -204,16 +214,17 @@ def sampled_ratio(*, version: Literal["002", "000"], kappa: int, T_N: int, beta:
         def grad(i: int, x: np.ndarray, H: np.ndarray = H, c: np.ndarray = c) -> np.ndarray:
             return H[i] @ (x - c[i])
 
-        runs = simulate_local_gd(grad, p=p_arr, x0=inst["x0"], beta=beta, kappa=kappa, T_N=T_N, K=K)
-        gap = sum(q * G(out[version]) for q, out in runs) - G(inst["theta"])
+        runs = simulate_local_gd(grad, p=p_arr, x0=inst["x0"], lr=lr, kappa=kappa, T_N=T_N, K=K)
+        gap = sum(q * G(out[THEOREM_OUTPUT[version]]) for q, out in runs) - G(inst["theta"])
         best = max(best, gap / (a * inst["D0"] + b * inst["rho2"]))
     return best
 
 
+@refuses_old_names(None, also=_BETA)
 @functools.lru_cache(maxsize=256)
-def theorem_ratio_cached(*, version: Literal["002", "000"] = "002", kappa: int, T_N: int, beta: float,
+def theorem_ratio_cached(*, version: Literal["002", "000"] = "002", kappa: int, T_N: int, lr: float,
                          K: int | None = None) -> RatioResult:
     """:func:`theorem_ratio` (``L = 1``, two uniform clients) remembered per argument set: the SDP is
     deterministic, so claims and figures that need the same grid point solve it once per process.
     Treat the returned result as read-only."""
-    return theorem_ratio(version=version, kappa=kappa, T_N=T_N, beta=beta, K=K)
+    return theorem_ratio(version=version, kappa=kappa, T_N=T_N, lr=lr, K=K)

@@ -32,7 +32,7 @@ import scipy.sparse as sp
 
 from fairtheory.errors import FairtheoryValueError, SolverError
 from fairtheory.problems.base import FederatedProblem
-from fairtheory.worstcase.local_gd import Instance
+from fairtheory.worstcase.results import Instance
 
 __all__ = ["SmoothConvexInterpolant", "InterpolatedProblem", "replay_fedavg", "replay_scaffold",
            "simulate_local_gd", "interpolation_violation"]
@@ -136,7 +136,7 @@ def replay_fedavg(inst: Instance) -> dict[str, float]:
     r"""Run the project's FedAvg (:func:`fairtheory.algorithms.fedavg.make`, full participation, default
     aggregator ``sum_i p_i g_i``) on the interpolated worst case with 002 Algorithm 1's schedule (one
     round of one local step, then ``T_N`` rounds of ``kappa``) and return ``G(output) - G(theta*)`` for the
-    ``"002"`` and ``"last"`` outputs (FedAvg exposes server models only) plus ``||grad G(theta*)||``."""
+    ``"average"`` and ``"last"`` outputs (FedAvg exposes server models only) plus ``||grad G(theta*)||``."""
     from fairtheory.algorithms import fedavg
     from fairtheory.algorithms.base import run
 
@@ -144,37 +144,37 @@ def replay_fedavg(inst: Instance) -> dict[str, float]:
     if prm.get("K") is not None:
         raise FairtheoryValueError("replay_fedavg replays full participation only")
     prob = InterpolatedProblem(inst)
-    beta, kappa, T_N = float(prm["beta"]), int(prm["kappa"]), int(prm["T_N"])
+    lr, kappa, T_N = float(prm["lr"]), int(prm["kappa"]), int(prm["T_N"])
     first = 1 if prm.get("schedule", "rfedfair") == "rfedfair" else kappa
     servers = []
-    alg1 = fedavg.make(prob, lr=beta, kappa=first)
+    alg1 = fedavg.make(prob, lr=lr, kappa=first)
     state, _ = run(alg1, 1, state=alg1.init(inst.x0.copy()), record_losses=False)
     servers.append(np.asarray(state.w, dtype=np.float64))
-    alg = fedavg.make(prob, lr=beta, kappa=kappa)
+    alg = fedavg.make(prob, lr=lr, kappa=kappa)
     for _ in range(T_N):
         state, _ = run(alg, 1, state=state, record_losses=False)
         servers.append(np.asarray(state.w, dtype=np.float64))
     grad_star = np.asarray(prob.p @ prob.grads(np.zeros(prob.d)))
-    return {"002": prob.G(np.mean(servers, axis=0)), "last": prob.G(servers[-1]),
+    return {"average": prob.G(np.mean(servers, axis=0)), "last": prob.G(servers[-1]),
             "grad_G_star": float(np.linalg.norm(grad_star))}
 
 
 def replay_scaffold(inst: Instance) -> dict[str, float]:
     """Run the project's Scaffold (:func:`fairtheory.algorithms.scaffold.make`, ``K=None``) on the
     interpolated worst case of :func:`~fairtheory.worstcase.scaffold.scaffold_worst_case`; returns
-    ``G(x_R) - G*`` (``"last"``) and ``G(avg) - G*`` (``"avg"``)."""
+    ``G(x_R) - G*`` (``"last"``) and ``G(1/R sum_r x_r) - G*`` (``"average"``)."""
     from fairtheory.algorithms import scaffold
     from fairtheory.algorithms.base import run
 
     prm = inst.params
     prob = InterpolatedProblem(inst)
-    alg = scaffold.make(prob, kappa=int(prm["kappa"]), lr=float(prm["eta_l"]), server_lr=float(prm["eta_g"]))
+    alg = scaffold.make(prob, kappa=int(prm["kappa"]), lr=float(prm["lr"]), server_lr=float(prm["server_lr"]))
     state = alg.init(inst.x0.copy(), warm_start=bool(prm["warm_start"]))
     xs = []
     for _ in range(int(prm["R"])):
         state, _ = run(alg, 1, state=state, record_losses=False)
         xs.append(np.asarray(state.w, dtype=np.float64))
-    return {"last": prob.G(xs[-1]), "avg": prob.G(np.mean(xs, axis=0))}
+    return {"last": prob.G(xs[-1]), "average": prob.G(np.mean(xs, axis=0))}
 
 
 def _outcomes(p: np.ndarray, K: int) -> list[tuple[float, np.ndarray]]:
@@ -188,9 +188,10 @@ def _outcomes(p: np.ndarray, K: int) -> list[tuple[float, np.ndarray]]:
 
 
 def simulate_local_gd(grad: Callable[[int, np.ndarray], np.ndarray], *, p: np.ndarray, x0: np.ndarray,
-                      beta: float, kappa: int, T_N: int, K: int | None = None) -> list[tuple[float, dict[str, np.ndarray]]]:
+                      lr: float, kappa: int, T_N: int, K: int | None = None) -> list[tuple[float, dict[str, np.ndarray]]]:
     r"""002 Algorithm 1 (all clients step; averaging when ``kappa`` divides ``t``; ``T = T_N kappa + 2``) on
-    oracles ``grad(i, x)``.  Returns ``[(probability, {"002", "000", "last"})]``: one entry for full
+    oracles ``grad(i, x)``, step ``lr``.  Returns ``[(probability, {"average", "path_average", "last"})]`` (the outputs
+    of :mod:`fairtheory.worstcase.local_gd`): one entry for full
     participation, one per draw sequence (exact expectation) for ``K`` draws with replacement."""
     n = p.size
     outcomes = None if K is None else _outcomes(p, K)
@@ -202,7 +203,7 @@ def simulate_local_gd(grad: Callable[[int, np.ndarray], np.ndarray], *, p: np.nd
             Y = [th.copy() for _ in range(n)]
             avgs = []
             for s in range(steps):
-                Y = [Y[i] - beta * grad(i, Y[i]) for i in range(n)]
+                Y = [Y[i] - lr * grad(i, Y[i]) for i in range(n)]
                 if s < steps - 1:
                     avgs.append(sum(p[i] * Y[i] for i in range(n)))
             branches = [(1.0, sum(p[i] * Y[i] for i in range(n)))] if outcomes is None else \
@@ -210,5 +211,5 @@ def simulate_local_gd(grad: Callable[[int, np.ndarray], np.ndarray], *, p: np.nd
             for q, srv in branches:
                 new.append((prob * q, srv, sp_ + [srv], vp + avgs + [srv]))
         nodes = new
-    return [(pr, {"002": np.mean(sp_, axis=0), "000": np.mean(vp, axis=0), "last": th})
+    return [(pr, {"average": np.mean(sp_, axis=0), "path_average": np.mean(vp, axis=0), "last": th})
             for pr, th, sp_, vp in nodes]

@@ -19,7 +19,12 @@ returns the primal and dual objective values (their difference is the duality ga
 every result), the Gram matrix and the function values.
 
 Scalars (:class:`Scalar`) are linear combinations of Gram entries ``<u, v>``, function values and a
-constant; constraints are ``Scalar <= 0`` or ``Scalar == 0``.  See docs/worstcase.md.
+constant; constraints are ``Scalar <= 0`` or ``Scalar == 0``.  The vectors and scalars are the Gram algebra of
+:mod:`fairtheory.worstcase.gram` (re-exported here for PEPs written by hand), the function classes come from the
+catalogue (:mod:`fairtheory.worstcase.classes`), and :meth:`PEP.solve` dispatches to the solve routes beneath the
+builder (:mod:`~fairtheory.worstcase.checked_solve`, :mod:`~fairtheory.worstcase.sparse_solve`,
+:mod:`~fairtheory.worstcase.symmetric`, Clarabel set up by :mod:`fairtheory.worstcase.solvers`), which see the
+builder only through its methods.  See docs/worstcase.md.
 
 ``PEP(exact=True)`` keeps every coefficient as a :class:`fractions.Fraction` (the symbolic vectors hold
 object arrays, the builders pass rational parameters): :meth:`PEP.export` then hands the problem data
@@ -29,178 +34,32 @@ solve converts the exact data to float64.
 
 from __future__ import annotations
 
-import math
-import time
-from dataclasses import dataclass, field
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
-from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError, SolverError
+from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError
+from fairtheory.worstcase import checked_solve, solvers, sparse_solve, symmetric
+from fairtheory.worstcase.classes import as_class
+from fairtheory.worstcase.gram import (
+    Scalar,
+    Vec,
+    _exact_row,
+    _Point,
+    _step,
+    _zeros_like,
+    inner,
+    num,
+    scalar_row,
+    sqnorm,
+    vsum,
+)
+from fairtheory.worstcase.solvers import SDPSolution, clarabel_setup
 
-__all__ = ["Vec", "Scalar", "Function", "PEP", "SDPSolution", "inner", "sqnorm", "scalar_row", "clarabel_setup"]
-
-_SQRT2 = math.sqrt(2.0)
-_METHOD = ["faer"]
-
-
-def num(s: Any) -> Any:
-    """A coefficient as the builders combine it: exact (``int``/:class:`Fraction`) numbers stay exact,
-    anything else becomes a Python float."""
-    if isinstance(s, (Fraction, int)) and not isinstance(s, bool):
-        return s
-    if isinstance(s, (str, bytes)) or s is None:
-        raise FairtheoryTypeError(f"a PEP coefficient must be a real number, got {s!r}")
-    out = float(s)
-    if not math.isfinite(out):
-        raise FairtheoryValueError(f"a PEP coefficient must be a finite number, got {s!r} (nan / inf step sizes or "
-                                   "weights make the worst case meaningless)")
-    return out
-
-
-def _step(x: Any, name: str, what: str, *, low_open: bool) -> Any:
-    """A step size / inexactness given to an oracle: a real number (not a string, ``None`` or a bool), finite, in
-    ``(0, inf)`` (``low_open``) or ``[0, inf)``, and - when positive - a normal float64 (a subnormal step underflows:
-    ``1/gamma`` overflows and the PEP's units with it).  Exact numbers stay exact."""
-    rng = "(0, inf)" if low_open else "[0, inf)"
-    if isinstance(x, (bool, np.bool_, str, bytes)) or x is None or not isinstance(x, (int, float, Fraction, np.integer,
-                                                                                       np.floating)):
-        raise FairtheoryTypeError(f"{name} ({what}) must be a real number in {rng}, got {x!r}")
-    xf = float(x)
-    if not math.isfinite(xf) or xf < 0 or (low_open and xf == 0):
-        raise FairtheoryValueError(f"{name} ({what}) must be a finite number in {rng}, got {x!r}")
-    if 0 < xf < 2.0 ** -1000 or xf > 2.0 ** 1000:
-        raise FairtheoryValueError(f"{name} ({what}) must lie in [2^-1000, 2^1000] when positive (a step this small or "
-                                   f"large has no float64 units: its reciprocal under/overflows), got {x!r}")
-    return x if isinstance(x, (Fraction, int)) else xf
-
-
-def _zeros_like(n: int, dtype: Any) -> np.ndarray:
-    if np.dtype(dtype) == np.dtype(object):
-        out = np.empty(n, dtype=object)
-        out[:] = 0
-        return out
-    return np.zeros(n)
-
-
-def _finite(v: Vec) -> Vec:
-    if v.c.dtype != object and not np.all(np.isfinite(v.c)):
-        raise FairtheoryValueError("a PEP iterate's coefficients overflowed float64 (nan / inf): the method's step "
-                                   "sizes or weights are too large")
-    return v
-
-
-class Vec:
-    """A symbolic vector: coefficients on the PEP's basis (a dense numpy array, padded lazily)."""
-
-    __slots__ = ("c",)
-
-    def __init__(self, c: np.ndarray) -> None:
-        self.c = c
-
-    def _pair(self, other: Vec) -> tuple[np.ndarray, np.ndarray]:
-        a, b = self.c, other.c
-        if a.size < b.size:
-            a = np.concatenate([a.astype(b.dtype), _zeros_like(b.size - a.size, b.dtype)])
-        elif b.size < a.size:
-            b = np.concatenate([b.astype(a.dtype), _zeros_like(a.size - b.size, a.dtype)])
-        elif a.dtype != b.dtype:
-            a, b = a.astype(object), b.astype(object)
-        return a, b
-
-    def __add__(self, other: Vec) -> Vec:
-        a, b = self._pair(other)
-        return Vec(a + b)
-
-    def __sub__(self, other: Vec) -> Vec:
-        a, b = self._pair(other)
-        return Vec(a - b)
-
-    def __neg__(self) -> Vec:
-        return Vec(-self.c)
-
-    def __mul__(self, s: float) -> Vec:
-        with np.errstate(over="ignore", invalid="ignore"):
-            return _finite(Vec(num(s) * self.c))
-
-    __rmul__ = __mul__
-
-    def __truediv__(self, s: float) -> Vec:
-        s = num(s)
-        if self.c.dtype == object:
-            return Vec(self.c * (Fraction(1) / s if isinstance(s, (Fraction, int)) else 1.0 / s))
-        return Vec(self.c / s)
-
-    def key(self) -> bytes:
-        """Exact identity of the point (trailing zeros stripped), for de-duplicating oracle calls."""
-        nz = np.flatnonzero(self.c)
-        end = int(nz[-1]) + 1 if nz.size else 0
-        if self.c.dtype == object:
-            return repr(tuple(Fraction(v) for v in self.c[:end])).encode()
-        return self.c[:end].tobytes()
-
-
-def vsum(vecs: list[Vec], weights: Any = None) -> Vec:
-    """``sum_k w_k v_k`` (plain sum when ``weights`` is None)."""
-    w = [1] * len(vecs) if weights is None else list(weights)
-    out = Vec(np.zeros(0))
-    for wk, v in zip(w, vecs, strict=True):
-        out = out + num(wk) * v
-    return out
-
-
-@dataclass
-class Scalar:
-    """``sum_t coef_t <u_t, v_t> + sum_k F_coef[k] F_k + const``."""
-
-    quad: list[tuple[float, Vec, Vec]] = field(default_factory=list)
-    lin: dict[int, float] = field(default_factory=dict)
-    const: Any = 0
-
-    def __add__(self, other: Any) -> Scalar:
-        if not isinstance(other, Scalar):
-            return Scalar(list(self.quad), dict(self.lin), self.const + num(other))
-        lin = dict(self.lin)
-        for k, v in other.lin.items():
-            lin[k] = lin.get(k, 0) + v
-        return Scalar(self.quad + other.quad, lin, self.const + other.const)
-
-    __radd__ = __add__
-
-    def __mul__(self, s: float) -> Scalar:
-        s = num(s)
-        return Scalar([(s * c, u, v) for c, u, v in self.quad], {k: s * v for k, v in self.lin.items()},
-                      s * self.const)
-
-    __rmul__ = __mul__
-
-    def __neg__(self) -> Scalar:
-        return self * -1
-
-    def __sub__(self, other: Any) -> Scalar:
-        return self + (-other if isinstance(other, Scalar) else -num(other))
-
-    def __rsub__(self, other: Any) -> Scalar:
-        return (-self) + other
-
-
-def inner(u: Vec, v: Vec) -> Scalar:
-    """The Gram entry ``<u, v>`` as a :class:`Scalar`."""
-    return Scalar([(1, u, v)])
-
-
-def sqnorm(u: Vec) -> Scalar:
-    """``||u||^2``."""
-    return inner(u, u)
-
-
-@dataclass
-class _Point:
-    x: Vec
-    g: Vec
-    f: Scalar
+#: the builder's API: the Gram algebra (:mod:`fairtheory.worstcase.gram`) and the solution type
+#: (:mod:`fairtheory.worstcase.solvers`) are re-exported for PEPs written by hand
+__all__ = ["Vec", "Scalar", "Function", "PEP", "SDPSolution", "inner", "sqnorm", "vsum", "num", "scalar_row",
+           "clarabel_setup"]
 
 
 class Function:
@@ -211,8 +70,6 @@ class Function:
     conditions the class writes; ``L`` is the class's smoothness constant (``inf`` when it has none)."""
 
     def __init__(self, pep: PEP, L: Any, name: str) -> None:
-        from fairtheory.worstcase.classes import as_class
-
         self.pep, self.name = pep, name
         self.cls = as_class(L)
         self.L = self.cls.L
@@ -306,42 +163,6 @@ class Function:
             raise FairtheoryValueError(f"{self.name} already has a point at the origin (optimum declared twice?)")
         self.add_point(z, self.pep.zero(), Scalar())
         return z, self.pep.zero(), Scalar()
-
-
-@dataclass
-class SDPSolution:
-    """What :meth:`PEP.solve` returns (values in the PEP's own units)."""
-
-    value: float            #: primal objective (the worst case found)
-    dual_value: float       #: dual objective (an upper bound when the dual is feasible)
-    gap: float              #: ``dual_value - value``
-    status: str             #: Clarabel status name
-    gram: np.ndarray        #: the Gram matrix (dim x dim)
-    F: np.ndarray           #: the function-value variables
-    dim: int                #: Gram dimension
-    n_constraints: int      #: scalar constraints (interpolation + user)
-    n_interp: int           #: interpolation conditions among them
-    seconds: float          #: solve time (Clarabel)
-    build_seconds: float    #: time to assemble the sparse problem
-    iterations: int
-    r_prim: float
-    r_dual: float
-    duals: np.ndarray       #: multipliers of the user inequality constraints (in order)
-    #: problem data in natural coordinates ``[G_ab (a <= b), F]``: row ``i`` means ``rows[i] . x <= consts[i]``
-    #: (``==`` for the first ``n_eq``), the objective ``objective_row . x + objective_const``
-    rows: Any = None
-    consts: Any = None
-    objective_row: Any = None
-    objective_const: float = 0.0
-    z: Any = None           #: the solver's multiplier of every scalar row
-    n_eq: int = 0
-    max_terms: int = 0      #: most floating-point terms summed into one coefficient (for rounding bounds)
-    trace_weight: float = 0.0  #: ``eps`` of ``maximise obj + eps tr G`` (``objective_row`` excludes it)
-    solver: str = "clarabel"   #: ``"clarabel"`` or ``"sdpa-gmp"`` (the GMP re-solve of :meth:`PEP.solve`)
-
-    @property
-    def solved(self) -> bool:
-        return self.status == "Solved"
 
 
 class PEP:
@@ -529,9 +350,7 @@ class PEP:
         if raw:
             return self._solve_float(tol=tol, max_iter=max_iter, verbose=verbose, scale=scale, fscale=fscale,
                                      trace_weight=trace_weight, method=method, time_limit=time_limit)
-        from fairtheory.worstcase.checked_solve import solve_checked
-
-        return solve_checked(self, tol=tol, max_iter=max_iter, verbose=verbose, scale=scale, fscale=fscale,
+        return checked_solve.solve_checked(self, tol=tol, max_iter=max_iter, verbose=verbose, scale=scale, fscale=fscale,
                               trace_weight=trace_weight, method=method, gmp=gmp)
 
     def _solve_float(self, *, tol: float = 1e-8, max_iter: int = 400, verbose: bool = False,
@@ -542,114 +361,25 @@ class PEP:
         solve; ``time_limit``: Clarabel's wall-clock limit in seconds (status ``MaxTime`` past it; the sparse route's
         rounds share it); ``row_units``: every row is divided by the power of two nearest its largest coefficient (after the
         column scaling) - both exact, the multipliers and values mapped back."""
-        import clarabel
-
         if method not in ("auto", "dense", "sparse"):
             raise FairtheoryValueError(f"method must be 'auto', 'dense' or 'sparse', got {method!r}")
         if self._objective is None:
             raise FairtheoryValueError("no objective: call maximize(...) first")
         sym = getattr(self, "symmetry", None)  # identical clients: fairtheory.worstcase.symmetric.attach
         if method == "auto" and not self.exact and sym is not None:
-            from fairtheory.worstcase.symmetric import solve_symmetric
-
-            return solve_symmetric(self, sym, tol=tol, max_iter=max_iter, verbose=verbose, scale=scale,
-                                   fscale=fscale, trace_weight=trace_weight, obj_unit=obj_unit, row_units=row_units)
+            return symmetric.solve_symmetric(self, sym, tol=tol, max_iter=max_iter, verbose=verbose, scale=scale,
+                                             fscale=fscale, trace_weight=trace_weight, obj_unit=obj_unit,
+                                             row_units=row_units)
         if method != "dense" and not self.exact:
-            from fairtheory.worstcase.sparse_solve import should_use_sparse, solve_sparse
-
-            if method == "sparse" or should_use_sparse(self):
-                return solve_sparse(self, tol=tol, max_iter=max_iter, verbose=verbose, scale=scale, fscale=fscale,
-                                    trace_weight=trace_weight, obj_unit=obj_unit, time_limit=time_limit)
+            if method == "sparse" or sparse_solve.should_use_sparse(self):
+                return sparse_solve.solve_sparse(self, tol=tol, max_iter=max_iter, verbose=verbose, scale=scale,
+                                                 fscale=fscale, trace_weight=trace_weight, obj_unit=obj_unit,
+                                                 time_limit=time_limit)
         if isinstance(tol, bool) or not isinstance(tol, (int, float, np.floating)) or not 1e-14 <= float(tol) <= 1e-2:
             raise FairtheoryValueError(f"tol (the solver's tolerance) must be a number in [1e-14, 1e-2], got {tol!r}")
-        t0 = time.perf_counter()
-        dim, nf = self.dim, self.nf
-        nG = dim * (dim + 1) // 2
-        nx = nG + nf
-        interp = self._interpolation()
-        groups = [self._eq, interp + self._ineq]
-        R: list[np.ndarray] = []
-        C: list[np.ndarray] = []
-        V: list[np.ndarray] = []
-        b: list[float] = []
-        r = 0
-        for grp in groups:
-            for s in grp:
-                c, v = self._row(s, nG)
-                R.append(np.full(c.size, r))
-                C.append(c)
-                V.append(v)
-                b.append(-float(s.const))
-                r += 1
-        n_eq = len(self._eq)
-        n_ineq = r - n_eq
-        rows = sp.csr_matrix((np.concatenate(V) if V else np.zeros(0),
-                              (np.concatenate(R) if R else np.zeros(0, dtype=np.int64),
-                               np.concatenate(C) if C else np.zeros(0, dtype=np.int64))), shape=(r, nx))
-        max_terms = int(np.bincount(np.concatenate(C), minlength=nx).max()) if C else 0
-        rows.sum_duplicates()
-        qc, qv = self._row(self._objective, nG)
-        obj = np.zeros(nx)
-        np.add.at(obj, qc, qv)
-        consts = np.asarray(b, dtype=np.float64)
-        if not (np.all(np.isfinite(rows.data)) and np.all(np.isfinite(obj)) and np.all(np.isfinite(consts))):
-            raise FairtheoryValueError("the PEP's data is not finite (a coefficient overflowed float64): use smaller "
-                                       "step sizes / fewer steps, or exact rational data")
-        iu = np.triu_indices(dim)
-        ia, ib = iu
-        svec_idx = ib * (ib + 1) // 2 + ia
-        to_svec = np.ones(nx)
-        to_svec[svec_idx[ia != ib]] = 1.0 / _SQRT2  # coefficient of sqrt(2) G_ab
-        colscale = np.ones(nx)
-        if scale is not None:
-            d = np.asarray(scale, dtype=np.float64)
-            if d.shape != (dim,) or not np.all(np.isfinite(d)) or np.any(d <= 0):
-                raise FairtheoryValueError(f"scale must hold {dim} positive finite numbers")
-            colscale[svec_idx] = d[ia] * d[ib]
-        if fscale is not None:
-            e = np.asarray(fscale, dtype=np.float64)
-            if e.shape != (nf,) or not np.all(np.isfinite(e)) or np.any(e <= 0):
-                raise FairtheoryValueError(f"fscale must hold {nf} positive finite numbers")
-            colscale[nG:] = e
-        colmul = sp.diags(to_svec * colscale)
-        scaled_rows = (rows @ colmul).tocsr()
-        rscale = np.ones(r)
-        if row_units and r:
-            big = np.maximum(abs(scaled_rows).max(axis=1).toarray().ravel(), np.abs(consts))
-            ok = (big > 0) & np.isfinite(big)
-            rscale[ok] = np.ldexp(1.0, np.round(np.log2(big[ok])).astype(np.int64))
-            scaled_rows = (sp.diags(1.0 / rscale) @ scaled_rows).tocsr()
-        A = sp.vstack([scaled_rows, sp.csr_matrix((-np.ones(nG), (np.arange(nG), np.arange(nG))),
-                                                    shape=(nG, nx))]).tocsc()
-        obj_solved = obj.copy()
-        if trace_weight:
-            obj_solved[svec_idx[ia == ib]] += float(trace_weight)
-        q = -(obj_solved * to_svec * colscale) / float(obj_unit)
-        P = sp.csc_matrix((nx, nx))
-        cones, settings = clarabel_setup(n_eq, n_ineq, dim, tol_gap=tol, tol_feas=10 * tol, max_iter=max_iter,
-                                         verbose=verbose)
-        if time_limit is not None:
-            settings.time_limit = float(time_limit)
-        build = time.perf_counter() - t0
-        bb = np.concatenate([consts / rscale, np.zeros(nG)])
-        solver = clarabel.DefaultSolver(P, q, A, bb, cones, settings)
-        sol = solver.solve()
-        status = str(sol.status).split(".")[-1]
-        x = np.asarray(sol.x) * colscale
-        z = np.asarray(sol.z) * float(obj_unit)
-        z[:r] = z[:r] / rscale
-        gram = _unsvec(x[:nG], dim)
-        F = x[nG:].copy()
-        value = -float(sol.obj_val) * float(obj_unit) + float(self._objective.const)
-        dual = -float(sol.obj_val_dual) * float(obj_unit) + float(self._objective.const)
-        n_user = len(self._ineq)
-        duals = z[n_eq + len(interp): n_eq + len(interp) + n_user].copy()
-        return SDPSolution(value=value, dual_value=dual, gap=dual - value, status=status, gram=gram, F=F,
-                           dim=dim, n_constraints=n_eq + n_ineq, n_interp=len(interp),
-                           seconds=float(sol.solve_time), build_seconds=build, iterations=int(sol.iterations),
-                           r_prim=float(sol.r_prim), r_dual=float(sol.r_dual), duals=duals,
-                           rows=rows, consts=consts, objective_row=obj, objective_const=float(self._objective.const),
-                           z=z[:r].copy(), n_eq=n_eq, max_terms=max_terms, trace_weight=float(trace_weight))
+        return solvers.solve_dense(self, tol=tol, max_iter=max_iter, verbose=verbose, scale=scale, fscale=fscale,
+                                   trace_weight=trace_weight, obj_unit=obj_unit, row_units=row_units,
+                                   time_limit=time_limit)
 
     def bracket(self, sol: SDPSolution | None = None, *, rtol: float = 1e-6, deadline_s: float = 60.0) -> Any:
         r"""``lower <= worst case <= upper`` for a hand-written PEP (:class:`fairtheory.worstcase.bracket.Bracket`, the
@@ -666,9 +396,7 @@ class PEP:
           violation of the caller's constraints at the solution the replay starts from.
 
         ``sol``: a solution of this PEP (default :meth:`solve`)."""
-        from fairtheory.worstcase.checked_solve import pep_bracket
-
-        return pep_bracket(self, sol, rtol=rtol, deadline_s=deadline_s)
+        return checked_solve.pep_bracket(self, sol, rtol=rtol, deadline_s=deadline_s)
 
     def export(self) -> dict[str, Any]:
         r"""The problem data, exactly, in the order :meth:`solve` uses (equalities, interpolation conditions,
@@ -693,120 +421,3 @@ class PEP:
         for k, v in s.lin.items():
             out += float(v) * float(sol.F[k])
         return float(out)
-
-
-def clarabel_setup(n_eq: int, n_ineq: int, dim: int, *, tol_gap: float, tol_feas: float, max_iter: int,
-                   verbose: bool, max_threads: int = 1) -> tuple[list[Any], Any]:
-    """Clarabel's cones (zero, nonnegative, one PSD triangle of size ``dim``) and settings as every PEP solve uses
-    them (gap and feasibility tolerances, no presolve, the ``faer`` direct solver)."""
-    import clarabel
-
-    cones = []
-    if n_eq:
-        cones.append(clarabel.ZeroConeT(n_eq))
-    if n_ineq:
-        cones.append(clarabel.NonnegativeConeT(n_ineq))
-    cones.append(clarabel.PSDTriangleConeT(dim))
-    settings = clarabel.DefaultSettings()
-    settings.verbose = verbose
-    settings.tol_gap_abs = tol_gap
-    settings.tol_gap_rel = tol_gap
-    settings.tol_feas = tol_feas
-    settings.max_iter = max_iter
-    settings.max_threads = max_threads
-    settings.presolve_enable = False
-    settings.direct_solve_method = _METHOD[0]
-    return cones, settings
-
-
-def scalar_row(s: Scalar, nG: int, coords: Any = None) -> tuple[np.ndarray, np.ndarray]:
-    """Column indices and natural coefficients of one scalar over ``x = [G_ab (a <= b), F]``: the entry of
-    ``(a, b)`` (index ``b (b + 1)/2 + a``, duplicates not summed) multiplies ``G_ab`` itself (both orders of an
-    off-diagonal pair add up); :meth:`PEP.solve` rescales to Clarabel's ``svec``.  ``coords(v)``: the float
-    coordinates of a :class:`Vec` in the basis the Gram matrix is taken in (default its own coefficients; the
-    sparse solve passes its change of basis)."""
-    cols: list[np.ndarray] = []
-    vals: list[np.ndarray] = []
-    for coef, u, v in s.quad:
-        if coords is None:
-            uc, vc = np.asarray(u.c, dtype=np.float64), np.asarray(v.c, dtype=np.float64)
-        else:
-            uc, vc = coords(u), coords(v)
-        iu, iv = np.flatnonzero(uc), np.flatnonzero(vc)
-        if iu.size == 0 or iv.size == 0:
-            continue
-        out = float(coef) * np.multiply.outer(uc[iu], vc[iv])
-        a, b = np.minimum.outer(iu, iv).ravel(), np.maximum.outer(iu, iv).ravel()
-        cols.append(b * (b + 1) // 2 + a)
-        vals.append(out.ravel())
-    for k, v in s.lin.items():
-        cols.append(np.array([nG + k]))
-        vals.append(np.array([float(v)]))
-    if not cols:
-        return np.zeros(0, dtype=np.int64), np.zeros(0)
-    return np.concatenate(cols), np.concatenate(vals)
-
-
-def _fr(x: Any) -> Fraction:
-    """Exact value of a coefficient (a float converts to the rational it is)."""
-    if isinstance(x, Fraction):
-        return x
-    if isinstance(x, (int, np.integer)) and not isinstance(x, bool):
-        return Fraction(int(x))
-    xf = float(x)
-    if not math.isfinite(xf):
-        raise FairtheoryValueError(f"non-finite PEP coefficient {xf!r}")
-    return Fraction(xf)
-
-
-def _exact_row(s: Scalar) -> tuple[dict[tuple[int, int], Fraction], dict[int, Fraction], Fraction]:
-    """``(G, F, c)`` of a :class:`Scalar` (see :meth:`PEP.export`)."""
-    G: dict[tuple[int, int], Fraction] = {}
-    for coef, u, v in s.quad:
-        cf = _fr(coef)
-        iu = [(int(i), _fr(u.c[i])) for i in np.flatnonzero(u.c)]
-        iv = [(int(j), _fr(v.c[j])) for j in np.flatnonzero(v.c)]
-        for i, ui in iu:
-            cu = cf * ui
-            for j, vj in iv:
-                t = cu * vj
-                key = (i, j) if i <= j else (j, i)
-                G[key] = G.get(key, Fraction(0)) + (t if i == j else t / 2)
-    G = {k: v for k, v in G.items() if v != 0}
-    F = {int(k): _fr(v) for k, v in s.lin.items() if _fr(v) != 0}
-    return G, F, _fr(s.const)
-
-
-def gram_coordinates(sol: SDPSolution) -> Any:
-    """Explicit vectors for a PEP solution: factor ``G = V^T V`` (eigenvalues below ``1e-12 max(1, lambda_max)``
-    dropped) and return ``coords(v) = V c(v)``, the point in ``R^rank`` of a symbolic :class:`Vec`."""
-    w, U = np.linalg.eigh(sol.gram)
-    keep = w > 1e-12 * max(1.0, float(w.max()))
-    V = (U[:, keep] * np.sqrt(w[keep])).T  # (rank, dim)
-
-    def coords(v: Vec) -> np.ndarray:
-        c = np.zeros(sol.dim)
-        c[: v.c.size] = v.c
-        return V @ c
-
-    return coords
-
-
-def _unsvec(x: np.ndarray, dim: int) -> np.ndarray:
-    G = np.zeros((dim, dim))
-    iu = np.triu_indices(dim)
-    # column-major upper triangle: index of (a, b), a <= b, is b (b + 1)/2 + a
-    a, b = iu
-    idx = b * (b + 1) // 2 + a
-    vals = x[idx]
-    vals = np.where(a == b, vals, vals / _SQRT2)
-    G[a, b] = vals
-    G[b, a] = vals
-    return G
-
-
-def require_solved(sol: SDPSolution, what: str) -> None:
-    """Raise :class:`SolverError` unless Clarabel reports ``Solved``."""
-    if not sol.solved:
-        raise SolverError(f"{what} (gap {sol.gap:.3g}, r_prim {sol.r_prim:.3g}, r_dual {sol.r_dual:.3g})", "Clarabel",
-                          sol.status)

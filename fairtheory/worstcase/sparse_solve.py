@@ -36,7 +36,7 @@ exact reformulations:
    added are ``0``: the relaxation's dual solution is a dual solution of the full problem, so the rigorous
    weak-duality bound of :mod:`fairtheory.worstcase.bracket` applies to it unchanged.
 
-The returned :class:`SparseSDPSolution` is an :class:`~fairtheory.worstcase.sdp.SDPSolution` in the PEP's
+The returned :class:`SparseSDPSolution` is an :class:`~fairtheory.worstcase.solvers.SDPSolution` in the PEP's
 own basis (``gram``, ``F``, ``rows``/``consts``/``objective_row``/``z`` over every row, in
 :meth:`PEP.solve`'s order: equalities, interpolation rows, user inequalities), plus the rounds, rows kept
 and the largest violation left.  See docs/worstcase.md, "Large PEPs: the sparse solve".
@@ -47,14 +47,18 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 
 from fairtheory.errors import FairtheoryValueError, SolverError
-from fairtheory.worstcase.sdp import PEP, Scalar, SDPSolution, Vec, _unsvec, clarabel_setup, scalar_row
+from fairtheory.worstcase.gram import Scalar, Vec, _unsvec, scalar_row
+from fairtheory.worstcase.solvers import SDPSolution, clarabel_setup
+
+if TYPE_CHECKING:
+    from fairtheory.worstcase.sdp import PEP
 
 __all__ = ["solve_sparse", "should_use_sparse", "sparse_route", "sparse_estimated_seconds", "sparse_basis",
            "SparseSDPSolution", "SPARSE_MIN_DIM"]
@@ -68,7 +72,7 @@ SPARSE_MIN_DIM = 50
 
 @dataclass
 class SparseSDPSolution(SDPSolution):
-    """An :class:`~fairtheory.worstcase.sdp.SDPSolution` of the full PEP found by :func:`solve_sparse`, with the
+    """An :class:`~fairtheory.worstcase.solvers.SDPSolution` of the full PEP found by :func:`solve_sparse`, with the
     constraint generation's record.  ``seconds`` sums Clarabel's solve times over the rounds, ``iterations``
     its iterations; ``r_prim`` / ``r_dual`` are the last round's (of the dual formulation Clarabel is given)."""
 

@@ -38,7 +38,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError
-from fairtheory.worstcase.sdp import PEP, Function, Scalar, Vec, _step, inner, num, sqnorm
+from fairtheory.worstcase.gram import Scalar, Vec, _step, inner, num, sqnorm
+from fairtheory.worstcase.sdp import PEP, Function
 
 __all__ = ["Combination", "BlockPartition", "epsilon_subgradient_step", "exact_linesearch_step",
            "linear_optimization_step", "bregman_gradient_step", "bregman_proximal_step", "inexact_proximal_step",

@@ -31,7 +31,7 @@ GD the same way).
 ``lambda`` gives every row of the orbit ``lambda / n``.  Their sum, minus the objective, is the group average of the
 reduced dual slack, hence invariant, and positive semidefinite exactly when the reduced slack is (the same block
 diagonalisation): a dual solution of the full PEP.  :func:`solve_symmetric` returns an
-:class:`~fairtheory.worstcase.sdp.SDPSolution` of the *full* PEP (its ``gram``, ``F`` in the PEP's basis, every
+:class:`~fairtheory.worstcase.solvers.SDPSolution` of the *full* PEP (its ``gram``, ``F`` in the PEP's basis, every
 row with its multiplier), so :mod:`fairtheory.worstcase.bracket` certifies it exactly as a dense solve - the
 rigorous upper bound (weak duality over every row of the full PEP, rounding bounded) and the replayed lower bound
 do not rely on the symmetry argument: a wrong reduction could only leave the bracket open, never close it on a
@@ -43,13 +43,19 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.sparse as sp
 
 from fairtheory.errors import FairtheoryValueError
-from fairtheory.worstcase.sdp import PEP, Function, SDPSolution, Vec, _unsvec
+from fairtheory.worstcase.bracket import norm_bounds
+from fairtheory.worstcase.gram import Vec, _unsvec
+from fairtheory.worstcase.solvers import SDPSolution, clarabel_setup, estimated_seconds
+from fairtheory.worstcase.sparse_solve import _natural
+
+if TYPE_CHECKING:
+    from fairtheory.worstcase.sdp import PEP, Function
 
 __all__ = ["ClientSymmetry", "client_symmetry", "solve_symmetric", "SymmetricSDPSolution", "symmetric_estimated_seconds",
            "SYMMETRIC_MIN_DIM"]
@@ -90,7 +96,7 @@ class ClientSymmetry:
 
 @dataclass
 class SymmetricSDPSolution(SDPSolution):
-    """An :class:`~fairtheory.worstcase.sdp.SDPSolution` of the full PEP found by :func:`solve_symmetric`
+    """An :class:`~fairtheory.worstcase.solvers.SDPSolution` of the full PEP found by :func:`solve_symmetric`
     (``gram``, ``F``, ``rows``, ``z`` of the full PEP); ``blocks``: the sizes of the two PSD cones solved,
     ``rows_reduced``: the rows Clarabel saw."""
 
@@ -199,8 +205,6 @@ def a_priori_scale(pep: PEP, sym: ClientSymmetry) -> np.ndarray | None:
     None when a bound is not finite.  Any positive scaling solves the same problem (a congruence); this one makes
     the iterates' Gram entries of comparable size (local GD at ``kappa = 47``: the unscaled solve stopped with a
     rigorous bound ``1.3e-5`` of the unit above its value, the scaled one ``8.2e-7``: certified)."""
-    from fairtheory.worstcase.bracket import norm_bounds
-
     initial = {int(j): 1.0 for j in np.flatnonzero(sym.kind == 0)}
     initial.update({int(j): math.sqrt(sym.n) for j in np.flatnonzero(sym.kind == 1)})
     B = norm_bounds(pep, initial=initial, anchors=[math.sqrt(sym.n)] * sym.n).B
@@ -211,10 +215,8 @@ def a_priori_scale(pep: PEP, sym: ClientSymmetry) -> np.ndarray | None:
 
 def symmetric_estimated_seconds(block: int, rows: int) -> float:
     """A rough upper estimate of :func:`solve_symmetric` (2 cores): two PSD cones of size ``block`` and ``rows``
-    reduced rows cost about what :func:`fairtheory.worstcase.local_gd.estimated_seconds` gives one cone of size
+    reduced rows cost about what :func:`fairtheory.worstcase.solvers.estimated_seconds` gives one cone of size
     ``block`` with those rows, doubled (measured: blocks of 50 with 2.45k rows, 3-8 s per solve)."""
-    from fairtheory.worstcase.local_gd import estimated_seconds
-
     return 2.0 * estimated_seconds(block, rows)
 
 
@@ -230,10 +232,7 @@ def solve_symmetric(pep: PEP, sym: ClientSymmetry, *, tol: float = 1e-8, max_ite
     is itself invariant; any positive one gives the same problem).  Raises
     :class:`~fairtheory.errors.FairtheoryValueError` when two rows of one orbit do not restrict to the same row
     (to :data:`ORBIT_RTOL`): the PEP is not symmetric."""
-    import clarabel
-
-    from fairtheory.worstcase.sdp import clarabel_setup
-    from fairtheory.worstcase.sparse_solve import _natural
+    import clarabel  # heavy: loaded at the first solve
 
     if isinstance(tol, bool) or not isinstance(tol, (int, float, np.floating)) or not 1e-14 <= float(tol) <= 1e-2:
         raise FairtheoryValueError(f"tol (the solver's tolerance) must be a number in [1e-14, 1e-2], got {tol!r}")

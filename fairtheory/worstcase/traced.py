@@ -26,9 +26,9 @@ their noise atom from the same scripted generator (one ``choice`` per noisy quer
 outcomes), so client sampling and noise share one script and one tree; ``init`` is branched like a step.  Any
 other draw the method makes itself (``rng.normal``, ...) is refused.
 
-Twins (the hand-written PEPs are independent): ``worst_case(fedavg.make, T, lr=beta, kappa=kappa)`` is
+Twins (the hand-written PEPs are independent): ``worst_case(fedavg.make, T, lr=lr, kappa=kappa)`` is
 :func:`fairtheory.worstcase.local_gd_worst_case` with ``schedule="fedavg"``, ``T_N = T - 1``,
-``output="last"``; ``worst_case(scaffold.make, R, kappa=kappa, lr=eta_l, start={"warm_start": True})``
+``output="last"``; ``worst_case(scaffold.make, R, kappa=kappa, lr=lr, start={"warm_start": True})``
 is :func:`fairtheory.worstcase.scaffold.scaffold_worst_case` (verify/claims/worstcase_traced.py).
 """
 
@@ -44,10 +44,14 @@ import numpy as np
 
 from fairtheory._validation import check_integer
 from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError, SolverError
+from fairtheory.worstcase.classes import SmoothStronglyConvex
+from fairtheory.worstcase.finish import finish_worst_case
+from fairtheory.worstcase.gram import Scalar, gram_coordinates
 from fairtheory.worstcase.gram_array import GramArray, NotRepresentableError
-from fairtheory.worstcase.local_gd import MAX_PEP_DIM, Instance, WorstCase, check_size, finish_worst_case
+from fairtheory.worstcase.limits import MAX_PEP_DIM, check_size
 from fairtheory.worstcase.pep_problem import MEASURES, PEPProblem
-from fairtheory.worstcase.sdp import Scalar, SDPSolution, gram_coordinates
+from fairtheory.worstcase.results import Instance, WorstCase
+from fairtheory.worstcase.solvers import SDPSolution
 
 __all__ = ["worst_case", "trace", "Traced", "MAX_BRANCHES", "PEPProblem", "NotRepresentableError"]
 
@@ -161,6 +165,10 @@ class Traced:
                  seconds: float, constraints: list[Scalar] | None = None) -> None:
         self.problem, self.leaves, self.objective, self.seconds = problem, leaves, objective, seconds
         self.constraints: list[Scalar] = list(constraints or [])
+        #: per leaf: its probability and the candidate output points (one, or ``w_0..w_T`` for ``"best"``)
+        self.outputs: list[tuple[float, list[GramArray]]] = []
+        #: the measures (their minimum when several)
+        self.measures: list[str] = ["value"]
 
 
 def _server_model(state: Any, problem: PEPProblem) -> GramArray:
@@ -281,6 +289,7 @@ def _trace(make: Callable[..., Any], rounds: int, problem: PEPProblem, *, output
     obj = Scalar()
     rows: list[Scalar] = []
     leaves = []
+    outputs = []
     for q, st, path in nodes:
         w = _server_model(st, problem)
         server = path[1:]
@@ -295,10 +304,10 @@ def _trace(make: Callable[..., Any], rounds: int, problem: PEPProblem, *, output
             points = [out / len(server)]
         obj = obj + q * _leaf_objective(problem, points, measures, rows)
         leaves.append((q, server))
-    return Traced(problem, leaves, obj, time.perf_counter() - t0, rows)
-
-
-_UNSET: Any = object()
+        outputs.append((q, points))
+    tr = Traced(problem, leaves, obj, time.perf_counter() - t0, rows)
+    tr.outputs, tr.measures = outputs, measures
+    return tr
 
 
 def _keyword_of(make: Callable[..., Any], name: str) -> bool:
@@ -311,17 +320,12 @@ def _keyword_of(make: Callable[..., Any], name: str) -> bool:
         return False
 
 
-def _class_keywords(make: Callable[..., Any], L: Any, mu: Any, class_mu: Any, function_class: Any,
+def _class_keywords(make: Callable[..., Any], L: Any, class_mu: Any, function_class: Any,
                     hyper: dict[str, Any]) -> tuple[Any, Any]:
-    """``(L, mu)`` of the function class from ``L`` / ``class_mu`` / ``function_class`` (issue 35: class parameters and
-    the method's hyper-parameters never share a keyword).  The old ``mu=`` for the class still works, with a
-    :class:`DeprecationWarning` naming ``class_mu=``, where it is unambiguous; where the class is given by the new
-    keywords, ``mu=`` is the method's hyper-parameter; where the method takes a ``mu`` of its own and the class is
-    not given otherwise, the call is refused by name."""
-    import warnings
-
-    from fairtheory.worstcase.classes import SmoothStronglyConvex
-
+    """``(L, mu)`` of the function class from ``L`` / ``class_mu`` / ``function_class``: class parameters and the
+    method's hyper-parameters never share a keyword (``mu=`` is always the method's; for the class it was removed, and
+    a ``mu=`` the method does not take is refused naming ``class_mu=``)."""
+    _refuse_class_mu(make, hyper)
     if function_class is not None:
         if L is not None or class_mu is not None:
             raise FairtheoryValueError("give the function class once: function_class=SmoothStronglyConvex(L, mu) or "
@@ -335,25 +339,20 @@ def _class_keywords(make: Callable[..., Any], L: Any, mu: Any, class_mu: Any, fu
     if L is None:
         raise FairtheoryTypeError("worst_case needs the function class: L= (with class_mu=) or "
                                   "function_class=SmoothStronglyConvex(L, mu)")
-    if mu is _UNSET:
-        return L, 0.0 if class_mu is None else class_mu
-    if class_mu is not None or function_class is not None:
-        if "mu" in hyper:
-            raise FairtheoryValueError("mu= and hyper={'mu': ...} both give the method's mu: give it once")
-        hyper["mu"] = mu  # the class is given by the new keywords: mu is the method's hyper-parameter
-        return L, 0.0 if class_mu is None else class_mu
-    if _keyword_of(make, "mu"):
-        raise FairtheoryValueError(
-            f"mu= is ambiguous: {_name(make)} has a hyper-parameter mu, and worst_case's mu= was the function class's "
-            "strong convexity; pass class_mu= (or function_class=SmoothStronglyConvex(L, mu)) for the class and mu= "
-            "for the method")
-    warnings.warn("worst_case(mu=...) for the function class's strong convexity is deprecated: use class_mu= (or "
-                  "function_class=SmoothStronglyConvex(L, mu))", DeprecationWarning, stacklevel=3)
-    return L, mu
+    return L, 0.0 if class_mu is None else class_mu
+
+
+def _refuse_class_mu(make: Callable[..., Any], hyper: Mapping[str, Any]) -> None:
+    """``mu=`` for a method without a hyper-parameter ``mu``: the removed spelling of ``class_mu=``, refused by name."""
+    if "mu" in hyper and not _keyword_of(make, "mu"):
+        raise FairtheoryTypeError(
+            f"worst_case: mu= is a hyper-parameter of the method, and {_name(make)} takes none; the function class's "
+            "strong convexity is class_mu= (or function_class=SmoothStronglyConvex(L, mu)); worst_case's mu= for the "
+            "class was removed")
 
 
 def worst_case(make: Callable[..., Any], rounds: int, *, n: int, L: Any = None, D0: float, rho2: float,
-               mu: Any = _UNSET, class_mu: Any = None, function_class: Any = None, p: Any = None,
+               class_mu: Any = None, function_class: Any = None, p: Any = None,
                output: Literal["last", "mean", "best"] = "last", start: Mapping[str, Any] | None = None,
                tol: float = 1e-8, max_branches: int = MAX_BRANCHES, hyper: Mapping[str, Any] | None = None,
                return_instance: bool = False, certificate: bool = False, measure: Any = "value",
@@ -373,10 +372,8 @@ def worst_case(make: Callable[..., Any], rounds: int, *, n: int, L: Any = None, 
     function_class : instead of ``L`` / ``class_mu``: ``SmoothStronglyConvex(L, mu)`` or one per client - or any class
         of :mod:`fairtheory.worstcase.classes` (``ConvexLipschitz(M)``, ``ConvexQG(L)``, ...; one, or one per client,
         classes may differ between clients): :class:`PEPProblem` ``classes=`` (its units, its restrictions); the value is
-        then the solver's (``value_is == "solver"``) and ``certificate=True`` is refused.
-    mu : the method's hyper-parameter ``mu`` when the class is given by ``class_mu`` / ``function_class``.  Without
-        them, the old spelling of ``class_mu`` (a :class:`DeprecationWarning`), refused by name when the method has
-        a ``mu`` of its own (ambiguous).
+        then the solver's (``value_is == "solver"``); ``certificate=True`` works for the classes of the kernel's table
+        (those whose ``kernel_class()`` names an entry: the exact ones) and is refused for the others.
     output : ``"last"`` (the last server model ``w_T``), ``"mean"`` (mean of the server models ``w_1..w_T``) or
         ``"best"`` (the smallest measure over ``w_0..w_T`` in each sampling / noise leaf; the objective is the
         expectation of the per-leaf minimum).
@@ -401,8 +398,9 @@ def worst_case(make: Callable[..., Any], rounds: int, *, n: int, L: Any = None, 
     start : keyword arguments of the method's ``init`` (e.g. ``{"warm_start": True}`` for Scaffold).
     tol : Clarabel's tolerances.  max_branches : limit on sampling / noise branches.
     hyper, **more : the method's hyper-parameters (``hyper`` for names that clash with this function's own,
-        e.g. q-FedSGD's ``L``).
-    return_instance : also extract the worst-case functions' data (:class:`~fairtheory.worstcase.local_gd.Instance`,
+        e.g. q-FedSGD's ``L``); ``mu=`` is always the method's (rFedFair's smoothing), and refused naming ``class_mu=``
+        for a method without one.
+    return_instance : also extract the worst-case functions' data (:class:`~fairtheory.worstcase.results.Instance`,
         caller's units, ``x* = 0``), e.g. to replay the method on them with numpy
         (:class:`fairtheory.worstcase.replay.InterpolatedProblem`).
     certificate : attach ``.certificate``: a ``"linear"`` statement recording the traced recurrence (every
@@ -410,18 +408,19 @@ def worst_case(make: Callable[..., Any], rounds: int, *, n: int, L: Any = None, 
         dual multipliers proving ``value <= certificate.bound`` exactly (:func:`fairtheory.proofs.certificate.certify_pep`);
         the coefficients are the float64 numbers the trace computed (exactly the method's for dyadic step sizes and
         weights, e.g. ``lr = 0.5``, ``p = (1/2, 1/2)``; otherwise the method with its coefficients rounded to float64),
-        the constraint levels the exact rationals of ``D0``, ``rho2``, ``L``.  The trusted kernel knows one ``L``
-        and ``mu`` for every client, exact gradients and the value of ``"last"`` / ``"mean"`` only: anything else
-        (per-client classes, ``sigma2``, ``grad_eps``, ``prox_each``, ``constrained``, other measures, ``"best"``)
-        is refused.
+        the constraint levels and class parameters the exact rationals of the floats given.  Every measure and
+        output is stated (``"best"``: the expectation of the per-leaf minimum, bounded through a convex combination of
+        the candidates' measures); each client's class by its kernel key (:mod:`fairtheory_kernel.classes`, one per
+        client when they differ).  The trusted kernel knows exact gradients and the classes of its table only:
+        ``sigma2``, ``grad_eps``, ``prox_each``, ``constrained`` and relaxation classes are refused.
 
     Returns
     -------
-    :class:`~fairtheory.worstcase.local_gd.WorstCase` (``scale = S = L D0 + (rho2 + sigma2)/L``; ``extra``:
+    :class:`~fairtheory.worstcase.results.WorstCase` (``scale = S = L D0 + (rho2 + sigma2)/L``; ``extra``:
     ``trace_seconds``, ``branches``, ``noise_draws``, ``r_prim``, ``r_dual``, ``iterations``).  The rigorous
     bracket (:mod:`fairtheory.worstcase.bracket`) covers the value of ``"last"`` / ``"mean"`` with exact gradients,
     no proximal steps and no constraint set; otherwise ``value`` is the solver's (``value_is == "solver"``, never
-    :meth:`~fairtheory.worstcase.local_gd.WorstCase.certified`, ``gap`` its duality gap).
+    :meth:`~fairtheory.worstcase.results.WorstCase.certified`, ``gap`` its duality gap).
     """
     rounds_i = check_integer(rounds, "rounds", low=1)
     max_branches = check_integer(max_branches, "max_branches", low=1)
@@ -435,14 +434,11 @@ def worst_case(make: Callable[..., Any], rounds: int, *, n: int, L: Any = None, 
     hyper = {**dict(hyper or {}), **more}
     classes = _general_classes(function_class)
     if classes is None:
-        L, mu = _class_keywords(make, L, mu, class_mu, function_class, hyper)
+        L, mu = _class_keywords(make, L, class_mu, function_class, hyper)
     else:  # any class of fairtheory.worstcase.classes (issue 35): mu= can only be the method's
         if L is not None or class_mu is not None:
             raise FairtheoryValueError("give the function class once: function_class=... or L= with class_mu=, not both")
-        if mu is not _UNSET:
-            if "mu" in hyper:
-                raise FairtheoryValueError("mu= and hyper={'mu': ...} both give the method's mu: give it once")
-            hyper["mu"] = mu
+        _refuse_class_mu(make, hyper)
         mu = 0.0
     problem = PEPProblem(n, L=L, mu=mu, p=p, D0=D0, rho2=rho2, sigma2=sigma2, noise_atoms=noise_atoms,
                          grad_eps=grad_eps, constrained=constrained, classes=classes)
@@ -504,7 +500,7 @@ def worst_case(make: Callable[..., Any], rounds: int, *, n: int, L: Any = None, 
     if problem.constrained:
         params["constrained"] = True
     S = problem.S_exact
-    tpl = problem.linear_statement(tr.objective) if certificate else None
+    tpl = problem.linear_statement(tr.outputs, tr.measures) if certificate else None
     extra: dict[str, Any] = {"branches": len(tr.leaves), "trace_seconds": tr.seconds}
     if problem.sigma2 > 0:
         extra["noise_draws"] = problem.noise_draws
@@ -522,8 +518,6 @@ def _general_classes(function_class: Any) -> Any:
     """``function_class`` when it names a class other than :class:`~fairtheory.worstcase.classes.SmoothStronglyConvex`
     (one, or one per client): the clients are then functions of those classes (:class:`PEPProblem` ``classes=``);
     ``None`` otherwise (the smooth strongly convex path, its SDP data unchanged)."""
-    from fairtheory.worstcase.classes import SmoothStronglyConvex
-
     if function_class is None:
         return None
     fcs = list(function_class) if isinstance(function_class, (list, tuple)) else [function_class]
@@ -533,28 +527,26 @@ def _general_classes(function_class: Any) -> Any:
 
 
 def _refuse_certificate(problem: PEPProblem, measures: list[str], output: str) -> None:
-    """``certificate=True`` only for what the trusted kernel checks (one class for every client, exact gradients,
-    the value of the last / mean model): anything else is a named error before tracing."""
+    """``certificate=True`` only for what the trusted kernel checks: every client's class in its class table
+    (:mod:`fairtheory_kernel.classes`; a class's ``kernel_class()`` names its entry, relaxations have none) and exact
+    gradients; any measure and output.  Anything else is a named error before tracing."""
     what = []
-    if problem.classes is not None:
-        what.append(f"function_class={problem.classes!r}")
-    if problem.per_client:
-        what.append("per-client L / mu")
+    for c in problem.classes or []:
+        if getattr(c, "kernel_class", None) is None or c.kernel_class() is None:
+            what.append(f"function_class={c!r} (not in the kernel's class table: its conditions are not exact, or "
+                        "not certifiable)")
+            break
     if problem.sigma2 > 0:
         what.append("sigma2 > 0 (stochastic gradients)")
     if problem.grad_eps > 0:
         what.append("grad_eps > 0 (inexact gradients)")
-    if measures != ["value"]:
-        what.append(f"measure={measures if len(measures) > 1 else measures[0]!r}")
-    if output == "best":
-        what.append("output='best'")
     if problem.constrained:
         what.append("constrained=True (projections onto a convex set)")
     if what:
         raise FairtheoryValueError(
             "certificate=True cannot certify " + ", ".join(what) + ": the trusted kernel (fairtheory_kernel.pep) "
-            "checks exact-gradient methods on one smooth (strongly) convex class with the value measure of "
-            "output='last' / 'mean' only; drop certificate=True (the result then reports the solver's value)")
+            "checks exact-gradient methods on the classes of its table (fairtheory_kernel.classes) only; drop "
+            "certificate=True (the result then reports the solver's value)")
 
 
 def _refuse_constrained(measures: list[str], output: str) -> None:

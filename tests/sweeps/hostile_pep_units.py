@@ -303,7 +303,7 @@ def build_checks() -> None:
 
     contraction = 0.95 ** 4  # max(|1 - h L|, |1 - h mu|)^(2N), h = 1/2, L = 1, mu = 0.1, N = 2
     call("worst_case class_mu=0.1", wc(L=1.0, class_mu=0.1), Val(contraction, 1e-6))
-    call("worst_case mu=0.1 (old spelling)", wc(L=1.0, mu=0.1), Val(contraction, 1e-6))
+    call("worst_case mu=0.1 (the removed spelling of class_mu)", wc(L=1.0, mu=0.1), Err())
     call("worst_case function_class=SSC(1, 0.1)", wc(function_class=SmoothStronglyConvex(1.0, 0.1)),
          Val(contraction, 1e-6))
     call("worst_case function_class=SSC(1e6, 1e5) lr=5e-7", wc(function_class=SmoothStronglyConvex(1e6, 1e5), lr=5e-7),
@@ -311,8 +311,8 @@ def build_checks() -> None:
     call("worst_case function_class and L", wc(L=1.0, function_class=SmoothStronglyConvex(1.0, 0.1)), Err())
     call("worst_case function_class='Convex()' (a string)", wc(function_class="Convex()"), Err())
     call("worst_case without L", wc(), Err())
-    call("worst_case rfedfair mu=0.05 (ambiguous)",
-         lambda: worst_case(rfedfair.make, 1, n=2, L=1.0, D0=1.0, rho2=1.0, lr=0.5, kappa=1, mu=0.05), Err())
+    call("worst_case rfedfair mu=0.05 alpha=1 (the method's mu; not PEP-representable)",
+         lambda: worst_case(rfedfair.make, 1, n=2, L=1.0, D0=1.0, rho2=1.0, lr=0.5, kappa=1, mu=0.05, alpha=1.0), Err())
     call("worst_case rfedfair class_mu=0 mu=0.05 alpha=1",
          lambda: worst_case(rfedfair.make, 1, n=2, L=1.0, class_mu=0.0, D0=1.0, rho2=1.0, lr=0.5, kappa=1, mu=0.05,
                             alpha=1.0), Err())  # not PEP-representable (expit of losses): a named error

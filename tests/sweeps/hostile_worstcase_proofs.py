@@ -370,7 +370,7 @@ def build_worstcase() -> None:  # noqa: C901, PLR0915 - a flat table of calls
     # strongly convex: the quadratics a in [mu, L] below, the convex worst case above
     for N, h, mu in ((2, 1.0, 0.1), (3, 0.5, 0.5), (1, 1.0, 0.9)):
         call(f"wc fedavg mu={mu} N={N} h={h}",
-             lambda N=N, h=h, mu=mu: wc(fedavg.make, N, n=1, L=1, D0=1, rho2=0, lr=h, mu=mu),
+             lambda N=N, h=h, mu=mu: wc(fedavg.make, N, n=1, L=1, D0=1, rho2=0, lr=h, class_mu=mu),
              Between(gd_lower(N, h, mu=mu), W_gd(N, h)))
     # partial participation: identical clients (rho2 = 0 allows them) are gradient descent
     for N, K, n in ((2, 1, 2), (1, 2, 2), (2, 2, 2)):
@@ -462,7 +462,7 @@ def build_worstcase() -> None:  # noqa: C901, PLR0915 - a flat table of calls
     for rho2 in (1e12, 1e300):
         call(f"wc fedavg kappa=1 rho2={rho2:g} (irrelevant)",
              lambda rho2=rho2: wc(fedavg.make, 2, n=2, L=1, D0=1, rho2=rho2, lr=0.5), OrErr(Val(W_gd(2, 0.5), 1e-6)))
-    call("wc fedavg mu=1-1e-12", lambda: wc(fedavg.make, 1, n=1, L=1, D0=1, rho2=0, lr=1.0, mu=1 - 1e-12),
+    call("wc fedavg mu=1-1e-12", lambda: wc(fedavg.make, 1, n=1, L=1, D0=1, rho2=0, lr=1.0, class_mu=1 - 1e-12),
          OrErr(Between(0.0, W_gd(1, 1.0), 0.0, 1e-9)))
     # ---------------------------------------------- hostile arguments: named errors
     base = dict(n=1, L=1, D0=1, rho2=0, lr=0.5)
@@ -531,8 +531,8 @@ def build_worstcase() -> None:  # noqa: C901, PLR0915 - a flat table of calls
                                                     output="last"), Val(W_gd(3, 1.0), 1e-6))
     call("lgd n=2 L=4 D0=2 rho2=3 beta=1/8", lambda: lg(n=2, kappa=1, T_N=1, lr=0.125, L=4, D0=2, rho2=3,
                                                         schedule="fedavg", output="last"), Val(W_gd(2, 0.5, 4, 2), 1e-6))
-    call("lgd n=1 output 002 T_N=2 (mean of server models)",
-         lambda: lg(n=1, kappa=1, T_N=2, lr=1.0, L=1, D0=1, rho2=0, schedule="fedavg", output="002"),
+    call("lgd n=1 output average T_N=2 (mean of server models)",
+         lambda: lg(n=1, kappa=1, T_N=2, lr=1.0, L=1, D0=1, rho2=0, schedule="fedavg", output="average"),
          Between(gd_lower(3, 1.0, output="mean"), gd_mean_upper(3, 1.0)))
     call("lgd certificate bound", lambda: float(lg(n=1, kappa=1, T_N=2, lr=1.0, L=1, D0=1, rho2=0, schedule="fedavg",
                                                    output="last", certificate=True).certificate.bound),
@@ -738,7 +738,7 @@ def build_proofs() -> None:  # noqa: C901, PLR0915 - a flat table of calls
     for x in (None, {}, {"class": 1, "method": 2}, sa, 3, "abc"):
         call(f"describe({str(x)[:30]}) is text", lambda x=x: isinstance(describe(x), str), Val(True))
     # certify_pep / certify_exact on a local-GD template: GD N = 3, h = 1 (worst case exactly 1/14)
-    tpl = statement(method={"name": "local_gd", "kappa": 1, "T_N": 2, "beta": 1, "schedule": "fedavg", "output": "last"},
+    tpl = statement(method={"name": "local_gd", "kappa": 1, "T_N": 2, "lr": 1, "schedule": "fedavg", "output": "last"},
                     n=1, L=1, bound={"form": "constrained", "D0": 1, "rho2": 0, "value": 0})
     c14 = Fraction(1, 14)
     call("certify_pep bound", lambda: float(certify_pep(tpl).bound), Between(1 / 14, (1 / 14) * (1 + 1e-5), 0.0))
@@ -761,19 +761,19 @@ def build_proofs() -> None:  # noqa: C901, PLR0915 - a flat table of calls
                       ("n 0", forged(tpl, _set(("n",), 0))),
                       ("n 17", forged(tpl, _set(("n",), 17))),
                       ("T_N 10**6", forged(tpl, _set(("method", "T_N"), 10**6))),
-                      ("beta -1", forged(tpl, _set(("method", "beta"), "-1"))),
+                      ("lr -1", forged(tpl, _set(("method", "lr"), "-1"))),
                       ("method unknown", forged(tpl, _set(("method", "name"), "adam"))),
                       ("D0=rho2=0", forged(tpl, _set(("bound", "D0"), "0"))),
                       ("bound form x", forged(tpl, _set(("bound", "form"), "x")))):
         call(f"certify_pep template {name}", lambda bad=bad: certify_pep(bad), Err())
     for kw in (dict(rtol=NAN), dict(rtol=-1.0), dict(rtol="a"), dict(value=NAN)):
         call(f"certify_pep {kw}", lambda kw=kw: certify_pep(tpl, **kw), Err())
-    hom = statement(method={"name": "local_gd_round", "kappa": 1, "beta": 1, "a": 1}, n=1, L=1,
+    hom = statement(method={"name": "local_gd_round", "kappa": 1, "lr": 1, "a": 1}, n=1, L=1,
                     bound={"form": "homogeneous", "dist": 1, "hetero": 0})
     for d in (None, (NAN, 1), (-1, 0), (0, 0), ("a", 1), (1,)):
         call(f"certify_pep homogeneous direction={d!r}", lambda d=d: certify_pep(hom, direction=d), Err())
     for kw in (dict(L=NAN), dict(L=INF), dict(L=0), dict(mu=NAN), dict(n=0), dict(p=[0.5, 0.6])):
-        args = dict(method={"name": "local_gd", "kappa": 1, "T_N": 0, "beta": 1, "schedule": "fedavg", "output": "last"},
+        args = dict(method={"name": "local_gd", "kappa": 1, "T_N": 0, "lr": 1, "schedule": "fedavg", "output": "last"},
                     n=1, L=1, bound={"form": "constrained", "D0": 1, "rho2": 0, "value": 0}) | kw
         if "p" in kw:
             args["n"] = 2

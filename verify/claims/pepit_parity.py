@@ -98,23 +98,32 @@ def parity_outcome(name: str, ex: Any, ctx: Context, *, ok_statuses: tuple[str, 
 def register_parity(examples: Mapping[str, Any], *, prefix: str, claim_ids: tuple[str, ...], findings: Mapping[str, str],
                     where: Callable[[Any], str], ok_statuses: tuple[str, ...], source: str,
                     fn_prefix: str = "parity_") -> None:
-    """Register one claim ``prefix + name`` per example (expected ``refuted`` for the recorded ``findings``), after
+    """Register one claim ``prefix + name`` per example (expected ``refuted`` for the recorded ``findings``, whose text
+    starts the claim's statement and its note), after
     checking that the literal ``claim_ids`` list exactly the examples (the claim-id scanner reads the literal)."""
     if claim_ids != tuple(f"{prefix}{n}" for n in examples):
         raise RuntimeError(f"{source}: CLAIM_IDS does not list exactly the examples (update it)")
     for name, ex in examples.items():
         ref = (ex.run.__doc__ or "").strip().split("\n")[0][:120]
         what = ("upper bound (a paper's bound, not tight)" if ex.kind == "bound" else "tight value")
+        as_written = " as PEPit's example writes it" if name in findings else ""
+        what += as_written
 
         def check(ctx: Context, name: str = name, ex: Any = ex, what: str = what) -> Outcome:
-            return parity_outcome(name, ex, ctx, ok_statuses=ok_statuses,
-                                  explain=f"measured = our PEP worst case of PEPit's {name} example, theory = the "
-                                          f"paper's {what}")
+            out = parity_outcome(name, ex, ctx, ok_statuses=ok_statuses,
+                                 explain=f"measured = our PEP worst case of PEPit's {name} example, theory = the "
+                                         f"paper's {what}")
+            if name in findings:  # a recorded finding says what it is in the row's note
+                out.note = f"recorded finding: {findings[name]}" + (f"; {out.note}" if out.note else "")
+            return out
 
         check.__name__ = check.__qualname__ = f"{fn_prefix}{name}"
         rel = (f"is at most the paper's upper bound ({ref} ...)" if ex.kind == "bound" else
-               f"equals the paper's tight worst case to {REL_TOL:g} relative ({ref} ...)")
-        claim(f"{prefix}{name}", citation=where(ex), statement=f"our PEP of {name} {rel}",
+               f"equals the paper's tight worst case{as_written} to {REL_TOL:g} relative ({ref} ...)")
+        # a recorded finding says what it is first (the README's findings table shows a statement's beginning)
+        statement = (f"recorded finding (expected refuted): {findings[name]}. The check: our PEP of {name} {rel}"
+                     if name in findings else f"our PEP of {name} {rel}")
+        claim(f"{prefix}{name}", citation=where(ex), statement=statement,
               expected="refuted" if name in findings else "verified")(check)
 
 

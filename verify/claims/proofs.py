@@ -296,7 +296,7 @@ def fit_rho0(ctx: Context) -> Outcome:
     pts, vals = [], []
     for b, k, T in itertools.product(betas, (1, 2, 3), (1, 2, 3)):
         pts.append({"beta": b, "kappa": k, "T_N": T})
-        vals.append(local_gd_worst_case(n=2, kappa=k, T_N=T, lr=float(b), L=1.0, D0=1.0, rho2=0.0, output="002").value)
+        vals.append(local_gd_worst_case(n=2, kappa=k, T_N=T, lr=float(b), L=1.0, D0=1.0, rho2=0.0, output="average").value)
     res = fit_closed_form(pts, vals, names=["beta", "kappa", "T_N"], max_degree=3, seed=ctx.seed, exact=_rho0_exact)
     details = {"formula": str(res.expression), "degrees": res.degrees, "heldout_error": res.heldout_error,
                "train_error": res.train_error, "points": len(pts), "heldout": res.n_heldout,
@@ -347,7 +347,7 @@ def fit_d0zero(ctx: Context) -> Outcome:
     pts, vals = [], []
     for b, k, T in itertools.product(betas, (2, 3, 4), (1, 2) if ctx.quick else (1, 2, 3)):
         pts.append({"beta": b, "kappa": k, "T_N": T})
-        vals.append(local_gd_worst_case(n=2, kappa=k, T_N=T, lr=float(b), L=1.0, D0=0.0, rho2=1.0, output="002").value)
+        vals.append(local_gd_worst_case(n=2, kappa=k, T_N=T, lr=float(b), L=1.0, D0=0.0, rho2=1.0, output="average").value)
     res = fit_closed_form(pts, vals, names=["beta", "kappa", "T_N"], max_degree=3, seed=ctx.seed)
     details = {"formula": str(res.expression), "best_degrees": res.degrees, "heldout_error": res.heldout_error,
                "candidates_tried": res.tried, "points": len(pts)}

@@ -15,28 +15,28 @@ from typing import Any
 
 from verify.core import Context, Outcome, claim
 
-#: rFedFair's local GD at rho = 0, 002 output: grid (kappa, T_N, beta L); quick mode uses the first six
+#: rFedFair's local GD at rho = 0, average output: grid (kappa, T_N, lr L); quick mode uses the first six
 RHO0_GRID = [(1, 1, Fraction(1, 2)), (2, 2, Fraction(1, 2)), (2, 1, Fraction(1)), (2, 1, Fraction(3, 2)),
              (2, 2, Fraction(1, 4)), (3, 1, Fraction(1, 2)), (2, 1, Fraction(3, 4)), (1, 3, Fraction(1)),
              (2, 2, Fraction(1, 8)), (3, 2, Fraction(1, 4))]
-#: one-round potential, kappa = 2: step sizes beta L (quick: the first three)
+#: one-round potential, kappa = 2: step sizes lr L (quick: the first three)
 STEP_GRID = [Fraction(1, 2), Fraction(1), Fraction(3, 2), Fraction(3, 4), Fraction(5, 4)]
-#: 002 / 000 Thm. 1 at the theorem's largest step beta = 1/(40 L): (version, kappa, T_N) (quick: the first two)
+#: 002 / 000 Thm. 1 at the theorem's largest step lr = 1/(40 L): (version, kappa, T_N) (quick: the first two)
 THM1_SETTINGS = [("002", 2, 2), ("000", 2, 2), ("002", 3, 2), ("000", 3, 2), ("002", 2, 4)]
-#: Scaffold (kappa, R, eta_l L, rho2) at L = D0 = 1 (quick: the first two)
+#: Scaffold (kappa, R, h = lr L, rho2) at L = D0 = 1 (quick: the first two)
 SCAFFOLD_SETTINGS = [(2, 2, Fraction(1, 4), Fraction(1)), (2, 1, Fraction(1, 2), Fraction(0)),
                      (3, 2, Fraction(1, 8), Fraction(1)), (2, 3, Fraction(1, 4), Fraction(4))]
 
 
 def rho0_formula(kappa: int, T_N: int, bL: Fraction) -> Fraction:
-    """``L D0 / (2 + 2 beta L (kappa T_N + 2))`` at ``L = D0 = 1``."""
+    """``L D0 / (2 + 2 lr L (kappa T_N + 2))`` at ``L = D0 = 1``."""
     return 1 / (2 + 2 * bL * (kappa * T_N + 2))
 
 
 def huber_instance_value(kappa: int, T_N: int, bL: Fraction) -> Fraction:
-    r"""Exact ``G(theta_tilde) - G*`` of local GD (002 Alg. 1, 002 output) when every client is the 1-D Huber
+    r"""Exact ``G(theta_tilde) - G*`` of local GD (002 Alg. 1, average output) when every client is the 1-D Huber
     function ``f(x) = tau |x| - tau^2/2`` (``|x| >= tau``), ``x^2/2`` otherwise (1-smooth convex, minimum 0 at 0),
-    ``tau = 1/(1 + beta L (kappa T_N + 2))``, from ``x_0 = 1`` (``D0 = 1``, ``rho^2 = 0``): a lower bound of
+    ``tau = 1/(1 + lr L (kappa T_N + 2))``, from ``x_0 = 1`` (``D0 = 1``, ``rho^2 = 0``): a lower bound of
     the worst case, computed in rationals by running the method."""
     tau = 1 / (1 + bL * (kappa * T_N + 2))
 
@@ -56,13 +56,13 @@ def huber_instance_value(kappa: int, T_N: int, bL: Fraction) -> Fraction:
 
 
 def rho0_statement(kappa: int, T_N: int, bL: Fraction, value: Any = None) -> dict[str, Any]:
-    """Local GD (002 Alg. 1, rFedFair schedule, 002 output), two uniform 1-smooth convex clients, ``D0 = 1``,
+    """Local GD (002 Alg. 1, rFedFair schedule, average output), two uniform 1-smooth convex clients, ``D0 = 1``,
     ``rho2 = 0``: ``G(theta_tilde) - G* <= value`` (default: the formula)."""
     from fairtheory.proofs.certificate import statement
 
     v = rho0_formula(kappa, T_N, bL) if value is None else value
-    return statement(method={"name": "local_gd", "kappa": kappa, "T_N": T_N, "beta": bL, "schedule": "rfedfair",
-                             "output": "002"}, n=2, L=1, bound={"form": "constrained", "D0": 1, "rho2": 0, "value": v})
+    return statement(method={"name": "local_gd", "kappa": kappa, "T_N": T_N, "lr": bL, "schedule": "rfedfair",
+                             "output": "average"}, n=2, L=1, bound={"form": "constrained", "D0": 1, "rho2": 0, "value": v})
 
 
 def _grid(ctx: Context) -> list[tuple[int, int, Fraction]]:
@@ -77,10 +77,10 @@ def _points(xs: list[Any]) -> str:
     return "{" + ", ".join("(" + ", ".join(str(v) for v in x) + ")" if isinstance(x, tuple) else str(x) for x in xs) + "}"
 
 
-@claim("proofs.localgd.rho0_points", citation="002 Alg. 1 (local GD, 002 output), worst case at rho = 0",
-       statement="at each listed point (kappa, T_N, beta L) in " + _points(RHO0_GRID[:6]) + " (--full adds "
+@claim("proofs.localgd.rho0_points", citation="002 Alg. 1 (local GD, average output), worst case at rho = 0",
+       statement="at each listed point (kappa, T_N, lr L) in " + _points(RHO0_GRID[:6]) + " (--full adds "
                  + _points(RHO0_GRID[6:]) + "), two uniform L-smooth convex clients, L = D0 = 1, rho2 = 0: the worst case "
-                 "of G(theta_tilde) - G* is at most L D0 / (2 + 2 beta L (kappa T_N + 2)) (exact certificate, proved); "
+                 "of G(theta_tilde) - G* is at most L D0 / (2 + 2 lr L (kappa T_N + 2)) (exact certificate, proved); "
                  "the 1-D Huber instance attains it (exact evaluation, in the details)",
        expected="proved", proves=_declare_rho0)
 def localgd_rho0_points(ctx: Context) -> Outcome:
@@ -99,7 +99,7 @@ def localgd_rho0_points(ctx: Context) -> Outcome:
         ok = c is not None and check_proof(c.to_json()) and low == target
         if c is not None:
             certs.append(c.to_json())
-        rows.append({"kappa": kappa, "T_N": T_N, "beta_L": str(bL), "formula": str(target), "huber_value": str(low),
+        rows.append({"kappa": kappa, "T_N": T_N, "h": str(bL), "formula": str(target), "huber_value": str(low),
                      "certified": c is not None, "route": c.route if c is not None else None, "checks": ok})
     k = sum(r["checks"] for r in rows)
     details = {"grid": rows, "proved_points": k, "points": len(rows)}
@@ -124,15 +124,15 @@ FAMILY_RANGE = (Fraction(0), Fraction(1, 2))
 
 def rho0_family_statement(kappa: int, T_N: int, lo: Fraction = FAMILY_RANGE[0],
                           hi: Fraction = FAMILY_RANGE[1]) -> dict[str, Any]:
-    """For every ``beta L`` in ``[lo, hi]``: local GD (002 Alg. 1, rFedFair schedule, 002 output), two uniform
-    ``L``-smooth convex clients, ``rho = 0``: ``G(theta_tilde) - G* <= L D0 / (2 + 2 beta L (kappa T_N + 2))``
+    """For every ``lr L`` in ``[lo, hi]``: local GD (002 Alg. 1, rFedFair schedule, average output), two uniform
+    ``L``-smooth convex clients, ``rho = 0``: ``G(theta_tilde) - G* <= L D0 / (2 + 2 lr L (kappa T_N + 2))``
     (a ``pep-family`` statement, :mod:`fairtheory_kernel.family`)."""
     from fairtheory.proofs.parametric import default_bound, family_statement
 
     num, den = default_bound("local_gd", kappa=kappa, T_N=T_N)
     return {"kind": "pep-family",
             "statement": family_statement("local_gd", lo=lo, hi=hi, num=num, den=den, n=2, kappa=kappa, T_N=T_N,
-                                          output="002", schedule="rfedfair")}
+                                          output="average", schedule="rfedfair")}
 
 
 def _family_grid(ctx: Context) -> list[tuple[int, int]]:
@@ -152,23 +152,23 @@ def prove_rho0_families(pairs: list[tuple[int, int]]) -> tuple[list[dict[str, An
     for kappa, T_N in pairs:
         t0 = time.perf_counter()
         try:
-            c = prove_family("local_gd", n=2, kappa=kappa, T_N=T_N, output="002", schedule="rfedfair", rho2=0,
-                             beta_L=FAMILY_RANGE)
+            c = prove_family("local_gd", n=2, kappa=kappa, T_N=T_N, output="average", schedule="rfedfair", rho2=0,
+                             h=FAMILY_RANGE)
             js = c.to_json()
             ok, why = check_proof(js), ""
         except SolverError as exc:
             js, ok, why = None, False, str(exc)[:300]
         if ok:
             certs.append(js)
-        rows.append({"kappa": kappa, "T_N": T_N, "beta_L": f"[{FAMILY_RANGE[0]}, {FAMILY_RANGE[1]}]", "proved": ok,
+        rows.append({"kappa": kappa, "T_N": T_N, "h": f"[{FAMILY_RANGE[0]}, {FAMILY_RANGE[1]}]", "proved": ok,
                      "seconds": round(time.perf_counter() - t0, 2), "failure": why})
     return certs, rows
 
 
-@claim("proofs.localgd.rho0_formula", citation="002 Alg. 1 (local GD, 002 output), worst case at rho = 0",
-       statement="for every beta L in [0, 1/2] and each (kappa, T_N) with kappa T_N <= 8 (quick: (1, 2), (2, 2)), two "
+@claim("proofs.localgd.rho0_formula", citation="002 Alg. 1 (local GD, average output), worst case at rho = 0",
+       statement="for every lr L in [0, 1/2] and each (kappa, T_N) with kappa T_N <= 8 (quick: (1, 2), (2, 2)), two "
                  "uniform L-smooth convex clients, rho = 0: the worst case of G(theta_tilde) - G* is at most "
-                 "L D0 / (2 + 2 beta L (kappa T_N + 2)) (parametric certificate: rational-function multipliers checked "
+                 "L D0 / (2 + 2 lr L (kappa T_N + 2)) (parametric certificate: rational-function multipliers checked "
                  "exactly on the whole interval)",
        expected="proved", proves=lambda ctx: [rho0_family_statement(k, T) for k, T in _family_grid(ctx)])
 def localgd_rho0_formula(ctx: Context) -> Outcome:
@@ -183,8 +183,8 @@ def localgd_rho0_formula(ctx: Context) -> Outcome:
     details = {"pairs": rows, "attained_at_hi": attained}
     explain = ("measured: (kappa, T_N) pairs whose parametric certificate re-checks on the whole interval; bound: the "
                "number of pairs")
-    note = (f"proved for every beta L in [{FAMILY_RANGE[0]}, {hi}] at {k} of {len(rows)} (kappa, T_N) pairs; the Huber "
-            f"instance attains the formula at beta L = {hi}: {attained}")
+    note = (f"proved for every lr L in [{FAMILY_RANGE[0]}, {hi}] at {k} of {len(rows)} (kappa, T_N) pairs; the Huber "
+            f"instance attains the formula at lr L = {hi}: {attained}")
     if k == len(rows) and attained:
         return Outcome(status="proved", measured=k, bound=len(rows), relation="==", error=0.0, tolerance=0.0,
                        certificate=certs, explain=explain, details=details, note=note)
@@ -193,16 +193,16 @@ def localgd_rho0_formula(ctx: Context) -> Outcome:
 
 
 def step_statement(bL: Fraction, C: Any, kappa: int = 2) -> dict[str, Any]:
-    """One round of local GD (``kappa`` steps of ``beta``, ``L = 1``, two uniform clients), ``a = beta/2``:
+    """One round of local GD (``kappa`` steps of ``lr``, ``L = 1``, two uniform clients), ``a = lr/2``:
     ``a (G(theta) - G*) + ||theta+ - x*||^2 <= ||theta - x*||^2 + C rho^2`` for every instance."""
     from fairtheory.proofs.certificate import statement
 
-    return statement(method={"name": "local_gd_round", "kappa": kappa, "beta": bL, "a": bL / 2}, n=2, L=1,
+    return statement(method={"name": "local_gd_round", "kappa": kappa, "lr": bL, "a": bL / 2}, n=2, L=1,
                      bound={"form": "homogeneous", "dist": 1, "hetero": C})
 
 
 def theorem_C(bL: Fraction, kappa: int = 2) -> Fraction:
-    """002 Thm. 1 proof's per-round constant ``13 L beta^3 (kappa-1)^2 kappa`` at ``L = 1``."""
+    """002 Thm. 1 proof's per-round constant ``13 L lr^3 (kappa-1)^2 kappa`` at ``L = 1``."""
     return 13 * bL**3 * (kappa - 1) ** 2 * kappa
 
 
@@ -211,35 +211,35 @@ def _step_grid(ctx: Context) -> list[Fraction]:
 
 
 @claim("proofs.stepsize.points", citation="002 Thm. 1 proof (eqs. C.8-C.10): one-round potential inequality",
-       statement="for kappa = 2, L = 1, two uniform smooth convex clients and each listed beta L in "
+       statement="for kappa = 2, L = 1, two uniform smooth convex clients and each listed lr L in "
                  + _points(STEP_GRID[:3]) + " (--full adds " + _points(STEP_GRID[3:]) + "): a(G(theta) - G*) + "
-                 "||theta+ - theta*||^2 <= ||theta - theta*||^2 + C rho^2 with a = beta/2 and the proof's "
-                 "C = 13 L beta^3 (kappa-1)^2 kappa, on every instance (exact certificates)",
+                 "||theta+ - theta*||^2 <= ||theta - theta*||^2 + C rho^2 with a = lr/2 and the proof's "
+                 "C = 13 L lr^3 (kappa-1)^2 kappa, on every instance (exact certificates)",
        expected="proved", proves=lambda ctx: [step_statement(b, theorem_C(b)) for b in _step_grid(ctx)])
 def stepsize_points(ctx: Context) -> Outcome:
     r"""At each grid point :func:`fairtheory.worstcase.potential.round_constant` with ``certificate=True``
     certifies the smallest ``C`` (exact rational) of the one-round inequality; it implies the declared
     statement with the theorem's ``C`` when ``C_certified <= C_thm``.  The grid lies far outside the theorem's
-    step-size conditions (``beta L <= 1/40``): the potential argument itself holds there."""
+    step-size conditions (``lr L <= 1/40``): the potential argument itself holds there."""
     from fairtheory.worstcase.potential import round_constant
 
     kappa = 2
     certs, rows, worst = [], [], 0.0
     for bL in _step_grid(ctx):
-        r = round_constant(kappa=kappa, beta=float(bL), a=float(bL / 2), certificate=True)
+        r = round_constant(kappa=kappa, lr=float(bL), a=float(bL / 2), certificate=True)
         c = r.certificate
         C_thm = theorem_C(bL, kappa)
         certs.append(c.to_json())
         ratio = float(c.bound / C_thm)
         worst = max(worst, ratio)
-        rows.append({"beta_L": str(bL), "C_certified": str(c.bound), "C_float": r.C, "C_thm": str(C_thm),
+        rows.append({"h": str(bL), "C_certified": str(c.bound), "C_float": r.C, "C_thm": str(C_thm),
                      "ratio": ratio, "route": c.route})
-    explain = "measured: largest certified C(beta/2) / C_thm over the grid (kappa = 2); bound: 1"
+    explain = "measured: largest certified C(lr/2) / C_thm over the grid (kappa = 2); bound: 1"
     details = {"grid": rows, "kappa": kappa}
     status = "proved" if worst <= 1 else "refuted"
     return Outcome(status=status, measured=worst, bound=1.0, relation="<=", certificate=certs if worst <= 1 else None,
                    explain=explain, details=details,
-                   note=f"{len(rows)} step sizes beta L in {[str(g) for g in _step_grid(ctx)]}: smallest C certified exactly")
+                   note=f"{len(rows)} step sizes lr L in {[str(g) for g in _step_grid(ctx)]}: smallest C certified exactly")
 
 
 def _thm1_settings(ctx: Context) -> list[tuple[str, int, int]]:
@@ -251,17 +251,17 @@ def _declare_thm1(ctx: Context) -> list[dict[str, Any]]:
 
     out = []
     for version, kappa, T_N in _thm1_settings(ctx):
-        a, b = theorem_coefficients_exact(version=version, kappa=kappa, T_N=T_N, beta=Fraction(1, 40), L=Fraction(1))
-        out.append(ratio_template(version=version, kappa=kappa, T_N=T_N, beta=Fraction(1, 40), L=Fraction(1),
+        a, b = theorem_coefficients_exact(version=version, kappa=kappa, T_N=T_N, lr=Fraction(1, 40), L=Fraction(1))
+        out.append(ratio_template(version=version, kappa=kappa, T_N=T_N, lr=Fraction(1, 40), L=Fraction(1),
                                   dist=a, hetero=b))
     return out
 
 
 @claim("proofs.rcfl.theorem1.points", citation="002 Thm. 1 / 000 Thm. 1 (optimisation part, PEP)",
-       statement="at beta = 1/(40 L), L = 1, two uniform clients and each listed (version, kappa, T_N) in "
+       statement="at lr = 1/(40 L), L = 1, two uniform clients and each listed (version, kappa, T_N) in "
                  + _points(THM1_SETTINGS[:2]) + " (--full adds " + _points(THM1_SETTINGS[2:]) + "): G(theta_tilde) - G* <= "
-                 "the theorem's 2 D0/(beta (T_N+1)) + 26 L beta^2 (kappa-1)^2 kappa rho^2 (002; 000: 2 D0/(beta T) + "
-                 "26 L beta^2 (kappa-1)^2 rho^2) on every instance with L-smooth convex clients (exact certificates)",
+                 "the theorem's 2 D0/(lr (T_N+1)) + 26 L lr^2 (kappa-1)^2 kappa rho^2 (002; 000: 2 D0/(lr T) + "
+                 "26 L lr^2 (kappa-1)^2 rho^2) on every instance with L-smooth convex clients (exact certificates)",
        expected="proved", proves=_declare_thm1)
 def theorem1_points(ctx: Context) -> Outcome:
     r"""The certified worst-case ratio ``r`` to the theorem's optimisation part (:func:`certify_pep` with the
@@ -273,11 +273,11 @@ def theorem1_points(ctx: Context) -> Outcome:
     certs, rows, worst = [], [], 0.0
     beta = Fraction(1, 40)
     for version, kappa, T_N in _thm1_settings(ctx):
-        a, b = theorem_coefficients_exact(version=version, kappa=kappa, T_N=T_N, beta=beta, L=Fraction(1))
-        c = certify_pep(ratio_template(version=version, kappa=kappa, T_N=T_N, beta=beta, L=Fraction(1)), direction=(a, b))
+        a, b = theorem_coefficients_exact(version=version, kappa=kappa, T_N=T_N, lr=beta, L=Fraction(1))
+        c = certify_pep(ratio_template(version=version, kappa=kappa, T_N=T_N, lr=beta, L=Fraction(1)), direction=(a, b))
         certs.append(c.to_json())
         worst = max(worst, float(c.bound))
-        rows.append({"version": version, "kappa": kappa, "T_N": T_N, "beta_L": str(beta), "ratio_float": c.value,
+        rows.append({"version": version, "kappa": kappa, "T_N": T_N, "h": str(beta), "ratio_float": c.value,
                      "ratio_certified": str(c.bound), "conditions_met": bool(theorem1_step_ok(1.0, float(beta), kappa))})
     explain = "measured: largest certified worst-case ratio (G(theta_tilde) - G*)/(RHS - mu tau); bound: 1"
     ok = worst <= 1 and all(r["conditions_met"] for r in rows)
@@ -286,14 +286,14 @@ def theorem1_points(ctx: Context) -> Outcome:
                    note=f"{len(rows)} settings; the theorem holds with ratio <= {worst:.4g}")
 
 
-#: the admissible steps of 002 / 000 Thm. 1 proved at once: beta L in [2^-20, 1/40] (the theorem allows (0, 1/40]
-#: for kappa <= 7; its right-hand side is infinite at beta = 0, so the range starts at 2^-20)
+#: the admissible steps of 002 / 000 Thm. 1 proved at once: lr L in [2^-20, 1/40] (the theorem allows (0, 1/40]
+#: for kappa <= 7; its right-hand side is infinite at lr = 0, so the range starts at 2^-20)
 THM1_RANGE = (Fraction(1, 2**20), Fraction(1, 40))
 
 
 def theorem1_rhs(version: str, kappa: int, T_N: int) -> tuple[list[Fraction], list[Fraction]]:
     """002 / 000 Thm. 1's optimisation part at ``rho = 0`` in units of ``L D0`` as ``(num, den)`` coefficient lists in
-    ``t = beta L`` (constant term first): ``2 / (t (T_N + 1))`` (002), ``2 / (t (T_N kappa + 2))`` (000)."""
+    ``t = lr L`` (constant term first): ``2 / (t (T_N + 1))`` (002), ``2 / (t (T_N kappa + 2))`` (000)."""
     m = T_N + 1 if version == "002" else T_N * kappa + 2
     return [Fraction(2)], [Fraction(0), Fraction(m)]
 
@@ -305,19 +305,20 @@ def theorem1_family_statement(version: str, kappa: int, T_N: int) -> dict[str, A
     num, den = theorem1_rhs(version, kappa, T_N)
     return {"kind": "pep-family",
             "statement": family_statement("local_gd", lo=THM1_RANGE[0], hi=THM1_RANGE[1], num=poly(num), den=poly(den),
-                                          n=2, kappa=kappa, T_N=T_N, output=version, schedule="rfedfair")}
+                                          n=2, kappa=kappa, T_N=T_N, output={"002": "average", "000": "path_average"}[version],
+                                          schedule="rfedfair")}
 
 
 @claim("proofs.rcfl.theorem1.every_step", citation="002 Thm. 1 / 000 Thm. 1 (optimisation part, rho = 0, PEP)",
-       statement="for every beta L in [2^-20, 1/40] (the theorem's admissible steps, kappa <= 7), two uniform L-smooth "
+       statement="for every lr L in [2^-20, 1/40] (the theorem's admissible steps, kappa <= 7), two uniform L-smooth "
                  "convex clients, rho = 0 and each listed (version, kappa, T_N) in " + _points(THM1_SETTINGS[:2])
-                 + " (--full adds " + _points(THM1_SETTINGS[2:]) + "): G(theta_tilde) - G* <= 2 L D0/(beta L (T_N+1)) "
-                 "(002; 000: 2 L D0/(beta L T)), the theorem's right-hand side (parametric certificates)",
+                 + " (--full adds " + _points(THM1_SETTINGS[2:]) + "): G(theta_tilde) - G* <= 2 L D0/(lr L (T_N+1)) "
+                 "(002; 000: 2 L D0/(lr L T)), the theorem's right-hand side (parametric certificates)",
        expected="proved", proves=lambda ctx: [theorem1_family_statement(*s) for s in _thm1_settings(ctx)])
 def theorem1_every_step(ctx: Context) -> Outcome:
     r"""One ``pep-family`` certificate per setting (:func:`fairtheory.proofs.parametric.prove_family` with the
     theorem's right-hand side as the bound) proves the optimisation part for the whole admissible range, not only at
-    ``beta = 1/(40 L)``.  The tightness ``worst case / RHS`` as a function of the step is in the details (the 002
+    ``lr = 1/(40 L)``.  The tightness ``worst case / RHS`` as a function of the step is in the details (the 002
     output: the proved tight formula ``1/(2 + 2 t (kappa T_N + 2))``; 000: float PEP values) and the figure
     ``rcfl_theorem1_every_step``."""
     import time
@@ -327,6 +328,7 @@ def theorem1_every_step(ctx: Context) -> Outcome:
     from fairtheory.errors import SolverError
     from fairtheory.proofs.parametric import prove_family
     from fairtheory.worstcase import local_gd_worst_case
+    from fairtheory.worstcase.ratio import THEOREM_OUTPUT
     from fairtheory_kernel.check import check_proof
 
     certs, rows = [], []
@@ -334,8 +336,8 @@ def theorem1_every_step(ctx: Context) -> Outcome:
         num, den = theorem1_rhs(version, kappa, T_N)
         t0 = time.perf_counter()
         try:
-            c = prove_family("local_gd", n=2, kappa=kappa, T_N=T_N, output=version, schedule="rfedfair", rho2=0,
-                             beta_L=THM1_RANGE, bound=(num, den))
+            c = prove_family("local_gd", n=2, kappa=kappa, T_N=T_N, output=THEOREM_OUTPUT[version], schedule="rfedfair",
+                             rho2=0, h=THM1_RANGE, bound=(num, den))
             js = c.to_json()
             ok, why = check_proof(js), ""
         except SolverError as exc:
@@ -345,17 +347,18 @@ def theorem1_every_step(ctx: Context) -> Outcome:
         ts = np.geomspace(1e-4, 1 / 40, 4)
         tight = []
         for t in ts:
-            wc = local_gd_worst_case(n=2, kappa=kappa, T_N=T_N, lr=float(t), L=1.0, D0=1.0, rho2=0.0, output=version)
+            wc = local_gd_worst_case(n=2, kappa=kappa, T_N=T_N, lr=float(t), L=1.0, D0=1.0, rho2=0.0,
+                                     output=THEOREM_OUTPUT[version])
             tight.append(wc.value / (2 / (t * float(den[1]))))
         rows.append({"version": version, "kappa": kappa, "T_N": T_N, "range": f"[{THM1_RANGE[0]}, {THM1_RANGE[1]}]",
                      "proved": ok, "seconds": round(time.perf_counter() - t0, 2), "failure": why,
-                     "beta_L": [float(t) for t in ts], "tightness": tight})
+                     "h": [float(t) for t in ts], "tightness": tight})
     k = sum(r["proved"] for r in rows)
     worst_tight = max(max(r["tightness"]) for r in rows)
     explain = ("measured: settings whose parametric certificate re-checks on the whole range; bound: the number of "
                "settings (the tightness, worst case / RHS along the range, is in the details)")
-    note = (f"proved for every beta L in [2^-20, 1/40] at {k} of {len(rows)} settings; tightness at most "
-            f"{worst_tight:.3g} (worst case / RHS, largest at beta L = 1/40): at rho = 0 the theorem is loose by a factor "
+    note = (f"proved for every lr L in [2^-20, 1/40] at {k} of {len(rows)} settings; tightness at most "
+            f"{worst_tight:.3g} (worst case / RHS, largest at lr L = 1/40): at rho = 0 the theorem is loose by a factor "
             f">= {1 / worst_tight:.3g}")
     if k == len(rows):
         return Outcome(status="proved", measured=k, bound=len(rows), relation="==", error=0.0, tolerance=0.0,
@@ -369,14 +372,14 @@ def scaffold_statement(kappa: int, R: int, eta_l: Fraction, rho2: Fraction, valu
     ``D0 = 1``: ``G(x_R) - G* <= value``."""
     from fairtheory.proofs.certificate import statement
 
-    return statement(method={"name": "scaffold", "kappa": kappa, "R": R, "eta_l": eta_l, "eta_g": 1, "warm_start": True,
+    return statement(method={"name": "scaffold", "kappa": kappa, "R": R, "lr": eta_l, "server_lr": 1, "warm_start": True,
                              "output": "last"}, n=2, L=1, bound={"form": "constrained", "D0": 1, "rho2": rho2, "value": value})
 
 
-def _scaffold_value(kappa: int, R: int, eta_l: Fraction, rho2: Fraction) -> float:
+def _scaffold_value(kappa: int, R: int, h: Fraction, rho2: Fraction) -> float:
     from fairtheory.worstcase import scaffold_worst_case
 
-    return scaffold_worst_case(kappa=kappa, R=R, lr=float(eta_l), L=1.0, D0=1.0, rho2=float(rho2)).value
+    return scaffold_worst_case(kappa=kappa, R=R, lr=float(h), L=1.0, D0=1.0, rho2=float(rho2)).value
 
 
 def _declare_scaffold(ctx: Context) -> list[dict[str, Any]]:
@@ -401,13 +404,13 @@ def scaffold_points(ctx: Context) -> Outcome:
 
     settings = SCAFFOLD_SETTINGS[:2] if ctx.quick else SCAFFOLD_SETTINGS
     certs, rows, worst = [], [], 0.0
-    for kappa, R, eta_l, rho2 in settings:
-        w = scaffold_worst_case(kappa=kappa, R=R, lr=float(eta_l), L=1.0, D0=1.0, rho2=float(rho2), certificate=True)
+    for kappa, R, h, rho2 in settings:
+        w = scaffold_worst_case(kappa=kappa, R=R, lr=float(h), L=1.0, D0=1.0, rho2=float(rho2), certificate=True)
         c = w.certificate
         excess = float(c.bound - Fraction(w.value)) / w.value
         worst = max(worst, excess)
         certs.append(c.to_json())
-        rows.append({"kappa": kappa, "R": R, "eta_l_L": str(eta_l), "rho2": str(rho2), "value": w.value,
+        rows.append({"kappa": kappa, "R": R, "h": str(h), "rho2": str(rho2), "value": w.value,
                      "certified_bound": float(c.bound), "rel_excess": excess, "route": c.route})
     explain = "measured: largest (certified bound - PEP value) / PEP value; bound: 1e-6"
     ok = worst <= 1e-6

@@ -15,13 +15,14 @@ import time
 from fractions import Fraction
 from typing import Any
 
+from fairtheory.worstcase.references import agm_worst_case, gd_instances_value
 from verify.core import Context, Outcome, claim
 
 #: gradient descent: the proved range of h = step L
 GD_RANGE = (Fraction(1, 100), Fraction(1))
-#: local GD (002 Alg. 1, rFedFair, 002 output, n = 2, kappa = 2, rho = 0): the proved range of beta L
+#: local GD (002 Alg. 1, rFedFair, average output, n = 2, kappa = 2, rho = 0): the proved range of lr L
 LOCAL_RANGE = (Fraction(1, 1000), Fraction(1, 40))
-#: 002 Thm. 1 admissible steps (beta L <= 1/40; the right-hand side is infinite at 0, so the range starts at 2^-20)
+#: 002 Thm. 1 admissible steps (lr L <= 1/40; the right-hand side is infinite at 0, so the range starts at 2^-20)
 THM1_RANGE = (Fraction(1, 2**20), Fraction(1, 40))
 #: (kappa, weights) proved for every T_N (quick: the first three)
 THM1_SETTINGS = [(2, (Fraction(1, 2),) * 2), (1, (Fraction(1, 2),) * 2), (3, (Fraction(1, 2),) * 2),
@@ -41,17 +42,6 @@ def gd_statement() -> dict[str, Any]:
     from fairtheory.proofs.potential_search import prove_potential
 
     return _stmt(prove_potential("gd", h=GD_RANGE))
-
-
-def _gd_instances(N: int, h: Fraction) -> Fraction:
-    """Largest ``f(x_N) - f*`` of two explicit 1-smooth convex instances with ``|x0 - x*| = 1`` run in rationals:
-    ``x^2/2`` and the Huber function of Drori & Teboulle's worst case (``tau = 1/(2 N h + 1)``)."""
-    x, tau = Fraction(1), 1 / (2 * N * h + 1)
-    q = (1 - h) ** (2 * N) / 2
-    for _ in range(N):
-        x -= h * (x if abs(x) <= tau else tau * (1 if x > 0 else -1))
-    hub = x * x / 2 if abs(x) <= tau else tau * abs(x) - tau * tau / 2
-    return max(q, hub)
 
 
 @claim("proofs.potential.gd", citation="Drori & Teboulle 2014; Taylor & Bach 2019 (potential functions)",
@@ -79,7 +69,7 @@ def potential_gd(ctx: Context) -> Outcome:
             b = c.bound(N=N, h=h, L=1, D0=1)
             dt = 1 / (4 * N * h + 2)
             worst_ratio = min(worst_ratio, b / dt)
-            if b < dt or (N <= 50 and b < _gd_instances(N, h)):
+            if b < dt or (N <= 50 and b < gd_instances_value(N, h)):
                 bad = {"N": N, "h": str(h), "bound": str(b), "drori_teboulle": str(dt)}
     tight = {f"N={N},h={h}": float(c.bound(N=N, h=h) * (4 * N * h + 2)) for N in (1, 10, 1000) for h in (hs[0], hs[-1])}
     details = {"prove_s": round(t1 - t0, 3), "check_proof_s": round(check_s, 3), "bound_over_exact": tight,
@@ -91,29 +81,6 @@ def potential_gd(ctx: Context) -> Outcome:
                    certificate=js if ok else None, details=details,
                    explain="measured: largest Drori-Teboulle worst case / proved bound over N = 1..1000 and 5 steps h",
                    note=f"bound = 1.5 x exact worst case at every N and h; check {check_s:.2f} s")
-
-
-def agm_worst_case(N: int) -> float:
-    """Float PEP worst case of ``f(x_N) - f*`` for the accelerated gradient method (PEPit's potential example, step
-    ``1/L``, ``x_0 = z_0``, ``lambda_0 = 0``) on 1-smooth convex functions with ``||x_0 - x*||^2 <= 1``."""
-    import math
-
-    from fairtheory.worstcase.classes import SmoothStronglyConvex
-    from fairtheory.worstcase.sdp import PEP, sqnorm
-
-    pep = PEP()
-    f = pep.function(SmoothStronglyConvex(1.0, 0.0))
-    f.optimum()
-    x = pep.vector()
-    pep.add_le(sqnorm(x) - 1)
-    z, lam = x, 0.0
-    for _ in range(N):
-        nxt = (1 + math.sqrt(4 * lam * lam + 1)) / 2
-        y = (1 - 1 / nxt) * x + (1 / nxt) * z
-        g = f.grad(y)
-        z, x, lam = z - (nxt * nxt - lam * lam) * g, y - g, nxt
-    pep.maximize(f.value(x))
-    return float(pep.solve().value)
 
 
 @claim("proofs.potential.pepit", citation="PEPit examples potential_functions (Taylor & Bach 2019, Thm. 3; Nesterov 1983)",
@@ -174,7 +141,7 @@ def local_statement(kappa: int = 2, p: tuple[Fraction, ...] = (Fraction(1, 2),) 
                     bound: Any = None, hetero: Any = None) -> dict[str, Any]:
     from fairtheory.proofs.potential_search import prove_potential
 
-    return _stmt(prove_potential("local_gd", n=len(p), p=list(p), kappa=kappa, beta_L=rng, bound=bound,
+    return _stmt(prove_potential("local_gd", n=len(p), p=list(p), kappa=kappa, h=rng, bound=bound,
                                  rho2="any" if hetero else 0, hetero=hetero))
 
 
@@ -182,28 +149,28 @@ def _falsify_local(cert: Any, kappa: int, p: tuple[Fraction, ...], T_Ns: list[in
                    D0: int = 1) -> tuple[float, dict[str, Any] | None, list[dict[str, Any]]]:
     """Largest (exact worst case / proved bound) over the grid, the first violation, the rows."""
     from fairtheory.worstcase import local_gd_worst_case
-    from fairtheory.worstcase.local_gd import TINY
+    from fairtheory.worstcase.results import TINY
 
     worst, bad, rows = 0.0, None, []
     for T_N in T_Ns:
         for t in steps:
             wc = local_gd_worst_case(n=len(p), p=[float(x) for x in p], kappa=kappa, T_N=T_N, lr=float(t), L=1.0,
-                                     D0=float(D0), rho2=float(rho2), output="002").value
-            b = float(cert.bound(T_N=T_N, beta_L=t, rho2=rho2, D0=D0))
-            # values below TINY (L D0 + rho^2/L) are solver noise, never exact (fairtheory.worstcase.local_gd.TINY)
+                                     D0=float(D0), rho2=float(rho2), output="average").value
+            b = float(cert.bound(T_N=T_N, h=t, rho2=rho2, D0=D0))
+            # values below TINY (L D0 + rho^2/L) are solver noise, never exact (fairtheory.worstcase.results.TINY)
             floor = TINY * (D0 + rho2)
             ratio = wc / b if b > 0 else (0.0 if wc <= floor else float("inf"))  # kappa = 1, D0 = 0: both 0
-            rows.append({"T_N": T_N, "beta_L": str(t), "rho2": rho2, "worst_case": wc, "bound": b, "ratio": ratio})
+            rows.append({"T_N": T_N, "h": str(t), "rho2": rho2, "worst_case": wc, "bound": b, "ratio": ratio})
             worst = max(worst, ratio)
             if wc > b * (1 + 1e-6) + floor and bad is None:
                 bad = rows[-1]
     return worst, bad, rows
 
 
-@claim("proofs.potential.local_gd", citation="002 Alg. 1 (rFedFair, 002 output, rho = 0); Taylor & Bach 2019",
-       statement="for every T_N >= 0 and every beta L in [1/1000, 1/40]: local GD (002 Alg. 1, rFedFair schedule, full "
-                 "participation, 002 output), kappa = 2, two uniform L-smooth convex clients, rho = 0: G(theta_tilde) - G* "
-                 "<= L D0/(2 beta L (T_N + 1)), by the potential ||theta_r - theta*||^2 (exact pep-potential certificate)",
+@claim("proofs.potential.local_gd", citation="002 Alg. 1 (rFedFair, average output, rho = 0); Taylor & Bach 2019",
+       statement="for every T_N >= 0 and every lr L in [1/1000, 1/40]: local GD (002 Alg. 1, rFedFair schedule, full "
+                 "participation, average output), kappa = 2, two uniform L-smooth convex clients, rho = 0: G(theta_tilde) - G* "
+                 "<= L D0/(2 lr L (T_N + 1)), by the potential ||theta_r - theta*||^2 (exact pep-potential certificate)",
        expected="proved", proves=lambda: [local_statement()])
 def potential_local_gd(ctx: Context) -> Outcome:
     r"""The certificate, then falsification against the exact worst case (:func:`local_gd_worst_case`) at
@@ -211,7 +178,7 @@ def potential_local_gd(ctx: Context) -> Outcome:
     from fairtheory.proofs.potential_search import prove_potential
     from fairtheory_kernel.check import check_proof
 
-    c = prove_potential("local_gd", n=2, kappa=2, output="002", schedule="rfedfair", rho2=0, beta_L=LOCAL_RANGE)
+    c = prove_potential("local_gd", n=2, kappa=2, output="average", schedule="rfedfair", rho2=0, h=LOCAL_RANGE)
     js = c.to_json()
     t1 = time.perf_counter()
     ok = check_proof(js)
@@ -223,17 +190,17 @@ def potential_local_gd(ctx: Context) -> Outcome:
         return Outcome(status="refuted", counterexample=bad, details=details, note="worst case above the proved bound")
     return Outcome(status="proved" if ok else "error", measured=worst, bound=1.0, relation="<=",
                    certificate=js if ok else None, details=details,
-                   explain="measured: largest exact worst case / proved bound at T_N = 1..4, beta L in {1/1000, 1/100, 1/40}",
-                   note=f"check {s:.2f} s; the bound is loose by about kappa for large T_N (worst case ~ 1/(2 beta L kappa T_N))")
+                   explain="measured: largest exact worst case / proved bound at T_N = 1..4, lr L in {1/1000, 1/100, 1/40}",
+                   note=f"check {s:.2f} s; the bound is loose by about kappa for large T_N (worst case ~ 1/(2 lr L kappa T_N))")
 
 
 # ------------------------------------------------------------------------------------------------ 002 Thm. 1
-#: 002 Thm. 1's optimisation part in units of L D0, as k-polynomials in T_N: 2/(beta L (T_N + 1))
+#: 002 Thm. 1's optimisation part in units of L D0, as k-polynomials in T_N: 2/(lr L (T_N + 1))
 THM1_BOUND = ([["2"]], [["0", "1"], ["0", "1"]])
 
 
 def thm1_hetero(kappa: int) -> tuple[list[list[str]], list[list[str]]]:
-    """002 Thm. 1's heterogeneity coefficient in units of rho^2/L: ``26 (beta L)^2 (kappa - 1)^2 kappa``."""
+    """002 Thm. 1's heterogeneity coefficient in units of rho^2/L: ``26 (lr L)^2 (kappa - 1)^2 kappa``."""
     return [["0", "0", str(26 * (kappa - 1) ** 2 * kappa)]], [["1"]]
 
 
@@ -246,27 +213,27 @@ def _p_str(p: tuple[Fraction, ...]) -> str:
 
 
 @claim("proofs.rcfl.theorem1.all_rounds", citation="002 Thm. 1 (optimisation part, potential function)",
-       statement="for every number of rounds T_N >= 0, every admissible step beta L in [2^-20, 1/40] and every "
+       statement="for every number of rounds T_N >= 0, every admissible step lr L in [2^-20, 1/40] and every "
                  "heterogeneity rho^2 = sum_i p_i ||grad f_i(theta*)||^2: local GD (002 Alg. 1, rFedFair, full "
-                 "participation, 002 output), L-smooth convex clients, each listed (kappa, p) in "
+                 "participation, average output), L-smooth convex clients, each listed (kappa, p) in "
                  + ", ".join(f"({k}, {_p_str(p)})" for k, p in THM1_SETTINGS[:3]) + " (--full adds kappa = 4..8 and "
-                 "(2, (1/2, 1/3, 1/6))): G(theta_tilde) - G* <= 2 L D0/(beta L (T_N + 1)) + 26 L beta^2 (kappa-1)^2 kappa "
-                 "rho^2, the theorem's optimisation part (in fact <= L D0/(2 beta L (T_N + 1)) + (kappa-1) kappa "
-                 "(2 kappa-1) L beta^2 rho^2/24 up to a factor <= 17/16); the 000 output is not proved here",
+                 "(2, (1/2, 1/3, 1/6))): G(theta_tilde) - G* <= 2 L D0/(lr L (T_N + 1)) + 26 L lr^2 (kappa-1)^2 kappa "
+                 "rho^2, the theorem's optimisation part (in fact <= L D0/(2 lr L (T_N + 1)) + (kappa-1) kappa "
+                 "(2 kappa-1) L lr^2 rho^2/24 up to a factor <= 17/16); the 000 output is not proved here",
        expected="proved",
        proves=lambda ctx: [local_statement(k, p, THM1_RANGE, THM1_BOUND, thm1_hetero(k)) for k, p in _thm1_settings(ctx)])
 def theorem1_all_rounds(ctx: Context) -> Outcome:
     r"""One ``pep-potential`` certificate per ``(kappa, p)``: the one-round potential ``||theta - theta*||^2`` decreases
-    by ``2 beta L (G(theta) - G*)/L`` up to ``C rho^2/L^2``, ``C = c (beta L)^3``, for every ``beta L`` in the range
-    (docs/proofs.md 8.3), so the 002 output satisfies ``L D0/(2 beta L (T_N + 1)) + (c/2) L beta^2 rho^2`` for every
+    by ``2 lr L (G(theta) - G*)/L`` up to ``C rho^2/L^2``, ``C = c (lr L)^3``, for every ``lr L`` in the range
+    (docs/proofs.md 8.3), so the average output satisfies ``L D0/(2 lr L (T_N + 1)) + (c/2) L lr^2 rho^2`` for every
     ``T_N`` - a quarter of the theorem's first term and a small fraction of its second.  Falsified against the exact
-    worst case (``D0 = 1, rho = 0`` and ``D0 = 0, rho^2 = L^2``) at ``T_N`` in {1, 3} (``kappa > 4``: 1) and ``beta L = 1/40``."""
+    worst case (``D0 = 1, rho = 0`` and ``D0 = 0, rho^2 = L^2``) at ``T_N`` in {1, 3} (``kappa > 4``: 1) and ``lr L = 1/40``."""
     from fairtheory.proofs.potential_search import prove_potential
     from fairtheory_kernel.check import check_proof
 
     certs, rows, worst = [], [], 0.0
     for kappa, p in _thm1_settings(ctx):
-        c = prove_potential("local_gd", n=len(p), p=list(p), kappa=kappa, beta_L=THM1_RANGE, bound=THM1_BOUND,
+        c = prove_potential("local_gd", n=len(p), p=list(p), kappa=kappa, h=THM1_RANGE, bound=THM1_BOUND,
                             rho2="any", hetero=thm1_hetero(kappa))
         js = c.to_json()
         t1 = time.perf_counter()
@@ -290,7 +257,7 @@ def theorem1_all_rounds(ctx: Context) -> Outcome:
     ok = len(certs) == len(rows)
     return Outcome(status="proved" if ok else "error", measured=worst, bound=1.0, relation="<=",
                    certificate=certs if ok else None, details=details,
-                   explain="measured: largest exact worst case / the theorem's RHS at T_N in {1, 3}, beta L = 1/40, "
+                   explain="measured: largest exact worst case / the theorem's RHS at T_N in {1, 3}, lr L = 1/40, "
                            "(D0, rho^2/L^2) in {(1, 0), (0, 1)}",
                    note=f"{len(certs)} of {len(rows)} settings proved for every T_N and every rho; slowest check "
                         f"{max(r['check_proof_s'] for r in rows):.2f} s; the 000 output not proved")

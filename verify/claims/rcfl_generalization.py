@@ -95,14 +95,16 @@ def _frequency_outcome(rows: list[dict[str, Any]], note: str) -> Outcome:
         best = min(refuted, key=lambda r: (sum(r["m"]), -r["frequency"]))
         cx = {k: best[k] for k in ("m", "alpha", "delta", "route", "violations", "samples", "frequency", "ci",
                                    "worst_slack", "rademacher_used")}
+        cx.update(measured=best["frequency"], bound=best["delta"])
     max_slack = max(r["worst_slack"] for r in rows)
     ratio = max(r["quantile_ratio"] for r in rows)
     note = (f"{note}; max frequency/delta {worst['frequency'] / worst['delta']:.3g} ({worst['route']}, "
             f"{worst['alpha']}, m={worst['m']}, delta={worst['delta']}); worst-case slack "
             f"max_S sup_w [f_alpha - RHS] = {max_slack:.4g}; max (1-delta)-quantile/deviation-terms ratio "
             f"{ratio:.3g}")
-    return Outcome(status, measured=worst["frequency"], bound=worst["delta"],
-                   margin=min(r["delta"] - r["frequency"] for r in rows),
+    # measured, bound and margin of one configuration, the one of smallest margin delta - frequency (as Tally reports)
+    least = min(rows, key=lambda r: (r["delta"] - r["frequency"], -r["frequency"] / r["delta"]))
+    return Outcome(status, measured=least["frequency"], bound=least["delta"], margin=least["delta"] - least["frequency"],
                    tightness=max(r["frequency"] / r["delta"] for r in rows),
                    instances=sum(r["samples"] for r in rows), counterexample=cx, note=note,
                    details={"configs": rows, "family_level": _FAMILY_LEVEL, "z": _Z}, relation="<=",
@@ -238,7 +240,8 @@ def _searched_frequency(ctx: Context, which: str, out: Outcome) -> Outcome:
                                   "max_quantile_ratio_searched": seen["quantile_ratio"]}
     if fresh["ci"][0] > fresh["delta"]:
         out.status = "refuted"
-        cx = {"m": inst["m"], "alpha": _alpha_from(inst["t"], pop.p).tolist(), **fresh, "found_by": "adversarial search"}
+        cx = {"m": inst["m"], "alpha": _alpha_from(inst["t"], pop.p).tolist(), **fresh, "found_by": "adversarial search",
+              "measured": fresh["frequency"], "bound": fresh["delta"]}
         out.counterexample = out.counterexample or cx
         out.note += (f" ADVERSARIAL SEARCH FOUND A VIOLATION: frequency {fresh['frequency']:.3g} > delta "
                      f"{fresh['delta']:.3g} (Clopper-Pearson lower end {fresh['ci'][0]:.3g}) at {cx}")

@@ -104,7 +104,7 @@ def _thm1_sweep(ctx: Context) -> tuple[list[dict[str, Any]], list[dict[str, floa
             for frac in (1.0, 0.25):
                 beta = theorem1_beta_max(setup["L"], kappa) * frac
                 Ts = _horizons(kappa, ctx.quick)
-                curve = I.rfedfair_theorem1_curve(prob, alpha=setup["alpha"], mu=setup["mu"], beta=beta, kappa=kappa,
+                curve = I.rfedfair_theorem1_curve(prob, alpha=setup["alpha"], mu=setup["mu"], lr=beta, kappa=kappa,
                                                   Ts=Ts, setup=setup)
                 for version, rows in curve.items():
                     why = why or I.check_assumptions(prob, [r.extra["w"] for r in rows])  # the outputs, too
@@ -182,7 +182,7 @@ def _thm1_point(ctx: Context, case: int, kappa: int, frac: float, T_N: int) -> d
         cases, _ = _cases(ctx, "thm1")
         prob, setup = cases[case]
         beta = theorem1_beta_max(setup["L"], kappa) * frac
-        curve = I.rfedfair_theorem1_curve(prob, alpha=setup["alpha"], mu=setup["mu"], beta=beta, kappa=kappa,
+        curve = I.rfedfair_theorem1_curve(prob, alpha=setup["alpha"], mu=setup["mu"], lr=beta, kappa=kappa,
                                           Ts=[2 + kappa * T_N], setup=setup)
         _CACHE[key] = {v: (rows[0].measured, rows[0].theory) for v, rows in curve.items()}
     return _CACHE[key]
@@ -196,8 +196,8 @@ def _worstcase_grid(version: str, theorem: int, quick: bool) -> tuple[float | No
     if key in _CACHE:
         return _CACHE[key]
     from fairtheory.bounds.rcfl import theorem1_beta_max, theorem2_beta_max
-    from fairtheory.worstcase.local_gd import TINY
     from fairtheory.worstcase.ratio import theorem_ratio_cached
+    from fairtheory.worstcase.results import TINY
 
     if theorem == 1:  # the grids of verify.claims.worstcase (quick / full)
         grid = [(k, t, None, f) for k in ((1, 3) if quick else (1, 2, 4, 8)) for t in ((2, 4) if quick else (1, 3, 6))
@@ -207,7 +207,7 @@ def _worstcase_grid(version: str, theorem: int, quick: bool) -> tuple[float | No
     best, at = -np.inf, None
     for kappa, T_N, K, frac in grid:
         bmax = theorem1_beta_max(1.0, kappa) if K is None else theorem2_beta_max(1.0, kappa, K)
-        r = theorem_ratio_cached(version=version, kappa=kappa, T_N=T_N, beta=bmax * frac, K=K)
+        r = theorem_ratio_cached(version=version, kappa=kappa, T_N=T_N, lr=bmax * frac, K=K)
         if not r.certified(1e-6):
             _CACHE[key] = (None, f"PEP not certified at kappa={kappa}, T_N={T_N}, K={K} (status {r.status})")
             return _CACHE[key]
@@ -269,7 +269,7 @@ def _thm2_sweep(ctx: Context) -> tuple[list[dict[str, Any]], int, tuple[int, ...
                 beta = theorem2_beta_max(setup["L"], kappa, K)
                 Ts = [2 + kappa * r for r in TNs]
                 seeds = master.integers(0, 2**63 - 1, size=reps)
-                curve = I.rfedfair_theorem2_curve(prob, alpha=setup["alpha"], mu=setup["mu"], beta=beta, kappa=kappa,
+                curve = I.rfedfair_theorem2_curve(prob, alpha=setup["alpha"], mu=setup["mu"], lr=beta, kappa=kappa,
                                                   K=K, Ts=Ts, seeds=seeds, setup=setup)
                 for v, rows in curve.items():
                     for r in rows:
@@ -334,7 +334,7 @@ def _thm2_point(ctx: Context, case: int, K: int, kappa: int, frac: float, T_N: i
         prob, setup = cases[case]
         beta = theorem2_beta_max(setup["L"], kappa, K) * frac
         seeds = ctx.rng("adversarial/theorem2/draws").integers(0, 2**63 - 1, size=reps)
-        curve = I.rfedfair_theorem2_curve(prob, alpha=setup["alpha"], mu=setup["mu"], beta=beta, kappa=kappa, K=K,
+        curve = I.rfedfair_theorem2_curve(prob, alpha=setup["alpha"], mu=setup["mu"], lr=beta, kappa=kappa, K=K,
                                           Ts=[2 + kappa * T_N], seeds=seeds, setup=setup)
         _CACHE[key] = {v: (rows[0].measured, rows[0].theory) for v, rows in curve.items()}
     return _CACHE[key]

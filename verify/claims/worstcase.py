@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from fairtheory.worstcase.local_gd import TINY
+from fairtheory.worstcase.results import TINY
 from verify.core import Context, Outcome, Tally, claim, combine
 
 _SOLVER_ACC = 1e-6  # relative accuracy of the certified SDP values (fixed; the duality gaps are ~1e-8)
@@ -55,14 +55,14 @@ def _ratio_point(item: tuple[str, int, int, int | None, float, float, int]) -> d
     from fairtheory.worstcase.ratio import sampled_ratio, theorem_ratio_cached
 
     version, kappa, T_N, K, beta, frac, seed, count = item
-    r = theorem_ratio_cached(version=version, kappa=kappa, T_N=T_N, beta=beta, K=K)
-    inst = {"version": version, "kappa": kappa, "T_N": T_N, "beta_L": beta, "beta_frac": frac, "K": K}
+    r = theorem_ratio_cached(version=version, kappa=kappa, T_N=T_N, lr=beta, K=K)
+    inst = {"version": version, "kappa": kappa, "T_N": T_N, "h": beta, "h_frac": frac, "K": K}
     if not r.certified(_SOLVER_ACC):
         return {"inst": inst, "certified": False, "status": r.status, "gap": r.gap}
     m, b, scaled = _natural(r)
     if m < TINY:  # not resolvable by the SDP: never reported as an exact value
         scaled["note"] = "worst case below 1e-6 L D0"
-    samp = sampled_ratio(version=version, kappa=kappa, T_N=T_N, beta=beta, K=K, count=count,
+    samp = sampled_ratio(version=version, kappa=kappa, T_N=T_N, lr=beta, K=K, count=count,
                          rng=np.random.default_rng(seed))
     return {"inst": inst, "certified": True, "m": m, "b": b, "scaled": scaled, "dim": r.dim,
             "row": inst | {"worst_case_ratio": r.ratio, "sampled_ratio": samp, "init_share_at_worst": r.init_share,
@@ -91,7 +91,7 @@ def _ratio_part(ctx: Context, *, version: str, theorem: int) -> tuple[Outcome, l
         inst = res["inst"]
         if not res["certified"]:
             return Outcome("inconclusive", note=f"SDP not certified: status {res['status']}, gap {res['gap']:.3g} at "
-                           f"kappa={inst['kappa']}, T_N={inst['T_N']}, beta={inst['beta_L']:.4g}, K={inst['K']}"), rows
+                           f"kappa={inst['kappa']}, T_N={inst['T_N']}, h={inst['h']:.4g}, K={inst['K']}"), rows
         tally.upper(res["m"], res["b"], instance=inst | res["scaled"], size=res["dim"])
         rows.append(res["row"])
     worst = max(rows, key=lambda x: x["worst_case_ratio"])
@@ -111,13 +111,13 @@ def _horizon_point(item: tuple[int, float, bool]) -> dict[str, Any]:
     from fairtheory.worstcase.potential import horizon_free_constants, round_constant, theorem_round_constants
 
     kappa, beta, quick = item
-    a_thm, C_thm = theorem_round_constants(kappa=kappa, beta=beta)
+    a_thm, C_thm = theorem_round_constants(kappa=kappa, lr=beta)
     if quick:
-        rc = round_constant(kappa=kappa, beta=beta, a=a_thm)
-        return {"kappa": kappa, "beta_L": beta, "a_thm": a_thm, "C_thm": C_thm, "C_at_a_thm": rc.C,
+        rc = round_constant(kappa=kappa, lr=beta, a=a_thm)
+        return {"kappa": kappa, "h": beta, "a_thm": a_thm, "C_thm": C_thm, "C_at_a_thm": rc.C,
                 "hetero_coef_thm": C_thm / a_thm, "hetero_coef_at_a_thm": rc.C / a_thm}
-    hf = horizon_free_constants(kappa=kappa, beta=beta)
-    return {"kappa": kappa, "beta_L": beta, "a_thm": a_thm, "C_thm": C_thm, "C_at_a_thm": hf.C_at_a_thm,
+    hf = horizon_free_constants(kappa=kappa, lr=beta)
+    return {"kappa": kappa, "h": beta, "a_thm": a_thm, "C_thm": C_thm, "C_at_a_thm": hf.C_at_a_thm,
             "hetero_coef_thm": hf.hetero_coef_thm, "hetero_coef_at_a_thm": hf.hetero_coef_at_a_thm,
             "a_max": hf.a_max, "init_coef_thm": hf.init_coef_thm, "init_coef_best": hf.init_coef_best,
             "hetero_coef_best": hf.best_hetero, "a_best_hetero": hf.a_best_hetero}
@@ -131,7 +131,7 @@ def _horizon_part(ctx: Context) -> tuple[Outcome, list[dict[str, Any]]]:
              for kappa in ((2, 4) if ctx.quick else (2, 3, 5, 10)) for frac in ((1.0,) if ctx.quick else (1.0, 0.25))]
     rows = ctx.map(_horizon_point, items)
     for row in rows:
-        tally.upper(row["C_at_a_thm"], row["C_thm"], instance={"kappa": row["kappa"], "beta_L": row["beta_L"]},
+        tally.upper(row["C_at_a_thm"], row["C_thm"], instance={"kappa": row["kappa"], "h": row["h"]},
                     size=row["kappa"])
     out = tally.outcome(
         note="one-round potential a (G - G*) + ||theta+ - theta*||^2 <= ||theta - theta*||^2 + C rho^2; "
@@ -152,11 +152,11 @@ def _horizon_part2(ctx: Context) -> tuple[Outcome, list[dict[str, Any]]]:
     for K in ((1, 2) if ctx.quick else (1, 2, 5)):
         for kappa in ((1, 2) if ctx.quick else (1, 2, 4)):
             beta = theorem2_beta_max(1.0, kappa, K)
-            a_thm, C_thm = theorem_round_constants(kappa=kappa, beta=beta, K=K)
-            C = round_constant(kappa=kappa, beta=beta, a=a_thm, K=K).C
-            C0 = round_constant(kappa=1, beta=beta, a=0.0, K=K).C  # the first averaging (one step) adds C0 rho^2
-            tally.upper(C + C0, C_thm, instance={"K": K, "kappa": kappa, "beta_L": beta}, size=K * kappa)
-            rows.append({"K": K, "kappa": kappa, "beta_L": beta, "a_thm": a_thm, "C_thm": C_thm, "C_at_a_thm": C,
+            a_thm, C_thm = theorem_round_constants(kappa=kappa, lr=beta, K=K)
+            C = round_constant(kappa=kappa, lr=beta, a=a_thm, K=K).C
+            C0 = round_constant(kappa=1, lr=beta, a=0.0, K=K).C  # the first averaging (one step) adds C0 rho^2
+            tally.upper(C + C0, C_thm, instance={"K": K, "kappa": kappa, "h": beta}, size=K * kappa)
+            rows.append({"K": K, "kappa": kappa, "h": beta, "a_thm": a_thm, "C_thm": C_thm, "C_at_a_thm": C,
                          "C_first_round": C0, "ratio": (C + C0) / C_thm})
     out = tally.outcome(
         note="one-round potential in expectation over the draws; C(beta/2) + C0 <= C_thm certifies the 002 Thm. 2 "
@@ -272,13 +272,13 @@ def fedavg_worstcase(ctx: Context) -> Outcome:
         r = local_gd_worst_case(n=1, kappa=1, T_N=N - 1, lr=1.0, L=1.0, D0=1.0, rho2=0.0, output="last")
         dt.equal(r.value, 1.0 / (4 * N + 2), rtol=1e-6, instance={"N": N, "gap": r.gap, "status": r.status}, size=N)
     rp = Tally()
-    cases = [(2, 2, 0.5, 1.0, "002"), (3, 2, 0.3, 5.0, "last")] + ([] if ctx.quick else [(2, 4, 1 / 40, 1.0, "002"),
+    cases = [(2, 2, 0.5, 1.0, "average"), (3, 2, 0.3, 5.0, "last")] + ([] if ctx.quick else [(2, 4, 1 / 40, 1.0, "average"),
                                                                                            (4, 2, 0.25, 2.0, "last")])
     for kappa, T_N, beta, rho2, out in cases:
         r = local_gd_worst_case(n=2, kappa=kappa, T_N=T_N, lr=beta, L=1.0, D0=1.0, rho2=rho2, output=out,
                                 return_instance=True)
         rep = replay_fedavg(r.instance)  # type: ignore[arg-type]
-        rp.equal(rep[out], r.value, rtol=1e-4, instance={"kappa": kappa, "T_N": T_N, "beta": beta, "rho2": rho2,
+        rp.equal(rep[out], r.value, rtol=1e-4, instance={"kappa": kappa, "T_N": T_N, "lr": beta, "rho2": rho2,
                                                           "output": out, "grad_G_star": rep["grad_G_star"]}, size=kappa)
     o1 = dt.outcome(explain="measured = PEP worst case of f(x_N) - f*, theory = L D0/(4N+2)")
     o2 = rp.outcome(explain="measured = G(output) - G* reached by fairtheory.algorithms.fedavg on the extracted "
@@ -294,7 +294,7 @@ def fedavg_worstcase(ctx: Context) -> Outcome:
 def scaffold_worstcase(ctx: Context) -> Outcome:
     r"""Scaffold's control variates remove client drift: the exact worst case over all heterogeneous
     2-client instances (``sum_i p_i ||grad g_i(x*)||^2 <= rho^2``) is compared with the worst case on
-    identical clients (``rho^2 = 0``), for several ``(kappa, R, eta_l L)`` and ``rho^2 / (L^2 D0) in {1, 100}``.
+    identical clients (``rho^2 = 0``), for several ``(kappa, R, h = lr L)`` and ``rho^2 / (L^2 D0) in {1, 100}``.
     FedAvg (same schedule) and cold-started Scaffold (``c_i = 0``) are reported beside it, and one
     extracted worst case is replayed with :mod:`fairtheory.algorithms.scaffold`."""
     from fairtheory.worstcase import local_gd_worst_case
@@ -312,7 +312,7 @@ def scaffold_worstcase(ctx: Context) -> Outcome:
                 cold = scaffold_worst_case(kappa=kappa, R=R, lr=bL, L=1.0, D0=1.0, rho2=rho2, warm_start=False)
                 f = local_gd_worst_case(n=2, kappa=kappa, T_N=R - 1, lr=bL, L=1.0, D0=1.0, rho2=rho2, output="last",
                                         schedule="fedavg")
-                inst = {"kappa": kappa, "R": R, "eta_l_L": bL, "rho2": rho2}
+                inst = {"kappa": kappa, "R": R, "h": bL, "rho2": rho2}
                 tally.upper(s.value, base.value, instance=inst, size=kappa * R)
                 N = kappa * R
                 rows.append(inst | {"scaffold": s.value, "scaffold_rho0": base.value, "scaffold_cold": cold.value,
@@ -320,10 +320,10 @@ def scaffold_worstcase(ctx: Context) -> Outcome:
     rep = scaffold_worst_case(kappa=2, R=3, lr=0.5, L=1.0, D0=1.0, rho2=4.0, return_instance=True)
     replayed = replay_scaffold(rep.instance)  # type: ignore[arg-type]
     rt = Tally()
-    rt.equal(replayed["last"], rep.value, rtol=1e-4, instance={"kappa": 2, "R": 3, "eta_l_L": 0.5, "rho2": 4.0})
+    rt.equal(replayed["last"], rep.value, rtol=1e-4, instance={"kappa": 2, "R": 3, "h": 0.5, "rho2": 4.0})
     o1 = tally.outcome(
         note="FedAvg and cold-started Scaffold grow with rho^2 (details); warm-started Scaffold equals the identical-"
-             "client worst case, which equals gradient descent's L D0/(4 N eta_l L + 2) with N = kappa R",
+             "client worst case, which equals gradient descent's L D0/(4 N lr L + 2) with N = kappa R",
         details={"grid": rows},
         explain="measured = exact worst case of G(x_R) - G* at rho^2 > 0, bound = the same at rho^2 = 0 (L = D0 = 1)")
     o2 = rt.outcome(explain="measured = G(x_R) - G* reached by fairtheory.algorithms.scaffold on the extracted "

@@ -15,12 +15,11 @@ instances run with numpy, hand-written twins and theorem right-hand sides.
 
 from __future__ import annotations
 
-import math
-from typing import Any
-
 import numpy as np
 
-from fairtheory.problems.base import FederatedProblem
+from fairtheory.problems.huber import HuberProblem
+from fairtheory.worstcase.local_sgd import sgd_worst_case, theorem_rhs
+from fairtheory.worstcase.proximal_point import ppm_huber_replay, ppm_huber_value
 from verify.core import Context, Outcome, Tally, claim, combine
 
 _RTOL = 1e-6      # two SDPs (or an SDP and a closed form), each solved to Clarabel's 1e-8
@@ -28,62 +27,6 @@ _ROUNDING = 1e-6  # solver accuracy slack of the inequalities (verify.core.MAX_R
 #: Clarabel tolerance of the FedProx PEPs: at 1e-8 the 2-client N = 1 value came out 1.6e-6 (relative) above the
 #: closed form with a duality gap of 8e-9 (a degenerate optimum); at 1e-9 it is 3e-8 off
 _PROX_TOL = 1e-9
-
-
-# ------------------------------------------------------------------------------- an explicit worst instance
-class HuberProblem(FederatedProblem):
-    r"""One client ``f(x) = L/2 x^2`` for ``|x| <= tau``, ``L tau |x| - L tau^2/2`` beyond (``d = 1``): convex,
-    ``L``-smooth, ``f* = 0`` at ``x* = 0`` - the function on which the proximal point method meets its smooth
-    convex worst case (below)."""
-
-    def __init__(self, L: float, tau: float) -> None:
-        self.n, self.d, self.L, self.tau = 1, 1, float(L), float(tau)
-        self._set_weights(np.ones(1), 1)
-
-    def losses_each(self, W: Any, clients: Any = None) -> Any:
-        c = self.client_index(clients)
-        W = self._check_models(W, c)
-        a = np.abs(W[:, 0])
-        return np.where(a <= self.tau, 0.5 * self.L * a * a, self.L * self.tau * a - 0.5 * self.L * self.tau ** 2)
-
-    def grads_each(self, W: Any, clients: Any = None) -> Any:
-        c = self.client_index(clients)
-        W = self._check_models(W, c)
-        return self.L * np.clip(W, -self.tau, self.tau)
-
-    def hessians(self, w: Any) -> Any:
-        return np.array([[[self.L if abs(float(np.asarray(w)[0])) <= self.tau else 0.0]]])
-
-    def cvxpy_losses(self, w: Any) -> list[Any]:
-        import cvxpy as cp
-
-        return [0.5 * self.L * cp.huber(w[0], self.tau)]
-
-    def smoothness(self) -> float:
-        return self.L
-
-
-def ppm_huber_value(*, L: float, D0: float, gamma: float, N: int) -> float:
-    r"""``L D0 / (2 + 4 gamma L N)``: ``f(x_N) - f*`` of the proximal point method ``x_{k+1} = prox_{gamma f}(x_k)``
-    from ``x_0 = sqrt(D0)`` on the Huber function with ``tau = sqrt(D0)/(1 + 2 gamma L N)``: every step stays on
-    the linear part (``x_{k+1} = x_k - gamma L tau``), ``x_N = sqrt(D0)(1 + gamma L N)/(1 + 2 gamma L N) >= tau``
-    and ``f(x_N) = L tau x_N - L tau^2/2``; maximising ``L tau sqrt(D0) - (gamma L N + 1/2) L tau^2`` over ``tau``
-    gives the value (the argument of Drori & Teboulle 2014 for gradient descent, with the step ``gamma L`` of the
-    prox).  At ``gamma L -> inf`` it tends to Taylor, Hendrickx & Glineur 2017's ``D0/(4 gamma N)``."""
-    return L * D0 / (2.0 + 4.0 * gamma * L * N)
-
-
-def ppm_huber_replay(*, L: float, D0: float, gamma: float, N: int) -> float:
-    """``f(x_N) - f*`` reached by :mod:`fairtheory.algorithms.fedprox` (``solver="exact"``, one client, numeric
-    :meth:`~fairtheory.problems.base.FederatedProblem.prox_each`) on the Huber instance of :func:`ppm_huber_value`."""
-    from fairtheory.algorithms import fedprox
-    from fairtheory.algorithms.base import run
-
-    tau = math.sqrt(D0) / (1.0 + 2.0 * gamma * L * N)
-    P = HuberProblem(L, tau)
-    state, _ = run(fedprox.make(P, prox_mu=1.0 / gamma, solver="exact"), N, w0=np.array([math.sqrt(D0)]),
-                   record_losses=False)
-    return float(P.losses(state.w)[0])
 
 
 # ------------------------------------------------------------------------------- FedProx
@@ -214,29 +157,9 @@ def fedprox_heterogeneous(ctx: Context) -> Outcome:
 
 
 # ------------------------------------------------------------------------------- local SGD vs 002 Thm. 2
-def theorem_rhs(*, T: int, beta: float, L: float, D0: float, rho2: float, K: int | None) -> float:
-    """002 Thm. 1 (``K=None``) / Thm. 2 right-hand side less ``mu tau_alpha`` for ``kappa = 1`` and ``T_N = T - 1``
-    (:func:`fairtheory.worstcase.ratio.theorem_coefficients`, from :mod:`fairtheory.bounds.rcfl`)."""
-    from fairtheory.worstcase.ratio import theorem_coefficients
-
-    a, b = theorem_coefficients(version="002", kappa=1, T_N=T - 1, beta=beta, L=L, K=K)
-    return a * D0 + b * rho2
-
-
 #: (n, K, T)
 _SGD_QUICK = [(1, None, 1), (1, None, 2), (1, None, 3), (2, 1, 1)]
 _SGD_FULL = _SGD_QUICK + [(2, 1, 2), (2, 2, 1)]
-
-
-def sgd_worst_case(n: int, K: int | None, T: int, beta: float, D0: float, rho2: float, sigma2: float,
-                   tol: float = 1e-8) -> Any:
-    """Traced worst case of ``E[G(w_tilde)] - G*`` of FedAvg with ``kappa = 1`` (= 002's schedule at ``kappa = 1``),
-    output the mean of the server models ``w_1..w_T`` (002's ``w_tilde``), gradients of variance ``sigma2``."""
-    from fairtheory.algorithms import fedavg
-    from fairtheory.worstcase import worst_case
-
-    return worst_case(fedavg.make, T, n=n, L=1.0, D0=D0, rho2=rho2, sigma2=sigma2, output="mean", lr=beta, kappa=1,
-                      K=K, tol=tol)
 
 
 @claim("worstcase.localsgd.sigma2",
@@ -262,11 +185,11 @@ def localsgd_sigma2(ctx: Context) -> Outcome:
     for n, K, T in (_SGD_QUICK if ctx.quick else _SGD_FULL):
         beta = theorem1_beta_max(1.0, 1) if K is None else theorem2_beta_max(1.0, 1, K)
         D0, rho2 = 1.0, (0.0 if n == 1 else 1.0)
-        B = theorem_rhs(T=T, beta=beta, L=1.0, D0=D0, rho2=rho2, K=K)
-        inst = {"n": n, "K": K, "T": T, "beta": beta, "D0": D0, "rho2": rho2}
+        B = theorem_rhs(T=T, lr=beta, L=1.0, D0=D0, rho2=rho2, K=K)
+        inst = {"n": n, "K": K, "T": T, "lr": beta, "D0": D0, "rho2": rho2}
         v0 = sgd_worst_case(n, K, T, beta, D0, rho2, 0.0).value
         det.upper(v0, B, instance=inst | {"sigma2": 0.0}, size=T)
-        hw = local_gd_worst_case(n=n, kappa=1, T_N=T - 1, lr=beta, L=1.0, D0=D0, rho2=rho2, K=K, output="002",
+        hw = local_gd_worst_case(n=n, kappa=1, T_N=T - 1, lr=beta, L=1.0, D0=D0, rho2=rho2, K=K, output="average",
                                  schedule="rfedfair").value
         twin.equal(v0, hw, rtol=_RTOL, instance=inst, size=T)
         c1 = sgd_worst_case(n, K, T, beta, 0.0, 0.0, 1.0).value
@@ -285,7 +208,7 @@ def localsgd_sigma2(ctx: Context) -> Outcome:
     parts = {"deterministic_bound": det.outcome(explain="measured = traced worst case at sigma2 = 0, bound = 002 "
                                                         "Thm. 1/2 RHS - mu tau_alpha"),
              "twin_002": twin.outcome(explain="measured = traced fedavg (kappa = 1, mean output), theory = "
-                                              "local_gd_worst_case(schedule='rfedfair', output='002')"),
+                                              "local_gd_worst_case(schedule='rfedfair', output='average')"),
              "linear_in_sigma2": lin.outcome(explain="measured = worst case at D0 = rho2 = 0, sigma2 = 4, theory = 4 x "
                                                      "the worst case at sigma2 = 1"),
              "monotone_in_sigma2": mono.outcome(explain="measured = worst case at sigma2, bound = at the smaller "

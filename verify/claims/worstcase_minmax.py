@@ -19,8 +19,7 @@ from __future__ import annotations
 
 import math
 
-from fairtheory.worstcase.classes import ConvexIndicator
-from fairtheory.worstcase.sdp import PEP, Scalar, inner, sqnorm
+from fairtheory.worstcase.minmax_twins import hand_scaffpd
 from verify.core import Context, Outcome, Tally, claim, combine
 
 _ROUNDING = 1e-6  # Clarabel's 1e-8 solves: slack of the inequalities (verify.core.MAX_ROUNDING)
@@ -32,88 +31,6 @@ _QUICK_T = (1, 2, 4, 8)
 _FULL_T = (1, 2, 4, 8, 12, 16)
 #: (D_w, D_lam, G_w, G_lam): unit constants and an unbalanced set
 _CONSTANTS = ((1.0, 1.0, 1.0, 1.0), (2.0, math.sqrt(2.0), 0.5, 3.0))
-
-
-# ------------------------------------------------------------------ hand-written twins (no tracer, no client rows)
-def hand_gda(T: int, lr: float, dual_lr: float, *, D_w: float = 1.0, D_lam: float = 1.0, G_w: float = 1.0,
-             G_lam: float = 1.0, monotone: bool = True) -> float:
-    """Projected GDA written by hand with the builder: one Gram for both blocks but *no* orthogonality rows (no row
-    below mixes blocks, so zeroing the cross block of a feasible Gram keeps it feasible: the same value), monotone
-    rows written out blockwise, the linearised ergodic gap against a comparator."""
-    pep = PEP()
-    Lam = pep.function(ConvexIndicator(D=D_lam), "Lambda")
-    w = pep.vector()
-    lam = pep.vector()
-    Lam.add_point(lam, pep.vector(), Scalar())
-    w0 = w
-    pts = []
-    for _ in range(T):
-        h, g = pep.vector(), pep.vector()
-        pep.add_le(sqnorm(h) - G_lam ** 2)
-        pep.add_le(sqnorm(g) - G_w ** 2)
-        pts.append((w, lam, g, h))
-        w, lam = w - lr * g, Lam.project(lam + dual_lr * h)
-    if monotone:
-        for j in range(T):
-            for k in range(j + 1, T):
-                wj, lj, gj, hj = pts[j]
-                wk, lk, gk, hk = pts[k]
-                pep.add_le(inner(hj - hk, lj - lk) - inner(gj - gk, wj - wk))
-    wc, lc = pep.vector(), pep.vector()
-    Lam.add_point(lc, pep.vector(), Scalar())
-    pep.add_le(sqnorm(wc - w0) - D_w ** 2)
-    obj = Scalar()
-    for wt, lt, gt, ht in pts:
-        obj = obj + inner(gt, wt - wc) + inner(ht, lc - lt)
-    pep.maximize(obj * (1.0 / T))
-    return float(pep.solve().value)
-
-
-def hand_scaffpd(T: int, kappa: int, lr: float, dual_lr: float, *, lipschitz: float | None, theta: float = 1.0,
-                 tol: float = 1e-8) -> float:
-    """Scaff-PD with exact gradients written by hand (no client rows: the lam-weighted local steps are kappa gradient
-    steps on L(., lam_{r+1}) after the extrapolated dual step), the linearised gap at the last pair (w_T, lam_T)."""
-    pep = PEP()
-    Lam = pep.function(ConvexIndicator(D=1.0), "Lambda")
-    w = pep.vector()
-    lam = pep.vector()
-    Lam.add_point(lam, pep.vector(), Scalar())
-    w0 = w
-    pts, hs = [], {}
-
-    def h_of(x):
-        if x.key() not in hs:
-            hs[x.key()] = pep.vector()
-            pep.add_le(sqnorm(hs[x.key()]) - 1.0)
-        return hs[x.key()]
-
-    def g_at(x, lm):
-        g = pep.vector()
-        pep.add_le(sqnorm(g) - 1.0)
-        pts.append((x, lm, g, h_of(x)))
-        return g
-
-    f_prev = h_of(w)
-    for _ in range(T):
-        f = h_of(w)
-        lam = Lam.project(lam + dual_lr * (f + theta * (f - f_prev)))
-        y = w
-        for _ in range(kappa):
-            y = y - lr * g_at(y, lam)
-        w, f_prev = y, f
-    g_T = g_at(w, lam)
-    for j in range(len(pts)):
-        for k in range(j + 1, len(pts)):
-            (wj, lj, gj, hj), (wk, lk, gk, hk) = pts[j], pts[k]
-            pep.add_le(inner(hj - hk, lj - lk) - inner(gj - gk, wj - wk))
-            if lipschitz is not None:
-                L2 = lipschitz ** 2
-                pep.add_le(sqnorm(gj - gk) + sqnorm(hj - hk) - L2 * sqnorm(wj - wk) - L2 * sqnorm(lj - lk))
-    wc, lc = pep.vector(), pep.vector()
-    Lam.add_point(lc, pep.vector(), Scalar())
-    pep.add_le(sqnorm(wc - w0) - 1.0)
-    pep.maximize(inner(g_T, w - wc) + inner(h_of(w), lc - lam))
-    return float(pep.solve(tol=tol).value)
 
 
 @claim("worstcase.afl.mohri_thm2",

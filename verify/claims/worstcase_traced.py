@@ -7,7 +7,7 @@ r"""The traced worst-case backend: exact worst cases computed by running a metho
   :func:`fairtheory.worstcase.scaffold.scaffold_worst_case`) are built independently of the algorithm
   code; the traced worst cases of :mod:`fairtheory.algorithms.fedavg` / :mod:`fairtheory.algorithms.scaffold`
   must equal them (``T`` FedAvg rounds = ``T_N = T - 1``, output ``"last"`` = last server model, ``"mean"``
-  = the ``"002"`` output = mean of the server models ``w_1..w_T``);
+  = the hand-written ``"average"`` output = mean of the server models ``w_1..w_T``);
 * a user-style method (FedAvg with a server step size, written in this module only against the array
   API, no PEP code) gets its worst case, and the method itself, run with numpy on the extracted worst-case
   functions (:class:`fairtheory.worstcase.replay.InterpolatedProblem`), reaches the PEP value;
@@ -91,17 +91,17 @@ _FEDAVG_FULL = _FEDAVG_QUICK + [
     (2, 1, 2, 1.0, 1.0, 1.0, 1.0, (0.2, 0.8), 2, "mean"),
 ]
 
-#: (n, kappa, R, eta_l, eta_g, L, D0, rho2, p, warm_start, output)
+#: (n, kappa, R, lr, server_lr, L, D0, rho2, p, warm_start, output)
 _SCAFFOLD_QUICK = [
     (2, 2, 2, 0.5, 1.0, 1.0, 1.0, 1.0, None, True, "last"),
     (2, 3, 2, 0.1, 1.0, 1.0, 1.0, 100.0, None, True, "last"),
     (2, 2, 3, 0.5, 0.5, 1.0, 1.0, 4.0, None, True, "last"),
     (3, 2, 2, 0.3, 1.0, 1.0, 1.0, 2.0, (0.5, 0.25, 0.25), True, "last"),
     (2, 2, 2, 0.5, 1.0, 1.0, 1.0, 4.0, None, False, "last"),
-    (2, 2, 3, 0.25, 1.0, 2.0, 0.5, 3.0, None, True, "avg"),
+    (2, 2, 3, 0.25, 1.0, 2.0, 0.5, 3.0, None, True, "average"),
 ]
 _SCAFFOLD_FULL = _SCAFFOLD_QUICK + [
-    (2, 3, 3, 0.5, 1.0, 1.0, 1.0, 1.0, (0.3, 0.7), True, "avg"),
+    (2, 3, 3, 0.5, 1.0, 1.0, 1.0, 1.0, (0.3, 0.7), True, "average"),
     (3, 2, 3, 0.5, 0.8, 1.0, 1.0, 1.0, None, False, "last"),
 ]
 
@@ -118,7 +118,7 @@ def fedavg_twin(ctx: Context) -> Outcome:
     for n, kappa, T, lr, L, D0, rho2, p, K, out in (_FEDAVG_QUICK if ctx.quick else _FEDAVG_FULL):
         tr = worst_case(fedavg.make, T, n=n, L=L, D0=D0, rho2=rho2, p=p, output=out, lr=lr, kappa=kappa, K=K)
         hw = local_gd_worst_case(n=n, kappa=kappa, T_N=T - 1, lr=lr, L=L, D0=D0, rho2=rho2, p=p, K=K,
-                                 output="last" if out == "last" else "002", schedule="fedavg")
+                                 output="last" if out == "last" else "average", schedule="fedavg")
         inst = {"n": n, "kappa": kappa, "T": T, "lr": lr, "L": L, "D0": D0, "rho2": rho2, "p": p, "K": K, "output": out}
         tally.equal(tr.value, hw.value, rtol=_TWIN_RTOL, instance=inst, size=tr.dim)
         rows.append(inst | {"traced": tr.value, "hand_written": hw.value, "gram": tr.dim, "gram_hand": hw.dim,
@@ -129,7 +129,7 @@ def fedavg_twin(ctx: Context) -> Outcome:
 
 @claim("worstcase.traced.scaffold_twin", citation="PEP; Scaffold (Karimireddy et al. 2020, option II)",
        statement="the worst case traced from fairtheory.algorithms.scaffold.make (R rounds, K=None) equals the "
-                 "hand-written scaffold_worst_case, to 1e-6 relative (warm/cold start, last/avg output)")
+                 "hand-written scaffold_worst_case, to 1e-6 relative (warm/cold start, last/average output)")
 def scaffold_twin(ctx: Context) -> Outcome:
     from fairtheory.algorithms import scaffold
     from fairtheory.worstcase import worst_case
@@ -137,12 +137,12 @@ def scaffold_twin(ctx: Context) -> Outcome:
 
     tally = Tally()
     rows = []
-    for n, kappa, R, el, eg, L, D0, rho2, p, warm, out in (_SCAFFOLD_QUICK if ctx.quick else _SCAFFOLD_FULL):
+    for n, kappa, R, lr, slr, L, D0, rho2, p, warm, out in (_SCAFFOLD_QUICK if ctx.quick else _SCAFFOLD_FULL):
         tr = worst_case(scaffold.make, R, n=n, L=L, D0=D0, rho2=rho2, p=p, output="last" if out == "last" else "mean",
-                        start={"warm_start": warm}, kappa=kappa, lr=el, server_lr=eg)
-        hw = scaffold_worst_case(n=n, kappa=kappa, R=R, lr=el, server_lr=eg, L=L, D0=D0, rho2=rho2, p=p,
+                        start={"warm_start": warm}, kappa=kappa, lr=lr, server_lr=slr)
+        hw = scaffold_worst_case(n=n, kappa=kappa, R=R, lr=lr, server_lr=slr, L=L, D0=D0, rho2=rho2, p=p,
                                  warm_start=warm, output=out)  # type: ignore[arg-type]
-        inst = {"n": n, "kappa": kappa, "R": R, "eta_l": el, "eta_g": eg, "L": L, "D0": D0, "rho2": rho2, "p": p,
+        inst = {"n": n, "kappa": kappa, "R": R, "lr": lr, "server_lr": slr, "L": L, "D0": D0, "rho2": rho2, "p": p,
                 "warm_start": warm, "output": out}
         tally.equal(tr.value, hw.value, rtol=_TWIN_RTOL, instance=inst, size=tr.dim)
         rows.append(inst | {"traced": tr.value, "hand_written": hw.value, "gram": tr.dim, "gram_hand": hw.dim,

@@ -1,0 +1,188 @@
+r"""Trusted kernel: the table of function classes a certificate may name, each with its exact interpolation rows.
+
+A class is *certifiable* when a finite set of triples ``(x_j, g_j, f_j)`` is the data of some member of the class
+**iff** a finite list of conditions, each linear in the Gram matrix of the vectors and in the values, holds (its
+*interpolation conditions*).  Then the PEP over those rows has the same value as the worst case over the class, and
+dual multipliers that bound the PEP bound every member (weak duality, :mod:`fairtheory_kernel.pep`).  A necessary
+condition alone would also be sound for an upper bound (every member satisfies it); every entry below is exact
+(necessary and sufficient), so a certified bound is also attained in the limit.
+
+:data:`TABLE` maps a class key (the statement's ``"functions"``) to a :class:`Entry`: its parameters (exact
+rationals, ``"inf"`` where the class allows no bound), their range, and its rows, written once for any number ring
+(:class:`fairtheory_kernel.rows.Ring`: the rationals for ``pep-dual``, ``Q[t]`` for ``pep-family``).  The rows of
+one function are over its points ``(x, g, value index)`` in order (``x*`` first, value 0: index ``None``); a row
+``(G, F, c)`` reads ``<G, Gram> + F . values + c <= 0``; an equality is written as two rows ``r <= 0``,
+``-r <= 0``.  Each entry's docstring is its soundness argument.  (Math. Prog. = Taylor, Hendrickx & Glineur, "Smooth
+strongly convex interpolation and exact worst-case performance of first-order methods", Math. Program. 161 (2017);
+SIAM = the same authors, "Exact worst-case performance of first-order methods for composite convex optimization",
+SIAM J. Optim. 27(3) (2017).)
+
+Adding a class: one entry here with its soundness paragraph, and the builder's class
+(:mod:`fairtheory.worstcase.classes`) naming the key in ``kernel_class()``; a twin test compares their rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from fairtheory_kernel.rows import BadStatement, Ring, Symbols, add, gram
+
+__all__ = ["TABLE", "Entry", "interpolation_rows", "parse_class"]
+
+Vec = dict[int, Any]
+Pt = tuple[Vec, Vec, "int | None"]
+Row = tuple[dict[tuple[int, int], Any], dict[int, Fraction], Fraction]
+INF = "inf"
+
+
+def _row(ring: Ring, terms: Sequence[tuple[Fraction, Vec, Vec]], F: Mapping[Any, int] = (), c: Fraction = Fraction(0)
+         ) -> Row:
+    """``sum_t coef_t <u_t, v_t> + sum F + c`` as ``(G, F, c)``; ``F`` maps value indices (``None``: ``f(x*) = 0``,
+    dropped) to integer coefficients."""
+    G: dict[tuple[int, int], Any] = {}
+    for coef, u, v in terms:
+        if coef:
+            gram(u, v, ring.const(Fraction(coef)), G)
+    return {a: x for a, x in G.items() if x != 0}, {f: Fraction(w) for f, w in dict(F).items() if f is not None and w}, c
+
+
+def _pairs(pts: Sequence[Pt], ring: Ring) -> Any:
+    """Every ordered pair ``j != k`` with ``dx = x_j - x_k``, ``dg = g_j - g_k`` and ``{f_k: 1, f_j: -1}``."""
+    m1 = ring.const(Fraction(-1))
+    for j, (xj, gj, fj) in enumerate(pts):
+        for k, (xk, gk, fk) in enumerate(pts):
+            if j != k:
+                F = {fk: 1} if fj is None else {fj: -1} if fk is None else {fk: 1, fj: -1}
+                yield j, k, add(xj, xk, m1), add(gj, gk, m1), F, pts[j], pts[k]
+
+
+def _smooth_strongly_convex(pts: Sequence[Pt], c: Mapping[str, Any], ring: Ring) -> list[Row]:
+    r"""``L``-smooth ``mu``-strongly convex, ``0 <= mu < L``: for every ordered pair ``j != k``
+
+    .. math:: f_k - f_j + \langle g_k, x_j - x_k\rangle + \frac{1}{2(1-\mu/L)}\Big(\frac1L\|g_j-g_k\|^2
+              + \mu\|x_j-x_k\|^2 - \frac{2\mu}{L}\langle g_j-g_k, x_j-x_k\rangle\Big) \le 0 .
+
+    Exact: Math. Prog., Thm 4 (necessary and sufficient for interpolation by an ``L``-smooth ``mu``-strongly convex
+    function); ``mu = 0`` is the smooth convex class (ibid., Cor. 1)."""
+    L, mu = c["L"], c["mu"]
+    k = 1 / (2 * (1 - mu / L))
+    return [_row(ring, [(1, p[1], dx), (k / L, dg, dg), (k * mu, dx, dx), (-2 * k * mu / L, dg, dx)], F)
+            for _, _, dx, dg, F, _, p in _pairs(pts, ring)]
+
+
+def _convex(pts: Sequence[Pt], c: Mapping[str, Any], ring: Ring) -> list[Row]:
+    r"""Closed proper convex: ``f_k - f_j + <g_k, x_j - x_k> <= 0`` for every ordered pair.  Exact: SIAM, Thm 3.5
+    with ``M = inf`` (the maximum of the affine minorants through the points interpolates)."""
+    return [_row(ring, [(1, p[1], dx)], F) for _, _, dx, _, F, _, p in _pairs(pts, ring)]
+
+
+def _convex_lipschitz(pts: Sequence[Pt], c: Mapping[str, Any], ring: Ring) -> list[Row]:
+    r"""Closed proper convex and ``M``-Lipschitz: per point ``||g_j||^2 - M^2 <= 0``, then the convex rows.  Exact:
+    SIAM, Thm 3.5 (the maximum of the affine minorants has subgradients in ``conv{g_j}``, of norm at most ``M``)."""
+    per = [_row(ring, [(1, g, g)], {}, -c["M"] ** 2) for _, g, _ in pts]
+    return per + _convex(pts, c, ring)
+
+
+def _strongly_convex(pts: Sequence[Pt], c: Mapping[str, Any], ring: Ring) -> list[Row]:
+    r"""Closed proper ``mu``-strongly convex: ``f_k - f_j + <g_k, x_j - x_k> + mu/2 ||x_j - x_k||^2 <= 0``.  Exact:
+    ``f`` is ``mu``-strongly convex iff ``f - mu/2 ||.||^2`` is convex, whose interpolation condition is the convex
+    one (Math. Prog., Cor. 2 / SIAM, Thm 3.5), rewritten in ``f``."""
+    return [_row(ring, [(1, p[1], dx), (c["mu"] / 2, dx, dx)], F) for _, _, dx, _, F, _, p in _pairs(pts, ring)]
+
+
+def _smooth_nonconvex(pts: Sequence[Pt], c: Mapping[str, Any], ring: Ring) -> list[Row]:
+    r"""``L``-smooth (gradient ``L``-Lipschitz, not necessarily convex): for every ordered pair ``j != k``
+    ``f_k - f_j - L/4 ||x_j - x_k||^2 + <g_j + g_k, x_j - x_k>/2 + ||g_j - g_k||^2/(4L) <= 0``.  Exact: SIAM,
+    Thm 3.10."""
+    L = c["L"]
+    return [_row(ring, [(-L / 4, dx, dx), (Fraction(1, 2), add(pj[1], pk[1]), dx), (1 / (4 * L), dg, dg)], F)
+            for _, _, dx, dg, F, pj, pk in _pairs(pts, ring)]
+
+
+def _convex_indicator(pts: Sequence[Pt], c: Mapping[str, Any], ring: Ring) -> list[Row]:
+    r"""Indicators of closed convex sets of diameter at most ``D`` (``"inf"``: any): per point with a value ``f_j = 0``
+    (rows ``f_j <= 0``, ``-f_j <= 0``); for every ordered pair ``<g_k, x_j - x_k> <= 0`` (``g_k`` a normal vector);
+    for ``j < k`` and ``D`` finite ``||x_j - x_k||^2 - D^2 <= 0``.  Exact: SIAM, Thm 3.6 (``C = conv{x_j}`` has
+    every ``g_k`` as a normal vector at ``x_k`` and diameter ``max ||x_j - x_k||``)."""
+    rows = [r for _, _, f in pts if f is not None for r in (_row(ring, [], {f: 1}), _row(ring, [], {f: -1}))]
+    rows += [_row(ring, [(1, p[1], dx)]) for _, _, dx, _, _, _, p in _pairs(pts, ring)]
+    if c["D"] != INF:
+        rows += [_row(ring, [(1, dx, dx)], {}, -c["D"] ** 2) for j, k, dx, *_ in _pairs(pts, ring) if j < k]
+    return rows
+
+
+def _convex_support(pts: Sequence[Pt], c: Mapping[str, Any], ring: Ring) -> list[Row]:
+    r"""Support functions ``sup_{s in C} <s, x>`` of closed convex sets ``C`` in the ball of radius ``M`` (``"inf"``:
+    any ``C``): per point ``f_j = <g_j, x_j>`` (two rows) and, ``M`` finite, ``||g_j||^2 - M^2 <= 0``; for every
+    ordered pair ``<x_k, g_j - g_k> <= 0``.  Exact: SIAM, Cor. 3.7 (necessity: ``g_j in C`` and
+    ``f(x_k) = <g_k, x_k> >= <g_j, x_k>``; sufficiency: ``C = conv{g_j}``)."""
+    rows: list[Row] = []
+    for x, g, f in pts:
+        rows += [_row(ring, [(1, g, x)], {f: -1}), _row(ring, [(-1, g, x)], {f: 1})]
+        if c["M"] != INF:
+            rows.append(_row(ring, [(1, g, g)], {}, -c["M"] ** 2))
+    return rows + [_row(ring, [(1, pk[0], dg)]) for _, _, _, dg, _, _, pk in _pairs(pts, ring)]
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A certifiable class: parameters ``(name, unit, may be "inf")`` (units ``"curvature"``: value/distance^2,
+    ``"gradient"``, ``"distance"``; read by the untrusted normalisation only), the range check, the rows, the
+    words, and the number of rows of ``P`` points (an upper bound, for the work estimate)."""
+
+    params: tuple[tuple[str, str, bool], ...]
+    valid: Callable[[Mapping[str, Any]], bool]
+    rows: Callable[[Sequence[Pt], Mapping[str, Any], Ring], list[Row]]
+    words: Callable[[Mapping[str, Any]], str]
+    count: Callable[[int], int]
+
+
+def _pp(P: int) -> int:
+    return P * (P - 1)
+
+
+TABLE: dict[str, Entry] = {
+    "smooth-convex": Entry((("L", "curvature", False), ("mu", "curvature", False)),
+                           lambda c: c["L"] > 0 and 0 <= c["mu"] < c["L"], _smooth_strongly_convex,
+                           lambda c: f"{c['L']}-smooth" + (f", {c['mu']}-strongly convex" if c["mu"] else " convex"), _pp),
+    "convex": Entry((), lambda c: True, _convex, lambda c: "convex", _pp),
+    "convex-lipschitz": Entry((("M", "gradient", False),), lambda c: c["M"] > 0, _convex_lipschitz,
+                              lambda c: f"convex {c['M']}-Lipschitz", lambda P: P * P),
+    "strongly-convex": Entry((("mu", "curvature", False),), lambda c: c["mu"] > 0, _strongly_convex,
+                             lambda c: f"{c['mu']}-strongly convex", _pp),
+    "smooth-nonconvex": Entry((("L", "curvature", False),), lambda c: c["L"] > 0, _smooth_nonconvex,
+                              lambda c: f"{c['L']}-smooth (not necessarily convex)", _pp),
+    "convex-indicator": Entry((("D", "distance", True),), lambda c: c["D"] == INF or c["D"] > 0, _convex_indicator,
+                              lambda c: "the indicator of a closed convex set" + (
+                                  f" of diameter <= {c['D']}" if c["D"] != INF else ""), lambda P: 2 * P * P),
+    "convex-support": Entry((("M", "gradient", True),), lambda c: c["M"] == INF or c["M"] > 0, _convex_support,
+                            lambda c: "the support function of a closed convex set" + (
+                                f" in the ball of radius {c['M']}" if c["M"] != INF else ""), lambda P: P * P + 2 * P),
+}
+
+
+def parse_class(d: Any, q: Callable[[Any, str], Fraction]) -> dict[str, Any]:
+    """A class dict ``{"functions": key, param: rational or "inf", ...}`` with its parameters parsed by ``q`` and
+    validated against :data:`TABLE` (raises :class:`BadStatement`)."""
+    if not isinstance(d, Mapping) or d.get("functions") not in TABLE:
+        raise BadStatement(f"class.functions must be one of {sorted(TABLE)}")
+    e = TABLE[d["functions"]]
+    if set(d) != {"functions"} | {p for p, _, _ in e.params}:
+        raise BadStatement(f"class {d['functions']!r} has exactly the parameters {[p for p, _, _ in e.params]}")
+    out: dict[str, Any] = {"functions": d["functions"]}
+    for p, _, inf in e.params:
+        out[p] = INF if inf and d[p] == INF else q(d[p], p)
+    if not e.valid(out):
+        raise BadStatement(f"class {d['functions']!r}: a parameter is out of its range")
+    return out
+
+
+def interpolation_rows(b: Symbols, classes: Sequence[Mapping[str, Any]], *, max_rows: int) -> list[Row]:
+    """The rows of every client's points (:attr:`Symbols.points`) under its parsed class, client by client; raises
+    :class:`BadStatement` past ``max_rows`` rows (before building them)."""
+    if sum(TABLE[c["functions"]].count(len(pts)) for c, pts in zip(classes, b.points, strict=True)) > max_rows:
+        raise BadStatement(f"the statement's PEP exceeds {max_rows} interpolation conditions")
+    return [r for c, pts in zip(classes, b.points, strict=True) for r in TABLE[c["functions"]].rows(pts, c, b.ring)]
