@@ -81,9 +81,9 @@ from typing import Any
 
 import flint
 
+from fairtheory_kernel import rows as R
 from fairtheory_kernel.classes import interpolation_rows
-from fairtheory_kernel.rows import (OUTPUTS, BadStatement, Ring, Symbols, add, clients, dual, envelope, explain, fields,
-                                   initial, keys, local_gd_output, nat, one_of, q, rat, sparse)
+from fairtheory_kernel.rows import BadStatement, Ring, Symbols, add, fields, keys, nat, one_of, q, rat
 
 __all__ = ["canonical", "build", "to_json", "describe", "check_family", "explain_family", "implies", "nonneg_on",
            "no_root_on", "count_roots_open", "psd_on", "poly", "poly_json", "header", "NORMALISATION", "PARAMETER"]
@@ -153,7 +153,7 @@ def header(st: Any, extra: set[str], methods: Mapping[str, Mapping[str, Any]], p
         raise BadFamily("class must be smooth-convex with mu = 0")
     if not isinstance(st["normalisation"], Mapping) or dict(st["normalisation"]) != NORMALISATION:
         raise BadFamily(f"normalisation must be exactly {NORMALISATION}: the kernel builds L = 1, D0 = 1 only")
-    n, p = clients(st, 4)
+    n, p = R.clients(st, 4)
     m = st["method"]
     if not isinstance(m, Mapping) or m.get("name") not in methods:
         raise BadFamily(f"method.name must be one of {sorted(methods)}")
@@ -176,7 +176,7 @@ def header_json(st: Mapping[str, Any]) -> dict[str, Any]:
 _STEPS = partial(nat, lo=1, hi=MAX_STEPS)
 METHODS = {"gd": {"name": one_of("gd"), "N": _STEPS},
            "local_gd": {"name": one_of("local_gd"), "kappa": _STEPS, "T_N": partial(nat, lo=0, hi=MAX_STEPS),
-                        "schedule": one_of("rfedfair", "fedavg"), "output": one_of(*OUTPUTS)}}
+                        "schedule": one_of("rfedfair", "fedavg"), "output": one_of(*R.OUTPUTS)}}
 
 
 def canonical(st: Any) -> FamilyStatement:
@@ -241,7 +241,7 @@ def _run(b: Symbols, st: FamilyStatement) -> dict[int, Fraction]:
             x = add(x, b.oracle(0, x)[0], -t)
         gap(x)
         return vals
-    gap(local_gd_output(b, x0, n=n, p=p, kappa=m["kappa"], T_N=m["T_N"], schedule=m["schedule"],
+    gap(R.local_gd_output(b, x0, n=n, p=p, kappa=m["kappa"], T_N=m["T_N"], schedule=m["schedule"],
                         output=m["output"], step=-t))
     return vals
 
@@ -253,7 +253,7 @@ def build(st: FamilyStatement) -> dict[str, Any]:
     b = Symbols(st["n"], st["p"], POLYNOMIALS, MAX_DIM, st)
     vals = _run(b, st)
     rows = interpolation_rows(b, [SMOOTH1] * st["n"], max_rows=MAX_DIM * MAX_DIM)
-    n_interp, (dist, het) = len(rows), initial(b, st["p"])
+    n_interp, (dist, het) = len(rows), R.initial(b, st["p"])
     rows += [(dist, {}, Fraction(-1))] + ([(het, {}, Fraction(0))] if st["n"] > 1 else [])  # ||x0 - x*||^2 <= 1, rho = 0
     objective: Row = ({}, {f: w for f, w in vals.items() if w}, Fraction(0))
     return {"dim": b.dim, "nf": b.nf, "n_interp": n_interp, "rows": rows, "objective": objective}
@@ -434,7 +434,7 @@ def _evidence(ev: Any, st: FamilyStatement, n_rows: int) -> list[tuple[Fraction,
     for j, pc in enumerate(pieces):
         pc = fields(pc, f"piece {j}", {"lo": rat(digits=MAX_DIGITS), "hi": rat(digits=MAX_DIGITS),
                                        "denominator": partial(_poly, degree=MAX_DEGREE, digits=MAX_EVIDENCE_DIGITS),
-                                       "multipliers": lambda x, w: sparse(x, n_rows, partial(
+                                       "multipliers": lambda x, w: R.sparse(x, n_rows, partial(
                                            _poly, what=w, degree=MAX_DEGREE, digits=MAX_EVIDENCE_DIGITS))})
         if pc["lo"] != at_ or not pc["lo"] < pc["hi"]:
             raise BadFamily(f"piece {j} must start at {at_} and have lo < hi")
@@ -454,7 +454,7 @@ def _check_piece(data: Mapping[str, Any], st: FamilyStatement, lo: Fraction, hi:
     for k, nk in nums.items():
         if not nonneg_on(nk, lo, hi):
             return f"multiplier of row {k} is negative somewhere {where}"
-    F, M, B = dual(data["rows"], data["objective"], nums, d, _fq)
+    F, M, B = R.dual(data["rows"], data["objective"], nums, d, _fq)
     if F:
         return f"the function values do not cancel (value {next(iter(F))}) {where}"
     num, den = st["bound"]["num"], st["bound"]["den"]
@@ -470,7 +470,7 @@ def _check_piece(data: Mapping[str, Any], st: FamilyStatement, lo: Fraction, hi:
 
 def _run_check(d: Any) -> str:
     """``""`` when the certificate passes rules 1-5 on every piece, else the first failure."""
-    envelope(d, "pep-family", 1)
+    R.envelope(d, "pep-family", 1)
     st = canonical(d["statement"])
     data = build(st)
     for lo, hi, den, nums in _evidence(d["evidence"], st, len(data["rows"])):
@@ -482,7 +482,7 @@ def _run_check(d: Any) -> str:
 
 def explain_family(d: Any) -> tuple[bool, str]:
     """``(True, "")`` when the certificate checks, else ``(False, the first failure in words)``; never raises."""
-    return explain(_run_check, d)
+    return R.explain(_run_check, d)
 
 
 def check_family(d: Any) -> bool:

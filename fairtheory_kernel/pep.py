@@ -58,10 +58,10 @@ from fractions import Fraction
 from functools import partial
 from typing import Any
 
+from fairtheory_kernel import rows as R
 from fairtheory_kernel.classes import TABLE, interpolation_rows, parse_class
 from fairtheory_kernel.linalg import is_psd
-from fairtheory_kernel.rows import (OUTPUTS, RATIONALS, BadStatement, Symbols, add, avg, clients, dual, envelope, explain,
-                                   fields, gram, initial, keys, local_gd_output, nat, one_of, q, rat, reader, sparse)
+from fairtheory_kernel.rows import BadStatement, Symbols, add, avg, fields, gram, keys, nat, one_of, q, rat
 
 __all__ = ["Statement", "BadStatement", "build", "canonical", "describe", "implies", "verify_multipliers",
            "check_certificate", "check_work", "parse", "MAX_DIM", "MAX_ROWS", "MAX_DIGITS", "MAX_WORK"]
@@ -143,7 +143,7 @@ def canonical(st: Any) -> Statement:
     """The statement with every number parsed (:class:`Fraction`) and every field validated; raises
     :class:`BadStatement`.  Two statements are the same statement iff their canonical forms are equal."""
     st = keys(st, "statement", {"class", "n", "p", "method", "bound"})
-    n, p = clients(st, MAX_CLIENTS)
+    n, p = R.clients(st, MAX_CLIENTS)
     cls = st["class"]
     if isinstance(cls, list) and len(cls) != n:
         raise BadStatement("class: one class, or a list of one class per client")
@@ -158,7 +158,7 @@ def canonical(st: Any) -> Statement:
         spec = {"name": one_of(name), "kappa": steps, "T_N": partial(nat, lo=0, hi=MAX_STEPS), "R": steps, "lr": pos,
                 "server_lr": pos, "a": rat(Fraction(0)), "schedule": one_of("rfedfair", "fedavg"),
                 "warm_start": one_of(True, False),
-                "output": one_of(*OUTPUTS) if name == "local_gd" else one_of("last", "average")}
+                "output": one_of(*R.OUTPUTS) if name == "local_gd" else one_of("last", "average")}
         method = fields(m, "method", {k: spec[k] for k in METHODS[name]})
     else:
         raise BadStatement(f"method.name must be one of {sorted(METHODS) + ['linear']} (local_gd, scaffold and "
@@ -209,7 +209,7 @@ def _run_method(b: Symbols) -> tuple[dict[int, Fraction], list[tuple[Fraction, V
 
     name = m["name"]
     if name == "local_gd":
-        gap(local_gd_output(b, x0, n=n, p=p, kappa=m["kappa"], T_N=m["T_N"], schedule=m["schedule"],
+        gap(R.local_gd_output(b, x0, n=n, p=p, kappa=m["kappa"], T_N=m["T_N"], schedule=m["schedule"],
                             output=m["output"], step=-m["lr"]), Fraction(1))
     elif name == "scaffold":
         el, eg, kappa = m["lr"], m["server_lr"], m["kappa"]
@@ -363,7 +363,7 @@ def _run(st: Statement, mult: Sequence[Fraction], max_work: float, run_limit: fl
     running the method would exceed ``run_limit`` or the whole check ``max_work``, before any row is built."""
     if _run_work(st) > run_limit:
         raise BadStatement(f"running the statement's method exceeds the work budget {run_limit:.3g}")
-    b = Symbols(st["n"], st["p"], RATIONALS, MAX_DIM, st)
+    b = Symbols(st["n"], st["p"], R.RATIONALS, MAX_DIM, st)
     vals, quad = _run_method(b)
     need = sum(_work(b, mult).values())
     if need > max_work:
@@ -390,7 +390,7 @@ def build(st: Statement, *, multipliers: Sequence[Fraction] | None = None,
     b, vals, quad, _ = _run(st, multipliers or (), limit, limit)
     best = _outputs(b, vals, quad) if "outputs" in st["method"] else []
     rows = interpolation_rows(b, classes_of(st), max_rows=MAX_ROWS) + best
-    n_interp, (dist, hetero) = len(rows), initial(b, st["p"])
+    n_interp, (dist, hetero) = len(rows), R.initial(b, st["p"])
     CG: dict[tuple[int, int], Fraction] = {}
     for w, v in quad:
         gram(v, v, w, CG)
@@ -418,7 +418,7 @@ def verify_multipliers(rows: Sequence[Row], objective: Row, mult: Sequence[Fract
     arithmetic."""
     if len(mult) != len(rows) or any(lam < 0 for lam in mult[n_eq:]):
         return None
-    F, S, bound = dual(rows, objective, {k: lam for k, lam in enumerate(mult) if lam}, Fraction(1), Fraction)
+    F, S, bound = R.dual(rows, objective, {k: lam for k, lam in enumerate(mult) if lam}, Fraction(1), Fraction)
     return bound if not F and is_psd(S, dim) else None
 
 
@@ -431,7 +431,7 @@ def parse(d: Any) -> tuple[dict[str, Any], list[Fraction]]:
     """The canonical statement and the dense multipliers of a ``"pep-dual"`` JSON dict (raises on anything
     malformed: unknown keys, a wrong version, bad numbers, out-of-range or repeated row indices, multipliers whose
     parsing alone exceeds :data:`MAX_WORK`)."""
-    st = canonical(envelope(d, "pep-dual", 2)["statement"])
+    st = canonical(R.envelope(d, "pep-dual", 2)["statement"])
     ev = keys(d["evidence"], "evidence", {"multipliers"})
     work = [0.0]
 
@@ -441,7 +441,7 @@ def parse(d: Any) -> tuple[dict[str, Any], list[Fraction]]:
             raise BadStatement("the multipliers exceed the work budget")
         return q(m, "multiplier", MAX_MULT_DIGITS)
 
-    ms = sparse(ev["multipliers"], MAX_ROWS, mult)
+    ms = R.sparse(ev["multipliers"], MAX_ROWS, mult)
     return st, [ms.get(k, Fraction(0)) for k in range(max(ms, default=-1) + 1)]
 
 
@@ -463,16 +463,17 @@ def check_certificate(d: Any) -> bool:
     exception; so does a certificate whose estimated work (:func:`check_work`, before any row is built) exceeds
     :data:`MAX_WORK`, so an accepted one is decided in seconds.  :func:`fairtheory_kernel.check.check_proof` runs it
     under a time and memory limit."""
-    return explain(_run_check, d)[0]
+    return R.explain(_run_check, d)[0]
 
 
 # ------------------------------------------------------------------------------------------------ reading
-@reader
+@R.reader
 def implies(a: Statement, b: Statement) -> bool:
     """Whether the canonical statement ``a`` implies ``b`` (:class:`BadStatement` when either is not one): the same
-    class, clients, method and measure, and a bound at least as strong (``homogeneous (d, h)`` implies ``constrained (D0, rho2, v)`` when
-    ``max(d, 0) D0 + max(h, 0) rho2 <= v``; ``constrained`` implies another with no larger ``D0``, ``rho2`` and no smaller
-    ``value``; ``homogeneous (d, h)`` implies ``(d', h')`` with ``d <= d'``, ``h <= h'``)."""
+    class, clients, method and measure, and a bound at least as strong (``homogeneous (d, h)`` implies
+    ``constrained (D0, rho2, v)`` when ``max(d, 0) D0 + max(h, 0) rho2 <= v``; ``constrained`` implies another with no
+    larger ``D0``, ``rho2`` and no smaller ``value``; ``homogeneous (d, h)`` implies ``(d', h')`` with ``d <= d'``,
+    ``h <= h'``)."""
     if a["class"] != b["class"] or a["n"] != b["n"] or a["p"] != b["p"] or a["method"] != b["method"]:
         return False
     ba, bb = a["bound"], b["bound"]
@@ -487,7 +488,7 @@ def implies(a: Statement, b: Statement) -> bool:
     return bb["D0"] <= ba["D0"] and bb["rho2"] <= ba["rho2"] and ba["value"] <= bb["value"]
 
 
-@reader
+@R.reader
 def describe(st: Statement) -> str:
     """The statement in words, generated from its fields; raises :class:`BadStatement` when ``st`` is not a
     canonical statement (:func:`canonical`)."""
@@ -509,14 +510,15 @@ def describe(st: Statement) -> str:
         meth = f"one round of local GD from theta, kappa = {m['kappa']} steps of lr = {m['lr']}, then the p-average theta+"
         meas = f"{m['a']} (G(theta) - G*) + ||theta+ - x*||^2"
     else:
-        meth = (f"the linear method of the statement's recurrence ({len(m['evaluations'])} gradient evaluations, each at "
-                f"x0 plus fixed multiples of earlier gradients)")
         pts = {tuple(sorted(y.items())): e for e, (_, y) in reversed(list(enumerate(m["evaluations"])))}
 
-        def pt(x: Vec) -> str:  # an evaluation's index, else x0 + sum_b q_b g_(b - n)
-            e = pts.get(tuple(sorted(x.items())))
-            return str(e) if e is not None else "x0" + "".join(
-                f" {'-' if c < 0 else '+'} {abs(c)} g_{b - st['n']}" for b, c in sorted(x.items()) if b)
+        def vec(x: Vec) -> str:  # x0 + sum_b q_b g_(b - n), g_e the gradient of evaluation e
+            return "x0" + "".join(f" {'-' if c < 0 else '+'} {abs(c)} g_{b - st['n']}" for b, c in sorted(x.items()) if b)
+
+        def pt(x: Vec) -> str:  # an evaluation's index, else the point
+            return str(pts.get(tuple(sorted(x.items())), vec(x)))
+
+        meth = "the linear method " + ", ".join(f"g_{e} = grad f_{i}({vec(x)})" for e, (i, x) in enumerate(m["evaluations"]))
 
         best, outs = any(len(xs) > 1 for _, xs in m["outputs"]), m["outputs"]
         leaf = ["{" + ", ".join(pt(x) for x in xs) + "}" if best else pt(xs[0]) for _, xs in outs]

@@ -71,7 +71,7 @@ from fairtheory_kernel.rows import BadStatement, Symbols, add, avg, envelope, ex
 # the pep-family kernel's exact routines (root counting, PSD over Q[t]) and parsers, reused - not copied
 NORMALISATION, POLYNOMIALS, P, _fq, _frac, _poly = (_fam.NORMALISATION, _fam.POLYNOMIALS, _fam.P, _fam._fq, _fam._frac,
                                                    _fam._poly)
-no_root_on, nonneg_on, poly_json, psd_on = _fam.no_root_on, _fam.nonneg_on, _fam.poly_json, _fam.psd_on
+no_root_on, nonneg_on, poly_json, psd_on, _pstr = _fam.no_root_on, _fam.nonneg_on, _fam.poly_json, _fam.psd_on, _fam._pstr
 
 __all__ = ["canonical", "to_json", "obligations", "check_potential", "explain_potential", "implies",
            "describe", "bound_at", "KP", "TERMS", "PARAMETER"]
@@ -477,8 +477,6 @@ def _kstr(a: KP, kv: str, tv: str) -> str:
 def _bound_words(num: KP, den: KP, kv: str, tv: str) -> str:
     """``c L D0/(den)`` when the numerator is a rational constant ``c`` (its sign printed once), else
     ``L D0 (num)/(den)``."""
-    from fairtheory_kernel.family import _frac, _pstr
-
     if len(num) == 1 and num[0].degree() <= 0 and num[0] != 0:
         c = _frac(num[0].coeffs()[0])
         head = "L D0" if c == 1 else "-L D0" if c == -1 else f"{_pstr(num[0], tv)} L D0"
@@ -488,8 +486,6 @@ def _bound_words(num: KP, den: KP, kv: str, tv: str) -> str:
 
 def describe(st: Mapping[str, Any]) -> str:
     """The statement in words, generated from its fields: the bound, for whom, and the potential that proves it."""
-    from fairtheory_kernel.family import _pstr
-
     m, par, pot = st["method"], st["parameter"], st["potential"]
     tv = par["name"]
     rng = f"{tv} = {par['lo']}" if par["lo"] == par["hi"] else f"every {tv} in [{par['lo']}, {par['hi']}]"

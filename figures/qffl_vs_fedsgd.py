@@ -80,6 +80,13 @@ def rounds_to(gap: np.ndarray, level: float) -> int | None:
     return int(hit[0]) if hit.size else None
 
 
+def _step(x: float) -> str:
+    """A step size as printed in a legend: two digits, decimal down to 1e-3, then mathtext scientific."""
+    from figures.registry import tex_sci
+
+    return f"{x:.2g}" if x >= 1e-3 else f"${tex_sci(x, 1)}$"
+
+
 #: the gap level at which the rounds of the two methods are compared
 LEVEL = 1e-10
 
@@ -87,15 +94,13 @@ LEVEL = 1e-10
 def plot(d: dict[str, Any]) -> Any:
     import matplotlib.pyplot as plt
 
-    from figures.registry import tex_sci
-
     fig, axes = plt.subplots(1, 3, figsize=(13, 4.4), sharey=True)
     for ax, (q, r) in zip(axes, d["q"].items(), strict=True):
         ax.semilogy(np.maximum(r["qfedsgd"], FLOOR), color="C0",
                     label=f"q-FedSGD: Lemma 12 step from $L = {d['L']:.3g}$\n(tuned once, at $q = 0$)")
         if r["fedsgd"] is not None:
             ax.semilogy(np.maximum(r["fedsgd"], FLOOR), ls="--", color="C1",
-                        label=f"FedSGD: fixed step ${tex_sci(r['best_lr'], 1)}$\n(the best, re-tuned for $q = {q:g}$)")
+                        label=f"FedSGD: fixed step {_step(r['best_lr'])}\n(the best, re-tuned for $q = {q:g}$)")
         ax.axhline(FLOOR, color="0.5", lw=3, alpha=0.35, zorder=1.5,
                    label=r"values $\leq 10^{-17}$ (float64 rounding, incl. $\leq 0$) drawn here")
         ax.axhline(LEVEL, color="k", lw=0.8, ls=":", label=r"gap $10^{-10}$: rounds compared here")

@@ -1,4 +1,5 @@
-r"""Certified step sizes of local GD with averaging (the 002 Theorem 1 iteration) against the theorem's condition.
+r"""Certified step sizes of local GD with averaging (the 002 Theorem 1 iteration) against the theorem's condition,
+and how loose the proof's per-round constant is along them.
 
 For each number of local steps ``kappa``, :func:`fairtheory.worstcase.stepsize_region` finds by bisection on
 exact one-round PEPs (2 clients, every client ``L``-smooth convex; see docs/worstcase.md) the largest
@@ -9,12 +10,14 @@ exact one-round PEPs (2 clients, every client ``L``-smooth convex; see docs/wors
 * the proof's own per-round constant ``C = 13 L beta^3 (kappa-1)^2 kappa`` is certified, so that 002 Thm. 1's
   optimisation bound holds for every ``T_N``.
 
-The theorem assumes ``beta <= min(1/(40 L), 1/(sqrt(6) L (kappa-1)))`` (:func:`fairtheory.bounds.rcfl.theorem1_beta_max`),
-drawn as the black line (it is ``1/(40 L)`` for ``kappa <= 17``).  Where two boundaries coincide they are drawn
-as one entry.  Quick mode: ``kappa <= 5``, bisection to 1 %;
-``--full``: ``kappa <= 10``, 0.1 %.  The boundaries are measured (bisection on a grid, assuming each region is an
-interval, which the grid check confirms or reports), the SDP values they rest on are exact.  :func:`data` returns
-what the figure plots, :func:`plot` draws it.
+Along ``beta L`` from 0.01 to the second boundary, :func:`fairtheory.worstcase.round_constant` gives the smallest
+certified ``C`` at ``a = beta/2``; the left panel draws it against the proof's ``C``, the right panel their ratio.
+The theorem assumes ``beta <= min(1/(40 L), 1/(sqrt(6) L (kappa-1)))`` (:func:`fairtheory.bounds.rcfl.theorem1_beta_max`;
+``1/(40 L)`` for ``kappa <= 17``), drawn as the black line over the shaded allowed range, the boundaries as vertical
+lines (each curve ends at its own ``kappa``'s boundary).  Quick mode: ``kappa <= 5``, bisection to 1 %, 10 steps per
+curve; ``--full``: ``kappa <= 10``, 0.1 %, 24 steps.  The boundaries are measured (bisection on a grid, assuming each
+region is an interval, which the grid check confirms or reports: red crosses), the SDP values they rest on are exact.
+:func:`data` returns what the figure plots, :func:`plot` draws it.
 """
 
 from __future__ import annotations
@@ -65,6 +68,12 @@ def looseness(d: dict[str, Any], kappa: int) -> np.ndarray:
     return g["C_proof"] / g["C"]
 
 
+def _span(values: np.ndarray) -> str:
+    """One boundary for every ``kappa`` (``1.73``) or its range (``1.70-1.75, each curve ends at its own``)."""
+    lo, hi = float(np.min(values)), float(np.max(values))
+    return f"{lo:.2f}" if f"{lo:.2f}" == f"{hi:.2f}" else f"{lo:.2f}-{hi:.2f} (line at the smallest)"
+
+
 def plot(d: dict[str, Any]) -> Any:
     import matplotlib.pyplot as plt
     from matplotlib.ticker import FixedLocator, NullLocator
@@ -79,10 +88,10 @@ def plot(d: dict[str, Any]) -> Any:
         a.axvline(thm, color="k", lw=1.5, label=f"002 Thm. 1's condition: $\\beta L \\leq 1/40$ (shaded; "
                   f"$\\kappa \\leq {d['flat']}$)" if a is ax else "_nolegend_")
         a.axvline(top, color="C0", lw=1.5, ls="-.",
-                  label=(f"largest certified $\\beta L$ with $a = \\beta/2$: {top:.2f}"
+                  label=(f"largest certified $\\beta L$ with $a = \\beta/2$: {_span(tops['theorem_a'])}"
                          + (" (the proof's constants too)" if same else "")) if a is ax else "_nolegend_")
         a.axvline(float(np.min(tops["exists"])), color="C2", lw=1.5, ls=":",
-                  label=f"largest $\\beta L$ with some certificate ($a > 0$): {float(np.min(tops['exists'])):.2f}"
+                  label=f"largest $\\beta L$ with some certificate ($a > 0$): {_span(tops['exists'])}"
                   if a is ax else "_nolegend_")
     cols = {k: plt.cm.viridis(0.85 * (k - 2) / max(len(kappas) - 2, 1)) for k in kappas if k >= 2}
     for k in kappas:
@@ -92,6 +101,11 @@ def plot(d: dict[str, Any]) -> Any:
         ax.loglog(g["step"], g["C"], "o-", color=cols[k], ms=4, label=f"$\\kappa = {k}$")
         ax.loglog(g["step"], g["C_proof"], "--", color=cols[k], lw=1.2, label="_nolegend_")
         bx.semilogx(g["step"], looseness(d, k), "o-", color=cols[k], ms=4, label="_nolegend_")
+    odd = [k for k, r in zip(kappas, d["regions"], strict=True)
+           if any(r.get(f"{key}_nonmonotone", 0.0) for key, *_ in _KINDS) and k >= 2]
+    if odd:
+        ax.loglog([d["grid"][k]["step"][-1] for k in odd], [d["grid"][k]["C"][-1] for k in odd], "x", color="r", ms=10,
+                  mew=2, label="region not an interval on the coarse grid: boundary approximate")
     ticks = [0.01, 0.025, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0]
     for a in (ax, bx):
         a.set_xlim(1e-2 / 1.15, 2.3)

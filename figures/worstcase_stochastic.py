@@ -32,7 +32,7 @@ def sgd_curves(rounds: list[int]) -> dict[float, np.ndarray]:
     from fairtheory.algorithms import fedavg
     from fairtheory.worstcase import worst_case
 
-    return {s2: np.array([worst_case(fedavg.make, T, n=1, L=L, D0=D0, rho2=0.0, sigma2=s2, output="mean", lr=BETA,
+    return {s2: np.array([worst_case(fedavg.make, T, n=1, L=L, D0=D0, rho2=0.0, sigma2=s2, output="average", lr=BETA,
                                      kappa=1).value for T in rounds]) for s2 in SIGMA2}
 
 
@@ -115,10 +115,12 @@ def plot(d: dict[str, Any]) -> Any:
     for k, ((s2, vals), mark) in enumerate(zip(d["sgd"].items(), ("o", "s", "^", "D"), strict=True)):
         col = f"C{k}"
         (line,) = ax.loglog(Ti, d["instance"][s2], "-", color=col, lw=1.3, label="_nolegend_")
-        labels.append(f"$\\sigma^2 = {_sigma_tex(s2)}$: exact worst case (markers), instance $f = Lx^2/2$ (line)")
+        start = first_above(d["instance"][s2], d["inst_bound"], Ti)
+        above = f"; above the bound from $T = {start}$ ($\\bigstar$)" if start is not None else ""
+        labels.append(f"$\\sigma^2 = {_sigma_tex(s2)}$: exact worst case (markers), instance $f = Lx^2/2$ (line)"
+                      + above)
         (dots,) = ax.loglog(T, vals, mark, color=col, ms=8, mfc="none", mew=1.6, label=labels[-1])
         handles.append((line, dots))
-        start = first_above(d["instance"][s2], d["inst_bound"], Ti)
         if start is not None:
             ax.plot([start], [d["instance"][s2][list(Ti).index(start)]], "*", color=col, ms=13, mec="k", mew=0.6,
                     label="_nolegend_", zorder=4)

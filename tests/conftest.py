@@ -3,6 +3,8 @@ the ``xp`` fixture runs a test on numpy and (when installed) torch."""
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, settings
@@ -20,6 +22,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     settings.load_profile("full" if config.getoption("--full") else "ci")
+    # the tests run the proof searches: quick claims do not read the certificates shipped with the package unless a
+    # test asks for them (fairtheory.proofs.shipped; tests/test_proofs_shipped.py sets "use" itself)
+    os.environ.setdefault("FAIRTHEORY_SHIPPED", "search")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -131,6 +131,9 @@ def test_inconclusive_rows_print_no_relation(run) -> None:
         assert "<=" not in text and ">=" not in text and "margin" not in text
     assert "measured=1, bound=1e-05 (no verdict)" in line
     assert "measured 1, bound 1e-05 (no verdict)" in table and "the search found no certificate" in table
+    md = to_markdown([r], {})
+    cells = [c.strip() for c in next(ln for ln in md.splitlines() if ln.startswith(f"| `{r.id}`")).strip("|").split("|")]
+    assert cells[2:9] == ["inconclusive", "inconclusive", "1", "-", "1e-05", "-", "-"], cells
 
 
 def test_closing_lines_say_where_the_reports_are_and_what_exit_0_means(run) -> None:
@@ -281,3 +284,18 @@ def test_default_report_paths() -> None:
     assert runner.default_report(["fairtheory_propfair.claims", "x/b.py"], ".json") == \
         "reports/verify-fairtheory_propfair.claims+b.json"
     assert runner.default_report(["../we ird/$name.py"], ".json") == "reports/verify-name.json"
+
+
+@pytest.mark.parametrize("width", [60, 70, 80])
+def test_a_wrapped_detail_line_never_separates_a_relation(run, width: int) -> None:
+    def long_numbers() -> Outcome:
+        t = Tally()
+        t.upper(1.2345678e-05, 1.2345678e-04, instance={"x": 1})
+        return t.outcome()
+
+    r = run("long_numbers", long_numbers)
+    lines = detail_lines(r, width)
+    assert all(len(ln) <= width and "\x00" not in ln for ln in lines)
+    first = next(ln for ln in lines if "measured" in ln)
+    assert RELATION.search(first) and "measured 1.235e-05 <= bound 0.0001235" in first, lines
+    assert not any(ln.lstrip().startswith(("<=", "bound")) for ln in lines)

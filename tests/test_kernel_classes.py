@@ -138,11 +138,11 @@ GRID = [
     (C.SmoothStronglyConvex(1, Q(1, 4)), "grad_norm", "last"),
     (C.SmoothStronglyConvex(2, 0), "distance", "best"),
     (C.Convex(), "distance", "best"),  # convex / strongly convex / indicator steps are unbounded: best of w_0..w_T
-    (C.ConvexLipschitz(2), "distance", "mean"),
+    (C.ConvexLipschitz(2), "distance", "average"),
     (C.StronglyConvex(Q(1, 2)), "distance", "best"),
     (C.SmoothNonconvex(1), "grad_norm", "best"),
     (C.ConvexIndicator(D=2), "distance", "best"),
-    (C.ConvexSupport(M=1), "value", "mean"),
+    (C.ConvexSupport(M=1), "value", "average"),
 ]
 
 
@@ -267,3 +267,20 @@ def test_table_parameters_are_validated() -> None:
             KC.parse_class(bad, K.q)
     assert KC.parse_class({"functions": "convex-support", "M": "inf"}, K.q)["M"] == "inf"
     assert math.isfinite(float(KC.parse_class({"functions": "convex-indicator", "D": "3"}, K.q)["D"]))
+
+
+@pytest.mark.parametrize("cls,measure,D0,rho2,n", [
+    (C.ConvexLipschitz(3), "value", 3, 0, 1),                  # distance unit sqrt(3): a rational square nearby
+    (C.SmoothStronglyConvex(4, 1), "grad_norm", 2, 0, 1),      # L = 4: curvature in units of L
+    (C.SmoothNonconvex(Q(1, 2)), "grad_norm", 5, 0, 1),
+    (C.ConvexIndicator(D=Q(3, 2)), "distance", 2, 0, 1),
+    (C.SmoothStronglyConvex(2, 0), "value", 1, Q(1, 2), 2),    # two clients, rho2 > 0
+])
+def test_certificates_in_other_units(cls: Any, measure: str, D0: Any, rho2: Any, n: int) -> None:
+    """The untrusted search normalises (curvature by the largest L, distances by a rational sqrt(D0 + rho2/L^2)) and maps
+    the multipliers back exactly: the kernel accepts the physical statement, whose bound is the worst case."""
+    w = worst_case(fedavg.make, 2, n=n, D0=float(D0), rho2=float(rho2), function_class=cls, lr=0.25, measure=measure,
+                   output="best", certificate=True)
+    d = w.certificate.to_json()
+    assert check_proof(d) is True
+    assert abs(float(w.certificate.bound) - w.value) <= 1e-4 * max(1.0, abs(w.value))

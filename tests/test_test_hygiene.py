@@ -50,6 +50,7 @@ VERIFY_TESTS: dict[str, str] = {
     "test_proofs_falsify.py": "the proof claims' falsification parts, their declared statements and the runner",
     "test_proofs_forgeries_words.py": "forged statements against the claim registry and the runner's binding",
     "test_proofs_recheck.py": "the runner's report as re-checked by recheck",
+    "test_proofs_shipped.py": "the shipped certificates against the proof claims' declared statements and run_claim",
     "test_proofs_symbolic.py": "the symbolic certificates prove exactly the proof claims' declared statements",
     "test_qffl_claims.py": "the q-FFL claims: registration and outcomes",
     "test_rcfl_findings.py": "the recorded RC-FL finding: the refuted claim's counterexample and outcome",

@@ -27,7 +27,7 @@ def rel(a: float, b: float) -> float:
 @pytest.mark.parametrize("n,kappa,T,lr,rho2,p,K,out", [
     (2, 2, 2, 0.5, 1.0, None, None, "last"),
     (3, 2, 2, 0.5, 4.0, (0.5, 0.3, 0.2), None, "last"),
-    (2, 2, 2, 0.5, 1.0, (0.3, 0.7), None, "mean"),
+    (2, 2, 2, 0.5, 1.0, (0.3, 0.7), None, "average"),
     (2, 2, 2, 0.5, 1.0, None, 1, "last"),
 ])
 def test_fedavg_twin(n, kappa, T, lr, rho2, p, K, out) -> None:
@@ -41,7 +41,7 @@ def test_fedavg_twin(n, kappa, T, lr, rho2, p, K, out) -> None:
 
 @pytest.mark.parametrize("warm,out,eg", [(True, "last", 1.0), (False, "average", 0.5)])
 def test_scaffold_twin(warm, out, eg) -> None:
-    tr = worst_case(scaffold.make, 2, n=2, L=2.0, D0=0.5, rho2=3.0, output="last" if out == "last" else "mean",
+    tr = worst_case(scaffold.make, 2, n=2, L=2.0, D0=0.5, rho2=3.0, output="last" if out == "last" else "average",
                     start={"warm_start": warm}, kappa=2, lr=0.25, server_lr=eg)
     hw = scaffold_worst_case(n=2, kappa=2, R=2, lr=0.25, server_lr=eg, L=2.0, D0=0.5, rho2=3.0, warm_start=warm,
                              output=out)

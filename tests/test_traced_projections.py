@@ -255,7 +255,7 @@ def test_unconstrained_value_unchanged() -> None:
 # ------------------------------------------------------------------ (d) projected FedAvg against a hand PEP
 @pytest.mark.parametrize(("Ls", "mus", "p", "lr", "kappa", "T", "rho2", "measure", "output"), [
     ([1.0, 1.0], [0.0, 0.0], [0.5, 0.5], 0.5, 2, 2, 1.0, "value", "last"),
-    ([1.0, 1.0], [0.0, 0.0], [0.3, 0.7], 0.4, 1, 2, 0.7, "value", "mean"),
+    ([1.0, 1.0], [0.0, 0.0], [0.3, 0.7], 0.4, 1, 2, 0.7, "value", "average"),
     ([1.0, 2.0], [0.0, 0.2], [0.5, 0.5], 0.3, 2, 1, 2.0, "value", "last"),
     ([1.0, 1.0], [0.1, 0.1], [0.5, 0.5], 0.5, 2, 2, 1.0, "distance", "last"),
 ])

@@ -224,17 +224,34 @@ def test_theorem_ratio_takes_lr_and_refuses_beta() -> None:
 
 
 def test_rfedfair_theorem_instances_take_lr_and_refuse_beta() -> None:
-    """``fairtheory.instances.rcfl``'s theorem runs take the step as ``lr`` (002's ``beta`` stays in the formulas)."""
-    from fairtheory.instances import rcfl as irc
-    from fairtheory.problems import random_quadratic
+    """``fairtheory.instances.rcfl``'s theorem runs take the step as ``lr`` (002's ``beta`` stays in the formulas;
+    the ``lr=`` path against a direct run: tests/test_instances_rcfl.py); ``beta=`` is refused before any work."""
+    import inspect
 
-    P = random_quadratic(3, 2, rng=np.random.default_rng(0), mu=0.5, L=2.0, spread=1.0)
-    r = _quiet(irc.rfedfair_theorem1_gap, P, alpha=0.5, mu=0.1, lr=0.01, kappa=2, T=6)
-    assert r.extra["T_N"] == 2 and r.measured <= r.theory
+    from fairtheory.instances import rcfl as irc
+
+    P = _logi()
     for fn, extra in ((irc.rfedfair_theorem1_gap, {}), (irc.rfedfair_theorem1_curve, {"Ts": [6]}),
                       (irc.rfedfair_theorem2_gap, {"K": 2, "seeds": [0]}),
                       (irc.rfedfair_theorem2_curve, {"K": 2, "Ts": [6], "seeds": [0]})):
         kw = {"alpha": 0.5, "mu": 0.1, "beta": 0.01, "kappa": 2, **({"T": 6} if fn.__name__.endswith("gap") else {}),
               **extra}
+        assert "lr" in inspect.signature(fn).parameters and "beta" not in inspect.signature(fn).parameters
         with pytest.raises(FairtheoryTypeError, match=rf"{fn.__name__}: the keyword beta= was renamed lr="):
             fn(P, **kw)
+
+
+def test_traced_worst_case_old_output_mean_warns_and_is_identical() -> None:
+    """The traced backend's ``"mean"`` is the hand-written PEPs' ``"average"`` (mean of the server models)."""
+    from fairtheory.algorithms import fedavg
+    from fairtheory.worstcase import local_gd_worst_case, worst_case
+
+    kw = dict(n=2, L=1.0, D0=1.0, rho2=0.5, lr=0.5, kappa=2)
+    a = _quiet(worst_case, fedavg.make, 2, output="average", **kw)
+    b = _old(worst_case, "mean", "average", fedavg.make, 2, output="mean", **kw)
+    assert _fields(a) == _fields(b) and a.params == b.params and a.params["output"] == "average"
+    hw = _quiet(local_gd_worst_case, n=2, kappa=2, T_N=1, lr=0.5, L=1.0, D0=1.0, rho2=0.5, output="average",
+                schedule="fedavg")
+    assert abs(a.value - hw.value) <= 1e-6 * hw.value  # the same output under the same name in both backends
+    last = _quiet(worst_case, fedavg.make, 2, output="last", **kw)
+    assert last.value != a.value

@@ -55,6 +55,8 @@ STATEMENTS = 2
 STYLE = {"proved": "bold green", "verified": "green", "refuted": "red", "inconclusive": "yellow", "skipped": "cyan",
          "not implemented": "dim", "error": "bold red"}
 INDENT = "  "
+#: joins the words of a unit that a wrapped line never breaks (``measured 1 <= bound 2``); printed as a space
+GLUE = "\x00"
 
 
 def console_width(default: int = DEFAULT_WIDTH) -> int:
@@ -116,7 +118,8 @@ def _numbers(r: ClaimResult) -> list[str]:
     elif row.measured is not None or row.bound is not None:
         rel = r.relation or "vs"
         whose = {"counterexample": " (counterexample)", "worst margin": " (smallest margin)"}.get(row.numbers_of, "")
-        first = f"measured {fmt(row.measured)} {rel} bound {fmt(row.bound)}"
+        # the relation is one unbreakable unit (GLUE for its spaces): a wrapped line never separates it from a side
+        first = GLUE.join(["measured", fmt(row.measured), rel, "bound", fmt(row.bound)])
         if row.margin is not None:
             first += f", margin {margin_text(row)}"
         parts.append(first + whose)
@@ -133,7 +136,7 @@ def _numbers(r: ClaimResult) -> list[str]:
 
 def _join(parts: Sequence[str], width: int) -> list[str]:
     """``parts`` joined by `` | `` on lines of at most ``width`` characters, a part broken only when it does
-    not fit on a line of its own."""
+    not fit on a line of its own (never inside a :data:`GLUE`-joined unit that fits a line)."""
     lines: list[str] = []
     for part in parts:
         if lines and len(lines[-1]) + 3 + len(part) <= width:
@@ -142,7 +145,7 @@ def _join(parts: Sequence[str], width: int) -> list[str]:
             lines.append(INDENT * (2 if lines else 1) + part)
         else:
             lines += _wrap(part, width, INDENT * (2 if lines else 1), INDENT * 2)
-    return lines
+    return [ln.replace(GLUE, " ") for ln in lines]
 
 
 def _recheck(r: ClaimResult) -> str:

@@ -205,14 +205,18 @@ def to_markdown(results: Sequence[ClaimResult], meta: dict[str, Any]) -> str:
         flag = "" if r.as_expected else " **(unexpected)**"
         src = "" if r.source == "built-in" else " (plugin)"
         errtol = f"{fmt(row.error)} / {fmt(row.tolerance)}" if row.tolerance is not None else "-"
+        # an inconclusive row's numbers decide nothing: no relation, no margin
+        rel = "-" if r.status == "inconclusive" else (_cell(r.relation) or "-")
+        margin = "-" if r.status == "inconclusive" else margin_text(row)
         lines.append(
             f"| `{r.id}`{src} | {_cell(r.citation)} | {status_text(r)}{flag} | {r.expected} | {fmt(row.measured)} | "
-            f"{_cell(r.relation) or '-'} | {fmt(row.bound)} | {margin_text(row)} | {errtol} | {fmt(row.tightness)} | "
+            f"{rel} | {fmt(row.bound)} | {margin} | {errtol} | {fmt(row.tightness)} | "
             f"{fmt(r.adversarial)} | {fmt(r.worstcase)} | {row.numbers_of} | {r.instances} | {r.seconds:.2f} |"
         )
     lines += ["", "`rel` is how measured compares with bound: `<=` upper bound (tightness = measured/bound), "
               "`>=` lower bound (tightness = bound/measured), `==` equality (error = relative deviation, "
-              "verified when error <= tol); other symbols are explained per claim below.  For bounds, three "
+              "verified when error <= tol), `-` for an inconclusive row (its numbers decide nothing: no margin "
+              "either); other symbols are explained per claim below.  For bounds, three "
               "ratios: `tightness` (largest over the sampled instances), `adversarial` (largest a seeded search "
               "over the instance space found; its best instance is in the JSON details) and `worst case` (exact, "
               "from a performance-estimation SDP, where one applies); `-` where not available."]

@@ -244,11 +244,6 @@ def _check_writable(ap: argparse.ArgumentParser, option: str, path: str) -> None
         ap.error(f"{option} {path!r} is not writable")
 
 
-def _short(text: str, n: int = 160) -> str:
-    line = " ".join(str(text).split())
-    return line if len(line) <= n else line[:n - 3] + "..."
-
-
 def _styled(status: str, text: str) -> str:
     """``text`` (escaped: plugin text is never markup) in the colour of ``status``."""
     style = STYLE.get(status)

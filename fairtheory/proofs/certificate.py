@@ -16,10 +16,15 @@ c_0 - sum_k lambda_k b_k <= c_0 - sum_k lambda_k b_k``.  No row, objective, scal
 enters the check: an edited bound, a relabelled parameter or a certificate of another problem fails.
 
 Finding ``lambda`` (:func:`certify_pep`, untrusted and free to use floats): the statement is normalised
-(``L = 1``, ``D0 + rho2/L^2 = 1``), the normalised SDP is solved and rounded to an exact dual certificate
-by :mod:`fairtheory.proofs.search`, and the multipliers are mapped back exactly by homogeneity (rows and
-measure scale by known powers of ``L`` and of the distance unit); the result is re-checked with the
-checker before it is returned.  :func:`certify_exact` asks for a bound *equal* to a given rational.
+(the largest ``L`` of its classes becomes 1, ``D0 + rho2/L^2`` about 1; each class parameter scales by its unit,
+:data:`fairtheory_kernel.classes.TABLE`), the normalised SDP is solved and rounded to an exact dual certificate
+by :mod:`fairtheory.proofs.search`, and the multipliers are mapped back exactly by homogeneity (each row of the
+physical SDP is an exact multiple ``U_k`` of the normalised one, computed from the two; the measure scales by
+``O``: ``lambda_k = lambda'_k O / U_k``); the result is re-checked with the checker before it is returned.
+:func:`certify_exact` asks for a bound *equal* to a given rational.  Every statement - ``"pep-dual"``
+(:func:`statement`), ``"pep-family"`` (:func:`family_statement`), ``"pep-potential"`` (:func:`potential_statement`)
+- is written here, in the kernel's vocabulary: step sizes ``lr`` (Scaffold's server step ``server_lr``), the
+normalised step ``h = lr L`` of the parametric kinds, outputs ``"average"`` / ``"path_average"`` / ``"last"``.
 """
 
 from __future__ import annotations
@@ -185,14 +190,19 @@ def family_statement(method: str, *, lo: Any, hi: Any, num: Any, den: Any, N: in
     return st
 
 
-def potential_statement(method: str, *, lo: Any, hi: Any, terms: dict[str, Any], initial: tuple[Any, Any],
-                        bound: tuple[Any, Any], den: Any = ("1",), weight: tuple[Any, Any] | None = None, n: int = 1,
-                        p: Any = None, kappa: int | None = None, schedule: str = "rfedfair") -> dict[str, Any]:
-    """A ``"pep-potential"`` statement as plain JSON (:mod:`fairtheory_kernel.potential_kernel`); ``terms`` /
-    ``bound`` entries are k-polynomials in JSON, ``initial`` / ``weight`` pairs of t-polynomials."""
-    m: dict[str, Any] = {"name": "gd"} if method == "gd" else {"name": "local_gd", "kappa": kappa,
-                                                               "schedule": schedule, "output": "average"}
-    pot: dict[str, Any] = {"terms": terms, "den": list(den), "initial": {"num": list(initial[0]), "den": list(initial[1])}}
+def potential_statement(method: str, *, lo: Any, hi: Any, bound: tuple[Any, Any], terms: dict[str, Any] | None = None,
+                        initial: tuple[Any, Any] | None = None, den: Any = ("1",), weight: tuple[Any, Any] | None = None,
+                        n: int = 1, p: Any = None, kappa: int | None = None, schedule: str = "rfedfair") -> dict[str, Any]:
+    """A ``"pep-potential"`` statement as plain JSON (:mod:`fairtheory_kernel.potential_kernel`) of ``"gd"``,
+    ``"local_gd"`` or ``"agm"`` (its fixed potential); ``terms`` / ``bound`` entries are k-polynomials in JSON,
+    ``initial`` / ``weight`` pairs of t-polynomials."""
+    from fairtheory_kernel.potential_kernel import AGM_POTENTIAL
+
+    m: dict[str, Any] = {"name": method} if method in ("gd", "agm") else {
+        "name": "local_gd", "kappa": kappa, "schedule": schedule, "output": "average"}
+    pot: Any = AGM_POTENTIAL
+    if method != "agm":
+        pot = {"terms": terms, "den": list(den), "initial": {"num": list(initial[0]), "den": list(initial[1])}}
     if weight is not None:
         pot["weight"] = {"num": list(weight[0]), "den": list(weight[1])}
     return _parametric(m, n, p, lo, hi) | {"potential": pot, "bound": {"rho2": "0", "num": bound[0], "den": bound[1]}}

@@ -209,11 +209,7 @@ def _agm() -> tuple[dict[str, Any], dict[str, Any]]:
     """PEPit's accelerated-gradient potential: the kernel's one-step inequality in ``s = 1/lambda_(k+1)`` (docs 8.3)
     with the multipliers of the classical proof: ``1`` on ``(y, x+)`` (descent), ``1 - s`` on ``(x, y)`` and ``s`` on
     ``(x*, y)`` (convexity); bound ``2 L D0/(N + 1)^2``."""
-    from fairtheory_kernel.family import NORMALISATION
-
-    st = {"class": {"functions": "smooth-convex", "mu": "0"}, "normalisation": dict(NORMALISATION), "n": 1, "p": ["1"],
-          "method": {"name": "agm"}, "parameter": {"name": "h", "lo": "1", "hi": "1"}, "potential": K.AGM_POTENTIAL,
-          "bound": {"rho2": "0", "num": _kp(2), "den": _kp(1, 2, 1)}}
+    st = potential_statement("agm", lo=1, hi=1, bound=(_kp(2), _kp(1, 2, 1)))
     ob = K.obligations(K.canonical(st))["step"][0]
     x, y, xp = (pt[0] for pt in ob.b.points[0][1:4])
     step = {"denominator": ["1"], "multipliers": [[_row(ob, 0, y, xp), _kp(1)], [_row(ob, 0, x, y), _kp([1, -1])],

@@ -28,5 +28,5 @@ def sgd_worst_case(n: int, K: int | None, T: int, lr: float, D0: float, rho2: fl
                    tol: float = 1e-8) -> Any:
     """Traced worst case of ``E[G(w_tilde)] - G*`` of FedAvg with ``kappa = 1`` (= 002's schedule at ``kappa = 1``),
     output the mean of the server models ``w_1..w_T`` (002's ``w_tilde``), gradients of variance ``sigma2``."""
-    return worst_case(fedavg.make, T, n=n, L=1.0, D0=D0, rho2=rho2, sigma2=sigma2, output="mean", lr=lr, kappa=1,
+    return worst_case(fedavg.make, T, n=n, L=1.0, D0=D0, rho2=rho2, sigma2=sigma2, output="average", lr=lr, kappa=1,
                       K=K, tol=tol)

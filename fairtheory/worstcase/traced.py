@@ -9,8 +9,9 @@ arrays (:mod:`fairtheory.worstcase.gram_array`) - the algorithm's own code trace
 
 by the SDP of :mod:`fairtheory.worstcase.sdp` (Clarabel), posed in the normalised units of
 :func:`fairtheory.worstcase.local_gd_worst_case` (:mod:`fairtheory.worstcase.pep_problem`).
-``output="last"``: the last server model ``w_T``; ``"mean"``: ``1/T sum_{r=1}^T w_r`` (the server models after each
-round); ``"best"``: the smallest measure over ``w_0..w_T`` in each leaf.  Other measures (``measure=``):
+``output="last"``: the last server model ``w_T``; ``"average"``: ``1/T sum_{r=1}^T w_r`` (the mean of the server models
+after each round; the old name ``"mean"`` warns for one release); ``"best"``: the smallest measure over ``w_0..w_T``
+in each leaf.  Other measures (``measure=``):
 ``||sum_i p_i grad f_i(x_out)||^2``, ``||x_out - x*||^2``, or the minimum of several (an epigraph variable ``t``
 with ``t <= m(w)`` for every measure ``m`` and candidate ``w``).
 
@@ -43,6 +44,7 @@ from typing import Any, Literal
 import numpy as np
 
 from fairtheory._validation import check_integer
+from fairtheory.algorithms.names import deprecated_value
 from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError, SolverError
 from fairtheory.worstcase.classes import SmoothStronglyConvex
 from fairtheory.worstcase.finish import finish_worst_case
@@ -58,7 +60,9 @@ __all__ = ["worst_case", "trace", "Traced", "MAX_BRANCHES", "PEPProblem", "NotRe
 #: largest number of sampling branches (leaves) a traced worst case may have
 MAX_BRANCHES = 4096
 #: the outputs a traced worst case measures: the last server model, the mean of w_1..w_T, the best of w_0..w_T
-OUTPUTS = ("last", "mean", "best")
+OUTPUTS = ("last", "average", "best")
+#: renamed output names of the traced backend (:func:`fairtheory.algorithms.names.deprecated_value`)
+_RENAMED_OUTPUTS = {"mean": "average"}
 
 
 class _NeedDraw(Exception):
@@ -215,8 +219,9 @@ def trace(make: Callable[..., Any], rounds: int, problem: PEPProblem, *, output:
     the objective is ``E[measure(x_out)]`` divided by the value unit (``"value"``: ``E[sum_i p_i f_i(x_out)]``,
     ``f* = 0``)."""
     try:
-        return _trace(make, rounds, problem, output=output, start=start, max_branches=max_branches,
-                      measure=measure, **hyper)
+        return _trace(make, rounds, problem, output=deprecated_value(output, _RENAMED_OUTPUTS, arg="output",
+                                                                     where="traced.trace"),
+                      start=start, max_branches=max_branches, measure=measure, **hyper)
     except Exception as exc:
         inner = _not_representable(exc)
         if inner is None:
@@ -353,7 +358,7 @@ def _refuse_class_mu(make: Callable[..., Any], hyper: Mapping[str, Any]) -> None
 
 def worst_case(make: Callable[..., Any], rounds: int, *, n: int, L: Any = None, D0: float, rho2: float,
                class_mu: Any = None, function_class: Any = None, p: Any = None,
-               output: Literal["last", "mean", "best"] = "last", start: Mapping[str, Any] | None = None,
+               output: Literal["last", "average", "best"] = "last", start: Mapping[str, Any] | None = None,
                tol: float = 1e-8, max_branches: int = MAX_BRANCHES, hyper: Mapping[str, Any] | None = None,
                return_instance: bool = False, certificate: bool = False, measure: Any = "value",
                sigma2: float = 0.0, noise_atoms: int = 2, grad_eps: float = 0.0, constrained: bool = False,
@@ -374,7 +379,8 @@ def worst_case(make: Callable[..., Any], rounds: int, *, n: int, L: Any = None, 
         classes may differ between clients): :class:`PEPProblem` ``classes=`` (its units, its restrictions); the value is
         then the solver's (``value_is == "solver"``); ``certificate=True`` works for the classes of the kernel's table
         (those whose ``kernel_class()`` names an entry: the exact ones) and is refused for the others.
-    output : ``"last"`` (the last server model ``w_T``), ``"mean"`` (mean of the server models ``w_1..w_T``) or
+    output : ``"last"`` (the last server model ``w_T``), ``"average"`` (mean of the server models ``w_1..w_T``, as
+        :func:`fairtheory.worstcase.local_gd_worst_case`'s ``"average"``; ``"mean"`` warns for one release) or
         ``"best"`` (the smallest measure over ``w_0..w_T`` in each sampling / noise leaf; the objective is the
         expectation of the per-leaf minimum).
     measure : ``"value"`` (``sum_i p_i f_i(x) - f*``, default), ``"grad_norm"`` (``||sum_i p_i grad f_i(x)||^2``),
@@ -418,12 +424,13 @@ def worst_case(make: Callable[..., Any], rounds: int, *, n: int, L: Any = None, 
     -------
     :class:`~fairtheory.worstcase.results.WorstCase` (``scale = S = L D0 + (rho2 + sigma2)/L``; ``extra``:
     ``trace_seconds``, ``branches``, ``noise_draws``, ``r_prim``, ``r_dual``, ``iterations``).  The rigorous
-    bracket (:mod:`fairtheory.worstcase.bracket`) covers the value of ``"last"`` / ``"mean"`` with exact gradients,
+    bracket (:mod:`fairtheory.worstcase.bracket`) covers the value of ``"last"`` / ``"average"`` with exact gradients,
     no proximal steps and no constraint set; otherwise ``value`` is the solver's (``value_is == "solver"``, never
     :meth:`~fairtheory.worstcase.results.WorstCase.certified`, ``gap`` its duality gap).
     """
     rounds_i = check_integer(rounds, "rounds", low=1)
     max_branches = check_integer(max_branches, "max_branches", low=1)
+    output = deprecated_value(output, _RENAMED_OUTPUTS, arg="output", where="traced.worst_case")
     if output not in OUTPUTS:
         raise FairtheoryValueError(f"output must be one of {OUTPUTS}, got {output!r}")
     measures = _measures(measure)
@@ -444,7 +451,7 @@ def worst_case(make: Callable[..., Any], rounds: int, *, n: int, L: Any = None, 
                          grad_eps=grad_eps, constrained=constrained, classes=classes)
     if problem.constrained:
         _refuse_constrained(measures, output)
-    plain_measure = measures == ["value"] and output in ("last", "mean")
+    plain_measure = measures == ["value"] and output in ("last", "average")
     if certificate:
         _refuse_certificate(problem, measures, output)
     problem.size_guard = True  # a trace whose solve check_size would refuse stops early (branch blow-ups)
@@ -559,7 +566,7 @@ def _refuse_constrained(measures: list[str], output: str) -> None:
     if output == "best" and "value" in measures:
         raise FairtheoryValueError("output='best' with measure 'value' is refused with constrained=True: the "
                                    "candidates include x0, which may lie outside C (f(x0) - f* < 0 is possible); use "
-                                   "output='last' / 'mean' or measure='distance'")
+                                   "output='last' / 'average' or measure='distance'")
 
 
 def instance(problem: PEPProblem, sol: SDPSolution, params: dict[str, Any]) -> Instance:

@@ -230,7 +230,7 @@ def build_failures() -> None:
 
     call("traced fedavg N=80 lr=0.25", wc(80, 0.25), OrErr(Val(W_gd(80, 0.25), 1e-6)), timeout=20.0)
     call("traced fedavg N=60 lr=1.99", wc(60, 1.99), OrErr(Between(gd_lower(60, 1.99), 0.5)), timeout=20.0)
-    call("traced fedavg N=60 lr=0.5 mean", wc(60, 0.5, output="mean"),
+    call("traced fedavg N=60 lr=0.5 mean", wc(60, 0.5, output="average"),
          OrErr(Between(gd_lower(60, 0.5, output="mean"), gd_mean_upper(60, 0.5))), timeout=20.0)
     call("traced fedavg N=60 lr=1e-6", wc(60, 1e-6), OrErr(Val(W_gd(60, 1e-6), 1e-6)), timeout=20.0)
     call("traced fedavg N=60 lr=2.5", wc(60, 2.5), OrErr(Val(W_gd(60, 2.5), 1e-6)), timeout=20.0)

@@ -365,7 +365,7 @@ def build_worstcase() -> None:  # noqa: C901, PLR0915 - a flat table of calls
     # output = mean: convexity and the explicit instances bracket it
     for N, h in ((2, 1.0), (3, 1.0), (3, 0.5), (4, 0.25)):
         call(f"wc fedavg mean N={N} h={h}",
-             lambda N=N, h=h: wc(fedavg.make, N, n=1, L=1, D0=1, rho2=0, lr=h, output="mean"),
+             lambda N=N, h=h: wc(fedavg.make, N, n=1, L=1, D0=1, rho2=0, lr=h, output="average"),
              Between(gd_lower(N, h, output="mean"), gd_mean_upper(N, h)))
     # strongly convex: the quadratics a in [mu, L] below, the convex worst case above
     for N, h, mu in ((2, 1.0, 0.1), (3, 0.5, 0.5), (1, 1.0, 0.9)):

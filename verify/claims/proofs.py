@@ -255,16 +255,24 @@ def lemma12(ctx: Context) -> Outcome:
 # ------------------------------------------------------------------------------ closed-form discovery
 
 
-def _rho0_exact(point: dict[str, Any], value: Any) -> bool:
+def _rho0_exact(point: dict[str, Any], value: Any, quick: bool = False) -> bool:
     """``value`` is the exact worst case at this rational point: a ``pep-dual`` certificate with bound ``value``
-    (re-checked) and the 1-D Huber instance attaining ``value`` (verify.claims.proofs_pep)."""
+    (re-checked; in quick mode the one shipped with the package when its statement is this one,
+    :func:`fairtheory.proofs.shipped.shipped_or_search`) and the 1-D Huber instance attaining ``value``
+    (verify.claims.proofs_pep)."""
     from fairtheory.proofs.certificate import certify_exact
+    from fairtheory.proofs.shipped import shipped_or_search
     from fairtheory_kernel.check import check_proof
     from verify.claims.proofs_pep import huber_instance_value, rho0_statement
 
     k, T, b = int(point["kappa"]), int(point["T_N"]), point["beta"]
-    cert = certify_exact(rho0_statement(k, T, b), value)
-    return cert is not None and check_proof(cert.to_json()) and huber_instance_value(k, T, b) == value
+
+    def search() -> dict[str, Any] | None:
+        c = certify_exact(rho0_statement(k, T, b), value)
+        return None if c is None else c.to_json()
+
+    cert = shipped_or_search("proofs.fit.localgd_rho0", search, quick=quick, declared=rho0_statement(k, T, b, value))
+    return cert is not None and check_proof(cert) and huber_instance_value(k, T, b) == value
 
 
 def _declare_fit(ctx: Context) -> list[dict[str, Any]]:
@@ -286,6 +294,7 @@ def fit_rho0(ctx: Context) -> Outcome:
     the formula's value and the Huber instance whose value equals it.  ``proved`` (at those rational
     points, certificates attached) only when every held-out point is confirmed; else ``verified`` with
     the held-out error."""
+    import functools
     import itertools
     from fractions import Fraction
 
@@ -297,7 +306,8 @@ def fit_rho0(ctx: Context) -> Outcome:
     for b, k, T in itertools.product(betas, (1, 2, 3), (1, 2, 3)):
         pts.append({"beta": b, "kappa": k, "T_N": T})
         vals.append(local_gd_worst_case(n=2, kappa=k, T_N=T, lr=float(b), L=1.0, D0=1.0, rho2=0.0, output="average").value)
-    res = fit_closed_form(pts, vals, names=["beta", "kappa", "T_N"], max_degree=3, seed=ctx.seed, exact=_rho0_exact)
+    res = fit_closed_form(pts, vals, names=["beta", "kappa", "T_N"], max_degree=3, seed=ctx.seed,
+                          exact=functools.partial(_rho0_exact, quick=ctx.quick))
     details = {"formula": str(res.expression), "degrees": res.degrees, "heldout_error": res.heldout_error,
                "train_error": res.train_error, "points": len(pts), "heldout": res.n_heldout,
                "exact_points": [{k: str(v) for k, v in pt.items()} | {"value": str(fv), "confirmed": ok}
@@ -315,7 +325,7 @@ def fit_rho0(ctx: Context) -> Outcome:
     bq, kq, tq = sp.symbols("beta kappa T_N")
     fitted = sp.sympify(str(res.expression), locals={"beta": bq, "kappa": kq, "T_N": tq})
     same = sp.simplify(fitted - 1 / (2 + 2 * bq * (kq * tq + 2))) == 0
-    certs, rows = prove_rho0_families(FIT_PAIRS) if same else ([], [])
+    certs, rows = prove_rho0_families(FIT_PAIRS, claim="proofs.fit.localgd_rho0", quick=ctx.quick) if same else ([], [])
     details |= {"fit_equals_closed_form": bool(same), "parametric": rows}
     proved = same and len(certs) == len(FIT_PAIRS) and k == len(res.exact)
     note = (f"fitted {res.expression}; exact at {k} of {len(res.exact)} held-out points (pep-dual upper certificate = "

@@ -139,22 +139,29 @@ def _family_grid(ctx: Context) -> list[tuple[int, int]]:
     return FAMILY_QUICK if ctx.quick else FAMILY_GRID
 
 
-def prove_rho0_families(pairs: list[tuple[int, int]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def prove_rho0_families(pairs: list[tuple[int, int]], *, claim: str | None = None,
+                        quick: bool = False) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """``prove_family("local_gd", ...)`` of the rho = 0 formula on :data:`FAMILY_RANGE` at every pair: the certificates
-    that re-check (:func:`fairtheory_kernel.check.check_proof`, a fresh bounded child) and one row per pair."""
+    that re-check (:func:`fairtheory_kernel.check.check_proof`, a fresh bounded child) and one row per pair.  With
+    ``claim`` and ``quick``: the certificate shipped for that claim when there is one
+    (:func:`fairtheory.proofs.shipped.shipped_or_search`), re-checked the same way."""
     import time
 
     from fairtheory.errors import SolverError
     from fairtheory.proofs.parametric import prove_family
+    from fairtheory.proofs.shipped import shipped_or_search
     from fairtheory_kernel.check import check_proof
 
     certs, rows = [], []
     for kappa, T_N in pairs:
         t0 = time.perf_counter()
         try:
-            c = prove_family("local_gd", n=2, kappa=kappa, T_N=T_N, output="average", schedule="rfedfair", rho2=0,
-                             h=FAMILY_RANGE)
-            js = c.to_json()
+            def search(kappa: int = kappa, T_N: int = T_N) -> dict[str, Any]:
+                return prove_family("local_gd", n=2, kappa=kappa, T_N=T_N, output="average", schedule="rfedfair",
+                                    rho2=0, h=FAMILY_RANGE).to_json()
+
+            js = search() if claim is None else shipped_or_search(claim, search, quick=quick,
+                                                                  declared=rho0_family_statement(kappa, T_N))
             ok, why = check_proof(js), ""
         except SolverError as exc:
             js, ok, why = None, False, str(exc)[:300]
@@ -176,7 +183,7 @@ def localgd_rho0_formula(ctx: Context) -> Outcome:
     the formula holds for every step size in ``[0, 1/2]``, not only at grid points.  It is attained at every point
     (the Huber instance of :func:`huber_instance_value`, checked at the range's end here and at the grid points by
     ``proofs.localgd.rho0_points``).  ``proved`` when every pair is; else ``verified`` with "proved for k of K"."""
-    certs, rows = prove_rho0_families(_family_grid(ctx))
+    certs, rows = prove_rho0_families(_family_grid(ctx), claim="proofs.localgd.rho0_formula", quick=ctx.quick)
     hi = FAMILY_RANGE[1]
     attained = all(huber_instance_value(r["kappa"], r["T_N"], hi) == rho0_formula(r["kappa"], r["T_N"], hi) for r in rows)
     k = sum(r["proved"] for r in rows)
@@ -327,6 +334,7 @@ def theorem1_every_step(ctx: Context) -> Outcome:
 
     from fairtheory.errors import SolverError
     from fairtheory.proofs.parametric import prove_family
+    from fairtheory.proofs.shipped import shipped_or_search
     from fairtheory.worstcase import local_gd_worst_case
     from fairtheory.worstcase.ratio import THEOREM_OUTPUT
     from fairtheory_kernel.check import check_proof
@@ -336,9 +344,13 @@ def theorem1_every_step(ctx: Context) -> Outcome:
         num, den = theorem1_rhs(version, kappa, T_N)
         t0 = time.perf_counter()
         try:
-            c = prove_family("local_gd", n=2, kappa=kappa, T_N=T_N, output=THEOREM_OUTPUT[version], schedule="rfedfair",
-                             rho2=0, h=THM1_RANGE, bound=(num, den))
-            js = c.to_json()
+            def search(version: str = version, kappa: int = kappa, T_N: int = T_N, num: Any = num,
+                       den: Any = den) -> dict[str, Any]:
+                return prove_family("local_gd", n=2, kappa=kappa, T_N=T_N, output=THEOREM_OUTPUT[version],
+                                    schedule="rfedfair", rho2=0, h=THM1_RANGE, bound=(num, den)).to_json()
+
+            js = shipped_or_search("proofs.rcfl.theorem1.every_step", search, quick=ctx.quick,
+                                   declared=theorem1_family_statement(version, kappa, T_N))
             ok, why = check_proof(js), ""
         except SolverError as exc:
             js, ok, why = None, False, str(exc)[:300]

@@ -6,7 +6,7 @@ r"""The traced worst-case backend: exact worst cases computed by running a metho
 * twins - the hand-written PEPs (:func:`fairtheory.worstcase.local_gd_worst_case` with ``schedule="fedavg"``,
   :func:`fairtheory.worstcase.scaffold.scaffold_worst_case`) are built independently of the algorithm
   code; the traced worst cases of :mod:`fairtheory.algorithms.fedavg` / :mod:`fairtheory.algorithms.scaffold`
-  must equal them (``T`` FedAvg rounds = ``T_N = T - 1``, output ``"last"`` = last server model, ``"mean"``
+  must equal them (``T`` FedAvg rounds = ``T_N = T - 1``, output ``"last"`` = last server model, ``"average"``
   = the hand-written ``"average"`` output = mean of the server models ``w_1..w_T``);
 * a user-style method (FedAvg with a server step size, written in this module only against the array
   API, no PEP code) gets its worst case, and the method itself, run with numpy on the extracted worst-case
@@ -81,14 +81,14 @@ _FEDAVG_QUICK = [
     (2, 3, 2, 1.0, 1.0, 1.0, 10.0, None, None, "last"),
     (1, 1, 4, 1.0, 1.0, 1.0, 0.0, None, None, "last"),
     (3, 2, 2, 0.5, 1.0, 1.0, 4.0, (0.5, 0.3, 0.2), None, "last"),
-    (2, 2, 3, 0.5, 1.0, 1.0, 1.0, (0.3, 0.7), None, "mean"),
+    (2, 2, 3, 0.5, 1.0, 1.0, 1.0, (0.3, 0.7), None, "average"),
     (2, 2, 2, 0.25, 2.0, 0.5, 3.0, None, None, "last"),
     (2, 2, 2, 0.5, 1.0, 1.0, 1.0, None, 1, "last"),
 ]
 _FEDAVG_FULL = _FEDAVG_QUICK + [
     (2, 3, 4, 0.5, 1.0, 1.0, 2.0, None, None, "last"),
-    (3, 2, 3, 0.8, 1.0, 1.0, 1.0, None, None, "mean"),
-    (2, 1, 2, 1.0, 1.0, 1.0, 1.0, (0.2, 0.8), 2, "mean"),
+    (3, 2, 3, 0.8, 1.0, 1.0, 1.0, None, None, "average"),
+    (2, 1, 2, 1.0, 1.0, 1.0, 1.0, (0.2, 0.8), 2, "average"),
 ]
 
 #: (n, kappa, R, lr, server_lr, L, D0, rho2, p, warm_start, output)
@@ -108,7 +108,7 @@ _SCAFFOLD_FULL = _SCAFFOLD_QUICK + [
 
 @claim("worstcase.traced.fedavg_twin", citation="PEP (Taylor, Hendrickx & Glineur 2017); FedAvg (McMahan et al. 2017)",
        statement="the worst case traced from fairtheory.algorithms.fedavg.make (T rounds) equals the hand-written "
-                 "local-GD PEP with schedule='fedavg', T_N = T - 1, to 1e-6 relative (last / mean output, K draws)")
+                 "local-GD PEP with schedule='fedavg', T_N = T - 1, to 1e-6 relative (last / average output, K draws)")
 def fedavg_twin(ctx: Context) -> Outcome:
     from fairtheory.algorithms import fedavg
     from fairtheory.worstcase import local_gd_worst_case, worst_case
@@ -138,7 +138,7 @@ def scaffold_twin(ctx: Context) -> Outcome:
     tally = Tally()
     rows = []
     for n, kappa, R, lr, slr, L, D0, rho2, p, warm, out in (_SCAFFOLD_QUICK if ctx.quick else _SCAFFOLD_FULL):
-        tr = worst_case(scaffold.make, R, n=n, L=L, D0=D0, rho2=rho2, p=p, output="last" if out == "last" else "mean",
+        tr = worst_case(scaffold.make, R, n=n, L=L, D0=D0, rho2=rho2, p=p, output="last" if out == "last" else "average",
                         start={"warm_start": warm}, kappa=kappa, lr=lr, server_lr=slr)
         hw = scaffold_worst_case(n=n, kappa=kappa, R=R, lr=lr, server_lr=slr, L=L, D0=D0, rho2=rho2, p=p,
                                  warm_start=warm, output=out)  # type: ignore[arg-type]
