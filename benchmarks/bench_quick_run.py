@@ -91,6 +91,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"load average at the start: {load0[0]:.2f} {load0[1]:.2f} {load0[2]:.2f} (1, 5, 15 min)")
     print(f"command: python -m verify {' '.join(extra)} (quick mode unless --full is passed on; reports in a "
           f"{'kept' if args.keep else 'temporary'} folder)".replace("  ", " "))
+    print(f"FAIRTHEORY_SHIPPED={os.environ.get('FAIRTHEORY_SHIPPED') or 'unset'} (unset: quick claims re-check the "
+          "certificates shipped with the package instead of searching, fairtheory.proofs.shipped; 'search': they search)")
     with tempfile.TemporaryDirectory(prefix="bench_quick_run.") as tmp:
         out_dir = args.keep or Path(tmp)
         out_dir.mkdir(parents=True, exist_ok=True)

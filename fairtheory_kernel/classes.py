@@ -17,6 +17,14 @@ strongly convex interpolation and exact worst-case performance of first-order me
 SIAM = the same authors, "Exact worst-case performance of first-order methods for composite convex optimization",
 SIAM J. Optim. 27(3) (2017).)
 
+Operator classes (``values`` false: monotone, strongly monotone, Lipschitz, cocoercive, negatively comonotone, and
+the linear ones) are entries of the same table: a client's points hold an input ``x`` and an output ``g`` of the
+operator (the statement's "gradient"), their value indices are read by no row, and :mod:`fairtheory_kernel.pep`
+refuses the measure ``"value"`` over them; ``x*`` is a zero of ``sum_i p_i A_i`` as for gradients.  Pairwise rows:
+:func:`_operator`.  A PSD condition (quadratics, linear operators) is *lifted* (``lifted``): one new Gram basis vector
+per point, whose inner products equal the condition's matrix, so the one PSD test of the dual covers it
+(:func:`_lifted`).
+
 Adding a class: one entry here with its soundness paragraph, and the builder's class
 (:mod:`fairtheory.worstcase.classes`) naming the key in ``kernel_class()``; a twin test compares their rows.
 """
@@ -127,17 +135,80 @@ def _convex_support(pts: Sequence[Pt], c: Mapping[str, Any], ring: Ring) -> list
     return rows + [_row(ring, [(1, pk[0], dg)]) for _, _, _, dg, _, _, pk in _pairs(pts, ring)]
 
 
+def _operator(abc: Callable[[Mapping[str, Any]], tuple[Any, Any, Any]]
+              ) -> Callable[[Sequence[Pt], Mapping[str, Any], Ring], list[Row]]:
+    r"""The rows of a pairwise operator class (its points ``(x, g, index)``: ``g`` an output of the operator at ``x``,
+    the index a value no row reads): for every pair ``j < k``, with ``dx = x_j - x_k``, ``dg = g_j - g_k`` and
+    ``(A, B, C) = abc(parameters)``, ``A <dg, dx> + B ||dg||^2 + C ||dx||^2 <= 0``.
+
+    Soundness for an upper bound needs only that every member satisfies the rows: each is the class's definition
+    applied to two points of its graph (``x* = 0`` is free: ``x -> A(x + x*)`` stays in the class, the rows read
+    differences only).  Exactness (a worst case is attained): maximally monotone and ``mu``-strongly monotone
+    (``A - mu I`` monotone), Bauschke & Combettes, *Convex analysis and monotone operator theory* (2017), Thm 20.21
+    (a monotone set extends to a maximally monotone operator); ``L``-Lipschitz, the Kirszbraun-Valentine theorem;
+    ``beta``-cocoercive (``I - 2 beta A`` nonexpansive), Ryu, Taylor, Bergeling & Giselsson, SIAM J. Optim. 30(3)
+    (2020), Sec. 2, Prop. 2; maximally ``rho``-negatively comonotone (``A^-1 + rho I`` monotone: Bauschke, Moursi &
+    Wang, Math. Program. 189 (2021), Sec. 2), BC Thm 20.21 applied to ``{(u_j, x_j + rho u_j)}``.  Where the pairwise
+    rows are not exact (Lipschitz and strongly monotone, cocoercive and strongly monotone: ibid. RTBG, Sec. 2) the
+    class has no entry."""
+    def rows(pts: Sequence[Pt], c: Mapping[str, Any], ring: Ring) -> list[Row]:
+        a, b, cc = abc(c)
+        return [_row(ring, [(a, dg, dx), (b, dg, dg), (cc, dx, dx)]) for j, k, dx, dg, *_ in _pairs(pts, ring) if j < k]
+    rows.__doc__ = _operator.__doc__
+    return rows
+
+
+def _lifted(sym: int, abc: Callable[[Mapping[str, Any]], tuple[Any, Any, Any]], values: bool
+            ) -> Callable[[Sequence[Pt], Mapping[str, Any], Ring], list[Row]]:
+    r"""The rows of a class with a PSD condition, lifted: ``dx_j = x_j - x*``, ``dg_j = g_j - g*`` over the points but
+    ``x*`` (``x* = 0``, ``f(x*) = 0``), one new basis vector ``u_j`` per point (``c["aux"]`` the first,
+    :func:`interpolation_rows`); each condition an equality (two rows ``r <= 0``, ``-r <= 0``): with ``values``,
+    ``<g*, dx_j> + 1/2 <dx_j, dg_j> - f_j = 0``; with ``sym = 1`` (``-1``) ``<dx_j, dg_k> - sym <dx_k, dg_j> = 0`` for
+    ``k < j`` (``k <= j``); and ``<u_j, u_k> - T_jk = 0`` (``k <= j``), ``T_jk = A <dg_j, dx_k> + B <dg_j, dg_k> + C
+    <dx_j, dx_k>``, ``(A, B, C) = abc(parameters)``.  The classes, with ``M`` the (constant) Jacobian, ``dg_j = M dx_j``:
+
+    * ``"quadratic"``: ``f(x) = 1/2 <x, M x> + <b, x> + a``, ``M = M^T``, ``mu I <= M <= L I``, ``0 <= mu < L`` (values,
+      ``sym = 1``, ``T = (L + mu, -1, -mu L)``);
+    * ``"symmetric-linear"``: ``x -> M x + b`` with ``M = M^T``, ``mu I <= M <= L I``, ``mu < L`` (``sym = 1``, the same
+      ``T``); ``"skew-symmetric-linear"``: ``M = -M^T``, ``||M|| <= L`` (``sym = -1``, ``T = (0, -1, L^2)``);
+      ``"linear-operator"``: ``||M|| <= L`` (no symmetry row, ``T = (0, -1, L^2)``).
+
+    Sound (every member satisfies the rows with some ``u``): ``dg_j = M dx_j``; the values are ``f_j = <g*, dx_j> +
+    1/2 <dx_j, M dx_j>``; ``<dx_j, M dx_k> = sym <dx_k, M dx_j>`` by (skew-)symmetry; ``T_jk = <dx_j, K dx_k>`` with ``K
+    = (M - mu I)(L I - M)`` (commuting, both ``>= 0``) or ``K = L^2 I - M^T M``, ``K >= 0``, so ``u_j = K^(1/2) dx_j``
+    in directions orthogonal to every other vector (the dimension is free) give ``<u_j, u_k> = T_jk``.  Exact: the
+    rows make ``T >= 0`` (a block of the Gram matrix), and with symmetry such an ``M`` exists (Bousselmi, Hendrickx &
+    Glineur, "Interpolation conditions for linear operators and applications to performance estimation problems"
+    (2023): Thm 3.1 linear, Cor 3.2 skew-symmetric, Thm 3.3 symmetric, Thm 3.9 quadratics; applied to the
+    differences from ``x*``, ``b = g* - M x*``)."""
+    def rows(pts: Sequence[Pt], c: Mapping[str, Any], ring: Ring) -> list[Row]:
+        (A, B, C), one, gs = abc(c), ring.const(Fraction(1)), pts[0][1]
+        d = [(x, add(g, gs, ring.const(Fraction(-1))), f, {c["aux"] + j: one}) for j, (x, g, f) in enumerate(pts[1:])]
+        eqs = []
+        for j, (x, g, f, u) in enumerate(d):
+            eqs += [_row(ring, [(1, gs, x), (Fraction(1, 2), x, g)], {f: -1})] if values else []
+            eqs += [_row(ring, [(1, x, g2), (-sym, x2, g)]) for x2, g2, _, _ in d[:j + (sym < 0)]] if sym else []
+            eqs += [_row(ring, [(1, u, u2), (-A, g, x2), (-B, g, g2), (-C, x, x2)]) for x2, g2, _, u2 in d[:j + 1]]
+        return [r for G, F, k in eqs for r in ((G, F, k), ({a: -v for a, v in G.items()}, {i: -w for i, w in F.items()}, -k))]
+    rows.__doc__ = _lifted.__doc__
+    return rows
+
+
 @dataclass(frozen=True)
 class Entry:
     """A certifiable class: parameters ``(name, unit, may be "inf")`` (units ``"curvature"``: value/distance^2,
     ``"gradient"``, ``"distance"``; read by the untrusted normalisation only), the range check, the rows, the
-    words, and the number of rows of ``P`` points (an upper bound, for the work estimate)."""
+    words, the number of rows of ``P`` points (an upper bound, for the work estimate), and whether its members have
+    values (``False``: an operator class, ``"inverse-curvature"`` its unit distance^2/value; a statement measuring
+    ``"value"`` over one is refused)."""
 
     params: tuple[tuple[str, str, bool], ...]
     valid: Callable[[Mapping[str, Any]], bool]
     rows: Callable[[Sequence[Pt], Mapping[str, Any], Ring], list[Row]]
     words: Callable[[Mapping[str, Any]], str]
     count: Callable[[int], int]
+    values: bool = True
+    lifted: bool = False  # one new basis vector per point but x*, at c["aux"] on (interpolation_rows)
 
 
 def _pp(P: int) -> int:
@@ -161,6 +232,30 @@ TABLE: dict[str, Entry] = {
     "convex-support": Entry((("M", "gradient", True),), lambda c: c["M"] == INF or c["M"] > 0, _convex_support,
                             lambda c: "the support function of a closed convex set" + (
                                 f" in the ball of radius {c['M']}" if c["M"] != INF else ""), lambda P: P * P + 2 * P),
+    "quadratic": Entry((("L", "curvature", False), ("mu", "curvature", False)), lambda c: c["L"] > 0 and 0 <= c["mu"] < c["L"],
+                       _lifted(1, lambda c: (c["L"] + c["mu"], -1, -c["mu"] * c["L"]), True),
+                       lambda c: f"quadratic (any linear term), {c['mu']} <= Hessian <= {c['L']}", lambda P: 2 * P * P,
+                       True, True),
+    "symmetric-linear": Entry((("L", "curvature", False), ("mu", "curvature", False)), lambda c: 0 < c["L"] > c["mu"],
+                              _lifted(1, lambda c: (c["L"] + c["mu"], -1, -c["mu"] * c["L"]), False),
+                              lambda c: f"affine operator x -> M x + b, M = M^T, {c['mu']} <= M <= {c['L']}", lambda P: 2 * P * P,
+                              False, True),
+    "skew-symmetric-linear": Entry((("L", "curvature", False),), lambda c: c["L"] > 0, _lifted(-1, lambda c: (
+        0, -1, c["L"] ** 2), False), lambda c: f"affine operator x -> M x + b, M = -M^T, ||M|| <= {c['L']}", lambda P: 2 * P * P,
+                                   False, True),
+    "linear-operator": Entry((("L", "curvature", False),), lambda c: c["L"] > 0, _lifted(0, lambda c: (0, -1, c["L"] ** 2),
+                             False), lambda c: f"affine operator x -> M x + b, ||M|| <= {c['L']}", lambda P: P * P, False, True),
+    "monotone": Entry((), lambda c: True, _operator(lambda c: (-1, 0, 0)), lambda c: "maximally monotone operator", _pp,
+                      False),
+    "strongly-monotone": Entry((("mu", "curvature", False),), lambda c: c["mu"] > 0, _operator(lambda c: (-1, 0, c["mu"])),
+                               lambda c: f"maximally {c['mu']}-strongly monotone operator", _pp, False),
+    "lipschitz-operator": Entry((("L", "curvature", False),), lambda c: c["L"] > 0, _operator(lambda c: (0, 1, -c["L"] ** 2)),
+                                lambda c: f"{c['L']}-Lipschitz operator", _pp, False),
+    "cocoercive": Entry((("beta", "inverse-curvature", False),), lambda c: c["beta"] > 0,
+                        _operator(lambda c: (-1, c["beta"], 0)), lambda c: f"{c['beta']}-cocoercive operator", _pp, False),
+    "negatively-comonotone": Entry((("rho", "inverse-curvature", False),), lambda c: c["rho"] > 0,
+                                   _operator(lambda c: (-1, -c["rho"], 0)),
+                                   lambda c: f"maximally {c['rho']}-negatively comonotone operator", _pp, False),
 }
 
 
@@ -185,4 +280,11 @@ def interpolation_rows(b: Symbols, classes: Sequence[Mapping[str, Any]], *, max_
     :class:`BadStatement` past ``max_rows`` rows (before building them)."""
     if sum(TABLE[c["functions"]].count(len(pts)) for c, pts in zip(classes, b.points, strict=True)) > max_rows:
         raise BadStatement(f"the statement's PEP exceeds {max_rows} interpolation conditions")
-    return [r for c, pts in zip(classes, b.points, strict=True) for r in TABLE[c["functions"]].rows(pts, c, b.ring)]
+    out: list[Row] = []
+    for c, pts in zip(classes, b.points, strict=True):
+        if TABLE[c["functions"]].lifted:
+            c, b.dim = {**c, "aux": b.dim}, b.dim + len(pts) - 1
+            if b.dim > b.max_dim:
+                raise BadStatement(f"the statement's PEP exceeds Gram dimension {b.max_dim}")
+        out += TABLE[c["functions"]].rows(pts, c, b.ring)
+    return out

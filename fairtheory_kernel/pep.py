@@ -128,11 +128,12 @@ def _linear(m: Mapping[str, Any], n: int) -> dict[str, Any]:
     if not isinstance(meas, list) or not meas or len(set(map(str, meas))) != len(meas) or \
             not all(x in MEASURES for x in meas):
         raise BadStatement(f"linear: measure is a non-empty list of distinct names of {MEASURES}")
-    outs = []
+    outs, rows = [], 0  # the rows t - m(x) of the minima: at most MAX_ROWS / 4
     for leaf in ob:
-        if not isinstance(leaf, list) or len(leaf) != 2 or not isinstance(leaf[1], list) or \
-                not 1 <= len(leaf[1]) <= MAX_DIM:
-            raise BadStatement("linear: output [probability, [point, ...]] (1 to MAX_DIM candidate points)")
+        rows += len(leaf[1]) * len(meas) if isinstance(leaf, list) and len(leaf) == 2 and isinstance(leaf[1], list) else 0
+        if not isinstance(leaf, list) or len(leaf) != 2 or not 1 <= len(leaf[1]) <= MAX_DIM or rows > MAX_ROWS // 4:
+            raise BadStatement("linear: output [probability, [point, ...]] (1 to MAX_DIM candidate points, in all at most "
+                               "MAX_ROWS / 4 times the measures)")
         outs.append((q(leaf[0], "output probability"), [_point(x, n, n + len(evals)) for x in leaf[1]]))
     if any(w <= 0 for w, _ in outs) or sum(w for w, _ in outs) != 1:
         raise BadStatement("linear: the output probabilities must be > 0 and sum to 1 exactly")
@@ -147,13 +148,15 @@ def canonical(st: Any) -> Statement:
     cls = st["class"]
     if isinstance(cls, list) and len(cls) != n:
         raise BadStatement("class: one class, or a list of one class per client")
-    cls = [parse_class(c, q) for c in (cls if isinstance(cls, list) else [cls])]
-    cls = cls[0] if all(c == cls[0] for c in cls) else cls
+    each = [parse_class(c, q) for c in (cls if isinstance(cls, list) else [cls])]
+    cls = each[0] if all(c == each[0] for c in each) else each
     m = st["method"]
     name = m.get("name") if isinstance(m, Mapping) else None
     steps, pos = partial(nat, lo=1, hi=MAX_STEPS), rat(Fraction(0), strict=True)
     if name == "linear":
         method = _linear(m, n)
+        if "value" in method["measure"] and not all(TABLE[c["functions"]].values for c in each):
+            raise BadStatement("linear: measure 'value' over an operator class (it has no values)")
     elif name in METHODS and not isinstance(cls, list) and cls["functions"] == "smooth-convex":
         spec = {"name": one_of(name), "kappa": steps, "T_N": partial(nat, lo=0, hi=MAX_STEPS), "R": steps, "lr": pos,
                 "server_lr": pos, "a": rat(Fraction(0)), "schedule": one_of("rfedfair", "fedavg"),
@@ -262,28 +265,23 @@ def _outputs(b: Symbols, vals: dict[int, Fraction], quad: list[tuple[Fraction, V
     st, rows = b.st, []
     n, p, m = st["n"], st["p"], st["method"]
     for w, xs in m["outputs"]:
-        terms = []
-        for x in xs:
-            for name in m["measure"]:
-                if name == "distance":
-                    terms.append(({}, [(Fraction(1), x)]))
-                elif name == "value":
-                    terms.append(({_at(b, i, x)[1]: p[i] for i in range(n)}, []))
-                else:
-                    terms.append(({}, [(Fraction(1), avg([_at(b, i, x)[0] for i in range(n)], p))]))
+        # a measure as (values, vector v): value sum_i p_i f_i(x); grad_norm ||sum_i p_i g_i(x)||^2; distance ||x||^2
+        terms = [({_at(b, i, x)[1]: p[i] for i in range(n)}, None) if name == "value" else ({}, x if name == "distance"
+                 else avg([_at(b, i, x)[0] for i in range(n)], p)) for x in xs for name in m["measure"]]
         if len(terms) == 1:
-            F, Q = terms[0]
-            for f, c in F.items():
-                vals[f] = vals.get(f, 0) + w * c
-            quad.extend((w * c, v) for c, v in Q)
-            continue
-        t, b.nf = b.nf, b.nf + 1
-        vals[t] = w
-        for F, Q in terms:
-            G: dict[tuple[int, int], Fraction] = {}
-            for c, v in Q:
-                gram(v, v, -c, G)
-            rows.append((G, {t: Fraction(1)} | {f: -c for f, c in F.items()}, Fraction(0)))
+            (F, v), t = terms[0], None
+        else:
+            t, b.nf, F, v = b.nf, b.nf + 1, {}, None
+        for f, c in F.items():
+            vals[f] = vals.get(f, 0) + w * c
+        quad.extend([(w, v)] if v is not None else [])
+        if t is not None:  # E[t]: t <= m(x) for every candidate and measure
+            vals[t] = w
+            for F, v in terms:
+                G: dict[tuple[int, int], Fraction] = {}
+                gram(v or {}, v or {}, Fraction(-1), G)
+                rows.append(({a: c for a, c in G.items() if c}, {t: Fraction(1)} | {f: -c for f, c in F.items()},
+                             Fraction(0)))
     return rows
 
 
@@ -333,7 +331,9 @@ def _work(b: Symbols, mult: Sequence[Fraction]) -> dict[str, float]:
     # a row constant is a product of at most a few class parameters (1/(2(1 - mu/L)) / L, M^2, ...)
     h_c = max(3 * sum(_height(v) for v in c.values() if isinstance(v, Fraction)) for c in cls) + 8
     mu = any(c != {"functions": "smooth-convex", "L": c.get("L"), "mu": 0} for c in cls)  # more terms per row
-    coefs = [c for pts in b.points for x, _, _ in pts for c in x.values()] + [c for g in b.stars for c in g.values()]
+    outs, k = [x for _, xs in st["method"].get("outputs", ()) for x in xs], len(st["method"].get("measure", ()))
+    coefs = [c for pts in b.points for x, _, _ in pts for c in x.values()] + [c for g in b.stars for c in g.values()] + [
+        c for x in outs for c in x.values()]
     h_g = 2 * _common_bits(coefs) + h_c + 8  # a row entry: products of two point coefficients and a constant
     build_ops, slack_ops, rows = 0, 0, 0
     for i, pts in enumerate(b.points):
@@ -350,9 +350,11 @@ def _work(b: Symbols, mult: Sequence[Fraction]) -> dict[str, float]:
             terms += 2 * (P - 1) * S2 + 2 * (S1 * S1 - S2) + (gs + 2) * 2 * (P - 1) * S1 + 20 * P * (P - 1)
         build_ops += terms + (P - 1) * S1 + 20 * P * (P - 1)  # the differences x_j - x_k, and ~20 per row (dicts)
         slack_ops += terms + 5 * P * (P - 1)  # S = sum_k lambda_k A_k has at most as many terms as the rows
+    extra = k * sum(len(x) ** 2 + (st["n"] + 1) ** 2 + 20 for x in outs)  # the rows t - m(x): ||x||^2, ||grad||^2
+    rows, build_ops, slack_ops = rows + k * len(outs), build_ops + extra, slack_ops + extra
     nz = [x for x in mult if x != 0]
     h_s = _common_bits(nz) + h_g + rows.bit_length()  # an entry of S (common denominators)
-    dim = b.dim
+    dim = b.dim + sum(len(pts) - 1 for c, pts in zip(cls, b.points, strict=True) if TABLE[c["functions"]].lifted)
     return {"method": _run_work(st), "rows": build_ops * _weight(h_g),
             "multipliers": sum(_weight(_height(x)) for x in nz), "slack": slack_ops * _weight(h_s),
             "psd": 0.25 * dim ** 3 * _weight(h_s + dim.bit_length())}  # FLINT rref + congruence, ~D^3/4 units
@@ -518,7 +520,10 @@ def describe(st: Statement) -> str:
         def pt(x: Vec) -> str:  # an evaluation's index, else the point
             return str(pts.get(tuple(sorted(x.items())), vec(x)))
 
-        meth = "the linear method " + ", ".join(f"g_{e} = grad f_{i}({vec(x)})" for e, (i, x) in enumerate(m["evaluations"]))
+        ops = [not TABLE[c["functions"]].values for c in classes_of(st)]  # operator A_i: g = A_i(x), x* a zero of sum p_i A_i
+        meth = "the linear method " + ", ".join(f"g_{e} = {'A' if ops[i] else 'grad f'}_{i}({vec(x)})"
+                                                for e, (i, x) in enumerate(m["evaluations"]))
+        meth += ", x* a zero of sum_i p_i A_i (A_i the operator or gradient of client i)" if any(ops) else ""
 
         best, outs = any(len(xs) > 1 for _, xs in m["outputs"]), m["outputs"]
         leaf = ["{" + ", ".join(pt(x) for x in xs) + "}" if best else pt(xs[0]) for _, xs in outs]
@@ -526,7 +531,8 @@ def describe(st: Statement) -> str:
             f"{x} with probability {w}" for x, (w, _) in zip(leaf, outs, strict=True))))
         if best:
             meth += " (each a set of candidate points: the measure is their minimum)"
-        words = {"value": "G(x_out) - G*", "grad_norm": "||grad G(x_out)||^2", "distance": "||x_out - x*||^2"}
+        words = {"value": "G(x_out) - G*", "grad_norm": "||sum_i p_i A_i(x_out)||^2" if any(ops) else "||grad G(x_out)||^2",
+                 "distance": "||x_out - x*||^2"}
         ms = [words[w] for w in m["measure"]]
         meas = ms[0] if len(ms) == 1 and not best else "min(" + ", ".join(ms) + ")" + (" over the candidates" * best)
         meas = meas if len(outs) == 1 else "E[G(x_out)] - G*" if ms == [words["value"]] and not best else f"E[{meas}]"

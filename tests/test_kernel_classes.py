@@ -24,6 +24,7 @@ import pytest
 
 from fairtheory.algorithms import fedavg
 from fairtheory.worstcase import classes as C
+from fairtheory.worstcase import operators as O
 from fairtheory.worstcase.traced import worst_case
 from fairtheory_kernel import classes as KC
 from fairtheory_kernel import pep as K
@@ -47,11 +48,20 @@ CERTIFIABLE = [
     (C.ConvexIndicator(), "convex-indicator"),
     (C.ConvexSupport(M=Q(2)), "convex-support"),
     (C.ConvexSupport(), "convex-support"),
+    (O.Monotone(), "monotone"),
+    (O.StronglyMonotone(Q(2, 3)), "strongly-monotone"),
+    (O.Lipschitz(Q(3, 2)), "lipschitz-operator"),
+    (O.Nonexpansive(), "lipschitz-operator"),
+    (O.Cocoercive(Q(1, 4)), "cocoercive"),
+    (O.NegativelyComonotone(Q(1, 3)), "negatively-comonotone"),
 ]
 #: classes whose conditions are relaxations (or need symbols the table has not): no kernel entry
 NOT_CERTIFIABLE = [C.SmoothConvexLipschitz(1, 1), C.RsiEb(Q(1, 2), 1), C.ConvexQG(1),
-                   C.SmoothQuadraticLojasiewicz(1, Q(1, 2)), C.ConvexIndicator(R=1),
-                   C.SmoothStronglyConvexQuadratic(1, 0)]
+                   C.SmoothQuadraticLojasiewicz(1, Q(1, 2)), C.ConvexIndicator(R=1)]
+#: classes whose builder writes its conditions as equalities with a lifting (``on_point``, not ``interpolation``): their
+#: twin is by value and by member in tests/test_kernel_operator_classes.py
+LIFTED = [(C.SmoothStronglyConvexQuadratic(1, 0), "quadratic"), (O.Linear(1), "linear-operator"),
+          (O.SymmetricLinear(1, -1), "symmetric-linear"), (O.SkewSymmetricLinear(1), "skew-symmetric-linear")]
 
 
 def _parsed(cls: Any) -> dict[str, Any]:
@@ -102,7 +112,7 @@ def test_builder_rows_are_the_kernel_table_rows(cls: Any, key: str) -> None:
 
 
 def test_every_table_entry_has_a_builder_class_and_a_soundness_paragraph() -> None:
-    assert {k for _, k in CERTIFIABLE} == set(KC.TABLE)
+    assert {k for _, k in CERTIFIABLE + LIFTED} == set(KC.TABLE)
     for key, e in KC.TABLE.items():
         doc = e.rows.__doc__ or ""
         assert "Exact" in doc and ("Thm" in doc or "Cor" in doc), key
@@ -284,3 +294,21 @@ def test_certificates_in_other_units(cls: Any, measure: str, D0: Any, rho2: Any,
     d = w.certificate.to_json()
     assert check_proof(d) is True
     assert abs(float(w.certificate.bound) - w.value) <= 1e-4 * max(1.0, abs(w.value))
+
+
+def test_too_many_output_rows_are_refused_by_the_statement() -> None:
+    """A hostile ``best`` statement with thousands of candidate points (each one row ``t - m(x) <= 0`` per measure) is
+    refused while parsing, before any row is built; one just inside the limit is a statement."""
+    x0 = [[0, "1"]]
+
+    def st(leaves: int, measure: list[str]) -> dict[str, Any]:
+        return {"class": {"functions": "convex-lipschitz", "M": "1"}, "n": 1, "p": ["1"],
+                "method": {"name": "linear", "evaluations": [[0, x0]], "measure": measure,
+                           "outputs": [[str(Q(1, leaves)), [x0]] for _ in range(leaves)]},
+                "bound": {"form": "constrained", "D0": "1", "rho2": "0", "value": "1"}}
+
+    with pytest.raises(K.BadStatement, match="MAX_ROWS / 4"):
+        K.canonical(st(3000, ["value", "distance"]))
+    ok = K.canonical(st(K.MAX_ROWS // 4, ["value"]))
+    assert len(ok["method"]["outputs"]) == K.MAX_ROWS // 4
+    assert K.check_work(ok) > 0

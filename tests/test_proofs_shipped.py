@@ -290,3 +290,18 @@ def test_the_shipped_files_are_package_data() -> None:
     globs = conf["tool"]["setuptools"]["package-data"]["fairtheory.proofs"]
     files = [p.relative_to(shipped.DATA.parent).as_posix() for p in shipped.DATA.glob("*.json")]
     assert files and all(any(fnmatch.fnmatch(f, g) for g in globs) for f in files), (files, globs)
+
+
+def test_the_check_command_rechecks_the_shipped_files(capsys: pytest.CaptureFixture[str]) -> None:
+    assert shipped.main(["--check"]) == 0
+    out = capsys.readouterr().out
+    for cid in shipped.CLAIMS:
+        assert f"{cid}: " in out and "shipped certificates re-check" in out
+
+
+@pytest.mark.slow
+def test_regenerate_writes_nothing_for_a_claim_that_is_not_proved(tmp_path: Path) -> None:
+    """The write command keeps a claim's recorded certificates only when its run ended proved."""
+    res = shipped.regenerate(["proofs.fit.localgd_D0zero"], folder=tmp_path)
+    assert res == {"proofs.fit.localgd_D0zero": "not written: the claim ended inconclusive"}
+    assert not list(tmp_path.glob("*.json"))

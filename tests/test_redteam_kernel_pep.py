@@ -480,6 +480,23 @@ KNOWN_TRUE = {
     # h <= 1/20: local_gd_worst_case at h = 1/20 is 0.45, 0.42, 0.38, 0.33 for T_N = 0, 1, 2, 4 (bound 10, 5, 3.3, 2)
     ("dual_local_gd", "method.lr", "1"), ("dual_scaffold", "method.lr", "1/2"),
     ("potential_local_gd", "parameter.hi", "1/20"),
+    # the indicator's value bound is 0 whatever D0 (every evaluated point lies in the set: value 0), rho of one client
+    ("indicator_value", "bound.D0", "2"), ("indicator_value", "bound.rho2", "1"),
+    # operators, smaller classes: L halved, beta doubled (a 2-cocoercive operator is 1-cocoercive); rho of one client
+    ("op_lipschitz", "class.L", "1/2"), ("op_cocoercive_grad", "class.beta", "2"), ("op_mixed_n2", "class.0.L", "1/2"),
+    ("op_mixed_n2", "class.1.beta", "2"), ("op_lipschitz", "bound.rho2", "1"), ("op_monotone_best", "bound.rho2", "1"),
+    ("op_cocoercive_grad", "bound.rho2", "1"),
+    # 1-Lipschitz forward steps with every coefficient of modulus <= 1/2: ||x_2 - x*|| <= (3/2)^2 by the triangle
+    # inequality (||A x|| <= ||x||), the stated (3/2)^4 bound on its square holds
+    *{("op_lipschitz", path, v) for path in ("method.evaluations.1.1.1.1", "method.outputs.0.1.0.1.1",
+                                              "method.outputs.0.1.0.2.1") for v in ("1/2", "-1/4")},
+    # monotone, best of the candidates with w_0 = x0 still among them: the distance of w_0 is <= D0 = 1 = the bound
+    *{("op_monotone_best", path, v) for path in ("method.evaluations.1.1.1.1", "method.outputs.0.1.1.1.1",
+                                                  "method.outputs.0.1.2.1.1", "method.outputs.0.1.2.2.1")
+      for v in ("1/2", "-1/4", "-1")}, ("op_monotone_best", "method.outputs.0.1.1.1.0", "2"),
+    # quadratics, the second evaluation at x0 - g_0/4 (the output still x0 - g_0/2 - g_1/2): f(x_out) = q/2 (1 - q +
+    # q^2/8)^2 <= 0.0776 < 0.0819 for q in [0, 1]; rho of one client
+    ("quad_value", "method.evaluations.1.1.1.1", "-1/4"), ("quad_value", "bound.rho2", "1"),
 }
 
 
@@ -506,3 +523,169 @@ def test_every_one_leaf_edit_is_refused_implied_or_known_true() -> None:
                         unexplained.append(key)
     assert tried > 300
     assert not unexplained, unexplained
+
+
+def test_words_tell_every_one_leaf_edit_from_the_original() -> None:
+    """Every one-leaf edit of every statement above (PEP kinds and the softplus symbolic statement) that changes the
+    canonical statement also changes its words (:func:`fairtheory_kernel.check.describe`), except where the two
+    statements say the same: ``rho2`` of one client (``rho = 0`` for ``n = 1``: no heterogeneity) and a potential's
+    initial bound ``B0`` (an intermediate of the induction; the bound and the potential are printed)."""
+    from fairtheory_kernel.check import canonical_statement, describe
+
+    certs = {k: v for k, v in DATA.items() if isinstance(v, dict) and v.get("kind")}
+    certs["softplus"] = DATA["row_softplus"]["certificate"]
+    same, tried = [], 0
+    for name, c in certs.items():
+        kind, st = c["kind"], c["statement"]
+        w0, c0 = describe({"kind": kind, "statement": st}), canonical_statement(kind, st)
+        for path, v in list(_leaves(st)):
+            for nv in _variants(v):
+                e = copy.deepcopy(st)
+                d = e
+                for k in path[:-1]:
+                    d = d[k]
+                d[path[-1]] = nv
+                try:
+                    ce = canonical_statement(kind, e)
+                except ValueError:
+                    continue
+                if ce == c0:
+                    continue
+                tried += 1
+                if describe({"kind": kind, "statement": e}) == w0:
+                    harmless = (path == ("bound", "rho2") and st["n"] == 1) or path[:2] == ("potential", "initial")
+                    if not harmless:
+                        same.append((name, path, v, nv))
+    assert tried > 200
+    assert not same, same
+
+
+# ------------------------------------------------------------------------------------------ classes with +inf values
+def test_indicator_certificate_checks_and_edits_are_refused() -> None:
+    """One subgradient step (lr 1/2) on the indicator of a closed convex set, value measure: bound 0 (exact: the
+    PEP's points all lie in the set).  Edits: a negative bound, the class relabelled convex-lipschitz, D made finite
+    (a smaller class: true), the measure changed to distance."""
+    c = cert("indicator_value")
+    assert check_inline(c) is True
+    assert check_inline(edited("indicator_value", _set(["bound", "value"], "-1/100"))) is False
+    assert check_inline(edited("indicator_value", _set(["class"], {"functions": "convex-lipschitz", "M": "1"}))) is False
+    assert check_inline(edited("indicator_value", _set(["method", "measure"], ["distance"]))) is False
+    assert check_inline(edited("indicator_value", _set(["class", "D"], "1"))) is True
+
+
+@pytest.mark.xfail(strict=True, reason="H10 finding: for classes with +inf values (convex-indicator; also 'convex' and "
+                   "'strongly-convex', closed proper) the rows assume every evaluated point lies in dom f_i, but the words "
+                   "claim 'G(x_out) - G* <= 0' for every indicator: C = [0, 1], x* = 0, x0 = 1, g_0 = 10 in N_C(1) "
+                   "gives x_out = -4, G(x_out) = +inf")
+def test_the_words_of_an_indicator_bound_say_where_it_holds() -> None:
+    """The printed statement must carry the proviso the rows encode (the bound concerns runs whose evaluated points
+    lie in the domains: there the oracle answers), or the class must be one of finite functions."""
+    from fairtheory_kernel.check import describe
+
+    words = describe(statement_of(cert("indicator_value")))
+    assert "G(x_out) - G* <= 0" in words
+    assert "domain" in words or "finite" in words or "in C" in words, words
+
+
+def test_agm_potential_rate_lowered_or_method_changed() -> None:
+    """The accelerated gradient method: ``f(x_N) - f* <= 2 L D0/(N + 1)^2`` for every ``N`` (proofs.potential.pepit).
+    Lowered (numerator ``199/100``; denominators ``N^2 + 2N + 3/2``, ``N^2 + 3N + 1``, ``N^3/100 + N^2 + 2N + 1``),
+    the step ``h`` changed, the potential string edited, two clients, the method renamed: each refused and none
+    implied; a weaker rate (``3/(N + 1)^2``) is implied and checks (control)."""
+    c = cert("potential_agm")
+    assert check_inline(c) is True
+    for e in (_set(["bound", "num"], [["199/100"]]), _set(["bound", "den"], [["3/2"], ["2"], ["1"]]),
+              _set(["bound", "den"], [["1"], ["3"], ["1"]]), _set(["bound", "den"], [["1"], ["2"], ["1"], ["1/100"]]),
+              _set(["parameter"], {"name": "h", "lo": "1/2", "hi": "1/2"}),
+              _set(["parameter"], {"name": "h", "lo": "1/2", "hi": "1"}),
+              _set(["potential"], c["statement"]["potential"].replace("+ 1))/2", "+ 2))/2")),
+              lambda d: d["statement"].update(n=2, p=["1/2", "1/2"]),
+              _set(["method"], {"name": "gd"})):
+        assert check_inline(edited("potential_agm", e)) is False
+        assert not_implied(c, e)
+    # control: a weaker rate is implied (and checks)
+    weaker = _set(["bound", "num"], [["3"]])
+    assert check_inline(edited("potential_agm", weaker)) is True
+    assert not not_implied(c, weaker)
+
+
+# ------------------------------------------------------------------------------------------ operator classes
+def test_operator_certificates_check() -> None:
+    for name in ("op_lipschitz", "op_monotone_best", "op_cocoercive_grad", "op_mixed_n2"):
+        assert check_inline(cert(name)) is True, name
+
+
+@pytest.mark.parametrize("edit", [
+    _set(["class", "L"], "2"),  # (1 + lr L)^4 = 16 > 5.06
+    _set(["class"], {"functions": "monotone"}),  # the forward step is unbounded on monotone operators
+    _set(["class"], {"functions": "strongly-monotone", "mu": "1"}),
+    _set(["class"], {"functions": "negatively-comonotone", "rho": "1"}),
+    _set(["class"], {"functions": "smooth-nonconvex", "L": "1"}),  # a function class: its values enter the rows
+    _set(["bound", "value"], "5"),
+    _set(["method", "measure"], ["value"]),  # an operator has no values
+    _set(["method", "measure"], ["distance", "value"]),
+], ids=["L2", "monotone", "strongly-monotone", "comonotone", "as-function", "bound5", "value", "min-with-value"])
+def test_lipschitz_operator_forward_step_edits_are_refused(edit: Callable[[dict[str, Any]], Any]) -> None:
+    """``x_{k+1} = x_k - A x_k / 2`` on a 1-Lipschitz operator: ``||x_2 - x*||^2 <= (3/2)^4`` (tight: ``A = -I``)."""
+    assert check_inline(edited("op_lipschitz", edit)) is False
+
+
+def test_a_cocoercive_operator_is_lipschitz_control() -> None:
+    """Control: 1-cocoercive operators are 1-Lipschitz, so the Lipschitz bound holds for them (accepted)."""
+    assert check_inline(edited("op_lipschitz", _set(["class"], {"functions": "cocoercive", "beta": "1"}))) is True
+
+
+def test_monotone_best_and_cocoercive_grad_norm_edits_are_refused() -> None:
+    """Monotone, best of ``w_0..w_2`` of the distance ``<= 1`` (tight at ``A = 0``); 1-cocoercive,
+    ``||A x_2||^2 <= 1/4``."""
+    for e in (_set(["bound", "value"], "99/100"), lambda c: _leaf(c)[1].pop(0),  # without w_0: unbounded
+              _set(["method", "measure"], ["value"]),
+              lambda c: c["statement"].update(n=2, p=["1/2", "1/2"], **{"class": [{"functions": "monotone"},
+                                                                                   {"functions": "smooth-convex", "L": "1",
+                                                                                    "mu": "0"}]})):
+        assert check_inline(edited("op_monotone_best", e)) is False
+    for e in (_set(["class", "beta"], "1/2"), _set(["class"], {"functions": "lipschitz-operator", "L": "1"}),
+              _set(["class"], {"functions": "monotone"}), _set(["bound", "value"], "1/5"),
+              _set(["method", "measure"], ["value"])):
+        assert check_inline(edited("op_cocoercive_grad", e)) is False
+
+
+def test_mixed_function_and_operator_clients_edits_are_refused() -> None:
+    """Client 0 a 1-smooth convex function, client 1 a 1-cocoercive operator; ``||p_0 grad f_0 + p_1 A_1||^2`` at
+    ``x_2`` ``<= 0.25``: client 1 monotone, client 0 nonconvex, the value measure (client 1 has no values), one class
+    for both, a lowered bound."""
+    for e in (_set(["class"], [{"functions": "smooth-convex", "L": "1", "mu": "0"}, {"functions": "monotone"}]),
+              _set(["class"], [{"functions": "smooth-nonconvex", "L": "1"}, {"functions": "cocoercive", "beta": "1"}]),
+              _set(["method", "measure"], ["value"]),
+              _set(["class"], {"functions": "monotone"}),
+              _set(["bound", "value"], "1/5")):
+        assert check_inline(edited("op_mixed_n2", e)) is False
+
+
+# ------------------------------------------------------------------------------------------ the lifted quadratic class
+def test_quadratic_certificate_edits_are_refused() -> None:
+    """Two GD steps (lr 1/2) on quadratics with ``0 <= Q <= I``: ``f(x_2) - f* <= 0.08192`` (``max_q q/2 (1 -
+    q/2)^4``).  Relabelled smooth-convex (worst case 1/6) or smooth-nonconvex, ``L = 4`` (worst case 2), bound
+    lowered, two clients, the distance measure: each refused and none implied."""
+    c = cert("quad_value")
+    assert check_inline(c) is True
+    for e in (_set(["class"], {"functions": "smooth-convex", "L": "1", "mu": "0"}), _set(["class", "L"], "4"),
+              _set(["bound", "value"], "2/25"), _set(["class"], {"functions": "smooth-nonconvex", "L": "1"}),
+              lambda d: d["statement"].update(n=2, p=["1/2", "1/2"]),
+              _set(["method", "measure"], ["distance"])):
+        assert check_inline(edited("quad_value", e)) is False
+        assert not_implied(c, e)
+
+
+def test_quadratic_rows_use_fresh_basis_vectors_per_client() -> None:
+    """The lifted rows of two quadratic clients must not share their extra vectors ``u_j``: the statement's Gram
+    dimension counts each client's block (a shared block would add constraints no pair of members satisfies)."""
+    from fairtheory_kernel import pep as PK
+
+    st = {"class": {"functions": "quadratic", "L": "1", "mu": "0"}, "n": 2, "p": ["1/2", "1/2"],
+          "method": {"name": "linear", "evaluations": [[0, [[0, "1"]]], [1, [[0, "1"]]]], "measure": ["distance"],
+                     "outputs": [["1", [[[0, "1"], [2, "-1/4"], [3, "-1/4"]]]]]},
+          "bound": {"form": "constrained", "D0": "1", "rho2": "1", "value": "4"}}
+    data = PK.build(PK.canonical(st))
+    aux = sorted({a for G, _, _ in data["rows"] for key in G for a in key if a >= 4})
+    assert aux == [4, 5] and data["dim"] == 6

@@ -156,3 +156,18 @@ def test_a_rows_prose_statement_is_not_what_recheck_vouches_for(tmp_path: Path, 
     r["statement"] = r["statement"].replace("3 L D0/(8 N h + 4)", "L D0/(100 N h + 4)")
     code, out = run(tmp_path, [r], capsys)
     assert "L D0/(100 N h + 4)" not in out
+
+
+@pytest.mark.xfail(strict=True, reason="H10 finding: recheck ignores the report's summary: a report whose summary "
+                   "says {'proved': 17} with one proved row (and a 'verified' row whose prose and citation read like "
+                   "a proof) re-checks with exit status 0")
+def test_a_summary_that_counts_more_proved_rows_than_the_report_has(tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """A reader shown ``"summary": {"proved": 17}`` and ``recheck``'s exit status 0 may take all 17 as re-checked;
+    only one row is ``proved``.  The re-check must refuse a summary that disagrees with the rows it re-checked."""
+    good = row("row_potential_gd")
+    demoted = row("row_softplus")
+    demoted["status"] = "verified"
+    text = json.dumps({"meta": {"complete": True}, "summary": {"proved": 17}, "claims": [good, demoted]})
+    code, out = run(tmp_path, [], capsys, text=text)
+    assert code != 0, out

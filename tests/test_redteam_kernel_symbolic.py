@@ -337,3 +337,69 @@ def test_goal_names_with_lookalikes_are_printed_escaped_after_the_mathematics() 
     text = describe({"kind": "symbolic", "statement": c["statement"]})
     assert "\u0445" not in text and "\\u0445" in text
     assert text.index("0 <= x^2") < text.index("[goal")
+
+
+# ------------------------------------------------------------------------------------------ the domain's one door, harder
+def test_attained_family_value_that_empties_a_range_through_a_sum() -> None:
+    """``x_i >= 0``, ``0 <= y <= sum_{i=1}^n x_i``; ``y <= sum_{i=1}^n x_i`` "with equality at x = -1, y = -n" (the
+    family's kind fails, and the range would be ``[0, -n]``, empty) and at ``x = 0, y = 1`` (``y`` outside
+    ``[0, 0]``); control: equality at ``x = 1, y = n``."""
+    s = ["sum", ["at", "x", B], q("1"), N]
+    sym = [["n", "count"], ["x", "family_nonnegative"], ["y", "bounded", q("0"), s]]
+    goal = {"rel": "<=", "lhs": Y, "rhs": s}
+    proof = sos(Y, s, [["1", [["hi", "y"]]]])
+    assert K.check(one(sym, dict(goal, attained=[["x", q("1")], ["y", N]]), proof)) is True
+    assert refused(one(sym, dict(goal, attained=[["x", q("-1")], ["y", neg(N)]]), proof))
+    assert refused(one(sym, dict(goal, attained=[["x", q("0")], ["y", q("1")]]), proof))
+
+
+def test_attained_point_leaving_a_later_range_non_empty_only_by_the_old_sign() -> None:
+    """``u >= 0``, ``x`` real, ``u x^2 <= y <= u x^2 + u``: the range of ``y`` has width ``u``.  "Equality at
+    u = x - 1" would make the width ``x - 1`` (negative for ``x < 1``, ``y`` unassigned): refused (``u``'s own kind
+    already fails; a width proved ``>= 0`` stays so under values of the right signs, so this is the door)."""
+    ux2 = times(U, ["^", X, 2])
+    sym = [["u", "nonnegative"], ["x", "real"], ["y", "bounded", ux2, plus(ux2, U)]]
+    lhs, rhs = plus(Y, neg(ux2)), U
+    proof = sos(lhs, rhs, [["1", [["hi", "y"]]]])
+    assert K.check(one(sym, {"rel": "<=", "lhs": lhs, "rhs": rhs}, proof)) is True
+    assert refused(one(sym, {"rel": "<=", "lhs": lhs, "rhs": rhs, "attained": [["u", plus(X, q("-1"))]]}, proof))
+
+
+def test_lemma_proved_with_a_case_split_on_its_own_variable_then_summed() -> None:
+    """Lemma ``0 <= max(t, 0) - t`` (true: a case split on ``t``) summed over ``i = 1..n`` at ``t_i = x_i`` with
+    weight 1 is a control; the reversed lemma ``max(t, 0) - t <= 0`` (false for ``t < 0``) cannot be proved by the
+    same split, so the sum ``sum (max(x_i, 0) - x_i) <= 0`` is refused."""
+    t = ["v", "t"]
+    m = ["max", t, q("0")]
+    gap = plus(m, neg(t))
+    br1 = [q("0"), {"rel": "==", "expr": gap, "by": "max", "a": t, "b": q("0"), "terms": [["1", [["hyp"]]]]}]
+    br2 = [q("0"), {"rel": "<=", "expr": neg(t), "by": "sos", "terms": [["1", [["hyp"]]]]},
+           {"rel": "==", "expr": gap, "by": "max", "a": q("0"), "b": t, "terms": [["1", [["hyp"]]]]}]
+    good = {"name": "gap", "vars": [["t", "real"]], "rel": "<=", "lhs": q("0"), "rhs": gap,
+            "proof": {"cases": t, "chains": [br1, br2]}}
+    sym = [["n", "count"], ["x", "family_real"]]
+    xi = ["at", "x", B]
+    body = plus(["max", xi, q("0")], neg(xi))
+    rhs = ["sum", body, q("1"), N]
+    link = {"rel": "<=", "expr": rhs, "by": "sum_mono", "lemma": "gap", "term": xi, "weight": q("1"), "lo": q("1"), "hi": N}
+    assert K.check(one(sym, {"rel": "<=", "lhs": q("0"), "rhs": rhs}, {"chain": [q("0"), link]}, [good])) is True
+    bad = dict(good, lhs=gap, rhs=q("0"), proof={"cases": t, "chains": [
+        [gap, {"rel": "==", "expr": q("0"), "by": "max", "a": t, "b": q("0"), "terms": [["1", [["hyp"]]]]}],
+        [gap, {"rel": "==", "expr": q("0"), "by": "max", "a": t, "b": q("0"), "terms": [["1", [["hyp"]]]]}]]})
+    link_bad = dict(link, expr=q("0"))
+    assert refused(one(sym, {"rel": "<=", "lhs": rhs, "rhs": q("0")}, {"chain": [rhs, link_bad]}, [bad]))
+
+
+def test_a_lemma_variable_name_cannot_reach_the_goals() -> None:
+    """A lemma variable ``t`` (real) is not a symbol of the statement: a goal or an attained point naming it is
+    malformed, and a second lemma re-declaring it is refused."""
+    lem = {"name": "sq", "vars": [["t", "real"]], "rel": "<=", "lhs": q("0"), "rhs": ["^", ["v", "t"], 2],
+           "proof": sos(q("0"), ["^", ["v", "t"], 2], [["1", [["sq", ["v", "t"]]]]])}
+    sym = [["x", "real"]]
+    t = ["v", "t"]
+    assert refused(one(sym, {"rel": "<=", "lhs": q("0"), "rhs": ["^", t, 2]},
+                       sos(q("0"), ["^", t, 2], [["1", [["sq", t]]]]), [lem]))
+    assert refused(one(sym, {"rel": "<=", "lhs": q("0"), "rhs": ["^", X, 2], "attained": [["t", q("0")]]},
+                       sos(q("0"), ["^", X, 2], [["1", [["sq", X]]]]), [lem]))
+    assert refused(one(sym, {"rel": "<=", "lhs": q("0"), "rhs": ["^", X, 2]},
+                       sos(q("0"), ["^", X, 2], [["1", [["sq", X]]]]), [lem, dict(lem, name="sq2")]))

@@ -479,7 +479,8 @@ def _normalise(st: dict[str, Any]) -> tuple[dict[str, Any], Fraction, Fraction, 
     classes, else 1) becomes 1, distances are in units ``s = sqrt(u)`` (a rational square near ``D0 + rho2/l^2`` for a
     constrained bound), values in ``S = l u``, gradients in ``S/s = l s``; ``O`` is the measure's unit.  A class's
     parameters scale by their unit (:data:`fairtheory_kernel.classes.TABLE`): curvature ``/ l``, gradient bounds
-    ``/ (l s)``, distances ``/ s``.  Several measures of different units (a minimum of them) are not normalised."""
+    ``/ (l s)``, distances ``/ s``, an operator's cocoercivity or comonotonicity (distance^2/value) ``* l``.
+    Several measures of different units (a minimum of them) are not normalised."""
     from fairtheory_kernel.classes import TABLE
 
     cls = kernel.classes_of(st)
@@ -496,7 +497,8 @@ def _normalise(st: dict[str, Any]) -> tuple[dict[str, Any], Fraction, Fraction, 
     else:
         u = Fraction(1)
     r = None  # s = sqrt(u) enters only through a gradient bound or a distance: then u is made a rational square
-    if any(v != "inf" and unit != "curvature" for c in cls for name, unit, _ in TABLE[c["functions"]].params
+    if any(v != "inf" and unit not in ("curvature", "inverse-curvature")
+           for c in cls for name, unit, _ in TABLE[c["functions"]].params
            for v in [c[name]]):
         r = Fraction(math.sqrt(float(u))).limit_denominator(1 << 20) or Fraction(1)
         u = r * r
@@ -515,7 +517,7 @@ def _normalise(st: dict[str, Any]) -> tuple[dict[str, Any], Fraction, Fraction, 
         m["evaluations"] = [(i, pt(x)) for i, x in m["evaluations"]]
         if "outputs" in m:
             m["outputs"] = [(w, [pt(x) for x in xs]) for w, xs in m["outputs"]]
-    div = {"curvature": ell, "gradient": ell * (r or 1), "distance": r or 1}
+    div = {"curvature": ell, "inverse-curvature": 1 / ell, "gradient": ell * (r or 1), "distance": r or 1}
     ncls = [{"functions": c["functions"]} | {k: c[k] if c[k] == "inf" else c[k] / div[unit]
                                              for k, unit, _ in TABLE[c["functions"]].params} for c in cls]
     if bd["form"] == "constrained":

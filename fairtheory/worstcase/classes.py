@@ -483,6 +483,11 @@ class SmoothStronglyConvexQuadratic:
     def __repr__(self) -> str:
         return f"SmoothStronglyConvexQuadratic(L={self.L!r}, mu={self.mu!r})"
 
+    def kernel_class(self) -> dict[str, Any] | None:
+        """This class's entry of the trusted kernel's class table (:data:`fairtheory_kernel.classes.TABLE`): the
+        kernel states the same conditions on the differences from ``x*`` (its ``T >= 0`` lifted the same way)."""
+        return {"functions": "quadratic", "L": _kq(self.L), "mu": _kq(self.mu)}
+
     def on_point(self, fn: Any, index: int) -> None:
         p = fn.points[index]
         if not np.any(p.x.c):
@@ -768,6 +773,8 @@ def rescale(cls: Any, a: Any, b: Any) -> Any:
     center, :class:`BlockSmoothConvex`) and classes this function does not know are refused by name."""
     c2 = float(a) * float(a) / float(b)
     m = float(a) / float(b)
+    if getattr(cls, "is_operator", False):  # fairtheory.worstcase.operators: outputs scale as gradients
+        return cls.rescaled(a, b)
     if isinstance(cls, SmoothStronglyConvex):
         return SmoothStronglyConvex(float(cls.L) * c2, float(cls.mu) * c2)
     if isinstance(cls, ConvexLipschitz):

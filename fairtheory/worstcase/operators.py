@@ -46,6 +46,14 @@ Oracles (functions of this module; they call the builder's public methods only):
   class, and for the linear classes ``A x* = 0`` makes the translate the same linear map);
 * :func:`value_is` - ``"worst case"`` when every class of a PEP is exact, ``"upper bound"`` otherwise.
 
+Certificates: the exact pairwise classes (monotone, strongly monotone, Lipschitz and nonexpansive, cocoercive,
+negatively comonotone) and the linear classes (their PSD condition lifted to new Gram vectors, as here) name their
+entry of the trusted kernel's class table (:mod:`fairtheory_kernel.classes`) with
+``kernel_class()``; as a traced client's class (``worst_case(..., function_class=Cocoercive(1), measure="distance",
+certificate=True)``: the operator is the client's "gradient") a certificate the kernel checks comes back for the
+measures ``"grad_norm"`` (``||sum_i p_i A_i(x)||^2``) and ``"distance"`` (an operator has no values: ``"value"`` is
+refused).  The relaxations name none: ``certificate=True`` is refused for them.
+
 Public, stable API (for the traced min-max worst cases): the eleven classes (their parameters as attributes, ``exact``,
 ``rescaled(a, b)``), :data:`OPERATOR_CLASSES`, the oracles above and :func:`is_operator_class`.
 """
@@ -59,7 +67,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError
-from fairtheory.worstcase.classes import Row, _div, _param
+from fairtheory.worstcase.classes import Row, _div, _kq, _param
 from fairtheory.worstcase.gram import Scalar, Vec
 from fairtheory.worstcase.sdp import PEP, Function
 
@@ -93,6 +101,11 @@ class _OperatorClass:
 
     def interpolation(self, points: list[_Point]) -> list[Row]:   # pragma: no cover - overridden
         raise NotImplementedError
+
+    def kernel_class(self) -> dict[str, Any] | None:
+        """This class's entry of the trusted kernel's class table (:data:`fairtheory_kernel.classes.TABLE`) with its
+        exact parameters (``None``: not certifiable - the relaxations)."""
+        return None
 
     def rescaled(self, a: Any, b: Any) -> _OperatorClass:
         r"""The class of ``x' -> (a/b) A(a x')`` (``a, b > 0``): the units of the traced backend (``x' = x/a``, outputs
@@ -133,6 +146,9 @@ class Monotone(_OperatorClass):
     def __repr__(self) -> str:
         return "Monotone()"
 
+    def kernel_class(self) -> dict[str, Any] | None:
+        return {"functions": "monotone"}
+
     def rescaled(self, a: Any, b: Any) -> Monotone:
         _c2(a, b)
         return Monotone()
@@ -161,6 +177,9 @@ class StronglyMonotone(_OperatorClass):
     def __repr__(self) -> str:
         return f"StronglyMonotone(mu={self.mu!r})"
 
+    def kernel_class(self) -> dict[str, Any] | None:
+        return {"functions": "strongly-monotone", "mu": _kq(self.mu)}
+
     def rescaled(self, a: Any, b: Any) -> StronglyMonotone:
         return StronglyMonotone(float(self.mu) * _c2(a, b))
 
@@ -186,6 +205,9 @@ class Lipschitz(_OperatorClass):
 
     def __repr__(self) -> str:
         return f"Lipschitz(L={self.L!r})"
+
+    def kernel_class(self) -> dict[str, Any] | None:
+        return {"functions": "lipschitz-operator", "L": _kq(self.L)}
 
     def rescaled(self, a: Any, b: Any) -> Lipschitz:
         return Lipschitz(float(self.L) * _c2(a, b))
@@ -268,6 +290,9 @@ class Cocoercive(_OperatorClass):
     def __repr__(self) -> str:
         return f"Cocoercive(beta={self.beta!r})"
 
+    def kernel_class(self) -> dict[str, Any] | None:
+        return {"functions": "cocoercive", "beta": _kq(self.beta)}
+
     def rescaled(self, a: Any, b: Any) -> Cocoercive:
         return Cocoercive(float(self.beta) / _c2(a, b))
 
@@ -337,6 +362,9 @@ class NegativelyComonotone(_OperatorClass):
     def __repr__(self) -> str:
         return f"NegativelyComonotone(rho={self.rho!r})"
 
+    def kernel_class(self) -> dict[str, Any] | None:
+        return {"functions": "negatively-comonotone", "rho": _kq(self.rho)}
+
     def rescaled(self, a: Any, b: Any) -> NegativelyComonotone:
         return NegativelyComonotone(float(self.rho) / _c2(a, b))
 
@@ -395,6 +423,9 @@ class Linear(_LinearBase):
     def __repr__(self) -> str:
         return f"Linear(L={self.L!r})"
 
+    def kernel_class(self) -> dict[str, Any] | None:
+        return {"functions": "linear-operator", "L": _kq(self.L)}
+
     def rescaled(self, a: Any, b: Any) -> Linear:
         return Linear(float(self.L) * _c2(a, b))
 
@@ -430,6 +461,9 @@ class SymmetricLinear(_LinearBase):
     def __repr__(self) -> str:
         return f"SymmetricLinear(L={self.L!r}, mu={self.mu!r})"
 
+    def kernel_class(self) -> dict[str, Any] | None:
+        return {"functions": "symmetric-linear", "L": _kq(self.L), "mu": _kq(self.mu)}
+
     def rescaled(self, a: Any, b: Any) -> SymmetricLinear:
         c = _c2(a, b)
         return SymmetricLinear(float(self.L) * c, float(self.mu) * c)
@@ -459,6 +493,9 @@ class SkewSymmetricLinear(_LinearBase):
 
     def __repr__(self) -> str:
         return f"SkewSymmetricLinear(L={self.L!r})"
+
+    def kernel_class(self) -> dict[str, Any] | None:
+        return {"functions": "skew-symmetric-linear", "L": _kq(self.L)}
 
     def rescaled(self, a: Any, b: Any) -> SkewSymmetricLinear:
         return SkewSymmetricLinear(float(self.L) * _c2(a, b))

@@ -250,9 +250,11 @@ class PEPProblem(FederatedProblem):
             stars.append(last)
         self.stars = stars  # normalised optimum gradients
         #: every plain gradient / value evaluation that created a point, in order: (client, normalised point x/s);
-        #: with the plain oracle only, evaluation e has gradient basis vector n + e and value variable e (the
-        #: recurrence a certificate statement records)
+        #: with the plain oracle only, evaluation e has value variable e and gradient basis vector n + e in the
+        #: certificate statement (the recurrence it records): ``_statement_basis`` maps the builder's basis index of
+        #: that gradient to ``n + e`` (a class's own vectors, e.g. the quadratic's lifting, lie between them)
         self.evaluations: list[tuple[int, Vec]] = []
+        self._statement_basis: dict[int, int] = {}
         #: per client: key of the point -> (gradient and value as the algorithm sees them, normalised value,
         #: normalised true gradient)
         self._seen: list[dict[bytes, tuple[Vec, Scalar, Scalar, Vec]]] = [{} for _ in range(self.n)]
@@ -327,6 +329,7 @@ class PEPProblem(FederatedProblem):
         gn = self._vector()
         fn = self.pep.value()
         xn = x  # the arrays hold x/s already
+        self._statement_basis[int(np.flatnonzero(gn.c)[0])] = self.n + len(self.evaluations)
         self.evaluations.append((i, xn))
         r = self.r_each[i]
         if r > 0:
@@ -599,17 +602,18 @@ class PEPProblem(FederatedProblem):
                 c = Fraction(float(x.c[j]))
                 if j == n - 1:
                     coef.append([0, str(c)])
-                elif j >= n:
-                    coef.append([int(j), str(c / Lq)])
+                elif j in self._statement_basis:
+                    coef.append([self._statement_basis[j], str(c / Lq)])
                 else:
-                    raise FairtheoryValueError("the traced iterate uses an optimum gradient: not a method")
+                    raise FairtheoryValueError("the traced iterate uses an optimum gradient (or a class's own vector): "
+                                               "not a method")
             return coef
 
         classes = self.classes or [SmoothStronglyConvex(Fraction(float(L)), Fraction(float(m)))
                                    for L, m in zip(self.L_each, self.mu_each, strict=True)]
         qs = [Fraction(float(q)) for q, _ in outputs]
         qs[-1] = 1 - sum(qs[:-1])  # the float branch probabilities, the last one completing the sum to 1 exactly
-        leaves = [[str(q), [point(self.as_model(w).vecs()[0]) for w in pts]] for q, (_, pts) in zip(qs, outputs)]
+        leaves = [[str(q), [point(self.as_model(w).vecs()[0]) for w in pts]] for q, (_, pts) in zip(qs, outputs, strict=True)]
         return statement(method={"name": "linear", "evaluations": [[i, point(x)] for i, x in self.evaluations],
                                  "measure": list(measures), "outputs": leaves}, n=n,
                          p=exact_weights(self._p_in, self.p), classes=classes,

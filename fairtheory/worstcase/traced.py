@@ -378,7 +378,10 @@ def worst_case(make: Callable[..., Any], rounds: int, *, n: int, L: Any = None, 
         of :mod:`fairtheory.worstcase.classes` (``ConvexLipschitz(M)``, ``ConvexQG(L)``, ...; one, or one per client,
         classes may differ between clients): :class:`PEPProblem` ``classes=`` (its units, its restrictions); the value is
         then the solver's (``value_is == "solver"``); ``certificate=True`` works for the classes of the kernel's table
-        (those whose ``kernel_class()`` names an entry: the exact ones) and is refused for the others.
+        (those whose ``kernel_class()`` names an entry: the exact ones) and is refused for the others.  An operator
+        class of :mod:`fairtheory.worstcase.operators` (``Cocoercive(beta)``, ...) makes the client's "gradient" the
+        operator's output: ``x*`` is a zero of ``sum_i p_i A_i``, the measures ``"grad_norm"`` and ``"distance"``
+        (``"value"`` is refused: an operator has no values).
     output : ``"last"`` (the last server model ``w_T``), ``"average"`` (mean of the server models ``w_1..w_T``, as
         :func:`fairtheory.worstcase.local_gd_worst_case`'s ``"average"``; ``"mean"`` warns for one release) or
         ``"best"`` (the smallest measure over ``w_0..w_T`` in each sampling / noise leaf; the objective is the
@@ -451,6 +454,10 @@ def worst_case(make: Callable[..., Any], rounds: int, *, n: int, L: Any = None, 
                          grad_eps=grad_eps, constrained=constrained, classes=classes)
     if problem.constrained:
         _refuse_constrained(measures, output)
+    if "value" in measures and any(getattr(c, "is_operator", False) for c in problem.classes or []):
+        raise FairtheoryValueError("measure='value' is refused for an operator class (fairtheory.worstcase.operators: an "
+                                   "operator has no function values); use 'grad_norm' (||sum_i p_i A_i(x)||^2) or "
+                                   "'distance'")
     plain_measure = measures == ["value"] and output in ("last", "average")
     if certificate:
         _refuse_certificate(problem, measures, output)
