@@ -1,6 +1,6 @@
 """Time of README's first command: the quick ``python -m verify``.
 
-Run ``python benchmarks/bench_quick_run.py [--top 10] [--keep DIR] [-- extra verify arguments]``.  It runs
+Run ``python benchmarks/bench_quick_run.py [--top 10] [--keep DIR] [-- verify arguments, default --workers auto]``.  It runs
 ``python -m verify`` (quick mode, seed 0, entry-point plugins loaded, as README's first command does) with its
 reports written under a temporary folder (never over ``reports/``), and prints
 
@@ -85,7 +85,8 @@ def main(argv: list[str] | None = None) -> int:
                                                               "temporary folder, removed afterwards)")
     ap.add_argument("extra", nargs=argparse.REMAINDER, help="arguments passed on to python -m verify (after --)")
     args = ap.parse_args(argv)
-    extra = [a for a in args.extra if a != "--"]
+    # README's first command runs the suite on every core (``--workers auto``); extra arguments replace that default
+    extra = [a for a in args.extra if a != "--"] or ["--workers", "auto"]
     load0 = load_average()
     print(f"machine: {machine()}")
     print(f"load average at the start: {load0[0]:.2f} {load0[1]:.2f} {load0[2]:.2f} (1, 5, 15 min)")

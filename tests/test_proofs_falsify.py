@@ -183,7 +183,7 @@ def test_the_runner_ends_such_a_claim_error_naming_the_point(monkeypatch: pytest
     r = runner.fresh_gate(r, InProcess())  # type: ignore[arg-type]
     assert r.status == "error" and r.proved_statement is None
     assert r.note.startswith("fresh re-check failed: KERNEL BUG") and '"instance": "huber"' in r.note
-    assert isinstance(r.details["falsification"][0], dict)
+    assert isinstance(r.details["fresh_falsification"][0], dict)
 
 
 # ------------------------------------------------------------------------------------------------ pep-potential

@@ -57,7 +57,7 @@ def test_the_report_carries_what_a_recheck_needs(report: dict[str, Any]) -> None
     assert len(row["certificate"]) == 3 and len(row["details"]["declared_statements"]) == 3
     assert row["proved_statement"] and len(row["proved_statement"]) == 3
     assert row["details"]["fresh_recheck_s"] > 0
-    assert row["details"]["falsification"] == ["not refuted"] * 3
+    assert row["details"]["fresh_falsification"] == ["not refuted"] * 3
 
 
 def test_recheck_of_the_report_exits_0(report: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -348,6 +348,99 @@ def _quadratic_rows_violated(L: Fraction, mu: Fraction, Q: Sequence[Sequence[Fra
     return bad
 
 
+def _psd(U: list[list[Fraction]]) -> bool:
+    """Exact PSD test of a symmetric rational matrix (principal minors via LDL with symmetric pivoting on the
+    diagonal; written here, independent of the kernel's routine)."""
+    A = [list(r) for r in U]
+    idx = list(range(len(A)))
+    while idx:
+        k = max(idx, key=lambda i: A[i][i])
+        if A[k][k] < 0:
+            return False
+        if A[k][k] == 0:
+            if any(A[k][j] != 0 for j in idx):
+                return False
+            idx.remove(k)
+            continue
+        idx.remove(k)
+        for i in idx:
+            for j in idx:
+                A[i][j] -= A[i][k] * A[k][j] / A[k][k]
+    return True
+
+
+def _lifted_rows_violated(key: str, params: dict[str, Any], M: Sequence[Sequence[Fraction]], bvec: Sequence[Fraction],
+                          xs: Sequence[Sequence[Fraction]]) -> list[str]:
+    """Failures of the kernel's lifted rows of class ``key`` on the affine operator ``x -> M x + b`` at ``0`` and
+    ``xs`` (values: ``1/2 <x, M x> + <b, x>``): every row free of the extra vectors must hold; the rows that read
+    ``<u_j, u_k>`` come as equality pairs and fix a matrix ``U`` that must be consistent and PSD (then the ``u_j``
+    exist: a Gram factor of ``U`` in fresh coordinates)."""
+    cls = {**parse_class({"functions": key, **params}, q), "aux": DIM}
+    points = [({}, _vec(bvec), None)]
+    for j, x in enumerate(xs):
+        points.append((_vec(x), _vec([_dot(M[i], x) + bvec[i] for i in range(DIM)]), j))
+    values = {j: _dot(x, [_dot(M[i], x) for i in range(DIM)]) / 2 + _dot(bvec, x) for j, x in enumerate(xs)}
+    U: dict[tuple[int, int], Fraction] = {}
+    bad = []
+    for r, (G, F, c) in enumerate(TABLE[key].rows(points, cls, RATIONALS)):
+        rest = sum((v for (a, b), v in G.items() if a == b < DIM), Fraction(0)) \
+            + sum((w * values[i] for i, w in F.items()), Fraction(0)) + c
+        lifted = [(a, b, v) for (a, b), v in G.items() if a >= DIM]
+        if any(DIM <= b and a < DIM for (a, b) in G):
+            bad.append(f"row {r} mixes u with x or g")
+        if not lifted:
+            if rest > 0:
+                bad.append(f"row {r}")
+            continue
+        (a, b, v), = lifted
+        val = -rest / (v * (1 if a == b else 2))  # the equality pair: v m U_ab + rest = 0
+        if U.setdefault((a - DIM, b - DIM), val) != val:
+            bad.append(f"row {r}: inconsistent U")
+    n = len(xs)
+    if not _psd([[U.get((min(i, j), max(i, j)), U.get((max(i, j), min(i, j)), Fraction(0))) for j in range(n)]
+                 for i in range(n)]):
+        bad.append("U not PSD")
+    return bad
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_affine_operators_satisfy_the_lifted_rows(seed: int) -> None:
+    """``symmetric-linear``: ``M = O diag(q) O^T`` (``q`` in ``[mu, L]``, ``mu`` possibly negative); ``skew-symmetric``:
+    ``M`` skew with Frobenius norm ``<= L``; ``linear-operator``: any ``M`` with Frobenius norm ``<= L``; each
+    with an affine term ``b``.  Every row holds; non-members fail: an eigenvalue above ``L``, a non-symmetric ``M`` for
+    the symmetric class, a symmetric non-zero ``M`` for the skew class, ``L`` below ``||M||``."""
+    rng = random.Random(seed)
+    K = [[Fraction(0)] * DIM for _ in range(DIM)]
+    for i in range(DIM):
+        for j in range(i + 1, DIM):
+            K[i][j] = Fraction(rng.randint(-3, 3), rng.randint(1, 3))
+            K[j][i] = -K[i][j]
+    eye = [[Fraction(i == j) for j in range(DIM)] for i in range(DIM)]
+    O = _mul([[eye[i][j] - K[i][j] for j in range(DIM)] for i in range(DIM)],
+             _inverse([[eye[i][j] + K[i][j] for j in range(DIM)] for i in range(DIM)]))
+    Ot = [list(r) for r in zip(*O, strict=True)]
+    L = Fraction(rng.randint(1, 5), rng.randint(1, 2))
+    mu = -L * Fraction(rng.randint(0, 4), 4)
+    qs = [mu + (L - mu) * Fraction(rng.randint(0, 4), 4) for _ in range(DIM)]
+    S = _mul(_mul(O, [[qs[i] * (i == j) for j in range(DIM)] for i in range(DIM)]), Ot)
+    bvec, xs = _rand(rng, den=2, span=3), [_rand(rng) for _ in range(4)]
+    sym = {"L": str(L), "mu": str(mu)}
+    assert _lifted_rows_violated("symmetric-linear", sym, S, bvec, xs) == []
+    bigger = _mul(_mul(O, [[(L + 1 if i == 0 else qs[i]) * (i == j) for j in range(DIM)] for i in range(DIM)]), Ot)
+    assert _lifted_rows_violated("symmetric-linear", sym, bigger, bvec, [[O[i][0] for i in range(DIM)], *xs[:2]]) != []
+    assert _lifted_rows_violated("symmetric-linear", {"L": "100", "mu": "-100"}, K, bvec, xs) != []  # not symmetric
+    frob = lambda A: Fraction(math.isqrt(int(sum(v * v for r in A for v in r)) + 1) + 1)  # noqa: E731  >= ||A||_2
+    assert _lifted_rows_violated("skew-symmetric-linear", {"L": str(frob(K))}, K, bvec, xs) == []
+    assert _lifted_rows_violated("skew-symmetric-linear", {"L": str(frob(S) + 1)}, S, bvec, xs) != [] or \
+        all(v == 0 for r in S for v in r)
+    Mg = [_rand(rng, den=3, span=3) for _ in range(DIM)]
+    assert _lifted_rows_violated("linear-operator", {"L": str(frob(Mg))}, Mg, bvec, xs) == []
+    assert _lifted_rows_violated("linear-operator", {"L": str(frob(K))}, K, bvec, xs) == []  # a skew map is linear
+    tiny = Fraction(1, 1000)
+    assert _lifted_rows_violated("linear-operator", {"L": str(tiny)}, Mg, bvec, xs) != [] or \
+        all(v == 0 for r in Mg for v in r)
+
+
 def test_the_row_checker_catches_a_non_member() -> None:
     """Control of the checker above: ``f(x) = ||x||^2`` is not 1-smooth (it is 2-smooth), ``f(x) = 2 |x_1|`` not
     1-Lipschitz, a point outside ``C`` not a support-function subgradient, a concave ``f`` not convex."""
@@ -372,5 +465,6 @@ def test_every_table_entry_is_exercised_here() -> None:
     """A class added to the table must get a member test in this file (its rows must hold for its members)."""
     tested: set[str] = {"smooth-convex", "convex", "convex-lipschitz", "strongly-convex", "smooth-nonconvex",
                         "convex-indicator", "convex-support", "monotone", "strongly-monotone", "lipschitz-operator",
-                        "cocoercive", "negatively-comonotone", "quadratic"}
+                        "cocoercive", "negatively-comonotone", "quadratic", "symmetric-linear",
+                        "skew-symmetric-linear", "linear-operator"}
     assert set(TABLE) <= tested, sorted(set(TABLE) - tested)

@@ -497,6 +497,12 @@ KNOWN_TRUE = {
     # quadratics, the second evaluation at x0 - g_0/4 (the output still x0 - g_0/2 - g_1/2): f(x_out) = q/2 (1 - q +
     # q^2/8)^2 <= 0.0776 < 0.0819 for q in [0, 1]; rho of one client
     ("quad_value", "method.evaluations.1.1.1.1", "-1/4"), ("quad_value", "bound.rho2", "1"),
+    # affine operators: a second evaluation at x0 + c g_0 (output still x0 - g_0/2 - g_1/2): symmetric 0 <= M <= I
+    # gives x_out = (I - M - (c/2) M^2) x0 with |1 - q - c q^2/2| <= 1 on [0, 1] for c in {1/2, -1/4, -1}; any
+    # ||M|| <= 1 with c = -1/4: ||M (I - M + M^2/8)|| <= 17/8, (17/8)^2 < (3/2)^4; L halved; rho of one client
+    *{("lin_symmetric", "method.evaluations.1.1.1.1", v) for v in ("1/2", "-1/4", "-1")},
+    ("lin_general", "method.evaluations.1.1.1.1", "-1/4"), ("lin_skew", "class.L", "1/2"),
+    ("lin_general", "class.L", "1/2"), *{(n, "bound.rho2", "1") for n in ("lin_symmetric", "lin_skew", "lin_general")},
 }
 
 
@@ -689,3 +695,21 @@ def test_quadratic_rows_use_fresh_basis_vectors_per_client() -> None:
     data = PK.build(PK.canonical(st))
     aux = sorted({a for G, _, _ in data["rows"] for key in G for a in key if a >= 4})
     assert aux == [4, 5] and data["dim"] == 6
+
+
+def test_lifted_linear_operator_certificates_edits_are_refused() -> None:
+    """Two forward steps (lr 1/2) on affine operators: symmetric ``0 <= M <= I``, distance ``<= 1``; skew ``||M|| <=
+    1``, distance ``<= (5/4)^2``; any ``||M|| <= 1``, ``||A x_2||^2 <= (3/2)^4``.  Edits that make each false
+    (an eigenvalue -1 or 5, a class containing ``-I`` or ``2 x`` rotations, a monotone operator) are refused."""
+    for name in ("lin_symmetric", "lin_skew", "lin_general"):
+        assert check_inline(cert(name)) is True, name
+    for e in (_set(["class", "mu"], "-1"), _set(["class", "L"], "5"),
+              _set(["class"], {"functions": "linear-operator", "L": "1"}),
+              _set(["class"], {"functions": "skew-symmetric-linear", "L": "1"}), _set(["bound", "value"], "99/100"),
+              _set(["method", "measure"], ["value"])):
+        assert check_inline(edited("lin_symmetric", e)) is False
+    for e in (_set(["class"], {"functions": "symmetric-linear", "L": "1", "mu": "-1"}), _set(["class", "L"], "2"),
+              _set(["class"], {"functions": "linear-operator", "L": "1"}), _set(["bound", "value"], "3/2")):
+        assert check_inline(edited("lin_skew", e)) is False
+    for e in (_set(["class", "L"], "2"), _set(["class"], {"functions": "monotone"}), _set(["bound", "value"], "5")):
+        assert check_inline(edited("lin_general", e)) is False

@@ -6,6 +6,7 @@ that read like a built-in's.  None may end ``proved``; the controls (a certifica
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import subprocess
@@ -146,3 +147,33 @@ def test_the_proved_words_tell_the_proved_method_from_a_false_one(
     x1, x2 = [[0, "1"], [1, "-1/2"]], [[0, "1"], [1, "-1/2"], [2, "-1/2"]]
     a["method"]["evaluations"], a["method"]["outputs"] = [[0, [[0, "1"]]], [0, x1], [0, x2]], [["1", [x2]]]
     assert row["proved_statement"] != [describe({"kind": "pep-dual", "statement": a})]
+
+
+def test_a_forged_shipped_certificate_is_handed_over_unchecked_and_refused_by_the_kernel(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The quick run's shipped certificates (fairtheory/proofs/shipped.py) are untrusted data: a file whose first
+    certificate has its bound lowered (2/7 -> 1/7) and its multipliers kept is picked (its statement implies the one
+    asked for) and the kernel refuses it (the multipliers prove 2/7 only), so the claim cannot end proved with it; a
+    declared statement that no shipped certificate implies makes the search run.  The package's own file (read,
+    never edited) is the control."""
+    import fairtheory.proofs.shipped as S
+    from fairtheory_kernel.check import check_proof, implies, statement_of
+
+    claim = "proofs.fit.localgd_rho0"
+    doc = json.loads(S.path_of(claim).read_text(encoding="utf-8"))
+    good = doc["certificates"][0]
+    assert check_proof(good) is True
+    declared = {"kind": "pep-dual", "statement": good["statement"]}
+    forged = copy.deepcopy(good)
+    forged["statement"]["bound"]["value"] = "1/7"
+    (tmp_path / f"{claim}.json").write_text(json.dumps({**doc, "certificates": [forged, *doc["certificates"]]}))
+    monkeypatch.setattr(S, "DATA", tmp_path)
+    monkeypatch.delenv(S.ENV, raising=False)
+    picked = S.shipped_or_search(claim, lambda: None, declared=declared, quick=True)
+    assert picked is not None and picked["statement"]["bound"]["value"] == "1/7"  # picked: 1/7 implies 2/7 ...
+    assert implies(statement_of(picked), declared) is True
+    assert check_proof(picked) is False  # ... and refused by the kernel: the claim cannot end proved with it
+    # a declared statement nothing shipped implies: the search runs (its result is what is returned)
+    stronger = {"kind": "pep-dual", "statement": {**good["statement"], "bound": {**good["statement"]["bound"],
+                                                                                "value": "1/100"}}}
+    assert S.shipped_or_search(claim, lambda: {"searched": True}, declared=stronger, quick=True) == {"searched": True}

@@ -183,11 +183,27 @@ def claim_json(r: ClaimResult) -> dict[str, Any]:
     return d
 
 
-def to_json(results: Sequence[ClaimResult], meta: dict[str, Any]) -> str:
+def to_json(results: Sequence[ClaimResult], meta: dict[str, Any],
+            cache: dict[str, tuple[ClaimResult, str]] | None = None) -> str:
+    """The JSON report: ``{"meta", "summary", "claims"}`` indented by 2.  ``cache`` (the runner, which rewrites the
+    report after every claim): each row's text, by claim id, reused while the row is the same object - the same
+    characters as without it (a finished row is never changed), without serialising every earlier row again."""
     summary = status_counts(results)
-    claims = [claim_json(r) for r in results]
-    doc = {"meta": meta, "summary": summary, "claims": claims}
-    return json.dumps(doc, indent=2, sort_keys=False)
+    if cache is None:
+        doc = {"meta": meta, "summary": summary, "claims": [claim_json(r) for r in results]}
+        return json.dumps(doc, indent=2, sort_keys=False)
+    head = json.dumps({"meta": meta, "summary": summary, "claims": []}, indent=2, sort_keys=False)
+    if not results:
+        return head
+    rows = []
+    for r in results:
+        hit = cache.get(r.id)
+        if hit is None or hit[0] is not r:
+            text = json.dumps(claim_json(r), indent=2, sort_keys=False)
+            hit = cache[r.id] = (r, "\n".join("    " + line for line in text.split("\n")))
+        rows.append(hit[1])
+    assert head.endswith('"claims": []\n}')
+    return head[:-len("[]\n}")] + "[\n" + ",\n".join(rows) + "\n  ]\n}"
 
 
 def to_markdown(results: Sequence[ClaimResult], meta: dict[str, Any]) -> str:

@@ -425,7 +425,7 @@ def fresh_gate(r: ClaimResult, checker: FreshChecker | None) -> ClaimResult:
     r.details["fresh_recheck_s"] = round(dt, 6)
     r.seconds += dt
     if verdict.falsify:
-        r.details["falsification"] = verdict.falsify
+        r.details["fresh_falsification"] = verdict.falsify  # the claim's own "falsification" rows stay
     if verdict.ok:
         r.proved_statement = list(verdict.words)
         r.details["proved_statements"] = list(verdict.words)
@@ -521,7 +521,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         _check_writable(ap, "--markdown", args.markdown)
     only = list(args.only or []) + (["peers.*"] if args.peers else [])
     # the interpreter that re-checks proofs starts before any plugin is imported (fresh_gate)
-    fresh = None if args.list else FreshChecker()
+    # quick mode: falsification to fewer horizons (fairtheory.proofs.falsify.QUICK_HORIZONS); --full: every horizon
+    fresh = None if args.list else FreshChecker(quick=bool(args.quick))
     try:
         load_errors = _load_claims(args, only)
     except _BadArgument as exc:
@@ -556,11 +557,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     def ordered() -> list[ClaimResult]:
         return [done[i] for i in ids if i in done]
 
+    rows_json: dict[str, Any] = {}  # each finished row's JSON text (verify.report.to_json): not re-serialised per save
+
     def save() -> None:
         meta["elapsed_s"] = round(time.perf_counter() - t0, 3)
         meta["complete"] = len(done) == len(ids)
         results = ordered()
-        for path, render in ((args.json, to_json), (args.markdown, to_markdown)):
+        for path, render in ((args.json, lambda rs, m: to_json(rs, m, rows_json)), (args.markdown, to_markdown)):
             if path:
                 try:
                     atomic_write(path, render(results, meta))

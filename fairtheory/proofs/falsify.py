@@ -35,7 +35,7 @@ descent with its exact worst case in closed form (Drori & Teboulle) and local GD
 :func:`fairtheory.worstcase.local_gd_worst_case` at ``T_N = 0``.
 
 **Symbolic statements** (``"sympy-proof"``, ``"symbolic"``): :func:`fairtheory.proofs.falsify_symbolic.falsify`
-at 200 points with 50 digits, when that module exists.
+at 200 points (the quick run: 50) with 50 digits, when that module exists.
 
 The extracted worst-case instance of the PEP itself is not used: it needs an SDP solve, and the families above
 already attain the bounds the suite proves to within a few percent (tests/test_proofs_falsify.py).
@@ -406,6 +406,13 @@ def falsify_family(st: Mapping[str, Any], *, trials: int = 8, seed: int = 0,
 HORIZONS = 50
 #: larger horizons, each run on the worst-case shapes only (float64) and against the closed forms (exactly)
 LARGE_HORIZONS = (100, 1000)
+#: the quick run's horizons (``python -m verify``, quick mode; ``--full`` and :func:`fairtheory.proofs.recheck.recheck_report`
+#: use :data:`HORIZONS` and :data:`LARGE_HORIZONS`): every horizon in ``1..20`` (``0..20``) and 100 - the same instances,
+#: parameter points and PEP comparison, about a third of the time
+QUICK_HORIZONS = 20
+QUICK_LARGE_HORIZONS = (100,)
+#: points of a symbolic statement's falsification (``"sympy-proof"``, ``"symbolic"``; 50 digits), full and quick run
+SYMBOLIC_POINTS, QUICK_SYMBOLIC_POINTS = 200, 50
 
 
 def _kpoly_at(kp: list[Any], k: int, t: Fraction) -> Fraction:
@@ -596,9 +603,15 @@ def _q_list(xs: list[Any]) -> list[Fraction]:
     return [_q(x) for x in xs]
 
 
-def falsify_certificate(cert: Any) -> dict[str, Any] | str | None:
+def falsify_certificate(cert: Any, *, quick: bool = False) -> dict[str, Any] | str | None:
     """Refute the statement of a certificate that the kernel accepted: the refuting instance (a dict naming it),
-    ``None`` when none was found, or ``"skipped: <why>"`` for a kind without a falsifier here."""
+    ``None`` when none was found, or ``"skipped: <why>"`` for a kind without a falsifier here.  ``quick`` (the quick
+    ``python -m verify``): ``pep-potential`` statements are run to the horizons :data:`QUICK_HORIZONS` and
+    :data:`QUICK_LARGE_HORIZONS` instead of :data:`HORIZONS` and :data:`LARGE_HORIZONS`, symbolic ones at
+    :data:`QUICK_SYMBOLIC_POINTS` instead of :data:`SYMBOLIC_POINTS` points; ``pep-dual`` and ``pep-family`` ones
+    as in full."""
+    if not isinstance(quick, bool):
+        raise TypeError(f"quick must be a bool, got {quick!r}")
     if not isinstance(cert, Mapping) or not isinstance(cert.get("statement"), Mapping):
         return "skipped: no statement"
     kind, st = cert.get("kind"), cert["statement"]
@@ -607,13 +620,15 @@ def falsify_certificate(cert: Any) -> dict[str, Any] | str | None:
     if kind == "pep-family":
         return falsify_family(st)
     if kind == "pep-potential":
+        if quick:
+            return falsify_potential(st, horizons=QUICK_HORIZONS, large=QUICK_LARGE_HORIZONS)
         return falsify_potential(st)
     if kind in ("sympy-proof", "symbolic"):
         try:
             from fairtheory.proofs.falsify_symbolic import falsify
         except ImportError:
             return "skipped: no symbolic falsifier (fairtheory.proofs.falsify_symbolic) in this version"
-        return falsify(st, points=200, dps=50, seed=0)
+        return falsify(st, points=QUICK_SYMBOLIC_POINTS if quick else SYMBOLIC_POINTS, dps=50, seed=0)
     return f"skipped: no falsifier for kind {kind!r}"
 
 

@@ -98,13 +98,15 @@ def _certs(certificates: Any) -> list[Any]:
 
 
 def recheck_row(certificates: Any, declared: Any, words: Sequence[str] | None = None, *,
-                falsify: bool = True, checked: bool = False) -> Verdict:
+                falsify: bool = True, checked: bool = False, quick: bool = False) -> Verdict:
     """Re-check one ``proved`` row from JSON data (module doc, facts 1-4); never raises on data.
 
     ``certificates``: one certificate dict or a list; ``declared``: the list of declared statements (frozen JSON);
     ``words``: the printed words to compare with the generated ones (``None``: not compared, e.g. when the runner
     asks for them); ``checked``: fact 1 was established by the caller in this process (the fresh worker runs the
-    kernel's exact checks before it imports this module)."""
+    kernel's exact checks before it imports this module); ``quick``: the quick run's falsification (fact 4 with
+    fewer horizons for ``pep-potential`` statements, :func:`fairtheory.proofs.falsify.falsify_certificate`; facts 1-3
+    are re-checked in full either way)."""
     t0 = time.perf_counter()
 
     def fail(why: str, fals: list[Any] | None = None) -> Verdict:
@@ -137,7 +139,7 @@ def recheck_row(certificates: Any, declared: Any, words: Sequence[str] | None = 
                           if printed is None or j >= len(printed) or j >= len(generated) or printed[j] != generated[j]),
                          0)
                 return fail(f"the printed words of statement {k + 1} are not the words of the checked statement")
-        fals: list[Any] = _falsify(certs) if falsify else []
+        fals: list[Any] = _falsify(certs, quick=quick is True) if falsify else []
         for i, res in enumerate(fals):
             if isinstance(res, Mapping):
                 return fail(f"KERNEL BUG: certificate {i} re-checked but its statement is false at "
@@ -147,13 +149,13 @@ def recheck_row(certificates: Any, declared: Any, words: Sequence[str] | None = 
     return Verdict(True, "", generated, round(time.perf_counter() - t0, 6), fals)
 
 
-def _falsify_each(certs: list[Any]) -> list[Any]:
+def _falsify_each(certs: list[Any], quick: bool = False) -> list[Any]:
     from fairtheory.proofs.falsify import falsify_certificate
 
     out = []
     for c in certs:
         try:
-            res = falsify_certificate(c)
+            res = falsify_certificate(c, quick=quick)
         except Exception as exc:  # noqa: BLE001 - a falsifier that cannot read a statement refutes nothing
             res = f"skipped: the falsifier raised {type(exc).__name__}"
         out.append(res if res is not None else "not refuted")
@@ -162,14 +164,14 @@ def _falsify_each(certs: list[Any]) -> list[Any]:
     return out
 
 
-def _falsify(certs: list[Any]) -> list[Any]:
+def _falsify(certs: list[Any], quick: bool = False) -> list[Any]:
     """:func:`fairtheory.proofs.falsify.falsify_certificate` of each certificate, in one child under a time and
     memory limit: per certificate the refuting instance (a dict; the list stops there), ``"not refuted"`` or
     ``"skipped: ..."``; ``["timeout"]`` when the child ran out of time (nothing refuted, nothing claimed)."""
     import fairtheory.proofs.falsify  # noqa: F401 - imported here once, not in every child
     from fairtheory_kernel.bounded import run_bounded
 
-    status, result = run_bounded(_falsify_each, certs, seconds=FALSIFY_SECONDS * max(1, len(certs)),
+    status, result = run_bounded(_falsify_each, certs, quick, seconds=FALSIFY_SECONDS * max(1, len(certs)),
                                  memory_bytes=2 * 2**30)
     if status != "ok" or not isinstance(result, list):
         return ["timeout" if status == "timeout" else f"skipped: falsification {status} {result}"[:200]]
@@ -265,10 +267,10 @@ class FreshChecker:
     declared statements, printed words and a random nonce - and waits for the answer carrying that nonce.  A child
     that does not answer in time (the certificates' budgets plus :data:`STARTUP_SECONDS`), dies, or answers out
     of turn is killed and the row fails; the next request starts a new interpreter.  ``falsify``: also refute
-    numerically (module doc, fact 4)."""
+    numerically (module doc, fact 4); ``quick``: with the quick run's horizons (:func:`recheck_row`)."""
 
-    def __init__(self, *, falsify: bool = True) -> None:
-        self.falsify = falsify
+    def __init__(self, *, falsify: bool = True, quick: bool = False) -> None:
+        self.falsify, self.quick = falsify, quick is True
         self._proc: subprocess.Popen[bytes] | None = None
         self._buf = b""
         self.started = 0
@@ -346,7 +348,8 @@ class FreshChecker:
             + (FALSIFY_SECONDS * len(certs) if self.falsify else 0.0)
         try:
             payload = {"op": "recheck", "certificates": certs, "declared": declared,
-                       "words": list(words) if words is not None else None, "falsify": self.falsify}
+                       "words": list(words) if words is not None else None, "falsify": self.falsify,
+                       "quick": self.quick}
             d = self.request(payload, timeout)
         except (TypeError, ValueError, RecursionError) as exc:
             return Verdict(False, f"the row is not JSON ({type(exc).__name__})")

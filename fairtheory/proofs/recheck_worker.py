@@ -2,7 +2,7 @@
 
 Started as ``python -I -c BOOT ROOT THIS_FILE``: the boot runs this file as a script (``runpy.run_path``), so no
 package of the project is imported when it starts.  Each request line is ``{"op": "recheck", "nonce",
-"certificates", "declared", "words", "falsify"}`` (answered with ``{"nonce", "verdict"}``) or ``{"op": "modules",
+"certificates", "declared", "words", "falsify", "quick"}`` (answered with ``{"nonce", "verdict"}``) or ``{"op": "modules",
 "nonce"}`` (answered with the loaded module names now and when the first exact check began, for tests).
 
 A re-check runs in two stages.  First the exact re-check of every certificate with the kernel alone
@@ -57,7 +57,8 @@ def _answer(req: Any) -> dict[str, Any]:
 
     words = req.get("words")
     verdict = recheck_row(req.get("certificates"), req.get("declared"), words if isinstance(words, list) else None,
-                          falsify=req.get("falsify") is not False, checked=req.get("certificates") is not None)
+                          falsify=req.get("falsify") is not False, checked=req.get("certificates") is not None,
+                          quick=req.get("quick") is True)
     return {"nonce": nonce, "verdict": verdict.to_json()}
 
 

@@ -6,7 +6,9 @@ or "for every ``T_N >= 0``" and every parameter in a closed rational range); the
 :mod:`fairtheory_kernel.potential_kernel`, which applies the induction itself.  Before ``proved`` each check
 falsifies its statement numerically: against the exact worst case (Drori & Teboulle's closed form for gradient
 descent, the independent local-GD PEP :func:`fairtheory.worstcase.local_gd_worst_case`) and explicit instances run
-through the method in rationals.
+through the method in rationals.  Then the runner's fresh re-check falsifies every certificate's statement again
+(:func:`fairtheory.proofs.falsify.falsify_certificate`): quick mode at the horizons ``1..20`` (local GD ``0..20``)
+and 100, ``--full`` at ``1..50`` (``0..50``), 100 and 1000 - the same instances and parameter points either way.
 """
 
 from __future__ import annotations
@@ -173,8 +175,8 @@ def _falsify_local(cert: Any, kappa: int, p: tuple[Fraction, ...], T_Ns: list[in
                  "<= L D0/(2 lr L (T_N + 1)), by the potential ||theta_r - theta*||^2 (exact pep-potential certificate)",
        expected="proved", proves=lambda: [local_statement()])
 def potential_local_gd(ctx: Context) -> Outcome:
-    r"""The certificate, then falsification against the exact worst case (:func:`local_gd_worst_case`) at
-    ``T_N = 1..4`` and three steps."""
+    r"""The certificate, then falsification against the exact worst case (:func:`local_gd_worst_case`) at three
+    steps and ``T_N = 1..4`` (quick mode: ``T_N`` in {1, 4}; the largest ratio is at ``T_N = 4``, ``lr L = 1/40``)."""
     from fairtheory.proofs.potential_search import prove_potential
     from fairtheory_kernel.check import check_proof
 
@@ -184,13 +186,15 @@ def potential_local_gd(ctx: Context) -> Outcome:
     ok = check_proof(js)
     s = time.perf_counter() - t1
     steps = [LOCAL_RANGE[0], Fraction(1, 100), LOCAL_RANGE[1]]
-    worst, bad, rows = _falsify_local(c, 2, (Fraction(1, 2),) * 2, [1, 2, 3, 4], steps)
+    horizons = [1, 4] if ctx.quick else [1, 2, 3, 4]
+    worst, bad, rows = _falsify_local(c, 2, (Fraction(1, 2),) * 2, horizons, steps)
     details = {"check_proof_s": round(s, 3), "falsification": rows, "in_words": c.describe()}
     if bad is not None:
         return Outcome(status="refuted", counterexample=bad, details=details, note="worst case above the proved bound")
     return Outcome(status="proved" if ok else "error", measured=worst, bound=1.0, relation="<=",
                    certificate=js if ok else None, details=details,
-                   explain="measured: largest exact worst case / proved bound at T_N = 1..4, lr L in {1/1000, 1/100, 1/40}",
+                   explain=f"measured: largest exact worst case / proved bound at T_N in {{{', '.join(map(str, horizons))}}}, "
+                           "lr L in {1/1000, 1/100, 1/40}",
                    note=f"check {s:.2f} s; the bound is loose by about kappa for large T_N (worst case ~ 1/(2 lr L kappa T_N))")
 
 
@@ -206,6 +210,11 @@ def thm1_hetero(kappa: int) -> tuple[list[list[str]], list[list[str]]]:
 
 def _thm1_settings(ctx: Context) -> list[tuple[int, tuple[Fraction, ...]]]:
     return THM1_SETTINGS[:3] if ctx.quick else THM1_SETTINGS
+
+
+def _thm1_horizons(ctx: Context, kappa: int) -> list[int]:
+    """The ``T_N`` of proofs.rcfl.theorem1.all_rounds's falsification: {1, 3} (``kappa > 4``: 1); quick mode 3."""
+    return [3] if ctx.quick else ([1, 3] if kappa <= 4 else [1])
 
 
 def _p_str(p: tuple[Fraction, ...]) -> str:
@@ -227,7 +236,10 @@ def theorem1_all_rounds(ctx: Context) -> Outcome:
     by ``2 lr L (G(theta) - G*)/L`` up to ``C rho^2/L^2``, ``C = c (lr L)^3``, for every ``lr L`` in the range
     (docs/proofs.md 8.3), so the average output satisfies ``L D0/(2 lr L (T_N + 1)) + (c/2) L lr^2 rho^2`` for every
     ``T_N`` - a quarter of the theorem's first term and a small fraction of its second.  Falsified against the exact
-    worst case (``D0 = 1, rho = 0`` and ``D0 = 0, rho^2 = L^2``) at ``T_N`` in {1, 3} (``kappa > 4``: 1) and ``lr L = 1/40``."""
+    worst case (``D0 = 1, rho = 0`` and ``D0 = 0, rho^2 = L^2``) at ``T_N`` in {1, 3} (``kappa > 4``: 1; quick mode: 3,
+    where the ratios are largest) and ``lr L = 1/40``.
+    The fresh re-check's falsification (module doc): quick mode at ``T_N`` in ``0..20`` and 100, ``--full`` at ``0..50``,
+    100 and 1000."""
     from fairtheory.proofs.potential_search import prove_potential
     from fairtheory_kernel.check import check_proof
 
@@ -242,7 +254,7 @@ def theorem1_all_rounds(ctx: Context) -> Outcome:
         fr: list[dict[str, Any]] = []
         bad = None
         for r2 in (0, 1):  # (D0, rho^2) = (1, 0) and (0, 1): each term of the theorem alone
-            w, b, f = _falsify_local(c, kappa, p, [1, 3] if kappa <= 4 else [1], [THM1_RANGE[1]], rho2=r2, D0=1 - r2)
+            w, b, f = _falsify_local(c, kappa, p, _thm1_horizons(ctx, kappa), [THM1_RANGE[1]], rho2=r2, D0=1 - r2)
             worst, bad, fr = max(worst, w), bad or b, fr + f
         drift = js["statement"]["potential"]["drift"]["num"][-1]
         rows.append({"kappa": kappa, "p": [str(x) for x in p], "checks": ok, "check_proof_s": round(s, 3),
@@ -257,7 +269,8 @@ def theorem1_all_rounds(ctx: Context) -> Outcome:
     ok = len(certs) == len(rows)
     return Outcome(status="proved" if ok else "error", measured=worst, bound=1.0, relation="<=",
                    certificate=certs if ok else None, details=details,
-                   explain="measured: largest exact worst case / the theorem's RHS at T_N in {1, 3}, lr L = 1/40, "
-                           "(D0, rho^2/L^2) in {(1, 0), (0, 1)}",
+                   explain="measured: largest exact worst case / the theorem's RHS at "
+                           + ("T_N = 3" if ctx.quick else "T_N in {1, 3} (kappa > 4: T_N = 1)")
+                           + ", lr L = 1/40, (D0, rho^2/L^2) in {(1, 0), (0, 1)}",
                    note=f"{len(certs)} of {len(rows)} settings proved for every T_N and every rho; slowest check "
                         f"{max(r['check_proof_s'] for r in rows):.2f} s; the 000 output not proved")
