@@ -279,12 +279,13 @@ def closing_lines(results: Sequence[ClaimResult], seconds: float, reports: Seque
     findings = sum(r.status == "refuted" and r.as_expected for r in results)
     bad = [r for r in results if not r.as_expected or (strict and r.status == "not implemented")]
     text = [f"{len(results)} claims in {seconds:.1f}s: " + ", ".join(f"{v} {k}" for k, v in counts.items())]
+    paths: list[str] = []  # a path is printed whole on a line of its own, never broken (a long path is a long line)
     if reports:
-        where = "reports written: " + ", ".join(reports)
+        text.append("reports written:")
+        paths = [INDENT + p for p in reports]
         js = next((p for p in reports if p.endswith(".json")), None)
         if js and counts.get("proved"):
-            where += f" (re-check the proofs: python -m fairtheory.proofs recheck {js})"
-        text.append(where)
+            paths += [INDENT + "re-check the proofs: python -m fairtheory.proofs recheck", 2 * INDENT + js]
     elif not problems:
         text.append("no report written (--no-json and --no-markdown)")
     if bad or problems:
@@ -299,6 +300,8 @@ def closing_lines(results: Sequence[ClaimResult], seconds: float, reports: Seque
                        f"{'s' if findings != 1 else ''})" if findings else "")
                     + ("; skipped rows are not failures" if counts.get("skipped") else ""))
     out: list[str] = []
-    for t in text:
+    for k, t in enumerate(text):
         out += _wrap(t, width, "", INDENT)
+        if k == 1 and paths:
+            out += paths
     return out
