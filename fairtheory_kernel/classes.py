@@ -215,23 +215,26 @@ def _pp(P: int) -> int:
     return P * (P - 1)
 
 
+#: the proviso of classes with values +inf off a domain: the rows hold where the oracle answers, at evaluated points
+IN_DOMAIN = " (every evaluated point in its domain)"
+
 TABLE: dict[str, Entry] = {
     "smooth-convex": Entry((("L", "curvature", False), ("mu", "curvature", False)),
                            lambda c: c["L"] > 0 and 0 <= c["mu"] < c["L"], _smooth_strongly_convex,
                            lambda c: f"{c['L']}-smooth" + (f", {c['mu']}-strongly convex" if c["mu"] else " convex"), _pp),
-    "convex": Entry((), lambda c: True, _convex, lambda c: "convex", _pp),
+    "convex": Entry((), lambda c: True, _convex, lambda c: "closed convex" + IN_DOMAIN, _pp),
     "convex-lipschitz": Entry((("M", "gradient", False),), lambda c: c["M"] > 0, _convex_lipschitz,
                               lambda c: f"convex {c['M']}-Lipschitz", lambda P: P * P),
     "strongly-convex": Entry((("mu", "curvature", False),), lambda c: c["mu"] > 0, _strongly_convex,
-                             lambda c: f"{c['mu']}-strongly convex", _pp),
+                             lambda c: f"{c['mu']}-strongly convex" + IN_DOMAIN, _pp),
     "smooth-nonconvex": Entry((("L", "curvature", False),), lambda c: c["L"] > 0, _smooth_nonconvex,
                               lambda c: f"{c['L']}-smooth (not necessarily convex)", _pp),
     "convex-indicator": Entry((("D", "distance", True),), lambda c: c["D"] == INF or c["D"] > 0, _convex_indicator,
                               lambda c: "the indicator of a closed convex set" + (
-                                  f" of diameter <= {c['D']}" if c["D"] != INF else ""), lambda P: 2 * P * P),
+                                  f" of diameter <= {c['D']}" if c["D"] != INF else "") + IN_DOMAIN, lambda P: 2 * P * P),
     "convex-support": Entry((("M", "gradient", True),), lambda c: c["M"] == INF or c["M"] > 0, _convex_support,
                             lambda c: "the support function of a closed convex set" + (
-                                f" in the ball of radius {c['M']}" if c["M"] != INF else ""), lambda P: P * P + 2 * P),
+                                f" in the ball of radius {c['M']}" if c["M"] != INF else IN_DOMAIN), lambda P: P * P + 2 * P),
     "quadratic": Entry((("L", "curvature", False), ("mu", "curvature", False)), lambda c: c["L"] > 0 and 0 <= c["mu"] < c["L"],
                        _lifted(1, lambda c: (c["L"] + c["mu"], -1, -c["mu"] * c["L"]), True),
                        lambda c: f"quadratic (any linear term), {c['mu']} <= Hessian <= {c['L']}", lambda P: 2 * P * P,

@@ -579,18 +579,25 @@ def test_indicator_certificate_checks_and_edits_are_refused() -> None:
     assert check_inline(edited("indicator_value", _set(["class", "D"], "1"))) is True
 
 
-@pytest.mark.xfail(strict=True, reason="H10 finding: for classes with +inf values (convex-indicator; also 'convex' and "
-                   "'strongly-convex', closed proper) the rows assume every evaluated point lies in dom f_i, but the words "
-                   "claim 'G(x_out) - G* <= 0' for every indicator: C = [0, 1], x* = 0, x0 = 1, g_0 = 10 in N_C(1) "
-                   "gives x_out = -4, G(x_out) = +inf")
 def test_the_words_of_an_indicator_bound_say_where_it_holds() -> None:
     """The printed statement must carry the proviso the rows encode (the bound concerns runs whose evaluated points
-    lie in the domains: there the oracle answers), or the class must be one of finite functions."""
+    lie in the domains: there the oracle answers), or the class must be one of finite functions.  Found by the red
+    team: for classes with +inf values (convex-indicator; also 'convex', 'strongly-convex' and an unbounded support
+    function) the words claimed 'G(x_out) - G* <= 0' for every indicator, but C = [0, 1], x* = 0, x0 = 1,
+    g_0 = 10 in N_C(1) gives x_out = -4, G(x_out) = +inf; the words now say "every evaluated point in its domain"."""
     from fairtheory_kernel.check import describe
 
     words = describe(statement_of(cert("indicator_value")))
     assert "G(x_out) - G* <= 0" in words
-    assert "domain" in words or "finite" in words or "in C" in words, words
+    assert "(every evaluated point in its domain)" in words, words
+    for name in ("convex", "strongly-convex", "convex-support"):  # the other classes with values +inf off a domain
+        params = {"convex": {}, "strongly-convex": {"mu": "1"}, "convex-support": {"M": "inf"}}[name]
+        d = copy.deepcopy(cert("indicator_value"))
+        d["statement"]["class"] = {"functions": name, **params}
+        assert "(every evaluated point in its domain)" in describe(statement_of(d)), name
+    d = copy.deepcopy(cert("indicator_value"))
+    d["statement"]["class"] = {"functions": "convex-lipschitz", "M": "1"}  # finite everywhere: no proviso
+    assert "domain" not in describe(statement_of(d))
 
 
 def test_agm_potential_rate_lowered_or_method_changed() -> None:

@@ -223,6 +223,17 @@ def recheck_report(doc: Any, *, falsify: bool = True) -> list[RowResult]:
             out.append(RowResult(rid, Verdict(False, "a proved row without printed words (proved_statement)")))
             continue
         out.append(RowResult(rid, recheck_row(row.get("certificate"), declared, words, falsify=falsify)))
+    summary = doc.get("summary")
+    if summary is not None:  # a summary that counts rows the report does not have would vouch for them
+        rows = [r for r in doc["claims"] if isinstance(r, Mapping)]
+        counted = {st: sum(r.get("status") == st for r in rows) for st in STATUSES}
+        wrong = ([] if isinstance(summary, Mapping) else ["(not an object)"]) + [
+            f"{json.dumps(k)[:40]}: {json.dumps(v)[:20]} (the rows: {counted.get(k, 0) if isinstance(k, str) else 0})"
+            for k, v in (summary.items() if isinstance(summary, Mapping) else ())
+            if not (isinstance(k, str) and k in STATUSES and v == counted[k] and not isinstance(v, bool))]
+        if wrong:
+            out.append(RowResult("(summary)", Verdict(False, "the report's summary disagrees with its rows: "
+                                                            + ", ".join(wrong))))
     return out
 
 
