@@ -12,7 +12,7 @@ exact one-round PEPs (2 clients, every client ``L``-smooth convex; see docs/wors
 
 Along ``beta L`` from 0.01 to the second boundary, :func:`fairtheory.worstcase.round_constant` gives the smallest
 certified ``C`` at ``a = beta/2``; the left panel draws it against the proof's ``C``, the right panel their ratio.
-The theorem assumes ``beta <= min(1/(40 L), 1/(sqrt(6) L (kappa-1)))`` (:func:`fairtheory.bounds.rcfl.theorem1_beta_max`;
+The theorem assumes ``beta <= min(1/(40 L), 1/(sqrt(6) L (kappa-1)))`` (:func:`fairtheory.bounds.rcfl.theorem1_lr_max`;
 ``1/(40 L)`` for ``kappa <= 17``), drawn as the black line over the shaded allowed range, the boundaries as vertical
 lines (each curve ends at its own ``kappa``'s boundary).  Quick mode: ``kappa <= 5``, bisection to 1 %, 10 steps per
 curve; ``--full``: ``kappa <= 10``, 0.1 %, 24 steps.  The boundaries are measured (bisection on a grid, assuming each
@@ -39,7 +39,7 @@ _KINDS = (("exists", "some certificate ($a > 0$)", "C2", "o-"),
 def data(quick: bool) -> dict[str, Any]:
     """``kappa``, the regions of :func:`fairtheory.worstcase.stepsize_region` per ``kappa``, the largest certified
     ``beta L`` per kind (``tops``) and the theorem's condition ``thm`` per ``kappa``."""
-    from fairtheory.bounds.rcfl import theorem1_beta_max
+    from fairtheory.bounds.rcfl import theorem1_lr_max
     from fairtheory.worstcase import round_constant, stepsize_region
 
     kappas = list(range(1, 6)) if quick else list(range(1, 11))
@@ -52,8 +52,8 @@ def data(quick: bool) -> dict[str, Any]:
         C = np.array([round_constant(kappa=k, lr=float(b), a=float(b) / 2.0).C for b in steps])
         grid[k] = {"step": steps, "C": C, "C_proof": 13.0 * steps**3 * (k - 1) ** 2 * k}
     return {"kappa": kappas, "regions": regions, "tops": tops, "grid": grid,
-            "thm": np.array([theorem1_beta_max(1.0, k) for k in kappas]),
-            "flat": max(k for k in range(1, 100) if theorem1_beta_max(1.0, k) == 1.0 / 40.0)}
+            "thm": np.array([theorem1_lr_max(1.0, k) for k in kappas]),
+            "flat": max(k for k in range(1, 100) if theorem1_lr_max(1.0, k) == 1.0 / 40.0)}
 
 
 def ratio(d: dict[str, Any]) -> float:

@@ -44,27 +44,27 @@ def log_grid(top: int, k: int = 14) -> list[int]:
     return sorted({int(round(x)) for x in np.logspace(0, np.log10(top), k)})
 
 
-def certificate_curve(*, kappa: int, beta: float, L: float, D0: float, rho2: float, TNs: list[int],
+def certificate_curve(*, kappa: int, lr: float, L: float, D0: float, rho2: float, TNs: list[int],
                       K: int | None = None, a: float | None = None) -> np.ndarray:
     r"""Horizon-free bound on ``G(theta_tilde) - G*`` (002 output) at every ``T_N`` in ``TNs``, from one-round
-    PEPs (:func:`fairtheory.worstcase.round_constant`) at ``a`` (default the proof's ``beta/2``):
+    PEPs (:func:`fairtheory.worstcase.round_constant`) at ``a`` (default the proof's ``lr/2``):
     ``D0/(a (T_N+1)) + (C(a)/a) rho^2``; with ``K`` draws (002 Thm. 2) the per-round ``C`` is in expectation
     over the draws and the first (one-step) averaging adds ``C0 rho^2/(a (T_N+1))`` (see docs/worstcase.md).
     ``nan`` where no certificate exists."""
     from fairtheory.worstcase import round_constant
 
-    a = beta / 2.0 if a is None else a
-    C = round_constant(kappa=kappa, lr=beta, a=a * L, L=L, K=K).C / L**2  # normalised -> physical
-    C0 = 0.0 if K is None else round_constant(kappa=1, lr=beta, a=0.0, L=L, K=K).C / L**2
+    a = lr / 2.0 if a is None else a
+    C = round_constant(kappa=kappa, lr=lr, a=a * L, L=L, K=K).C / L**2  # normalised -> physical
+    C0 = 0.0 if K is None else round_constant(kappa=1, lr=lr, a=0.0, L=L, K=K).C / L**2
     T = np.asarray(TNs, dtype=np.float64)
     with np.errstate(invalid="ignore"):
         out = D0 / (a * (T + 1)) + (C + C0 / (T + 1)) / a * rho2
     return np.where(np.isfinite(out), out, np.nan)
 
 
-def largest_a(*, kappa: int, beta: float, L: float, K: int | None = None, steps: int = 5) -> float | None:
+def largest_a(*, kappa: int, lr: float, L: float, K: int | None = None, steps: int = 5) -> float | None:
     r"""Largest ``a`` (to ``2^-steps`` relative) with a one-round certificate (finite ``C(a)``), from the
-    proof's ``a = beta/2`` by doubling, then bisection; ``None`` when ``beta/2`` has none.  A lighter version of
+    proof's ``a = lr/2`` by doubling, then bisection; ``None`` when ``lr/2`` has none.  A lighter version of
     :func:`fairtheory.worstcase.horizon_free_constants`'s ``a_max`` (a larger ``a`` improves the initial-distance
     term ``D0/(a (T_N+1))``)."""
     import math
@@ -72,9 +72,9 @@ def largest_a(*, kappa: int, beta: float, L: float, K: int | None = None, steps:
     from fairtheory.worstcase import round_constant
 
     def finite(a: float) -> bool:
-        return math.isfinite(round_constant(kappa=kappa, lr=beta, a=a * L, L=L, K=K).C)
+        return math.isfinite(round_constant(kappa=kappa, lr=lr, a=a * L, L=L, K=K).C)
 
-    lo = beta / 2.0
+    lo = lr / 2.0
     if not finite(lo):
         return None
     hi = 2.0 * lo
@@ -86,7 +86,7 @@ def largest_a(*, kappa: int, beta: float, L: float, K: int | None = None, steps:
     return lo
 
 
-def pep_worst_case(*, kappa: int, beta: float, L: float, D0: float, rho2: float, TNs: list[int],
+def pep_worst_case(*, kappa: int, lr: float, L: float, D0: float, rho2: float, TNs: list[int],
                    budget: int) -> tuple[list[int], np.ndarray]:
     r"""Exact worst case of ``G(theta_tilde) - G*`` (002 output, 2 clients, full participation) at the ``T_N``
     of ``TNs`` with ``kappa T_N <= budget`` (one SDP each); uncertified values and values below ``1e-6 L D0``
@@ -97,7 +97,7 @@ def pep_worst_case(*, kappa: int, beta: float, L: float, D0: float, rho2: float,
     small = [t for t in TNs if kappa * t <= budget]
     if not small:
         return [], np.array([])
-    wc = worst_case_vs_rounds(T_N_values=small, n=2, kappa=kappa, lr=beta, L=L, D0=D0, rho2=rho2, output="average")
+    wc = worst_case_vs_rounds(T_N_values=small, n=2, kappa=kappa, lr=lr, L=L, D0=D0, rho2=rho2, output="average")
     keep = wc["status_ok"] & (wc["value"] >= TINY * L * D0)
     return [t for t, k in zip(small, keep, strict=True) if k], wc["value"][keep]
 
@@ -124,9 +124,9 @@ def data(quick: bool) -> dict[str, Any]:
     """What :func:`plot` draws: ``TNs``, the smoothing term ``smooth = mu tau_alpha``, the problem's constants and one
     dict per ``kappa`` (``panels``) with the measured suboptimality per output (``measured``), the bounds
     (``bound``), the run at 100 times the step (``fast``), the exact worst case ``pep = (T_N list, values)`` (without
-    ``mu tau_alpha``), and the horizon-free certificates ``cert`` (``a = beta/2``) and ``best`` (largest ``a``), both
+    ``mu tau_alpha``), and the horizon-free certificates ``cert`` (``a = lr/2``) and ``best`` (largest ``a``), both
     with ``mu tau_alpha``."""
-    from fairtheory.bounds.rcfl import theorem1_beta_max
+    from fairtheory.bounds.rcfl import theorem1_lr_max
     from fairtheory.instances.rcfl import rfedfair_theorem1_curve
 
     prob, setup = theorem_problem()
@@ -136,17 +136,17 @@ def data(quick: bool) -> dict[str, Any]:
     budget = PEP_STEPS[0] if quick else PEP_STEPS[1]
     panels = []
     for kappa in (1, 5, 10):
-        beta = theorem1_beta_max(setup["L"], kappa)
+        lr = theorem1_lr_max(setup["L"], kappa)
         Ts = [2 + kappa * r for r in TNs]
         kw = dict(alpha=setup["alpha"], mu=setup["mu"], kappa=kappa, Ts=Ts, setup=setup)
-        curve = rfedfair_theorem1_curve(prob, lr=beta, **kw)
-        fast = rfedfair_theorem1_curve(prob, lr=100 * beta, versions=("002",), **kw)["002"]
-        consts = dict(kappa=kappa, beta=beta, L=setup["L"], D0=setup["D0"], rho2=setup["rho2"])
+        curve = rfedfair_theorem1_curve(prob, lr=lr, **kw)
+        fast = rfedfair_theorem1_curve(prob, lr=100 * lr, versions=("002",), **kw)["002"]
+        consts = dict(kappa=kappa, lr=lr, L=setup["L"], D0=setup["D0"], rho2=setup["rho2"])
         # every T_N while the SDPs are small, then the log grid (one SDP each, growing with kappa T_N)
         pep_TNs = sorted(set(range(1, PEP_STEPS[0] // kappa + 1)) | {t for t in TNs if kappa * t <= budget})
-        a_max = largest_a(kappa=kappa, beta=beta, L=setup["L"], steps=5 if quick else 10)
+        a_max = largest_a(kappa=kappa, lr=lr, L=setup["L"], steps=5 if quick else 10)
         panels.append(dict(
-            kappa=kappa, beta=beta, fast=np.array([max(r.measured, 1e-12) for r in fast]),
+            kappa=kappa, lr=lr, fast=np.array([max(r.measured, 1e-12) for r in fast]),
             measured={v: np.array([r.measured for r in curve[v]]) for v in ("002", "000")},
             bound={v: np.array([r.theory for r in curve[v]]) for v in ("002", "000")},
             pep=pep_worst_case(**consts, TNs=pep_TNs, budget=budget),
@@ -257,7 +257,7 @@ def plot(d: dict[str, Any]) -> Any:
         if p["best"] is not None:
             ax.loglog(TNs, p["best"], ":", color="C4", lw=2, label=lab(L_best))
         ax.axhline(smooth, color="k", lw=0.9, ls=(0, (5, 3)), label=lab(L_smooth))
-        ax.set_title(f"$\\kappa = {p['kappa']}$, $\\beta = \\beta_{{\\max}} = {tex_sci(p['beta'])}$", fontsize=10)
+        ax.set_title(f"$\\kappa = {p['kappa']}$, $\\beta = \\beta_{{\\max}} = {tex_sci(p['lr'])}$", fontsize=10)
         ax.set_xlabel(r"rounds $T_N = (T-2)/\kappa$")
         ax.grid(True, which="major", alpha=0.3)
         if not first:

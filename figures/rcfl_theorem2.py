@@ -44,7 +44,7 @@ def data(quick: bool) -> dict[str, Any]:
     (``panels``): ``runs[scale][version]`` (rows of :func:`rfedfair_theorem2_curve` at ``scale * beta_max``),
     ``bounds`` per version, the certificates ``cert`` and ``best`` (with ``mu tau_alpha``) and, with ``--full`` at
     ``K = 2``, the exact worst case ``wc`` at ``T_N = 1`` (or ``None``)."""
-    from fairtheory.bounds.rcfl import theorem2_beta_max
+    from fairtheory.bounds.rcfl import theorem2_lr_max
     from fairtheory.instances.rcfl import rfedfair_theorem2_curve
 
     prob, setup = theorem_problem(seed=0, n=10)
@@ -56,25 +56,25 @@ def data(quick: bool) -> dict[str, Any]:
     smooth = setup["mu"] * setup["tau"]
     panels = []
     for K in (2, 5, 10):
-        beta = theorem2_beta_max(setup["L"], kappa, K)
+        lr = theorem2_lr_max(setup["L"], kappa, K)
         runs = {}
         for scale in (1.0, 100.0):
             seeds = [int(master.integers(2**63 - 1)) for _ in range(reps)]
-            runs[scale] = rfedfair_theorem2_curve(prob, alpha=setup["alpha"], mu=setup["mu"], lr=scale * beta,
+            runs[scale] = rfedfair_theorem2_curve(prob, alpha=setup["alpha"], mu=setup["mu"], lr=scale * lr,
                                                   kappa=kappa, K=K, Ts=Ts, seeds=seeds, setup=setup,
                                                   versions=("002", "000") if scale == 1.0 else ("002",))
-        consts = dict(kappa=kappa, beta=beta, L=setup["L"], D0=setup["D0"], rho2=setup["rho2"], K=K)
-        a_max = largest_a(kappa=kappa, beta=beta, L=setup["L"], K=K, steps=5 if quick else 10)
+        consts = dict(kappa=kappa, lr=lr, L=setup["L"], D0=setup["D0"], rho2=setup["rho2"], K=K)
+        a_max = largest_a(kappa=kappa, lr=lr, L=setup["L"], K=K, steps=5 if quick else 10)
         wc = None
         if not quick and K == 2:
             from fairtheory.worstcase import local_gd_worst_case
             from fairtheory.worstcase.results import TINY
 
-            res = local_gd_worst_case(n=2, kappa=kappa, T_N=1, lr=beta, L=setup["L"], D0=setup["D0"],
+            res = local_gd_worst_case(n=2, kappa=kappa, T_N=1, lr=lr, L=setup["L"], D0=setup["D0"],
                                       rho2=setup["rho2"], output="average", K=K)
             if res.certified() and res.value >= TINY * setup["L"] * setup["D0"]:
                 wc = res.value + smooth
-        panels.append(dict(K=K, beta=beta, runs=runs, wc=wc,
+        panels.append(dict(K=K, lr=lr, runs=runs, wc=wc,
                            bounds={v: np.array([r.theory for r in rows]) for v, rows in runs[1.0].items()},
                            cert=certificate_curve(**consts, TNs=TNs) + smooth,
                            best=None if a_max is None else certificate_curve(**consts, TNs=TNs, a=a_max) + smooth))
@@ -131,7 +131,7 @@ def plot(d: dict[str, Any]) -> Any:
         if p["wc"] is not None:
             ax.loglog([1], [p["wc"]], "s", ms=5, color="C4", label=L_wc)
         ax.axhline(smooth, color="k", lw=0.9, ls=(0, (5, 3)), label=lab(L_smooth))
-        ax.set_title(f"$K = {p['K']}$, $\\kappa = {d['kappa']}$, $\\beta = \\beta_{{\\max}} = {tex_sci(p['beta'])}$",
+        ax.set_title(f"$K = {p['K']}$, $\\kappa = {d['kappa']}$, $\\beta = \\beta_{{\\max}} = {tex_sci(p['lr'])}$",
                      fontsize=10)
         ax.set_xlabel(r"rounds $T_N = (T-2)/\kappa$")
         ax.grid(True, which="major", alpha=0.3)

@@ -27,25 +27,25 @@ def test_lemma_c1_L_validation(bad: dict) -> None:
         B.lemma_c1_L(**kw)
 
 
-def test_beta_max_and_conditions() -> None:
-    assert B.theorem1_beta_max(10.0, 1) == pytest.approx(1 / 400, rel=1e-15)
-    assert B.theorem1_beta_max(10.0, 5) == pytest.approx(1 / 400, rel=1e-15)  # 1/(sqrt6*40) is larger
-    assert B.theorem1_beta_max(1.0, 20) == pytest.approx(1 / (math.sqrt(6) * 19), rel=1e-15)
+def test_lr_max_and_conditions() -> None:
+    assert B.theorem1_lr_max(10.0, 1) == pytest.approx(1 / 400, rel=1e-15)
+    assert B.theorem1_lr_max(10.0, 5) == pytest.approx(1 / 400, rel=1e-15)  # 1/(sqrt6*40) is larger
+    assert B.theorem1_lr_max(1.0, 20) == pytest.approx(1 / (math.sqrt(6) * 19), rel=1e-15)
     for L, k in [(10.0, 1), (1.0, 20), (3.7, 7), (123.0, 10)]:
-        b = B.theorem1_beta_max(L, k)
+        b = B.theorem1_lr_max(L, k)
         assert B.theorem1_step_ok(L, b, k)
         assert not B.theorem1_step_ok(L, b * (1 + 1e-9), k)
-    assert B.theorem2_beta_max(1.0, 5, 5) == pytest.approx(0.01, rel=1e-15)  # 1/(20*(3+2))
-    assert B.theorem2_beta_max(1.0, 1, 1) == pytest.approx(1 / 100, rel=1e-15)  # 1/(20*5)
-    assert B.theorem2_beta_max(1.0, 40, 100) == pytest.approx(1 / (math.sqrt(6) * 39), rel=1e-15)
+    assert B.theorem2_lr_max(1.0, 5, 5) == pytest.approx(0.01, rel=1e-15)  # 1/(20*(3+2))
+    assert B.theorem2_lr_max(1.0, 1, 1) == pytest.approx(1 / 100, rel=1e-15)  # 1/(20*5)
+    assert B.theorem2_lr_max(1.0, 40, 100) == pytest.approx(1 / (math.sqrt(6) * 39), rel=1e-15)
     for L, k, K in [(1.0, 5, 5), (2.0, 10, 2), (1.0, 40, 100)]:
-        b = B.theorem2_beta_max(L, k, K)
+        b = B.theorem2_lr_max(L, k, K)
         assert B.theorem2_step_ok(L, b, k, K)
         assert not B.theorem2_step_ok(L, b * (1 + 1e-9), k, K)
 
 
 def test_theorem1_terms_hand_numbers() -> None:
-    kw = dict(dist0_sq=2.0, beta=0.01, T=12, kappa=5, L=1.0, rho2=0.5, mu=0.1, tau_alpha=1.5)
+    kw = dict(dist0_sq=2.0, lr=0.01, T=12, kappa=5, L=1.0, rho2=0.5, mu=0.1, tau_alpha=1.5)
     t002 = B.theorem1_terms(**kw, version="002")  # T_N = 2
     assert t002["init"] == pytest.approx(4.0 / (0.01 * 3), rel=1e-14)
     assert t002["hetero"] == pytest.approx(26 * 1e-4 * 16 * 5 * 0.5, rel=1e-14)
@@ -58,7 +58,7 @@ def test_theorem1_terms_hand_numbers() -> None:
 
 
 def test_theorem2_terms_hand_numbers() -> None:
-    kw = dict(dist0_sq=2.0, beta=0.01, T=12, kappa=5, L=1.0, rho2=0.5, mu=0.1, tau_alpha=1.5)
+    kw = dict(dist0_sq=2.0, lr=0.01, T=12, kappa=5, L=1.0, rho2=0.5, mu=0.1, tau_alpha=1.5)
     t = B.theorem2_terms(K=4, **kw, version="002")
     assert t["sampling"] == pytest.approx(12 / 4 * 0.01 * 25 * 0.5, rel=1e-14)
     assert B.theorem2_bound(K=4, **kw, version="002") == pytest.approx(
@@ -68,14 +68,14 @@ def test_theorem2_terms_hand_numbers() -> None:
 
 
 def test_theorem_terms_validation() -> None:
-    kw = dict(dist0_sq=2.0, beta=0.01, T=13, kappa=5, L=1.0, rho2=0.5, mu=0.1, tau_alpha=1.5)
+    kw = dict(dist0_sq=2.0, lr=0.01, T=13, kappa=5, L=1.0, rho2=0.5, mu=0.1, tau_alpha=1.5)
     with pytest.raises(FairtheoryValueError, match="divisible"):
         B.theorem1_terms(**kw, version="002")
     assert B.theorem1_terms(**kw, version="000")["init"] == pytest.approx(4 / 0.13, rel=1e-14)
     with pytest.raises(FairtheoryValueError, match="version"):
         B.theorem1_terms(**kw, version="001")
-    with pytest.raises(FairtheoryValueError, match="beta"):
-        B.theorem1_terms(**(kw | dict(beta=0.0, T=12)))
+    with pytest.raises(FairtheoryValueError, match="lr"):
+        B.theorem1_terms(**(kw | dict(lr=0.0, T=12)))
     with pytest.raises(FairtheoryValueError, match="K"):
         B.theorem2_terms(K=0, **(kw | dict(T=12)))
 

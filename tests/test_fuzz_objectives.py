@@ -770,22 +770,22 @@ row("lemma_c1_L mu nan", lambda: brc.lemma_c1_L(1.0, 1.0, float("nan"), 0.5), Ra
 if torch is not None:
     row("lemma_c1_L alpha torch requires_grad",
         lambda: brc.lemma_c1_L(1.0, 1.0, 1.0, torch.tensor([0.5, 0.25], requires_grad=True)), Value(12.0))
-row("theorem1_beta_max", lambda: brc.theorem1_beta_max(2.0, 3), Value(min(1 / 80, 1 / (math.sqrt(6) * 2 * 2)), rtol=1e-15))
-row("theorem1_beta_max does not fit", lambda: brc.theorem1_beta_max(1e-320, 3), Raises(VE, "float64"))
-row("theorem1_beta_max kappa 0", lambda: brc.theorem1_beta_max(1.0, 0), Raises(VE, "kappa"))
-row("theorem1_beta_max kappa float", lambda: brc.theorem1_beta_max(1.0, 2.0), Raises(TE, "kappa"))
-row("theorem2_beta_max", lambda: brc.theorem2_beta_max(1.0, 1, 2), Value(1 / (20 * 3.5), rtol=1e-15))
+row("theorem1_lr_max", lambda: brc.theorem1_lr_max(2.0, 3), Value(min(1 / 80, 1 / (math.sqrt(6) * 2 * 2)), rtol=1e-15))
+row("theorem1_lr_max does not fit", lambda: brc.theorem1_lr_max(1e-320, 3), Raises(VE, "float64"))
+row("theorem1_lr_max kappa 0", lambda: brc.theorem1_lr_max(1.0, 0), Raises(VE, "kappa"))
+row("theorem1_lr_max kappa float", lambda: brc.theorem1_lr_max(1.0, 2.0), Raises(TE, "kappa"))
+row("theorem2_lr_max", lambda: brc.theorem2_lr_max(1.0, 1, 2), Value(1 / (20 * 3.5), rtol=1e-15))
 row("theorem1_step_ok", lambda: brc.theorem1_step_ok(1.0, 1 / 40, 1), Value(True))
 row("theorem2_step_ok K bool", lambda: brc.theorem2_step_ok(1.0, 0.01, 1, True), Raises(TE, "K"))
-KW = {"dist0_sq": 2.0, "beta": 0.01, "T": 12, "kappa": 2, "L": 3.0, "rho2": 0.5, "mu": 0.1, "tau_alpha": 1.5}
+KW = {"dist0_sq": 2.0, "lr": 0.01, "T": 12, "kappa": 2, "L": 3.0, "rho2": 0.5, "mu": 0.1, "tau_alpha": 1.5}
 row("theorem1_terms 002", lambda: brc.theorem1_terms(**KW),
     Value({"init": 2 * 2.0 / (0.01 * 6), "hetero": 26 * 3.0 * 0.01 ** 2 * 1 * 2 * 0.5, "smooth": 0.15}, rtol=1e-14))
 row("theorem1_terms 000", lambda: brc.theorem1_terms(**{**KW, "version": "000"}),
     Value({"init": 2 * 2.0 / (0.01 * 12), "hetero": 26 * 3.0 * 0.01 ** 2 * 1 * 0.5, "smooth": 0.15}, rtol=1e-14))
-row("theorem1_terms tiny beta, huge L (hetero was 0)",
-    lambda: brc.theorem1_terms(**{**KW, "beta": 1e-200, "L": 1e200})["hetero"],
+row("theorem1_terms tiny lr, huge L (hetero was 0)",
+    lambda: brc.theorem1_terms(**{**KW, "lr": 1e-200, "L": 1e200})["hetero"],
     Value(ffloat(26 * fr(1e200) * fr(1e-200) ** 2 * 2 * fr(0.5)), rtol=1e-14))
-row("theorem1_terms init does not fit", lambda: brc.theorem1_terms(**{**KW, "beta": 1e-320}), Raises(VE, "float64"))
+row("theorem1_terms init does not fit", lambda: brc.theorem1_terms(**{**KW, "lr": 1e-320}), Raises(VE, "float64"))
 row("theorem1_terms version", lambda: brc.theorem1_terms(**{**KW, "version": "001"}), Raises(VE, "version"))
 row("theorem1_terms rho2 < 0", lambda: brc.theorem1_terms(**{**KW, "rho2": -1.0}), Raises(VE, "rho2"))
 row("theorem1_terms tau_alpha < 1", lambda: brc.theorem1_terms(**{**KW, "tau_alpha": 0.5}), Raises(VE, "tau_alpha"))

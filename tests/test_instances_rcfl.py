@@ -128,39 +128,39 @@ def test_theorem_setup_meets_the_assumptions(theorem_case) -> None:
 
 def test_theorem1_gap_one_instance(theorem_case) -> None:
     from fairtheory.algorithms.rfedfair import run_rfedfair
-    from fairtheory.bounds.rcfl import theorem1_beta_max
+    from fairtheory.bounds.rcfl import theorem1_lr_max
 
     prob, alpha, s = theorem_case
-    beta = theorem1_beta_max(s["L"], 5)
-    r = I.rfedfair_theorem1_gap(prob, alpha=alpha, mu=0.1, lr=beta, kappa=5, T=52, version="002", setup=s)
+    lr = theorem1_lr_max(s["L"], 5)
+    r = I.rfedfair_theorem1_gap(prob, alpha=alpha, mu=0.1, lr=lr, kappa=5, T=52, version="002", setup=s)
     assert r.extra["conditions_met"] and r.extra["T_N"] == 10
     assert 0.0 <= r.measured <= r.theory
     assert r.theory == pytest.approx(sum(r.extra["terms"].values()), rel=1e-15)
     # the same number from a direct run of the algorithm
-    res = run_rfedfair(prob, T=52, lr=beta, mu=0.1, alpha=alpha, kappa=5, w0=np.zeros(prob.d))
+    res = run_rfedfair(prob, T=52, lr=lr, mu=0.1, alpha=alpha, kappa=5, w0=np.zeros(prob.d))
     direct = s["S"].support(prob.losses(np.asarray(res.w))) - s["f_star"]
     assert abs(direct - r.measured) <= 1e-13
-    r0 = I.rfedfair_theorem1_gap(prob, alpha=alpha, mu=0.1, lr=beta, kappa=5, T=52, version="000", setup=s)
+    r0 = I.rfedfair_theorem1_gap(prob, alpha=alpha, mu=0.1, lr=lr, kappa=5, T=52, version="000", setup=s)
     assert 0.0 <= r0.measured <= r0.theory
     with pytest.raises(FairtheoryValueError, match="divisible"):
-        I.rfedfair_theorem1_gap(prob, alpha=alpha, mu=0.1, lr=beta, kappa=5, T=53, setup=s)
+        I.rfedfair_theorem1_gap(prob, alpha=alpha, mu=0.1, lr=lr, kappa=5, T=53, setup=s)
     with pytest.raises(FairtheoryValueError, match="setup"):
-        I.rfedfair_theorem1_gap(prob, alpha=alpha, mu=0.2, lr=beta, kappa=5, T=52, setup=s)
+        I.rfedfair_theorem1_gap(prob, alpha=alpha, mu=0.2, lr=lr, kappa=5, T=52, setup=s)
 
 
 def test_theorem2_gap_one_instance(theorem_case) -> None:
-    from fairtheory.bounds.rcfl import theorem2_beta_max
+    from fairtheory.bounds.rcfl import theorem2_lr_max
 
     prob, alpha, s = theorem_case
-    beta = theorem2_beta_max(s["L"], 5, 2)
-    r = I.rfedfair_theorem2_gap(prob, alpha=alpha, mu=0.1, lr=beta, kappa=5, K=2, T=12, seeds=[1, 2, 3, 4],
+    lr = theorem2_lr_max(s["L"], 5, 2)
+    r = I.rfedfair_theorem2_gap(prob, alpha=alpha, mu=0.1, lr=lr, kappa=5, K=2, T=12, seeds=[1, 2, 3, 4],
                                 setup=s)
     x = r.extra
     assert x["conditions_met"] and x["reps"] == 4 and x["samples"].shape == (4,)
     assert x["mean"] == pytest.approx(float(x["samples"].mean()), rel=1e-15)
     assert x["mean"] <= r.measured <= r.theory  # upper end of the t-interval, below the 002 Thm. 2 bound
     assert r.theory == pytest.approx(sum(x["terms"].values()), rel=1e-15)
-    assert x["terms"]["sampling"] == pytest.approx(12 / 2 * beta * 25 * s["rho2"], rel=1e-14)
+    assert x["terms"]["sampling"] == pytest.approx(12 / 2 * lr * 25 * s["rho2"], rel=1e-14)
 
 
 def test_fedavg_converges() -> None:

@@ -241,6 +241,43 @@ def test_rfedfair_theorem_instances_take_lr_and_refuse_beta() -> None:
             fn(P, **kw)
 
 
+# ------------------------------------------------------------------ the rFedFair bounds speak lr
+def test_rcfl_bounds_take_lr_and_refuse_beta() -> None:
+    """``fairtheory.bounds.rcfl`` takes the step size as ``lr`` (002 Thm. 1-2's ``beta``): every old keyword
+    ``beta=`` is a :class:`FairtheoryTypeError` naming ``lr=``; ``theorem1_beta_max`` / ``theorem2_beta_max`` are
+    ``theorem1_lr_max`` / ``theorem2_lr_max``.  The values equal the docstrings' formulas, computed here by hand:
+    ``D0 = 2, lr = 1/100, T = 12, kappa = 5 (T_N = 2), L = 1, rho2 = 1/2, mu = 1/10, tau_alpha = 3/2, K = 4``."""
+    import inspect
+    import math
+
+    from fairtheory.bounds import rcfl as B
+
+    assert not hasattr(B, "theorem1_beta_max") and not hasattr(B, "theorem2_beta_max")
+    for fn in (B.theorem1_step_ok, B.theorem2_step_ok, B.theorem1_terms):
+        params = inspect.signature(fn).parameters
+        assert "lr" in params and "beta" not in params
+    kw = {"dist0_sq": 2.0, "T": 12, "kappa": 5, "L": 1.0, "rho2": 0.5, "mu": 0.1, "tau_alpha": 1.5}
+    for fn, args in ((B.theorem1_step_ok, {"L": 1.0, "kappa": 5}), (B.theorem2_step_ok, {"L": 1.0, "kappa": 5, "K": 4}),
+                     (B.theorem1_terms, kw), (B.theorem1_bound, kw), (B.theorem2_terms, {**kw, "K": 4}),
+                     (B.theorem2_bound, {**kw, "K": 4})):
+        with pytest.raises(FairtheoryTypeError, match=rf"{fn.__name__}: the keyword beta= was renamed lr=; pass lr="):
+            fn(beta=0.01, **args)
+    # the recorded case, from the formulas (002 Thm. 1: 2 D0/(lr (T_N+1)) + 26 L lr^2 (kappa-1)^2 kappa rho2
+    # + mu tau_alpha; 002 Thm. 2 adds (12/K) lr kappa^2 rho2); Fractions, then one rounding
+    lr, D0, T_N, k, L, r2, mu, tau, K = Q(1, 100), Q(2), 2, 5, Q(1), Q(1, 2), Q(1, 10), Q(3, 2), 4
+    thm1 = 2 * D0 / (lr * (T_N + 1)) + 26 * L * lr**2 * (k - 1) ** 2 * k * r2 + mu * tau
+    thm2 = thm1 + Q(12, K) * lr * k**2 * r2
+    assert B.theorem1_bound(lr=0.01, **kw) == pytest.approx(float(thm1), rel=1e-14)
+    assert B.theorem2_bound(K=4, lr=0.01, **kw) == pytest.approx(float(thm2), rel=1e-14)
+    assert B.theorem1_terms(lr=0.01, **kw)["init"] == pytest.approx(float(2 * D0 / (lr * (T_N + 1))), rel=1e-14)
+    # largest steps: min(1/(40 L), 1/(sqrt 6 L (kappa-1))) (Thm. 1); min(1/(20 L (3 kappa/K + 2)), ...) (Thm. 2)
+    assert B.theorem1_lr_max(1.0, 20) == pytest.approx(1 / (math.sqrt(6) * 19), rel=1e-15)
+    assert B.theorem1_lr_max(2.0, 3) == pytest.approx(1 / 80, rel=1e-15)
+    assert B.theorem2_lr_max(1.0, 5, 5) == pytest.approx(1 / 100, rel=1e-15)
+    assert B.theorem1_step_ok(1.0, lr=1 / 40, kappa=1) and not B.theorem1_step_ok(1.0, lr=1 / 39, kappa=1)
+    assert B.theorem2_step_ok(1.0, lr=1 / 100, kappa=5, K=5) and not B.theorem2_step_ok(1.0, lr=1 / 99, kappa=5, K=5)
+
+
 def test_traced_worst_case_old_output_mean_warns_and_is_identical() -> None:
     """The traced backend's ``"mean"`` is the hand-written PEPs' ``"average"`` (mean of the server models)."""
     from fairtheory.algorithms import fedavg

@@ -135,32 +135,32 @@ def test_theorem_coefficients_match_bounds() -> None:
     from fairtheory.bounds.rcfl import theorem1_bound
 
     a, b = theorem_coefficients(version="002", kappa=3, T_N=4, lr=0.01, L=2.0)
-    full = theorem1_bound(dist0_sq=1.5, beta=0.01, T=14, kappa=3, L=2.0, rho2=0.7, mu=0.1, tau_alpha=2.0)
+    full = theorem1_bound(dist0_sq=1.5, lr=0.01, T=14, kappa=3, L=2.0, rho2=0.7, mu=0.1, tau_alpha=2.0)
     assert abs(a * 1.5 + b * 0.7 + 0.1 * 2.0 - full) <= 1e-12 * full
 
 
 def test_ratio_is_attained_and_dominates_samples() -> None:
     """The ratio SDP's value equals the worst case at its maximising (D0, rho2) and is >= every sample."""
-    from fairtheory.bounds.rcfl import theorem1_beta_max
+    from fairtheory.bounds.rcfl import theorem1_lr_max
 
-    beta = theorem1_beta_max(1.0, 3)
-    r = theorem_ratio(version="002", kappa=3, T_N=2, lr=beta)
+    lr = theorem1_lr_max(1.0, 3)
+    r = theorem_ratio(version="002", kappa=3, T_N=2, lr=lr)
     assert r.certified() and r.conditions_met
     assert abs(r.a * r.D0 + r.b * r.rho2 - 1.0) <= 1e-6
-    wc = local_gd_worst_case(n=2, kappa=3, T_N=2, lr=beta, L=1.0, D0=r.D0, rho2=max(r.rho2, 1e-12))
+    wc = local_gd_worst_case(n=2, kappa=3, T_N=2, lr=lr, L=1.0, D0=r.D0, rho2=max(r.rho2, 1e-12))
     assert abs(wc.value - r.ratio) <= 1e-5 * r.ratio
-    samp = sampled_ratio(version="002", kappa=3, T_N=2, lr=beta, count=10, rng=np.random.default_rng(1))
+    samp = sampled_ratio(version="002", kappa=3, T_N=2, lr=lr, count=10, rng=np.random.default_rng(1))
     assert samp <= r.ratio * (1 + 1e-6)
     assert r.ratio < 1.0
 
 
 def test_theorem2_ratio_tiny() -> None:
-    from fairtheory.bounds.rcfl import theorem2_beta_max
+    from fairtheory.bounds.rcfl import theorem2_lr_max
 
-    beta = theorem2_beta_max(1.0, 2, 1)
-    r = theorem_ratio(version="002", kappa=2, T_N=1, lr=beta, K=1)
+    lr = theorem2_lr_max(1.0, 2, 1)
+    r = theorem_ratio(version="002", kappa=2, T_N=1, lr=lr, K=1)
     assert r.certified() and r.extra["branches"] == 4
-    samp = sampled_ratio(version="002", kappa=2, T_N=1, lr=beta, K=1, count=10, rng=np.random.default_rng(2))
+    samp = sampled_ratio(version="002", kappa=2, T_N=1, lr=lr, K=1, count=10, rng=np.random.default_rng(2))
     assert samp <= r.ratio * (1 + 1e-6)
 
 

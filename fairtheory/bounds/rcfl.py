@@ -5,21 +5,24 @@ Notation (002 Sec. 5.1): ``theta = (w, eta)``; ``(w*, eta*) = argmin F^mu_alpha`
 ``D0 = ||w_0 - w*||^2 + (eta_0 - eta*)^2 = ||theta_0 - theta*||^2``.
 
 * 002 Lemma C.1 / 000 Lemma C.1: ``L = (L1 + (L2^2 + 1)/mu) max_i 1/alpha_i``.
+The step size is ``lr`` (``beta`` in 002 / 000 Thm. 1-2; the keyword ``beta=`` is refused with a
+:class:`~fairtheory.errors.FairtheoryTypeError` naming ``lr=``, :func:`fairtheory.algorithms.names.refuses_old_names`).
+
 * 002 Theorem 1 (full participation, output ``1/(T_N+1) sum_r w_{r kappa+1}``), if
-  ``beta <= 1/(40 L)`` and ``6 L^2 beta^2 (kappa-1)^2 <= 1``:
-  ``f_alpha(w_tilde) - f*_alpha <= 2 D0/(beta (T_N+1)) + 26 L beta^2 (kappa-1)^2 kappa rho^2 + mu tau_alpha``,
+  ``lr <= 1/(40 L)`` and ``6 L^2 lr^2 (kappa-1)^2 <= 1``:
+  ``f_alpha(w_tilde) - f*_alpha <= 2 D0/(lr (T_N+1)) + 26 L lr^2 (kappa-1)^2 kappa rho^2 + mu tau_alpha``,
   ``T_N = (T-2)/kappa``.
 * 000 Theorem 1 (same conditions, output ``1/T sum_t sum_i p_i w_t^i``):
-  ``<= 2 D0/(beta T) + 26 L beta^2 (kappa-1)^2 rho^2 + mu tau_alpha``.
+  ``<= 2 D0/(lr T) + 26 L lr^2 (kappa-1)^2 rho^2 + mu tau_alpha``.
 * 002 Theorem 2 (partial participation, ``K`` draws with replacement by ``p``), if
-  ``L beta (3 kappa/K + 2) <= 1/20`` and ``6 L^2 beta^2 (kappa-1)^2 <= 1``: in expectation over the
-  draws, the 002 Theorem 1 right-hand side ``+ (12/K) beta kappa^2 rho^2``.
-* 000 Theorem 2: the 000 Theorem 1 right-hand side ``+ (12/K) beta kappa rho^2``.
+  ``L lr (3 kappa/K + 2) <= 1/20`` and ``6 L^2 lr^2 (kappa-1)^2 <= 1``: in expectation over the
+  draws, the 002 Theorem 1 right-hand side ``+ (12/K) lr kappa^2 rho^2``.
+* 000 Theorem 2: the 000 Theorem 1 right-hand side ``+ (12/K) lr kappa rho^2``.
 
 The step-size conditions are checked with a relative slack of ``1e-12`` (float64 rounding at the
-largest admissible ``beta``, which :func:`theorem1_beta_max` / :func:`theorem2_beta_max` return).
-Products of constants are evaluated without intermediate overflow or underflow (e.g. ``L beta^2`` with
-``L = 1e200``, ``beta = 1e-200``); a term whose value does not fit a float64 raises
+largest admissible ``lr``, which :func:`theorem1_lr_max` / :func:`theorem2_lr_max` return).
+Products of constants are evaluated without intermediate overflow or underflow (e.g. ``L lr^2`` with
+``L = 1e200``, ``lr = 1e-200``); a term whose value does not fit a float64 raises
 :class:`~fairtheory.errors.FairtheoryValueError`.  ``alpha`` may be a list, array or torch tensor
 (detached).
 """
@@ -38,15 +41,16 @@ from fairtheory._validation import (
     check_integer,
     check_positive,
 )
+from fairtheory.algorithms.names import refuses_old_names
 from fairtheory.backend import as_alpha
 
 __all__ = [
     "lemma_c1_L",
-    "theorem1_beta_max",
+    "theorem1_lr_max",
     "theorem1_step_ok",
     "theorem1_terms",
     "theorem1_bound",
-    "theorem2_beta_max",
+    "theorem2_lr_max",
     "theorem2_step_ok",
     "theorem2_terms",
     "theorem2_bound",
@@ -55,8 +59,10 @@ __all__ = [
 
 Version = Literal["002", "000"]
 
-#: relative slack for the step-size conditions (rounding at the boundary ``beta = beta_max``)
+#: relative slack for the step-size conditions (rounding at the boundary ``lr = lr_max``)
 CONDITION_SLACK = 1e-12
+#: the renamed keyword of the step size (002's ``beta``), refused by name (:func:`refuses_old_names`)
+_OLD = {"beta": "lr"}
 _TINY = float(np.finfo(np.float64).tiny)
 
 
@@ -133,13 +139,13 @@ def _pos_L_kappa(L: Any, kappa: Any) -> tuple[float, int]:
     return check_positive(L, "L"), check_integer(kappa, "kappa", low=1)
 
 
-def theorem1_beta_max(L: float, kappa: int) -> float:
-    r"""Largest ``beta`` with ``beta <= 1/(40 L)`` and ``6 L^2 beta^2 (kappa-1)^2 <= 1``
-    (002 / 000 Thm. 1): ``min(1/(40 L), 1/(sqrt(6) L (kappa-1)))``."""
+def theorem1_lr_max(L: float, kappa: int) -> float:
+    r"""Largest step size ``lr`` (``beta`` in 002 Thm. 1) with ``lr <= 1/(40 L)`` and
+    ``6 L^2 lr^2 (kappa-1)^2 <= 1`` (002 / 000 Thm. 1): ``min(1/(40 L), 1/(sqrt(6) L (kappa-1)))``."""
     L_f, k = _pos_L_kappa(L, kappa)
-    b = _product("beta_max = 1/(40 L)", _safe_div(1.0, 40.0 * L_f), (40.0, -1), (L_f, -1))
+    b = _product("lr_max = 1/(40 L)", _safe_div(1.0, 40.0 * L_f), (40.0, -1), (L_f, -1))
     if k > 1:
-        b = min(b, _product("beta_max", _safe_div(1.0, math.sqrt(6.0) * L_f * (k - 1)),
+        b = min(b, _product("lr_max", _safe_div(1.0, math.sqrt(6.0) * L_f * (k - 1)),
                             (math.sqrt(6.0), -1), (L_f, -1), (float(k - 1), -1)))
     return b
 
@@ -150,49 +156,54 @@ def _safe_div(a: float, b: float) -> float:
         return float(np.float64(a) / np.float64(b))
 
 
-def theorem1_step_ok(L: float, beta: float, kappa: int) -> bool:
-    """Whether ``beta <= 1/(40 L)`` and ``6 L^2 beta^2 (kappa-1)^2 <= 1`` (002 / 000 Thm. 1)."""
+@refuses_old_names(None, also=_OLD)
+def theorem1_step_ok(L: float, lr: float, kappa: int) -> bool:
+    """Whether the step size ``lr`` (``beta`` in 002 Thm. 1) satisfies ``lr <= 1/(40 L)`` and
+    ``6 L^2 lr^2 (kappa-1)^2 <= 1`` (002 / 000 Thm. 1)."""
     L_f, k = _pos_L_kappa(L, kappa)
-    b = check_positive(beta, "beta")
+    b = check_positive(lr, "lr")
     s = 1.0 + CONDITION_SLACK
     return bool(40.0 * L_f * b <= s and 6.0 * L_f**2 * b**2 * (k - 1) ** 2 <= s)
 
 
-def theorem2_beta_max(L: float, kappa: int, K: int) -> float:
-    r"""Largest ``beta`` with ``L beta (3 kappa/K + 2) <= 1/20`` and ``6 L^2 beta^2 (kappa-1)^2 <= 1``
-    (002 / 000 Thm. 2)."""
+def theorem2_lr_max(L: float, kappa: int, K: int) -> float:
+    r"""Largest step size ``lr`` (``beta`` in 002 Thm. 2) with ``L lr (3 kappa/K + 2) <= 1/20`` and
+    ``6 L^2 lr^2 (kappa-1)^2 <= 1`` (002 / 000 Thm. 2)."""
     L_f, k = _pos_L_kappa(L, kappa)
     K_i = check_integer(K, "K", low=1)
     c = 20.0 * (3.0 * k / K_i + 2.0)
-    b = _product("beta_max", _safe_div(1.0, 20.0 * L_f * (3.0 * k / K_i + 2.0)), (c, -1), (L_f, -1))
+    b = _product("lr_max", _safe_div(1.0, 20.0 * L_f * (3.0 * k / K_i + 2.0)), (c, -1), (L_f, -1))
     if k > 1:
-        b = min(b, _product("beta_max", _safe_div(1.0, math.sqrt(6.0) * L_f * (k - 1)),
+        b = min(b, _product("lr_max", _safe_div(1.0, math.sqrt(6.0) * L_f * (k - 1)),
                             (math.sqrt(6.0), -1), (L_f, -1), (float(k - 1), -1)))
     return b
 
 
-def theorem2_step_ok(L: float, beta: float, kappa: int, K: int) -> bool:
-    """Whether ``L beta (3 kappa/K + 2) <= 1/20`` and ``6 L^2 beta^2 (kappa-1)^2 <= 1`` (002 / 000 Thm. 2)."""
+@refuses_old_names(None, also=_OLD)
+def theorem2_step_ok(L: float, lr: float, kappa: int, K: int) -> bool:
+    """Whether the step size ``lr`` (``beta`` in 002 Thm. 2) satisfies ``L lr (3 kappa/K + 2) <= 1/20`` and
+    ``6 L^2 lr^2 (kappa-1)^2 <= 1`` (002 / 000 Thm. 2)."""
     L_f, k = _pos_L_kappa(L, kappa)
     K_i = check_integer(K, "K", low=1)
-    b = check_positive(beta, "beta")
+    b = check_positive(lr, "lr")
     s = 1.0 + CONDITION_SLACK
     return bool(20.0 * L_f * b * (3.0 * k / K_i + 2.0) <= s and 6.0 * L_f**2 * b**2 * (k - 1) ** 2 <= s)
 
 
-def theorem1_terms(*, dist0_sq: float, beta: float, T: int, kappa: int, L: float, rho2: float,
+@refuses_old_names(None, also=_OLD)
+def theorem1_terms(*, dist0_sq: float, lr: float, T: int, kappa: int, L: float, rho2: float,
                    mu: float, tau_alpha: float, version: Version = "002") -> dict[str, float]:
-    r"""The three terms of the Theorem 1 right-hand side.
+    r"""The three terms of the Theorem 1 right-hand side at the step size ``lr`` (``beta`` in 002 Thm. 1).
 
-    ``002``: ``init = 2 D0/(beta (T_N+1))`` with ``T_N = (T-2)/kappa`` (``T - 2`` must be divisible by
-    ``kappa``), ``hetero = 26 L beta^2 (kappa-1)^2 kappa rho^2``.  ``000``: ``init = 2 D0/(beta T)``,
-    ``hetero = 26 L beta^2 (kappa-1)^2 rho^2``.  Both: ``smooth = mu tau_alpha``.
+    ``002``: ``init = 2 D0/(lr (T_N+1))`` with ``T_N = (T-2)/kappa`` (``T - 2`` must be divisible by
+    ``kappa``), ``hetero = 26 L lr^2 (kappa-1)^2 kappa rho^2``.  ``000``: ``init = 2 D0/(lr T)``,
+    ``hetero = 26 L lr^2 (kappa-1)^2 rho^2``.  Both: ``smooth = mu tau_alpha``.
 
     Returns ``{"init", "hetero", "smooth"}``.
     """
     v = _version(version)
     D0 = check_in_range(dist0_sq, "dist0_sq", low=0.0)
-    b = check_positive(beta, "beta")
+    b = check_positive(lr, "lr")
     L_f, k = _pos_L_kappa(L, kappa)
     r2 = check_in_range(rho2, "rho2", low=0.0)
     mu_f = check_positive(mu, "mu")
@@ -204,13 +215,13 @@ def theorem1_terms(*, dist0_sq: float, beta: float, T: int, kappa: int, L: float
             T_N = rounds_for(T, k)
             init = _safe_div(2.0 * D0, float(np.float64(b) * (T_N + 1)))
             hetero = float(26.0 * L_f * np.float64(b) ** 2 * (k - 1) ** 2 * k * r2)
-            init = _product("the init term 2 D0/(beta (T_N+1))", init, 2.0, D0, (b, -1), (float(T_N + 1), -1))
+            init = _product("the init term 2 D0/(lr (T_N+1))", init, 2.0, D0, (b, -1), (float(T_N + 1), -1))
             hetero = _product("the heterogeneity term", hetero, 26.0, L_f, b, b, float((k - 1) ** 2), float(k), r2)
         else:
             T_i = check_integer(T, "T", low=1)
             init = _safe_div(2.0 * D0, float(np.float64(b) * T_i))
             hetero = float(26.0 * L_f * np.float64(b) ** 2 * (k - 1) ** 2 * r2)
-            init = _product("the init term 2 D0/(beta T)", init, 2.0, D0, (b, -1), (float(T_i), -1))
+            init = _product("the init term 2 D0/(lr T)", init, 2.0, D0, (b, -1), (float(T_i), -1))
             hetero = _product("the heterogeneity term", hetero, 26.0, L_f, b, b, float((k - 1) ** 2), r2)
         smooth = _product("the smoothing term mu tau_alpha", float(np.float64(mu_f) * tau), mu_f, tau)
     return {"init": init, "hetero": hetero, "smooth": smooth}
@@ -224,19 +235,22 @@ def _sum_terms(terms: dict[str, float]) -> float:
     return total
 
 
+@refuses_old_names(None, also=_OLD)
 def theorem1_bound(**kw: Any) -> float:
     """Sum of :func:`theorem1_terms` (002 Thm. 1 or, with ``version="000"``, 000 Thm. 1)."""
     return _sum_terms(theorem1_terms(**kw))
 
 
+@refuses_old_names(None, also=_OLD)
 def theorem2_terms(*, K: int, **kw: Any) -> dict[str, float]:
     r"""Theorem 2 terms: those of :func:`theorem1_terms` plus ``sampling`` =
-    ``(12/K) beta kappa^2 rho^2`` (002 Thm. 2) or ``(12/K) beta kappa rho^2`` (000 Thm. 2)."""
+    ``(12/K) lr kappa^2 rho^2`` (002 Thm. 2) or ``(12/K) lr kappa rho^2`` (000 Thm. 2), ``lr`` the step size
+    (``beta`` in 002 Thm. 2)."""
     K_i = check_integer(K, "K", low=1)
     terms = theorem1_terms(**kw)
     v = _version(kw.get("version", "002"))
     k = int(kw["kappa"])
-    b, r2 = float(kw["beta"]), float(kw["rho2"])
+    b, r2 = float(kw["lr"]), float(kw["rho2"])
     kk = float(k**2 if v == "002" else k)
     with np.errstate(over="ignore", under="ignore"):
         direct = float(12.0 / K_i * np.float64(b) * kk * r2)
@@ -244,6 +258,7 @@ def theorem2_terms(*, K: int, **kw: Any) -> dict[str, float]:
     return terms
 
 
+@refuses_old_names(None, also=_OLD)
 def theorem2_bound(**kw: Any) -> float:
     """Sum of :func:`theorem2_terms` (002 Thm. 2 or, with ``version="000"``, 000 Thm. 2)."""
     return _sum_terms(theorem2_terms(**kw))

@@ -468,7 +468,7 @@ def rfedfair_theorem1_curve(problem: Any, *, alpha: Any, mu: float, lr: float, k
         rows = []
         for T in Ts_l:
             w, eta = cps[T][v]
-            terms = theorem1_terms(dist0_sq=setup["D0"], beta=lr, T=T, kappa=kappa, L=setup["L"],
+            terms = theorem1_terms(dist0_sq=setup["D0"], lr=lr, T=T, kappa=kappa, L=setup["L"],
                                    rho2=setup["rho2"], mu=setup["mu"], tau_alpha=setup["tau"], version=v)
             rows.append(InstanceResult(_suboptimality(problem, setup, w), float(sum(terms.values())),
                                        {"terms": terms, "conditions_met": ok, "T": T, "T_N": (T - 2) // kappa,
@@ -535,7 +535,7 @@ def rfedfair_theorem2_curve(problem: Any, *, alpha: Any, mu: float, lr: float, k
         rows = []
         for c, T in enumerate(Ts_l):
             mean, se, upper = _t_interval(subs[v][:, c], level)
-            terms = theorem2_terms(K=K, dist0_sq=setup["D0"], beta=lr, T=T, kappa=kappa, L=setup["L"],
+            terms = theorem2_terms(K=K, dist0_sq=setup["D0"], lr=lr, T=T, kappa=kappa, L=setup["L"],
                                    rho2=setup["rho2"], mu=setup["mu"], tau_alpha=setup["tau"], version=v)
             rows.append(InstanceResult(upper, float(sum(terms.values())),
                                        {"mean": mean, "se": se, "half_width": upper - mean, "level": level,

@@ -84,7 +84,7 @@ def theorem_coefficients(*, version: str, kappa: int, T_N: int, lr: float, L: fl
     T = T_N * kappa + 2
     fn = rcfl.theorem1_terms if K is None else rcfl.theorem2_terms
     extra = {} if K is None else {"K": K}
-    common = {"beta": lr, "T": T, "kappa": kappa, "L": L, "mu": 1.0, "tau_alpha": 1.0, "version": version}
+    common = {"lr": lr, "T": T, "kappa": kappa, "L": L, "mu": 1.0, "tau_alpha": 1.0, "version": version}
     t_a = fn(dist0_sq=1.0, rho2=0.0, **common, **extra)
     t_b = fn(dist0_sq=0.0, rho2=1.0, **common, **extra)
     a = sum(v for k, v in t_a.items() if k != "smooth")

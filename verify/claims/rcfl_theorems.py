@@ -95,14 +95,14 @@ def _thm1_sweep(ctx: Context) -> tuple[list[dict[str, Any]], list[dict[str, floa
     key = ("thm1", ctx.quick, ctx.seed)
     if key in _CACHE:
         return _CACHE[key]
-    from fairtheory.bounds.rcfl import theorem1_beta_max
+    from fairtheory.bounds.rcfl import theorem1_lr_max
 
     cases, why = _cases(ctx, "thm1")
     recs: list[dict[str, Any]] = []
     for j, (prob, setup) in enumerate(cases if why is None else []):
         for kappa in (1, 5, 10):
             for frac in (1.0, 0.25):
-                beta = theorem1_beta_max(setup["L"], kappa) * frac
+                beta = theorem1_lr_max(setup["L"], kappa) * frac
                 Ts = _horizons(kappa, ctx.quick)
                 curve = I.rfedfair_theorem1_curve(prob, alpha=setup["alpha"], mu=setup["mu"], lr=beta, kappa=kappa,
                                                   Ts=Ts, setup=setup)
@@ -177,11 +177,11 @@ def _thm1_point(ctx: Context, case: int, kappa: int, frac: float, T_N: int) -> d
     from one run; remembered, so the two versions' searches share their common points)."""
     key = ("thm1-point", ctx.quick, ctx.seed, case, kappa, frac, T_N)
     if key not in _CACHE:
-        from fairtheory.bounds.rcfl import theorem1_beta_max
+        from fairtheory.bounds.rcfl import theorem1_lr_max
 
         cases, _ = _cases(ctx, "thm1")
         prob, setup = cases[case]
-        beta = theorem1_beta_max(setup["L"], kappa) * frac
+        beta = theorem1_lr_max(setup["L"], kappa) * frac
         curve = I.rfedfair_theorem1_curve(prob, alpha=setup["alpha"], mu=setup["mu"], lr=beta, kappa=kappa,
                                           Ts=[2 + kappa * T_N], setup=setup)
         _CACHE[key] = {v: (rows[0].measured, rows[0].theory) for v, rows in curve.items()}
@@ -195,7 +195,7 @@ def _worstcase_grid(version: str, theorem: int, quick: bool) -> tuple[float | No
     key = ("worstcase", version, theorem, quick)
     if key in _CACHE:
         return _CACHE[key]
-    from fairtheory.bounds.rcfl import theorem1_beta_max, theorem2_beta_max
+    from fairtheory.bounds.rcfl import theorem1_lr_max, theorem2_lr_max
     from fairtheory.worstcase.ratio import theorem_ratio_cached
     from fairtheory.worstcase.results import TINY
 
@@ -206,7 +206,7 @@ def _worstcase_grid(version: str, theorem: int, quick: bool) -> tuple[float | No
         grid = [(k, 1, K, 1.0) for K in (1, 2) for k in (1, 2)] + ([] if quick else [(2, 2, 1, 1.0)])
     best, at = -np.inf, None
     for kappa, T_N, K, frac in grid:
-        bmax = theorem1_beta_max(1.0, kappa) if K is None else theorem2_beta_max(1.0, kappa, K)
+        bmax = theorem1_lr_max(1.0, kappa) if K is None else theorem2_lr_max(1.0, kappa, K)
         r = theorem_ratio_cached(version=version, kappa=kappa, T_N=T_N, lr=bmax * frac, K=K)
         if not r.certified(1e-6):
             _CACHE[key] = (None, f"PEP not certified at kappa={kappa}, T_N={T_N}, K={K} (status {r.status})")
@@ -254,7 +254,7 @@ def _thm2_sweep(ctx: Context) -> tuple[list[dict[str, Any]], int, tuple[int, ...
     key = ("thm2", ctx.quick, ctx.seed)
     if key in _CACHE:
         return _CACHE[key]
-    from fairtheory.bounds.rcfl import theorem2_beta_max
+    from fairtheory.bounds.rcfl import theorem2_lr_max
 
     cases, why = _cases(ctx, "thm2")
     reps = ctx.count(20, 50)
@@ -266,7 +266,7 @@ def _thm2_sweep(ctx: Context) -> tuple[list[dict[str, Any]], int, tuple[int, ...
     for j, (prob, setup) in enumerate(cases[:2] if why is None else []):
         for K in Ks:
             for kappa in (1, 5, 10):
-                beta = theorem2_beta_max(setup["L"], kappa, K)
+                beta = theorem2_lr_max(setup["L"], kappa, K)
                 Ts = [2 + kappa * r for r in TNs]
                 seeds = master.integers(0, 2**63 - 1, size=reps)
                 curve = I.rfedfair_theorem2_curve(prob, alpha=setup["alpha"], mu=setup["mu"], lr=beta, kappa=kappa,
@@ -328,11 +328,11 @@ def _thm2_point(ctx: Context, case: int, K: int, kappa: int, frac: float, T_N: i
     """``{version: (upper end of the 95% interval, bound)}`` at one point of the adversarial search (remembered)."""
     key = ("thm2-point", ctx.quick, ctx.seed, case, K, kappa, frac, T_N)
     if key not in _CACHE:
-        from fairtheory.bounds.rcfl import theorem2_beta_max
+        from fairtheory.bounds.rcfl import theorem2_lr_max
 
         cases, _ = _cases(ctx, "thm2")
         prob, setup = cases[case]
-        beta = theorem2_beta_max(setup["L"], kappa, K) * frac
+        beta = theorem2_lr_max(setup["L"], kappa, K) * frac
         seeds = ctx.rng("adversarial/theorem2/draws").integers(0, 2**63 - 1, size=reps)
         curve = I.rfedfair_theorem2_curve(prob, alpha=setup["alpha"], mu=setup["mu"], lr=beta, kappa=kappa, K=K,
                                           Ts=[2 + kappa * T_N], seeds=seeds, setup=setup)

@@ -70,7 +70,7 @@ def _ratio_point(item: tuple[str, int, int, int | None, float, float, int]) -> d
 
 
 def _ratio_part(ctx: Context, *, version: str, theorem: int) -> tuple[Outcome, list[dict[str, Any]]]:
-    from fairtheory.bounds.rcfl import theorem1_beta_max, theorem2_beta_max
+    from fairtheory.bounds.rcfl import theorem1_lr_max, theorem2_lr_max
 
     tally = Tally()
     rows = []
@@ -80,7 +80,7 @@ def _ratio_part(ctx: Context, *, version: str, theorem: int) -> tuple[Outcome, l
         grid = [(k, 1, K) for K in (1, 2) for k in (1, 2)] + ([] if ctx.quick else [(2, 2, 1)])
     items = []
     for kappa, T_N, K in grid:
-        bmax = theorem1_beta_max(1.0, kappa) if K is None else theorem2_beta_max(1.0, kappa, K)
+        bmax = theorem1_lr_max(1.0, kappa) if K is None else theorem2_lr_max(1.0, kappa, K)
         for frac in ((1.0, 0.25) if theorem == 1 else (1.0,)):
             if theorem == 1 and not ctx.quick and kappa == 8 and T_N == 6:
                 continue  # Gram size 103: minutes; the horizon-free certificate covers every T_N
@@ -124,10 +124,10 @@ def _horizon_point(item: tuple[int, float, bool]) -> dict[str, Any]:
 
 
 def _horizon_part(ctx: Context) -> tuple[Outcome, list[dict[str, Any]]]:
-    from fairtheory.bounds.rcfl import theorem1_beta_max
+    from fairtheory.bounds.rcfl import theorem1_lr_max
 
     tally = Tally()
-    items = [(kappa, theorem1_beta_max(1.0, kappa) * frac, ctx.quick)
+    items = [(kappa, theorem1_lr_max(1.0, kappa) * frac, ctx.quick)
              for kappa in ((2, 4) if ctx.quick else (2, 3, 5, 10)) for frac in ((1.0,) if ctx.quick else (1.0, 0.25))]
     rows = ctx.map(_horizon_point, items)
     for row in rows:
@@ -144,14 +144,14 @@ def _horizon_part(ctx: Context) -> tuple[Outcome, list[dict[str, Any]]]:
 
 
 def _horizon_part2(ctx: Context) -> tuple[Outcome, list[dict[str, Any]]]:
-    from fairtheory.bounds.rcfl import theorem2_beta_max
+    from fairtheory.bounds.rcfl import theorem2_lr_max
     from fairtheory.worstcase.potential import round_constant, theorem_round_constants
 
     tally = Tally()
     rows = []
     for K in ((1, 2) if ctx.quick else (1, 2, 5)):
         for kappa in ((1, 2) if ctx.quick else (1, 2, 4)):
-            beta = theorem2_beta_max(1.0, kappa, K)
+            beta = theorem2_lr_max(1.0, kappa, K)
             a_thm, C_thm = theorem_round_constants(kappa=kappa, lr=beta, K=K)
             C = round_constant(kappa=kappa, lr=beta, a=a_thm, K=K).C
             C0 = round_constant(kappa=1, lr=beta, a=0.0, K=K).C  # the first averaging (one step) adds C0 rho^2
@@ -222,12 +222,12 @@ def theorem2_worstcase(ctx: Context) -> Outcome:
 
 def _region_point(item: tuple[int, bool]) -> dict[str, Any]:
     """The certified step-size region for one ``kappa`` (a task for ``ctx.map``)."""
-    from fairtheory.bounds.rcfl import theorem1_beta_max
+    from fairtheory.bounds.rcfl import theorem1_lr_max
     from fairtheory.worstcase.potential import stepsize_region as region
 
     kappa, quick = item
     reg = region(kappa=kappa, rtol=1e-2 if quick else 1e-3, coarse_points=8 if quick else 16)
-    return {"kappa": kappa, "theorem_beta_max_L": theorem1_beta_max(1.0, kappa)} | {k: float(v) for k, v in reg.items()}
+    return {"kappa": kappa, "theorem_lr_max_L": theorem1_lr_max(1.0, kappa)} | {k: float(v) for k, v in reg.items()}
 
 
 @claim("rcfl.stepsize.region", citation="002 Thm. 1 step-size condition (exact one-round certificates)",
@@ -241,7 +241,7 @@ def stepsize_region(ctx: Context) -> Outcome:
     tally = Tally()
     rows = ctx.map(_region_point, [(kappa, ctx.quick) for kappa in ((1, 2, 4) if ctx.quick else (1, 2, 3, 5, 10))])
     for row in rows:
-        tally.lower(row["theorem_constants"], row["theorem_beta_max_L"], instance={"kappa": row["kappa"]},
+        tally.lower(row["theorem_constants"], row["theorem_lr_max_L"], instance={"kappa": row["kappa"]},
                     size=row["kappa"])
     return tally.outcome(
         note="largest certified beta L (theorem's constants / any a > 0): "

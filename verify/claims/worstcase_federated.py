@@ -176,14 +176,14 @@ def localsgd_sigma2(ctx: Context) -> Outcome:
     ``V(D0, rho2, sigma2) >= V(D0, rho2, 0) + sigma2 V(0, 0, 1)``.  So at ``sigma2_x = (B - V(D0, rho2, 0)) /
     V(0, 0, 1)`` the worst case reaches the theorem's bound ``B``; the claim solves there and checks it.  No
     theorem is refuted: the noise lies outside its assumptions (``sigma2_x`` per setting in the details)."""
-    from fairtheory.bounds.rcfl import theorem1_beta_max, theorem2_beta_max
+    from fairtheory.bounds.rcfl import theorem1_lr_max, theorem2_lr_max
     from fairtheory.worstcase import local_gd_worst_case
 
     det, twin, mono, lin, cross = (Tally(rounding=_ROUNDING), Tally(), Tally(rounding=_ROUNDING), Tally(),
                                    Tally(rounding=_ROUNDING))
     rows = []
     for n, K, T in (_SGD_QUICK if ctx.quick else _SGD_FULL):
-        beta = theorem1_beta_max(1.0, 1) if K is None else theorem2_beta_max(1.0, 1, K)
+        beta = theorem1_lr_max(1.0, 1) if K is None else theorem2_lr_max(1.0, 1, K)
         D0, rho2 = 1.0, (0.0 if n == 1 else 1.0)
         B = theorem_rhs(T=T, lr=beta, L=1.0, D0=D0, rho2=rho2, K=K)
         inst = {"n": n, "K": K, "T": T, "lr": beta, "D0": D0, "rho2": rho2}
