@@ -182,14 +182,14 @@ def gd_mean_upper(N: int, h: float, L: float = 1.0, D0: float = 1.0) -> float:
 #: certificates the committed library produced and re-checked (data: the forgeries below start from them)
 CERT_A = json.loads(  # GD, one client, h = 1, one step: f(x1) - f* <= 0.16667 (1/6 is the exact worst case)
     '{"kind":"pep-dual","version":2,"statement":{"class":{"functions":"smooth-convex","L":"1","mu":"0"},"n":1,'
-    '"p":["1"],"method":{"name":"linear","evaluations":[[0,[[0,"1"]]],[0,[[0,"1"],[1,"-1"]]]],"objective":[["1",1]]},'
+    '"p":["1"],"method":{"name":"linear","evaluations":[[0,[[0,"1"]]],[0,[[0,"1"],[1,"-1"]]]],"measure":["value"],"outputs":[["1",[[[0,"1"],[1,"-1"]]]]]},'
     '"bound":{"form":"constrained","D0":"1","rho2":"0","value":"183251937963/1099511627776"}},"evidence":'
     '{"multipliers":[[0,"127401434665/549755813888"],[1,"422354379223/549755813888"],[3,"422354379223/549755813888"],'
     '[5,"147476472279/274877906944"],[6,"183251937963/1099511627776"]]}}')
 CERT_B = json.loads(  # FedAvg, two clients, lr = 1/2, one round, rho2 = 1: exactly 1/4
     '{"kind":"pep-dual","version":2,"statement":{"class":{"functions":"smooth-convex","L":"1","mu":"0"},"n":2,'
     '"p":["1/2","1/2"],"method":{"name":"linear","evaluations":[[0,[[0,"1"]]],[1,[[0,"1"]]],'
-    '[0,[[0,"1"],[2,"-1/4"],[3,"-1/4"]]],[1,[[0,"1"],[2,"-1/4"],[3,"-1/4"]]]],"objective":[["1/2",2],["1/2",3]]},'
+    '[0,[[0,"1"],[2,"-1/4"],[3,"-1/4"]]],[1,[[0,"1"],[2,"-1/4"],[3,"-1/4"]]]],"measure":["value"],"outputs":[["1",[[[0,"1"],[2,"-1/4"],[3,"-1/4"]]]]]},'
     '"bound":{"form":"constrained","D0":"1","rho2":"1","value":"1/4"}},"evidence":{"multipliers":'
     '[[0,"86853850487/1099511627776"],[1,"462901963401/1099511627776"],[3,"462901963401/1099511627776"],'
     '[5,"188024056457/549755813888"],[6,"86853850487/1099511627776"],[7,"462901963401/1099511627776"],'
