@@ -50,7 +50,10 @@ class PotentialNotProved(SolverError):
 def _q(x: Any, what: str) -> Fraction:
     if isinstance(x, bool) or not isinstance(x, (int, Fraction, str)):
         raise FairtheoryValueError(f"{what} must be an int, a Fraction or a rational string, got {type(x).__name__}")
-    return Fraction(x)
+    try:
+        return Fraction(x)
+    except (ValueError, ZeroDivisionError) as exc:
+        raise FairtheoryValueError(f"{what} must be a rational number such as '1/2' or 3, got {x!r}") from exc
 
 
 def _range(r: Any, what: str) -> tuple[Fraction, Fraction]:

@@ -26,6 +26,7 @@ diagnosis and what was tried.  See docs/worstcase.md, "Units and failures of han
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from dataclasses import dataclass
@@ -45,7 +46,7 @@ if TYPE_CHECKING:
     from fairtheory.worstcase.gram import Scalar
     from fairtheory.worstcase.sdp import PEP
 
-__all__ = ["PEPUnits", "pep_units", "solve_checked", "gmp_available", "GMP_MAX_ROWS", "GMP_MAX_DIM", "PSD_RTOL",
+__all__ = ["PEPUnits", "pep_units", "solve_checked", "unbounded_ray", "UNBOUNDED_STATUSES", "gmp_available", "GMP_MAX_ROWS", "GMP_MAX_DIM", "PSD_RTOL",
            "DENSE_FALLBACK_DIM", "DEAD_ZONE", "MAX_UNIT_EXP"]
 
 #: units ``2^e`` with ``|e| <=`` this are taken as 1 (the data of a PEP already in units stay bit-identical)
@@ -290,6 +291,15 @@ def solve_checked(pep: PEP, *, tol: float, max_iter: int, verbose: bool, scale: 
         tried.append(f"{'sparse' if sparse else 'dense'} route: {exc}")
     if sol is not None and _accurate(sol) and gmp != "always":
         return sol
+    if sol is not None and sol.status in UNBOUNDED_STATUSES:
+        ray = unbounded_ray(sol) if not sparse else None
+        if ray is None and pep.dim <= DENSE_FALLBACK_DIM:  # the ray is checked on the dense route's data
+            dense = pep._solve_float(method="dense", **kw)
+            tried.append(f"dense route: {dense.status}")
+            ray = unbounded_ray(dense) if dense.status in UNBOUNDED_STATUSES else None
+            sol = dense if ray is not None else sol
+        if ray is not None:
+            return ray
     small = not trace_weight and _n_rows(pep) <= GMP_MAX_ROWS
     if gmp != "never" and small and gmp_available():
         g = _gmp(pep, sol)
@@ -310,6 +320,41 @@ def solve_checked(pep: PEP, *, tol: float, max_iter: int, verbose: bool, scale: 
                 "grow or shrink the iterates geometrically, e.g. |1 - h L| > 1 over many steps, or a class close to its "
                 "degenerate end, mu -> L)")
     raise SolverError(f"PEP.solve: the float solve failed{hint}; tried " + "; ".join(tried), "Clarabel", status)
+
+
+#: Clarabel statuses that say the (maximisation) PEP may be unbounded: a primal ray, checked by :func:`unbounded_ray`
+UNBOUNDED_STATUSES = ("DualInfeasible", "AlmostDualInfeasible")
+#: relative tolerance of the ray check (rows, PSD) against the ray's own size
+RAY_RTOL = 1e-7
+
+
+def unbounded_ray(sol: SDPSolution) -> SDPSolution | None:
+    """The solution ``sol`` reported as an unbounded worst case (``value = inf``, status ``"Unbounded"``) when its
+    point is a ray of the PEP: every inequality row ``a . x <= 0`` and every equality ``a . x = 0`` on it, its Gram
+    part PSD, and the objective increasing along it (``c . x > 0``), all to :data:`RAY_RTOL` relative to the ray's
+    size.  Then every feasible point plus ``t`` times the ray is feasible (the rows are linear, the PSD cone is a
+    cone) and the objective grows without bound in ``t``: no finite worst case exists.  ``None`` when the check
+    fails (or the data are not at hand)."""
+    if sol.rows is None or sol.objective_row is None:
+        return None
+    ia, ib = np.triu_indices(sol.dim)
+    xg = np.empty(ia.size)
+    xg[ib * (ib + 1) // 2 + ia] = np.asarray(sol.gram, dtype=np.float64)[ia, ib]  # the rows' order of G_ab, a <= b
+    x = np.concatenate([xg, np.asarray(sol.F, dtype=np.float64)])
+    size = float(np.max(np.abs(x))) if x.size else 0.0
+    if not size or not math.isfinite(size):
+        return None
+    x = x / size
+    lhs = sol.rows @ x
+    slack = RAY_RTOL * (1.0 + np.asarray(abs(sol.rows).sum(axis=1)).ravel())
+    eq, ineq = lhs[:sol.n_eq], lhs[sol.n_eq:]
+    gain = float(np.dot(sol.objective_row, x))
+    eig = np.linalg.eigvalsh(np.asarray(sol.gram, dtype=np.float64) / size) if sol.dim else np.zeros(0)
+    if not (np.all(np.abs(eq) <= slack[:sol.n_eq]) and np.all(ineq <= slack[sol.n_eq:])
+            and (eig.size == 0 or eig.min() >= -RAY_RTOL * max(1.0, float(eig.max())))
+            and gain > RAY_RTOL * (1.0 + float(np.abs(sol.objective_row).sum()))):
+        return None
+    return dataclasses.replace(sol, value=math.inf, dual_value=math.inf, gap=math.nan, status="Unbounded")
 
 
 def normalised_export(pep: PEP, U: PEPUnits | None = None) -> dict[str, Any]:

@@ -57,6 +57,15 @@ def finish_worst_case(pep: PEP, sol: SDPSolution, S: Fraction, *, params: dict[s
     traced PEPs.  ``rigorous=False`` (a PEP the bracket does not cover,
     :class:`~fairtheory.worstcase.results.WorstCase` ``"solver"``): the solver's value, unbracketed."""
     solver_only = not rigorous
+    if sol.status == "Unbounded":  # a checked ray (checked_solve.unbounded_ray): a result, not a failure
+        return WorstCase(value=math.inf, dual_value=math.inf, gap=math.nan, status=sol.status, dim=sol.dim,
+                         n_constraints=sol.n_constraints, seconds=sol.seconds, build_seconds=sol.build_seconds,
+                         scale=scaled(1.0, S), params=params, instance=None,
+                         extra={"iterations": sol.iterations, "n_interp": sol.n_interp,
+                                "unbounded": f"{problem}: the worst case is unbounded (a ray of the PEP: every row "
+                                             "holds along it and the objective grows), so no finite bound and no "
+                                             "certificate exist", **extra},
+                         lower=math.inf, upper=math.inf, value_is="unbounded")
     if solver_only:
         v = primal_objective(sol)
         if not (sol.status == "Solved" or (sol.status == "AlmostSolved" and math.isfinite(sol.gap)

@@ -81,6 +81,10 @@ class WorstCase:
       solver's two values agree (the solve must report ``Solved``, or ``AlmostSolved`` with
       ``|gap| <= 1e-4 max(|value|, scale)``, else :class:`~fairtheory.errors.SolverError`).
 
+    * ``"unbounded"``: the PEP has a ray (every row holds along it and the objective grows; checked by
+      :func:`fairtheory.worstcase.checked_solve.unbounded_ray`): there is no finite worst case, ``value = lower =
+      upper = inf``, status ``"Unbounded"``, never certified (e.g. gradient descent on ``Convex()``).
+
     A solve that is none of these raises :class:`~fairtheory.errors.SolverError`.  ``dual_value`` / ``gap`` are the
     solver's own (not rigorous); ``extra["solver_value"]`` its primal value."""
 
@@ -99,7 +103,9 @@ class WorstCase:
     certificate: Any = None  #: :class:`fairtheory.proofs.certificate.Certificate` when asked for
     lower: float = math.nan  #: value reached by the replayed instance (a lower bound on the worst case)
     upper: float = math.inf  #: rigorous upper bound (``inf`` when none could be derived)
-    value_is: str = "upper"  #: ``"upper"``, ``"lower"`` or ``"solver"``: which number ``value`` is
+    #: ``"upper"``, ``"lower"``, ``"solver"`` or ``"unbounded"`` (``value = inf``: the PEP has a ray, no finite
+    #: worst case): which number ``value`` is
+    value_is: str = "upper"
 
     @property
     def solved(self) -> bool:

@@ -1,0 +1,76 @@
+"""Unbounded worst cases are a result, not a failure (issue "exact at every scale"): a PEP with a ray - every row
+holds along it, the Gram part stays PSD and the objective grows - is reported as ``value = inf``,
+``value_is = "unbounded"``, status ``"Unbounded"``; a point that is not such a ray is never reported so."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+
+from fairtheory.algorithms import fedavg
+from fairtheory.worstcase import Convex, ConvexLipschitz, worst_case
+from fairtheory.worstcase.checked_solve import unbounded_ray
+from fairtheory.worstcase.gram import sqnorm
+from fairtheory.worstcase.sdp import PEP
+
+
+def _gd_on_convex(steps: int = 2) -> PEP:
+    pep = PEP()
+    f = pep.function(Convex())
+    xs, _, fs = f.optimum()
+    x = pep.vector()
+    pep.add_le(sqnorm(x - xs) - 1)
+    for _ in range(steps):
+        g, _ = f.oracle(x)
+        x = x - 0.5 * g
+    _, fx = f.oracle(x)
+    pep.maximize(fx - fs)
+    return pep
+
+
+def test_gd_on_convex_is_unbounded() -> None:
+    """Without smoothness or a Lipschitz bound the gradients are unbounded, so f(x_N) - f* is: a ray exists."""
+    sol = _gd_on_convex().solve()
+    assert sol.status == "Unbounded" and sol.value == math.inf
+
+
+def test_traced_worst_case_reports_unbounded_by_name() -> None:
+    w = worst_case(fedavg.make, 2, n=1, D0=1, rho2=0, function_class=Convex(), lr=0.5)
+    assert w.value == math.inf and w.value_is == "unbounded" and w.status == "Unbounded"
+    assert "unbounded" in w.extra["unbounded"] and w.certificate is None
+    assert not w.certified()
+
+
+def test_bounded_class_stays_finite() -> None:
+    """The same method on ConvexLipschitz(1) has the finite worst case M R / sqrt(N + 1) at its best output."""
+    w = worst_case(fedavg.make, 3, n=1, D0=1, rho2=0, function_class=ConvexLipschitz(1), lr=0.5, output="best")
+    assert math.isfinite(w.value) and abs(w.value - 0.5) <= 1e-6
+
+
+def test_a_point_that_is_not_a_ray_is_refused() -> None:
+    """Forgeries of the ray check: the objective decreasing along it, a row violated, a non-PSD Gram part."""
+    pep = _gd_on_convex()
+    raw = pep._solve_float(method="dense")
+    assert raw.status == "DualInfeasible" and unbounded_ray(raw) is not None
+    assert unbounded_ray(dataclasses.replace(raw, objective_row=-np.asarray(raw.objective_row))) is None
+    bad_rows = raw.rows.copy().tolil()
+    bad_rows[raw.n_eq, :] = -bad_rows[raw.n_eq, :].toarray() + 1.0
+    assert unbounded_ray(dataclasses.replace(raw, rows=bad_rows.tocsr())) is None
+    g = np.array(raw.gram, dtype=np.float64)
+    g[0, 0] = -abs(g).max()
+    assert unbounded_ray(dataclasses.replace(raw, gram=g)) is None
+    assert unbounded_ray(dataclasses.replace(raw, rows=None)) is None
+
+
+def test_prove_potential_names_a_bad_step() -> None:
+    """A step that is not a rational number is refused by name (was a raw ValueError from Fraction)."""
+    import pytest
+
+    from fairtheory.errors import FairtheoryValueError
+    from fairtheory.proofs.potential_search import prove_potential
+
+    for bad in ("abc", "1/0", ("1/4", "x")):
+        with pytest.raises(FairtheoryValueError, match="h must be a rational number"):
+            prove_potential("gd", h=bad)
