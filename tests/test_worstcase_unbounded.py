@@ -74,3 +74,21 @@ def test_prove_potential_names_a_bad_step() -> None:
     for bad in ("abc", "1/0", ("1/4", "x")):
         with pytest.raises(FairtheoryValueError, match="h must be a rational number"):
             prove_potential("gd", h=bad)
+
+
+def test_no_ray_where_every_gradient_is_bounded() -> None:
+    """Smooth and Lipschitz classes bound every gradient by the initial condition: a solver's infeasibility
+    certificate there (Scaffold at lr L = 100, where the data span 100^4) is never reported as a ray."""
+    from fairtheory.worstcase import SmoothStronglyConvex
+    from fairtheory.worstcase.checked_solve import ray_possible
+
+    pep = PEP()
+    pep.function(SmoothStronglyConvex(1.0, 0.0))
+    pep.function(ConvexLipschitz(2.0))
+    assert not ray_possible(pep)
+    pep.function(Convex())
+    assert ray_possible(pep)
+    raw = _gd_on_convex()._solve_float(method="dense")
+    smooth = PEP()
+    smooth.function(SmoothStronglyConvex(1.0, 0.0))
+    assert unbounded_ray(raw, smooth) is None and unbounded_ray(raw, _gd_on_convex()) is not None

@@ -154,6 +154,26 @@ def _exp(x: float) -> int:
     return 0 if abs(e) <= DEAD_ZONE else e
 
 
+def _declared_space_logs(pep: PEP) -> list[float]:
+    """``log2`` of every finite positive parameter of dimension *space* that a function class of ``pep`` declares
+    (:data:`fairtheory.worstcase.units.DIMENSIONS`: an indicator's radius ``R``, its diameter ``D``): a distance scale
+    the caller's rows may not carry (two points of a set of radius ``1e4`` and no initial condition)."""
+    from fairtheory.worstcase import units
+
+    out = []
+    for f in pep.functions:
+        try:
+            dims = units.dimensions(f.cls)
+        except (TypeError, ValueError):  # a class outside the table (a user's own): nothing declared
+            continue
+        for name, pq in dims.items():
+            val = getattr(f.cls, name, None)
+            if pq == units.SPACE and isinstance(val, (int, float)) and not isinstance(val, bool) \
+                    and 0 < float(val) < math.inf:
+                out.append(math.log2(float(val)))
+    return out
+
+
 def pep_units(pep: PEP) -> PEPUnits:
     """The units of ``pep`` (module doc); :class:`~fairtheory.errors.FairtheoryValueError` when they do not fit
     float64 (a unit beyond ``2^480``: the problem mixes scales no float solve can hold)."""
@@ -179,6 +199,7 @@ def pep_units(pep: PEP) -> PEPUnits:
                 else:
                     hi = mid
             logs.append(0.5 * (lo + hi))
+    logs += _declared_space_logs(pep)
     tR = float(np.mean(logs)) if logs else 0.0
     eR = int(round(tR))
     R = 2.0 ** eR
@@ -228,6 +249,19 @@ def _accurate(sol: SDPSolution) -> bool:
     return bool(w[0] >= -PSD_RTOL * max(1.0, float(w[-1])))
 
 
+#: an ``AlmostSolved`` float solve is reported (status kept) when its primal and dual values and residuals agree
+#: to this relative tolerance and no exact re-solve succeeded
+ALMOST_RTOL = 1e-6
+
+
+def _almost(sol: SDPSolution) -> bool:
+    """Clarabel's ``AlmostSolved`` with primal and dual values within :data:`ALMOST_RTOL` of each other and both
+    residuals below it: the worst case lies in ``[value, dual_value]`` up to those residuals."""
+    v = abs(float(sol.value)) if math.isfinite(sol.value) else math.inf
+    return (sol.status == "AlmostSolved" and math.isfinite(sol.gap) and abs(sol.gap) <= ALMOST_RTOL * max(1.0, v)
+            and max(sol.r_prim, sol.r_dual) <= ALMOST_RTOL)
+
+
 def _n_rows(pep: PEP) -> int:
     return len(pep._eq) + len(pep._ineq) + sum(len(f.cls.interpolation(f.points)) for f in pep.functions) \
         if pep.dim <= GMP_MAX_DIM else GMP_MAX_ROWS + 1
@@ -242,6 +276,9 @@ def _gmp(pep: PEP, like: SDPSolution | None) -> SDPSolution | None:
         return None
     if like is None:
         like = pep._solve_float(method="dense", max_iter=1)
+    if not _primal_ok(like, np.asarray(res.gram, dtype=np.float64), np.asarray(res.F, dtype=np.float64),
+                      float(res.value)):
+        return None  # a pdOPT whose point violates the PEP's own rows or value: never reported
     out = SDPSolution(**{**like.__dict__})
     out.value = out.dual_value = float(res.value)
     out.gap = 0.0
@@ -292,11 +329,11 @@ def solve_checked(pep: PEP, *, tol: float, max_iter: int, verbose: bool, scale: 
     if sol is not None and _accurate(sol) and gmp != "always":
         return sol
     if sol is not None and sol.status in UNBOUNDED_STATUSES:
-        ray = unbounded_ray(sol) if not sparse else None
-        if ray is None and pep.dim <= DENSE_FALLBACK_DIM:  # the ray is checked on the dense route's data
+        ray = unbounded_ray(sol, pep) if not sparse else None
+        if ray is None and ray_possible(pep) and pep.dim <= DENSE_FALLBACK_DIM:  # the ray is checked on the dense route's data
             dense = pep._solve_float(method="dense", **kw)
             tried.append(f"dense route: {dense.status}")
-            ray = unbounded_ray(dense) if dense.status in UNBOUNDED_STATUSES else None
+            ray = unbounded_ray(dense, pep) if dense.status in UNBOUNDED_STATUSES else None
             sol = dense if ray is not None else sol
         if ray is not None:
             return ray
@@ -308,6 +345,8 @@ def solve_checked(pep: PEP, *, tol: float, max_iter: int, verbose: bool, scale: 
             return g
     if sol is not None and sol.status == "Solved":
         return sol  # PSD only to more than PSD_RTOL, and no exact re-solve at hand: the float solve stands
+    if sol is not None and _almost(sol):
+        return sol  # both sides within ALMOST_RTOL of each other: reported with its own status, never as "Solved"
     if sparse and method == "auto" and pep.dim <= DENSE_FALLBACK_DIM:
         sol = pep._solve_float(method="dense", **kw)
         tried.append(f"dense route: {sol.status}")
@@ -328,19 +367,68 @@ UNBOUNDED_STATUSES = ("DualInfeasible", "AlmostDualInfeasible")
 RAY_RTOL = 1e-7
 
 
-def unbounded_ray(sol: SDPSolution) -> SDPSolution | None:
+def _natural(dim: int, gram: np.ndarray, F: np.ndarray) -> np.ndarray:
+    """``[G_ab (a <= b, the rows' order), F]``: the point of the PEP's rows (:class:`SDPSolution` ``rows``)."""
+    ia, ib = np.triu_indices(dim)
+    xg = np.empty(ia.size)
+    xg[ib * (ib + 1) // 2 + ia] = gram[ia, ib]
+    return np.concatenate([xg, F])
+
+
+#: relative tolerance of the primal check of a GMP solution on the float data (its rows, PSD and value)
+GMP_CHECK_RTOL = 1e-7
+
+
+def _primal_ok(like: SDPSolution, gram: np.ndarray, F: np.ndarray, value: float) -> bool:
+    """Whether a re-solve's point ``(gram, F)`` is feasible for the float data of ``like`` (every row to
+    :data:`GMP_CHECK_RTOL` relative to the row's size at the point, the Gram matrix PSD to the same) and its objective
+    there is ``value``: the guard against a solver reporting an optimum that is not a point of this PEP."""
+    if like.rows is None or like.objective_row is None or gram.shape != (like.dim, like.dim) or \
+            not (np.all(np.isfinite(gram)) and np.all(np.isfinite(F))):
+        return like.rows is None  # nothing to check against (no float data at hand): as before
+    x = _natural(like.dim, gram, F)
+    # sizes of the data, not of the point: a point of size 1e15 whose rows cancel to 0.4 is not feasible
+    size = 1.0 + np.asarray(abs(like.rows).max(axis=1).todense()).ravel() + np.abs(like.consts)
+    r = like.rows @ x - like.consts
+    eq, ineq = r[:like.n_eq], r[like.n_eq:]
+    w = np.linalg.eigvalsh(gram) if like.dim else np.zeros(1)
+    obj = float(np.dot(like.objective_row, x)) + like.objective_const
+    tol = GMP_CHECK_RTOL
+    return bool(np.all(np.abs(eq) <= tol * size[:like.n_eq]) and np.all(ineq <= tol * size[like.n_eq:])
+                and w[0] >= -tol * max(1.0, float(w[-1])) and abs(obj - value) <= tol * (1.0 + abs(value)))
+
+
+def _bounded_gradients(cls: Any) -> bool:
+    """Whether a class bounds its (sub)gradients / operator values by a finite constant: a smoothness or Lipschitz
+    constant ``L`` (cocoercive operators: ``1/beta``) or a gradient bound ``M``."""
+    for name in ("L", "M"):
+        v = getattr(cls, name, None)
+        try:
+            if v is not None and 0 < float(v) < math.inf:
+                return True
+        except (TypeError, ValueError):
+            continue
+    return False
+
+
+def ray_possible(pep: Any) -> bool:
+    """``False`` when no ray can exist: every function of ``pep`` has bounded gradients (:func:`_bounded_gradients`),
+    so every point and gradient of a finite method is bounded by the initial condition and the worst case is finite -
+    a solver's infeasibility certificate there is a numerical artefact of large steps, never reported as a ray."""
+    funcs = getattr(pep, "functions", None)
+    return not funcs or not all(_bounded_gradients(f.cls) for f in funcs)
+
+
+def unbounded_ray(sol: SDPSolution, pep: Any = None) -> SDPSolution | None:
     """The solution ``sol`` reported as an unbounded worst case (``value = inf``, status ``"Unbounded"``) when its
     point is a ray of the PEP: every inequality row ``a . x <= 0`` and every equality ``a . x = 0`` on it, its Gram
     part PSD, and the objective increasing along it (``c . x > 0``), all to :data:`RAY_RTOL` relative to the ray's
     size.  Then every feasible point plus ``t`` times the ray is feasible (the rows are linear, the PSD cone is a
     cone) and the objective grows without bound in ``t``: no finite worst case exists.  ``None`` when the check
-    fails (or the data are not at hand)."""
-    if sol.rows is None or sol.objective_row is None:
+    fails (or the data are not at hand), and when ``pep`` is given and :func:`ray_possible` says no ray can exist."""
+    if sol.rows is None or sol.objective_row is None or (pep is not None and not ray_possible(pep)):
         return None
-    ia, ib = np.triu_indices(sol.dim)
-    xg = np.empty(ia.size)
-    xg[ib * (ib + 1) // 2 + ia] = np.asarray(sol.gram, dtype=np.float64)[ia, ib]  # the rows' order of G_ab, a <= b
-    x = np.concatenate([xg, np.asarray(sol.F, dtype=np.float64)])
+    x = _natural(sol.dim, np.asarray(sol.gram, dtype=np.float64), np.asarray(sol.F, dtype=np.float64))
     size = float(np.max(np.abs(x))) if x.size else 0.0
     if not size or not math.isfinite(size):
         return None

@@ -19,6 +19,7 @@ import numpy as np
 from fairtheory.errors import FairtheoryValueError, SolverError
 from fairtheory.proofs.certificate import certify_pep
 from fairtheory.worstcase.bracket import REPLAY_RTOL, primal_objective, solve_bracketed
+from fairtheory.worstcase.checked_solve import UNBOUNDED_STATUSES, unbounded_ray
 from fairtheory.worstcase.results import Instance, WorstCase, scaled
 
 if TYPE_CHECKING:
@@ -57,6 +58,8 @@ def finish_worst_case(pep: PEP, sol: SDPSolution, S: Fraction, *, params: dict[s
     traced PEPs.  ``rigorous=False`` (a PEP the bracket does not cover,
     :class:`~fairtheory.worstcase.results.WorstCase` ``"solver"``): the solver's value, unbracketed."""
     solver_only = not rigorous
+    if sol.status in UNBOUNDED_STATUSES:  # a raw solve's infeasibility certificate: a ray, when it checks
+        sol = unbounded_ray(sol, pep) or sol
     if sol.status == "Unbounded":  # a checked ray (checked_solve.unbounded_ray): a result, not a failure
         return WorstCase(value=math.inf, dual_value=math.inf, gap=math.nan, status=sol.status, dim=sol.dim,
                          n_constraints=sol.n_constraints, seconds=sol.seconds, build_seconds=sol.build_seconds,

@@ -311,8 +311,11 @@ class PEP:
           :data:`GMP_MAX_ROWS` rows, Gram dimension :data:`GMP_MAX_DIM`, SDPA-GMP installed) whose float solve is
           not ``Solved`` or whose Gram matrix is PSD only to more than ``1e-9`` relative (the symptom of a
           face without strictly feasible points, where the float value is off by ~1e-6) is re-solved in GMP
-          arithmetic (SDPA-GMP, 200-bit; ``status == "Solved"``, ``solver == "sdpa-gmp"``); anything else that is not
-          ``Solved`` raises :class:`~fairtheory.errors.SolverError` naming the status.  ``gmp="never"`` skips
+          arithmetic (SDPA-GMP, 200-bit; ``status == "Solved"``, ``solver == "sdpa-gmp"``) - accepted only when its
+          point satisfies the PEP's float rows to ``1e-7`` of the data's size and gives its value (a GMP "optimum"
+          that does not is discarded); an ``AlmostSolved`` float solve whose values and residuals agree to ``1e-6``
+          is reported with that status; a ray of an unbounded PEP gives ``value = inf``, status ``"Unbounded"``;
+          anything else raises :class:`~fairtheory.errors.SolverError` naming the status.  ``gmp="never"`` skips
           the GMP re-solve, ``"always"`` takes it whenever the PEP is small enough.
 
         ``raw=True``: the engine the traced / federated builders call (they pose their PEPs in normalised units and
