@@ -10,7 +10,9 @@ A certificate is plain JSON data (a dict with a ``"kind"``), never code: a *stat
   interval (:func:`fairtheory_kernel.family.check_family`);
 * ``"pep-potential"``: a bound for every number of iterations by a potential function
   (:func:`fairtheory_kernel.potential_kernel.check_potential`);
-* ``"symbolic"``: a derivation checked with exact arithmetic the kernel owns (:mod:`fairtheory_kernel.symbolic`).
+* ``"symbolic"``: a derivation checked with exact arithmetic the kernel owns (:mod:`fairtheory_kernel.symbolic`);
+* ``"counterexample"``: a point at which a symbolic statement is false, evaluated exactly
+  (:func:`fairtheory_kernel.symbolic.check_counterexample`).
 
 Before anything is parsed the certificate must pass :func:`admissible`: a known kind, JSON of at most the kind's
 size (:data:`LIMITS`), no control character in any string (a newline in a name could forge a line of a report), and
@@ -44,10 +46,13 @@ MEMORY_BYTES = 3 * 2**30
 #: them at once), the symbolic kind by its own size limit (``MAX_JSON``) and deadline (``MAX_SECONDS``, which the
 #: symbolic kernel enforces itself; the cap here leaves room for starting the child on a loaded machine)
 LIMITS: dict[str, tuple[int, float]] = {"pep-dual": (20_000_000, 60.0), "pep-family": (5_000_000, 30.0),
-                                        "symbolic": (300_000, 10.0), "pep-potential": (1_000_000, 20.0)}
+                                        "symbolic": (300_000, 10.0), "pep-potential": (1_000_000, 20.0),
+                                        "counterexample": (300_000, 10.0)}
 #: per kind: (module of this package, its checking function)
 _MODULES = {"pep-dual": ("pep", "check_certificate"), "pep-family": ("family", "check_family"),
-            "pep-potential": ("potential_kernel", "check_potential"), "symbolic": ("symbolic", "check")}
+            "pep-potential": ("potential_kernel", "check_potential"), "symbolic": ("symbolic", "check"),
+            "counterexample": ("symbolic", "check_counterexample")}
+_SYMBOLIC = ("symbolic", "counterexample")
 KINDS = tuple(_MODULES)
 #: largest length of a user-supplied text (a ``title``, ``citation`` or ``name``)
 MAX_TEXT = 120
@@ -100,7 +105,7 @@ def _size(cert: Any) -> int | None:
 
 def _max_bytes(kind: str) -> int:
     size = LIMITS[kind][0]
-    return min(size, int(_module(kind).MAX_JSON)) if kind == "symbolic" else size
+    return min(size, int(_module(kind).MAX_JSON)) if kind in _SYMBOLIC else size
 
 
 def admissible(cert: Any) -> bool:
@@ -164,9 +169,10 @@ def _split(s: Any) -> tuple[str | None, Any]:
 
 
 def _canonical(kind: str, st: Any) -> Any:
-    """The kernel's parsed statement of ``kind`` (the symbolic kernel's is its canonical JSON)."""
+    """The kernel's parsed statement of ``kind`` (the symbolic kernel's is its canonical JSON; a counterexample's
+    is the symbolic statement it refutes)."""
     mod = _module(kind)
-    return mod.canonical_statement(st) if kind == "symbolic" else mod.canonical(st)
+    return mod.canonical_statement(st) if kind in _SYMBOLIC else mod.canonical(st)
 
 
 def canonical_statement(kind: Any, st: Any) -> Any:
@@ -175,7 +181,7 @@ def canonical_statement(kind: Any, st: Any) -> Any:
     if kind not in KINDS:
         raise ValueError(f"unknown statement kind {kind!r}"[:100])
     c = _canonical(kind, st)
-    return c if kind == "symbolic" else _module(kind).to_json(c)
+    return c if kind in _SYMBOLIC else _module(kind).to_json(c)
 
 
 def statement_of(cert: Any) -> dict[str, Any] | None:
@@ -194,8 +200,10 @@ def statement_of(cert: Any) -> dict[str, Any] | None:
 def implies(a: Any, b: Any) -> bool:
     """Whether statement ``a`` (e.g. :func:`statement_of` a certificate) implies the declared statement ``b``: the
     same kind and the kind's ``implies`` (PEP: the same problem with a bound at least as strong; family: a
-    sub-interval; symbolic: the same declarations and a superset of goals); a potential statement (every ``N``)
-    also implies a ``pep-family`` one.  ``False`` on anything malformed."""
+    sub-interval; symbolic: the same declarations, a subset of assumptions and a superset of goals); a potential
+    statement (every ``N``) also implies a ``pep-family`` one.  A counterexample's statement ``S_a`` ("``S_a`` is
+    false") implies "``S_b`` is false" when ``S_b`` implies ``S_a`` (the symbolic test, reversed).  ``False`` on
+    anything malformed."""
     (ka, sa), (kb, sb) = _split(a), _split(b)
     try:
         if ka == "pep-potential" and kb in ("pep-potential", "pep-family"):
@@ -203,6 +211,8 @@ def implies(a: Any, b: Any) -> bool:
             return mod.implies(mod.canonical(sa), kb, sb) is True
         if ka is None or ka != kb or ka not in KINDS:
             return False
+        if ka == "counterexample":
+            return _module(ka).implies(sb, sa) is True
         return _module(ka).implies(_canonical(ka, sa), _canonical(ka, sb)) is True
     except Exception:  # noqa: BLE001 - untrusted statements
         return False
@@ -224,8 +234,10 @@ def words(kind: Any, st: Any) -> str:
     The symbolic kind's lines (one per goal) are joined: after ``":"`` with a space, else with ``"; "``."""
     if kind not in KINDS or not _texts_ok(st):
         raise ValueError("a statement of a known kind, whose texts are short and free of control characters")
-    text = _module(kind).describe(st if kind == "symbolic" else _canonical(kind, st))
-    if kind == "symbolic":
+    text = _module(kind).describe(st if kind in _SYMBOLIC else _canonical(kind, st))
+    if kind == "counterexample":
+        text = "the statement is false at a point of its domain: " + text
+    if kind in _SYMBOLIC:
         lines = [x.strip() for x in text.split("\n") if x.strip()]
         text = "".join(("" if not i else " " if lines[i - 1].endswith(":") else "; ") + ln for i, ln in enumerate(lines))
     if not isinstance(text, str) or _control(text):

@@ -83,6 +83,7 @@ import flint
 
 from fairtheory_kernel import rows as R
 from fairtheory_kernel.classes import interpolation_rows
+from fairtheory_kernel.linalg import eliminate
 from fairtheory_kernel.rows import BadStatement, Ring, Symbols, add, fields, keys, nat, one_of, q, rat
 
 __all__ = ["canonical", "build", "to_json", "describe", "check_family", "explain_family", "implies", "nonneg_on",
@@ -229,20 +230,14 @@ def _run(b: Symbols, st: FamilyStatement) -> dict[int, Fraction]:
     t = P([0, 1])
     x0: Vec = {0: P(1)}
     vals: dict[int, Fraction] = {}
-
-    def gap(x: Vec) -> None:
-        for i in range(n):
-            f = b.oracle(i, x)[1]
-            vals[f] = vals.get(f, Fraction(0)) + p[i]
-
     if m["name"] == "gd":
         x = x0
         for _ in range(m["N"]):
             x = add(x, b.oracle(0, x)[0], -t)
-        gap(x)
+        b.gap(x, 1, vals)
         return vals
-    gap(R.local_gd_output(b, x0, n=n, p=p, kappa=m["kappa"], T_N=m["T_N"], schedule=m["schedule"],
-                        output=m["output"], step=-t))
+    b.gap(R.local_gd_output(b, x0, n=n, p=p, kappa=m["kappa"], T_N=m["T_N"], schedule=m["schedule"],
+                          output=m["output"], step=-t), 1, vals)
     return vals
 
 
@@ -375,12 +370,11 @@ def psd_on(M: Mapping[tuple[int, int], Any], dim: int, lo: Fraction, hi: Fractio
     r"""Whether the symmetric polynomial matrix ``M(t)`` (upper-triangle entries) is PSD for every ``t`` in
     ``[lo, hi]``, and where it fails.
 
-    ``M`` is first multiplied by the positive integer ``s`` clearing every denominator (same PSD-ness), then a
-    fraction-free (Bareiss) ``L D L^T`` in ``Z[t]``, in index order, without pivoting: with ``D_k`` the last kept
-    pivot (``D = 1`` at the start), a candidate pivot ``w_kk`` that is the zero polynomial needs its whole
-    remaining row to be zero polynomials (the index is dropped); otherwise it must be ``>= 0`` on ``[lo, hi]``
-    (:func:`nonneg_on`) and the step ``w_ij <- (w_kk w_ij - w_ik w_kj) / D_k`` is an exact division in ``Z[t]``
-    (checked: a non-zero remainder refuses).
+    ``M`` is first multiplied by the positive integer ``s`` clearing every denominator (same PSD-ness), then the
+    fraction-free (Bareiss) ``L D L^T`` of :func:`fairtheory_kernel.linalg.eliminate` in ``Z[t]``, in index order,
+    without pivoting: a candidate pivot ``w_kk`` that is the zero polynomial needs its whole remaining row to be
+    zero polynomials (the index is dropped); otherwise it must be ``>= 0`` on ``[lo, hi]`` (:func:`nonneg_on`) and
+    the step ``w_ij <- (w_kk w_ij - w_ik w_kj) / D_k`` is an exact division in ``Z[t]`` (checked).
     Sound: at every ``t`` that is not a root of a kept pivot (all but finitely many) the same elimination is a
     valid Bareiss elimination of ``M(t)`` with positive pivots and zero dropped rows, so ``M(t) >= 0``; at the
     finitely many others ``M(t)`` is a limit of PSD matrices (polynomial entries, closed cone)."""
@@ -393,37 +387,11 @@ def psd_on(M: Mapping[tuple[int, int], Any], dim: int, lo: Fraction, hi: Fractio
         scale = scale * q // math.gcd(scale, q)
     W = [[Z(0)] * dim for _ in range(dim)]
     for (a, b), v in M.items():
-        w = Z([int(c * scale) for c in v.coeffs()])
-        W[a][b] = w
-        W[b][a] = w
-    live = list(range(dim))
-    prev = Z(1)
-    while live:
-        k = live[0]
-        rest = live[1:]
-        piv = W[k][k]
-        if piv == 0:
-            bad = [j for j in rest if W[k][j] != 0]
-            if bad:
-                return False, f"pivot {k} is identically 0 with a non-zero entry ({k}, {bad[0]})"
-            live = rest
-            continue
-        if not nonneg_on(P(piv), lo, hi):
-            return False, f"pivot {k} (degree {piv.degree()}) is negative somewhere in [{lo}, {hi}]"
-        for i in rest:
-            wik = W[i][k]
-            for j in rest:
-                if j < i:
-                    W[i][j] = W[j][i]
-                    continue
-                num = piv * W[i][j] - wik * W[k][j]
-                qt, r = divmod(num, prev)
-                if r != 0:  # pragma: no cover - Bareiss divisions are exact (Sylvester's identity)
-                    return False, "inexact Bareiss division"
-                W[i][j] = qt
-        prev = piv
-        live = rest
-    return True, ""
+        W[a][b] = W[b][a] = Z([int(c * scale) for c in v.coeffs()])
+    why: list[str] = []
+    if eliminate(W, nonneg=lambda p: nonneg_on(P(p), lo, hi), why=why):
+        return True, ""
+    return False, f"{why[0]} (t somewhere in [{lo}, {hi}])"
 
 
 # ------------------------------------------------------------------------------------------------ checking

@@ -49,14 +49,21 @@ def integer_matrix(entries: Mapping[tuple[int, int], Fraction], n: int) -> tuple
     return B, s
 
 
-def eliminate(B: list[list[Any]], on_pivot: Callable[[int, Any, Any], None] | None = None) -> bool:
+def eliminate(B: list[list[Any]], on_pivot: Callable[[int, Any, Any], None] | None = None,
+              nonneg: Callable[[Any], bool] = lambda a: a >= 0, why: list[str] | None = None) -> bool:
     """Whether the integer symmetric ``B >= 0`` (module doc; ``B`` is overwritten, upper triangle).  Calls
     ``on_pivot(k, a_kk, prev)`` for a kept index (its pivot is ``a_kk / prev``) and ``on_pivot(k, None, None)``
-    for a dropped one."""
-    n, prev = len(B), fmpz(1)
+    for a dropped one.  The same elimination decides a matrix over ``Z[t]`` on an interval
+    (:func:`fairtheory_kernel.family.psd_on`): ``nonneg`` is then the pivots' sign test there (an integer's by
+    default); every division is checked exact (Sylvester's identity holds in any integral domain); ``why``
+    receives the reason of a refusal."""
+    n, prev, why = len(B), fmpz(1), [] if why is None else why
     for k in range(n):
         rowk, akk = B[k], B[k][k]
-        if akk < 0 or (akk == 0 and any(rowk[j] != 0 for j in range(k + 1, n))):
+        bad = [j for j in range(k + 1, n) if rowk[j] != 0] if akk == 0 else []
+        if bad or not nonneg(akk):
+            why.append(f"pivot {k} is identically 0 with a non-zero entry ({k}, {bad[0]})" if bad else
+                       f"pivot {k} is negative")
             return False
         if on_pivot is not None:
             on_pivot(k, akk if akk else None, prev if akk else None)
@@ -65,7 +72,10 @@ def eliminate(B: list[list[Any]], on_pivot: Callable[[int, Any, Any], None] | No
         for i in range(k + 1, n):
             aki, Bi = rowk[i], B[i]
             for j in range(i, n):
-                Bi[j] = (Bi[j] * akk - aki * rowk[j]) // prev
+                Bi[j], r = divmod(Bi[j] * akk - aki * rowk[j], prev)
+                if r != 0:  # pragma: no cover - Bareiss divisions are exact
+                    why.append("inexact Bareiss division")
+                    return False
         prev = akk
     return True
 

@@ -89,6 +89,7 @@ class Ctx:
         #: the domain, in declaration order: name -> (kind, variable index or None for a family, (lo, hi) or None)
         self.domain: dict[str, tuple[str, int | None, tuple[Nf, Nf] | None]] = {}
         self.in_ranges: set[str] = set()  # names some range uses
+        self.fsign: dict[str, int] = {}  # the sign of every member of a family
         self.bvar = self.declare("#b", "index")  # the summation index, first: every value may use it
 
     def tick(self) -> None:
@@ -114,7 +115,10 @@ class Ctx:
     def declare(self, name: str, kind: str, rng: tuple[Nf, Nf] | None = None) -> Nf | None:
         """Add ``name`` after every name declared so far: a symbol (a variable with its kind's sign), a family
         (``x_i`` for integers ``i``, only a sign) or the summation index.  A range ``lo <= x <= hi`` (terms in
-        earlier names) must be proved non-empty (``hi - lo >= 0``, sign test) and gives ``x`` the sign of ``lo``."""
+        earlier names) must be proved non-empty (``hi - lo >= 0``, sign test) and gives ``x`` the sign of ``lo``.
+        A family's range (``family_bounded``) speaks of the member's own index, the variable of the summation
+        index ``#b``: the sign test holds for every real value of it, so for every integer ``i`` the range of
+        ``x_i`` is non-empty and ``x_i`` has the sign of ``lo_i``."""
         sign = SIGN.get(kind, 0)
         if rng is not None:
             if self.sign_of(self.sub(rng[1], rng[0])) < NONNEG:
@@ -124,6 +128,8 @@ class Ctx:
         if not kind.startswith("family"):
             key = ("bvar",) if kind == "index" else ("sym", name, kind)
             x = self.var(key, key, sign, frozenset({name}))
+        else:
+            self.fsign[name] = sign
         self.domain[name] = (kind, None if x is None else self.index[key], rng)
         return x
 
@@ -145,6 +151,10 @@ class Ctx:
         3. an unassigned name whose range uses an assigned name: the substituted range is non-empty
            (``hi - lo >= 0``), uses only earlier unassigned names, and its lower end keeps the name's sign.
 
+        A family's range uses ``#b`` as its member's own index (every integer): that use is not a use of the
+        summation index, so assigning ``#b`` (a sum's expansion) leaves it untouched, and a family range touched
+        by an assignment while ``#b`` is assigned is refused (its own index would be substituted).
+
         Soundness, by induction on the declaration order: every sign test is valid wherever the variables have
         their recorded signs; on ``R`` they do (unassigned: their kind, or their range's lower end by 3; atoms:
         their definitions, rebuilt with ``sigma`` by their constructors), so 2 gives ``(u, sigma(u)) in D`` for
@@ -157,20 +167,23 @@ class Ctx:
             raise NotProved("substitution of something other than declared names")
         before: set[str] = set()
         for nm, (kind, j, rng) in self.domain.items():
-            lo_hi = None if rng is None or not (self.deps_of(*rng) & val.keys()) else \
-                [self._replace(z, sym, fam) for z in rng]
+            own, need = (frozenset({"#b"}), self.fsign[nm]) if j is None else (frozenset(), self.sign[j])
+            touched = rng is not None and bool((self.deps_of(*rng) - own) & val.keys())
+            if touched and own and "#b" in val:
+                raise NotProved(f"range of {nm} with its index assigned")
+            lo_hi = [self._replace(z, sym, fam) for z in rng] if touched else None
             if nm in val:
                 v, uses = val[nm], self.deps_of(val[nm])
                 if kind == "count" or uses & val.keys() or ((rng or nm in self.in_ranges) and not uses <= before):
                     raise NotProved(f"value of {nm}: uses an assigned or a later name, or {nm} is a count")
                 lo, hi = lo_hi or rng or (v, v)
-                if self.sign_of(v) < (SIGN[kind] if j is None else self.sign[j]) \
+                if self.sign_of(v) < need \
                         or self.sign_of(self.sub(v, lo)) < NONNEG or self.sign_of(self.sub(hi, v)) < NONNEG:
                     raise NotProved(f"value of {nm} outside its domain")
             elif lo_hi is not None:
                 lo, hi = lo_hi
-                if not self.deps_of(lo, hi) <= before - val.keys() or self.sign_of(self.sub(hi, lo)) < NONNEG \
-                        or self.sign_of(lo) < self.sign[j]:
+                if not self.deps_of(lo, hi) - own <= before - val.keys() or self.sign_of(self.sub(hi, lo)) < NONNEG \
+                        or self.sign_of(lo) < need:
                     raise NotProved(f"range of {nm} not proved non-empty at the point")
             before.add(nm)
 
@@ -283,20 +296,20 @@ class Ctx:
         return _RING.from_dict({tuple(ex): 1})
 
     def exp(self, a: Nf) -> Nf:
-        """``exp(a)`` split over the monomials of ``a``'s numerator (exp(u + v) = exp u exp v); a term
-        ``k log P`` (integer ``k``) becomes ``P^k`` (exp(log P) = P for P > 0)."""
+        """``exp(a)`` split over the monomials of ``a``'s numerator (exp(u + v) = exp u exp v); a term that reduces
+        to ``k log P`` (integer ``k``, after cancelling the exponent's denominator) becomes ``P^k`` (exp(log P) = P
+        for P > 0)."""
         n, d = a
         out = ONE
         for ex, c in n.to_dict().items():
-            m = self.monomial(ex)
-            nz = [(j, e) for j, e in enumerate(ex) if e]
-            if d.is_one() and len(nz) == 1 and nz[0][1] == 1 and c.q == 1 and self.kind[nz[0][0]][0] in ("log", "logc"):
-                j = nz[0][0]
+            e = self.mk(self.monomial(ex), d * int(c.q))  # exp(c m/d) = exp(e)^p, c = p/b
+            (ee, r), = e[0].to_dict().items()
+            nz = [(j, k) for j, k in enumerate(ee) if k]
+            if e[1].is_one() and r.q == 1 and len(nz) == 1 and nz[0][1] == 1 and self.kind[nz[0][0]][0] in ("log", "logc"):
+                j = nz[0][0]  # e = r log P with an integer r: exp(e) = P^r
                 arg = self.kind[j][1] if self.kind[j][0] == "log" else const(self.kind[j][1])
-                out = self.mul(out, self.pow(arg, int(c.p)))
+                out = self.mul(out, self.pow(arg, int(r.p) * int(c.p)))
                 continue
-            b = int(c.q)
-            e = self.mk(m, d * b)
             atom = self.var(("exp", nkey(e)), ("exp", e), POS, self.deps_of(e))
             out = self.mul(out, self.pow(atom, int(c.p)))
         return out

@@ -204,16 +204,10 @@ def _run_method(b: Symbols) -> tuple[dict[int, Fraction], list[tuple[Fraction, V
     x0: Vec = {0: Fraction(1)}
     vals: dict[int, Fraction] = {}
     quad: list[tuple[Fraction, Vec]] = []
-
-    def gap(x: Vec, w: Fraction) -> None:
-        for i in range(n):
-            f = b.oracle(i, x)[1]
-            vals[f] = vals.get(f, 0) + w * p[i]
-
     name = m["name"]
     if name == "local_gd":
-        gap(R.local_gd_output(b, x0, n=n, p=p, kappa=m["kappa"], T_N=m["T_N"], schedule=m["schedule"],
-                            output=m["output"], step=-m["lr"]), Fraction(1))
+        b.gap(R.local_gd_output(b, x0, n=n, p=p, kappa=m["kappa"], T_N=m["T_N"], schedule=m["schedule"],
+                              output=m["output"], step=-m["lr"]), Fraction(1), vals)
     elif name == "scaffold":
         el, eg, kappa = m["lr"], m["server_lr"], m["kappa"]
         x = x0
@@ -230,12 +224,12 @@ def _run_method(b: Symbols) -> tuple[dict[int, Fraction], list[tuple[Fraction, V
             ci = new
             server.append(x)
         out = [x] if m["output"] == "last" else server
-        gap(avg(out, [Fraction(1, len(out))] * len(out)), Fraction(1))
+        b.gap(avg(out, [Fraction(1, len(out))] * len(out)), Fraction(1), vals)
     elif name == "local_gd_round":
         Y = [x0] * n
         for _ in range(m["kappa"]):
             Y = [add(Y[i], b.oracle(i, Y[i])[0], -m["lr"]) for i in range(n)]
-        gap(x0, m["a"])
+        b.gap(x0, m["a"], vals)
         quad.append((Fraction(1), avg(Y, p)))
     else:  # linear: evaluations in order; basis n + e is the gradient of evaluation e
         for i, x in m["evaluations"]:

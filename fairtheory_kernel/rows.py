@@ -225,7 +225,7 @@ class Symbols:
     (value index ``None``: ``f_i(x*) = 0``)."""
 
     def __init__(self, n: int, p: Sequence[Fraction], ring: Ring, max_dim: int, st: Any = None) -> None:
-        self.st, self.ring, self.max_dim = st, ring, max_dim
+        self.st, self.ring, self.max_dim, self.p = st, ring, max_dim, list(p)
         one = ring.const(Fraction(1))
         self.dim, self.nf = n, 0  # x0 - x* and the n - 1 free optimum gradients
         self.stars: list[Vec] = [{i: one} for i in range(1, n)]
@@ -235,6 +235,12 @@ class Symbols:
         self.stars.append(last)
         self.points: list[list[tuple[Vec, Vec, int | None]]] = [[({}, self.stars[i], None)] for i in range(n)]
         self._seen: list[dict[Any, int]] = [{} for _ in range(n)]
+
+    def gap(self, x: Vec, w: Any, vals: dict[int, Any]) -> None:
+        """Add ``w (G(x) - G*) = w sum_i p_i f_i(x)`` (``f_i(x*) = 0``) to the value weights ``vals``."""
+        for i, p in enumerate(self.p):
+            f = self.oracle(i, x)[1]
+            vals[f] = vals.get(f, 0) + w * p
 
     def oracle(self, i: int, x: Vec, *, dedupe: bool = True) -> tuple[Vec, int]:
         """Gradient (a new basis vector) and value index of client ``i`` at ``x`` (reused when ``x`` was seen)."""

@@ -39,7 +39,7 @@ SLOW_CLAIMS = frozenset({
     "rcfl.theorem4.generalization", "proofs.potential.pepit", "proofs.potential.gd", "worstcase.scaffpd.traced_twin",
     "base.pepit.operators.optimal_strongly_monotone_proximal_point", "base.pepit.operators.halpern_iteration",
     "base.pepit.operators.accelerated_proximal_point", "base.pepit.operators.optimal_contractive_halpern_iteration",
-    "base.pepit.operators.proximal_point",
+    "base.pepit.operators.proximal_point", "proofs.qffl.limits.sandwich", "proofs.qffl.lemma8.entropy_sign",
 })
 
 

@@ -64,7 +64,7 @@ def test_recheck_of_the_report_exits_0(report: dict[str, Any], tmp_path: Path, c
     code, out = _recheck(tmp_path, report, capsys)
     assert code == 0, out
     assert out.startswith("ok    proofs.stepsize.points: 3 statement(s) re-checked")
-    assert "all 1 proved rows re-check" in out
+    assert "all 1 rows re-check (1 proved, 0 refuted exactly or decided)" in out
 
 
 @pytest.mark.parametrize("field", ["dist", "hetero"])
@@ -75,7 +75,7 @@ def test_a_lowered_certificate_bound_fails_naming_the_row(report: dict[str, Any]
     b[field] = str(Fraction(b[field]) * Fraction(9, 10))
     code, out = _recheck(tmp_path, doc, capsys, "--no-falsify")
     assert code == 1, out
-    assert "FAIL  proofs.stepsize.points" in out and "1 of 1 proved rows FAIL: proofs.stepsize.points" in out
+    assert "FAIL  proofs.stepsize.points" in out and "1 of 1 rows FAIL (1 proved, 0 refuted exactly or decided): proofs.stepsize.points" in out
 
 
 def test_lowering_the_declared_bound_too_fails(report: dict[str, Any], tmp_path: Path,
@@ -164,7 +164,7 @@ def test_deeply_nested_data_is_refused_not_raised(tmp_path: Path, capsys: pytest
 
 def test_a_report_without_proved_rows_exits_0(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out = _recheck(tmp_path, {"claims": [{"id": "a.b", "status": "verified"}]}, capsys)
-    assert code == 0 and "the report has no proved row" in out
+    assert code == 0 and "the report has no proved row and no row refuted exactly" in out
 
 
 def test_recheck_report_lines_name_hostile_ids_printably(report: dict[str, Any]) -> None:

@@ -70,6 +70,18 @@ VERIFY_TESTS: dict[str, str] = {
     "test_worstcase_federated.py": "the worstcase.* claims (FedProx, local SGD, Scaffold): registration and outcomes",
     "test_worstcase_minmax.py": "the min-max claims: registration, outcomes, a forged twin refuted",
     "test_worstcase_operators.py": "the PEPit operator claims are registered for every operator example",
+    "test_decided_fedfv.py": "004 decided exactly: the fedfv counterexample and proof certificates against the declared "
+                             "statements of verify.claims.decided_fedfv, and the claims' outcomes",
+    "test_decided_qffl.py": "003 decided exactly: the proofs.qffl.* certificates against their declared statements, and "
+                            "the claims' outcomes (verify.core.Context)",
+    "test_decided_rcfl.py": "000/002 decided exactly: the declared statements of the rcfl decided claims and run_claim of "
+                            "proofs.rcfl.* / rcfl.lemma1.hcvar_conditional (proved / refuted exactly)",
+    "test_decided_relfair.py": "001 decided exactly: the proofs.relfair.* certificates against their declared statements, "
+                               "and the claims' outcomes",
+    "test_decided_runner.py": "exact refutations in the runner (refutes=, counterexample certificates, the fresh gate) and "
+                              "verify.decided in the reports and console",
+    "test_recheck_counterexample.py": "recheck of rows refuted exactly and of the decided section of a runner report "
+                                      "(verify.runner, verify.decided)",
     "test_test_hygiene.py": "this file: it resolves what the other tests import from verify",
     "sweeps/hostile_pep_units.py": "the hostile sweep of the PEP-unit claims, run through run_claim",
     "sweeps/hostile_worstcase_proofs.py": "the hostile sweep of the proof claims and verify's outcome validation",
@@ -86,6 +98,19 @@ CLAIM_PARTS: dict[tuple[str, str], str] = {
     ("verify.claims.proofs_potential", "local_statement"): "the statement proofs.potential.local_gd declares",
     ("verify.claims.proofs_potential", "pepit_statement"): "the statements proofs.potential.pepit declares",
     ("verify.claims.proofs_potential", "thm1_hetero"): "the heterogeneity term of the Thm. 1 potential statement",
+    ("verify.claims.decided_fedfv", "statement_theorem1_absolute"): "the statement fedfv.theorem1.absolute refutes",
+    ("verify.claims.decided_fedfv", "statement_theorem2_absolute"): "the statement fedfv.theorem2.absolute refutes",
+    ("verify.claims.decided_fedfv", "statement_last_target"): "the statement fedfv.theorem1.last_target refutes",
+    ("verify.claims.decided_fedfv", "statement_theorem3_descent"): "the statement fedfv.theorem3.descent refutes",
+    ("verify.claims.decided_fedfv", "statement_theorem3_pareto"): "the statement fedfv.theorem3.pareto refutes",
+    ("verify.claims.decided_fedfv", "statement_projection_step"): "the statement proofs.fedfv.projection.step declares",
+    ("verify.claims.decided_fedfv", "statement_theorem4_descent"): "the statement proofs.fedfv.theorem4.descent declares",
+    ("verify.claims.decided_qffl", "statement_lemma6"): "the statement proofs.qffl.lemma6.variance declares",
+    ("verify.claims.decided_qffl", "statement_lemma7"): "the statements proofs.qffl.lemma7.angle declares",
+    ("verify.claims.decided_qffl", "statement_lemma8"): "a statement proofs.qffl.lemma8.entropy_sign declares",
+    ("verify.claims.decided_qffl", "statement_lemma10"): "the statements proofs.qffl.lemma10.holder_positive declares",
+    ("verify.claims.decided_qffl", "statement_limits_sandwich"): "a statement proofs.qffl.limits.sandwich declares",
+    ("verify.claims.decided_qffl", "statement_limits_epsilon"): "a statement proofs.qffl.limits.sandwich declares",
 }
 #: claim packages whose every name is a claim part: the peer audit (adapters calling peer libraries, comparators)
 CLAIM_PACKAGES: dict[str, str] = {

@@ -175,6 +175,13 @@ def detail_lines(r: ClaimResult, width: int) -> list[str]:
                          "JSON reports)", width, INDENT, INDENT * 2)
         return out
     out += _join(_numbers(r), width)
+    if r.status == "refuted" and isinstance(r.details, dict) and r.details.get("refuted_exactly") is True:
+        # the refuted statement in words is often long (the Markdown and JSON reports hold it): one line here
+        secs, fresh = r.details.get("certificate_recheck_s"), r.details.get("fresh_recheck_s")
+        when = f" in {float(secs):.2f} s" if isinstance(secs, (int, float)) else ""
+        again = f", again in a fresh interpreter in {float(fresh):.2f} s" if isinstance(fresh, (int, float)) else ""
+        out += _wrap(f"exact counterexample re-checked{when}{again}; the refuted statement is in the reports", width,
+                     INDENT, INDENT * 2)
     if r.status in ("skipped", "error", "not implemented", "inconclusive") and r.note:
         out.append(INDENT + _cut(_one_line(r.note.splitlines()[0] if r.note.strip() else r.note), inner))
     return out
@@ -269,23 +276,34 @@ def progress_line(r: ClaimResult, k: int, total: int, width: int | None = None) 
 
 def closing_lines(results: Sequence[ClaimResult], seconds: float, reports: Sequence[str], width: int, *,
                   strict: bool = False, problems: Sequence[str] = ()) -> list[str]:
-    """The last lines of a run, each at most ``width`` characters: the counts, where the reports are (and how to
-    re-check the proofs in the JSON one), and what the exit status says - 0: every claim ended as its expectation
+    """The last lines of a run, each at most ``width`` characters: the counts, how many seed claims the run decided
+    exactly (``seed theory decided exactly: X of 56 (P proved, R refuted exactly)``, :mod:`verify.decided`; only
+    when the run included seed claims), where the reports are (and how to re-check the proofs and exact refutations in
+    the JSON one), and what the exit status says - 0: every claim ended as its expectation
     says (a refuted row marked ``recorded finding`` is expected; ``skipped`` rows never fail a run); 1: which claims
     did not, and the run's other ``problems`` (a report not written, a claim module that failed to import)."""
+    from verify.decided import closing_line, decide, ran
     from verify.report import status_counts
 
     counts = status_counts(results)
     findings = sum(r.status == "refuted" and r.as_expected for r in results)
     bad = [r for r in results if not r.as_expected or (strict and r.status == "not implemented")]
     text = [f"{len(results)} claims in {seconds:.1f}s: " + ", ".join(f"{v} {k}" for k, v in counts.items())]
+    section = decide(results)
+    if ran(section):  # a run that included seed claims: how many of them it decided exactly (verify.decided)
+        text.append(closing_line(section))
+    exact = sum(r.status == "refuted" and isinstance(r.details, dict) and r.details.get("refuted_exactly") is True
+                for r in results)
     paths: list[str] = []  # a path is printed whole on a line of its own, never broken (a long path is a long line)
+    at = len(text)  # the paths go under "reports written:"
     if reports:
         text.append("reports written:")
         paths = [INDENT + p for p in reports]
         js = next((p for p in reports if p.endswith(".json")), None)
-        if js and counts.get("proved"):
-            paths += [INDENT + "re-check the proofs: python -m fairtheory.proofs recheck", 2 * INDENT + js]
+        if js and (counts.get("proved") or exact):
+            what = "the proofs" + (" and exact refutations" if exact else "") if counts.get("proved") else \
+                "the exact refutations"
+            paths += [INDENT + f"re-check {what}: python -m fairtheory.proofs recheck", 2 * INDENT + js]
     elif not problems:
         text.append("no report written (--no-json and --no-markdown)")
     if bad or problems:
@@ -302,6 +320,6 @@ def closing_lines(results: Sequence[ClaimResult], seconds: float, reports: Seque
     out: list[str] = []
     for k, t in enumerate(text):
         out += _wrap(t, width, "", INDENT)
-        if k == 1 and paths:
+        if k == at and paths:
             out += paths
     return out

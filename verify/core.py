@@ -149,6 +149,8 @@ class ClaimSpec:
     source: str = "built-in"
     chunked: bool = False
     proves: Any = None
+    #: the statement(s) the claim refutes (``@claim(..., refutes=...)``), in the form of ``proves``
+    refutes: Any = None
 
 
 #: every registered claim by id, in registration order (the runner loads plugins before the built-in modules;
@@ -159,7 +161,7 @@ EXPECTATIONS = ("proved", "verified", "refuted", "inconclusive")
 
 
 def claim(claim_id: str, *, citation: str | None = None, statement: str | None = None,
-          expected: str = "verified", chunked: bool = False, proves: Any = None,
+          expected: str = "verified", chunked: bool = False, proves: Any = None, refutes: Any = None,
           ) -> Callable[[Callable[[Context], Outcome]], Callable[[Context], Outcome]]:
     """Register ``check(ctx) -> Outcome`` as the verification of claim ``claim_id``.
 
@@ -177,11 +179,20 @@ def claim(claim_id: str, *, citation: str | None = None, statement: str | None =
     one or a list (when the statement depends on quick/full mode).  A claim can end ``proved`` only with it:
     the runner requires every declared statement to be implied by the statement of a certificate that
     re-checked (:func:`fairtheory_kernel.check.implies`); a claim with a free-text statement only cannot be
-    ``proved`` (it ends ``error``)."""
-    if proves is not None and not (callable(proves) or isinstance(proves, (dict, list))):
-        raise ValueError(f"proves must be a statement dict, a list of them or a callable(ctx), got {type(proves).__name__}")
+    ``proved`` (it ends ``error``).
+
+    ``refutes``: the statement(s) the claim shows false, in the same forms (a symbolic statement dict of
+    :mod:`fairtheory_kernel.symbolic`, a list, or a callable).  A ``refuted`` outcome may carry certificates of kind
+    ``"counterexample"``; the runner re-checks them and records ``details["refuted_exactly"] = True`` only when every
+    declared refuted statement implies the statement of one of them (:func:`bind_refutation`: refuting a stronger
+    statement refutes no weaker one)."""
+    for name, value in (("proves", proves), ("refutes", refutes)):
+        if value is not None and not (callable(value) or isinstance(value, (dict, list))):
+            raise ValueError(f"{name} must be a statement dict, a list of them or a callable(ctx), "
+                             f"got {type(value).__name__}")
     # a statement given as data is read once, here, into plain JSON: what the runner compares and prints is this copy
     frozen = proves if proves is None or callable(proves) else freeze_statements(proves)
+    frozen_refutes = refutes if refutes is None or callable(refutes) else freeze_statements(refutes)
     if not isinstance(claim_id, str) or not _ID.fullmatch(claim_id):
         raise ValueError(f"claim id must be dotted words like 'family.lemma1', got {claim_id!r}")
     if expected not in EXPECTATIONS:
@@ -205,7 +216,8 @@ def claim(claim_id: str, *, citation: str | None = None, statement: str | None =
         old = REGISTRY.get(claim_id)
         if old is not None and (old.check.__module__, old.check.__qualname__) != (fn.__module__, fn.__qualname__):
             raise KeyError(f"claim {claim_id!r} registered twice ({old.check.__module__} and {fn.__module__})")
-        REGISTRY[claim_id] = ClaimSpec(claim_id, cite, stmt, expected, fn, source, bool(chunked), frozen)
+        REGISTRY[claim_id] = ClaimSpec(claim_id, cite, stmt, expected, fn, source, bool(chunked), frozen,
+                                       frozen_refutes)
         return fn
 
     return deco
@@ -240,6 +252,9 @@ def run_claim(claim_id: str, ctx: Context) -> ClaimResult:
         out = finalise_outcome(spec.check(ctx))
         if out.status == "proved":
             out, words = bind_statement(out, spec, ctx)
+        elif out.status == "refuted" and (spec.refutes is not None
+                                          or any(is_counterexample(c) for c in _cert_list(out.certificate))):
+            out = bind_refutation(out, spec, ctx)
     except Exception as exc:  # a crashing check is reported, never hidden
         out = Outcome("error", note=f"{type(exc).__name__}: {exc}",
                       details={"traceback": traceback.format_exc(limit=8)})
@@ -278,7 +293,16 @@ def declared_statements(spec: ClaimSpec, ctx: Context) -> list[Any]:
     """The claim's structured statement(s) (``@claim(..., proves=...)``) as a frozen list of plain JSON
     (:func:`freeze_statements`); ``[]`` when it has none.  Data is frozen at registration; a callable is evaluated
     once per claim and mode, and its frozen result reused."""
-    p = spec.proves
+    return _declared(spec, spec.proves, ctx)
+
+
+def declared_refutations(spec: ClaimSpec, ctx: Context) -> list[Any]:
+    """The statement(s) the claim declares it refutes (``@claim(..., refutes=...)``), frozen like
+    :func:`declared_statements`; ``[]`` when it declares none."""
+    return _declared(spec, spec.refutes, ctx)
+
+
+def _declared(spec: ClaimSpec, p: Any, ctx: Context) -> list[Any]:
     if p is None:
         return []
     if not callable(p):
@@ -310,6 +334,8 @@ def bind_statement(out: Outcome, spec: ClaimSpec, ctx: Context) -> tuple[Outcome
         return _demote(out, "proved without a structured statement: the claim declares none (@claim(..., proves=...)), "
                             "and a free-text statement cannot be proved"), None
     certs = out.certificate if isinstance(out.certificate, list) else [out.certificate]
+    if any(is_counterexample(c) for c in certs):  # finalise_outcome refuses these already; kept as a second guard
+        return _demote(out, "a 'counterexample' certificate shows its statement false; it proves nothing"), None
     stated = [statement_of(c) for c in certs]
     for k, want in enumerate(declared):
         if not any(s is not None and implies(s, want) for s in stated):
@@ -321,20 +347,96 @@ def bind_statement(out: Outcome, spec: ClaimSpec, ctx: Context) -> tuple[Outcome
     return out, words
 
 
+def _cert_list(cert: Any) -> list[Any]:
+    return [] if cert is None else list(cert) if isinstance(cert, list) else [cert]
+
+
+def is_counterexample(cert: Any) -> bool:
+    """Whether ``cert`` is a certificate of kind ``"counterexample"`` (an exact refutation)."""
+    from fairtheory.proofs.recheck import is_counterexample as cx
+
+    return cx(cert)
+
+
 def finalise_outcome(out: Any) -> Outcome:
     """Validate what a check returned and re-check its certificates (see :func:`run_claim`).
 
     Raises :class:`verify.validate.OutcomeError` for a malformed outcome; returns an ``error`` outcome
-    (keeping the certificate in the report, for inspection) when a certificate is missing or fails."""
+    (keeping the certificate in the report, for inspection) when a certificate is missing or fails.
+
+    Certificates of kind ``"counterexample"`` refute: on a ``proved`` outcome they make it ``error`` (a
+    counterexample proves nothing); on any status but ``refuted`` they are set aside (``details
+    ["ignored_certificates"]``, with a note) and never re-checked; on a ``refuted`` outcome they are left to
+    :func:`bind_refutation` (their failure costs the exactness, not the refutation)."""
     out = validate_outcome(out)
     if out.status == "proved" and out.certificate is None:
         return _demote(out, "proved without certificate: a 'proved' outcome must carry Outcome.certificate")
-    if out.certificate is not None:
+    certs = _cert_list(out.certificate)
+    cx = [c for c in certs if is_counterexample(c)]
+    if cx and out.status == "proved":
+        return _demote(out, "a 'counterexample' certificate shows its statement false; it proves nothing: 'proved' not "
+                            "recorded")
+    if cx and out.status != "refuted":
+        out.details["ignored_certificates"] = cx
+        kept = [c for c in certs if not is_counterexample(c)]
+        out.certificate = (kept or None) if isinstance(out.certificate, list) else None
+        out.note = (out.note + " " if out.note else "") + (
+            f"[{len(cx)} 'counterexample' certificate(s) ignored on a {out.status!r} row: only a refuted row carries "
+            "one; kept in details.ignored_certificates]")
+        cx = []
+    # the certificates re-checked here: all of them, but the counterexamples of a refuted row (bind_refutation's)
+    others = [c for c in _cert_list(out.certificate) if not is_counterexample(c)]
+    if out.certificate is not None and (others or not cx):
         t0 = time.perf_counter()
-        ok, reason = recheck_certificates(out.certificate)
+        ok, reason = recheck_certificates(others if cx else out.certificate)
         out.details["certificate_recheck_s"] = round(time.perf_counter() - t0, 6)
         if not ok:
             return _demote(out, f"{reason}: {out.status!r} not recorded")
+    return out
+
+
+def bind_refutation(out: Outcome, spec: ClaimSpec, ctx: Context) -> Outcome:
+    """A ``refuted`` outcome carrying ``"counterexample"`` certificates is recorded as refuted *exactly*
+    (``details["refuted_exactly"] = True``, the frozen declared statements in ``details["declared_refuted"]`` and their
+    words in ``details["refuted_statements"]``) only when :func:`fairtheory.proofs.recheck.recheck_refutation` accepts
+    it: every certificate re-checks exactly (:func:`fairtheory_kernel.check.check_proof`, forked, within its budget)
+    and every statement the claim declares refuted (``@claim(..., refutes=...)``) implies the statement of one of the
+    counterexamples - refuting a stronger statement refutes no weaker claim.
+
+    Otherwise ``details["refuted_exactly"] = False`` and ``details["not_exact_because"]`` says why (also in the note):
+    the row stays ``refuted`` on its numeric counterexample (``Outcome.counterexample``), or becomes ``error`` when it
+    has none (a refutation with no evidence that stands).  The certificates stay on the row, for inspection.  A claim
+    that declares ``refutes=`` and returns no counterexample certificate stays as it is, with ``refuted_exactly``
+    false and the reason."""
+    from fairtheory.proofs.recheck import recheck_refutation
+
+    declared = declared_refutations(spec, ctx)
+    if not any(is_counterexample(c) for c in _cert_list(out.certificate)):  # refutes= declared, no certificate given
+        out.details["refuted_exactly"] = False
+        out.details["not_exact_because"] = "the claim declares a refuted statement but returned no 'counterexample' " \
+                                           "certificate"
+        return out
+    t0 = time.perf_counter()
+    if not declared:
+        from fairtheory.proofs.recheck import Verdict
+
+        verdict = Verdict(False, "the claim declares no refuted statement (@claim(..., refutes=...)): a counterexample "
+                                 "refutes only a statement in the kernel's language")
+    else:
+        verdict = recheck_refutation(out.certificate, declared)
+    out.details["certificate_recheck_s"] = round(out.details.get("certificate_recheck_s", 0.0)
+                                                 + time.perf_counter() - t0, 6)
+    if verdict.ok:
+        out.details["refuted_exactly"] = True
+        out.details["declared_refuted"] = declared
+        out.details["refuted_statements"] = list(verdict.words)
+        return out
+    out.details["refuted_exactly"] = False
+    out.details["not_exact_because"] = verdict.reason
+    if not out.counterexample:
+        return _demote(out, f"refuted without evidence that stands: the counterexample certificate is not exact "
+                            f"({verdict.reason}) and there is no numeric counterexample")
+    out.note = (out.note + " " if out.note else "") + f"[refuted numerically, not exactly: {verdict.reason}]"
     return out
 
 

@@ -13,7 +13,9 @@ __all__ = ["Status", "STATUSES", "Outcome"]
 
 Status = Literal["proved", "verified", "refuted", "inconclusive", "skipped", "not implemented", "error"]
 #: every status, in report order.  ``proved``: an exact certificate (``Outcome.certificate``) that the runner
-#: re-checked with :func:`fairtheory_kernel.check.check_proof`; ``verified``: the numbers held on every instance
+#: re-checked with :func:`fairtheory_kernel.check.check_proof`; ``verified``: the numbers held on every instance;
+#: ``refuted``: an instance violates the claim - *exactly* when ``Outcome.certificate`` holds a re-checked
+#: ``"counterexample"`` certificate of the statement the claim declares refuted (:func:`verify.core.bind_refutation`)
 STATUSES = ("proved", "verified", "refuted", "inconclusive", "skipped", "not implemented", "error")
 
 

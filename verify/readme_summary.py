@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from verify.core import STATUSES
+from verify.decided import closing_line, ran, refuted_exactly
 
 START = "<!-- verify-summary:start"
 END = "<!-- verify-summary:end -->"
@@ -89,15 +90,20 @@ def render(doc: dict[str, Any], source: str = "reports/verify.json", commit: str
              + ("every claim as expected, exit status 0." if not unexpected else
                 f"exit status 1: {', '.join(c['id'] + ' (' + c['status'] + ')' for c in unexpected)}."),
              ""]
+    exact = sum(_exact(c) for c in claims)
     notes = {
         "refuted": f"{sum(c['status'] == 'refuted' and c['expected'] == 'refuted' for c in claims)} recorded findings "
-                   "(expected `refuted`)",
+                   "(expected `refuted`)" + (f"; {exact} refuted exactly" if exact else ""),
         "inconclusive": "expected `inconclusive`",
         "skipped": "the peer audit: peer libraries not installed" if not peers_ran else "",
         "proved": "exact certificates, re-checked",
     }
     lines += _table(["status", "claims", "note"], [(f"`{s}`", status[s], notes.get(s, "")) for s in STATUSES
                                                     if status[s]], right=(1,))
+    section = doc.get("decided")
+    if isinstance(section, dict) and ran(section):
+        lines += ["", f"{closing_line(section)} (the claim or `proofs.<same id>` proved, or refuted with a re-checked "
+                      "`counterexample` certificate; the report's `decided` section names why each other one is not)."]
     lines += ["",
               "On a machine without the peer libraries (the first command above, on a fresh clone) the closing lines "
               "`python -m verify` prints begin with this one (the seconds vary) and the exit status is 0; anything "
@@ -148,15 +154,49 @@ def _cell(text: str, limit: int = CELL_MAX) -> str:
     return line if len(line) <= limit else line[:limit - 3].rstrip() + "..."
 
 
+def _exact(c: Any) -> bool:
+    """Whether report row ``c`` is refuted exactly (a re-checked ``"counterexample"`` certificate)."""
+    return refuted_exactly(c)
+
+
+def _term(t: Any) -> str:
+    """A kernel term of a counterexample's point, short: a rational as itself, anything else as compact JSON."""
+    if isinstance(t, list) and len(t) == 2 and t[0] == "q" and isinstance(t[1], str):
+        return t[1]
+    return json.dumps(t, separators=(",", ":"))
+
+
+def exact_point_text(c: dict[str, Any]) -> str:
+    """The point of a row's ``"counterexample"`` certificate(s) as ``name = value`` pairs (exact rationals, or the
+    kernel's terms), ``""`` when the row has none."""
+    certs = c.get("certificate")
+    certs = certs if isinstance(certs, list) else [certs]
+    out = []
+    for cert in certs:
+        ev = cert.get("evidence") if isinstance(cert, dict) and cert.get("kind") == "counterexample" else None
+        point = ev.get("point") if isinstance(ev, dict) else None
+        if isinstance(point, list):
+            out.append(", ".join(f"`{p[0]} = {_term(p[1])}`" for p in point
+                                 if isinstance(p, list) and len(p) == 2 and isinstance(p[0], str)))
+    return "; ".join(x for x in out if x)
+
+
 def counterexample_text(c: dict[str, Any]) -> str:
     """A refuted claim's counterexample as ``name = value`` pairs (its own measured and bound left out: the
-    table prints them in their own column); ``found_by`` says when the adversarial search found it."""
+    table prints them in their own column); ``found_by`` says when the adversarial search found it.  A claim refuted
+    exactly (:func:`verify.decided.refuted_exactly`) says ``refuted exactly`` first, at its certificate's exact
+    point (:func:`exact_point_text`)."""
+    exact = ""
+    if _exact(c):
+        point = exact_point_text(c)
+        exact = "**refuted exactly**" + (f" at {point}" if point else "") + " (a `counterexample` certificate, re-checked)"
     cx = c.get("counterexample") or {}
     if not isinstance(cx, dict) or not cx:
-        return "(none recorded)"
+        return exact or "(none recorded)"
     pairs = [f"`{k} = {_value(v)}`" for k, v in cx.items() if k not in ("measured", "bound", "found_by")]
     text = ", ".join(pairs) if pairs else "(the instance has no parameters)"
-    return text + (f" (found by the {cx['found_by']})" if cx.get("found_by") else "")
+    text += f" (found by the {cx['found_by']})" if cx.get("found_by") else ""
+    return f"{exact}; numerically: {text}" if exact else text
 
 
 def render_findings(doc: dict[str, Any], source: str = "reports/verify.json") -> str:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from verify.core import STATUSES, ClaimResult
+from verify.decided import decide, markdown_lines, ran
 from verify.validate import certificate_summary
 
 
@@ -137,13 +138,16 @@ def margin_text(row: RowNumbers) -> str:
 
 
 def status_text(r: ClaimResult) -> str:
-    """The status cell: ``skipped`` says that it does not count against the claim's expectation, and a ``refuted``
-    claim whose expectation records the refutation says it is a recorded finding."""
+    """The status cell: ``skipped`` says that it does not count against the claim's expectation, a ``refuted``
+    claim whose expectation records the refutation says it is a recorded finding, and a refutation by a re-checked
+    ``"counterexample"`` certificate (``details["refuted_exactly"]``, :func:`verify.core.bind_refutation`) says
+    ``refuted exactly``."""
     if r.status == "skipped":
         return "skipped (not run: fine)"
+    exact = r.status == "refuted" and isinstance(r.details, dict) and r.details.get("refuted_exactly") is True
     if r.status == "refuted" and r.expected == "refuted":
-        return "refuted (recorded finding)"
-    return r.status
+        return "refuted exactly (recorded finding)" if exact else "refuted (recorded finding)"
+    return "refuted exactly" if exact else r.status
 
 
 def short_note(note: str, limit: int = NOTE_MAX) -> str:
@@ -185,14 +189,16 @@ def claim_json(r: ClaimResult) -> dict[str, Any]:
 
 def to_json(results: Sequence[ClaimResult], meta: dict[str, Any],
             cache: dict[str, tuple[ClaimResult, str]] | None = None) -> str:
-    """The JSON report: ``{"meta", "summary", "claims"}`` indented by 2.  ``cache`` (the runner, which rewrites the
+    """The JSON report: ``{"meta", "summary", "decided", "claims"}`` indented by 2 (``decided``: which seed claims the
+    rows decide exactly, :func:`verify.decided.decide`).  ``cache`` (the runner, which rewrites the
     report after every claim): each row's text, by claim id, reused while the row is the same object - the same
     characters as without it (a finished row is never changed), without serialising every earlier row again."""
     summary = status_counts(results)
+    decided = decide(results)
     if cache is None:
-        doc = {"meta": meta, "summary": summary, "claims": [claim_json(r) for r in results]}
+        doc = {"meta": meta, "summary": summary, "decided": decided, "claims": [claim_json(r) for r in results]}
         return json.dumps(doc, indent=2, sort_keys=False)
-    head = json.dumps({"meta": meta, "summary": summary, "claims": []}, indent=2, sort_keys=False)
+    head = json.dumps({"meta": meta, "summary": summary, "decided": decided, "claims": []}, indent=2, sort_keys=False)
     if not results:
         return head
     rows = []
@@ -246,9 +252,15 @@ def to_markdown(results: Sequence[ClaimResult], meta: dict[str, Any]) -> str:
               "in the claim's process and again in a fresh interpreter; the certificates and the declared statements "
               "are in the JSON report, and `python -m fairtheory.proofs recheck REPORT.json` re-checks them), "
               "`verified` (the numbers "
-              "held on every instance checked), `refuted`, `inconclusive`, `skipped` (the check did not run, e.g. a "
+              "held on every instance checked), `refuted` (`refuted exactly`: by a `counterexample` certificate - a point "
+              "at which the relation fails, evaluated exactly by the kernel - re-checked like a proof, whose statement "
+              "the claim's declared refuted statement implies; `recheck` re-checks these too), `inconclusive`, "
+              "`skipped` (the check did not run, e.g. a "
               "peer library is not installed; it never fails the run, and `expected` is what the claim gives when "
               "it runs), `not implemented`, `error`."]
+    section = decide(results)
+    if ran(section):
+        lines += [""] + markdown_lines(section)
     notes = [r for r in results if r.note or r.counterexample or r.explain or r.certificate is not None
              or r.proved_statement]
     if notes:
@@ -261,10 +273,12 @@ def to_markdown(results: Sequence[ClaimResult], meta: dict[str, Any]) -> str:
                 lines.append(f"  - note: {_cell(short_note(r.note))}")
             for words in r.proved_statement or []:
                 lines.append(f"  - proved: {_cell(words)}")
+            exact = r.status == "refuted" and isinstance(r.details, dict) and r.details.get("refuted_exactly") is True
+            for words in (r.details.get("refuted_statements") or []) if exact else []:
+                lines.append(f"  - refuted exactly: {_cell(words)}")
             if r.certificate is not None:
-                lines.append(f"  - certificate ({certificate_summary(r.certificate)}): "
-                             f"{'re-checked exactly, also in a fresh interpreter' if r.status == 'proved' else 'see the note'}"
-                             ", in the JSON report")
+                how = "re-checked exactly, also in a fresh interpreter" if r.status == "proved" or exact else "see the note"
+                lines.append(f"  - certificate ({certificate_summary(r.certificate)}): {how}, in the JSON report")
             if r.counterexample:
                 lines.append(f"  - counterexample: `{json.dumps(r.to_json()['counterexample'])}`")
             if r.status == "refuted" and row_numbers(r).numbers_of == "counterexample":

@@ -415,6 +415,8 @@ def fresh_gate(r: ClaimResult, checker: FreshChecker | None) -> ClaimResult:
     refute each certificate's statement numerically (:mod:`fairtheory.proofs.falsify`).  The words printed are the
     ones it generated.  Any failure makes the row ``error`` with the reason; its time counts in the row's seconds
     (``details["fresh_recheck_s"]``)."""
+    if _refuted_exactly(r):
+        return fresh_refutation_gate(r, checker)
     if r.status != "proved" or checker is None:
         return r
     details = r.details if isinstance(r.details, dict) else {}
@@ -437,8 +439,45 @@ def fresh_gate(r: ClaimResult, checker: FreshChecker | None) -> ClaimResult:
     return r
 
 
+def _refuted_exactly(r: ClaimResult) -> bool:
+    return r.status == "refuted" and isinstance(r.details, dict) and r.details.get("refuted_exactly") is True
+
+
+def fresh_refutation_gate(r: ClaimResult, checker: FreshChecker | None) -> ClaimResult:
+    """A row refuted exactly stays so only when a fresh interpreter agrees (as :func:`fresh_gate` for ``proved``):
+    ``checker.check_refutation`` re-checks the counterexample certificates, the implication from each declared refuted
+    statement (``details["declared_refuted"]``) and the printed words (``details["refuted_statements"]``) from the
+    row's JSON alone.  When it fails (or there is no fresh checker to ask) the row loses its exactness
+    (``details["refuted_exactly"] = False``, ``details["not_exact_because"]``): it stays ``refuted`` on its numeric
+    counterexample, or becomes ``error`` without one."""
+    details = r.details
+    t0 = time.perf_counter()
+    check = getattr(checker, "check_refutation", None)
+    if callable(check):
+        verdict = check(r.certificate, details.get("declared_refuted"), details.get("refuted_statements"))
+        ok, reason = verdict.ok, verdict.reason
+    else:
+        ok, reason = False, "no fresh interpreter re-checked the counterexample"
+    dt = time.perf_counter() - t0
+    details["fresh_recheck_s"] = round(dt, 6)
+    r.seconds += dt
+    if ok:
+        return r
+    details["refuted_exactly"] = False
+    details["not_exact_because"] = f"fresh re-check failed: {reason}"
+    if not r.counterexample:
+        details["claimed_status"] = r.status
+        r.status = "error"
+        r.note = (f"fresh re-check of the counterexample certificate failed ({reason}) and there is no numeric "
+                  "counterexample" + (f" [claim's note: {r.note}]" if r.note else ""))
+    else:
+        r.note = (r.note + " " if r.note else "") + f"[refuted numerically, not exactly: fresh re-check failed: {reason}]"
+    return r
+
+
 class FreshGate:
-    """Hands every finished claim to ``record``, ``proved`` ones through :func:`fresh_gate` first.
+    """Hands every finished claim to ``record``, ``proved`` ones and those refuted exactly through :func:`fresh_gate`
+    first (:func:`fresh_refutation_gate`).
 
     The fresh re-checks run on one background thread, in the order the claims finish (one fresh interpreter
     serves them one at a time), so that the next claim runs meanwhile; ``record`` is called under a lock, from
@@ -454,9 +493,11 @@ class FreshGate:
         self.pending: list[Future[Any]] = []
 
     def __call__(self, r: ClaimResult) -> None:
-        if r.status == "proved" and self.pool is not None:
+        if (r.status == "proved" or _refuted_exactly(r)) and self.pool is not None:
             self.pending.append(self.pool.submit(self._gate, r))
             return
+        if _refuted_exactly(r):  # no fresh interpreter: an exactness nobody re-checked is not recorded
+            r = fresh_refutation_gate(r, None)
         with self.lock:
             self.record(r)
 

@@ -1,11 +1,14 @@
-"""``python -m fairtheory.proofs recheck REPORT.json``: re-check every ``proved`` row of a verification report.
+"""``python -m fairtheory.proofs recheck REPORT.json``: re-check every ``proved`` row, every row refuted exactly and
+the ``decided`` section of a verification report.
 
 For each row of status ``proved`` in the JSON report of ``python -m verify``, from the JSON alone
 (:func:`fairtheory.proofs.recheck.recheck_report`): every certificate re-checks exactly, every declared statement
 (``details.declared_statements``) is implied by a certificate's statement, the printed words (``proved_statement``)
 are the words of those statements, and no statement is refuted numerically (``--no-falsify`` skips this).  One
 line per row; exit status 0 when every proved row passes, 1 naming the rows that fail, 2 when the report cannot
-be read (not JSON, or a JSON object with a repeated key).  Run it in your own checkout, without plugins: nothing
+be read (not JSON, or a JSON object with a repeated key).  A row refuted exactly re-checks its
+``"counterexample"`` certificates against the statement the claim declares refuted; the ``decided`` section (which
+seed claims are decided) must agree with the rows.  Run it in your own checkout, without plugins: nothing
 from the process that wrote the report is trusted.
 """
 
@@ -32,7 +35,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m fairtheory.proofs", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="command", required=True)
-    rc = sub.add_parser("recheck", help="re-check every proved row of a verify JSON report")
+    rc = sub.add_parser("recheck", help="re-check every proved row, every row refuted exactly and the decided section of a verify JSON report")
     rc.add_argument("report", metavar="REPORT.json")
     rc.add_argument("--no-falsify", action="store_true", help="skip the numerical refutation attempts")
     args = ap.parse_args(argv)
@@ -46,10 +49,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     for row in rows:
         print(row.line())
     bad = [r.id for r in rows if not r.verdict.ok]
+    n_p = sum(getattr(r, "what", "proved") == "proved" for r in rows)
+    kinds = f"{n_p} proved, {len(rows) - n_p} refuted exactly or decided"
     if bad:
-        print(f"{len(bad)} of {len(rows)} proved rows FAIL: {', '.join(bad)}")
+        print(f"{len(bad)} of {len(rows)} rows FAIL ({kinds}): {', '.join(bad)}")
         return 1
-    print(f"all {len(rows)} proved rows re-check" + ("" if rows else " (the report has no proved row)"))
+    print(f"all {len(rows)} rows re-check ({kinds})" if rows else "nothing to re-check (the report has no proved row "
+          "and no row refuted exactly)")
     return 0
 
 

@@ -21,7 +21,11 @@ from typing import Any
 
 import mpmath
 
-__all__ = ["falsify", "FUNCTIONS"]
+__all__ = ["falsify", "FUNCTIONS", "HONOURS_ASSUMPTIONS"]
+
+#: the falsifier samples only points that meet a statement's ``"assume"`` list (:func:`_meet_assumptions`) and
+#: samples ``family_bounded`` members inside their ranges: the re-check may run it on statements with assumptions
+HONOURS_ASSUMPTIONS = True
 
 #: explicit positive smooth functions standing for a declared generic function, by arity
 FUNCTIONS: dict[int, list[Callable[..., Any]]] = {
@@ -126,6 +130,17 @@ def _point(st: dict[str, Any], rng: random.Random, k: int) -> tuple[dict[str, An
             fns[name] = FUNCTIONS[d[2]][(k + len(fns)) % len(FUNCTIONS[d[2]])]
             shown[name] = f"explicit function #{(k + len(fns) - 1) % len(FUNCTIONS[d[2]])}"
             continue
+        elif kind == "family_bounded":  # lo_i <= x_i <= hi_i: each member at a random place of its own range
+            vals = {}
+            for i in range(-2, 12):
+                try:
+                    lo, hi = _ev(d[2], env, fns, [mpmath.mpf(i)]), _ev(d[3], env, fns, [mpmath.mpf(i)])
+                except (_Undefined, ZeroDivisionError, OverflowError, ValueError):
+                    continue
+                vals[i] = lo + (hi - lo) * rng.choice([0, 1, rng.random(), rng.random()])
+            env[name] = vals.__getitem__
+            shown[name] = [mpmath.nstr(vals[i], 8) for i in range(1, 6) if i in vals]
+            continue
         else:  # families
             gen = {"family_real": lambda: mpmath.mpf(rng.gauss(0, 3)),
                    "family_positive": lambda: mpmath.exp(mpmath.mpf(rng.gauss(0, 1))),
@@ -136,6 +151,64 @@ def _point(st: dict[str, Any], rng: random.Random, k: int) -> tuple[dict[str, An
             continue
         shown[name] = mpmath.nstr(env[name], 12)
     return env, fns, shown
+
+
+def _meet_assumptions(st: dict[str, Any], env: dict[str, Any], fns: dict[str, Any], shown: dict[str, Any],
+                      tol: Any) -> bool:
+    """Move the sampled point onto the statement's ``"assume"`` list, in order: where one side of an ``==``
+    assumption is a bare scalar symbol ``x`` (or ``x^2`` with ``x`` non-negative/positive) that the other side does
+    not use, ``x`` takes the other side's value (its square root); where one side of a ``<=`` assumption is a bare
+    real symbol, it is put on the boundary or inside by a random gap.  Then whether every assumption holds
+    (tolerance ``tol`` relative): a point where one fails is not a point of the statement and is skipped."""
+    kinds = {d[0]: d[1] for d in st["symbols"]}
+
+    def uses(t: Any, x: str) -> bool:
+        return t == ["v", x] or isinstance(t, list) and any(isinstance(u, list) and uses(u, x) for u in t[1:])
+
+    for k, a in enumerate(st.get("assume", [])):
+        if a["rel"] == "<=":  # a bare real symbol alone on one side: put it on the boundary or just inside
+            for one, other, sign in ((a["lhs"], a["rhs"], -1), (a["rhs"], a["lhs"], 1)):
+                if one[0] == "v" and kinds.get(one[1]) == "real" and not uses(other, one[1]):
+                    try:
+                        val = _ev(other, env, fns, [])
+                    except (_Undefined, ZeroDivisionError, OverflowError, ValueError):
+                        return False
+                    gap = 0 if (k + len(shown)) % 3 == 0 else mpmath.mpf(random.Random(str(val)).random())
+                    env[one[1]] = val + sign * gap * (1 + abs(val))
+                    shown[one[1]] = mpmath.nstr(env[one[1]], 12)
+                    break
+            continue
+        for one, other in ((a["lhs"], a["rhs"]), (a["rhs"], a["lhs"])):
+            if one[0] == "v" and kinds.get(one[1]) in ("real", "positive", "nonnegative") and not uses(other, one[1]):
+                x, root = one[1], False
+            elif one[0] == "^" and one[2] == 2 and one[1][0] == "v" and kinds.get(one[1][1]) in ("positive", "nonnegative") \
+                    and not uses(other, one[1][1]):
+                x, root = one[1][1], True
+            else:
+                continue
+            try:
+                val = _ev(other, env, fns, [])
+            except (_Undefined, ZeroDivisionError, OverflowError, ValueError):
+                return False
+            if root:
+                if val < 0:
+                    return False
+                val = mpmath.sqrt(val)
+            env[x] = val
+            shown[x] = mpmath.nstr(val, 12)
+            break
+    for a in st.get("assume", []):
+        try:
+            lhs, rhs = _ev(a["lhs"], env, fns, []), _ev(a["rhs"], env, fns, [])
+        except (_Undefined, ZeroDivisionError, OverflowError, ValueError):
+            return False
+        scale = tol * (1 + abs(lhs) + abs(rhs))
+        if (lhs - rhs > scale) if a["rel"] == "<=" else abs(lhs - rhs) > scale:
+            return False
+    for d in st["symbols"]:  # a moved symbol must stay in its kind
+        if d[1] in ("positive", "nonnegative") and d[0] in env and (env[d[0]] < 0 or d[1] == "positive" and env[d[0]] == 0):
+            return False
+    return True
 
 
 class _Outside(Exception):
@@ -187,6 +260,8 @@ def falsify(statement: dict[str, Any], *, points: int = 200, dps: int = 50, seed
         tol = mpmath.mpf(10) ** (-25)
         for k in range(points):
             env, fns, shown = _point(st, rng, k)
+            if "assume" in st and not _meet_assumptions(st, env, fns, shown, tol):
+                continue
             for g in st["goals"]:
                 trials = [(env, shown)]
                 if "attained" in g:

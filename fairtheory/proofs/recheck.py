@@ -13,6 +13,15 @@ A ``proved`` row stands for four facts, each re-derived here from plain JSON and
 4. no certificate's statement is refuted numerically (:mod:`fairtheory.proofs.falsify`, defence in depth: a
    statement the kernel accepted and a concrete instance refutes is a kernel bug, reported with the instance).
 
+A ``refuted`` row whose ``details["refuted_exactly"]`` is ``true`` stands for three facts, re-derived the same way
+(:func:`recheck_refutation`): every certificate re-checks exactly, and the counterexample ones (kind
+``"counterexample"``: a point of the statement's domain at which one goal fails by a positive margin, evaluated
+exactly by the kernel) refute every declared refuted statement (``details["declared_refuted"]``) - each declared
+statement ``S`` implies the statement ``T`` of one of them (:func:`fairtheory_kernel.check.implies`), so that ``T``
+false makes ``S`` false (a counterexample of a *stronger* statement refutes nothing weaker); and the printed words
+(``details["refuted_statements"]``) are the words of the declared statements.  A counterexample certificate never
+counts towards ``proved``: it shows its statement false.
+
 Why a *fresh* interpreter: a claim module (a ``--plugin``) runs code in the runner's process and can replace
 the checker there (``check_proof = lambda *a: True``); a re-check in a fork of that process inherits the
 replacement.  :class:`FreshChecker` starts ``python -I`` (isolated: no ``PYTHONPATH``, no user site, no current
@@ -39,8 +48,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Verdict", "recheck_row", "recheck_report", "RowResult", "FreshChecker", "words_of", "ROOT",
-           "OPEN_FDS", "close_inherited"]
+__all__ = ["Verdict", "recheck_row", "recheck_refutation", "recheck_report", "RowResult", "FreshChecker", "words_of",
+           "ROOT", "OPEN_FDS", "close_inherited", "COUNTEREXAMPLE", "is_counterexample", "refuted_statement",
+           "check_decided"]
 
 #: the directory holding this ``fairtheory`` package: the fresh interpreter imports the same code from it
 ROOT = str(Path(__file__).resolve().parents[2])
@@ -97,6 +107,32 @@ def _certs(certificates: Any) -> list[Any]:
     return list(certificates) if isinstance(certificates, list) else [certificates]
 
 
+#: the certificate kind of an exact refutation (:mod:`fairtheory_kernel.check`, kind ``"counterexample"``)
+COUNTEREXAMPLE = "counterexample"
+
+
+def is_counterexample(cert: Any) -> bool:
+    """Whether ``cert`` is a certificate of kind :data:`COUNTEREXAMPLE` (it refutes its statement; it proves none)."""
+    return isinstance(cert, Mapping) and cert.get("kind") == COUNTEREXAMPLE
+
+
+def refuted_statement(cert: Any) -> dict[str, Any] | None:
+    """The statement a counterexample certificate shows false, as a declared statement reads it (``{"kind":
+    "symbolic", "statement": ...}``, canonical), or ``None`` (not a counterexample, or malformed).  The kernel's
+    :func:`~fairtheory_kernel.check.statement_of` gives the canonical statement; whatever kind label it puts on it,
+    the statement of a counterexample is a symbolic statement (common format, kind ``"counterexample"``)."""
+    if not is_counterexample(cert):
+        return None
+    from fairtheory_kernel.check import statement_of
+
+    st = statement_of(cert)
+    if not isinstance(st, Mapping) or not isinstance(st.get("statement"), Mapping):
+        return None
+    if st.get("kind") not in (COUNTEREXAMPLE, "symbolic"):
+        return None
+    return {"kind": "symbolic", "statement": st["statement"]}
+
+
 def recheck_row(certificates: Any, declared: Any, words: Sequence[str] | None = None, *,
                 falsify: bool = True, checked: bool = False, quick: bool = False) -> Verdict:
     """Re-check one ``proved`` row from JSON data (module doc, facts 1-4); never raises on data.
@@ -120,6 +156,10 @@ def recheck_row(certificates: Any, declared: Any, words: Sequence[str] | None = 
             return fail("no certificate")
         if not isinstance(declared, list) or not declared:
             return fail("no declared statement (a proved row carries details.declared_statements)")
+        cx = [i for i, c in enumerate(certs) if is_counterexample(c)]
+        if cx:
+            return fail(f"certificate {cx[0]} of {len(certs)} is a counterexample: it shows its statement false and "
+                        "proves nothing")
         # the bounded exact re-checks first: nothing else reads a certificate the kernel has not accepted
         for i, c in enumerate([] if checked else certs):
             if check_proof(c) is not True:
@@ -149,11 +189,86 @@ def recheck_row(certificates: Any, declared: Any, words: Sequence[str] | None = 
     return Verdict(True, "", generated, round(time.perf_counter() - t0, 6), fals)
 
 
+def recheck_refutation(certificates: Any, declared: Any, words: Sequence[str] | None = None, *,
+                       checked: bool = False) -> Verdict:
+    """Re-check one exact refutation from JSON data (module doc); never raises on data.
+
+    ``certificates``: the row's certificate dict or list - at least one of kind :data:`COUNTEREXAMPLE`, and every one
+    must re-check exactly (:func:`fairtheory_kernel.check.check_proof`, bounded; skipped when ``checked``: the caller
+    did it in this process); ``declared``: the list of declared refuted statements (frozen JSON, ``@claim(...,
+    refutes=...)``), each of which must imply the statement (:func:`refuted_statement`) of one counterexample
+    certificate: refuting ``T`` refutes every ``S`` that implies ``T``, and nothing else (a declared statement may also
+    be given in the kernel's form ``{"kind": "counterexample", "statement": S}``, "S is false": then the certificate's
+    statement must imply it, :func:`fairtheory_kernel.check.implies`); ``words``: the printed words
+    to compare with the generated ones (``None``: not compared).  ``Verdict.words`` are the declared statements in
+    words."""
+    t0 = time.perf_counter()
+
+    def fail(why: str) -> Verdict:
+        return Verdict(False, why, [], round(time.perf_counter() - t0, 6))
+
+    try:
+        from fairtheory_kernel.check import check_proof, implies
+
+        if certificates is None:
+            return fail("no certificate")
+        certs = _certs(certificates)
+        cx = [c for c in certs if is_counterexample(c)]
+        if not cx:
+            return fail(f"no certificate of kind {COUNTEREXAMPLE!r}")
+        if not isinstance(declared, list) or not declared:
+            return fail("no declared refuted statement (a row refuted exactly carries details.declared_refuted, "
+                        "from @claim(..., refutes=...))")
+        for i, c in enumerate([] if checked else certs):
+            if check_proof(c) is not True:
+                kind = c.get("kind") if isinstance(c, Mapping) else None
+                return fail(f"certificate {i} of {len(certs)} (kind {kind!r}) fails its exact re-check")
+        from fairtheory_kernel.check import statement_of
+
+        stated = [(refuted_statement(c), statement_of(c)) for c in cx]
+
+        def refutes(t: Any, own: Any, want: Any) -> bool:
+            # ``want`` "S is false" in the kernel's counterexample form: the kernel's own implication (the
+            # certificate's "T is false" implies "S is false" when S implies T); a plain statement S: S implies T
+            if isinstance(want, Mapping) and want.get("kind") == COUNTEREXAMPLE:
+                return own is not None and implies(own, want) is True
+            return t is not None and implies(want, t) is True
+
+        for k, want in enumerate(declared):
+            if not any(refutes(t, own, want) for t, own in stated):
+                return fail(f"no counterexample refutes declared statement {k + 1} of {len(declared)}: it implies the "
+                            "statement of none of them (a counterexample of a stronger statement refutes no weaker one)")
+        generated = [words_of(d) for d in declared]
+        if words is not None and (not isinstance(words, (list, tuple)) or list(words) != generated):
+            return fail("the printed words of the refuted statements are not the words of the checked statements")
+    except Exception as exc:  # noqa: BLE001 - hostile JSON never stops the caller
+        return fail(f"malformed row ({type(exc).__name__}: {str(exc)[:160]})")
+    return Verdict(True, "", generated, round(time.perf_counter() - t0, 6))
+
+
+def _unsampled_assumptions(cert: Any) -> bool:
+    """Whether ``cert`` is a symbolic certificate whose statement has assumptions (``"assume"``) that the symbolic
+    falsifier does not honour: it would draw points outside them and report a false kernel bug.  The falsifier says
+    that it samples only points meeting them by ``HONOURS_ASSUMPTIONS = True``."""
+    st = cert.get("statement") if isinstance(cert, Mapping) and cert.get("kind") == "symbolic" else None
+    if not (isinstance(st, Mapping) and st.get("assume")):
+        return False
+    try:
+        import fairtheory.proofs.falsify_symbolic as fs
+    except ImportError:
+        return True
+    return getattr(fs, "HONOURS_ASSUMPTIONS", False) is not True
+
+
 def _falsify_each(certs: list[Any], quick: bool = False) -> list[Any]:
     from fairtheory.proofs.falsify import falsify_certificate
 
     out = []
     for c in certs:
+        if _unsampled_assumptions(c):
+            out.append("skipped: the statement has assumptions, which the symbolic falsifier does not sample "
+                       "(fairtheory.proofs.falsify_symbolic.HONOURS_ASSUMPTIONS)")
+            continue
         try:
             res = falsify_certificate(c, quick=quick)
         except Exception as exc:  # noqa: BLE001 - a falsifier that cannot read a statement refutes nothing
@@ -181,15 +296,17 @@ def _falsify(certs: list[Any], quick: bool = False) -> list[Any]:
 # ------------------------------------------------------------------------------------------------ a whole report
 @dataclass
 class RowResult:
-    """One proved row of a report and its verdict."""
+    """One re-checked row of a report and its verdict; ``what``: ``"proved"`` or ``"refuted exactly"``."""
 
     id: str
     verdict: Verdict
+    what: str = "proved"
 
     def line(self) -> str:
         v = self.verdict
         if v.ok:
-            return f"ok    {self.id}: {len(v.words)} statement(s) re-checked ({v.seconds:.2f} s)"
+            done = "re-checked" if self.what == "proved" else "refuted exactly, re-checked"
+            return f"ok    {self.id}: {len(v.words)} statement(s) {done} ({v.seconds:.2f} s)"
         return f"FAIL  {self.id}: {v.reason}"
 
 
@@ -214,15 +331,32 @@ def recheck_report(doc: Any, *, falsify: bool = True) -> list[RowResult]:
             shown = json.dumps(status)[:80] if isinstance(row, Mapping) else "(row is not an object)"
             out.append(RowResult(rid, Verdict(False, f"row {k}: unknown status {shown} (known: {', '.join(STATUSES)})")))
             continue
+        details = row.get("details")
+        exact = details.get("refuted_exactly") if isinstance(details, Mapping) else None
+        if exact is not None and exact is not False:
+            if status != "refuted" or exact is not True:
+                out.append(RowResult(rid, Verdict(False, f"details.refuted_exactly is {json.dumps(exact)[:20]} on a "
+                                                         f"row of status {json.dumps(status)[:20]} (only true, on a "
+                                                         "refuted row)"), "refuted exactly"))
+                continue
+            words = details.get("refuted_statements")
+            out.append(RowResult(rid, recheck_refutation(row.get("certificate"), details.get("declared_refuted"),
+                                                         words if isinstance(words, list) else ["(none printed)"]),
+                                 "refuted exactly"))
+            continue
         if status != "proved":
             continue
-        details = row.get("details")
         declared = details.get("declared_statements") if isinstance(details, Mapping) else None
         words = row.get("proved_statement")
         if not isinstance(words, list):
             out.append(RowResult(rid, Verdict(False, "a proved row without printed words (proved_statement)")))
             continue
         out.append(RowResult(rid, recheck_row(row.get("certificate"), declared, words, falsify=falsify)))
+    if "decided" in doc:
+        why = check_decided(doc, {r.id: r.verdict.ok for r in out})
+        if why:
+            out.append(RowResult("(decided)", Verdict(False, "the report's decided section disagrees with its rows: "
+                                                             + why)))
     summary = doc.get("summary")
     if summary is not None:  # a summary that counts rows the report does not have would vouch for them
         rows = [r for r in doc["claims"] if isinstance(r, Mapping)]
@@ -235,6 +369,56 @@ def recheck_report(doc: Any, *, falsify: bool = True) -> list[RowResult]:
             out.append(RowResult("(summary)", Verdict(False, "the report's summary disagrees with its rows: "
                                                             + ", ".join(wrong))))
     return out
+
+
+#: how a seed claim is decided, in a report's ``decided`` section (:mod:`verify.decided`)
+DECIDED_HOW = ("proved", "refuted exactly")
+
+
+def check_decided(doc: Mapping[str, Any], verdicts: Mapping[str, bool]) -> str:
+    """Why the ``decided`` section of report ``doc`` (:func:`verify.decided.decide`) disagrees with its rows, or ``""``.
+
+    Every entry said decided names (``by``) its own id or ``proofs.<id>``, a row of the report that ended so
+    (``proved``, or ``refuted`` with ``details.refuted_exactly`` true) and whose re-check passed (``verdicts``: row
+    id -> ok, from :func:`recheck_report`); the counts are the entries'.  A section that vouches for a row that is not
+    there, or counts more than its entries, would print a larger "decided exactly" than the report holds."""
+    sec = doc.get("decided")
+    if not isinstance(sec, Mapping) or not isinstance(sec.get("claims"), Mapping):
+        return "not an object with a 'claims' object"
+    rows = {r.get("id"): r for r in doc.get("claims", []) if isinstance(r, Mapping) and isinstance(r.get("id"), str)}
+    wrong: list[str] = []
+    tally = {"proved": 0, "refuted exactly": 0}
+    for cid, e in sec["claims"].items():
+        name = json.dumps(cid)[:80]
+        if not isinstance(e, Mapping) or not isinstance(e.get("decided"), bool):
+            wrong.append(f"{name}: not an entry with a boolean 'decided'")
+            continue
+        if not e["decided"]:
+            if e.get("how") is not None:
+                wrong.append(f"{name}: undecided with how {json.dumps(e.get('how'))[:30]}")
+            continue
+        how, by = e.get("how"), e.get("by")
+        row = rows.get(by) if isinstance(by, str) else None
+        if how not in DECIDED_HOW:
+            wrong.append(f"{name}: how {json.dumps(how)[:30]}")
+        elif by not in (cid, f"proofs.{cid}") or row is None:
+            wrong.append(f"{name}: decided by {json.dumps(by)[:80]}, which is not its row or proofs.<id> in the report")
+        elif how == "proved" and row.get("status") != "proved":
+            wrong.append(f"{name}: proved by {by}, a row of status {json.dumps(row.get('status'))[:20]}")
+        elif how == "refuted exactly" and not (row.get("status") == "refuted" and isinstance(row.get("details"), Mapping)
+                                               and row["details"].get("refuted_exactly") is True):
+            wrong.append(f"{name}: refuted exactly by {by}, a row that is not refuted exactly")
+        elif verdicts.get(by) is not True:
+            wrong.append(f"{name}: {by} fails its re-check")
+        else:
+            tally[how] += 1
+    n = sum(1 for e in sec["claims"].values() if isinstance(e, Mapping) and e.get("decided") is True)
+    want = {"total": len(sec["claims"]), "decided": n, "proved": tally["proved"],
+            "refuted_exactly": tally["refuted exactly"]}
+    for k, v in want.items():
+        if sec.get(k) != v or isinstance(sec.get(k), bool):
+            wrong.append(f"{k}: {json.dumps(sec.get(k))[:20]} (the entries: {v})")
+    return "; ".join(wrong)[:1000]
 
 
 # ------------------------------------------------------------------------------------------------ fresh interpreter
@@ -361,6 +545,22 @@ class FreshChecker:
             payload = {"op": "recheck", "certificates": certs, "declared": declared,
                        "words": list(words) if words is not None else None, "falsify": self.falsify,
                        "quick": self.quick}
+            d = self.request(payload, timeout)
+        except (TypeError, ValueError, RecursionError) as exc:
+            return Verdict(False, f"the row is not JSON ({type(exc).__name__})")
+        if d is None:
+            return Verdict(False, f"the fresh re-check gave no answer within {timeout:.0f} s")
+        return Verdict.from_json(d.get("verdict"))
+
+    def check_refutation(self, certificates: Any, declared: Any, words: Sequence[str] | None = None) -> Verdict:
+        """:func:`recheck_refutation` of these arguments, decided in the fresh interpreter."""
+        from fairtheory_kernel.check import budget_seconds
+
+        certs = _certs(certificates)
+        timeout = STARTUP_SECONDS + sum(budget_seconds(c) for c in certs)
+        try:
+            payload = {"op": "recheck_refuted", "certificates": certs, "declared": declared,
+                       "words": list(words) if words is not None else None}
             d = self.request(payload, timeout)
         except (TypeError, ValueError, RecursionError) as exc:
             return Verdict(False, f"the row is not JSON ({type(exc).__name__})")

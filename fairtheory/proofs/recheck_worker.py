@@ -2,8 +2,10 @@
 
 Started as ``python -I -c BOOT ROOT THIS_FILE``: the boot runs this file as a script (``runpy.run_path``), so no
 package of the project is imported when it starts.  Each request line is ``{"op": "recheck", "nonce",
-"certificates", "declared", "words", "falsify", "quick"}`` (answered with ``{"nonce", "verdict"}``) or ``{"op": "modules",
-"nonce"}`` (answered with the loaded module names now and when the first exact check began, for tests).
+"certificates", "declared", "words", "falsify", "quick"}`` (a proved row; answered with ``{"nonce", "verdict"}``),
+``{"op": "recheck_refuted", "nonce", "certificates", "declared", "words"}`` (a row refuted exactly:
+:func:`~fairtheory.proofs.recheck.recheck_refutation`, answered the same way) or ``{"op": "modules", "nonce"}``
+(answered with the loaded module names now and when the first exact check began, for tests).
 
 A re-check runs in two stages.  First the exact re-check of every certificate with the kernel alone
 (:func:`fairtheory_kernel.check.check_proof`): when it starts, this process holds the standard library and
@@ -48,14 +50,21 @@ def _answer(req: Any) -> dict[str, Any]:
     op = req.get("op") if isinstance(req, dict) else None
     if op == "modules":
         return {"nonce": nonce, "modules": sorted(sys.modules), "at_first_check": AT_FIRST_CHECK}
-    if op != "recheck":
+    if op not in ("recheck", "recheck_refuted"):
         return {"nonce": nonce, "verdict": {"ok": False, "reason": f"unknown request {op!r}", "words": []}}
     failed = _kernel_checks(req.get("certificates"))
     if failed is not None:
         return {"nonce": nonce, "verdict": failed}
+    words = req.get("words")
+    if op == "recheck_refuted":
+        from fairtheory.proofs.recheck import recheck_refutation
+
+        verdict = recheck_refutation(req.get("certificates"), req.get("declared"),
+                                     words if isinstance(words, list) else None,
+                                     checked=req.get("certificates") is not None)
+        return {"nonce": nonce, "verdict": verdict.to_json()}
     from fairtheory.proofs.recheck import recheck_row
 
-    words = req.get("words")
     verdict = recheck_row(req.get("certificates"), req.get("declared"), words if isinstance(words, list) else None,
                           falsify=req.get("falsify") is not False, checked=req.get("certificates") is not None,
                           quick=req.get("quick") is True)

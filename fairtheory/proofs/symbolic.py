@@ -19,6 +19,7 @@ from typing import Any
 from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError
 
 __all__ = ["E", "q", "v", "exp", "log", "rpow", "mx", "fn", "d", "sm", "at", "IDX", "statement", "check_symbolic",
+           "lift", "link", "rep", "gsum", "chain", "cert", "assume_eq",
            "softplus_smoothness_certificate", "prop1_certificate", "lemma2_certificate", "lemma_c1_certificate",
            "lemma12_certificate", "ALL_CERTIFICATES", "KIND", "goal_of"]
 
@@ -121,8 +122,20 @@ def at(family: str, idx: Any) -> E:
     return E(["at", family, E.lift(idx)])
 
 
-def statement(symbols: list[list[Any]], goals: list[tuple[str, str, Any, Any, dict[str, Any] | None]]) -> dict[str, Any]:
-    """A statement: declarations (ranges as terms) and goals ``(name, rel, lhs, rhs, attained point or None)``."""
+def lift(x: Any) -> Any:
+    """``x`` with every :class:`E` inside (lists, nested) replaced by its JSON term; ints and strings kept."""
+    if isinstance(x, E):
+        return x.t
+    if isinstance(x, (list, tuple)):
+        return [lift(y) for y in x]
+    return x
+
+
+def statement(symbols: list[list[Any]], goals: list[tuple[str, str, Any, Any, dict[str, Any] | None]],
+              assume: list[tuple[str, Any, Any]] | None = None) -> dict[str, Any]:
+    """A statement: declarations (ranges as terms) and goals ``(name, rel, lhs, rhs, attained point or None)``;
+    ``assume``: hypotheses ``(rel, lhs, rhs)`` with ``rel`` ``"<="`` or ``"=="`` (the statement speaks of the
+    points satisfying all of them; generators ``["assume", k]`` / ``["assume_rev", k]`` name them by position)."""
     decls = [[s[0], s[1], *[E.lift(x) if isinstance(x, E) else x for x in s[2:]]] for s in symbols]
     out = []
     for name, rel, lhs, rhs, att in goals:
@@ -130,7 +143,10 @@ def statement(symbols: list[list[Any]], goals: list[tuple[str, str, Any, Any, di
         if att:
             g["attained"] = [[k, E.lift(x)] for k, x in att.items()]
         out.append(g)
-    return {"kind": KIND, "symbols": decls, "goals": out}
+    st = {"kind": KIND, "symbols": decls, "goals": out}
+    if assume:
+        st["assume"] = [{"rel": rel, "lhs": E.lift(lhs), "rhs": E.lift(rhs)} for rel, lhs, rhs in assume]
+    return st
 
 
 def check_symbolic(cert: Any) -> bool:
@@ -168,14 +184,48 @@ def goal_of(cert: Any, part: int | str = -1) -> tuple[str, Any, Any]:
 def _link(rel: str, expr: Any, by: str, **kw: Any) -> dict[str, Any]:
     out = {"rel": rel, "expr": E.lift(expr), "by": by}
     for k, x in kw.items():
-        out[k] = E.lift(x) if isinstance(x, E) else x
+        out[k] = lift(x)
     return out
 
 
 def _rep(*terms: tuple[Any, list[Any]]) -> list[Any]:
-    """``[[c, [generator, ...]], ...]`` with term arguments lifted."""
-    return [[str(Fraction(c)), [[g[0], *[E.lift(x) if isinstance(x, E) else x for x in g[1:]]] for g in gens]]
-            for c, gens in terms]
+    """``[[c, [generator, ...]], ...]`` with term arguments lifted (also inside a ``["sum", lo, hi, R]``)."""
+    return [[str(Fraction(c)), [lift(g) for g in gens]] for c, gens in terms]
+
+
+def link(rel: str, expr: Any, by: str, **kw: Any) -> dict[str, Any]:
+    """One chain link ``{"rel", "expr", "by", ...}``; keyword values are lifted (``terms=rep(...)``,
+    ``mult=[[k, T], ...]``, ``a=``, ``b=``, ...)."""
+    return _link(rel, expr, by, **kw)
+
+
+def rep(*terms: tuple[Any, list[Any]]) -> list[Any]:
+    """A representation ``[[c, [generator, ...]], ...]`` from ``(c, [generator, ...])`` pairs; generators are
+    lists such as ``["sq", T]``, ``["pos", T]``, ``["assume", k]``, ``["flo", "w"]``, ``gsum(lo, hi, ...)``."""
+    return _rep(*terms)
+
+
+def gsum(lo: Any, hi: Any, *terms: tuple[Any, list[Any]]) -> list[Any]:
+    """The generator ``["sum", lo, hi, R]``: ``sum_{i=lo}^{hi} R_i >= 0`` for a representation ``R`` whose
+    generators may use :data:`IDX` and ``["flo", x]`` / ``["fhi", x]``."""
+    return ["sum", E.lift(lo), E.lift(hi), _rep(*terms)]
+
+
+def assume_eq(expr: Any, mult: dict[int, Any] | list[tuple[int, Any]]) -> dict[str, Any]:
+    """The link ``next == prev + sum_k T_k (rhs_k - lhs_k)`` over ``==`` assumptions ``k`` (``mult``: ``{k: T_k}``)."""
+    items = mult.items() if isinstance(mult, dict) else mult
+    return _link("==", expr, "assume_eq", mult=[[int(k), E.lift(t)] for k, t in items])
+
+
+def chain(*xs: Any) -> dict[str, Any]:
+    """A proof ``{"chain": [T0, link, ...]}`` (``T0`` the goal's left side)."""
+    return _chain(*xs)
+
+
+def cert(title: str, citation: str, st: dict[str, Any], proofs: dict[str, Any],
+         lemmas: list[Any] | None = None) -> dict[str, Any]:
+    """A ``"symbolic"`` certificate: ``proofs`` maps each goal name to its proof (``chain(...)`` or cases)."""
+    return _cert(title, citation, st, proofs, lemmas)
 
 
 def _cert(title: str, citation: str, st: dict[str, Any], proofs: dict[str, Any],

@@ -1,5 +1,10 @@
 r"""``audit(aggregator)``: every property of an aggregator of the client losses, searched by Hypothesis.
 
+An objective written as text instead (``audit("mean(f) + lambda * std(f)", params={"lambda": ("0", "1/sqrt(n -
+1)")})``, the term language of :mod:`fairtheory.testing.expr`) is decided where the proof kernel can:
+:func:`fairtheory.testing.decide.audit_expression` (``proved`` / ``refuted`` with re-checked certificates, else
+``checked`` with the reason; docs/audit.md).  What follows is the numeric audit of aggregator objects.
+
 One call runs each property with strategies suited to it and returns a table of held / violated with
 the *shrunk* (smallest) counterexample Hypothesis found.
 
@@ -71,9 +76,10 @@ from hypothesis import strategies as st
 from fairtheory._validation import check_in_range, check_integer
 from fairtheory.aggregators import Aggregator, is_separable
 from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError
+from fairtheory.testing.expr import Objective, parse
 from fairtheory.testing.strategies import loss_vectors
 
-__all__ = ["audit", "AuditReport", "PropertyResult", "REQUIRED", "INFORMATIONAL", "SETTINGS"]
+__all__ = ["audit", "audit_expression", "AuditReport", "PropertyResult", "REQUIRED", "INFORMATIONAL", "SETTINGS"]
 
 REQUIRED = ("defined", "subgradient", "weights_nonnegative", "monotone", "convex", "separable_form")
 INFORMATIONAL = ("translation_equivariant", "positively_homogeneous", "between_mean_and_max")
@@ -154,9 +160,14 @@ def _fmt_cx(cx: dict[str, Any]) -> str:
     return ", ".join(f"{k}={f(v)}" for k, v in cx.items())
 
 
-def audit(aggregator: Aggregator, *, max_examples: int = 300, seed: int = 0, min_loss: float | None = None,
-          max_loss: float | None = None, rtol: float = 1e-9, properties: tuple[str, ...] | None = None) -> AuditReport:
-    r"""Search for violations of every property of ``aggregator`` (see the module docstring).
+def audit(aggregator: Aggregator | str, *, max_examples: int | None = None, seed: int = 0,
+          min_loss: float | None = None, max_loss: float | None = None, rtol: float = 1e-9,
+          properties: tuple[str, ...] | None = None, params: dict[str, Any] | None = None) -> Any:
+    r"""Search for violations of every property of ``aggregator`` (see the module docstring); or, for an objective
+    given as text in the term language (:mod:`fairtheory.testing.expr`, e.g. ``"mean(f) + lambda * std(f)"`` with
+    ``params={"lambda": ("0", "1/sqrt(n - 1)")}``), decide each property exactly where the kernel can
+    (:func:`fairtheory.testing.decide.audit_expression`: ``proved`` / ``refuted`` with a re-checked certificate, else
+    ``checked`` with the reason) and return an :class:`~fairtheory.testing.decide.ExpressionAudit`.
 
     Parameters
     ----------
@@ -169,12 +180,26 @@ def audit(aggregator: Aggregator, *, max_examples: int = 300, seed: int = 0, min
     min_loss, max_loss : loss range searched; default ``[0, 100]`` clipped to the aggregator's
         ``domain`` (e.g. PropFair's ``f < M``).
     rtol : relative float-rounding slack of the comparisons.
-    properties : names to run (default: all of :data:`REQUIRED` and :data:`INFORMATIONAL`).
+    properties : names to run (default: all of :data:`REQUIRED` and :data:`INFORMATIONAL`; for text:
+        :data:`fairtheory.testing.decide.PROPERTIES`).
+    params : text objectives only: ``{name: (lo, hi)}``, the parameters the text uses and their ranges (ends:
+        numbers or expressions in ``n``).
 
     Returns
     -------
-    AuditReport, whose ``table()`` lists each property with its shrunk counterexample.
+    AuditReport, whose ``table()`` lists each property with its shrunk counterexample (an ``ExpressionAudit`` for
+    text).  ``max_examples`` defaults to 300 per property (60 per search for text, which runs one search per number
+    of clients and parameter value).
     """
+    if isinstance(aggregator, (str, Objective)):
+        if min_loss is not None or max_loss is not None:
+            raise FairtheoryValueError("min_loss and max_loss apply to aggregator objects only; a text objective is "
+                                       "decided for every loss vector")
+        return audit_expression(aggregator, params=params, max_examples=60 if max_examples is None else max_examples,
+                                seed=seed, properties=properties)
+    if params is not None:
+        raise FairtheoryValueError("params applies to objectives given as text only; got an aggregator object")
+    max_examples = 300 if max_examples is None else max_examples
     if not isinstance(aggregator, Aggregator):
         raise FairtheoryTypeError(f"aggregator must have value(f), weights(f) and n, got {type(aggregator).__name__}")
     max_examples = check_integer(max_examples, "max_examples", low=1)
@@ -721,3 +746,83 @@ _PROPERTIES: dict[str, Callable[[_Ctx], tuple[Any, Check]]] = {
     "positively_homogeneous": _homogeneous,
     "between_mean_and_max": _between,
 }
+
+
+# ------------------------------------------------------------------------------------------ text objectives
+def audit_expression(objective: Any, *, params: dict[str, Any] | None = None, max_examples: int = 60, seed: int = 0,
+                     ns: tuple[int, ...] = (2, 3, 5), properties: tuple[str, ...] | None = None) -> Any:
+    r"""Decide each property of ``objective`` (text in the term language, or a parsed :class:`Objective`).
+
+    Each row is ``proved`` / ``refuted`` only with a certificate :func:`fairtheory_kernel.check.check_proof`
+    re-checked here (``permutation_invariant``: by the construction of the language, said in the row); otherwise
+    ``checked`` with the reason, and the numeric search (Hypothesis, ``max_examples`` per number of clients in
+    ``ns`` and parameter value at the range's ends and middle) beside every row."""
+    from fairtheory.testing.decide import PROPERTIES, Decision, ExpressionAudit, decide_property
+
+    obj = objective if isinstance(objective, Objective) else parse(objective, params=params)
+    if isinstance(objective, Objective) and params is not None:
+        raise FairtheoryValueError("params must be None when objective is already parsed (its ranges are in it)")
+    max_examples = check_integer(max_examples, "max_examples", low=1)
+    seed = check_integer(seed, "seed", low=0)
+    if not isinstance(ns, tuple) or not ns or any(isinstance(n, bool) or not isinstance(n, int) or n < 1 for n in ns):
+        raise FairtheoryTypeError(f"ns must be a non-empty tuple of client counts >= 1, got {ns!r}"[:200])
+    names = PROPERTIES if properties is None else tuple(properties)
+    unknown = [p for p in names if p not in PROPERTIES]
+    if unknown:
+        raise FairtheoryValueError(f"properties must be among {PROPERTIES}, got {unknown}")
+    out = ExpressionAudit(obj.text, {k: v for k, v in (params or {}).items()},
+                          settings={"max_examples": max_examples, "seed": seed, "ns": ns})
+    for prop in names:
+        status, reason, cert, words = decide_property(obj, prop)
+        numeric, cx = _numeric(obj, prop, max_examples, seed, ns) if status != "not applicable" else ("", None)
+        out.rows.append(Decision(prop, status, reason, cert, words, numeric, cx))
+    return out
+
+
+def _numeric(obj: Objective, prop: str, max_examples: int, seed: int, ns: tuple[int, ...]) -> tuple[str, Any]:
+    from fairtheory.testing.decide import _ExprAggregator, _grid
+
+    numeric_audit = audit
+    if prop == "permutation_invariant":
+        rng = np.random.default_rng(seed)
+        tried = 0
+        for n, vals in _grid(obj, ns):
+            for _ in range(max(1, max_examples // 10)):
+                f = rng.normal(size=n) * 3
+                a, b = obj.value(f, vals), obj.value(f[rng.permutation(n)], vals)
+                tried += 1
+                if not abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b)):
+                    return f"violated (n = {n}, {vals})", {"f": f.tolist(), **vals}
+        return f"held on {tried} examples", None
+    if prop == "parameter_monotone":
+        if not obj.params:
+            return "no parameter", None
+        rng = np.random.default_rng(seed)
+        tried = 0
+        for n in ns:
+            for name in obj.params:
+                lo, hi = obj.bounds(name, n)
+                lo, hi = max(lo, -10.0), min(hi, 10.0)
+                if not lo < hi:
+                    continue
+                for _ in range(max(1, max_examples // 10)):
+                    f = rng.normal(size=n) * 3
+                    l1, l2 = np.sort(rng.uniform(lo, hi, size=2))
+                    base = {p: float(np.clip(0.5 * sum(obj.bounds(p, n)), -10, 10)) for p in obj.params}
+                    a, b = obj.value(f, dict(base, **{name: l1})), obj.value(f, dict(base, **{name: l2}))
+                    tried += 1
+                    if b < a - 1e-9 * max(1.0, abs(a)):
+                        return f"violated (n = {n})", {"f": f.tolist(), name: (l1, l2)}
+        return f"held on {tried} examples", None
+    total = 0
+    for n, vals in _grid(obj, ns):
+        rep = numeric_audit(_ExprAggregator(obj, n, vals), max_examples=max_examples, seed=seed, min_loss=0.0,
+                            max_loss=10.0, properties=(prop,))
+        row = rep[prop]
+        total += row.examples
+        if row.status == "violated":
+            return f"violated at n = {n}, {vals}: {row.message}", row.counterexample
+    return f"held on {total} examples (n in {ns})", None
+
+
+# ------------------------------------------------------------------------------------------ the audit

@@ -37,7 +37,7 @@ import numpy as np
 
 from fairtheory.errors import FairtheoryValueError, SolverError
 from fairtheory.proofs.search import find_multipliers
-from fairtheory.worstcase import solvers
+from fairtheory.worstcase import solvers, units
 from fairtheory.worstcase.bracket import Bracket, replay_lower
 from fairtheory.worstcase.solvers import SDPSolution
 from fairtheory.worstcase.sparse_solve import should_use_sparse
@@ -158,8 +158,6 @@ def _declared_space_logs(pep: PEP) -> list[float]:
     """``log2`` of every finite positive parameter of dimension *space* that a function class of ``pep`` declares
     (:data:`fairtheory.worstcase.units.DIMENSIONS`: an indicator's radius ``R``, its diameter ``D``): a distance scale
     the caller's rows may not carry (two points of a set of radius ``1e4`` and no initial condition)."""
-    from fairtheory.worstcase import units
-
     out = []
     for f in pep.functions:
         try:

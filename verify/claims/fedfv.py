@@ -151,6 +151,27 @@ def _conflict_ratio(fn: Any, version: str, A: np.ndarray) -> tuple[float, float]
     return best
 
 
+def _exact(claim_id: str, out: Outcome) -> Outcome:
+    """Attach the exact counterexample (kind ``"counterexample"``, :mod:`fairtheory.proofs.seed_fedfv`) of a refuted
+    claim beside its numeric evidence; the runner re-checks it against the declared refuted statement
+    (:data:`verify.claims.decided_fedfv.REFUTED`, ``@claim(..., refutes=...)``) and records ``refuted_exactly``."""
+    from verify.claims.decided_fedfv import exact_details
+
+    cert, det = exact_details(claim_id)
+    out.certificate = cert
+    out.details.update(det)
+    return out
+
+
+def _refutes(claim_id: str) -> Any:
+    def declared() -> Any:
+        from verify.claims.decided_fedfv import REFUTED
+
+        return REFUTED[claim_id]()
+
+    return declared
+
+
 _T1 = "(eps^2/m)||g_k|| sum_{j=k}^{m-1} sum_{i != j+1} ||g_i^(j)||"
 _T2 = "(m-1)/m max||g_i||^2 f(m, k, eps1, eps2)"
 _ZERO_AT_M = ("; at k = m the bound is 0 (empty sum), so there the claim is a sign condition and "
@@ -210,15 +231,16 @@ def theorem1_one_sided(ctx: Context) -> Outcome:
                             f"measured = conflict -g_k . gbar', bound = {_T1}{_ZERO_AT_M}")
 
 
-@claim("fedfv.theorem1.absolute", expected="refuted")
+@claim("fedfv.theorem1.absolute", expected="refuted", refutes=_refutes("fedfv.theorem1.absolute"))
 def theorem1_absolute(ctx: Context) -> Outcome:
     """Printed form ``|e_k . gbar'| <= (eps^2/m) sum ...`` (times ``||g_k||``); fails at ``k = m``
     where the bound is 0 but ``g_m . gbar' > 0`` (minimal: ``MIN_ABSOLUTE``)."""
-    return _theorem_outcome(ctx, inst.theorem1_conflict, "absolute", "judged inside the hypothesis; bound is 0 at k = m",
-                            f"measured = |g_k . gbar'|, bound = {_T1}{_ZERO_AT_M}")
+    return _exact("fedfv.theorem1.absolute",
+                  _theorem_outcome(ctx, inst.theorem1_conflict, "absolute", "judged inside the hypothesis; bound is 0 at k = m",
+                                   f"measured = |g_k . gbar'|, bound = {_T1}{_ZERO_AT_M}"))
 
 
-@claim("fedfv.theorem1.last_target", expected="refuted")
+@claim("fedfv.theorem1.last_target", expected="refuted", refutes=_refutes("fedfv.theorem1.last_target"))
 def theorem1_last_target(ctx: Context) -> Outcome:
     """App. A.1: "the final gradient gbar' will not conflict with [g_m]": ``g_m . gbar' >= 0`` for
     FedFV's projection rule on any gradient set (minimal counterexample ``MIN_LAST_TARGET``)."""
@@ -238,7 +260,7 @@ def theorem1_last_target(ctx: Context) -> Outcome:
                     explain="sign condition: measured = g_m . gbar', bound = 0; no tightness (a ratio to 0 "
                             "has no meaning)")
     out.tightness = None  # Tally.lower reports 0/measured = 0 for a zero bound; a sign condition has none
-    return out
+    return _exact("fedfv.theorem1.last_target", out)
 
 
 @claim("fedfv.theorem2.one_sided")
@@ -248,11 +270,12 @@ def theorem2_one_sided(ctx: Context) -> Outcome:
                             f"measured = conflict -g_k . gbar', bound = {_T2}{_ZERO_AT_M}")
 
 
-@claim("fedfv.theorem2.absolute", expected="refuted")
+@claim("fedfv.theorem2.absolute", expected="refuted", refutes=_refutes("fedfv.theorem2.absolute"))
 def theorem2_absolute(ctx: Context) -> Outcome:
     """Printed ``|g_k . gbar'| <= (m-1)/m (max ||g_i||)^2 f(m, k, eps1, eps2)``; ``f(m, m, .) = 0``."""
-    return _theorem_outcome(ctx, inst.theorem2_conflict, "absolute", "judged inside the hypothesis; f(m, m, .) = 0",
-                            f"measured = |g_k . gbar'|, bound = {_T2}{_ZERO_AT_M}")
+    return _exact("fedfv.theorem2.absolute",
+                  _theorem_outcome(ctx, inst.theorem2_conflict, "absolute", "judged inside the hypothesis; f(m, m, .) = 0",
+                                   f"measured = |g_k . gbar'|, bound = {_T2}{_ZERO_AT_M}"))
 
 
 # ------------------------------------------------------------------------------------- Theorem 3
@@ -272,7 +295,7 @@ def _L(q: dict[str, Any]) -> float:
     return float(max(np.linalg.eigvalsh(np.asarray(q["H1"])).max(), np.linalg.eigvalsh(np.asarray(q["H2"])).max()))
 
 
-@claim("fedfv.theorem3.descent", expected="refuted")
+@claim("fedfv.theorem3.descent", expected="refuted", refutes=_refutes("fedfv.theorem3.descent"))
 def theorem3_descent(ctx: Context) -> Outcome:
     """004 Thm. 3 eq. 18 as printed: with ``F = (F_1 + F_2)/2``, ``F_i`` L-smooth, ``eta <= 1/L`` and
     ``g_1 . g_2 < 0``, ``F(theta) - F(theta - eta gbar') >= (eta/2)(1 - cos^2) ||g_1 + g_2||^2`` with
@@ -314,8 +337,9 @@ def theorem3_descent(ctx: Context) -> Outcome:
                   theta=Vector(2, -8.0, 8.0), frac=Interval(0.25, 1.0))
     res = adversarial_max(ratio, space, seed=int(ctx.rng("adversarial/fedfv.t3").integers(2**31)),
                           budget=ctx.count(100, 3000), relation=">=")
-    return attach_adversarial(out, res, what="conflicting 2-client quadratics in the plane (eigenvalues in [0.1, 1], "
-                                             "centres in [-4, 4]^2), theta in [-8, 8]^2, eta in [1/4, 1]/L")
+    out = attach_adversarial(out, res, what="conflicting 2-client quadratics in the plane (eigenvalues in [0.1, 1], "
+                                            "centres in [-4, 4]^2), theta in [-8, 8]^2, eta in [1/4, 1]/L")
+    return _exact("fedfv.theorem3.descent", out)
 
 
 def _pair(lam: np.ndarray, angle: np.ndarray, c: np.ndarray) -> dict[str, np.ndarray]:
@@ -327,7 +351,7 @@ def _pair(lam: np.ndarray, angle: np.ndarray, c: np.ndarray) -> dict[str, np.nda
     return {"H1": H[0], "H2": H[1], "c1": c[:2].copy(), "c2": c[2:].copy()}
 
 
-@claim("fedfv.theorem3.pareto", expected="refuted")
+@claim("fedfv.theorem3.pareto", expected="refuted", refutes=_refutes("fedfv.theorem3.pareto"))
 def theorem3_pareto(ctx: Context) -> Outcome:
     """004 Thm. 3: with ``eta <= 1/L`` the eq. 10 iteration converges to a Pareto-stationary point
     (``rho = min_lam ||lam g_1 + (1-lam) g_2|| -> 0``, exact closed form) or to the optimum.
@@ -351,10 +375,20 @@ def theorem3_pareto(ctx: Context) -> Outcome:
             for key, frac in (("lr=1/L", 1.0), ("lr=0.1/L", 0.1)):
                 rf = inst.pareto_two_client(**q, theta0=w0, eta=frac / L, T=ctx.count(400, 4000), method="fedfv")
                 fedfv_rho[key].append(rf.measured)
-    return t.outcome(note="eq. 10 iteration with eta = 1/L (the largest allowed step)",
-                     details={"fedfv_alg1_rho_T": fedfv_rho},
-                     explain="measured = rho(theta_T) = min_lam ||lam g1 + (1-lam) g2|| after T steps, theory = 0 "
-                             "(Pareto-stationary limit); tolerance 1e-6 max(1, rho(theta_0))")
+    # the exact 2-cycle (fairtheory.proofs.seed_fedfv.CYCLE) in floats: the second route beside the certificate
+    from fairtheory.proofs.seed_fedfv import CYCLE
+
+    a, b, c = (float(x) for x in CYCLE["H"])
+    Hc = [[a, b], [b, c]]
+    cyc = {f"T={T_}": inst.pareto_two_client(H1=Hc, H2=Hc, c1=[float(x) for x in CYCLE["c1"]],
+                                             c2=[float(x) for x in CYCLE["c2"]], theta0=[0.0, 0.0], eta=1.0, T=T_)
+           for T_ in (2, 2001)}
+    cycle = {k: {"rho_T": r.measured, "theta_T": r.extra["theta_T"], "L": r.extra["L"]} for k, r in cyc.items()}
+    out = t.outcome(note="eq. 10 iteration with eta = 1/L (the largest allowed step)",
+                    details={"fedfv_alg1_rho_T": fedfv_rho, "exact_cycle_in_floats": cycle},
+                    explain="measured = rho(theta_T) = min_lam ||lam g1 + (1-lam) g2|| after T steps, theory = 0 "
+                            "(Pareto-stationary limit); tolerance 1e-6 max(1, rho(theta_0))")
+    return _exact("fedfv.theorem3.pareto", out)
 
 
 # ------------------------------------------------------------------------------------- Theorem 4

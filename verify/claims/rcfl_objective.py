@@ -254,7 +254,16 @@ def check_hcvar_ru(ctx: Context) -> Outcome:
 HCVAR_CONDITIONAL_COUNTEREXAMPLE = {"p": [0.5, 0.5], "alpha": 0.75, "losses": [0.0, 1.0]}
 
 
-@claim("rcfl.lemma1.hcvar_conditional", expected="refuted")
+def _conditional_region() -> dict[str, Any]:
+    """The statement refuted exactly (:func:`verify.claims.decided_rcfl.statement_conditional`): the literal Def. 2
+    with Lemma 1 on the region ``n = 2``, ``f1 < f2``, ``0 < beta < pi_1``, where the literal conditional mean is
+    ``f2``, requires ``f2 <= G(f, eta)`` for every real ``eta``."""
+    from verify.claims.decided_rcfl import statement_conditional
+
+    return statement_conditional()
+
+
+@claim("rcfl.lemma1.hcvar_conditional", expected="refuted", refutes=_conditional_region)
 def check_hcvar_conditional(ctx: Context) -> Outcome:
     """002 Def. 2 read literally: ``E_pi[f | f > Q_beta(f)] = f_alpha``?
 
@@ -265,7 +274,11 @@ def check_hcvar_conditional(ctx: Context) -> Outcome:
     give ``f_1``): ``p = (1/2, 1/2)``, ``alpha = 3/4`` (so ``beta = 1/4``, ``Q_beta = 0`` under every
     quantile convention), ``f = (0, 1)``: conditional ``1``, ``f_alpha = 2/3``.  Instances: the hand
     example first (``size = n``), then random and Hypothesis draws (``size = n + 1/2`` so that a hand
-    example is preferred at equal ``n``)."""
+    example is preferred at equal ``n``).
+
+    Exact refutation (``refutes=``): on the region ``n = 2``, ``f1 < f2``, ``0 < beta < pi_1`` every quantile is
+    ``f1`` and the literal mean is ``f2``, so the literal Def. 2 with Lemma 1 says ``f2 <= G(f, eta)`` for every
+    ``eta``; the ``"counterexample"`` certificate evaluates the hand example at ``eta = 0`` exactly (``1 > 2/3``)."""
     t = Tally()
     cx = HCVAR_CONDITIONAL_COUNTEREXAMPLE
     hand = [(np.array(cx["p"]), np.full(2, cx["alpha"]), np.array(cx["losses"]))]
@@ -279,9 +292,14 @@ def check_hcvar_conditional(ctx: Context) -> Outcome:
                      instance=_inst(p, a, f, conditional=hc, f_alpha=vp, beta=x["beta"]), size=size)
         atom += int(not ok)
     out = t.outcome(note=(f"literal conditional expectation vs f_alpha (rtol {EQ_TOL}, scale 1); it differs on "
-                          f"{atom} of {t.instances} instances (an atom at the quantile)"),
+                          f"{atom} of {t.instances} instances (an atom at the quantile); exact counterexample: "
+                          "p = (1/2, 1/2), alpha = 3/4, f = (0, 1), eta = 0: literal mean 1 > 2/3 = G(f, 0)"),
                     details={"hand_counterexample": cx},
                     explain="measured = E_pi[f | f > Q_beta(f)] (literal Def. 2), theory = f_alpha")
+    if out.status == "refuted":  # the exact refutation of the literal reading (fairtheory.proofs.seed_rcfl)
+        from fairtheory.proofs.seed_rcfl import conditional_counterexample
+
+        out.certificate = conditional_counterexample()
     return out
 
 
