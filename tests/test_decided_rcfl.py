@@ -303,7 +303,7 @@ def test_split_reduction_exactly_on_random_instances() -> None:
     import random
 
     from fairtheory.objectives.qalpha import qalpha_loss
-    from verify.claims.decided_rcfl import _split_exact
+    from fairtheory.proofs.seed_rcfl import split_exact as _split_exact
 
     rng = random.Random(7)
     for _ in range(300):
@@ -313,7 +313,9 @@ def test_split_reduction_exactly_on_random_instances() -> None:
         a = [x + (1 - x) * Fr(rng.randint(0, 4), 4) for x in p]
         f = [Fr(rng.randint(-6, 6), rng.randint(1, 3)) for _ in range(n)]
         c = [x / y for x, y in zip(p, a, strict=True)]
-        g = lambda e: e + sum(ci * max(fi - e, 0) for ci, fi in zip(c, f, strict=True))  # noqa: E731
+        def g(e: Fr, c: list = c, f: list = f) -> Fr:
+            return e + sum(ci * max(fi - e, 0) for ci, fi in zip(c, f, strict=True))
+
         val, eta, k, m = _split_exact(f, p, a)
         order = sorted(range(n), key=lambda i: -f[i])
         top, bnd, bottom = order[:k], order[k], order[k + 1:]
@@ -348,13 +350,19 @@ def _split_edit(c: dict, edit: str) -> dict:
     elif edit == "greedy value edited":  # the boundary weight 1 - U replaced by 1
         g = next(x for x in st["goals"] if x["name"] == "greedy value = eta + sum_top ua r")
         g["lhs"] = ["+", g["lhs"], ["*", ["v", "eta"], ["sum", ["at", "ua", ["b", 0]], ["q", "2"], ["v", "k"]]]]
+    elif edit == "G top sum from 1":  # one step too wide: G counts a top client 1 that V does not
+        g = next(x for x in st["goals"] if x["name"] == "G(eta) <= greedy value")
+        txt = json.dumps(g["lhs"])
+        assert txt.count('["q", "2"], ["v", "k"]') == 1
+        g["lhs"] = json.loads(txt.replace('["q", "2"], ["v", "k"]', '["q", "1"], ["v", "k"]'))
     else:
         raise AssertionError(edit)
     return c
 
 
 @pytest.mark.parametrize("edit", ["cap sum up to 2", "bottom loss above eta", "top loss below eta",
-                                  "boundary cap too small", "value edited", "greedy value edited"])
+                                  "boundary cap too small", "value edited", "greedy value edited",
+                                  "G top sum from 1"])
 def test_split_forgeries_refused(certs: dict, edit: str) -> None:
     forged = _split_edit(certs["split"], edit)
     assert _refused(forged), edit
@@ -425,7 +433,7 @@ def test_hcvar_ru_declares_both_parts() -> None:
 def test_minimiser_in_range_is_some_minimiser() -> None:
     """docs/decided/rcfl.md: the boundary loss is a minimiser in [min f, max f], but not every minimiser is in range:
     at p = (1/2, 1/2), alpha = 1, f = (0, 1), G(-1) = G(0) = 1/2 < G(1/2) = 3/4."""
-    from verify.claims.decided_rcfl import _split_exact
+    from fairtheory.proofs.seed_rcfl import split_exact as _split_exact
 
     c, f = [Fr(1, 2)] * 2, [Fr(0), Fr(1)]
     g = lambda e: e + sum(ci * max(fi - e, 0) for ci, fi in zip(c, f, strict=True))  # noqa: E731

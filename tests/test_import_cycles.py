@@ -389,8 +389,9 @@ def test_kernel_imports_nothing_of_the_project(project: tuple[dict[str, Path], l
 
 def test_worstcase_bottom_layers(project: tuple[dict[str, Path], list[Edge]]) -> None:
     """The Gram algebra, the result types and the declared units import nothing of :mod:`fairtheory.worstcase`, the
-    solver back-ends only the Gram algebra, the catalogue of classes the Gram algebra and the units (the builder, the proof search and every method's worst case sit above them);
-    the proof search reaches the solvers, not the builder, and no longer imports the certificate module."""
+    solver back-ends only the Gram algebra, the catalogue of classes the Gram algebra and the units (the builder, the
+    proof search and every method's worst case sit above them); the proof search reaches the solvers, not the
+    builder, and no longer imports the certificate module."""
     _, edges = project
     ours = {(e.source, e.target) for e in edges if not e.via_package}
 
@@ -401,7 +402,8 @@ def test_worstcase_bottom_layers(project: tuple[dict[str, Path], list[Edge]]) ->
     assert worstcase_deps("fairtheory.worstcase.results") == set()
     assert worstcase_deps("fairtheory.worstcase.units") == set()  # the declared dimensions (homogeneity)
     assert worstcase_deps("fairtheory.worstcase.solvers") == {"fairtheory.worstcase.gram"}
-    assert worstcase_deps("fairtheory.worstcase.classes") <= {"fairtheory.worstcase.gram", "fairtheory.worstcase.units"}
+    assert worstcase_deps("fairtheory.worstcase.classes") <= {"fairtheory.worstcase.gram",
+                                                              "fairtheory.worstcase.units"}
     assert worstcase_deps("fairtheory.proofs.search") == {"fairtheory.worstcase.solvers"}
     assert ("fairtheory.proofs.search", "fairtheory.proofs.certificate") not in ours
 

@@ -3,9 +3,8 @@ its status (a viewer may show ``"proved "`` or ``"Proved"`` as proved; the re-ch
 
 from __future__ import annotations
 
-import re
-
 import json
+import re
 from pathlib import Path
 from typing import Any
 

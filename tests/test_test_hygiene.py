@@ -105,6 +105,8 @@ CLAIM_PARTS: dict[tuple[str, str], str] = {
     ("verify.claims.decided_fedfv", "statement_theorem3_pareto"): "the statement fedfv.theorem3.pareto refutes",
     ("verify.claims.decided_fedfv", "statement_projection_step"): "the statement proofs.fedfv.projection.step declares",
     ("verify.claims.decided_fedfv", "statement_theorem4_descent"): "the statement proofs.fedfv.theorem4.descent declares",
+    ("verify.claims.decided_rcfl", "_settle"): "the rcfl proof claims' settle step: certificates bound to the "
+                                               "declared statement (a claim is proved only with every part)",
     ("verify.claims.decided_qffl", "statement_lemma6"): "the statement proofs.qffl.lemma6.variance declares",
     ("verify.claims.decided_qffl", "statement_lemma7"): "the statements proofs.qffl.lemma7.angle declares",
     ("verify.claims.decided_qffl", "statement_lemma8"): "a statement proofs.qffl.lemma8.entropy_sign declares",

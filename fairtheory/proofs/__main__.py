@@ -35,7 +35,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m fairtheory.proofs", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="command", required=True)
-    rc = sub.add_parser("recheck", help="re-check every proved row, every row refuted exactly and the decided section of a verify JSON report")
+    rc = sub.add_parser("recheck", help="re-check every proved row, every row refuted exactly and the decided "
+                                        "section of a verify JSON report")
     rc.add_argument("report", metavar="REPORT.json")
     rc.add_argument("--no-falsify", action="store_true", help="skip the numerical refutation attempts")
     args = ap.parse_args(argv)

@@ -35,7 +35,7 @@ from fairtheory.proofs.symbolic import IDX, E, at, mx, q, sm, statement, v
 __all__ = ["G", "tau", "ALL_CERTIFICATES", "CONDITIONAL_POINT", "conditional_region_statement", "conditional_counterexample",
            "translation_certificate", "hcvar_ru_certificate", "remark1_certificate", "deviation_sign_certificate",
            "weak_duality_certificate", "complementary_certificate", "convex_certificate", "fedavg_limit_certificate",
-           "remark2_certificate", "split_certificate", "split_fedavg_certificate", "split_afl_certificate"]
+           "remark2_certificate", "split_certificate", "split_fedavg_certificate", "split_afl_certificate", "split_exact"]
 
 KIND = "symbolic"
 N, ETA = v("n"), v("eta")
@@ -501,3 +501,19 @@ ALL_CERTIFICATES = {"translation": translation_certificate, "hcvar_ru": hcvar_ru
                     "convex": convex_certificate, "fedavg_limit": fedavg_limit_certificate,
                     "remark2": remark2_certificate, "split": split_certificate,
                     "split_fedavg": split_fedavg_certificate, "split_afl": split_afl_certificate}
+
+
+def split_exact(f: list[Any], p: list[Any], alpha: list[Any]) -> tuple[Any, Any, int, int]:
+    """The split form of an instance in exact rationals (002 Def. 1, Lemma 1: clients sorted by loss, the top ones at
+    their caps ``p_i/alpha_i``, the boundary one with the remainder): ``(greedy value, boundary loss eta, K, M)``."""
+    from fractions import Fraction
+
+    fs, c = [Fraction(x) for x in f], [Fraction(x) / Fraction(y) for x, y in zip(p, alpha, strict=True)]
+    order = sorted(range(len(fs)), key=lambda i: -fs[i])
+    run = Fraction(0)
+    for pos, j in enumerate(order):
+        if run + c[j] >= 1:
+            top = order[:pos]
+            return fs[j] + sum((c[i] * (fs[i] - fs[j]) for i in top), Fraction(0)), fs[j], pos, len(fs) - pos - 1
+        run += c[j]
+    raise ValueError("tau_alpha < 1: alpha is outside [p, 1]")

@@ -24,9 +24,15 @@ counterexamples::
     from fairtheory.testing import audit
     report = audit(my_aggregator)
     print(report.table()); assert report.passed
+
+An objective written as text (``audit("mean(f) + lambda * std(f)", params={"lambda": ("0", "1/sqrt(n - 1)")})``)
+is parsed into the proof kernel's terms and each property is decided where the kernel can
+(:class:`ExpressionAudit` of :class:`Decision` rows: ``proved`` / ``refuted`` with a re-checked certificate, else
+``checked`` with the reason); docs/audit.md.
 """
 
 from fairtheory.testing.audit import AuditReport, PropertyResult, audit
+from fairtheory.testing.decide import Decision, ExpressionAudit
 from fairtheory.testing.properties import (
     check_between_mean_and_max,
     check_convex_in_losses,
@@ -46,6 +52,8 @@ __all__ = [
     "audit",
     "AuditReport",
     "PropertyResult",
+    "ExpressionAudit",
+    "Decision",
     "probability_vectors",
     "loss_vectors",
     "qalpha_instances",

@@ -46,7 +46,8 @@ if TYPE_CHECKING:
     from fairtheory.worstcase.gram import Scalar
     from fairtheory.worstcase.sdp import PEP
 
-__all__ = ["PEPUnits", "pep_units", "solve_checked", "unbounded_ray", "UNBOUNDED_STATUSES", "gmp_available", "GMP_MAX_ROWS", "GMP_MAX_DIM", "PSD_RTOL",
+__all__ = ["PEPUnits", "pep_units", "solve_checked", "unbounded_ray", "UNBOUNDED_STATUSES", "ray_possible",
+           "gmp_available", "GMP_MAX_ROWS", "GMP_MAX_DIM", "PSD_RTOL",
            "DENSE_FALLBACK_DIM", "DEAD_ZONE", "MAX_UNIT_EXP"]
 
 #: units ``2^e`` with ``|e| <=`` this are taken as 1 (the data of a PEP already in units stay bit-identical)

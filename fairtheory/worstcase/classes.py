@@ -37,6 +37,7 @@ import numpy as np
 
 from fairtheory._validation import check_in_range
 from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError
+from fairtheory.worstcase import units
 from fairtheory.worstcase.gram import Scalar, Vec, num
 
 if TYPE_CHECKING:
@@ -764,45 +765,33 @@ class BlockSmoothConvex:
 
 
 
+#: the classes :func:`rescale` rebuilds from their declared dimensions (:data:`fairtheory.worstcase.units.DIMENSIONS`)
+_RESCALABLE: tuple[type, ...] = ()
+
+
 def rescale(cls: Any, a: Any, b: Any) -> Any:
     r"""The class of ``x' -> f(a x')/b`` for ``f`` in ``cls`` (``a, b > 0``): the traced backend's normalised units
     (:mod:`fairtheory.worstcase.pep_problem`: ``a = s`` the distance unit, ``b = S`` the value unit).  With ``x' = x/a``,
     ``f' = f/b`` and ``g' = a g/b``: curvature constants (``L``, ``mu`` of every class) become ``c a^2/b``, gradient bounds
-    (``M``) ``M a/b``, distances (``D``, ``R``) ``D/a``; :class:`Convex` is unchanged.  An exact rescaling - the worst
+    (``M``) ``M a/b``, distances (``D``, ``R``) ``D/a``; :class:`Convex` is unchanged - in general a parameter of
+    dimension ``space^p value^q`` (:data:`fairtheory.worstcase.units.DIMENSIONS`) becomes ``c / (a^p b^q)``, rounded once.
+    An exact rescaling - the worst
     case in the new units times ``b`` is the worst case in the old.  Classes tied to one PEP (an indicator with a given
     center, :class:`BlockSmoothConvex`) and classes this function does not know are refused by name."""
-    c2 = float(a) * float(a) / float(b)
-    m = float(a) / float(b)
+
     if getattr(cls, "is_operator", False):  # fairtheory.worstcase.operators: outputs scale as gradients
         return cls.rescaled(a, b)
-    if isinstance(cls, SmoothStronglyConvex):
-        return SmoothStronglyConvex(float(cls.L) * c2, float(cls.mu) * c2)
-    if isinstance(cls, ConvexLipschitz):
-        return ConvexLipschitz(float(cls.M) * m)
-    if isinstance(cls, Convex):
-        return Convex(reuse_gradient=cls.differentiable)
-    if isinstance(cls, SmoothNonconvex):
-        return SmoothNonconvex(float(cls.L) * c2)
-    if isinstance(cls, StronglyConvex):
-        return StronglyConvex(float(cls.mu) * c2)
-    if isinstance(cls, SmoothConvexLipschitz):
-        return SmoothConvexLipschitz(float(cls.L) * c2, float(cls.M) * m)
-    if isinstance(cls, SmoothStronglyConvexQuadratic):
-        return SmoothStronglyConvexQuadratic(float(cls.L) * c2, float(cls.mu) * c2)
-    if isinstance(cls, ConvexSupport):
-        return ConvexSupport(math.inf if cls._inf else float(cls.M) * m)
-    if isinstance(cls, ConvexQG):
-        return ConvexQG(float(cls.L) * c2)
-    if isinstance(cls, RsiEb):
-        return RsiEb(float(cls.mu) * c2, float(cls.L) * c2)
-    if isinstance(cls, SmoothQuadraticLojasiewicz):
-        return SmoothQuadraticLojasiewicz(float(cls.L) * c2, float(cls.mu) * c2)
-    if isinstance(cls, ConvexIndicator):
-        if cls.center is not None:
-            raise FairtheoryValueError("a ConvexIndicator with a given center belongs to one PEP; in a traced worst "
-                                       "case leave center=None")
-        return ConvexIndicator(float(cls.D) / float(a) if cls.D != math.inf else math.inf,
-                               float(cls.R) / float(a) if cls.R != math.inf else math.inf)
+    units.factor(1, 1, a, b)  # a, b > 0, named
+    if isinstance(cls, ConvexIndicator) and cls.center is not None:
+        raise FairtheoryValueError("a ConvexIndicator with a given center belongs to one PEP; in a traced worst "
+                                   "case leave center=None")
+    if type(cls) in _RESCALABLE:
+        if isinstance(cls, ConvexSupport) and cls._inf:
+            return ConvexSupport(math.inf)
+        kw = units.rescaled(cls, a, b)   # c' = c / (a^p b^q), p, q from units.DIMENSIONS
+        if isinstance(cls, Convex) and type(cls) is Convex:
+            return Convex(reuse_gradient=cls.differentiable)
+        return type(cls)(**kw)
     raise FairtheoryTypeError(f"{cls!r} cannot be rescaled (a class tied to one PEP, e.g. BlockSmoothConvex, or one this "
                               "function does not know): it cannot serve as a traced client's class")
 
@@ -820,3 +809,8 @@ def as_class(spec: Any) -> Any:
     if hasattr(spec, "interpolation") and hasattr(spec, "smooth_convex"):
         return spec
     return SmoothStronglyConvex(spec, 0)
+
+
+_RESCALABLE = (SmoothStronglyConvex, Convex, ConvexLipschitz, ConvexIndicator, SmoothNonconvex, StronglyConvex,
+               SmoothConvexLipschitz, SmoothStronglyConvexQuadratic, ConvexSupport, ConvexQG, RsiEb,
+               SmoothQuadraticLojasiewicz)

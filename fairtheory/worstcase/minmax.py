@@ -67,6 +67,7 @@ from fairtheory._validation import check_integer, check_positive
 from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError
 from fairtheory.problems.base import FederatedProblem
 from fairtheory.sets import CappedSimplex
+from fairtheory.worstcase import units
 from fairtheory.worstcase.classes import ConvexIndicator
 from fairtheory.worstcase.gram_array import NotRepresentableError
 from fairtheory.worstcase.sdp import PEP, Scalar, Vec, inner, sqnorm
@@ -236,7 +237,7 @@ class _ClientRows:
         """``lam @ rows`` (``sum_i lam_i = 1``)."""
         out = self.common
         for y, c in self.formal.values():
-            out = out + self.owner._grad_w(y, lam) * c
+            out = out + self.owner._grad_w(y, lam) * (c * self.owner.c_w)
         return out
 
 
@@ -245,7 +246,7 @@ class _Dual(_Sym):
 
     def __matmul__(self, o: Any) -> Any:
         if isinstance(o, _Grads) and o.owner is self.owner:
-            return _Prim(self.owner, self.owner._grad_w(o.w, self.v))
+            return _Prim(self.owner, self.owner._grad_w(o.w, self.v) * self.owner.c_w)
         if isinstance(o, _ClientRows) and o.owner is self.owner:
             return _Prim(self.owner, o.contract(self.v))
         return super().__matmul__(o)
@@ -348,12 +349,27 @@ class SaddlePEP(FederatedProblem):
         self.D_lam = check_positive(D_lam, "D_lam")
         self.G_w = check_positive(G_w, "G_w")
         self.G_lam = check_positive(G_lam, "G_lam")
+        self.lipschitz = None if lipschitz is None else check_positive(lipschitz, "lipschitz")
+        # homogeneity (fairtheory.worstcase.units.SADDLE_DIMENSIONS): the PEP is posed in the units a_w (primal space),
+        # a_lam (dual space; = a_w when a Lipschitz row couples the two) and V (value), powers of two: w' = w/a_w,
+        # lambda' = lambda/a_lam, g' = g a_w/V, h' = h a_lam/V.  The method sees its own arithmetic commute: it is
+        # handed x' and the gradients (V/a^2) g' (module doc), so its steps are used as given.
+        # V ~ the larger block's D G; each space's unit balances its points and gradients in the Gram matrix,
+        # D/a = G a/V, i.e. a^2 = D V/G (a_w = D_w when the primal block is the larger one); a Lipschitz row ties the
+        # two spaces to one unit, their geometric mean
+        self.V = units.pow2(max(self.G_w * self.D_w, self.G_lam * self.D_lam))
+        Vf = float(self.V)
+        self.a_w = units.pow2(math.sqrt(self.D_w * Vf / self.G_w))
+        self.a_lam = units.pow2(math.sqrt(self.D_lam * Vf / self.G_lam))
+        if self.lipschitz is not None:
+            self.a_w = self.a_lam = units.pow2(math.sqrt(float(self.a_w) * float(self.a_lam)))
+        #: the factors of the gradients handed to the method (exact powers of two)
+        self.c_w, self.c_lam = float(self.V / self.a_w ** 2), float(self.V / self.a_lam ** 2)
         self.pep = PEP()
         self.xp = _NS(self)
         self.blocks: dict[str, list[int]] = {"primal": [], "dual": []}
-        self.lipschitz = None if lipschitz is None else check_positive(lipschitz, "lipschitz")
         self.monotone = bool(monotone)
-        self.Lam = self.pep.function(ConvexIndicator(D=self.D_lam), "Lambda")
+        self.Lam = self.pep.function(ConvexIndicator(D=units.normalise(self.D_lam, (1, 0), self.a_lam, 1)), "Lambda")
         self.w0 = self._new("primal")
         self.lam0 = self._new("dual")
         self.Lam.add_point(self.lam0, self._new("dual"), Scalar())
@@ -384,7 +400,7 @@ class SaddlePEP(FederatedProblem):
         k = w.key()
         if k not in self._h:
             h = self._new("dual")
-            self.pep.add_le(sqnorm(h) - self.G_lam ** 2)
+            self.pep.add_le(sqnorm(h) - units.normalise(self.G_lam, (-1, 1), self.a_lam, self.V) ** 2)
             self._h[k] = h
         return self._h[k]
 
@@ -393,7 +409,7 @@ class SaddlePEP(FederatedProblem):
         if k not in self._g:
             h = self._loss_vec(w)
             g = self._new("primal")
-            self.pep.add_le(sqnorm(g) - self.G_w ** 2)
+            self.pep.add_le(sqnorm(g) - units.normalise(self.G_w, (-1, 1), self.a_w, self.V) ** 2)
             self._g[k] = g
             self.points.append((w, lam, g, h))
         return self._g[k]
@@ -409,7 +425,7 @@ class SaddlePEP(FederatedProblem):
 
     def losses(self, w: Any) -> Any:
         """The dual gradient ``f(w) = grad_lambda L(w, .)`` (one vector of the dual block per ``w``)."""
-        return _Dual(self, self._loss_vec(self._primal(w, "w")))
+        return _Dual(self, self._loss_vec(self._primal(w, "w")) * self.c_lam)
 
     def initial_point(self) -> Any:
         return _Prim(self, self.w0)
@@ -453,8 +469,8 @@ class SaddlePEP(FederatedProblem):
                 dw, dl, dg, dh = wj - wk, lj - lk, gj - gk, hj - hk
                 if self.monotone:
                     rows.append(inner(dh, dl) - inner(dg, dw))
-                if self.lipschitz is not None:
-                    L2 = self.lipschitz ** 2
+                if self.lipschitz is not None:  # a_w = a_lam = a: L' = L a^2 / V
+                    L2 = units.normalise(self.lipschitz, (-2, 1), self.a_w, self.V) ** 2
                     rows.append(sqnorm(dg) + sqnorm(dh) - sqnorm(dw) * L2 - sqnorm(dl) * L2)
         return rows
 
@@ -568,7 +584,7 @@ def minmax_worst_case(make: Callable[..., Any], rounds: int, *, n: int = 2, D_w:
     w_c = prob._new("primal")
     lam_c = prob._new("dual")
     prob.Lam.add_point(lam_c, prob._new("dual"), Scalar())
-    pep.add_le(sqnorm(w_c - prob.w0) - D_w ** 2)
+    pep.add_le(sqnorm(w_c - prob.w0) - units.normalise(prob.D_w, (1, 0), prob.a_w, 1) ** 2)
     obj = Scalar()
     for w, lam, g, h in pts:
         obj = obj + inner(g, w - w_c) + inner(h, lam_c - lam)
@@ -579,7 +595,11 @@ def minmax_worst_case(make: Callable[..., Any], rounds: int, *, n: int = 2, D_w:
         for row in prob.orthogonality_rows():
             pep.add_eq(row)
     pep.maximize(obj)
-    sol = pep.solve(tol=tol)
+    # posed in its own units (above): solved on these data as given - nothing else rescales (the checked solve's
+    # heuristic units read ||h'||^2 <= (G_lam a_lam/V)^2 as a distance and lost the dual block: 1000.002 for 1001)
+    sol = pep.solve(tol=tol, raw=True)
+    if sol.status != "Solved":  # the checked solve (GMP re-solve of a face without interior; raises on failure)
+        sol = pep.solve(tol=tol)
     params = {"method": f"{getattr(make, '__module__', '')}.{getattr(make, '__qualname__', repr(make))}",
               "rounds": T, "n": n, "D_w": D_w, "D_lam": D_lam, "G_w": G_w, "G_lam": G_lam, "monotone": monotone,
               "lipschitz": lipschitz, "output": output,
@@ -587,6 +607,7 @@ def minmax_worst_case(make: Callable[..., Any], rounds: int, *, n: int = 2, D_w:
               "linearised gap at the last pair",
               "hyper": {k: v for k, v in hyper.items() if isinstance(v, (int, float, str, type(None)))}}
     # always an upper bound: the linearised gap bounds the gap, and monotone rows relax convex-concave interpolation
-    return MinmaxWorstCase(value=float(sol.value), value_is="upper bound", status=sol.status,
-                           solver_gap=float(sol.gap), rounds=T, params=params,
+    # the gap has the dimension of a value: the normalised worst case times V (a power of two, exact)
+    return MinmaxWorstCase(value=float(sol.value) * float(prob.V), value_is="upper bound", status=sol.status,
+                           solver_gap=float(sol.gap) * float(prob.V), rounds=T, params=params,
                            seconds=time.perf_counter() - t0, dim=pep.dim)

@@ -75,6 +75,7 @@ from fairtheory.backend import to_numpy
 from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError
 from fairtheory.problems.base import FederatedProblem
 from fairtheory.proofs.certificate import statement
+from fairtheory.worstcase import units as dimensions
 from fairtheory.worstcase.classes import ConvexIndicator, SmoothStronglyConvex, needs_own_minimiser, rescale
 from fairtheory.worstcase.finish import exact_weights
 from fairtheory.worstcase.gram_array import (
@@ -182,7 +183,7 @@ class PEPProblem(FederatedProblem):
         #: the clients' classes when given by ``classes=`` (``None``: smooth strongly convex from ``L``, ``mu``)
         self.classes = _client_classes(classes, self.n, L, self.constrained)
         if self.classes is not None:
-            L, mu = _reference_L(self.classes), 0.0
+            L, mu = _reference_L(self.classes, D0, rho2, sigma2), 0.0
         self.L, self.mu, self.L_each, self.mu_each, self.per_client = _classes(L, mu, self.n)
         self.D0 = check_in_range(D0, "D0", low=0.0)
         self.rho2 = check_in_range(rho2, "rho2", low=0.0)
@@ -653,11 +654,36 @@ def _client_classes(classes: Any, n: int, L: Any, constrained: bool) -> list[Any
     return cs
 
 
-def _reference_L(classes: list[Any]) -> float:
-    """The units' ``L`` for :class:`PEPProblem` ``(classes=...)``: the largest finite ``L`` of the classes, else 1."""
+def _reference_L(classes: list[Any], D0: Any = 1.0, rho2: Any = 0.0, sigma2: Any = 0.0) -> float:
+    """The units' ``L`` for :class:`PEPProblem` ``(classes=...)``: the largest finite ``L`` of the classes; for classes
+    without one, the curvature their declared parameters imply (:mod:`fairtheory.worstcase.units`): a gradient bound
+    ``M`` (dimension value/space) at the distance unit ``s0 = sqrt(D0)`` (``sqrt(rho2 + sigma2)/M`` when ``D0 = 0``)
+    gives ``M / s0`` - the value unit ``S = L s0^2 = M s0``, gradients of size ``M``; else 1.  Any positive choice is
+    exact (the problem is homogeneous); this one puts the normalised problem at unit scale."""
+
     Ls = [float(getattr(c, "L", math.inf)) for c in classes]
     Ls = [v for v in Ls if math.isfinite(v) and v > 0]
-    return max(Ls) if Ls else 1.0
+    if Ls:
+        return max(Ls)
+    Ms = []
+    for c in classes:
+        try:
+            dims = dimensions.dimensions(c)
+        except FairtheoryTypeError:
+            continue
+        Ms += [float(getattr(c, k)) for k, d in dims.items() if d == dimensions.GRAD and getattr(c, k, None) is not None]
+    Ms = [m for m in Ms if math.isfinite(m) and m > 0]
+    try:
+        d0, r = float(D0), float(rho2) + float(sigma2)
+    except (TypeError, ValueError):
+        return 1.0
+    if not Ms or not (d0 >= 0 and r >= 0 and math.isfinite(d0) and math.isfinite(r)):
+        return 1.0
+    M = max(Ms)
+    s0 = math.sqrt(d0) if d0 > 0 else math.sqrt(r) / M
+    if not (s0 > 0 and math.isfinite(M / s0)):
+        return 1.0
+    return M / s0
 
 
 def _gammas(gamma: Any, k: int) -> list[float]:

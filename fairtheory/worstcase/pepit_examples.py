@@ -18,13 +18,19 @@ primal value (Clarabel, tolerance ``1e-8``) with its duality gap.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import inspect
 import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
+from fairtheory._validation import check_positive
 from fairtheory.errors import FairtheoryValueError
+from fairtheory.worstcase import units
 from fairtheory.worstcase.classes import (
     Convex,
     ConvexIndicator,
@@ -84,11 +90,16 @@ class ParityResult:
 
 
 def _finish(name: str, params: dict[str, Any], pep: PEP, theory: float, t0: float, reference: str,
-            kind: str = "tight", gmp: str = "auto") -> ParityResult:
+            kind: str = "tight", gmp: str = "auto", unit: Fraction = Fraction(1)) -> ParityResult:
+    """Solve and report; ``unit``: the measure's unit (an exact rational, a product of powers of the units) when the
+    PEP was posed in normalised parameters (homogeneity), the value mapped back as ``unit * value`` (rounded once)."""
     sol = pep.solve(gmp=gmp)
     secs = time.perf_counter() - t0
-    rel = abs(sol.value - theory) / abs(theory) if theory != 0 else abs(sol.value)
-    return ParityResult(name, dict(params), float(sol.value), float(theory), float(rel), secs, float(sol.gap),
+    value, gap = float(sol.value), float(sol.gap)
+    if unit != 1:
+        value, gap = _times(value, unit), _times(gap, unit)
+    rel = abs(value - theory) / abs(theory) if theory != 0 else abs(value)
+    return ParityResult(name, dict(params), value, float(theory), float(rel), secs, gap,
                         sol.status, reference, kind)
 
 
@@ -727,6 +738,10 @@ def bregman_proximal_point(gamma: float = 3.0, n: int = 5) -> ParityResult:
     ``D_h(x*, x_0) <= 1``: ``f_1(x_n) - f_1(x*) <= 1/(gamma n)``, tight (Teboulle 2018, Thm 4.1; Dragomir, Taylor,
     d'Aspremont & Bolte 2021; PEPit ``composite_convex_minimization/bregman_proximal_point``)."""
     t0 = time.perf_counter()
+    # homogeneity (fairtheory.worstcase.units): gamma f_1 and D_h share a unit (D_h's, fixed by D_h(x*, x_0) <= 1), so
+    # f_1 in the unit b = 1/gamma (exact rational; 1 near unit scale, _unit) has the step gamma b = 1; the value is b
+    # times (exact, rounded once)
+    b = _unit(1 / Fraction(check_positive(gamma, "gamma")))
     pep = PEP()
     f1 = pep.function(Convex(), "f1")
     h = pep.function(Convex(), "h")
@@ -738,10 +753,10 @@ def bregman_proximal_point(gamma: float = 3.0, n: int = 5) -> ParityResult:
     pep.add_le(hs - h0 - inner(gh, xs - x0) - 1)
     f1x = Scalar()
     for _ in range(_n(n)):
-        _, gh, _, _, f1x = bregman_proximal_step(h, f1, gh, gamma)
+        _, gh, _, _, f1x = bregman_proximal_step(h, f1, gh, float(Fraction(gamma) * b))
     pep.maximize(f1x)
     return _finish("bregman_proximal_point", {"gamma": gamma, "n": n}, pep, 1 / (gamma * n), t0,
-                   "Teboulle 2018, Thm 4.1")
+                   "Teboulle 2018, Thm 4.1", unit=b)
 
 
 def randomized_coordinate_descent_smooth_strongly_convex(L: float = 1.0, mu: float = 0.1, gamma: float = 2 / 1.1,
@@ -801,24 +816,31 @@ def epsilon_subgradient_method(M: float = 2.0, n: int = 6, eps: float = 0.1, R: 
     t0 = time.perf_counter()
     n = _n(n)
     gm = 1 / math.sqrt(n + 1) if gamma is None else gamma
+    # homogeneity (fairtheory.worstcase.units): space unit a = R, value unit b = M R (exact rationals; 1 near unit
+    # scale, _unit); the PEP is posed
+    # in R/a, M a/b, eps/b, gamma b/a^2 and its value mapped back times b (exact, rounded once)
+    a = _unit(Fraction(check_positive(R, "R")))
+    b = _unit(a * Fraction(check_positive(M, "M")))
+    Rn, Mn = units.normalise(R, units.SPACE, a, b), units.normalise(M, units.GRAD, a, b)
+    en, gn = units.normalise(eps, units.VALUE, a, b), units.normalise(gm, units.STEP, a, b)
     pep = PEP()
     f = pep.function(Convex())
     f.optimum()
     x = pep.vector()
-    pep.add_le(sqnorm(x) - R ** 2)
+    pep.add_le(sqnorm(x) - Rn ** 2)
     meas = []
     for _ in range(n):
-        x, g, fx, e = epsilon_subgradient_step(f, x, gm)
+        x, g, fx, e = epsilon_subgradient_step(f, x, gn)
         meas.append(fx)
-        pep.add_le(e - eps)
-        pep.add_le(sqnorm(g) - M ** 2)
+        pep.add_le(e - en)
+        pep.add_le(sqnorm(g) - Mn ** 2)
     g, fx = f.oracle(x)
-    pep.add_le(sqnorm(g) - M ** 2)
+    pep.add_le(sqnorm(g) - Mn ** 2)
     meas.append(fx)
     pep.maximize_min(meas)
     th = (R ** 2 + 2 * (n + 1) * gm * eps + (n + 1) * gm ** 2 * M ** 2) / (2 * (n + 1) * gm)
     return _finish("epsilon_subgradient_method", {"M": M, "n": n, "eps": eps, "R": R, "gamma": gm}, pep, th, t0,
-                   "Bertsekas 2015 (Convex optimization algorithms), Sec 3.3", kind="bound")
+                   "Bertsekas 2015 (Convex optimization algorithms), Sec 3.3", kind="bound", unit=b)
 
 
 def relatively_inexact_proximal_point_algorithm(n: int = 8, gamma: float = 10.0, sigma: float = 0.65) -> ParityResult:
@@ -889,6 +911,106 @@ def online_gradient_descent(M: float = 1.0, D: float = 0.5, n: int = 2) -> Parit
 
 
 # ------------------------------------------------------------------------- catalogue
+# ------------------------------------------------------------------ homogeneity (fairtheory.worstcase.units)
+def homogeneous(unit_of: str, exps: dict[str, int], measure: int) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    r"""Pose an example in its own units and map the result back exactly (issue 41, "homogeneity as one mechanism").
+
+    Every example here fixes one unit by its initial condition (``||x_0 - x*||^2 <= 1`` or ``f(x_0) - f* <= 1``) and
+    leaves one free, ``c``: a parameter scales as ``c^e`` (``exps``; ``L``, ``mu``, ``M`` ``e = 1``, a step size
+    ``e = -1`` when the value unit is free, the same exponents when the space unit is free, ``c = a^-2``), the measure
+    as ``c^measure``.  ``c = P`` exactly (the rational of the float; :func:`_unit`), ``P`` the parameter ``unit_of``
+    (``"1/gamma"``: the step's inverse), so that parameter is exactly 1 in the normalised problem - the normalised
+    problems of every scale coincide with the one at ``P = 1`` up to one rounding of the other parameters; ``P`` within
+    ``2^+-4`` of 1 is at unit scale already (``c = 1``: the data bit for bit as given); the example runs at
+    ``p / c^e`` (rounded once) and ``ours``, ``theory`` and ``gap`` are ``c^measure`` times the normalised ones (an
+    exact rational, rounded once: :func:`_times`)."""
+
+    def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
+        sig = inspect.signature(fn)
+
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            bound = sig.bind(*args, **kwargs)
+            bound.apply_defaults()
+            p = dict(bound.arguments)
+            ok = all(isinstance(p.get(k), (int, float)) and not isinstance(p.get(k), bool)
+                     and math.isfinite(p[k]) and p[k] >= 0 for k in exps if p.get(k) is not None)
+            key = unit_of[2:] if unit_of.startswith("1/") else unit_of
+            P = p.get(key)
+            if not ok or not isinstance(P, (int, float)) or isinstance(P, bool) or not P > 0:
+                return fn(**p)
+            c = _unit(1 / Fraction(P) if unit_of.startswith("1/") else Fraction(P))
+            if c == 1:
+                return fn(**p)
+            try:
+                q = {k: (float(Fraction(v) / c ** exps[k]) if k in exps and v is not None else v) for k, v in p.items()}
+            except OverflowError:   # beyond float64 in the normalised units: validated as given
+                return fn(**p)
+            r = fn(**q)
+            f = c ** measure
+            params = {k: (_times(v, c ** exps[k]) if k in exps and isinstance(v, float) else v)
+                      for k, v in r.params.items()}
+            params.update({k: v for k, v in p.items() if k in r.params})   # the caller's parameters, as given
+            # the measured fields of a ParityResult (ours, theory, gap) or an OperatorWorstCase (value)
+            new: dict[str, Any] = {k: _times(getattr(r, k), f) for k in ("ours", "theory", "gap", "value")
+                                   if hasattr(r, k)}
+            if "ours" in new and "theory" in new:
+                ours, theory = new["ours"], new["theory"]
+                new["rel_diff"] = abs(ours - theory) / abs(theory) if theory != 0 else abs(ours)
+            return dataclasses.replace(r, params=params, **new)
+
+        return wrapper
+
+    return deco
+
+
+def _unit(P: Fraction) -> Fraction:
+    """The unit ``P`` itself, or 1 when ``|round(log2 P)| <= units.DEAD_ZONE`` (a problem at unit scale keeps its
+    data)."""
+    return Fraction(1) if units.pow2(P, dead_zone=True) == 1 else P
+
+
+def _times(x: float, f: Fraction) -> float:
+    """``x * f`` exactly, rounded once (``+-inf`` beyond the float range; non-finite ``x`` unchanged)."""
+    if not math.isfinite(x):
+        return x
+    v = Fraction(x) * f
+    try:
+        return float(v)
+    except OverflowError:
+        return math.inf if v > 0 else -math.inf
+
+
+#: (the parameter fixing the free unit, the exponents of the parameters, the measure's exponent); see homogeneous
+_UNITS: dict[str, tuple[str, dict[str, int], int]] = {
+    "gradient_descent": ("L", {"L": 1, "gamma": -1}, 1),
+    "subgradient_method": ("M", {"M": 1, "gamma": -1}, 1),
+    "proximal_point": ("1/gamma", {"gamma": -1}, 1),
+    "optimized_gradient": ("L", {"L": 1}, 1),
+    "optimized_gradient_for_gradient": ("L", {"L": 1}, 1),            # f(x_0) - f* <= 1: space free, ||g||^2 ~ a^-2
+    "inexact_gradient_descent": ("L", {"L": 1, "mu": 1}, 0),         # value / value
+    "information_theoretic_exact_method": ("L", {"L": 1, "mu": 1}, 0),  # distance / distance
+    "gradient_descent_contraction": ("L", {"L": 1, "mu": 1, "gamma": -1}, 0),
+    "proximal_gradient": ("L", {"L": 1, "mu": 1, "gamma": -1}, 0),
+    "proximal_gradient_projected": ("L", {"L": 1, "mu": 1, "gamma": -1}, 0),
+    "accelerated_proximal_gradient_simplified": ("L", {"L": 1, "mu": 1}, 1),
+    "douglas_rachford_splitting_contraction": ("L", {"L": 1, "mu": 1, "alpha": -1}, 0),
+    "nonconvex_gradient_descent": ("L", {"L": 1, "gamma": -1}, 1),     # f_0 - f_n <= 1: space free
+    "gradient_exact_line_search": ("L", {"L": 1, "mu": 1}, 0),
+    "inexact_gradient_exact_line_search": ("L", {"L": 1, "mu": 1}, 0),
+    "conjugate_gradient": ("L", {"L": 1}, 1),
+    "conjugate_gradient_qg_convex": ("L", {"L": 1}, 1),
+    "gradient_descent_qg_convex": ("L", {"L": 1, "gamma": -1}, 1),
+    "heavy_ball_momentum_qg_convex": ("L", {"L": 1}, 1),
+    "subgradient_method_rsi_eb": ("L", {"L": 1, "mu": 1, "gamma": -1}, 0),
+    "gradient_descent_quadratics": ("L", {"L": 1, "mu": 1, "gamma": -1}, 1),
+    "proximal_gradient_quadratics": ("L", {"L": 1, "mu": 1, "gamma": -1}, 0),
+    "gradient_descent_quadratic_lojasiewicz": ("L", {"L": 1, "mu": 1, "gamma": -1}, 0),
+}
+for _name, (_u, _e, _m) in _UNITS.items():
+    globals()[_name] = homogeneous(_u, _e, _m)(globals()[_name])
+
+
 @dataclass(frozen=True)
 class Example:
     """One PEPit example: our builder (``run(**params) -> ParityResult``), the PEPit module and function that state

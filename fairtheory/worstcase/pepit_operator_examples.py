@@ -36,7 +36,7 @@ from fairtheory.worstcase.operators import (
     resolvent,
     value_is,
 )
-from fairtheory.worstcase.pepit_examples import Example, ParityResult
+from fairtheory.worstcase.pepit_examples import Example, ParityResult, homogeneous
 from fairtheory.worstcase.sdp import PEP, Function, Vec, sqnorm
 
 __all__ = ["OperatorParityResult", "OPERATOR_EXAMPLES", "run_operator_example", "drs_lipschitz_tau",
@@ -275,6 +275,21 @@ def douglas_rachford_splitting_cocoercive_corrected(beta: float = 0.7, mu: float
     return _finish("douglas_rachford_splitting_cocoercive_corrected",
                    {"beta": beta, "mu": mu, "alpha": alpha, "theta": theta}, pep, drs_cocoercive_tau(beta, mu, alpha, theta),
                    t0, "Ryu, Taylor, Bergeling & Giselsson 2020, Thm 4.1 (PEPit's transcription corrected)")
+
+
+#: homogeneity (fairtheory.worstcase.units; :func:`fairtheory.worstcase.pepit_examples.homogeneous`): each example posed
+#: with its unit-fixing parameter 1 and mapped back exactly; contractions and squared distances at a fixed initial
+#: distance are dimensionless (measure exponent 0).  Not wrapped: ``douglas_rachford_splitting_cocoercive``, whose
+#: theory is PEPit's transcription - not homogeneous (``b = alpha beta`` where ``beta/alpha`` belongs), the finding
+#: that example documents.
+_UNITS: dict[str, tuple[str, dict[str, int], int]] = {
+    "proximal_point": ("1/alpha", {"alpha": -1}, 0),
+    "accelerated_proximal_point": ("1/alpha", {"alpha": -1}, 0),
+    "douglas_rachford_splitting": ("L", {"L": 1, "mu": 1, "alpha": -1}, 0),
+    "douglas_rachford_splitting_cocoercive_corrected": ("mu", {"beta": -1, "mu": 1, "alpha": -1}, 0),
+}
+for _name, (_u, _e, _m) in _UNITS.items():
+    globals()[_name] = homogeneous(_u, _e, _m)(globals()[_name])
 
 
 # ------------------------------------------------------------------------- fixed-point problems
@@ -522,3 +537,13 @@ def run_operator_example(name: str, **params: Any) -> OperatorParityResult:
     ex = OPERATOR_EXAMPLES[name]
     return ex.run(**(params or ex.quick[0]))  # type: ignore[no-any-return]
 
+
+#: homogeneity of the examples without a closed form (as :data:`_UNITS`); the measures are squared distances at a fixed
+#: initial distance (exponent 0)
+_VALUE_UNITS: dict[str, tuple[str, dict[str, int], int]] = {
+    "optimistic_gradient": ("L", {"L": 1, "gamma": -1}, 0),
+    "past_extragradient": ("L", {"L": 1, "gamma": -1}, 0),
+    "three_operator_splitting": ("L", {"L": 1, "mu": 1, "beta": -1, "alpha": -1}, 0),
+}
+for _name, (_u, _e, _m) in _VALUE_UNITS.items():
+    globals()[_name] = homogeneous(_u, _e, _m)(globals()[_name])

@@ -39,13 +39,15 @@ import itertools
 import math
 import time
 from collections.abc import Callable, Mapping
+from fractions import Fraction
 from typing import Any, Literal
 
 import numpy as np
 
 from fairtheory._validation import check_integer
 from fairtheory.algorithms.names import deprecated_value
-from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError, SolverError
+from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError
+from fairtheory.worstcase import units
 from fairtheory.worstcase.classes import SmoothStronglyConvex
 from fairtheory.worstcase.finish import finish_worst_case
 from fairtheory.worstcase.gram import Scalar, gram_coordinates
@@ -481,20 +483,16 @@ def worst_case(make: Callable[..., Any], rounds: int, *, n: int, L: Any = None, 
         pep.add_le(c2)
     for row in extra_rows:
         pep.add_le(row)
-    pep.maximize(tr.objective)
     rigorous = plain_measure and problem.exact_oracle and problem.classes is None
-    # the bracket re-solves the engine's raw solution; the solver's value alone (other measures, oracles, classes) is
-    # solved in the units of its own objective (checked_solve: ||x - x*||^2 / S at L = 1e6 was 8.1e-7 in normalised
-    # units, solved to 0.5% only)
-    try:
-        sol = pep.solve(tol=tol, raw=rigorous)
-    except SolverError as exc:
-        # the checked solve refuses an AlmostSolved result; a solver-valued result (no rigorous bracket) keeps the
-        # documented policy of finish_worst_case instead: the engine's AlmostSolved solve is accepted only when its
-        # duality gap is within REPLAY_RTOL of its value, labelled value_is="solver" with its status
-        if rigorous or exc.status != "AlmostSolved":
-            raise
-        sol = pep.solve(tol=tol, raw=True)
+    # homogeneity (fairtheory.worstcase.units): the PEP is posed in the problem's own units (x/s, f/S, noise and classes
+    # normalised by their declared dimensions); a measure of another dimension than value is put at unit scale by the
+    # exact power of two of its unit ("distance" ~ space^2 is ||x'||^2/L in value units, "grad_norm" L ||g'||^2), and
+    # the value mapped back by the same factor.  Nothing else rescales: the engine solves these data as given (a
+    # second, heuristic normalisation of checked_solve.pep_units read the level of ||x0||^2 <= L D0/S as a distance
+    # unit: fedavg at sigma2 = 1e12 returned 3.5e10 for a worst case >= 1.25e11).
+    k_obj = Fraction(1) if certificate else _objective_unit(problem, measures)  # certificates: the statement's units
+    pep.maximize(tr.objective * float(k_obj) if k_obj != 1 else tr.objective)
+    sol = pep.solve(tol=tol, raw=True)
     params = {"method": getattr(make, "__module__", "") + "." + getattr(make, "__qualname__", repr(make)),
               "rounds": rounds_i, "n": problem.n, "L": problem.L, "mu": problem.mu, "D0": problem.D0,
               "rho2": problem.rho2, "p": problem.p.tolist(), "output": output, "start": dict(start or {}),
@@ -513,7 +511,7 @@ def worst_case(make: Callable[..., Any], rounds: int, *, n: int, L: Any = None, 
         params["prox"] = True
     if problem.constrained:
         params["constrained"] = True
-    S = problem.S_exact
+    S = problem.S_exact / k_obj
     tpl = problem.linear_statement(tr.outputs, tr.measures) if certificate else None
     extra: dict[str, Any] = {"branches": len(tr.leaves), "trace_seconds": tr.seconds}
     if problem.sigma2 > 0:
@@ -538,6 +536,18 @@ def _general_classes(function_class: Any) -> Any:
     if fcs and all(isinstance(c, SmoothStronglyConvex) for c in fcs):
         return None
     return function_class
+
+
+def _objective_unit(problem: PEPProblem, measures: list[str]) -> Fraction:
+    """The exact power of two ``k`` by which the normalised objective is multiplied to be at unit scale: the measures
+    are divided by the value unit ``S`` (:meth:`PEPProblem.measure`), so ``"distance"`` (dimension space^2) is
+    ``||x'||^2 / L`` and ``"grad_norm"`` ((value/space)^2) ``L ||g'||^2``; ``k = 2^round(log2 of the geometric mean of
+    L, 1/L)`` over the measures (1 for ``"value"``, and whenever ``L`` is within ``[2^-4, 2^4]``)."""
+
+    logs = {"value": 0.0, "distance": math.log2(problem.L), "grad_norm": -math.log2(problem.L)}
+    t = sum(logs[m] for m in measures) / max(len(measures), 1)
+    k = units.pow2(2.0 ** t)
+    return Fraction(1) if abs(math.log2(k)) <= 4 else k
 
 
 def _refuse_certificate(problem: PEPProblem, measures: list[str], output: str) -> None:

@@ -350,21 +350,6 @@ def declared_hcvar_ru() -> list[dict[str, Any]]:
     return [statement_hcvar_ru(), *declared_lemma1_dual()]
 
 
-def _split_exact(f: list[Any], p: list[Any], alpha: list[Any]) -> tuple[Any, Any, int, int]:
-    """The split form of an instance in exact rationals: ``(greedy value, boundary loss eta, K, M)``."""
-    from fractions import Fraction
-
-    fs, c = [Fraction(x) for x in f], [Fraction(x) / Fraction(y) for x, y in zip(p, alpha, strict=True)]
-    order = sorted(range(len(fs)), key=lambda i: -fs[i])
-    run = Fraction(0)
-    for pos, j in enumerate(order):
-        if run + c[j] >= 1:
-            top = order[:pos]
-            return fs[j] + sum((c[i] * (fs[i] - fs[j]) for i in top), Fraction(0)), fs[j], pos, len(fs) - pos - 1
-        run += c[j]
-    raise ValueError("tau_alpha < 1: alpha is outside [p, 1]")
-
-
 # ------------------------------------------------------------------------------------------------ claims
 _INST = ([0.5, 0.25, 0.25], [0.75, 0.5, 1.0], [3.0, 1.0, 2.0])
 _INST_TEXT = "p = (1/2, 1/4, 1/4), alpha = (3/4, 1/2, 1), f = (3, 1, 2)"
@@ -383,11 +368,11 @@ def lemma1_dual(ctx: Context) -> Outcome:
     / ``max_ge``); weak duality as in ``proofs.rcfl.lemma1.dual.parts``.  Library route: the closed-form ``f_alpha``
     and the exact minimiser of ``G`` against the split form computed in rationals."""
     from fairtheory.objectives.qalpha import qalpha_dual, qalpha_loss
-    from fairtheory.proofs.seed_rcfl import split_certificate, weak_duality_certificate
+    from fairtheory.proofs.seed_rcfl import split_certificate, split_exact, weak_duality_certificate
 
     p, a, f = _INST
     fa, g_eta = qalpha_loss(f, p, a)[0], qalpha_dual(f, p, a)
-    val, eta, k, m = _split_exact(f, p, a)
+    val, eta, k, m = split_exact(f, p, a)
     return _settle([split_certificate(), weak_duality_certificate()], declared_lemma1_dual(), measured=fa,
                    bound=float(val), relation="==", error=abs(fa - float(val)) / max(1.0, abs(float(val))),
                    tolerance=ROUNDING,
@@ -403,18 +388,18 @@ def lemma1_dual(ctx: Context) -> Outcome:
        expected="proved", proves=declared_lemma1_dual)
 def qalpha_closed_form_proved(ctx: Context) -> Outcome:
     """The greedy point is feasible with value ``V``, and ``V = G(eta)`` bounds every feasible point (weak duality).
-    Library route: the library's greedy :meth:`CappedSimplex.support` against the split value in rationals, and the
-    HiGHS LP beside it."""
-    from fairtheory.instances.rcfl import qalpha_closed_form
-    from fairtheory.proofs.seed_rcfl import split_certificate, weak_duality_certificate
+    Library route: the library's greedy (:func:`qalpha_loss`, the capped simplex's support function) against the
+    split value in rationals (the LP comparison is ``rcfl.qalpha.closed_form``'s own)."""
+    from fairtheory.objectives.qalpha import qalpha_loss
+    from fairtheory.proofs.seed_rcfl import split_certificate, split_exact, weak_duality_certificate
 
     p, a, f = _INST
-    r = qalpha_closed_form(p=p, alpha=a, losses=f)
-    val = float(_split_exact(f, p, a)[0])
-    return _settle([split_certificate(), weak_duality_certificate()], declared_lemma1_dual(), measured=r.measured,
-                   bound=val, relation="==", error=abs(r.measured - val) / max(1.0, abs(val)), tolerance=ROUNDING,
+    greedy, lam = qalpha_loss(f, p, a)
+    val = float(split_exact(f, p, a)[0])
+    return _settle([split_certificate(), weak_duality_certificate()], declared_lemma1_dual(), measured=greedy,
+                   bound=val, relation="==", error=abs(greedy - val) / max(1.0, abs(val)), tolerance=ROUNDING,
                    explain=f"measured = library greedy closed form at {_INST_TEXT}; bound = the split form's greedy "
-                           "value in rationals", details={"LP (HiGHS) value": r.theory})
+                           "value in rationals", details={"library greedy weights lam": [float(x) for x in lam]})
 
 
 @claim("proofs.rcfl.qalpha.limits", citation="002 Sec. 3.1 (both limits)",
@@ -429,8 +414,12 @@ def qalpha_limits_proved(ctx: Context) -> Outcome:
     """The split statement with its two special cases.  Library route: :func:`qalpha_loss` at ``alpha = 1`` against
     ``sum p_i f_i`` and at ``alpha = p`` against ``max f``."""
     from fairtheory.objectives.qalpha import qalpha_loss
-    from fairtheory.proofs.seed_rcfl import (split_afl_certificate, split_certificate, split_fedavg_certificate,
-                                             weak_duality_certificate)
+    from fairtheory.proofs.seed_rcfl import (
+        split_afl_certificate,
+        split_certificate,
+        split_fedavg_certificate,
+        weak_duality_certificate,
+    )
 
     p, _, f = _INST
     avg = sum(pi * fi for pi, fi in zip(p, f, strict=True))
