@@ -26,8 +26,7 @@ import importlib
 from types import ModuleType
 
 #: the kernel's modules (loaded on first attribute access)
-__all__ = ["check", "bounded", "symbolic", "normal_form", "linalg", "rows", "classes", "pep", "family",
-           "potential_kernel"]
+__all__ = ["check", "bounded", "symbolic", "normal_form", "linalg", "rows", "classes", "pep", "family", "potential_kernel"]
 
 
 def __getattr__(name: str) -> ModuleType:

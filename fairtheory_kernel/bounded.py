@@ -41,6 +41,7 @@ import resource
 import signal
 import sys
 from collections.abc import Callable
+from contextlib import suppress
 from typing import Any
 
 __all__ = ["run_bounded"]
@@ -57,8 +58,7 @@ def _pdeathsig_setter() -> Callable[[], None] | None:
     try:
         import ctypes
 
-        libc = ctypes.CDLL(None, use_errno=True)
-        prctl = libc.prctl
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
     except (OSError, AttributeError):  # pragma: no cover - no libc prctl
         return None
     return lambda: prctl(1, int(signal.SIGKILL), 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
@@ -86,10 +86,8 @@ def _set_limit(which: int, value: int) -> None:
 
 def _flush_std() -> None:
     for stream in (sys.stdout, sys.stderr):
-        try:
+        with suppress(Exception):  # a closed or odd stream must not matter here
             stream.flush()
-        except Exception:  # noqa: BLE001 - a closed or odd stream must not matter here
-            pass
 
 
 def _describe(exc: BaseException) -> str:
@@ -100,13 +98,10 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {msg}"
 
 
-def _child(fn: Callable[..., Any], args: tuple[Any, ...], conn: Any, parent: int, cpu: int,
-           memory_bytes: int | None) -> None:
+def _child(fn: Callable[..., Any], args: tuple[Any, ...], conn: Any, parent: int, cpu: int, memory_bytes: int | None) -> None:
     """Body of the forked child: limits, ``fn(*args)``, the pickled outcome on ``conn``; never returns."""
-    try:
+    with suppress(OSError):  # already a group leader
         os.setpgid(0, 0)
-    except OSError:  # pragma: no cover - already a group leader
-        pass
     if _SET_PDEATHSIG is not None:
         _SET_PDEATHSIG()
         if os.getppid() != parent:  # the parent died before prctl: nobody waits for us
@@ -177,13 +172,10 @@ def run_bounded(fn: Callable[..., Any], *args: Any, seconds: float = 5.0, cpu_se
         finally:
             os._exit(_INTERNAL_EXIT)
     send.close()
+    with suppress(OSError):  # also here, so that a kill right after the fork reaches the group
+        os.setpgid(pid, pid)
     try:
-        os.setpgid(pid, pid)  # also here, so that a kill right after the fork reaches the group
-    except OSError:
-        pass
-    try:
-        answered = recv.poll(seconds)  # True on data and on EOF (the child died)
-        if not answered:
+        if not recv.poll(seconds):  # True on data and on EOF (the child died)
             _kill_group(pid)
             _reap(pid)
             return "timeout", None

@@ -36,18 +36,15 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from fairtheory_kernel.rows import BadStatement, Ring, Symbols, add, gram
+from fairtheory_kernel.rows import BadStatement, Ring, Row, Symbols, Vec, add, gram
 
 __all__ = ["TABLE", "Entry", "interpolation_rows", "parse_class"]
 
-Vec = dict[int, Any]
 Pt = tuple[Vec, Vec, "int | None"]
-Row = tuple[dict[tuple[int, int], Any], dict[int, Fraction], Fraction]
 INF = "inf"
 
 
-def _row(ring: Ring, terms: Sequence[tuple[Fraction, Vec, Vec]], F: Mapping[Any, int] = (), c: Fraction = Fraction(0)
-         ) -> Row:
+def _row(ring: Ring, terms: Sequence[tuple[Fraction, Vec, Vec]], F: Mapping[Any, int] = (), c: Fraction = Fraction(0)) -> Row:
     """``sum_t coef_t <u_t, v_t> + sum F + c`` as ``(G, F, c)``; ``F`` maps value indices (``None``: ``f(x*) = 0``,
     dropped) to integer coefficients."""
     G: dict[tuple[int, int], Any] = {}
@@ -90,8 +87,7 @@ def _convex(pts: Sequence[Pt], c: Mapping[str, Any], ring: Ring) -> list[Row]:
 def _convex_lipschitz(pts: Sequence[Pt], c: Mapping[str, Any], ring: Ring) -> list[Row]:
     r"""Closed proper convex and ``M``-Lipschitz: per point ``||g_j||^2 - M^2 <= 0``, then the convex rows.  Exact:
     SIAM, Thm 3.5 (the maximum of the affine minorants has subgradients in ``conv{g_j}``, of norm at most ``M``)."""
-    per = [_row(ring, [(1, g, g)], {}, -c["M"] ** 2) for _, g, _ in pts]
-    return per + _convex(pts, c, ring)
+    return [_row(ring, [(1, g, g)], {}, -c["M"] ** 2) for _, g, _ in pts] + _convex(pts, c, ring)
 
 
 def _strongly_convex(pts: Sequence[Pt], c: Mapping[str, Any], ring: Ring) -> list[Row]:
@@ -270,9 +266,7 @@ def parse_class(d: Any, q: Callable[[Any, str], Fraction]) -> dict[str, Any]:
     e = TABLE[d["functions"]]
     if set(d) != {"functions"} | {p for p, _, _ in e.params}:
         raise BadStatement(f"class {d['functions']!r} has exactly the parameters {[p for p, _, _ in e.params]}")
-    out: dict[str, Any] = {"functions": d["functions"]}
-    for p, _, inf in e.params:
-        out[p] = INF if inf and d[p] == INF else q(d[p], p)
+    out = {"functions": d["functions"]} | {p: INF if inf and d[p] == INF else q(d[p], p) for p, _, inf in e.params}
     if not e.valid(out):
         raise BadStatement(f"class {d['functions']!r}: a parameter is out of its range")
     return out

@@ -39,7 +39,7 @@ Methods (the same recursions as :mod:`fairtheory_kernel.pep`, with ``lr`` replac
 * ``local_gd``: 002 Alg. 1 with full participation, exactly as ``pep_kernel`` (round 0 one step then the
   average for ``rfedfair``, ``kappa`` steps per round after; outputs ``average`` / ``path_average`` / ``last``).
 
-Rows, in the order of ``pep.build`` and by the same code (:func:`fairtheory_kernel.rows.interpolation_rows`
+Rows, in the order of ``pep.build`` and by the same code (:func:`fairtheory_kernel.classes.interpolation_rows`
 over ``Q[t]``): for each client, for each ordered pair ``(j, k)``, ``j != k``, of its
 points (``x*`` first, then its evaluations in order) the Taylor-Hendrickx-Glineur condition with ``mu = 0``,
 ``L = 1``: ``f_k - f_j + <g_k, x_j - x_k> + 1/2 ||g_j - g_k||^2 <= 0``; then ``||x0 - x*||^2 - 1 <= 0`` and
@@ -84,7 +84,7 @@ import flint
 from fairtheory_kernel import rows as R
 from fairtheory_kernel.classes import interpolation_rows
 from fairtheory_kernel.linalg import eliminate
-from fairtheory_kernel.rows import BadStatement, Ring, Symbols, add, fields, keys, nat, one_of, q, rat
+from fairtheory_kernel.rows import BadStatement, Ring, Row, Symbols, fields, keys, nat, one_of, q, rat
 
 __all__ = ["canonical", "build", "to_json", "describe", "check_family", "explain_family", "implies", "nonneg_on",
            "no_root_on", "count_roots_open", "psd_on", "poly", "poly_json", "header", "NORMALISATION", "PARAMETER"]
@@ -105,14 +105,13 @@ MAX_PARAM = 100           # 0 <= lo < hi <= MAX_PARAM
 PARAMETER = {"gd": "h", "local_gd": "h"}
 NORMALISATION = {"L": "1", "D0": "1", "bound_unit": "L*D0", "parameter_unit": "lr*L"}
 
-Vec = dict[int, Any]          # basis index -> fmpq_poly
-Row = tuple[dict[tuple[int, int], Any], dict[int, Fraction], Fraction]
 
 
 #: a malformed, out-of-range or oversized statement or evidence (the checker answers ``False``): the point-wise
 #: kernel's error, so that both kernels share their parsing helpers
 BadFamily = BadStatement
-#: the class of both parametric kernels: 1-smooth convex (the units L = 1)
+#: the class of both parametric kernels: 1-smooth convex (the units L = 1), and its words
+EVERY_F = "on every L-smooth convex f (any L > 0, any dimension) whenever ||x0 - x*||^2 <= D0"
 SMOOTH1 = {"functions": "smooth-convex", "L": Fraction(1), "mu": Fraction(0)}
 
 
@@ -139,8 +138,7 @@ def _frac(c: Any) -> Fraction:
 
 def poly_json(p: Any) -> list[str]:
     """Coefficients (constant term first) as rational strings; ``["0"]`` for the zero polynomial."""
-    cs = [str(_frac(c)) for c in p.coeffs()]
-    return cs or ["0"]
+    return [str(_frac(c)) for c in p.coeffs()] or ["0"]
 
 
 def header(st: Any, extra: set[str], methods: Mapping[str, Mapping[str, Any]], point: bool) -> dict[str, Any]:
@@ -149,8 +147,7 @@ def header(st: Any, extra: set[str], methods: Mapping[str, Mapping[str, Any]], p
     their weights, the method (a name of ``methods`` and exactly its fields), the normalised step ``h = lr L`` in
     ``[lo, hi]`` with ``0 <= lo < hi <= MAX_PARAM`` (``lo = hi`` too when ``point``).  Raises :class:`BadStatement`."""
     st = keys(st, "statement", {"class", "normalisation", "n", "p", "method", "parameter"} | extra)
-    fields(st["class"], "class", {"functions": one_of("smooth-convex"), "mu": rat(Fraction(0), digits=MAX_DIGITS)})
-    if rat(Fraction(0), digits=MAX_DIGITS)(st["class"]["mu"], "mu") != 0:
+    if fields(st["class"], "class", {"functions": one_of("smooth-convex"), "mu": rat(Fraction(0), digits=MAX_DIGITS)})["mu"]:
         raise BadFamily("class must be smooth-convex with mu = 0")
     if not isinstance(st["normalisation"], Mapping) or dict(st["normalisation"]) != NORMALISATION:
         raise BadFamily(f"normalisation must be exactly {NORMALISATION}: the kernel builds L = 1, D0 = 1 only")
@@ -158,8 +155,7 @@ def header(st: Any, extra: set[str], methods: Mapping[str, Mapping[str, Any]], p
     m = st["method"]
     if not isinstance(m, Mapping) or m.get("name") not in methods:
         raise BadFamily(f"method.name must be one of {sorted(methods)}")
-    par = fields(st["parameter"], "parameter", {"name": one_of("h"), "lo": rat(digits=MAX_DIGITS),
-                                                "hi": rat(digits=MAX_DIGITS)})
+    par = fields(st["parameter"], "parameter", {"name": one_of("h"), "lo": rat(digits=MAX_DIGITS), "hi": rat(digits=MAX_DIGITS)})
     if not (0 <= par["lo"] <= par["hi"] <= MAX_PARAM and (point or par["lo"] < par["hi"])):
         raise BadFamily(f"parameter range must satisfy 0 <= lo {'<=' if point else '<'} hi <= {MAX_PARAM}")
     return {"class": {"functions": "smooth-convex", "mu": Fraction(0)}, "normalisation": dict(NORMALISATION), "n": n,
@@ -168,10 +164,9 @@ def header(st: Any, extra: set[str], methods: Mapping[str, Mapping[str, Any]], p
 
 def header_json(st: Mapping[str, Any]) -> dict[str, Any]:
     """The shared part (:func:`header`) of a canonical statement as plain JSON."""
-    par = st["parameter"]
     return {"class": {"functions": "smooth-convex", "mu": "0"}, "normalisation": dict(NORMALISATION), "n": st["n"],
             "p": [str(x) for x in st["p"]], "method": dict(st["method"]),
-            "parameter": {"name": "h", "lo": str(par["lo"]), "hi": str(par["hi"])}}
+            "parameter": {"name": "h", "lo": str(st["parameter"]["lo"]), "hi": str(st["parameter"]["hi"])}}
 
 
 _STEPS = partial(nat, lo=1, hi=MAX_STEPS)
@@ -224,29 +219,17 @@ def to_json(st: FamilyStatement) -> dict[str, Any]:
 POLYNOMIALS = Ring(const=lambda c: P(_fq(c)), key=lambda v: tuple(_frac(c) for c in v.coeffs()))
 
 
-def _run(b: Symbols, st: FamilyStatement) -> dict[int, Fraction]:
-    """The method on the symbols, step ``t`` (the parameter): the measure as weights over value indices."""
-    m, n, p = st["method"], st["n"], st["p"]
-    t = P([0, 1])
-    x0: Vec = {0: P(1)}
-    vals: dict[int, Fraction] = {}
-    if m["name"] == "gd":
-        x = x0
-        for _ in range(m["N"]):
-            x = add(x, b.oracle(0, x)[0], -t)
-        b.gap(x, 1, vals)
-        return vals
-    b.gap(R.local_gd_output(b, x0, n=n, p=p, kappa=m["kappa"], T_N=m["T_N"], schedule=m["schedule"],
-                          output=m["output"], step=-t), 1, vals)
-    return vals
-
-
 def build(st: FamilyStatement) -> dict[str, Any]:
     """The SDP of a canonical statement at ``L = 1``, ``D0 = 1``, entries in ``Q[t]``:
     ``{"dim", "nf", "n_interp", "rows": [(G, F, c), ...], "objective": (G, F, c)}``; a row reads
     ``<G(t), Gram> + F . values + c <= 0`` (``G`` upper-triangle ``fmpq_poly`` entries, ``F`` and ``c`` rational)."""
-    b = Symbols(st["n"], st["p"], POLYNOMIALS, MAX_DIM, st)
-    vals = _run(b, st)
+    b, m = Symbols(st["n"], st["p"], POLYNOMIALS, MAX_DIM, st), st["method"]
+    if m["name"] == "gd":  # x_(k+1) = x_k - t g_k, k < N: local GD with one client, one step per round, output last
+        m = {"kappa": 1, "T_N": m["N"] - 1, "schedule": "rfedfair", "output": "last"}
+    x = R.local_gd_output(b, {0: P(1)}, n=st["n"], p=st["p"], kappa=m["kappa"], T_N=m["T_N"], schedule=m["schedule"],
+                          output=m["output"], step=-P([0, 1]))  # the method on the symbols, step t (the parameter)
+    vals: dict[int, Fraction] = {}
+    b.gap(x, 1, vals)  # the measure G(x_out) - G* as weights over value indices
     rows = interpolation_rows(b, [SMOOTH1] * st["n"], max_rows=MAX_DIM * MAX_DIM)
     n_interp, (dist, het) = len(rows), R.initial(b, st["p"])
     rows += [(dist, {}, Fraction(-1))] + ([(het, {}, Fraction(0))] if st["n"] > 1 else [])  # ||x0 - x*||^2 <= 1, rho = 0
@@ -255,12 +238,6 @@ def build(st: FamilyStatement) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------------------------------------ real algebra
-def _int_poly(p: Any) -> Any:
-    """A positive rational multiple of the ``fmpq_poly`` ``p`` with integer coefficients (``fmpz_poly``): the
-    same sign as ``p`` everywhere."""
-    return p.numer()  # p = numer / q with q > 0 (FLINT's canonical form)
-
-
 def _variations(g: Any) -> int:
     signs = [1 if c > 0 else -1 for c in g.coeffs() if c != 0]
     return sum(1 for u, w in zip(signs, signs[1:], strict=False) if u != w)
@@ -287,7 +264,8 @@ def _descartes_count(f: Any, a: Fraction, b: Fraction, depth: int = 0, budget: l
         raise BadFamily("root isolation needs more than MAX_DEPTH halvings or MAX_NODES subintervals")
     h = f(P([_fq(a), _fq(b - a)]))
     d = h.degree()
-    g = _int_poly(P(list(reversed(h.coeffs())))(P([1, 1])))
+    # g: its integer numerator (FLINT's canonical p = numer / q, q > 0), a positive multiple: the same signs
+    g = P(list(reversed(h.coeffs())))(P([1, 1])).numer()
     v = _variations(g)
     if v <= 1:
         return v
@@ -345,13 +323,11 @@ def nonneg_on(f: Any, lo: Fraction, hi: Fraction) -> bool:
     continuity.  A factor with a root inside means a sign change: ``False``."""
     if f == 0:
         return True
-    _, odd = _split_odd(f)
-    if any(count_roots_open(g, lo, hi) for g in odd if g.degree() > 0):
+    if any(count_roots_open(g, lo, hi) for g in _split_odd(f)[1] if g.degree() > 0):
         return False
     deg = max(f.degree(), 0)
     for k in range(1, deg + 2):  # deg + 1 distinct inner points: f vanishes at at most deg of them
-        x = lo + (hi - lo) * Fraction(k, deg + 2)
-        y = f(_fq(x))
+        y = f(_fq(lo + (hi - lo) * Fraction(k, deg + 2)))
         if y != 0:
             return bool(y > 0)
     return False  # pragma: no cover - unreachable for a non-zero polynomial
@@ -359,11 +335,7 @@ def nonneg_on(f: Any, lo: Fraction, hi: Fraction) -> bool:
 
 def no_root_on(f: Any, lo: Fraction, hi: Fraction) -> bool:
     """Whether the polynomial ``f`` has no root in the closed ``[lo, hi]``."""
-    if f == 0:
-        return False
-    if f(_fq(lo)) == 0 or f(_fq(hi)) == 0:
-        return False
-    return f.degree() <= 0 or count_roots_open(f, lo, hi) == 0
+    return f != 0 and f(_fq(lo)) != 0 and f(_fq(hi)) != 0 and (f.degree() <= 0 or count_roots_open(f, lo, hi) == 0)
 
 
 def psd_on(M: Mapping[tuple[int, int], Any], dim: int, lo: Fraction, hi: Fraction) -> tuple[bool, str]:
@@ -383,8 +355,7 @@ def psd_on(M: Mapping[tuple[int, int], Any], dim: int, lo: Fraction, hi: Fractio
     for (a, b), v in M.items():
         if not (0 <= a <= b < dim):
             raise BadFamily("matrix entry out of range")
-        q = int(v.denom())
-        scale = scale * q // math.gcd(scale, q)
+        scale = math.lcm(scale, int(v.denom()))
     W = [[Z(0)] * dim for _ in range(dim)]
     for (a, b), v in M.items():
         W[a][b] = W[b][a] = Z([int(c * scale) for c in v.coeffs()])
@@ -431,15 +402,12 @@ def _check_piece(data: Mapping[str, Any], st: FamilyStatement, lo: Fraction, hi:
     if not nonneg_on((num * d - den * B) * den, lo, hi):
         return f"the dual bound exceeds the stated bound somewhere {where}"
     ok, why = psd_on(M, data["dim"], lo, hi)
-    if not ok:
-        return f"the slack matrix is not PSD {where}: {why}"
-    return ""
+    return "" if ok else f"the slack matrix is not PSD {where}: {why}"
 
 
 def _run_check(d: Any) -> str:
     """``""`` when the certificate passes rules 1-5 on every piece, else the first failure."""
-    R.envelope(d, "pep-family", 1)
-    st = canonical(d["statement"])
+    st = canonical(R.envelope(d, "pep-family", 1)["statement"])
     data = build(st)
     for lo, hi, den, nums in _evidence(d["evidence"], st, len(data["rows"])):
         why = _check_piece(data, st, lo, hi, den, nums)
@@ -497,8 +465,7 @@ def bound_str(st: FamilyStatement) -> str:
     """The bound ``L D0 num/den`` in words (``L D0/(4 N h + 2)`` style), from the lowest-terms form with a positive
     leading coefficient of ``den`` (each sign printed once)."""
     var = st["parameter"]["name"]
-    num, den = st["bound"]["num"], st["bound"]["den"]
-    num, den = _lowest_terms(num, den)
+    num, den = _lowest_terms(st["bound"]["num"], st["bound"]["den"])
     if num.degree() <= 0 and num != 0:  # a constant c: sign(c) L D0/(den/|c|)
         c = _frac(num.coeffs()[0])
         return f"{'L D0' if c > 0 else '-L D0'}/({_pstr(den * P(_fq(1 / abs(c))), var)})"
@@ -511,8 +478,7 @@ def describe(st: FamilyStatement) -> str:
     rng = f"for every {par['name']} in [{par['lo']}, {par['hi']}]"
     if m["name"] == "gd":
         return (f"{rng}: f(x_N) - f* <= {bound_str(st)} for gradient descent x_(k+1) = x_k - ({par['name']}/L) "
-                f"grad f(x_k), N = {m['N']}, on every L-smooth convex f (any L > 0, any dimension) whenever "
-                f"||x0 - x*||^2 <= D0")
+                f"grad f(x_k), N = {m['N']}, {EVERY_F}")
     return (f"{rng}: G(x_out) - G* <= {bound_str(st)} for local GD (002 Alg. 1, {m['schedule']} schedule, full "
             f"participation), kappa = {m['kappa']}, T_N = {m['T_N']}, step lr = h/L, output "
             f"{m['output']}, on every {st['n']} clients f_i, each L-smooth convex, weights p = "

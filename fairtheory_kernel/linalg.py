@@ -62,8 +62,7 @@ def eliminate(B: list[list[Any]], on_pivot: Callable[[int, Any, Any], None] | No
         rowk, akk = B[k], B[k][k]
         bad = [j for j in range(k + 1, n) if rowk[j] != 0] if akk == 0 else []
         if bad or not nonneg(akk):
-            why.append(f"pivot {k} is identically 0 with a non-zero entry ({k}, {bad[0]})" if bad else
-                       f"pivot {k} is negative")
+            why.append(f"pivot {k} is identically 0 with a non-zero entry ({k}, {bad[0]})" if bad else f"pivot {k} is negative")
             return False
         if on_pivot is not None:
             on_pivot(k, akk if akk else None, prev if akk else None)

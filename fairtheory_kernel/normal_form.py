@@ -22,6 +22,7 @@ only through :meth:`Ctx.substitute`, which re-proves it (:meth:`Ctx.point`).  No
 from __future__ import annotations
 
 import time
+from functools import reduce
 from typing import Any
 
 from flint import fmpq, fmpq_mpoly, fmpq_mpoly_ctx, fmpz
@@ -101,8 +102,7 @@ class Ctx:
         if i is None:
             if len(self.kind) >= NVARS:
                 raise NotProved("too many symbols and atoms")
-            i = len(self.kind)
-            self.index[key] = i
+            self.index[key] = i = len(self.kind)
             self.kind.append(kind)
             self.sign.append(sign)
             self.deps.append(deps)
@@ -177,8 +177,7 @@ class Ctx:
                 if kind == "count" or uses & val.keys() or ((rng or nm in self.in_ranges) and not uses <= before):
                     raise NotProved(f"value of {nm}: uses an assigned or a later name, or {nm} is a count")
                 lo, hi = lo_hi or rng or (v, v)
-                if self.sign_of(v) < need \
-                        or self.sign_of(self.sub(v, lo)) < NONNEG or self.sign_of(self.sub(hi, v)) < NONNEG:
+                if self.sign_of(v) < need or self.sign_of(self.sub(v, lo)) < NONNEG or self.sign_of(self.sub(hi, v)) < NONNEG:
                     raise NotProved(f"value of {nm} outside its domain")
             elif lo_hi is not None:
                 lo, hi = lo_hi
@@ -243,10 +242,7 @@ class Ctx:
         return self.mk(a[0] ** k, a[1] ** k)
 
     def total(self, xs: list[Nf]) -> Nf:
-        out = ZERO
-        for x in xs:
-            out = self.add(out, x)
-        return out
+        return reduce(self.add, xs, ZERO)
 
     def eq(self, a: Nf, b: Nf) -> bool:
         return a[0] == b[0] and a[1] == b[1]
@@ -370,9 +366,8 @@ class Ctx:
         """The member ``x_idx`` of a family (``idx`` an integer or the summation index), with the family's sign."""
         u = used(idx)
         c = cval(idx)
-        ok = idx[1].is_one() and ((c is not None and c.q == 1) or
-                                  (len(u) == 1 and self.kind[min(u)][0] == "bvar" and idx[0] == _GENS[min(u)]))
-        if not ok:
+        if not (idx[1].is_one() and ((c is not None and c.q == 1) or
+                                     (len(u) == 1 and self.kind[min(u)][0] == "bvar" and idx[0] == _GENS[min(u)]))):
             raise NotProved("a family index must be the summation index or an integer")
         return self.var(("at", family, nkey(idx)), ("at", family, idx), sign, frozenset({family}) | self.deps_of(idx))
 

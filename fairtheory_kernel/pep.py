@@ -61,7 +61,7 @@ from typing import Any
 from fairtheory_kernel import rows as R
 from fairtheory_kernel.classes import TABLE, interpolation_rows, parse_class
 from fairtheory_kernel.linalg import is_psd
-from fairtheory_kernel.rows import BadStatement, Symbols, add, avg, fields, gram, keys, nat, one_of, q, rat
+from fairtheory_kernel.rows import BadStatement, Row, Symbols, Vec, add, avg, fields, gram, keys, nat, one_of, q, rat
 
 __all__ = ["Statement", "BadStatement", "build", "canonical", "describe", "implies", "verify_multipliers",
            "check_certificate", "check_work", "parse", "MAX_DIM", "MAX_ROWS", "MAX_DIGITS", "MAX_WORK"]
@@ -84,8 +84,6 @@ MAX_WORK = 300_000
 #: bits (common denominator plus numerator) beyond which a coefficient or multiplier family is refused outright
 MAX_BITS = 1 << 14
 
-Vec = dict[int, Fraction]
-Row = tuple[dict[tuple[int, int], Fraction], dict[int, Fraction], Fraction]
 Statement = dict[str, Any]
 
 #: the measures of a ``linear`` method's ``outputs`` form
@@ -125,8 +123,7 @@ def _linear(m: Mapping[str, Any], n: int) -> dict[str, Any]:
         if not isinstance(item, list) or len(item) != 2:
             raise BadStatement("linear: evaluation [client, [[basis, coefficient], ...]]")
         evals.append((nat(item[0], "evaluation client", 0, n - 1), _point(item[1], n, n + e)))
-    if not isinstance(meas, list) or not meas or len(set(map(str, meas))) != len(meas) or \
-            not all(x in MEASURES for x in meas):
+    if not isinstance(meas, list) or not meas or len(set(map(str, meas))) != len(meas) or not all(x in MEASURES for x in meas):
         raise BadStatement(f"linear: measure is a non-empty list of distinct names of {MEASURES}")
     outs, rows = [], 0  # the rows t - m(x) of the minima: at most MAX_ROWS / 4
     for leaf in ob:
@@ -226,11 +223,9 @@ def _run_method(b: Symbols) -> tuple[dict[int, Fraction], list[tuple[Fraction, V
         out = [x] if m["output"] == "last" else server
         b.gap(avg(out, [Fraction(1, len(out))] * len(out)), Fraction(1), vals)
     elif name == "local_gd_round":
-        Y = [x0] * n
-        for _ in range(m["kappa"]):
-            Y = [add(Y[i], b.oracle(i, Y[i])[0], -m["lr"]) for i in range(n)]
+        quad.append((Fraction(1), R.local_gd_output(b, x0, n=n, p=p, kappa=m["kappa"], T_N=0, schedule="fedavg",
+                                                    output="last", step=-m["lr"])))  # theta+: one round of kappa steps
         b.gap(x0, m["a"], vals)
-        quad.append((Fraction(1), avg(Y, p)))
     else:  # linear: evaluations in order; basis n + e is the gradient of evaluation e
         for i, x in m["evaluations"]:
             b.oracle(i, x, dedupe=False)  # evaluation e gets gradient basis n + e and value index e
@@ -274,8 +269,7 @@ def _outputs(b: Symbols, vals: dict[int, Fraction], quad: list[tuple[Fraction, V
             for F, v in terms:
                 G: dict[tuple[int, int], Fraction] = {}
                 gram(v or {}, v or {}, Fraction(-1), G)
-                rows.append(({a: c for a, c in G.items() if c}, {t: Fraction(1)} | {f: -c for f, c in F.items()},
-                             Fraction(0)))
+                rows.append(({a: c for a, c in G.items() if c}, {t: Fraction(1)} | {f: -c for f, c in F.items()}, Fraction(0)))
     return rows
 
 
@@ -375,8 +369,7 @@ def check_work(st: Statement, multipliers: Sequence[Fraction] = ()) -> float:
     return _run(st, multipliers, math.inf, MAX_WORK)[3]
 
 
-def build(st: Statement, *, multipliers: Sequence[Fraction] | None = None,
-          max_work: float | None = None) -> dict[str, Any]:
+def build(st: Statement, *, multipliers: Sequence[Fraction] | None = None, max_work: float | None = None) -> dict[str, Any]:
     """The exact SDP data of a canonical statement (:func:`canonical`):
     ``{"dim", "nf", "n_eq": 0, "rows", "objective", "claimed"}`` with rows and objective as ``(G, F, c)``
     (``G`` upper-triangle entries, row means ``<= 0``) and ``claimed`` the bound the certificate must reach
@@ -479,9 +472,7 @@ def implies(a: Statement, b: Statement) -> bool:
         # over ||x0 - x*||^2 in [0, D0] and rho^2 in [0, rho2] the right-hand side is at most this (a negative
         # coefficient is largest at 0)
         return max(ba["dist"], 0) * bb["D0"] + max(ba["hetero"], 0) * bb["rho2"] <= bb["value"]
-    if bb["form"] != "constrained":
-        return False
-    return bb["D0"] <= ba["D0"] and bb["rho2"] <= ba["rho2"] and ba["value"] <= bb["value"]
+    return bb["form"] == "constrained" and bb["D0"] <= ba["D0"] and bb["rho2"] <= ba["rho2"] and ba["value"] <= bb["value"]
 
 
 @R.reader
@@ -492,16 +483,14 @@ def describe(st: Statement) -> str:
     each = "each " + TABLE[cl["functions"]].words(cl) if isinstance(cl, Mapping) else ", ".join(
         f"f_{i} {TABLE[c['functions']].words(c)}" for i, c in enumerate(cl))
     who = f"every {st['n']} clients f_i, {each}, weights p = ({', '.join(map(str, st['p']))})"
-    name = m["name"]
+    name, meas = m["name"], "G(x_out) - G*"
     if name == "local_gd":
         meth = (f"local GD (002 Alg. 1, {m['schedule']} schedule, full participation), kappa = {m['kappa']}, "
                 f"T_N = {m['T_N']}, step lr = {m['lr']}, output {m['output']}")
-        meas = "G(x_out) - G*"
     elif name == "scaffold":
         meth = (f"Scaffold (option II, full participation), kappa = {m['kappa']}, R = {m['R']}, lr = {m['lr']}, "
                 f"server_lr = {m['server_lr']}, {'warm' if m['warm_start'] else 'zero'} control variates, output "
                 f"{m['output']}")
-        meas = "G(x_out) - G*"
     elif name == "local_gd_round":
         meth = f"one round of local GD from theta, kappa = {m['kappa']} steps of lr = {m['lr']}, then the p-average theta+"
         meas = f"{m['a']} (G(theta) - G*) + ||theta+ - x*||^2"
@@ -523,8 +512,7 @@ def describe(st: Statement) -> str:
         leaf = ["{" + ", ".join(pt(x) for x in xs) + "}" if best else pt(xs[0]) for _, xs in outs]
         meth += (", output x_out = the point of evaluation " + (leaf[0] if len(outs) == 1 else ", ".join(
             f"{x} with probability {w}" for x, (w, _) in zip(leaf, outs, strict=True))))
-        if best:
-            meth += " (each a set of candidate points: the measure is their minimum)"
+        meth += " (each a set of candidate points: the measure is their minimum)" * best
         words = {"value": "G(x_out) - G*", "grad_norm": "||sum_i p_i A_i(x_out)||^2" if any(ops) else "||grad G(x_out)||^2",
                  "distance": "||x_out - x*||^2"}
         ms = [words[w] for w in m["measure"]]

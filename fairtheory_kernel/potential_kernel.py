@@ -64,19 +64,16 @@ from typing import Any
 import flint
 
 from fairtheory_kernel import family as _fam
+from fairtheory_kernel import rows as R
 from fairtheory_kernel.classes import interpolation_rows
-from fairtheory_kernel.family import SMOOTH1
-from fairtheory_kernel.rows import BadStatement, Symbols, add, avg, envelope, explain, gram, initial, keys, nat, one_of, q, sparse
 
 # the pep-family kernel's exact routines (root counting, PSD over Q[t]) and parsers, reused - not copied
-NORMALISATION, POLYNOMIALS, P, _fq, _frac, _poly = (_fam.NORMALISATION, _fam.POLYNOMIALS, _fam.P, _fam._fq, _fam._frac,
-                                                   _fam._poly)
-no_root_on, nonneg_on, poly_json, psd_on, _pstr = _fam.no_root_on, _fam.nonneg_on, _fam.poly_json, _fam.psd_on, _fam._pstr
+from fairtheory_kernel.family import POLYNOMIALS, SMOOTH1, P, _fq, _frac, _poly, _pstr, no_root_on, nonneg_on, poly_json, psd_on
+from fairtheory_kernel.rows import BadStatement, Symbols, add, avg, envelope, explain, gram, initial, keys, nat, one_of, q, sparse
 
 __all__ = ["canonical", "to_json", "obligations", "check_potential", "explain_potential", "implies",
            "describe", "bound_at", "KP", "TERMS", "PARAMETER"]
 
-KP = list[Any]  # a k-polynomial: t-polynomials (fmpq_poly), coefficient of k^m at index m
 TERMS = ("f", "xx", "xg", "gg")
 PARAMETER = {"gd": "h", "local_gd": "h", "agm": "h"}
 #: the methods and their fields (:func:`fairtheory_kernel.family.header`)
@@ -90,35 +87,53 @@ MAX_DIM, MAX_KDEG, MAX_TDEG, MAX_DIGITS, MAX_EV_DIGITS, MAX_PARAM = 22, 4, 8, 60
 
 
 # ------------------------------------------------------------------------------------------------ k-polynomials
+class KP(list):
+    """A k-polynomial: t-polynomials (``fmpq_poly``), the coefficient of ``k^m`` at index ``m``, trailing zeros
+    dropped.  A ring element too: ``+``, ``-``, ``*`` by a k-polynomial, or coefficient-wise by a t-polynomial, an
+    integer or a rational, ``/`` by an integer; so an obligation is built by :func:`fairtheory_kernel.rows.gram` and
+    :meth:`fairtheory_kernel.rows.Symbols.gap` and checked by :func:`fairtheory_kernel.rows.dual`, the weak duality
+    of every PEP kind, over ``Q[t][k]``.  (``!= 0`` stays list inequality, always true: ``dual`` then keeps zero
+    entries, and :func:`_check_ob` decides zeros itself, by :meth:`_Range.zero` and before the PSD test.)"""
+
+    def __init__(self, cs: Any = ()) -> None:
+        super().__init__(cs)
+        while len(self) > 1 and self[-1] == 0:
+            self.pop()
+        if not self:
+            self.append(P(0))
+
+    def __add__(self, o: Any) -> KP:  # o a k-polynomial, or 0 (the start of a sum)
+        o = o if isinstance(o, list) else [o]
+        return KP([(self[m] if m < len(self) else P(0)) + (o[m] if m < len(o) else P(0)) for m in range(max(len(self), len(o)))])
+
+    __radd__ = __add__
+
+    def __sub__(self, o: KP) -> KP:
+        return self + KP(o) * -1
+
+    def __mul__(self, o: Any) -> KP:
+        if not isinstance(o, list):  # a t-polynomial, an integer or a rational: coefficient-wise
+            return KP([x * (P(_fq(o)) if isinstance(o, Fraction) else o) for x in self])
+        out = [P(0)] * (len(self) + len(o) - 1)
+        for i, x in enumerate(self):
+            for j, y in enumerate(o):
+                out[i + j] += x * y
+        return KP(out)
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, o: int) -> KP:
+        return KP([x / o for x in self])
+
+    def shift(self) -> KP:
+        """``p(k + 1)``."""
+        return KP([sum((comb(m, j) * self[m] for m in range(j, len(self))), P(0)) for j in range(len(self))])
+
+
 def _kp(x: Any, what: str, digits: int = MAX_DIGITS) -> KP:
     if not isinstance(x, list) or not 1 <= len(x) <= MAX_KDEG + 1:
         raise BadStatement(f"{what}: a list of 1 to {MAX_KDEG + 1} t-polynomials (powers of k)")
-    return _trim([_poly(c, what, MAX_TDEG, digits) for c in x])
-
-
-def _trim(a: KP) -> KP:
-    a = list(a)
-    while len(a) > 1 and a[-1] == 0:
-        a.pop()
-    return a or [P(0)]
-
-
-def _kadd(a: KP, b: KP, c: Any = 1) -> KP:
-    n = max(len(a), len(b))
-    return _trim([(a[m] if m < len(a) else P(0)) + c * (b[m] if m < len(b) else P(0)) for m in range(n)])
-
-
-def _kmul(a: KP, b: KP) -> KP:
-    out = [P(0)] * (len(a) + len(b) - 1)
-    for i, x in enumerate(a):
-        for j, y in enumerate(b):
-            out[i + j] += x * y
-    return _trim(out)
-
-
-def _shift(a: KP) -> KP:
-    """``p(k + 1)`` as a k-polynomial."""
-    return _trim([sum((comb(m, j) * a[m] for m in range(j, len(a))), P(0)) for j in range(len(a))])
+    return KP([_poly(c, what, MAX_TDEG, digits) for c in x])
 
 
 def _u(a: KP, t: Fraction, D: int) -> Any:
@@ -188,8 +203,7 @@ def canonical(st: Any) -> dict[str, Any]:
         if (lo, hi) != (1, 1) or st["potential"] != AGM_POTENTIAL:
             raise BadStatement(f"agm: h = 1 (step 1/L) and the potential {AGM_POTENTIAL!r}")
         return out | {"potential": AGM_POTENTIAL}
-    avg_rule = method["name"] == "local_gd"
-    pot = keys(st["potential"], "potential", {"terms", "den", "initial"} | ({"weight"} if avg_rule else set())
+    pot = keys(st["potential"], "potential", {"terms", "den", "initial"} | ({"weight"} if method["name"] == "local_gd" else set())
                 | ({"drift"} if het else set()))
     terms = pot["terms"]
     if not isinstance(terms, Mapping) or not terms or not set(terms) <= set(TERMS):
@@ -210,7 +224,7 @@ def to_json(st: Mapping[str, Any]) -> dict[str, Any]:
             return {k: j(v) for k, v in x.items() if v is not None}
         if isinstance(x, tuple):
             return {"num": j(x[0]), "den": j(x[1])}
-        return [j(v) for v in _trim(x)] if isinstance(x, list) else x if isinstance(x, str) else \
+        return [j(v) for v in KP(x)] if isinstance(x, list) else x if isinstance(x, str) else \
             str(x) if isinstance(x, Fraction) else poly_json(x)
 
     return _fam.header_json(st) | {"potential": j(st["potential"]), "bound": j(st["bound"])}
@@ -227,31 +241,21 @@ class _Ob:
             self.b.points = [[({}, {}, None)] for _ in range(st["n"])]
         self.G: dict[tuple[int, int], KP] = {}
         self.F: dict[int, KP] = {}
-        self.c: KP = [P(0)]
+        self.c = KP([P(0)])
 
     def grad(self, x: dict[int, Any]) -> dict[int, Any]:
         return avg([self.b.oracle(i, x)[0] for i in range(self.st["n"])], [P(_fq(w)) for w in self.st["p"]])
 
     def value(self, x: dict[int, Any], c: KP) -> None:
-        for i in range(self.st["n"]):
-            f = self.b.oracle(i, x)[1]
-            self.F[f] = _kadd(self.F.get(f, [P(0)]), c, P(_fq(self.st["p"][i])))
+        self.b.gap(x, c, self.F)  # E += c (G(x) - G*)
 
     def quad(self, u: dict[int, Any], v: dict[int, Any], c: KP) -> None:
-        tmp: dict[tuple[int, int], Any] = {}
-        gram(u, v, P(1), tmp)
-        for key, e in tmp.items():
-            self.G[key] = _kadd(self.G.get(key, [P(0)]), [e * x for x in c])
+        gram(u, v, c, self.G)  # E += c <u, v>
 
-    def phi(self, x: dict[int, Any], scale: KP, shift: int = 0, at0: bool = False) -> None:
+    def phi(self, x: dict[int, Any], scale: KP, shift: bool = False, at0: bool = False) -> None:
         """``E += scale * den * phi_{k + shift}(x)`` (``at0``: ``phi_0(x)``, no ``k``)."""
-        terms = self.st["potential"]["terms"]
-        cs = {}
-        for name, c in terms.items():
-            for _ in range(shift):
-                c = _shift(c)
-            c = c[:1] if at0 else c
-            cs[name] = _kmul(scale, c)
+        terms = {name: c.shift() if shift else c for name, c in self.st["potential"]["terms"].items()}  # p(k + 1)
+        cs = {name: scale * (c[:1] if at0 else c) for name, c in terms.items()}  # p(0) when at0
         g = self.grad(x) if {"xg", "gg"} & set(cs) else {}
         if "f" in cs:
             self.value(x, cs["f"])
@@ -266,11 +270,8 @@ class _Ob:
 
 def _round(ob: _Ob, x: dict[int, Any], steps: int) -> dict[int, Any]:
     """``steps`` local gradient steps (size ``t``) of every client from ``x``, then the ``p``-average."""
-    n, t = ob.st["n"], P([0, 1])
-    Y = [x] * n
-    for _ in range(steps):
-        Y = [add(Y[i], ob.b.oracle(i, Y[i])[0], -t) for i in range(n)]
-    return avg(Y, [P(_fq(w)) for w in ob.st["p"]])
+    return R.local_gd_output(ob.b, x, n=ob.st["n"], p=ob.st["p"], kappa=steps, T_N=0, schedule="fedavg", output="last",
+                             step=-P([0, 1]))  # one round of kappa = steps local steps, the last (only) server model
 
 
 def _agm(st: Mapping[str, Any]) -> dict[str, tuple[_Ob, list[Any]]]:
@@ -283,9 +284,9 @@ def _agm(st: Mapping[str, Any]) -> dict[str, tuple[_Ob, list[Any]]]:
     y = add({0: 1 - s}, w)
     fx, gy = ob.b.oracle(0, x)[1], ob.b.oracle(0, y)[0]
     fp = ob.b.oracle(0, add(y, gy, -1))[1]
-    ob.F = {fp: [P(1)], fx: [s - 1]}
-    ob.quad(add(w, gy, -1), add(w, gy, -1), [P(flint.fmpq(1, 2))])
-    ob.quad(w, w, [P(flint.fmpq(-1, 2))])
+    ob.F = {fp: KP([P(1)]), fx: KP([s - 1])}
+    ob.quad(add(w, gy, -1), add(w, gy, -1), KP([P(flint.fmpq(1, 2))]))
+    ob.quad(w, w, KP([P(flint.fmpq(-1, 2))]))
     return {"step": (ob, ob.rows(False))}
 
 
@@ -294,31 +295,31 @@ def obligations(st: Mapping[str, Any]) -> dict[str, tuple[_Ob, list[Any]]]:
     if st["method"]["name"] == "agm":
         return _agm(st)
     pot, m = st["potential"], st["method"]
-    (bn, bd), one, x = pot["initial"], [P(1)], {0: P(1)}
+    (bn, bd), one, x = pot["initial"], KP([P(1)]), {0: P(1)}
     out = {}
     step = _Ob(st)
     if m["name"] == "gd":
-        step.phi(add(x, step.grad(x), -P([0, 1])), one, shift=1)
-        step.phi(x, [P(-1)])
+        step.phi(add(x, step.grad(x), -P([0, 1])), one, shift=True)
+        step.phi(x, KP([P(-1)]))
     else:
         (wn, wd), (cn, cd) = pot["weight"], pot.get("drift", (P(0), P(1)))
-        step.phi(_round(step, x, m["kappa"]), [wd * cd], shift=1)
-        step.phi(x, [-wd * cd])
-        step.value(x, [wn * cd * pot["den"]])
+        step.phi(_round(step, x, m["kappa"]), KP([wd * cd]), shift=True)
+        step.phi(x, KP([-wd * cd]))
+        step.value(x, KP([wn * cd * pot["den"]]))
         for i in range(st["n"]):  # - C rho^2, rho^2 = sum_i p_i ||grad f_i(x*)||^2 (times wd cd den > 0)
-            step.quad(step.b.stars[i], step.b.stars[i], [-wd * pot["den"] * cn * P(_fq(st["p"][i]))])
+            step.quad(step.b.stars[i], step.b.stars[i], KP([-wd * pot["den"] * cn * P(_fq(st["p"][i]))]))
     out["step"] = (step, step.rows(False))
     init = _Ob(st)
     start = x if m["name"] == "gd" else _round(init, x, 1 if m["schedule"] == "rfedfair" else m["kappa"])
-    init.phi(start, [bd], at0=True)
-    init.c = [-bn * pot["den"]]
+    init.phi(start, KP([bd]), at0=True)
+    init.c = KP([-bn * pot["den"]])
     out["initial"] = (init, init.rows(True))
     fin = _Ob(st)
     if m["name"] == "gd":  # k = N - 1 >= 0
-        fin.value(x, [bn * pot["den"] * c for c in _shift(st["bound"]["den"])])
-        fin.phi(x, [-bd * c for c in _shift(st["bound"]["num"])], shift=1)
+        fin.value(x, st["bound"]["den"].shift() * (bn * pot["den"]))
+        fin.phi(x, st["bound"]["num"].shift() * -bd, shift=True)
     else:
-        fin.phi(x, [P(-1)])
+        fin.phi(x, KP([P(-1)]))
     out["final"] = (fin, fin.rows(False))
     return out
 
@@ -337,41 +338,31 @@ def _check_ob(name: str, ob: _Ob, rows: list[Any], ev: Any, rng: _Range) -> str:
     for r, a in nums.items():
         if not rng.nonneg_k(a):
             return f"{where}: the multiplier of row {r} is negative for some k >= 0 and parameter in the range"
-    F = {f: [-d * x for x in v] for f, v in ob.F.items()}
-    S = {key: [-d * x for x in v] for key, v in ob.G.items()}
-    K = [d * x for x in ob.c]
-    for r, a in nums.items():
-        G, Fr, c = rows[r]
-        for f, w in Fr.items():
-            F[f] = _kadd(F.get(f, [P(0)]), a, P(_fq(w)))
-        for key, e in G.items():
-            S[key] = _kadd(S.get(key, [P(0)]), [e * x for x in a])
-        if c:
-            K = _kadd(K, a, P(_fq(-c)))
+    # weak duality, as for pep-dual and pep-family (the rows' rationals enter Q[t][k] as constants)
+    F, S, K = R.dual(rows, (ob.G, ob.F, ob.c), nums, d, lambda c: c if isinstance(c, KP) else P(_fq(c)))
     bad = [f for f, v in F.items() if not rng.zero(v)]
     if bad:
         return f"{where}: the function values do not cancel (value {bad[0]})"
     if not rng.nonneg_k([-x for x in K]):
         return f"{where}: the constant term is positive for some k"
-    one = [P(1)]  # S(k) >= 0 iff D S D >= 0 for the diagonal D = diag(scale) > 0
-    S = {(i, j): _kmul(_kmul(v, scale.get(i, one)), scale.get(j, one)) for (i, j), v in S.items()}
-    ok, why = rng.psd_k({key: _trim(v) for key, v in S.items() if any(x != 0 for x in v)}, ob.b.dim)
+    one = KP([P(1)])  # S(k) >= 0 iff D S D >= 0 for the diagonal D = diag(scale) > 0
+    S = {(i, j): v * scale.get(i, one) * scale.get(j, one) for (i, j), v in S.items()}
+    ok, why = rng.psd_k({key: v for key, v in S.items() if any(x != 0 for x in v)}, ob.b.dim)
     return "" if ok else f"{where}: the slack matrix is not PSD for every k >= 0 and parameter: {why}"
 
 
 def _scalars(st: Mapping[str, Any], rng: _Range) -> str:
     num, den = st["bound"]["num"], st["bound"]["den"]
     if st["method"]["name"] == "agm":  # lambda_N >= (N + 1)/2: f(x_N) - f* <= D0/(2 lambda_N^2) <= 2 D0/(N + 1)^2
-        if not (rng.pos_k(_shift(den)) and rng.nonneg_k(_shift(_kadd(_kmul(num, [P(1), P(2), P(1)]), den, -2)))):
-            return "the bound is below 2 L D0/(N + 1)^2 or its denominator not positive for some N >= 1"
-        return ""
+        ok = rng.pos_k(den.shift()) and rng.nonneg_k((num * KP([P(1), P(2), P(1)]) - den * 2).shift())
+        return "" if ok else "the bound is below 2 L D0/(N + 1)^2 or its denominator not positive for some N >= 1"
     pot, (bn, bd) = st["potential"], st["potential"]["initial"]
     if not (rng.pos_t(pot["den"]) and rng.pos_t(bd)):
         return "the potential's or the initial bound's denominator is not positive on the range"
     if st["method"]["name"] == "gd":
         if not rng.pos_t(bn):
             return "the initial bound B0 is not positive on the range"
-        if not (rng.nonneg_k(_shift(num)) and rng.pos_k(_shift(den))):
+        if not (rng.nonneg_k(num.shift()) and rng.pos_k(den.shift())):
             return "the bound's numerator is negative or its denominator not positive for some N >= 1"
         return ""
     wn, wd = pot["weight"]
@@ -379,12 +370,12 @@ def _scalars(st: Mapping[str, Any], rng: _Range) -> str:
         return "the weight w is not positive on the range"
     if not rng.pos_k(den):
         return "the bound's denominator is not positive for some T_N >= 0"
-    lhs = _kadd(_kmul(num, [wn * bd, wn * bd]), _kmul(den, [wd * bn]), -1)  # times wd B0den > 0
+    lhs = num * KP([wn * bd, wn * bd]) - den * KP([wd * bn])  # times wd B0den > 0
     if not rng.nonneg_k(lhs):
         return "B0 / (w (T_N + 1)) exceeds the stated bound for some T_N >= 0"
     if "drift" in pot:  # the rho^2 part: hnum/hden >= C/w for every T_N >= 0
         (hn, hd), (cn, cd) = st["bound"]["hetero"], pot["drift"]
-        if not (rng.pos_t(cd) and rng.pos_k(hd) and rng.nonneg_k(_kadd(_kmul(hn, [cd * wn]), _kmul(hd, [cn * wd]), -1))):
+        if not (rng.pos_t(cd) and rng.pos_k(hd) and rng.nonneg_k(hn * KP([cd * wn]) - hd * KP([cn * wd]))):
             return "C/w exceeds the stated rho^2 coefficient for some T_N >= 0 (or a denominator is not positive)"
     return ""
 
@@ -455,17 +446,15 @@ def implies(a: Mapping[str, Any], kind: str, b: Any) -> bool:
         if not same or not (pa["lo"] <= pb["lo"] and pb["hi"] <= pa["hi"]):
             return False
         rng = _Range(pb["lo"], pb["hi"])
-        sh = _shift if a["method"]["name"] != "local_gd" else (lambda x: x)
+        sh = KP.shift if a["method"]["name"] != "local_gd" else (lambda x: x)
         pairs = [((a["bound"]["num"], a["bound"]["den"]), (b["bound"]["num"], b["bound"]["den"]))]
         if b["bound"]["rho2"] is None:  # b holds for every rho: a must too, with a rho^2 coefficient at most b's
             if a["bound"]["rho2"] is not None:
                 return False
             pairs.append((a["bound"]["hetero"], b["bound"]["hetero"]))
-        for (na, da), (nb, db) in pairs:
-            na, da, nb, db = sh(na), sh(da), sh(nb), sh(db)
-            if not (rng.pos_k(da) and rng.pos_k(db) and rng.nonneg_k(_kadd(_kmul(nb, da), _kmul(na, db), -1))):
-                return False
-        return True
+        pairs = [(sh(na), sh(da), sh(nb), sh(db)) for (na, da), (nb, db) in pairs]  # b's ratio at least a's
+        return all(rng.pos_k(da) and rng.pos_k(db) and rng.nonneg_k(nb * da - na * db)
+                   for na, da, nb, db in pairs)
     except Exception:  # noqa: BLE001 - a malformed statement implies nothing
         return False
 
@@ -499,15 +488,13 @@ def describe(st: Mapping[str, Any]) -> str:
     if m["name"] == "agm":
         return (f"for every N >= 1: f(x_N) - f* <= {bound} for the accelerated gradient method (x_0 = z_0; tau_k = "
                 f"1/lambda_(k+1), y_k = (1 - tau_k) x_k + tau_k z_k, z_(k+1) = z_k - (lambda_(k+1)^2 - lambda_k^2)/L "
-                f"grad f(y_k), x_(k+1) = y_k - grad f(y_k)/L) on every L-smooth convex f (any L > 0, any dimension) "
-                f"whenever ||x0 - x*||^2 <= D0; by the potential {pot}")
+                f"grad f(y_k), x_(k+1) = y_k - grad f(y_k)/L) {_fam.EVERY_F}; by the potential {pot}")
     names = {"f": "(f(x_k) - f*)/L", "xx": "||x_k - x*||^2", "xg": "<x_k - x*, grad/L>", "gg": "||grad||^2/L^2"}
     phi = " + ".join(f"[{_kstr(c, 'k', tv)}] {names[k]}" for k, c in pot["terms"].items())
     phi = f"({phi})/({_pstr(pot['den'], tv)})"
     if m["name"] == "gd":
         return (f"for every N >= 1 and {rng}: f(x_N) - f* <= {bound} for gradient descent x_(k+1) = x_k - ({tv}/L) "
-                f"grad f(x_k) on every L-smooth convex f (any L > 0, any dimension) whenever ||x0 - x*||^2 <= D0; "
-                f"by induction on the potential phi_k = {phi}")
+                f"grad f(x_k) {_fam.EVERY_F}; by induction on the potential phi_k = {phi}")
     return (f"for every T_N >= 0 and {rng}: G(x_out) - G* <= {bound} for local GD (002 Alg. 1, {m['schedule']} "
             f"schedule, full participation), kappa = {m['kappa']}, step lr = {tv}/L, output average, on every {st['n']} "
             f"clients f_i, each L-smooth convex, weights p = ({', '.join(map(str, st['p']))}), whenever ||x0 - x*||^2 <= D0 "

@@ -229,10 +229,7 @@ class Symbols:
         one = ring.const(Fraction(1))
         self.dim, self.nf = n, 0  # x0 - x* and the n - 1 free optimum gradients
         self.stars: list[Vec] = [{i: one} for i in range(1, n)]
-        last: Vec = {}
-        for i in range(n - 1):
-            last = add(last, self.stars[i], ring.const(-p[i] / p[n - 1]))
-        self.stars.append(last)
+        self.stars.append(avg(self.stars, [ring.const(-p[i] / p[n - 1]) for i in range(n - 1)]))
         self.points: list[list[tuple[Vec, Vec, int | None]]] = [[({}, self.stars[i], None)] for i in range(n)]
         self._seen: list[dict[Any, int]] = [{} for _ in range(n)]
 

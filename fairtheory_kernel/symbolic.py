@@ -230,8 +230,7 @@ def canonical_statement(st: Any) -> dict[str, Any]:
             if not isinstance(att, list) or not 1 <= len(att) <= MAX_SYMBOLS:
                 raise Bad("attained")
             pts = [[p[0], canon_term(p[1], scope)] for p in att if isinstance(p, list) and len(p) == 2
-                   and isinstance(p[0], str) and scope.get(p[0], ("",))[0] in ("real", "positive", "nonnegative",
-                                                                              "bounded") + _FAMILY]
+                   and isinstance(p[0], str) and scope.get(p[0], ("",))[0] in (*_LOCAL, "bounded", *_FAMILY)]
             if len(pts) != len(att) or len({p[0] for p in pts}) != len(pts):
                 raise Bad("attained point")
             out["attained"] = pts
@@ -427,9 +426,7 @@ class _Checker:
         integers or counts, ``hi >= lo - 1`` proved; an empty range gives 0); each ``R_i`` with ``i`` an integer
         of the range is ``>= 0`` (:meth:`generator`; the hypothesis and assumptions do not use the index), so
         their finite sum is."""
-        c = self.ctx
-        r = self.rep(body, scope, hyp, 1)
-        return c.sum(r, self.term(lo, scope), self.term(hi, scope), nfm.used(self.bvar).pop())
+        return self.ctx.sum(self.rep(body, scope, hyp, 1), self.term(lo, scope), self.term(hi, scope), nfm.used(self.bvar).pop())
 
     # ---------------------------------------------------------------- rules
     def link(self, prev: Nf, lk: Any, scope: Mapping[str, tuple], hyp: Nf | None) -> tuple[str, Nf]:
@@ -532,8 +529,7 @@ class _Checker:
         is checked by :meth:`attained` whatever the proof."""
         if isinstance(p, Mapping) and set(p) == {"chain"}:
             return self.chain(p["chain"], lhs, rhs, rel, scope, None)
-        if isinstance(p, Mapping) and set(p) == {"cases", "chains"} and isinstance(p["chains"], list) \
-                and len(p["chains"]) == 2:
+        if isinstance(p, Mapping) and set(p) == {"cases", "chains"} and isinstance(p["chains"], list) and len(p["chains"]) == 2:
             h = self.term(p["cases"], scope)  # every point has h >= 0 or -h >= 0
             self.chain(p["chains"][0], lhs, rhs, rel, scope, h)
             return self.chain(p["chains"][1], lhs, rhs, rel, scope, self.ctx.neg(h))
