@@ -206,7 +206,7 @@ def local_gd_worst_case(*, n: int, kappa: int, T_N: int, lr: float, L: float, D0
                         p: Any = None, output: Output = "average", K: int | None = None,
                         schedule: Literal["rfedfair", "fedavg"] = "rfedfair",
                         return_instance: bool = False, tol: float = 1e-8, certificate: bool = False,
-                        symmetric: bool | None = None) -> WorstCase:
+                        symmetric: bool | None = None, bracket: bool = True) -> WorstCase:
     r"""Exact worst case of ``G(theta_tilde) - G*`` for local GD with averaging (see the module doc).
 
     Parameters
@@ -227,6 +227,9 @@ def local_gd_worst_case(*, n: int, kappa: int, T_N: int, lr: float, L: float, D0
         (:mod:`fairtheory.worstcase.symmetric`; falls back to the dense solve where its bracket does not close and
         the dense one is affordable): ``None`` (default) from Gram dimension
         :data:`~fairtheory.worstcase.symmetric.SYMMETRIC_MIN_DIM` on, ``True`` always, ``False`` never.
+    bracket : ``True`` (default): the value is bracketed rigorously (:mod:`fairtheory.worstcase.bracket`, a few more
+        solves); ``False``: the solver's value alone (``value_is = "solver"``, never certified; about 4 times
+        faster) - for callers that only need a float, e.g. a closed-form fit whose result is then proved exactly.
     certificate : build the PEP with exact rational data (the float parameters as given, e.g.
         ``lr = 0.1`` is the binary double nearest 1/10; uniform ``p`` is exactly ``1/n``) and attach
         ``.certificate``: rational dual multipliers proving ``value <= certificate.bound`` exactly
@@ -251,6 +254,8 @@ def local_gd_worst_case(*, n: int, kappa: int, T_N: int, lr: float, L: float, D0
         raise FairtheoryValueError(f"schedule must be 'rfedfair' or 'fedavg', got {schedule!r}")
     first = 1 if schedule == "rfedfair" else kappa_i
     # identical clients (equal weights, full participation): the symmetric reduction (docs/worstcase.md)
+    if not isinstance(bracket, bool):
+        raise FairtheoryValueError(f"bracket must be True or False, got {bracket!r}")
     if symmetric not in (None, True, False):
         raise FairtheoryValueError(f"symmetric must be None, True or False, got {symmetric!r}")
     sym_ok = n_i >= 2 and K_i is None and bool(np.all(p_arr == p_arr[0])) and symmetric is not False
@@ -285,7 +290,8 @@ def local_gd_worst_case(*, n: int, kappa: int, T_N: int, lr: float, L: float, D0
     def finish(s: SDPSolution, cert: dict[str, Any] | None) -> WorstCase:
         return finish_worst_case(b.pep, s, S, params=params, instance_of=inst if return_instance else None,
                                  extra={"branches": b.leaves}, certificate=cert, problem="local_gd_worst_case",
-                                 objective=b.objective, x0=b.x0, n=n_i, p=p_b, D0_level=D0n, rho2_level=R2n, tol=tol)
+                                 objective=b.objective, x0=b.x0, n=n_i, p=p_b, D0_level=D0n, rho2_level=R2n, tol=tol,
+                                 rigorous=bracket)
 
     if getattr(b.pep, "symmetry", None) is None:
         return finish(sol, tpl)

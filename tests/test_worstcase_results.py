@@ -1,6 +1,7 @@
-"""Unbounded worst cases are a result, not a failure (issue "exact at every scale"): a PEP with a ray - every row
+"""Worst-case results beyond a bracketed value: unbounded PEPs are a result, not a failure (a PEP with a ray - every row
 holds along it, the Gram part stays PSD and the objective grows - is reported as ``value = inf``,
-``value_is = "unbounded"``, status ``"Unbounded"``; a point that is not such a ray is never reported so."""
+``value_is = "unbounded"``, status ``"Unbounded"``; a point that is not such a ray is never reported so), a GMP
+answer that is not a point of the PEP is discarded, and ``bracket=False`` gives the solver's value alone."""
 
 from __future__ import annotations
 
@@ -92,3 +93,19 @@ def test_no_ray_where_every_gradient_is_bounded() -> None:
     smooth = PEP()
     smooth.function(SmoothStronglyConvex(1.0, 0.0))
     assert unbounded_ray(raw, smooth) is None and unbounded_ray(raw, _gd_on_convex()) is not None
+
+
+def test_local_gd_solver_value_without_bracket() -> None:
+    """bracket=False: the solver's value alone (value_is 'solver', never certified), within the bracket's tolerance of
+    the rigorous value; a non-bool is refused by name."""
+    import pytest
+
+    from fairtheory.errors import FairtheoryValueError
+    from fairtheory.worstcase import local_gd_worst_case
+
+    kw = dict(n=2, kappa=2, T_N=2, lr=0.25, L=1.0, D0=1.0, rho2=0.5)
+    fast, full = local_gd_worst_case(**kw, bracket=False), local_gd_worst_case(**kw)
+    assert fast.value_is == "solver" and not fast.certified() and full.value_is == "upper"
+    assert abs(fast.value - full.value) <= 1e-6 * full.value
+    with pytest.raises(FairtheoryValueError, match="bracket"):
+        local_gd_worst_case(**kw, bracket="no")
