@@ -1,4 +1,4 @@
-"""verify.report.to_json with the runner's row cache: the same characters as without it (every prefix of a run,
+"""verify.report.to_json and to_markdown with the runner's row cache: the same characters as without it (every prefix of a run,
 non-finite numbers, nested details, non-ASCII text, an empty run), and a row replaced by a new object is
 serialised again, never served stale."""
 
@@ -52,3 +52,21 @@ def test_a_replaced_row_is_serialised_again() -> None:
 
 def test_an_empty_run() -> None:
     assert to_json([], {"mode": "quick"}, {}) == to_json([], {"mode": "quick"})
+
+
+def test_cached_markdown_equals_the_plain_markdown_at_every_save() -> None:
+    """verify.report.to_markdown with the runner's row cache: the same text as without it at every prefix of a run,
+    and a row replaced by a new object is rendered again."""
+    from verify.report import to_markdown
+
+    rows = [_row(i, note="a note" if i % 2 else "") for i in range(5)]
+    rows.append(_row(5, status="refuted", expected="refuted", counterexample={"measured": 3.0, "bound": 2.0}))
+    rows.append(_row(6, status="proved", expected="proved", certificate={"kind": "x", "rows": [[1, 2], []]},
+                     proved_statement=["for every T >= 0: ..."]))
+    meta = {"mode": "quick", "seed": 0}
+    cache: dict[str, Any] = {}
+    for k in range(len(rows) + 1):
+        assert to_markdown(rows[:k], meta, cache) == to_markdown(rows[:k], meta)
+    replaced = [*rows[:-1], _row(6, status="error", note="fresh re-check failed")]
+    assert to_markdown(replaced, meta, cache) == to_markdown(replaced, meta)
+    assert "fresh re-check failed" in to_markdown(replaced, meta, cache)

@@ -212,7 +212,58 @@ def to_json(results: Sequence[ClaimResult], meta: dict[str, Any],
     return head[:-len("[]\n}")] + "[\n" + ",\n".join(rows) + "\n  ]\n}"
 
 
-def to_markdown(results: Sequence[ClaimResult], meta: dict[str, Any]) -> str:
+def _markdown_row(r: ClaimResult) -> tuple[str, list[str]]:
+    """One row of the Markdown table and the row's lines under "Notes and counterexamples" (none when it has none)."""
+    row = row_numbers(r)
+    flag = "" if r.as_expected else " **(unexpected)**"
+    src = "" if r.source == "built-in" else " (plugin)"
+    errtol = f"{fmt(row.error)} / {fmt(row.tolerance)}" if row.tolerance is not None else "-"
+    # an inconclusive row's numbers decide nothing: no relation, no margin
+    rel = "-" if r.status == "inconclusive" else (_cell(r.relation) or "-")
+    margin = "-" if r.status == "inconclusive" else margin_text(row)
+    line = (f"| `{r.id}`{src} | {_cell(r.citation)} | {status_text(r)}{flag} | {r.expected} | {fmt(row.measured)} | "
+            f"{rel} | {fmt(row.bound)} | {margin} | {errtol} | {fmt(row.tightness)} | "
+            f"{fmt(r.adversarial)} | {fmt(r.worstcase)} | {row.numbers_of} | {r.instances} | {r.seconds:.2f} |")
+    if not (r.note or r.counterexample or r.explain or r.certificate is not None or r.proved_statement):
+        return line, []
+    notes = [f"- `{r.id}` ({r.status})"]
+    if r.explain:
+        notes.append(f"  - what the numbers are: {_cell(r.explain)}")
+    if r.note:
+        notes.append(f"  - note: {_cell(short_note(r.note))}")
+    for words in r.proved_statement or []:
+        notes.append(f"  - proved: {_cell(words)}")
+    exact = r.status == "refuted" and isinstance(r.details, dict) and r.details.get("refuted_exactly") is True
+    for words in (r.details.get("refuted_statements") or []) if exact else []:
+        notes.append(f"  - refuted exactly: {_cell(words)}")
+    if r.certificate is not None:
+        how = "re-checked exactly, also in a fresh interpreter" if r.status == "proved" or exact else "see the note"
+        notes.append(f"  - certificate ({certificate_summary(r.certificate)}): {how}, in the JSON report")
+    if r.counterexample:
+        notes.append(f"  - counterexample: `{json.dumps(r.to_json()['counterexample'])}`")
+    if r.status == "refuted" and row.numbers_of == "counterexample":
+        notes.append(f"  - worst violation over the {r.instances} instances (not the row's numbers): "
+                     f"measured {fmt(r.measured)} {r.relation or 'vs'} bound {fmt(r.bound)}, margin "
+                     f"{fmt(r.margin)}" + (f"; largest ratio over the instances {fmt(r.tightness)}"
+                                           if r.tightness is not None else ""))
+    searched = r.details.get("adversarial") if isinstance(r.details, dict) else None
+    if isinstance(searched, dict) and searched.get("what"):
+        notes.append(f"  - adversarial search ({fmt(r.adversarial)}): {searched['what']}")
+    return line, notes
+
+
+def to_markdown(results: Sequence[ClaimResult], meta: dict[str, Any],
+                cache: dict[str, tuple[ClaimResult, str, list[str]]] | None = None) -> str:
+    """The Markdown report.  ``cache`` (the runner, which rewrites the report after every claim): each row's table
+    line and notes, by claim id, reused while the row is the same object - the same text as without it."""
+    parts = []
+    for r in results:
+        hit = cache.get(r.id) if cache is not None else None
+        if hit is None or hit[0] is not r:
+            hit = (r, *_markdown_row(r))
+            if cache is not None:
+                cache[r.id] = hit
+        parts.append(hit)
     lines = [
         "# fairtheory verification report",
         "",
@@ -222,19 +273,7 @@ def to_markdown(results: Sequence[ClaimResult], meta: dict[str, Any]) -> str:
         "| adversarial | worst case | numbers of | instances | s |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for r in results:
-        row = row_numbers(r)
-        flag = "" if r.as_expected else " **(unexpected)**"
-        src = "" if r.source == "built-in" else " (plugin)"
-        errtol = f"{fmt(row.error)} / {fmt(row.tolerance)}" if row.tolerance is not None else "-"
-        # an inconclusive row's numbers decide nothing: no relation, no margin
-        rel = "-" if r.status == "inconclusive" else (_cell(r.relation) or "-")
-        margin = "-" if r.status == "inconclusive" else margin_text(row)
-        lines.append(
-            f"| `{r.id}`{src} | {_cell(r.citation)} | {status_text(r)}{flag} | {r.expected} | {fmt(row.measured)} | "
-            f"{rel} | {fmt(row.bound)} | {margin} | {errtol} | {fmt(row.tightness)} | "
-            f"{fmt(r.adversarial)} | {fmt(r.worstcase)} | {row.numbers_of} | {r.instances} | {r.seconds:.2f} |"
-        )
+    lines += [line for _, line, _ in parts]
     lines += ["", "`rel` is how measured compares with bound: `<=` upper bound (tightness = measured/bound), "
               "`>=` lower bound (tightness = bound/measured), `==` equality (error = relative deviation, "
               "verified when error <= tol), `-` for an inconclusive row (its numbers decide nothing: no margin "
@@ -261,32 +300,7 @@ def to_markdown(results: Sequence[ClaimResult], meta: dict[str, Any]) -> str:
     section = decide(results)
     if ran(section):
         lines += [""] + markdown_lines(section)
-    notes = [r for r in results if r.note or r.counterexample or r.explain or r.certificate is not None
-             or r.proved_statement]
+    notes = [line for _, _, rows in parts for line in rows]
     if notes:
-        lines += ["", "## Notes and counterexamples", ""]
-        for r in notes:
-            lines.append(f"- `{r.id}` ({r.status})")
-            if r.explain:
-                lines.append(f"  - what the numbers are: {_cell(r.explain)}")
-            if r.note:
-                lines.append(f"  - note: {_cell(short_note(r.note))}")
-            for words in r.proved_statement or []:
-                lines.append(f"  - proved: {_cell(words)}")
-            exact = r.status == "refuted" and isinstance(r.details, dict) and r.details.get("refuted_exactly") is True
-            for words in (r.details.get("refuted_statements") or []) if exact else []:
-                lines.append(f"  - refuted exactly: {_cell(words)}")
-            if r.certificate is not None:
-                how = "re-checked exactly, also in a fresh interpreter" if r.status == "proved" or exact else "see the note"
-                lines.append(f"  - certificate ({certificate_summary(r.certificate)}): {how}, in the JSON report")
-            if r.counterexample:
-                lines.append(f"  - counterexample: `{json.dumps(r.to_json()['counterexample'])}`")
-            if r.status == "refuted" and row_numbers(r).numbers_of == "counterexample":
-                lines.append(f"  - worst violation over the {r.instances} instances (not the row's numbers): "
-                             f"measured {fmt(r.measured)} {r.relation or 'vs'} bound {fmt(r.bound)}, margin "
-                             f"{fmt(r.margin)}" + (f"; largest ratio over the instances {fmt(r.tightness)}"
-                                                   if r.tightness is not None else ""))
-            searched = r.details.get("adversarial") if isinstance(r.details, dict) else None
-            if isinstance(searched, dict) and searched.get("what"):
-                lines.append(f"  - adversarial search ({fmt(r.adversarial)}): {searched['what']}")
+        lines += ["", "## Notes and counterexamples", "", *notes]
     return "\n".join(lines) + "\n"

@@ -599,12 +599,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return [done[i] for i in ids if i in done]
 
     rows_json: dict[str, Any] = {}  # each finished row's JSON text (verify.report.to_json): not re-serialised per save
+    rows_md: dict[str, Any] = {}  # each finished row's Markdown lines (verify.report.to_markdown), likewise
 
     def save() -> None:
         meta["elapsed_s"] = round(time.perf_counter() - t0, 3)
         meta["complete"] = len(done) == len(ids)
         results = ordered()
-        for path, render in ((args.json, lambda rs, m: to_json(rs, m, rows_json)), (args.markdown, to_markdown)):
+        for path, render in ((args.json, lambda rs, m: to_json(rs, m, rows_json)),
+                             (args.markdown, lambda rs, m: to_markdown(rs, m, rows_md))):
             if path:
                 try:
                     atomic_write(path, render(results, meta))
