@@ -3,7 +3,7 @@
 ``python -m verify.readme_summary [--json reports/verify.json] [--readme README.md] [--check]`` rewrites two
 blocks of the README: between :data:`START` and :data:`END` the claim counts by status, what the first command
 prints on a machine without the peer libraries (and how the peer claims end where they are installed), counts per
-area and the slowest claims; between :data:`FINDINGS_START` and :data:`FINDINGS_END` (when the README has those
+area; between :data:`FINDINGS_START` and :data:`FINDINGS_END` (when the README has those
 markers) the findings table - every refuted claim with what it says and its smallest counterexample, as the
 report records them (:func:`render_findings`).  Nothing outside the blocks changes.  ``--check`` changes nothing and exits 1 when
 the block differs from the one the report gives.  A report of a partial run (``--only``, interrupted) is
@@ -21,6 +21,7 @@ import re
 import sys
 from collections import Counter
 from collections.abc import Sequence
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -35,8 +36,6 @@ FINDINGS_END = "<!-- verify-findings:end -->"
 CELL_MAX = 220
 #: claims of the peer audit: ``skipped`` where the peer libraries are not installed
 PEER_PREFIX = "peers."
-#: how many of the slowest claims the block lists
-SLOWEST = 5
 
 _COUNTS = re.compile(r"\*\*(\d+) claims\*\* \((\d+) built-in, (\d+) from installed plugins\)")
 
@@ -127,10 +126,6 @@ def render(doc: dict[str, Any], source: str = "reports/verify.json", commit: str
     lines += _table(["area", "claims", *shown, "seconds"],
                     [(f"`{a}`", sum(n.values()), *(n[s] or "" for s in shown), f"{seconds[a]:.1f}")
                      for a, n in areas.items()], right=tuple(range(1, len(shown) + 3)))
-    slow = sorted(claims, key=lambda c: -float(c.get("seconds", 0.0)))[:SLOWEST]
-    lines += ["", f"The {len(slow)} slowest claims:", ""]
-    lines += _table(["claim", "status", "seconds"], [(f"`{c['id']}`", c["status"], f"{float(c['seconds']):.1f}")
-                                                      for c in slow], right=(2,))
     lines += ["", END]
     return "\n".join(lines)
 
@@ -159,11 +154,46 @@ def _exact(c: Any) -> bool:
     return refuted_exactly(c)
 
 
-def _term(t: Any) -> str:
-    """A kernel term of a counterexample's point, short: a rational as itself, anything else as compact JSON."""
+def _index_poly(t: Any, i: int) -> Fraction | None:
+    """The value at index ``i`` of a family's term built from rationals, the index (``["b", 0]``), sums and
+    products (a counterexample maker's polynomial through the family's values); ``None`` for any other term."""
+    if not isinstance(t, list) or not t:
+        return None
+    if t[0] == "q" and len(t) == 2 and isinstance(t[1], str):
+        try:
+            return Fraction(t[1])
+        except (ValueError, ZeroDivisionError):
+            return None
+    if t == ["b", 0]:
+        return Fraction(i)
+    if t[0] in ("+", "*") and len(t) > 1:
+        vals = [_index_poly(x, i) for x in t[1:]]
+        if any(v is None for v in vals):
+            return None
+        out = Fraction(0) if t[0] == "+" else Fraction(1)
+        for v in vals:
+            out = out + v if t[0] == "+" else out * v
+        return out
+    return None
+
+
+def _term(t: Any, members: int = 0) -> str:
+    """A kernel term of a counterexample's point, short: a rational as itself; a family given by a polynomial in
+    the index as its ``members`` values ``(x_1, ..., x_k)``; anything else as compact JSON."""
     if isinstance(t, list) and len(t) == 2 and t[0] == "q" and isinstance(t[1], str):
         return t[1]
+    vals = [_index_poly(t, i) for i in range(1, members + 1)]
+    if members and all(v is not None for v in vals):
+        return "(" + ", ".join(str(v) for v in vals) + ")"
     return json.dumps(t, separators=(",", ":"))
+
+
+def _members(point: list[Any]) -> int:
+    """How many members of a family to show: the largest integer a count symbol of the point takes (at most 8;
+    3 when none)."""
+    counts = [int(p[1][1]) for p in point if isinstance(p, list) and len(p) == 2 and isinstance(p[1], list)
+              and len(p[1]) == 2 and p[1][0] == "q" and isinstance(p[1][1], str) and p[1][1].isdigit()]
+    return min(max([c for c in counts if c >= 1], default=3), 8)
 
 
 def exact_point_text(c: dict[str, Any]) -> str:
@@ -176,7 +206,8 @@ def exact_point_text(c: dict[str, Any]) -> str:
         ev = cert.get("evidence") if isinstance(cert, dict) and cert.get("kind") == "counterexample" else None
         point = ev.get("point") if isinstance(ev, dict) else None
         if isinstance(point, list):
-            out.append(", ".join(f"`{p[0]} = {_term(p[1])}`" for p in point
+            k = _members(point)
+            out.append(", ".join(f"`{p[0]} = {_term(p[1], k)}`" for p in point
                                  if isinstance(p, list) and len(p) == 2 and isinstance(p[0], str)))
     return "; ".join(x for x in out if x)
 
