@@ -50,8 +50,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     for row in rows:
         print(row.line())
     bad = [r.id for r in rows if not r.verdict.ok]
-    n_p = sum(getattr(r, "what", "proved") == "proved" for r in rows)
-    kinds = f"{n_p} proved, {len(rows) - n_p} refuted exactly or decided"
+    n_p, n_r = (sum(r.what == w for r in rows) for w in ("proved", "refuted exactly"))
+    kinds = f"{n_p} proved, {n_r} refuted exactly" + (f", {len(rows) - n_p - n_r} report sections" if
+                                                      len(rows) > n_p + n_r else "")
     if bad:
         print(f"{len(bad)} of {len(rows)} rows FAIL ({kinds}): {', '.join(bad)}")
         return 1

@@ -296,7 +296,8 @@ def _falsify(certs: list[Any], quick: bool = False) -> list[Any]:
 # ------------------------------------------------------------------------------------------------ a whole report
 @dataclass
 class RowResult:
-    """One re-checked row of a report and its verdict; ``what``: ``"proved"`` or ``"refuted exactly"``."""
+    """One re-checked row of a report and its verdict; ``what``: ``"proved"``, ``"refuted exactly"`` or ``"report"``
+    (the report's own ``decided`` or ``summary`` section disagreeing with its rows)."""
 
     id: str
     verdict: Verdict
@@ -356,7 +357,7 @@ def recheck_report(doc: Any, *, falsify: bool = True) -> list[RowResult]:
         why = check_decided(doc, {r.id: r.verdict.ok for r in out})
         if why:
             out.append(RowResult("(decided)", Verdict(False, "the report's decided section disagrees with its rows: "
-                                                             + why)))
+                                                             + why), "report"))
     summary = doc.get("summary")
     if summary is not None:  # a summary that counts rows the report does not have would vouch for them
         rows = [r for r in doc["claims"] if isinstance(r, Mapping)]
@@ -367,7 +368,7 @@ def recheck_report(doc: Any, *, falsify: bool = True) -> list[RowResult]:
             if not (isinstance(k, str) and k in STATUSES and v == counted[k] and not isinstance(v, bool))]
         if wrong:
             out.append(RowResult("(summary)", Verdict(False, "the report's summary disagrees with its rows: "
-                                                            + ", ".join(wrong))))
+                                                            + ", ".join(wrong)), "report"))
     return out
 
 
