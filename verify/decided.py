@@ -80,6 +80,14 @@ UNDECIDED_REASONS: dict[str, str] = {
     "relfair.theorem3.rate": "the rate's constants were lost (only O(1/T^2) deterministic, O(1/T) stochastic "
                              "survive), and a rate of an algorithm's stochastic iterates is not in the kernel's "
                              "statement language",
+    "rcfl.theorem1.worstcase": "the exact worst case against Thm. 1's right-hand side for every admissible (kappa, "
+                               "beta, T_N): proved for 2 clients of equal weight, kappa <= 2, every T_N and beta "
+                               "(proofs.rcfl.theorem1.all_rounds); every n, p and kappa needs PEP certificates "
+                               "parametric in the number of clients, which the kernel's PEP kinds do not state",
+    "rcfl.theorem2.worstcase": "an exact worst case of an expectation over the client draws, per (n, K, kappa, T_N): "
+                               "PEP certificates exist per setting, none parametric in n and K",
+    "rcfl.stepsize.region": "a largest step found by bisection on one-round PEPs: certificates prove the constants at "
+                            "the steps tried (proofs.stepsize.points), not the whole region for every kappa",
     # fedfv: from the fedfv helper's notes (/tmp/coord/undecided_fedfv.md)
     "fedfv.theorem1.one_sided": "not stateable for every m in the kernel's language: g_i^(j) is a vector family in two "
                                 "indices defined by a recursion over j (the kernel has one-index scalar families and "
