@@ -3,7 +3,7 @@
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-FULL = ".venv/bin/python -m pytest -q --full"
+FULL = ".venv/bin/python -m pytest -q --full -n 2"
 
 
 def _ci_commands() -> list[str]:
