@@ -26,8 +26,8 @@ lowers ``A`` (:func:`monotone_counterexample`; a chain proves the margin when ``
 
 *Nondecreasing in the parameter*: ``A(lambda + e) - A(lambda) = c e std(f) >= 0`` for ``beta = c lambda``, ``c >= 0``.
 
-*Permutation invariant*: by construction (every objective of the language reaches ``f`` through symmetric
-aggregates only); no kernel certificate, the row says so.
+*Permutation invariant*: holds by construction (every objective of the language reaches ``f`` through symmetric
+aggregates only); no kernel rule states it, so the row is ``checked`` and says so.
 """
 
 from __future__ import annotations
@@ -60,8 +60,7 @@ CITATION = "fairtheory.testing.audit"
 class Decision:
     """One property of an expression objective.
 
-    ``status``: ``"proved"`` (``certificate`` a ``"symbolic"`` certificate the kernel re-checked, or for
-    ``permutation_invariant`` the construction of the language, ``certificate`` ``None``), ``"refuted"``
+    ``status``: ``"proved"`` (``certificate`` a ``"symbolic"`` certificate the kernel re-checked), ``"refuted"``
     (``certificate`` a re-checked ``"counterexample"`` certificate), ``"checked"`` (numeric only: ``reason`` says why
     it was not decided) or ``"not applicable"``.  ``statement``: the certificate's statement in the kernel's words;
     ``numeric``: the Hypothesis search's outcome (``"held"`` / ``"violated"`` with the example) beside it."""
@@ -946,8 +945,9 @@ def _ends(obj: Objective, aff: Affine) -> tuple[End, End] | str:
 def _decide(obj: Objective, prop: str) -> tuple[str, str, dict[str, Any] | None]:
     """``(status, reason, certificate)`` before the kernel's re-check."""
     if prop == "permutation_invariant":
-        return ("proved", "by construction: the term language reaches f only through aggregates symmetric in the "
-                          "clients (no kernel certificate: the kernel has no permutation rule)", None)
+        return ("checked", "holds by construction of the term language (it reaches f only through aggregates "
+                           "symmetric in the clients), but that is not a kernel proof: the kernel has no permutation "
+                           "rule, so it is not called proved", None)
     aff = affine_form(obj)
     if prop == "parameter_monotone" and not obj.params:
         return "not applicable", "the objective has no parameter", None
@@ -1003,7 +1003,8 @@ def _decide(obj: Objective, prop: str) -> tuple[str, str, dict[str, Any] | None]
 def decide_property(obj: Objective, prop: str) -> tuple[str, str, dict[str, Any] | None, str]:
     """``(status, reason, certificate, statement words)`` of one property (:data:`PROPERTIES`) of ``obj``: a
     ``proved`` / ``refuted`` status only with a certificate :func:`fairtheory_kernel.check.check_proof` re-checked
-    here (``permutation_invariant``: by construction, no certificate)."""
+    here (``permutation_invariant`` is ``checked``: it holds by the language's construction, which no kernel rule
+    states)."""
     if prop not in PROPERTIES:
         raise FairtheoryValueError(f"prop must be one of {PROPERTIES}, got {prop!r}"[:200])
     status, reason, cert = _decide(obj, prop)
