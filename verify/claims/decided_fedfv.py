@@ -26,6 +26,7 @@ from fractions import Fraction
 from typing import Any
 
 from verify.core import ROUNDING, Context, Outcome, claim
+from verify.settle import settle_symbolic
 
 __all__ = ["statement_theorem1_absolute", "statement_theorem2_absolute", "statement_last_target",
            "statement_theorem3_descent", "statement_theorem3_pareto", "statement_projection_step",
@@ -275,29 +276,9 @@ def statement_theorem4_descent() -> dict[str, Any]:
                 [("eq. 21", "<=", F1, F0 + (-eta / 2 + L * eta ** 2 / 2) * A * B), ("F decreases", "<=", F1, F0)])
 
 
-def _settle(cert: dict[str, Any], declared: dict[str, Any], *, measured: float, bound: float, relation: str,
-            explain: str, details: dict[str, Any], error: float | None = None, tolerance: float | None = None) -> Outcome:
-    """``proved`` only when the certificate's statement implies the declared one and the kernel re-checks it (the
-    pattern of :mod:`verify.claims.proofs`)."""
-    from fairtheory_kernel.check import check_proof
-    from fairtheory_kernel.symbolic import describe, implies
-
-    stated = cert.get("statement") if isinstance(cert, dict) else None
-    if not implies(stated, declared):
-        try:
-            what = describe(stated)[:600]
-        except ValueError:
-            what = "none (not a well-formed symbolic statement)"
-        return Outcome(status="error", measured=measured, bound=bound, relation=relation, explain=explain,
-                       note=f"the certificate proves another statement: {what}", details=details)
-    if not check_proof(cert):
-        return Outcome(status="inconclusive", measured=measured, bound=bound, relation=relation, explain=explain,
-                       note="the symbolic certificate did not re-check", details=details)
-    details = {**details, "goals": [g["name"] for g in cert["statement"]["goals"]], "title": cert["title"]}
-    return Outcome(status="proved", measured=measured, bound=bound, relation=relation, explain=explain,
-                   certificate=cert, instances=len(cert["statement"]["goals"]), details=details, error=error,
-                   tolerance=tolerance, note="symbolic certificate re-checked exactly, statement as declared "
-                                             "(docs/decided/fedfv.md)")
+def _settle(certs: Any, declared: Any, **kw: Any) -> Outcome:
+    """:func:`verify.settle.settle_symbolic` naming docs/decided/fedfv.md."""
+    return settle_symbolic(certs, declared, docs="docs/decided/fedfv.md", **kw)
 
 
 @claim("proofs.fedfv.projection.step", citation="004 App. A.2 eq. 7",

@@ -15,46 +15,12 @@ from collections.abc import Callable
 from typing import Any
 
 from verify.core import ROUNDING, Context, Outcome, claim
+from verify.settle import settle_symbolic
 
 
-def _settle(certs: list[dict[str, Any]], declared: list[dict[str, Any]], *, measured: float, bound: float,
-            relation: str, explain: str, details: dict[str, Any], error: float | None = None,
-            tolerance: float | None = None) -> Outcome:
-    """``proved`` when certificate ``j``'s statement implies declared statement ``j`` and re-checks, for every ``j``
-    (the pattern of :func:`verify.claims.proofs._settle`, for one or more certificates), and the numeric route agrees:
-    ``measured relation bound`` (``==``: ``error <= tolerance``); a disagreement ends ``error`` (a kernel or library
-    bug, named in the note)."""
-    from fairtheory_kernel.check import check_proof
-    from fairtheory_kernel.symbolic import describe, implies
-
-    agree = {"<=": measured <= bound * (1 + 1e-9) + 1e-12, ">=": measured >= bound * (1 - 1e-9) - 1e-12,
-             "==": error is not None and tolerance is not None and error <= tolerance}.get(relation, False)
-    if not agree:
-        return Outcome(status="error", measured=measured, bound=bound, relation=relation, explain=explain,
-                       note="the numeric route disagrees with the proved statement: a kernel or library bug",
-                       details=details)
-    if len(certs) != len(declared):
-        return Outcome(status="error", measured=measured, bound=bound, relation=relation, explain=explain,
-                       note=f"{len(certs)} certificates for {len(declared)} declared statements", details=details)
-    for cert, st in zip(certs, declared, strict=True):
-        stated = cert.get("statement") if isinstance(cert, dict) else None
-        if not implies(stated, st):
-            try:
-                what = describe(stated)[:600]
-            except ValueError:
-                what = "none (not a well-formed symbolic statement)"
-            return Outcome(status="error", measured=measured, bound=bound, relation=relation, explain=explain,
-                           note=f"the certificate proves another statement: {what}", details=details)
-        if not check_proof(cert):
-            return Outcome(status="inconclusive", measured=measured, bound=bound, relation=relation, explain=explain,
-                           note=f"the symbolic certificate {cert.get('title', '?')!r} did not re-check", details=details)
-    details = {**details, "goals": [g["name"] for c in certs for g in c["statement"]["goals"]],
-               "titles": [c["title"] for c in certs]}
-    return Outcome(status="proved", measured=measured, bound=bound, relation=relation, explain=explain,
-                   certificate=certs if len(certs) > 1 else certs[0],
-                   instances=sum(len(c["statement"]["goals"]) for c in certs), details=details, error=error,
-                   tolerance=tolerance,
-                   note="symbolic certificates re-checked exactly, statements as declared (docs/decided/qffl.md)")
+def _settle(certs: Any, declared: Any, **kw: Any) -> Outcome:
+    """:func:`verify.settle.settle_symbolic` naming docs/decided/qffl.md (the numeric route must agree)."""
+    return settle_symbolic(certs, declared, docs="docs/decided/qffl.md", check_numeric=True, **kw)
 
 
 # ---------------------------------------------------------------------------------- declared statements

@@ -30,31 +30,12 @@ from collections.abc import Callable
 from typing import Any
 
 from verify.core import ROUNDING, Context, Outcome, claim
+from verify.settle import settle_symbolic
 
 
-def _settle(certs: list[dict[str, Any]], declared: list[dict[str, Any]], *, measured: float, bound: float,
-            relation: str, explain: str, details: dict[str, Any], error: float | None = None,
-            tolerance: float | None = None) -> Outcome:
-    """``proved`` when every declared statement is implied by the statement of a certificate that re-checks;
-    ``error`` naming the statement when none implies it; ``inconclusive`` when a certificate does not re-check."""
-    from fairtheory_kernel.check import check_proof
-    from fairtheory_kernel.symbolic import describe, implies
-
-    for k, want in enumerate(declared):
-        if not any(implies(c.get("statement") if isinstance(c, dict) else None, want) for c in certs):
-            return Outcome(status="error", measured=measured, bound=bound, relation=relation, explain=explain,
-                           note=f"no certificate proves declared statement {k + 1}: {describe(want)[:400]}",
-                           details=details)
-    bad = [c.get("title", "?") for c in certs if not check_proof(c)]
-    if bad:
-        return Outcome(status="inconclusive", measured=measured, bound=bound, relation=relation, explain=explain,
-                       note=f"certificate(s) did not re-check: {bad}"[:400], details=details)
-    details = {**details, "titles": [c["title"] for c in certs]}
-    return Outcome(status="proved", measured=measured, bound=bound, relation=relation, explain=explain,
-                   certificate=certs if len(certs) > 1 else certs[0],
-                   instances=sum(len(c["statement"]["goals"]) for c in certs), details=details, error=error,
-                   tolerance=tolerance, note="symbolic certificates re-checked exactly, statements as declared "
-                                             "(docs/decided/rcfl.md)")
+def _settle(certs: Any, declared: Any, **kw: Any) -> Outcome:
+    """:func:`verify.settle.settle_symbolic` naming docs/decided/rcfl.md."""
+    return settle_symbolic(certs, declared, docs="docs/decided/rcfl.md", **kw)
 
 
 # ---------------------------------------------------------------------------------- declared statements

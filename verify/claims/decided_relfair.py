@@ -25,34 +25,12 @@ from fractions import Fraction
 from typing import Any
 
 from verify.core import ROUNDING, Context, Outcome, claim
+from verify.settle import settle_symbolic
 
 
-def _settle(certs: list[dict[str, Any]], declared: list[dict[str, Any]], *, measured: float, bound: float,
-            relation: str, explain: str, details: dict[str, Any], error: float | None = None,
-            tolerance: float | None = None) -> Outcome:
-    """``proved`` when the ``k``-th certificate's statement implies the ``k``-th declared statement and every
-    certificate re-checks; ``error`` (another statement) or ``inconclusive`` (no re-check) otherwise."""
-    from fairtheory_kernel.check import check_proof
-    from fairtheory_kernel.symbolic import describe, implies
-
-    for k, (cert, want) in enumerate(zip(certs, declared, strict=True)):
-        stated = cert.get("statement") if isinstance(cert, dict) else None
-        if not implies(stated, want):
-            try:
-                what = describe(stated)[:600]
-            except ValueError:
-                what = "none (not a well-formed symbolic statement)"
-            return Outcome(status="error", measured=measured, bound=bound, relation=relation, explain=explain,
-                           note=f"certificate {k + 1} proves another statement: {what}", details=details)
-        if not check_proof(cert):
-            return Outcome(status="inconclusive", measured=measured, bound=bound, relation=relation, explain=explain,
-                           note=f"symbolic certificate {k + 1} did not re-check", details=details)
-    details = {**details, "goals": [g["name"] for c in certs for g in c["statement"]["goals"]],
-               "titles": [c["title"] for c in certs]}
-    return Outcome(status="proved", measured=measured, bound=bound, relation=relation, explain=explain,
-                   certificate=list(certs), instances=sum(len(c["statement"]["goals"]) for c in certs),
-                   details=details, error=error, tolerance=tolerance,
-                   note="symbolic certificates re-checked exactly, statements as declared (docs/decided/relfair.md)")
+def _settle(certs: Any, declared: Any, **kw: Any) -> Outcome:
+    """:func:`verify.settle.settle_symbolic` naming docs/decided/relfair.md."""
+    return settle_symbolic(certs, declared, docs="docs/decided/relfair.md", **kw)
 
 
 # ---------------------------------------------------------------------------------- declared statements
