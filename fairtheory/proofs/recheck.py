@@ -537,31 +537,26 @@ class FreshChecker:
 
     def check(self, certificates: Any, declared: Any, words: Sequence[str] | None = None) -> Verdict:
         """:func:`recheck_row` of these arguments, decided in the fresh interpreter."""
-        from fairtheory_kernel.check import budget_seconds
-
-        certs = _certs(certificates)
-        timeout = STARTUP_SECONDS + sum(budget_seconds(c) for c in certs) \
-            + (FALSIFY_SECONDS * len(certs) if self.falsify else 0.0)
-        try:
-            payload = {"op": "recheck", "certificates": certs, "declared": declared,
-                       "words": list(words) if words is not None else None, "falsify": self.falsify,
-                       "quick": self.quick}
-            d = self.request(payload, timeout)
-        except (TypeError, ValueError, RecursionError) as exc:
-            return Verdict(False, f"the row is not JSON ({type(exc).__name__})")
-        if d is None:
-            return Verdict(False, f"the fresh re-check gave no answer within {timeout:.0f} s")
-        return Verdict.from_json(d.get("verdict"))
+        return self._verdict("recheck", certificates, declared, words, falsify=self.falsify)
 
     def check_refutation(self, certificates: Any, declared: Any, words: Sequence[str] | None = None) -> Verdict:
         """:func:`recheck_refutation` of these arguments, decided in the fresh interpreter."""
+        return self._verdict("recheck_refuted", certificates, declared, words, falsify=False)
+
+    def _verdict(self, op: str, certificates: Any, declared: Any, words: Sequence[str] | None, *,
+                 falsify: bool) -> Verdict:
+        """Ask the fresh interpreter for the verdict of ``op`` within the certificates' budgets (plus the
+        falsification's when it runs)."""
         from fairtheory_kernel.check import budget_seconds
 
         certs = _certs(certificates)
-        timeout = STARTUP_SECONDS + sum(budget_seconds(c) for c in certs)
+        timeout = STARTUP_SECONDS + sum(budget_seconds(c) for c in certs) + (FALSIFY_SECONDS * len(certs) if falsify
+                                                                             else 0.0)
+        payload = {"op": op, "certificates": certs, "declared": declared,
+                   "words": list(words) if words is not None else None}
+        if op == "recheck":
+            payload |= {"falsify": self.falsify, "quick": self.quick}
         try:
-            payload = {"op": "recheck_refuted", "certificates": certs, "declared": declared,
-                       "words": list(words) if words is not None else None}
             d = self.request(payload, timeout)
         except (TypeError, ValueError, RecursionError) as exc:
             return Verdict(False, f"the row is not JSON ({type(exc).__name__})")

@@ -957,47 +957,36 @@ def _decide(obj: Objective, prop: str) -> tuple[str, str, dict[str, Any] | None]
     if isinstance(ends, str):
         return "checked", ends, None
     lo, hi = ends
-    if prop == "monotone":
-        cert = monotone_certificate(obj, aff, lo, hi)
-        if cert is not None:
-            return ("proved", "for every n >= 2 and every parameter value in range: (beta/alpha)^2 (n - 1) <= 1 and "
-                              "Cauchy-Schwarz; proved where both standard deviations are > 0, everywhere by "
-                              "continuity (n = 1: A = alpha f_1 + gamma)", cert)
-        cx = monotone_counterexample(obj, aff, lo, hi)
-        if cx is not None:
-            return "refuted", cx["title"], cx
-        return "checked", "the range is outside the template's decided shapes", None
-    if prop == "parameter_monotone":
-        if aff.param is None:
-            return "checked", "the parameter is not std's coefficient", None
-        cert = parameter_certificate(obj, aff, lo, hi)
-        if cert is not None:
-            return "proved", "A(lambda + e) - A(lambda) = c e std(f) with c >= 0", cert
-        cx = parameter_counterexample(obj, aff, lo, hi)
-        if cx is not None:
-            return "refuted", cx["title"], cx
-        return "checked", "the range is outside the template's decided shapes", None
-    if prop == "between_mean_and_max":
-        cert = between_certificate(obj, aff, lo, hi)
-        if cert is not None:
-            return ("proved", "for every n >= 2: A - mean = beta std >= 0 and Samuelson's inequality std <= sqrt(n - 1) "
-                              "(max - mean) as one sum; proved where not every loss is the largest, everywhere by "
-                              "continuity", cert)
-        cx = between_counterexample(obj, aff, lo, hi)
-        if cx is not None:
-            return "refuted", cx["title"], cx
-        return "checked", "the range is outside the template's decided shapes", None
-    if prop == "convex":
-        cert = convex_certificate(obj, aff, lo, hi)
-        if cert is not None:
-            return ("proved", "for every n: beta >= 0 on the range and std is a norm (triangle inequality by "
-                              "Cauchy-Schwarz as one sum); proved where the three standard deviations are > 0, "
-                              "everywhere by continuity", cert)
-        cx = convex_counterexample(obj, aff, lo, hi)
-        if cx is not None:
-            return "refuted", cx["title"], cx
-        return "checked", "the range is outside the template's decided shapes", None
-    return "checked", f"no proposer for {prop}", None
+    if prop == "parameter_monotone" and aff.param is None:
+        return "checked", "the parameter is not std's coefficient", None
+    if prop not in _PROPOSERS:
+        return "checked", f"no proposer for {prop}", None
+    prove, refute, why = _PROPOSERS[prop]
+    cert = prove(obj, aff, lo, hi)
+    if cert is not None:
+        return "proved", why, cert
+    cx = refute(obj, aff, lo, hi)
+    if cx is not None:
+        return "refuted", cx["title"], cx
+    return "checked", "the range is outside the template's decided shapes", None
+
+
+#: per property: the certificate proposer, the counterexample proposer and the reason printed with a proof
+_PROPOSERS: dict[str, tuple[Callable[..., Any], Callable[..., Any], str]] = {
+    "monotone": (monotone_certificate, monotone_counterexample,
+                 "for every n >= 2 and every parameter value in range: (beta/alpha)^2 (n - 1) <= 1 and Cauchy-Schwarz; "
+                 "proved where both standard deviations are > 0, everywhere by continuity (n = 1: A = alpha f_1 + "
+                 "gamma)"),
+    "parameter_monotone": (parameter_certificate, parameter_counterexample,
+                           "A(lambda + e) - A(lambda) = c e std(f) with c >= 0"),
+    "between_mean_and_max": (between_certificate, between_counterexample,
+                             "for every n >= 2: A - mean = beta std >= 0 and Samuelson's inequality std <= sqrt(n - 1) "
+                             "(max - mean) as one sum; proved where not every loss is the largest, everywhere by "
+                             "continuity"),
+    "convex": (convex_certificate, convex_counterexample,
+               "for every n: beta >= 0 on the range and std is a norm (triangle inequality by Cauchy-Schwarz as one "
+               "sum); proved where the three standard deviations are > 0, everywhere by continuity"),
+}
 
 
 def decide_property(obj: Objective, prop: str) -> tuple[str, str, dict[str, Any] | None, str]:
