@@ -111,7 +111,14 @@ NORMALISATION = {"L": "1", "D0": "1", "bound_unit": "L*D0", "parameter_unit": "l
 #: kernel's error, so that both kernels share their parsing helpers
 BadFamily = BadStatement
 #: the class of both parametric kernels: 1-smooth convex (the units L = 1), and its words
-EVERY_F = "on every L-smooth convex f (any L > 0, any dimension) whenever ||x0 - x*||^2 <= D0"
+def smooth(st: Mapping[str, Any]) -> str:
+    """``L-smooth convex``, or ``L-smooth (c L)-strongly convex`` when the statement's class has ``mu = c > 0``."""
+    return f"L-smooth ({st['class']['mu']} L)-strongly convex" if st["class"]["mu"] else "L-smooth convex"
+
+
+def every_f(st: Mapping[str, Any]) -> str:
+    """Whom a one-function statement covers, in words."""
+    return f"on every {smooth(st)} f (any L > 0, any dimension) whenever ||x0 - x*||^2 <= D0"
 SMOOTH1 = {"functions": "smooth-convex", "L": Fraction(1), "mu": Fraction(0)}
 
 
@@ -147,8 +154,9 @@ def header(st: Any, extra: set[str], methods: Mapping[str, Mapping[str, Any]], p
     their weights, the method (a name of ``methods`` and exactly its fields), the normalised step ``h = lr L`` in
     ``[lo, hi]`` with ``0 <= lo < hi <= MAX_PARAM`` (``lo = hi`` too when ``point``).  Raises :class:`BadStatement`."""
     st = keys(st, "statement", {"class", "normalisation", "n", "p", "method", "parameter"} | extra)
-    if fields(st["class"], "class", {"functions": one_of("smooth-convex"), "mu": rat(Fraction(0), digits=MAX_DIGITS)})["mu"]:
-        raise BadFamily("class must be smooth-convex with mu = 0")
+    mu = fields(st["class"], "class", {"functions": one_of("smooth-convex"), "mu": rat(Fraction(0), digits=MAX_DIGITS)})["mu"]
+    if not mu < 1:
+        raise BadFamily("class must be smooth-convex with 0 <= mu < 1 (units L = 1)")
     if not isinstance(st["normalisation"], Mapping) or dict(st["normalisation"]) != NORMALISATION:
         raise BadFamily(f"normalisation must be exactly {NORMALISATION}: the kernel builds L = 1, D0 = 1 only")
     n, p = R.clients(st, 4)
@@ -158,13 +166,13 @@ def header(st: Any, extra: set[str], methods: Mapping[str, Mapping[str, Any]], p
     par = fields(st["parameter"], "parameter", {"name": one_of("h"), "lo": rat(digits=MAX_DIGITS), "hi": rat(digits=MAX_DIGITS)})
     if not (0 <= par["lo"] <= par["hi"] <= MAX_PARAM and (point or par["lo"] < par["hi"])):
         raise BadFamily(f"parameter range must satisfy 0 <= lo {'<=' if point else '<'} hi <= {MAX_PARAM}")
-    return {"class": {"functions": "smooth-convex", "mu": Fraction(0)}, "normalisation": dict(NORMALISATION), "n": n,
+    return {"class": {"functions": "smooth-convex", "mu": mu}, "normalisation": dict(NORMALISATION), "n": n,
             "p": p, "method": fields(m, "method", methods[m["name"]]), "parameter": par}
 
 
 def header_json(st: Mapping[str, Any]) -> dict[str, Any]:
     """The shared part (:func:`header`) of a canonical statement as plain JSON."""
-    return {"class": {"functions": "smooth-convex", "mu": "0"}, "normalisation": dict(NORMALISATION), "n": st["n"],
+    return {"class": {"functions": "smooth-convex", "mu": str(st["class"]["mu"])}, "normalisation": dict(NORMALISATION), "n": st["n"],
             "p": [str(x) for x in st["p"]], "method": dict(st["method"]),
             "parameter": {"name": "h", "lo": str(st["parameter"]["lo"]), "hi": str(st["parameter"]["hi"])}}
 
@@ -230,7 +238,7 @@ def build(st: FamilyStatement) -> dict[str, Any]:
                           output=m["output"], step=-P([0, 1]))  # the method on the symbols, step t (the parameter)
     vals: dict[int, Fraction] = {}
     b.gap(x, 1, vals)  # the measure G(x_out) - G* as weights over value indices
-    rows = interpolation_rows(b, [SMOOTH1] * st["n"], max_rows=MAX_DIM * MAX_DIM)
+    rows = interpolation_rows(b, [SMOOTH1 | st["class"]] * st["n"], max_rows=MAX_DIM * MAX_DIM)
     n_interp, (dist, het) = len(rows), R.initial(b, st["p"])
     rows += [(dist, {}, Fraction(-1))] + ([(het, {}, Fraction(0))] if st["n"] > 1 else [])  # ||x0 - x*||^2 <= 1, rho = 0
     objective: Row = ({}, {f: w for f, w in vals.items() if w}, Fraction(0))
@@ -478,8 +486,8 @@ def describe(st: FamilyStatement) -> str:
     rng = f"for every {par['name']} in [{par['lo']}, {par['hi']}]"
     if m["name"] == "gd":
         return (f"{rng}: f(x_N) - f* <= {bound_str(st)} for gradient descent x_(k+1) = x_k - ({par['name']}/L) "
-                f"grad f(x_k), N = {m['N']}, {EVERY_F}")
+                f"grad f(x_k), N = {m['N']}, {every_f(st)}")
     return (f"{rng}: G(x_out) - G* <= {bound_str(st)} for local GD (002 Alg. 1, {m['schedule']} schedule, full "
             f"participation), kappa = {m['kappa']}, T_N = {m['T_N']}, step lr = h/L, output "
-            f"{m['output']}, on every {st['n']} clients f_i, each L-smooth convex, weights p = "
+            f"{m['output']}, on every {st['n']} clients f_i, each {smooth(st)}, weights p = "
             f"({', '.join(map(str, st['p']))}), whenever ||x0 - x*||^2 <= D0 and rho^2 = 0")

@@ -11,6 +11,14 @@ term first; a *k-polynomial* is a list of t-polynomials, the coefficients of ``k
                    "weight": {"num": t-poly, "den": t-poly}},                     # w(t): local_gd only
      "bound": {"rho2": "0", "num": k-poly, "den": k-poly}}                       # in N (gd) / T_N (local_gd)
 
+**Strong convexity and linear rates** (gd): the class may have ``"mu": q`` with ``0 <= mu < 1`` (units ``L = 1``: every
+client ``L``-smooth and ``(mu L)``-strongly convex; its rows are Taylor-Hendrickx-Glineur's Thm 4 interpolation
+conditions, :mod:`fairtheory_kernel.classes`), and the statement may add ``"rate": q`` (``0 < rate <= 1``, default 1)
+and ``"measure": "value" | "distance"`` (default ``"value"``).  Then the step obligation is
+``phi_(k+1)(x - t g) - rate phi_k(x) <= 0`` and the final one bounds ``B0 den_b(N) m(x) - num_b(N) phi_N(x) <= 0`` with
+``m = f - f*`` or ``||x - x*||^2``; the bound is ``m(x_N) <= rate^N num(N)/den(N)`` in units ``L D0`` (value) or ``D0``
+(distance; the normalisation's ``bound_unit`` names the value's unit): ``phi_N <= rate^N phi_0 <= rate^N B0``.
+
 For every heterogeneity (local_gd, rFedFair) the bound is ``{"hetero": {"num": k-poly, "den": k-poly}, "num", "den"}``
 (``+ (rho^2/L) hnum/hden``, ``rho^2 = sum_i p_i ||grad f_i(x*)||^2`` any value: the optimum gradients are free) and the
 potential gains ``"drift": {"num": t-poly, "den": t-poly}`` = ``C``: the step is ``... <= C rho^2`` and the kernel
@@ -185,10 +193,14 @@ def _ratio(x: Any, what: str) -> tuple[Any, Any]:
 
 def canonical(st: Any) -> dict[str, Any]:
     """The statement with every number parsed and every field validated (raises :class:`BadStatement`)."""
-    out = _fam.header(st, {"potential", "bound"}, METHODS, point=True)
+    opt = {"rate", "measure"} & set(st) if isinstance(st, Mapping) else set()  # gd only: rate^N, a distance bound
+    out = _fam.header(st, {"potential", "bound"} | opt, METHODS, point=True)
     method, n, lo, hi = out["method"], out["n"], out["parameter"]["lo"], out["parameter"]["hi"]
     if method["name"] in ("gd", "agm") and n != 1:
         raise BadStatement(f"{method['name']}: n must be 1")
+    out |= {"rate": q(st.get("rate", 1), "rate", MAX_DIGITS), "measure": one_of("value", "distance")(st.get("measure", "value"), "measure")}
+    if not 0 < out["rate"] <= 1 or (opt and method["name"] != "gd") or (out["class"]["mu"] and method["name"] == "agm"):
+        raise BadStatement("rate in (0, 1] and measure 'value' | 'distance': gd only; agm: mu = 0")
     b = st["bound"]
     het = isinstance(b, Mapping) and "hetero" in b  # L D0 num/den + (rho^2/L) hnum/hden, any rho (local_gd, rFedFair)
     b = keys(b, "bound", {"hetero" if het else "rho2", "num", "den"})
@@ -227,7 +239,8 @@ def to_json(st: Mapping[str, Any]) -> dict[str, Any]:
         return [j(v) for v in KP(x)] if isinstance(x, list) else x if isinstance(x, str) else \
             str(x) if isinstance(x, Fraction) else poly_json(x)
 
-    return _fam.header_json(st) | {"potential": j(st["potential"]), "bound": j(st["bound"])}
+    opt = {k: str(st[k]) for k, dflt in (("rate", 1), ("measure", "value")) if st[k] != dflt}
+    return _fam.header_json(st) | opt | {"potential": j(st["potential"]), "bound": j(st["bound"])}
 
 
 # ------------------------------------------------------------------------------------------------ obligations
@@ -264,7 +277,7 @@ class _Ob:
                 self.quad(u, v, cs[name])
 
     def rows(self, dist: bool) -> list[Any]:
-        rows = interpolation_rows(self.b, [SMOOTH1] * self.st["n"], max_rows=MAX_DIM * MAX_DIM)
+        rows = interpolation_rows(self.b, [SMOOTH1 | self.st["class"]] * self.st["n"], max_rows=MAX_DIM * MAX_DIM)
         return rows + ([(initial(self.b, self.st["p"])[0], {}, Fraction(-1))] if dist else [])  # ||x0 - x*||^2 <= 1
 
 
@@ -300,7 +313,7 @@ def obligations(st: Mapping[str, Any]) -> dict[str, tuple[_Ob, list[Any]]]:
     step = _Ob(st)
     if m["name"] == "gd":
         step.phi(add(x, step.grad(x), -P([0, 1])), one, shift=True)
-        step.phi(x, KP([P(-1)]))
+        step.phi(x, KP([P(_fq(-st["rate"]))]))  # phi_(k+1)(x+) <= rate phi_k(x)
     else:
         (wn, wd), (cn, cd) = pot["weight"], pot.get("drift", (P(0), P(1)))
         step.phi(_round(step, x, m["kappa"]), KP([wd * cd]), shift=True)
@@ -316,7 +329,7 @@ def obligations(st: Mapping[str, Any]) -> dict[str, tuple[_Ob, list[Any]]]:
     out["initial"] = (init, init.rows(True))
     fin = _Ob(st)
     if m["name"] == "gd":  # k = N - 1 >= 0
-        fin.value(x, st["bound"]["den"].shift() * (bn * pot["den"]))
+        (fin.value if st["measure"] == "value" else partial(fin.quad, x))(x, st["bound"]["den"].shift() * (bn * pot["den"]))
         fin.phi(x, st["bound"]["num"].shift() * -bd, shift=True)
     else:
         fin.phi(x, KP([P(-1)]))
@@ -410,7 +423,7 @@ def _at(a: KP, k: int) -> Any:
 def bound_at(st: Mapping[str, Any], k: int, t: Fraction) -> Fraction:
     """The stated bound (units ``L D0``) at ``N = k`` (gd) or ``T_N = k`` (local_gd) and parameter ``t``."""
     num, den = _at(st["bound"]["num"], k), _at(st["bound"]["den"], k)
-    return _frac(num(_fq(t))) / _frac(den(_fq(t)))
+    return st["rate"] ** k * _frac(num(_fq(t))) / _frac(den(_fq(t)))
 
 
 def implies(a: Mapping[str, Any], kind: str, b: Any) -> bool:
@@ -430,16 +443,16 @@ def implies(a: Mapping[str, Any], kind: str, b: Any) -> bool:
             # part, only when b states one: a bound for every rho implies the rho = 0 statement)
             pa, pb = a["potential"], b["potential"]
             pa = pa if isinstance(pa, str) or "drift" in pb else {k: x for k, x in pa.items() if k != "drift"}
-            same = pa == pb and all(a[k] == b[k] for k in ("class", "normalisation", "n", "p", "method"))
+            same = pa == pb and all(a[k] == b[k] for k in ("class", "normalisation", "n", "p", "method", "rate", "measure"))
         elif kind == "pep-family":  # a's bound at b's N (gd) / T_N (local_gd), compared by the family kernel
             b = _fam.canonical(b)
             m = b["method"]
             N = m["T_N" if m["name"] == "local_gd" else "N"]
             at = {k: a[k] for k in ("class", "normalisation", "n", "p", "parameter")} | {
                 "method": dict(a["method"]) | ({"T_N": N} if m["name"] == "local_gd" else {"N": N}),
-                "bound": {"form": "constrained", "rho2": Fraction(0), "num": _at(a["bound"]["num"], N),
+                "bound": {"form": "constrained", "rho2": Fraction(0), "num": _at(a["bound"]["num"], N) * _fq(a["rate"] ** N),
                           "den": _at(a["bound"]["den"], N)}}
-            return m["name"] == a["method"]["name"] and _fam.implies(at, b)
+            return m["name"] == a["method"]["name"] and a["measure"] == "value" and _fam.implies(at, b)
         else:
             return False
         pa, pb = a["parameter"], b["parameter"]
@@ -488,16 +501,19 @@ def describe(st: Mapping[str, Any]) -> str:
     if m["name"] == "agm":
         return (f"for every N >= 1: f(x_N) - f* <= {bound} for the accelerated gradient method (x_0 = z_0; tau_k = "
                 f"1/lambda_(k+1), y_k = (1 - tau_k) x_k + tau_k z_k, z_(k+1) = z_k - (lambda_(k+1)^2 - lambda_k^2)/L "
-                f"grad f(y_k), x_(k+1) = y_k - grad f(y_k)/L) {_fam.EVERY_F}; by the potential {pot}")
+                f"grad f(y_k), x_(k+1) = y_k - grad f(y_k)/L) {_fam.every_f(st)}; by the potential {pot}")
     names = {"f": "(f(x_k) - f*)/L", "xx": "||x_k - x*||^2", "xg": "<x_k - x*, grad/L>", "gg": "||grad||^2/L^2"}
     phi = " + ".join(f"[{_kstr(c, 'k', tv)}] {names[k]}" for k, c in pot["terms"].items())
     phi = f"({phi})/({_pstr(pot['den'], tv)})"
     if m["name"] == "gd":
-        return (f"for every N >= 1 and {rng}: f(x_N) - f* <= {bound} for gradient descent x_(k+1) = x_k - ({tv}/L) "
-                f"grad f(x_k) {_fam.EVERY_F}; by induction on the potential phi_k = {phi}")
+        rate, dist = st["rate"], st["measure"] == "distance"
+        return (f"for every N >= 1 and {rng}: {'||x_N - x*||^2' if dist else 'f(x_N) - f*'} <= "
+                f"{f'({rate})^N ' if rate != 1 else ''}{bound.replace('L D0', 'D0') if dist else bound} for gradient descent "
+                f"x_(k+1) = x_k - ({tv}/L) grad f(x_k) {_fam.every_f(st)}; by induction on the potential phi_k = {phi}"
+                f"{f', phi_(k+1) <= ({rate}) phi_k' if rate != 1 else ''}")
     return (f"for every T_N >= 0 and {rng}: G(x_out) - G* <= {bound} for local GD (002 Alg. 1, {m['schedule']} "
             f"schedule, full participation), kappa = {m['kappa']}, step lr = {tv}/L, output average, on every {st['n']} "
-            f"clients f_i, each L-smooth convex, weights p = ({', '.join(map(str, st['p']))}), whenever ||x0 - x*||^2 <= D0 "
+            f"clients f_i, each {_fam.smooth(st)}, weights p = ({', '.join(map(str, st['p']))}), whenever ||x0 - x*||^2 <= D0 "
             f"and {rho}; by the one-round potential phi_k = {phi} (x_k the server model of round k, grad = grad G) "
             f"decreasing by w (G(x_k) - G*)/L, w = ({_pstr(pot['weight'][0], tv)})/({_pstr(pot['weight'][1], tv)})"
             + (f", up to C rho^2/L^2, C = ({_pstr(pot['drift'][0], tv)})/({_pstr(pot['drift'][1], tv)})"

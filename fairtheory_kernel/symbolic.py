@@ -696,47 +696,37 @@ def _show(t: list[Any], bound: str, prec: int = 0) -> str:
     """Infix text of a canonical term; precedence 0 sum, 1 product, 2 power/atom, 3 base or exponent of a power
     (sign-correct, every power and sum delimited)."""
     h, a = t[0], t[1:]
+    if h in ("v", "b", "at"):
+        return a[0] if h == "v" else bound if h == "b" else f"{a[0]}_{_show(a[1], bound, 2)}"
+    if h in ("exp", "log", "max", "fn"):  # f(x, ...): the function's name, then its arguments
+        name, args = (a[0], a[1:]) if h == "fn" else (h, a)
+        return f"{name}({', '.join(_show(x, bound) for x in args)})"
     if h == "q":
-        s = a[0]
-        return f"({s})" if prec > 0 and ("/" in s or s.startswith("-")) else s
-    if h == "v":
-        return a[0]
-    if h == "b":
-        return bound
-    if h == "+":  # a sum among the terms is parenthesised: "sum_i i + n" would read as sum_i (i + n)
+        s, wrap = a[0], prec > 0 and ("/" in a[0] or a[0].startswith("-"))
+    elif h == "+":  # a sum among the terms is parenthesised: "sum_i i + n" would read as sum_i (i + n)
         parts = [_show(x, bound, 1 if x[0] == "sum" else 0) for x in a]
-        s = parts[0] + "".join(f" - {p[1:]}" if p.startswith("-") else f" + {p}" for p in parts[1:])
-        return f"({s})" if prec > 0 else s
-    if h == "*":
+        s, wrap = parts[0] + "".join(f" - {p[1:]}" if p.startswith("-") else f" + {p}" for p in parts[1:]), prec > 0
+    elif h == "*":
         neg = a[0][0] == "q" and a[0][1].startswith("-") and len(a) > 1
         rest = [["q", a[0][1][1:]], *a[1:]] if neg else list(a)
         if rest[0] == ["q", "1"] and len(rest) > 1:
             rest = rest[1:]
         s = "*".join(_show(x, bound, 2) for x in rest)
-        s = f"-{s}" if neg else s
-        return f"({s})" if prec > 1 or (neg and prec > 0) else s
-    if h == "/":
-        s = f"{_show(a[0], bound, 2)}/{_show(a[1], bound, 2)}"
-        return f"({s})" if prec > 1 else s
-    if h == "^":  # precedence 3 inside a power: (x^2)^3, never x^2^3 (which reads x^(2^3))
-        s = f"{_show(a[0], bound, 3)}^{a[1] if a[1] >= 0 else f'({a[1]})'}"
-        return f"({s})" if prec > 2 else s
-    if h in ("exp", "log", "max", "fn"):  # f(x, ...): the function's name, then its arguments
-        name, args = (a[0], a[1:]) if h == "fn" else (h, a)
-        return f"{name}({', '.join(_show(x, bound) for x in args)})"
-    if h == "rpow":
-        s = f"{_show(a[0], bound, 3)}^{_show(a[1], bound, 3)}"
-        return f"({s})" if prec > 2 else s
-    if h == "d":
-        s = f"d/d{a[1][0]}[{_show(a[0], bound)}]" if len(a[1]) == 1 else \
-            f"d^{len(a[1])}/{''.join('d' + x for x in a[1])}[{_show(a[0], bound)}]"
-        return f"({s})" if prec > 1 else s
-    if h == "sum":
-        s = f"sum_{{{bound}={_show(a[1], bound)}..{_show(a[2], bound)}}} {_show(a[0], bound, 1)}"
-        return f"({s})" if prec > 0 else s
-    if h == "at":
-        return f"{a[0]}_{_show(a[1], bound, 2)}"
-    raise Bad("head")
+        s, wrap = f"-{s}" if neg else s, prec > 1 or (neg and prec > 0)
+    elif h == "/":
+        s, wrap = f"{_show(a[0], bound, 2)}/{_show(a[1], bound, 2)}", prec > 1
+    elif h == "^":  # precedence 3 inside a power: (x^2)^3, never x^2^3 (which reads x^(2^3))
+        s, wrap = f"{_show(a[0], bound, 3)}^{a[1] if a[1] >= 0 else f'({a[1]})'}", prec > 2
+    elif h == "rpow":
+        s, wrap = f"{_show(a[0], bound, 3)}^{_show(a[1], bound, 3)}", prec > 2
+    elif h == "d":
+        s, wrap = (f"d/d{a[1][0]}[{_show(a[0], bound)}]" if len(a[1]) == 1 else
+                   f"d^{len(a[1])}/{''.join('d' + x for x in a[1])}[{_show(a[0], bound)}]"), prec > 1
+    elif h == "sum":
+        s, wrap = f"sum_{{{bound}={_show(a[1], bound)}..{_show(a[2], bound)}}} {_show(a[0], bound, 1)}", prec > 0
+    else:
+        raise Bad("head")
+    return f"({s})" if wrap else s
 
 
 def describe(st: Any) -> str:

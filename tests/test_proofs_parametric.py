@@ -293,7 +293,11 @@ def test_forgery_relabelled(gd2, lgd12):
     assert check_family(_edit(lgd12, lambda j: j["statement"]["parameter"].update(name="beta_L"))) is False  # old name
     # the normalisation is what the kernel builds; anything else is refused
     assert check_family(_edit(gd2, lambda j: j["statement"]["normalisation"].update(L="2"))) is False
-    assert check_family(_edit(gd2, lambda j: j["statement"]["class"].update(mu="1/10"))) is False
+    # mu > 0 is a smaller class: the kernel builds its (mu-strongly convex) rows, and these multipliers still prove
+    # the bound there - a true, weaker statement, not a forgery; mu outside [0, 1) is refused
+    assert check_family(_edit(gd2, lambda j: j["statement"]["class"].update(mu="1/10"))) is True
+    assert check_family(_edit(gd2, lambda j: j["statement"]["class"].update(mu="1"))) is False
+    assert check_family(_edit(gd2, lambda j: j["statement"]["class"].update(mu="-1/10"))) is False
     assert check_family(_edit(lgd12, lambda j: j["statement"]["bound"].update(rho2="1"))) is False
 
 

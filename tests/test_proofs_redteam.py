@@ -365,7 +365,8 @@ def _fp(lo: str, hi: str, both: bool = True) -> Callable[[dict], Any]:
     lambda c: c["evidence"]["pieces"][0]["multipliers"][3].__setitem__(1, ["1/2", "-1"]),  # < 0 for h > 1/2
     lambda c: c["statement"]["method"].update(N=2),
     lambda c: c["statement"]["method"].update(N=0),
-    lambda c: c["statement"]["class"].update(mu="1/2"),
+    lambda c: c["statement"]["class"].update(mu="1"),  # outside [0, 1) (mu > 0 in range is a true, weaker statement)
+    lambda c: c["statement"]["class"].update(functions="smooth-nonconvex"),
     lambda c: c["statement"]["normalisation"].update(D0="2"),
 ])
 def test_family_edits_refused(edit: Callable[[dict], Any]) -> None:

@@ -386,7 +386,7 @@ def falsify_family(st: Mapping[str, Any], *, trials: int = 8, seed: int = 0,
     of ``[lo, hi]`` (``L = D0 = 1``, ``rho = 0``; the statement scales exactly to any ``L``, ``D0``)."""
     ts = _parameter_points(st, 2, seed)
     num, den = st["bound"]["value"]["num"], st["bound"]["value"]["den"]
-    point = {"class": {"L": "1", "mu": "0"}, "p": st["p"], "n": st["n"]}
+    point = {"class": {"L": "1", "mu": str(st["class"]["mu"])}, "p": st["p"], "n": st["n"]}
     for t in ts:
         dv = _poly_at(den, t)
         if dv == 0:
@@ -427,6 +427,7 @@ def _potential_bound(st: Mapping[str, Any], k: int, t: Fraction) -> tuple[Fracti
     den = _kpoly_at(b["den"], k, t)
     if den == 0:
         return None
+    den /= _q(st.get("rate", 1)) ** k  # a linear rate: the bound times rate^k
     b2 = Fraction(0)
     if "hetero" in b:
         hden = _kpoly_at(b["hetero"]["den"], k, t)
@@ -436,13 +437,15 @@ def _potential_bound(st: Mapping[str, Any], k: int, t: Fraction) -> tuple[Fracti
     return _kpoly_at(b["num"], k, t) / den, b2
 
 
-def _trajectory(f: _Instance, x0: Any, m: Mapping[str, Any], t: Any, K: int, last: bool = False) -> dict[int, Any]:
+def _trajectory(f: _Instance, x0: Any, m: Mapping[str, Any], t: Any, K: int, last: bool = False,
+                distance: bool = False) -> dict[int, Any]:
     """The measure at every horizon ``<= K`` of one run (module doc of :mod:`fairtheory_kernel.potential_kernel`
     for the methods, written here from that definition): gd ``x+ = x - t g(x)``, ``f(x_N) - f*`` for ``N = 1..K``;
     agm (step ``1/L``, ``x_0 = z_0``, ``lambda_0 = 0``) the same; local_gd (002 Alg. 1, full participation; round 0
     one local step for rFedFair, ``kappa`` for FedAvg, then ``kappa`` per round, each round the ``p``-average of the
     clients' last local iterates) ``G(theta_tilde) - G*`` with ``theta_tilde`` the mean of the server models of
-    rounds ``0..T_N`` (the 002 output), for ``T_N = 0..K`` (``last``: at ``K`` only)."""
+    rounds ``0..T_N`` (the 002 output), for ``T_N = 0..K`` (``last``: at ``K`` only); ``distance`` (gd):
+    ``||x_N - x*||^2`` instead of ``f(x_N) - f*``."""
     out: dict[int, Any] = {}
     name = m["name"]
     if name == "gd":
@@ -450,7 +453,7 @@ def _trajectory(f: _Instance, x0: Any, m: Mapping[str, Any], t: Any, K: int, las
         for N in range(1, K + 1):
             x = x - t * f.grad(0, x)
             if not last or N == K:
-                out[N] = f.G(x)
+                out[N] = (x * x).sum() if distance else f.G(x)
     elif name == "agm":
         x, z, lam = x0, x0, 0.0
         for N in range(1, K + 1):
@@ -522,7 +525,8 @@ def falsify_potential(st: Mapping[str, Any], *, horizons: int = HORIZONS, large:
     name, kname = m["name"], ("T_N" if m["name"] == "local_gd" else "N")
     first = 0 if name == "local_gd" else 1
     het = "hetero" in st["bound"]
-    point = {"class": {"L": "1", "mu": "0"}, "p": st["p"], "n": st["n"]}
+    mu, by_dist = _q(st["class"]["mu"]), st.get("measure", "value") == "distance"  # instances mu-strongly convex
+    point = {"class": {"L": "1", "mu": str(mu)}, "p": st["p"], "n": st["n"]}
     for t in _parameter_points(st, extra_points, seed):
         bounds = {k: _potential_bound(st, k, t) for k in list(range(first, horizons + 1)) + list(large)}
         found: list[dict[str, Any]] = []
@@ -549,30 +553,31 @@ def falsify_potential(st: Mapping[str, Any], *, horizons: int = HORIZONS, large:
             if exact and not exact_ok:
                 continue
             with np.errstate(all="ignore"):
-                path = _trajectory(f, x0, m, t if exact else float(t), horizons)
+                path = _trajectory(f, x0, m, t if exact else float(t), horizons, distance=by_dist)
             for k, v in path.items():
                 judge(k, v, dist, f.rho2(), exact, info)
         # 2. the worst-case shapes at each horizon
         for k in list(range(first, horizons + 1)) + list(large):
             delta = _worst_radius(m, k, t)
-            f = _Instance(1.0, 0.0, [float(x) for x in _q_list(st["p"])], ["huber"] * st["n"], [None] * st["n"],
+            f = _Instance(1.0, float(mu), [float(x) for x in _q_list(st["p"])], ["huber"] * st["n"], [None] * st["n"],
                           [np.zeros(1)] * st["n"], [delta] * st["n"], [np.zeros(1)] * st["n"])
             with np.errstate(all="ignore"):
-                v = _trajectory(f, np.ones(1), m, float(t), k, last=True)[k]
+                v = _trajectory(f, np.ones(1), m, float(t), k, last=True, distance=by_dist)[k]
             judge(k, v, 1.0, 0.0, False, {"instance": "huber (worst-case shape)", "arithmetic": "float64",
                                           "dimension": 1, "x0": ["1"], "rho2": "0", "huber_delta": [delta] * st["n"]})
             if k in large:  # x^2/2 in float64 (gd: exactly in step 3)
-                quad = _Instance(1.0, 0.0, [float(x) for x in _q_list(st["p"])], ["quad"] * st["n"],
+                quad = _Instance(1.0, float(mu), [float(x) for x in _q_list(st["p"])], ["quad"] * st["n"],
                                  [np.ones(1)] * st["n"], [np.zeros(1)] * st["n"], [0.0] * st["n"], [np.zeros(1)] * st["n"])
                 with np.errstate(all="ignore"):
-                    v = _trajectory(quad, np.ones(1), m, float(t), k, last=True)[k]
+                    v = _trajectory(quad, np.ones(1), m, float(t), k, last=True, distance=by_dist)[k]
                 judge(k, v, 1.0, 0.0, False, {"instance": "quadratic x^2/2", "arithmetic": "float64", "dimension": 1,
                                               "x0": ["1"], "rho2": "0"})
         # 3. the exact worst case: closed form (gd), the local-GD PEP (local_gd, cheap horizons only)
         if name == "gd":
-            for k in sorted(bounds):
-                for wc, inst in ((1 / (4 * k * t + 2), f"Drori-Teboulle: huber, radius 1/(2 N h + 1) = {1 / (2 * k * t + 1)}"),
-                                 ((1 - t) ** (2 * k) / 2, "quadratic x^2/2")):
+            for k in sorted(bounds):  # c x^2/2 for c = L, mu: (1 - c h)^(2N) (c/2 for the value); DT for mu = 0
+                quads = [((1 - c * t) ** (2 * k) * (1 if by_dist else c / 2), f"quadratic {c} x^2/2") for c in {Fraction(1), mu} - {0}]
+                for wc, inst in ([] if mu or by_dist else [(1 / (4 * k * t + 2), "Drori-Teboulle: huber, radius 1/(2 N h + 1) = "
+                                                         f"{1 / (2 * k * t + 1)}")]) + quads:
                     judge(k, wc, Fraction(1), Fraction(0), True, {"instance": inst + " (exact worst case, closed form)",
                                                                    "arithmetic": "exact", "dimension": 1, "x0": ["1"]})
         elif name == "local_gd" and t == _q(st["parameter"]["hi"]) and t > 0:
