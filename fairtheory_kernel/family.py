@@ -93,8 +93,8 @@ P = flint.fmpq_poly
 FamilyStatement = dict[str, Any]
 
 #: limits: any JSON within them is checked in bounded time (docs/proofs.md section 7)
-MAX_DIM = 22              # Gram dimension of the SDP a statement may define
-MAX_STEPS = 12            # N for gd; local steps per client (first round + kappa T_N) for local_gd
+MAX_DIM = 38              # Gram dimension of the SDP a statement may define
+MAX_STEPS = 17            # N for gd; local steps per client (first round + kappa T_N) for local_gd
 MAX_DEGREE = 6            # degree of a multiplier numerator or of the denominator
 MAX_BOUND_DEGREE = 8      # degree of the bound's numerator and denominator
 MAX_DIGITS = 60           # digits of a statement number (numerator and denominator each)

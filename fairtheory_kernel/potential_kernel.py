@@ -19,6 +19,12 @@ and ``"measure": "value" | "distance"`` (default ``"value"``).  Then the step ob
 ``m = f - f*`` or ``||x - x*||^2``; the bound is ``m(x_N) <= rate^N num(N)/den(N)`` in units ``L D0`` (value) or ``D0``
 (distance; the normalisation's ``bound_unit`` names the value's unit): ``phi_N <= rate^N phi_0 <= rate^N B0``.
 
+**Every round within a constant** (local_gd, ``rho = 0``): ``"bound": {..., "final": "each"}`` with ``num``, ``den``
+constant in ``k`` replaces the final obligation by ``B0 den_b (G(x) - G*) - num_b phi_k(x) <= 0`` at every round ``k``
+and drops the scalar condition on ``B0/(w (T_N + 1))``: ``phi_k(x_k) <= B0`` for every server model (the step, ``w > 0``,
+``G >= G*``), so ``G(x_k) - G* <= num/den`` for each, and for their average by Jensen (e.g. the trivial
+``L D0/2`` for every ``T_N``).
+
 For every heterogeneity (local_gd, rFedFair) the bound is ``{"hetero": {"num": k-poly, "den": k-poly}, "num", "den"}``
 (``+ (rho^2/L) hnum/hden``, ``rho^2 = sum_i p_i ||grad f_i(x*)||^2`` any value: the optimum gradients are free) and the
 potential gains ``"drift": {"num": t-poly, "den": t-poly}`` = ``C``: the step is ``... <= C rho^2`` and the kernel
@@ -91,7 +97,7 @@ METHODS = {"gd": {"name": one_of("gd")}, "agm": {"name": one_of("agm")},
 #: the potential of the accelerated gradient method (``"agm"``, step ``1/L``, ``x_0 = z_0``), fixed by the method
 AGM_POTENTIAL = ("lambda_k^2 (f(x_k) - f*) + (L/2) ||z_k - x*||^2, lambda_0 = 0, "
                  "lambda_(k+1) = (1 + sqrt(4 lambda_k^2 + 1))/2")
-MAX_DIM, MAX_KDEG, MAX_TDEG, MAX_DIGITS, MAX_EV_DIGITS, MAX_PARAM = 22, 4, 8, 60, 40, 100
+MAX_DIM, MAX_KDEG, MAX_TDEG, MAX_DIGITS, MAX_EV_DIGITS, MAX_PARAM = 28, 4, 8, 60, 40, 100
 
 
 # ------------------------------------------------------------------------------------------------ k-polynomials
@@ -203,11 +209,12 @@ def canonical(st: Any) -> dict[str, Any]:
         raise BadStatement("rate in (0, 1] and measure 'value' | 'distance': gd only; agm: mu = 0")
     b = st["bound"]
     het = isinstance(b, Mapping) and "hetero" in b  # L D0 num/den + (rho^2/L) hnum/hden, any rho (local_gd, rFedFair)
-    b = keys(b, "bound", {"hetero" if het else "rho2", "num", "den"})
+    each = isinstance(b, Mapping) and b.get("final") == "each" and method["name"] == "local_gd" and not het
+    b = keys(b, "bound", {"hetero" if het else "rho2", "num", "den"} | ({"final"} if each else set()))
     if (not het and q(b["rho2"], "rho2", MAX_DIGITS) != 0) or (het and method.get("schedule") != "rfedfair"):
         raise BadStatement("bound: rho2 = 0, or a 'hetero' part for every rho (local_gd, rfedfair schedule)")
     out |= {"potential": None, "bound": {"rho2": None if het else Fraction(0), "num": _kp(b["num"], "bound num"),
-                                         "den": _kp(b["den"], "bound den")}}
+                                         "den": _kp(b["den"], "bound den"), "final": "each" if each else None}}
     if het:
         hb = keys(b["hetero"], "bound.hetero", {"num", "den"})
         out["bound"]["hetero"] = (_kp(hb["num"], "hetero num"), _kp(hb["den"], "hetero den"))
@@ -331,8 +338,9 @@ def obligations(st: Mapping[str, Any]) -> dict[str, tuple[_Ob, list[Any]]]:
     if m["name"] == "gd":  # k = N - 1 >= 0
         (fin.value if st["measure"] == "value" else partial(fin.quad, x))(x, st["bound"]["den"].shift() * (bn * pot["den"]))
         fin.phi(x, st["bound"]["num"].shift() * -bd, shift=True)
-    else:
-        fin.phi(x, KP([P(-1)]))
+    else:  # local_gd, "each": B0 den_b (G(x) - G*) - num_b phi_k(x) <= 0 at every round k (else -phi_k(x) <= 0)
+        fin.value(x, st["bound"]["den"] * (bn * pot["den"]) if st["bound"]["final"] else KP([P(0)]))
+        fin.phi(x, st["bound"]["num"] * -bd if st["bound"]["final"] else KP([P(-1)]))
     out["final"] = (fin, fin.rows(False))
     return out
 
@@ -353,8 +361,7 @@ def _check_ob(name: str, ob: _Ob, rows: list[Any], ev: Any, rng: _Range) -> str:
             return f"{where}: the multiplier of row {r} is negative for some k >= 0 and parameter in the range"
     # weak duality, as for pep-dual and pep-family (the rows' rationals enter Q[t][k] as constants)
     F, S, K = R.dual(rows, (ob.G, ob.F, ob.c), nums, d, lambda c: c if isinstance(c, KP) else P(_fq(c)))
-    bad = [f for f, v in F.items() if not rng.zero(v)]
-    if bad:
+    if bad := [f for f, v in F.items() if not rng.zero(v)]:
         return f"{where}: the function values do not cancel (value {bad[0]})"
     if not rng.nonneg_k([-x for x in K]):
         return f"{where}: the constant term is positive for some k"
@@ -365,32 +372,29 @@ def _check_ob(name: str, ob: _Ob, rows: list[Any], ev: Any, rng: _Range) -> str:
 
 
 def _scalars(st: Mapping[str, Any], rng: _Range) -> str:
-    num, den = st["bound"]["num"], st["bound"]["den"]
-    if st["method"]["name"] == "agm":  # lambda_N >= (N + 1)/2: f(x_N) - f* <= D0/(2 lambda_N^2) <= 2 D0/(N + 1)^2
+    """The first scalar condition (module doc) that fails, in words; ``""`` when all hold."""
+    num, den, m = st["bound"]["num"], st["bound"]["den"], st["method"]["name"]
+    if m == "agm":  # lambda_N >= (N + 1)/2: f(x_N) - f* <= D0/(2 lambda_N^2) <= 2 D0/(N + 1)^2
         ok = rng.pos_k(den.shift()) and rng.nonneg_k((num * KP([P(1), P(2), P(1)]) - den * 2).shift())
         return "" if ok else "the bound is below 2 L D0/(N + 1)^2 or its denominator not positive for some N >= 1"
     pot, (bn, bd) = st["potential"], st["potential"]["initial"]
-    if not (rng.pos_t(pot["den"]) and rng.pos_t(bd)):
-        return "the potential's or the initial bound's denominator is not positive on the range"
-    if st["method"]["name"] == "gd":
-        if not rng.pos_t(bn):
-            return "the initial bound B0 is not positive on the range"
-        if not (rng.nonneg_k(num.shift()) and rng.pos_k(den.shift())):
-            return "the bound's numerator is negative or its denominator not positive for some N >= 1"
-        return ""
-    wn, wd = pot["weight"]
-    if not (rng.pos_t(wn) and rng.pos_t(wd)):
-        return "the weight w is not positive on the range"
-    if not rng.pos_k(den):
-        return "the bound's denominator is not positive for some T_N >= 0"
-    lhs = num * KP([wn * bd, wn * bd]) - den * KP([wd * bn])  # times wd B0den > 0
-    if not rng.nonneg_k(lhs):
-        return "B0 / (w (T_N + 1)) exceeds the stated bound for some T_N >= 0"
+    (wn, wd), each = pot.get("weight", (P(1), P(1))), st["bound"].get("final")
+    checks = [(lambda: rng.pos_t(pot["den"]) and rng.pos_t(bd), "the potential's or the initial bound's denominator is "
+               "not positive on the range"),
+              (lambda: m == "local_gd" or rng.pos_t(bn), "the initial bound B0 is not positive on the range"),
+              (lambda: m == "local_gd" or (rng.nonneg_k(num.shift()) and rng.pos_k(den.shift())),
+               "the bound's numerator is negative or its denominator not positive for some N >= 1"),
+              (lambda: rng.pos_t(wn) and rng.pos_t(wd), "the weight w is not positive on the range"),
+              (lambda: m == "gd" or rng.pos_k(den), "the bound's denominator is not positive for some T_N >= 0"),
+              # each round's model within a constant num/den: so is their average (Jensen, G convex)
+              (lambda: not each or (len(num) == len(den) == 1 and rng.nonneg_k(num)), "a per-round bound is a constant >= 0"),
+              (lambda: m == "gd" or each or rng.nonneg_k(num * KP([wn * bd, wn * bd]) - den * KP([wd * bn])),  # times wd B0den
+               "B0 / (w (T_N + 1)) exceeds the stated bound for some T_N >= 0")]
     if "drift" in pot:  # the rho^2 part: hnum/hden >= C/w for every T_N >= 0
         (hn, hd), (cn, cd) = st["bound"]["hetero"], pot["drift"]
-        if not (rng.pos_t(cd) and rng.pos_k(hd) and rng.nonneg_k(hn * KP([cd * wn]) - hd * KP([cn * wd]))):
-            return "C/w exceeds the stated rho^2 coefficient for some T_N >= 0 (or a denominator is not positive)"
-    return ""
+        checks.append((lambda: rng.pos_t(cd) and rng.pos_k(hd) and rng.nonneg_k(hn * KP([cd * wn]) - hd * KP([cn * wd])),
+                       "C/w exceeds the stated rho^2 coefficient for some T_N >= 0 (or a denominator is not positive)"))
+    return next((why for ok, why in checks if not ok()), "")
 
 
 def _run_check(d: Any) -> str:
@@ -517,4 +521,4 @@ def describe(st: Mapping[str, Any]) -> str:
             f"and {rho}; by the one-round potential phi_k = {phi} (x_k the server model of round k, grad = grad G) "
             f"decreasing by w (G(x_k) - G*)/L, w = ({_pstr(pot['weight'][0], tv)})/({_pstr(pot['weight'][1], tv)})"
             + (f", up to C rho^2/L^2, C = ({_pstr(pot['drift'][0], tv)})/({_pstr(pot['drift'][1], tv)})"
-               if "drift" in pot else ""))
+               if "drift" in pot else "") + ", and every round's server model within the bound" * bool(st["bound"]["final"]))

@@ -87,3 +87,44 @@ def test_a_forged_statement_json_is_not_mutated_into_validity() -> None:
     c2 = copy.deepcopy(c)
     c2["statement"]["bound"]["num"] = _kp("9/10")  # the bound lowered by 10%: ||x1 - x*||^2 <= 0.729 is false
     assert not K.check_potential(c2)
+
+
+# ------------------------------------------------------------------------------------------------ every round
+def _every_round(lo: str = "1/1048576", hi: str = "1/40", half: str = "1", kappa: int = 2, final_mult: str = "1") -> dict:
+    """Local GD (002 Alg. 1, rFedFair, rho = 0, n = 2, p = (1/2, 1/2)): the potential ``||x - x*||^2`` never grows
+    (today's one-round multipliers), and each server model has ``2 (G - G*) <= ||x - x*||^2`` (rows ``(x*, x)`` of
+    both clients with multiplier ``2 p_i``: the rest is ``sum_i p_i ||x - x* - g_i||^2``): ``G(x_out) - G* <= L D0/2``
+    for every ``T_N``, the trivial bound, as the constant per-round bound ``num/den = half/2``."""
+    from fairtheory.proofs.potential_search import _local_gd, _row, _kp as kp
+
+    st, ev = _local_gd(Fraction(lo), Fraction(hi), 2, [Fraction(1, 2)] * 2, kappa, "rfedfair", (kp(1), kp(2)))
+    st["bound"] = {"rho2": "0", "num": kp(half), "den": kp(2), "final": "each"}
+    ob = K.obligations(K.canonical(st))["final"][0]
+    ev["final"] = {"denominator": ["1"], "multipliers": [[_row(ob, i, None, ob.b.points[i][1][0]), kp(final_mult)]
+                                                         for i in range(2)]}
+    return {"kind": "pep-potential", "version": 1, "statement": st, "evidence": ev}
+
+
+def test_the_trivial_bound_for_every_round() -> None:
+    ok, why = K.explain_potential(_every_round())
+    assert ok, why
+    st = K.canonical(_every_round()["statement"])
+    assert st["bound"]["final"] == "each" and K.bound_at(st, 1000, Fraction(1, 40)) == Fraction(1, 2)
+    assert "every round's server model within the bound" in K.describe(st)
+    assert K.to_json(st)["bound"]["final"] == "each"
+
+
+@pytest.mark.parametrize("edit", [{"half": "9/10"},            # 9/20 < 1/2: false (x^2/2 with x0 = 1 at tiny steps)
+                                  {"final_mult": "9/10"},      # multipliers that do not give 2 (G - G*) <= ||x - x*||^2
+                                  {"hi": "5/2"}])              # steps past 2/L: the potential grows
+def test_every_round_forgeries_are_refused(edit: dict) -> None:
+    assert not K.check_potential(_every_round(**edit))
+
+
+def test_every_round_needs_a_constant_bound() -> None:
+    c = _every_round()
+    c["statement"]["bound"]["num"] = [["1"], ["1"]]  # (1 + T_N)/2: the per-round rule does not state growing bounds
+    assert "constant" in K.explain_potential(c)[1]
+    c = _every_round()
+    del c["statement"]["bound"]["final"]  # the average rule: B0/(w (T_N + 1)) = 1/(2 h (T_N + 1)) > 1/2 at T_N = 0
+    assert not K.check_potential(c)

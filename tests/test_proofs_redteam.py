@@ -46,7 +46,7 @@ def potential() -> dict[str, Any]:
     """A genuine pep-potential certificate: gd, f(x_N) - f* <= 3 L D0/(8 N h + 4), every N >= 1, h in [1/100, 1]."""
     from fairtheory.proofs import prove_potential
 
-    return prove_potential("gd", h=(Q(1, 100), Q(1))).to_json()
+    return prove_potential("gd", h=(Q(1, 100), Q(1)), potential="lyapunov2").to_json()  # the edits below are its
 
 
 def _edit(c: Any, f: Callable[[Any], Any]) -> Any:
@@ -405,7 +405,7 @@ def _pb(num: list, den: list) -> Callable[[dict], Any]:
     lambda c: c["statement"]["parameter"].update(lo="0"),                    # h = 0 included
     lambda c: c["statement"]["parameter"].update(lo="1", hi="1/2"),
     lambda c: c["statement"]["bound"].update(rho2="1"),                       # a heterogeneity without its part
-    lambda c: c["statement"]["class"].update(mu="1/10"),
+    lambda c: c["statement"]["class"].update(mu="1"),  # outside [0, 1) (a mu in range is a true, weaker statement)
     lambda c: c["statement"].update(n=2, p=["1/2", "1/2"]),
     lambda c: c["statement"]["method"].update(name="agm"),
     lambda c: c["evidence"]["final"]["multipliers"].__setitem__(0, [c["evidence"]["final"]["multipliers"][0][0],
