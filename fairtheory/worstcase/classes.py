@@ -37,6 +37,7 @@ import numpy as np
 
 from fairtheory._validation import check_in_range
 from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError
+from fairtheory.worstcase import gram as _rows
 from fairtheory.worstcase import units
 from fairtheory.worstcase.gram import Scalar, Vec, num
 
@@ -105,6 +106,18 @@ class FunctionClass(Protocol):
         ...
 
 
+def _convex_rows(points: list[_Point]) -> list[Row]:
+    """The convex rows ``f_k - f_j + <g_k, x_j - x_k> <= 0`` of every ordered pair (``j`` outer), array-built."""
+    arr = _rows.point_arrays(points)
+    if arr is None:
+        return [(Convex._row(pj, pk), (j, k)) for j, pj, k, pk in _pairs(points)]
+    X, G, fvar, fcoef, fconst = arr
+    jj, kk = _rows.ordered_pairs(len(points))
+    block = _rows.RowBlock([(1.0, G[kk], X[jj] - X[kk])], _rows.difference_lin(fvar, fcoef, kk, jj),
+                           fconst[kk] + (-fconst[jj]), lambda i: Convex._row(points[int(jj[i])], points[int(kk[i])]))
+    return list(zip(block.rows(), zip(jj.tolist(), kk.tolist(), strict=True), strict=True))
+
+
 def _pairs(points: list[_Point]) -> Any:
     for j, pj in enumerate(points):
         for k, pk in enumerate(points):
@@ -153,23 +166,40 @@ class SmoothStronglyConvex:
         exact parameters: the key and parameters a certificate statement names it by (``None``: not certifiable)."""
         return {"functions": "smooth-convex", "L": _kq(self.L), "mu": _kq(self.mu)}
 
-    def interpolation(self, points: list[_Point]) -> list[Row]:
+    def _coefficients(self) -> tuple[Any, Any, Any]:
         L, mu = self.L, self.mu
         inv2L = Fraction(1, 2) / L if isinstance(L, (Fraction, int)) else 0.5 / L
         c = _div(mu, 2 * (1 - _div(mu, L))) if mu != 0 else 0
-        invL = _div(1, L)
-        rows: list[Row] = []
-        for j, pj, k, pk in _pairs(points):
-            # f_k - f_j + <g_k, x_j - x_k> + 1/(2L) ||g_j - g_k||^2 [+ c ||x_j - x_k - (g_j - g_k)/L||^2] <= 0
-            dg = pj.g - pk.g
-            s = pk.f - pj.f
-            s.quad.append((1, pk.g, pj.x - pk.x))
-            s.quad.append((inv2L, dg, dg))
-            if mu != 0:
-                w = (pj.x - pk.x) - invL * dg
-                s.quad.append((c, w, w))
-            rows.append((s, (j, k)))
-        return rows
+        return inv2L, c, _div(1, L)
+
+    def _row(self, pj: _Point, pk: _Point) -> Scalar:
+        # f_k - f_j + <g_k, x_j - x_k> + 1/(2L) ||g_j - g_k||^2 [+ c ||x_j - x_k - (g_j - g_k)/L||^2] <= 0
+        inv2L, c, invL = self._coefficients()
+        dg = pj.g - pk.g
+        s = pk.f - pj.f
+        s.quad.append((1, pk.g, pj.x - pk.x))
+        s.quad.append((inv2L, dg, dg))
+        if self.mu != 0:
+            w = (pj.x - pk.x) - invL * dg
+            s.quad.append((c, w, w))
+        return s
+
+    def interpolation(self, points: list[_Point]) -> list[Row]:
+        """Every ordered pair ``j != k`` (``j`` outer), as array-built rows (:class:`~fairtheory.worstcase.gram.RowBlock`)."""
+        arr = _rows.point_arrays(points)
+        if arr is None:
+            return [(self._row(pj, pk), (j, k)) for j, pj, k, pk in _pairs(points)]
+        X, G, fvar, fcoef, fconst = arr
+        jj, kk = _rows.ordered_pairs(len(points))
+        inv2L, c, invL = self._coefficients()
+        D, DG = X[jj] - X[kk], G[jj] - G[kk]
+        terms = [(1.0, G[kk], D), (float(inv2L), DG, DG)]
+        if self.mu != 0:
+            W = D - float(invL) * DG
+            terms.append((float(c), W, W))
+        block = _rows.RowBlock(terms, _rows.difference_lin(fvar, fcoef, kk, jj), fconst[kk] + (-fconst[jj]),
+                               lambda i: self._row(points[int(jj[i])], points[int(kk[i])]))
+        return list(zip(block.rows(), zip(jj.tolist(), kk.tolist(), strict=True), strict=True))
 
 
 class Convex:
@@ -200,13 +230,15 @@ class Convex:
         exact parameters: the key and parameters a certificate statement names it by (``None``: not certifiable)."""
         return {"functions": "convex"}
 
+    @staticmethod
+    def _row(pj: _Point, pk: _Point) -> Scalar:
+        s = pk.f - pj.f                         # f_k - f_j + <g_k, x_j - x_k> <= 0
+        s.quad.append((1, pk.g, pj.x - pk.x))
+        return s
+
     def interpolation(self, points: list[_Point]) -> list[Row]:
-        rows: list[Row] = []
-        for j, pj, k, pk in _pairs(points):
-            s = pk.f - pj.f                         # f_k - f_j + <g_k, x_j - x_k> <= 0
-            s.quad.append((1, pk.g, pj.x - pk.x))
-            rows.append((s, (j, k)))
-        return rows
+        """Every ordered pair ``j != k`` (``j`` outer), as array-built rows (:class:`~fairtheory.worstcase.gram.RowBlock`)."""
+        return _convex_rows(points)
 
 
 class ConvexLipschitz(Convex):
@@ -230,11 +262,21 @@ class ConvexLipschitz(Convex):
         exact parameters: the key and parameters a certificate statement names it by (``None``: not certifiable)."""
         return {"functions": "convex-lipschitz", "M": _kq(self.M)}
 
+    def _point_row(self, p: _Point) -> Scalar:
+        return Scalar([(1, p.g, p.g)], {}, -(self.M * self.M))   # ||g_j||^2 - M^2 <= 0
+
     def interpolation(self, points: list[_Point]) -> list[Row]:
-        rows: list[Row] = []
-        for j, p in enumerate(points):
-            s = Scalar([(1, p.g, p.g)], {}, -(self.M * self.M))   # ||g_j||^2 - M^2 <= 0
-            rows.append((s, (j, j)))
+        """``||g_j||^2 <= M^2`` per point, then the convex rows (array-built, :class:`~fairtheory.worstcase.gram.RowBlock`)."""
+        arr = _rows.point_arrays(points)
+        MM = -(self.M * self.M)
+        if arr is None or not isinstance(MM, (int, float)):
+            rows: list[Row] = [(self._point_row(p), (j, j)) for j, p in enumerate(points)]
+        else:
+            G = arr[1]
+            none = np.full(len(points), -1, dtype=np.int64)
+            block = _rows.RowBlock([(1.0, G, G)], [(none, np.zeros(len(points)))], np.full(len(points), float(MM)),
+                                   lambda i: self._point_row(points[i]))
+            rows = [(r, (j, j)) for j, r in enumerate(block.rows())]
         return rows + super().interpolation(points)
 
 
@@ -341,19 +383,33 @@ class SmoothNonconvex:
         exact parameters: the key and parameters a certificate statement names it by (``None``: not certifiable)."""
         return {"functions": "smooth-nonconvex", "L": _kq(self.L)}
 
-    def interpolation(self, points: list[_Point]) -> list[Row]:
+    def _coefficients(self) -> tuple[Any, Any, Any]:
         L = self.L
-        qL, q4L, half = _div(L, 4), _div(1, 4 * L), (Fraction(1, 2) if _exact(L) else 0.5)
-        rows: list[Row] = []
-        for j, pj, k, pk in _pairs(points):
-            dx = pj.x - pk.x
-            dg = pj.g - pk.g
-            s = pk.f - pj.f
-            s.quad.append((-qL, dx, dx))
-            s.quad.append((half, pj.g + pk.g, dx))
-            s.quad.append((q4L, dg, dg))
-            rows.append((s, (j, k)))
-        return rows
+        return _div(L, 4), _div(1, 4 * L), (Fraction(1, 2) if _exact(L) else 0.5)
+
+    def _row(self, pj: _Point, pk: _Point) -> Scalar:
+        qL, q4L, half = self._coefficients()
+        dx = pj.x - pk.x
+        dg = pj.g - pk.g
+        s = pk.f - pj.f
+        s.quad.append((-qL, dx, dx))
+        s.quad.append((half, pj.g + pk.g, dx))
+        s.quad.append((q4L, dg, dg))
+        return s
+
+    def interpolation(self, points: list[_Point]) -> list[Row]:
+        """Every ordered pair ``j != k`` (``j`` outer), as array-built rows (:class:`~fairtheory.worstcase.gram.RowBlock`)."""
+        arr = _rows.point_arrays(points)
+        if arr is None:
+            return [(self._row(pj, pk), (j, k)) for j, pj, k, pk in _pairs(points)]
+        X, G, fvar, fcoef, fconst = arr
+        jj, kk = _rows.ordered_pairs(len(points))
+        qL, q4L, half = self._coefficients()
+        D, DG = X[jj] - X[kk], G[jj] - G[kk]
+        terms = [(float(-qL), D, D), (float(half), G[jj] + G[kk], D), (float(q4L), DG, DG)]
+        block = _rows.RowBlock(terms, _rows.difference_lin(fvar, fcoef, kk, jj), fconst[kk] + (-fconst[jj]),
+                               lambda i: self._row(points[int(jj[i])], points[int(kk[i])]))
+        return list(zip(block.rows(), zip(jj.tolist(), kk.tolist(), strict=True), strict=True))
 
 
 
@@ -400,16 +456,25 @@ class StronglyConvex:
         exact parameters: the key and parameters a certificate statement names it by (``None``: not certifiable)."""
         return {"functions": "strongly-convex", "mu": _kq(self.mu)}
 
+    def _row(self, pj: _Point, pk: _Point) -> Scalar:
+        d = pj.x - pk.x
+        s = pk.f - pj.f                       # f_k - f_j + <g_k, x_j - x_k> + mu/2 ||x_j - x_k||^2 <= 0
+        s.quad.append((1, pk.g, d))
+        s.quad.append((_div(self.mu, 2), d, d))
+        return s
+
     def interpolation(self, points: list[_Point]) -> list[Row]:
-        half = _div(self.mu, 2)
-        rows: list[Row] = []
-        for j, pj, k, pk in _pairs(points):
-            d = pj.x - pk.x
-            s = pk.f - pj.f                       # f_k - f_j + <g_k, x_j - x_k> + mu/2 ||x_j - x_k||^2 <= 0
-            s.quad.append((1, pk.g, d))
-            s.quad.append((half, d, d))
-            rows.append((s, (j, k)))
-        return rows
+        """Every ordered pair ``j != k`` (``j`` outer), as array-built rows (:class:`~fairtheory.worstcase.gram.RowBlock`)."""
+        arr = _rows.point_arrays(points)
+        if arr is None:
+            return [(self._row(pj, pk), (j, k)) for j, pj, k, pk in _pairs(points)]
+        X, G, fvar, fcoef, fconst = arr
+        jj, kk = _rows.ordered_pairs(len(points))
+        D = X[jj] - X[kk]
+        block = _rows.RowBlock([(1.0, G[kk], D), (float(_div(self.mu, 2)), D, D)],
+                               _rows.difference_lin(fvar, fcoef, kk, jj), fconst[kk] + (-fconst[jj]),
+                               lambda i: self._row(points[int(jj[i])], points[int(kk[i])]))
+        return list(zip(block.rows(), zip(jj.tolist(), kk.tolist(), strict=True), strict=True))
 
 
 class SmoothConvexLipschitz:

@@ -11,7 +11,9 @@ rank) and all function values in a vector ``F``; a :class:`Scalar` is a linear c
   float64); :func:`vsum` - weighted sums of vectors;
 * :func:`scalar_row` - a scalar as a sparse row over ``[G_ab (a <= b), F]`` (the float solvers' data);
   ``_exact_row`` - the same row exactly, as :class:`~fractions.Fraction` (the exact export of a PEP);
-* :func:`gram_coordinates` - explicit vectors from a solved Gram matrix (``G = V^T V``).
+* :func:`gram_coordinates` - explicit vectors from a solved Gram matrix (``G = V^T V``);
+* :class:`RowBlock` / :class:`LazyRow` - a function class's interpolation rows built as arrays over all point pairs
+  at once, bitwise the floats :func:`scalar_row` writes row by row (issue 41; section "array-built rows" below).
 
 The builder (:class:`fairtheory.worstcase.sdp.PEP`) creates the basis vectors and value variables; see
 docs/worstcase.md.
@@ -20,6 +22,7 @@ docs/worstcase.md.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
@@ -31,7 +34,8 @@ from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError
 if TYPE_CHECKING:
     from fairtheory.worstcase.solvers import SDPSolution
 
-__all__ = ["Vec", "Scalar", "num", "vsum", "inner", "sqnorm", "scalar_row", "gram_coordinates"]
+__all__ = ["Vec", "Scalar", "num", "vsum", "inner", "sqnorm", "scalar_row", "gram_coordinates", "RowBlock", "LazyRow",
+           "point_arrays", "ordered_pairs", "difference_lin"]
 
 _SQRT2 = math.sqrt(2.0)
 
@@ -277,3 +281,189 @@ def _unsvec(x: np.ndarray, dim: int) -> np.ndarray:
     G[a, b] = vals
     G[b, a] = vals
     return G
+
+
+# ------------------------------------------------------------------------------------------ array-built rows
+# Interpolation rows built as arrays: one numpy pass over all point pairs of a function, not a Python loop per row
+# (issue 41).
+#
+# A function class writes its interpolation conditions (:mod:`fairtheory.worstcase.classes`) as rows ``r <= 0``, one
+# per ordered pair of points (Taylor, Hendrickx & Glineur 2017, Math. Prog., Thm 4 for the ``L``-smooth ``mu``-strongly
+# convex class); every row of one class has the same *shape* - the same list of terms ``coef <u_t, v_t>`` and the same
+# value variables - only the vectors differ from pair to pair.  A :class:`RowBlock` holds that shape as arrays over the
+# ``P`` rows: for each term ``t`` a coefficient ``c_t`` and two ``P x m`` coefficient matrices ``U_t``, ``V_t`` (row
+# ``p``: the vectors of row ``p`` in the PEP's basis), the value variables and constants of every row.  From them
+# :meth:`RowBlock.arrays` writes the float data of every row at once - exactly the entries
+# :func:`fairtheory.worstcase.gram.scalar_row` writes for the row's :class:`~fairtheory.worstcase.gram.Scalar`, in the
+# same order and with the same floating-point operations (``c_t (u_a v_b)`` for every nonzero ``u_a``, ``v_b``, ``a``
+# outer, then the value variables in the order of the Scalar's ``lin``), so the assembled problem is bitwise the one
+# the per-row loop built (tests/test_rows_vectorised.py).
+#
+# Each row is handed out as a :class:`LazyRow`: a :class:`~fairtheory.worstcase.gram.Scalar` whose terms are built (by
+# the class's own per-pair code, the rows it always wrote) only when something reads them - the exact export
+# (:meth:`fairtheory.worstcase.sdp.PEP.export`), the brackets, the kernel's certificates - while the float solve reads
+# the block's arrays (:meth:`fairtheory.worstcase.sdp.PEP._row`).  A row that has been built is read from its terms.
+# See docs/worstcase.md ("Function classes and step oracles").
+
+
+class LazyRow(Scalar):
+    """One row of a :class:`RowBlock`: a :class:`Scalar` built on first read by ``block.build(i)``."""
+
+    def __init__(self, block: RowBlock, i: int) -> None:  # noqa: D107 - no dataclass __init__: the terms are lazy
+        self._block = block
+        self._i = i
+        self._s: Scalar | None = None
+
+    def _get(self) -> Scalar:
+        if self._s is None:
+            self._s = self._block.build(self._i)
+        return self._s
+
+    @property  # type: ignore[override]
+    def quad(self) -> list[tuple[Any, Vec, Vec]]:
+        return self._get().quad
+
+    @property  # type: ignore[override]
+    def lin(self) -> dict[int, Any]:
+        return self._get().lin
+
+    @property  # type: ignore[override]
+    def const(self) -> Any:
+        # the float solve reads the constant of every row: from the block (the same float), the terms stay unbuilt
+        return self._block.const_of(self._i) if self._s is None else self._s.const
+
+    def __repr__(self) -> str:
+        return f"LazyRow({self._get()!r})"
+
+    def __reduce__(self) -> Any:
+        # pickled / copied as the plain Scalar it is (the block holds the class's per-pair code, a closure)
+        s = self._get()
+        return (Scalar, (s.quad, s.lin, s.const))
+
+    def float_row(self, nG: int) -> tuple[np.ndarray, np.ndarray] | None:
+        """The row's :func:`~fairtheory.worstcase.gram.scalar_row` from the block's arrays; ``None`` once the terms
+        were built (they may have been edited: read them)."""
+        if self._s is not None:
+            return None
+        return self._block.row(self._i, nG)
+
+
+def _outer_entries(U: np.ndarray, V: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(p, a, b)`` of every ``U[p, a] != 0``, ``V[p, b] != 0``: ``p`` major, then ``a``, then ``b``."""
+    pu, au = np.nonzero(U)
+    pv, bv = np.nonzero(V)
+    P = U.shape[0]
+    cv = np.bincount(pv, minlength=P)
+    start_v = np.concatenate([[0], np.cumsum(cv)[:-1]]) if P else np.zeros(0, dtype=np.int64)
+    rep = cv[pu]
+    total = int(rep.sum())
+    if total == 0:
+        z = np.zeros(0, dtype=np.int64)
+        return z, z, z
+    e = np.repeat(np.arange(pu.size), rep)
+    t = np.arange(total) - np.repeat(np.cumsum(rep) - rep, rep)
+    p = pu[e]
+    return p, au[e], bv[start_v[p] + t]
+
+
+class RowBlock:
+    r"""``P`` rows of one shape (module doc): ``terms`` a list of ``(c_t, U_t, V_t)`` (float coefficient, two
+    ``P x m`` float matrices), ``lin`` a list of ``(idx, val)`` pairs of length-``P`` arrays (value variable index,
+    ``-1`` for none, and its coefficient), written after the terms in this order; ``const`` the ``P`` constants;
+    ``build(i)`` the row's :class:`Scalar` (the class's per-pair code)."""
+
+    def __init__(self, terms: list[tuple[float, np.ndarray, np.ndarray]], lin: list[tuple[np.ndarray, np.ndarray]],
+                 const: np.ndarray, build: Callable[[int], Scalar]) -> None:
+        self.terms = terms
+        self.lin = lin
+        self.const = np.asarray(const, dtype=np.float64)
+        self.build = build
+        self.P = int(self.const.size)
+        self._cache: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+
+    def const_of(self, i: int) -> float:
+        return float(self.const[i])
+
+    def rows(self) -> list[LazyRow]:
+        return [LazyRow(self, i) for i in range(self.P)]
+
+    def arrays(self, nG: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(indptr, cols, vals)``: row ``i``'s entries are ``cols[indptr[i]:indptr[i+1]]`` (scalar_row's)."""
+        hit = self._cache.get(nG)
+        if hit is not None:
+            return hit
+        ps, cs, vs = [], [], []
+        for coef, U, V in self.terms:
+            p, a, b = _outer_entries(U, V)
+            lo, hi = np.minimum(a, b), np.maximum(a, b)
+            ps.append(p)
+            cs.append(hi * (hi + 1) // 2 + lo)
+            vs.append(float(coef) * (U[p, a] * V[p, b]))
+        for idx, val in self.lin:
+            p = np.flatnonzero(idx >= 0)
+            ps.append(p)
+            cs.append(nG + idx[p])
+            vs.append(np.asarray(val, dtype=np.float64)[p])
+        if ps:
+            p = np.concatenate(ps)
+            order = np.argsort(p, kind="stable")
+            cols = np.concatenate(cs)[order].astype(np.int64)
+            vals = np.concatenate(vs)[order]
+            indptr = np.concatenate([[0], np.cumsum(np.bincount(p, minlength=self.P))]).astype(np.int64)
+        else:
+            cols, vals = np.zeros(0, dtype=np.int64), np.zeros(0)
+            indptr = np.zeros(self.P + 1, dtype=np.int64)
+        out = (indptr, cols, vals)
+        self._cache[nG] = out
+        return out
+
+    def row(self, i: int, nG: int) -> tuple[np.ndarray, np.ndarray]:
+        indptr, cols, vals = self.arrays(nG)
+        return cols[indptr[i]:indptr[i + 1]], vals[indptr[i]:indptr[i + 1]]
+
+
+def point_arrays(points: list[Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """``(X, G, fvar, fcoef, fconst)`` of a function's points - coefficient matrices of the points and (sub)gradients
+    (zero-padded to a common width), each value's variable (``-1``: a constant value), coefficient and constant -
+    or ``None`` when the rows cannot be written as arrays with the very floats of the per-row code: exact (object)
+    coefficients, or a value that is not ``a F_v + c`` with float / int ``a``, ``c``."""
+    n = len(points)
+    m = 0
+    for p in points:
+        if p.x.c.dtype == object or p.g.c.dtype == object:
+            return None
+        f = p.f
+        if f.quad or len(f.lin) > 1 or not isinstance(f.const, (int, float)) or isinstance(f.const, bool):
+            return None
+        if any(not isinstance(v, (int, float)) or isinstance(v, bool) for v in f.lin.values()):
+            return None
+        m = max(m, p.x.c.size, p.g.c.size)
+    X, G = np.zeros((n, m)), np.zeros((n, m))
+    fvar = np.full(n, -1, dtype=np.int64)
+    fcoef, fconst = np.zeros(n), np.zeros(n)
+    for i, p in enumerate(points):
+        X[i, : p.x.c.size] = p.x.c
+        G[i, : p.g.c.size] = p.g.c
+        for k, v in p.f.lin.items():
+            fvar[i], fcoef[i] = int(k), float(v)
+        fconst[i] = float(p.f.const)
+    return X, G, fvar, fcoef, fconst
+
+
+def ordered_pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(j, k)`` of every ordered pair ``j != k``, ``j`` outer (the classes' ``_pairs`` order)."""
+    j = np.repeat(np.arange(n), n)
+    k = np.tile(np.arange(n), n)
+    keep = j != k
+    return j[keep], k[keep]
+
+
+def difference_lin(fvar: np.ndarray, fcoef: np.ndarray, k: np.ndarray, j: np.ndarray
+                   ) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The value entries of ``f_k - f_j`` in the order :class:`Scalar` subtraction writes them: ``f_k``'s variable
+    first, then ``f_j``'s (merged into ``f_k``'s entry, ``a_k + (-a_j)``, when they are the same variable)."""
+    vk, vj = fvar[k], fvar[j]
+    same = (vk >= 0) & (vk == vj)
+    first_val = np.where(same, fcoef[k] + (-fcoef[j]), fcoef[k])
+    second_idx = np.where(same, -1, vj)
+    return [(vk, first_val), (second_idx, -fcoef[j])]

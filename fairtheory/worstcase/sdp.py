@@ -42,6 +42,7 @@ from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError
 from fairtheory.worstcase import checked_solve, solvers, sparse_solve, symmetric
 from fairtheory.worstcase.classes import as_class
 from fairtheory.worstcase.gram import (
+    LazyRow,
     Scalar,
     Vec,
     _exact_row,
@@ -288,8 +289,56 @@ class PEP:
         return [r for r, _ in self.interpolation_rows()]
 
     def _row(self, s: Scalar, nG: int) -> tuple[np.ndarray, np.ndarray]:
-        """:func:`scalar_row` of ``s`` in the PEP's own basis."""
+        """:func:`scalar_row` of ``s`` in the PEP's own basis (an array-built interpolation row,
+        :class:`~fairtheory.worstcase.gram.LazyRow`, from its block's arrays: the same entries)."""
+        if type(s) is LazyRow:
+            hit = s.float_row(nG)
+            if hit is not None:
+                return hit
         return scalar_row(s, nG)
+
+    def row_arrays(self, nG: int, rows: list[Scalar] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                                             np.ndarray]:
+        """``(indptr, cols, vals, consts)`` of ``rows`` (default: :meth:`solve`'s order - equalities, interpolation
+        rows, user inequalities): row ``r``'s entries ``cols[indptr[r]:indptr[r+1]]`` are :meth:`_row`'s (duplicates
+        not summed, the same order) and ``consts[r] = -float(row.const)`` (the right-hand side of ``row <= 0``).
+
+        Array-built interpolation rows (:class:`~fairtheory.worstcase.gram.RowBlock`) are copied block segment by block segment
+        from their block's arrays (no per-row numpy call); other rows go through :func:`scalar_row` one by one."""
+        if rows is None:
+            rows = self._eq + self._interpolation() + self._ineq
+        n = len(rows)
+        C: list[np.ndarray] = []
+        V: list[np.ndarray] = []
+        counts = np.zeros(n, dtype=np.int64)
+        consts = np.zeros(n)
+        r = 0
+        while r < n:
+            s = rows[r]
+            if type(s) is LazyRow and s._s is None:
+                blk, i0 = s._block, s._i
+                e = r + 1
+                while e < n and type(rows[e]) is LazyRow and rows[e]._block is blk and rows[e]._i == i0 + (e - r) \
+                        and rows[e]._s is None:
+                    e += 1
+                indptr, cols, vals = blk.arrays(nG)
+                i1 = i0 + (e - r)
+                C.append(cols[indptr[i0]:indptr[i1]])
+                V.append(vals[indptr[i0]:indptr[i1]])
+                counts[r:e] = np.diff(indptr[i0:i1 + 1])
+                consts[r:e] = -blk.const[i0:i1]
+                r = e
+                continue
+            c, v = self._row(s, nG)
+            C.append(c)
+            V.append(v)
+            counts[r] = c.size
+            consts[r] = -float(s.const)
+            r += 1
+        ptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        cat_c = np.concatenate(C).astype(np.int64) if C else np.zeros(0, dtype=np.int64)
+        cat_v = np.concatenate(V).astype(np.float64) if V else np.zeros(0)
+        return ptr, cat_c, cat_v, consts
 
     def solve(self, *, tol: float = 1e-8, max_iter: int = 400, verbose: bool = False,
               scale: np.ndarray | None = None, fscale: np.ndarray | None = None,

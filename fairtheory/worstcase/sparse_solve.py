@@ -54,7 +54,7 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 
 from fairtheory.errors import FairtheoryValueError, SolverError
-from fairtheory.worstcase.gram import Scalar, Vec, _unsvec, scalar_row
+from fairtheory.worstcase.gram import LazyRow, Scalar, Vec, _unsvec, scalar_row
 from fairtheory.worstcase.solvers import SDPSolution, clarabel_setup
 
 if TYPE_CHECKING:
@@ -82,6 +82,7 @@ class SparseSDPSolution(SDPSolution):
     pattern_entries: int = 0    #: Gram entries ``(a <= b)`` of the sparse basis the last relaxation touches
     max_violation: float = 0.0  #: largest relative violation of any row at the returned ``(gram, F)``
     min_eig: float = 0.0        #: smallest eigenvalue of the returned Gram matrix (``>= -1e-9 max(1, |G|)``)
+    upper_estimate: float = math.nan  #: :func:`dual_upper_estimate` of the returned multipliers (``nan``: not solved)
     log: list[dict[str, Any]] = field(default_factory=list)  #: per round: rows kept, violated, seconds, value
 
 
@@ -150,20 +151,25 @@ def _natural(pep: PEP) -> _Natural:
     scalars = list(pep._eq) + [s for s, _ in interp] + list(pep._ineq)
     labels: list[tuple[int, int, int] | None] = [None] * len(pep._eq) + [lab for _, lab in interp]
     labels += [None] * len(pep._ineq)
-    R: list[np.ndarray] = []
-    C: list[np.ndarray] = []
-    V: list[np.ndarray] = []
-    b = np.zeros(len(scalars))
     cache: dict[int, np.ndarray] = {}
-    for r, s in enumerate(scalars):
-        c, v = _row_new(s, None, nG, cache)
-        R.append(np.full(c.size, r))
-        C.append(c)
-        V.append(v)
-        b[r] = -float(s.const)
-    cat = np.concatenate(C) if C else np.zeros(0, dtype=np.int64)
-    rows = sp.csr_matrix((np.concatenate(V) if V else np.zeros(0),
-                          (np.concatenate(R) if R else np.zeros(0, dtype=np.int64), cat)), shape=(len(scalars), nx))
+    if hasattr(pep, "row_arrays"):  # array-built interpolation rows copied block by block (fairtheory.worstcase.gram.RowBlock)
+        ptr, cat, vals, b = pep.row_arrays(nG, scalars)
+        ridx = np.repeat(np.arange(len(scalars)), np.diff(ptr))
+    else:
+        R: list[np.ndarray] = []
+        C: list[np.ndarray] = []
+        V: list[np.ndarray] = []
+        b = np.zeros(len(scalars))
+        for r, s in enumerate(scalars):
+            c, v = _row_new(s, None, nG, cache)
+            R.append(np.full(c.size, r))
+            C.append(c)
+            V.append(v)
+            b[r] = -float(s.const)
+        cat = np.concatenate(C) if C else np.zeros(0, dtype=np.int64)
+        vals = np.concatenate(V) if V else np.zeros(0)
+        ridx = np.concatenate(R) if R else np.zeros(0, dtype=np.int64)
+    rows = sp.csr_matrix((vals, (ridx, cat)), shape=(len(scalars), nx))
     max_terms = int(np.bincount(cat, minlength=nx).max()) if cat.size else 0
     rows.sum_duplicates()
     assert pep._objective is not None
@@ -251,6 +257,10 @@ def _transform(v: Vec, T: np.ndarray, cache: dict[int, np.ndarray]) -> np.ndarra
 def _row_new(s: Scalar, T: np.ndarray | None, nG: int, cache: dict[int, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """Natural coordinates ``[G'_ab (a <= b), F]`` of a scalar in the new basis (``T = None``: in the PEP's own
     basis, the entries of ``PEP._row`` in its order; duplicates not summed)."""
+    if T is None and type(s) is LazyRow:
+        hit = s.float_row(nG)
+        if hit is not None:
+            return hit
     return scalar_row(s, nG, None if T is None else (lambda v: _transform(v, T, cache)))
 
 
@@ -307,9 +317,17 @@ def _solve_relaxation(pep: PEP, nat: _Natural, keep: list[int], T: np.ndarray, c
         np.add.at(obj, tc, tv)
     # solve in G'' = D^-1 G' D^-1, F'' = F / fscale (colscale: d_a d_b and fscale, PEP.solve's scaling)
     K = (sp.diags(colscale) @ K).tocsc()
-    rs = np.ones(m) if rscale is None else rscale[keep]
-    if rscale is not None:  # row i divided by its unit: its multiplier is lambda_i r_i
-        K = (K @ sp.diags(1.0 / rs)).tocsc()
+    if rscale is None:
+        # every row divided by the power of two nearest its largest coefficient in the scaled variables (the dense
+        # route's row units, here on the rows Clarabel is given: in the new basis, after the column scaling)
+        big = np.maximum(np.asarray(abs(K).max(axis=0).todense()).ravel() if K.nnz else np.zeros(m),
+                         np.abs(nat.consts[keep]))
+        rs = np.ones(m)
+        okr = (big > 0) & np.isfinite(big)
+        rs[okr] = np.ldexp(1.0, np.round(np.log2(big[okr])).astype(np.int64))
+    else:
+        rs = rscale[keep]
+    K = (K @ sp.diags(1.0 / rs)).tocsc()  # row i divided by its unit: its multiplier is lambda_i r_i
     obj = obj * colscale / float(obj_unit)  # the objective in its unit: the multipliers are lambda / obj_unit
     # svec scaling of the Gram part: natural coefficient m_ab of G'_ab is <A, G'> with svec(A)_ab = m_ab / sqrt 2
     to_svec = np.full(nG, 1.0 / _SQRT2)
@@ -363,6 +381,62 @@ def _solve_relaxation(pep: PEP, nat: _Natural, keep: list[int], T: np.ndarray, c
 
 
 # ------------------------------------------------------------------------------------------ the driver
+def _adapted_scale(gram_new: np.ndarray, colscale: np.ndarray, dim: int) -> np.ndarray | None:
+    r"""Column scales ``d_a d_b`` of the Gram part from a solved relaxation: ``d_j`` the power of two nearest
+    ``||e'_j|| = sqrt(G'_jj)`` (floored at ``2^-30`` of the largest), the value columns kept; ``None`` when every
+    ``d_j`` is within a factor 2 of the scale in use (or the relaxation's Gram matrix has no positive diagonal).
+
+    In the basis of iterates the new basis vectors have very different sizes (gradient descent at ``h = 0.05``,
+    ``N = 60``: the partial sums ``s_k = g_0 + .. + g_{k-1}`` grow to ``~ 1/h`` while ``g_N`` is ``~ 1/(N h)``), and
+    Clarabel, whose stopping rule is relative to the problem's data, stops with a value 1e-4 below the truth (both
+    its primal and its dual objective: the multipliers are then not dual feasible to the value's accuracy).  In the
+    variables ``G'' = D^-1 G' D^-1`` with ``D`` these sizes (an exact congruence: powers of two) the same relaxation
+    solves to ~1e-7 (measured, issue 41)."""
+    if dim == 0:
+        return None
+    dg = np.diag(gram_new)
+    if not np.all(np.isfinite(dg)) or float(dg.max(initial=0.0)) <= 0:
+        return None
+    d = np.sqrt(np.maximum(dg, float(dg.max()) * 2.0 ** -60))
+    e = np.round(np.log2(d)).astype(np.int64)
+    ia, ib = np.triu_indices(dim)
+    idx = ib * (ib + 1) // 2 + ia
+    cur = colscale[idx[ia == ib]]  # d_j^2 in use
+    e_cur = np.round(np.log2(cur) / 2).astype(np.int64)
+    if np.all(np.abs(e - e_cur) <= 1):
+        return None
+    out = colscale.copy()
+    dn = np.ldexp(1.0, e)
+    out[idx] = dn[ia] * dn[ib]
+    return out
+
+
+def dual_upper_estimate(nat: _Natural, z: np.ndarray, G: np.ndarray, F: np.ndarray, c0: float) -> float:
+    r"""The value the multipliers ``z`` bound, corrected for their dual infeasibility at the size of ``(G, F)``.
+
+    Weak duality for the rows ``r_i = a_i . x - b_i <= 0`` (``== 0`` for the first ``n_eq``) and ``lambda = z`` (the
+    inequality multipliers clipped at ``0``): every feasible ``x = (G, F)`` has
+    ``obj(x) <= c0 + lambda . b + <M, G> + r_F . F`` with ``M`` the Gram part of ``obj - sum_i lambda_i a_i`` (as a
+    symmetric matrix) and ``r_F`` its value part; ``<M, G> <= max(lambda_max(M), 0) tr G``.  With ``tr G`` and ``|F|``
+    those of the returned point (not a priori bounds: an *estimate* of the upper bound, not a proof - the rigorous
+    bracket is :mod:`fairtheory.worstcase.bracket`'s), the result says how far above the returned value the worst case
+    may lie when the solver's multipliers are not dual feasible to the value's accuracy - the way the sparse route
+    returned GD ``N = 60``, ``h = 0.05`` 1.1e-5 below ``1/14`` with status ``Solved`` (issue 41)."""
+    lam = np.asarray(z, dtype=np.float64).copy()
+    lam[nat.n_eq:] = np.maximum(lam[nat.n_eq:], 0.0)
+    resid = nat.obj - nat.rows.T @ lam  # natural coordinates [G_ab (a <= b), F]
+    dim = G.shape[0]
+    nG = dim * (dim + 1) // 2
+    ia, ib = np.triu_indices(dim)
+    m = resid[ib * (ib + 1) // 2 + ia]
+    Msym = np.zeros((dim, dim))
+    Msym[ia, ib] = np.where(ia == ib, m, m / 2)
+    Msym[ib, ia] = Msym[ia, ib]
+    top = float(np.linalg.eigvalsh(Msym)[-1]) if dim else 0.0
+    rF = resid[nG:]
+    return float(c0 + lam @ nat.consts + max(top, 0.0) * float(np.trace(G)) + np.abs(rF) @ np.abs(F))
+
+
 def _nat_vector(G: np.ndarray, F: np.ndarray) -> np.ndarray:
     dim = G.shape[0]
     ia, ib = np.triu_indices(dim)
@@ -376,7 +450,8 @@ def solve_sparse(pep: PEP, *, tol: float = 1e-8, max_iter: int = 400, verbose: b
                  scale: np.ndarray | None = None, fscale: np.ndarray | None = None,
                  trace_weight: float = 0.0, viol_tol: float | None = None, max_rounds: int = 20,
                  max_threads: int = 1, inner: float = 1e-3, obj_unit: float = 1.0,
-                 max_add: int | None = None, time_limit: float | None = None) -> SparseSDPSolution:
+                 max_add: int | None = None, time_limit: float | None = None,
+                 adaptive: bool = True) -> SparseSDPSolution:
     r"""Solve ``pep``'s SDP (the one :meth:`PEP.solve` solves) in a sparse basis by constraint generation
     (module doc).
 
@@ -413,6 +488,15 @@ def solve_sparse(pep: PEP, *, tol: float = 1e-8, max_iter: int = 400, verbose: b
         relaxations solve in milliseconds, so they are solved tighter.  A round that stops short of the inner
         tolerances (``AlmostSolved``) but meets the requested ones (gap ``<= tol max(1, |value|)``, residuals
         ``<= 10 tol``: :meth:`PEP.solve`'s) is reported ``Solved`` (Clarabel's own status is in ``log``).
+
+    adaptive : ``True`` (default): every relaxation after the first is solved with the Gram columns scaled by the
+        sizes ``sqrt(G'_jj)`` of the new basis vectors the previous one found (powers of two: an exact congruence), and
+        the first is solved again in them (:func:`_adapted_scale`; GD ``N = 60``, ``h = 0.05``: ``1/14`` to 2e-12
+        instead of 1.1e-5 below it).  ``False``: the scales ``scale`` gives throughout.
+
+    The returned status is ``"AlmostSolved"`` (never ``"Solved"``) when :func:`dual_upper_estimate` of the final
+    multipliers exceeds the value by more than ``10 tol max(|value|, obj_unit)``; ``dual_value`` then holds that
+    estimate.
 
     Returns
     -------
@@ -475,15 +559,7 @@ def solve_sparse(pep: PEP, *, tol: float = 1e-8, max_iter: int = 400, verbose: b
     if tw:
         eye = np.eye(dim)
         trace_row = Scalar([(tw, Vec(eye[j]), Vec(eye[j])) for j in range(dim)])
-    rscale = None
-    if float(obj_unit) != 1.0 or scale is not None:
-        # every row divided by the power of two nearest its largest coefficient in the scaled variables (the dense
-        # route's row units): the dual Clarabel solves then sees the numbers of the problem in units
-        nat_scaled = abs(nat.rows) @ sp.diags(colscale)
-        big = np.maximum(np.asarray(nat_scaled.max(axis=1).todense()).ravel(), np.abs(nat.consts))
-        rscale = np.ones(len(nat.scalars))
-        okr = (big > 0) & np.isfinite(big)
-        rscale[okr] = np.ldexp(1.0, np.round(np.log2(big[okr])).astype(np.int64))
+    rscale = None  # row units: computed per relaxation from the rows in the new basis (_solve_relaxation)
     keep = _initial(nat)
     kept = np.zeros(len(nat.scalars), dtype=bool)
     kept[keep] = True
@@ -502,6 +578,16 @@ def solve_sparse(pep: PEP, *, tol: float = 1e-8, max_iter: int = 400, verbose: b
                                 if left is not None else None, rscale)
         seconds += res["seconds"]
         iters += res["iterations"]
+        if adaptive and res["raw_status"] in ("Solved", "AlmostSolved"):
+            cs_new = _adapted_scale(res["gram_new"], colscale, dim)
+            if cs_new is not None:
+                colscale = cs_new
+                if rnd == 1:  # the first relaxation solves in milliseconds: solved again in the measured units
+                    res = _solve_relaxation(pep, nat, keep, T, cache, float(tol), tol_inner, int(max_iter), verbose,
+                                            trace_row, colscale, int(max_threads), float(obj_unit),
+                                            max(left or 0.0, 0.01) if left is not None else None, rscale)
+                    seconds += res["seconds"]
+                    iters += res["iterations"]
         G = T.T @ res["gram_new"] @ T
         G = 0.5 * (G + G.T)
         x = _nat_vector(G, res["F"])
@@ -528,13 +614,22 @@ def solve_sparse(pep: PEP, *, tol: float = 1e-8, max_iter: int = 400, verbose: b
     z[keep] = res["lam"]
     value = res["value"]  # PEP.solve's convention: obj + eps tr G (bracket.primal_objective subtracts it)
     eig = float(np.linalg.eigvalsh(G)[0]) if G.size else 0.0
+    # the multipliers' own bound at the returned point's size (dual_upper_estimate): a value more than 10 tol below it
+    # is not reported "Solved" - the status says AlmostSolved and dual_value carries the estimate (the worst case may
+    # lie anywhere up to it), so PEP.solve's checks see the gap instead of a value silently below the truth
+    status, dual = res["status"], float(res["dual"])
+    ub = dual_upper_estimate(nat, z, G, res["F"], float(pep._objective.const)) if status in ("Solved", "AlmostSolved") \
+        else math.nan
+    if math.isfinite(ub) and ub - value > 10.0 * float(tol) * max(abs(value), float(obj_unit)):
+        status = "AlmostSolved"
+        dual = max(dual, ub)
     wall = time.perf_counter() - t0
     nU = nat.n_user
     return SparseSDPSolution(
-        value=value, dual_value=res["dual"], gap=res["dual"] - value, status=res["status"], gram=G, F=res["F"],
+        value=value, dual_value=dual, gap=dual - value, status=status, gram=G, F=res["F"],
         dim=pep.dim, n_constraints=len(nat.scalars), n_interp=nat.n_interp, seconds=seconds,
         build_seconds=wall - seconds, iterations=iters, r_prim=res["r_prim"], r_dual=res["r_dual"],
         duals=z[len(z) - nU:].copy() if nU else np.zeros(0), rows=nat.rows, consts=nat.consts, objective_row=nat.obj,
         objective_const=float(pep._objective.const), z=z, n_eq=nat.n_eq, max_terms=nat.max_terms, trace_weight=tw,
         rounds=len(log), rows_kept=len(keep), rows_total=len(nat.scalars), pattern_entries=res["pattern"],
-        max_violation=float(max(rel.max(initial=0.0), 0.0)), min_eig=eig, log=log)
+        max_violation=float(max(rel.max(initial=0.0), 0.0)), min_eig=eig, upper_estimate=ub, log=log)
