@@ -1,0 +1,126 @@
+"""benchmarks/bench_autolyap.py: the row logic works without AutoLyap (its column is skipped when not importable)."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction as Q
+
+import pytest
+
+from benchmarks import bench_autolyap as B
+
+
+def test_rows_are_fixed_and_well_formed() -> None:
+    ids = [r.id for r in B.ROWS]
+    assert len(ids) == len(set(ids))
+    for r in B.ROWS:
+        assert r.kind in ("linear", "sublinear") and r.measure in ("f", "dist", "res")
+        assert all(isinstance(v, Q) for v in r.params.values())
+        assert not r.closed or r.closed in B._CLOSED
+    # issue 43's list: GD at h = 1, 3/2, 1.7 (convex) and mu/L = 1/10, 1/4; extragradient at gamma = 0.5, 0.9
+    hs = {r.params["h"] for r in B.ROWS if r.method == "gd" and r.kind == "sublinear"}
+    assert {Q(1), Q(3, 2), Q(17, 10)} <= hs
+    assert {Q(1, 10), Q(1, 4)} <= {r.params["mu"] for r in B.ROWS if r.method == "gd" and r.kind == "linear"}
+    assert {Q(1, 2), Q(9, 10)} == {r.params["gamma"] for r in B.ROWS if r.method == "eg"}
+    assert {"hb", "agm", "ppm", "drs", "dys", "km", "halpern", "local_gd"} <= {r.method for r in B.ROWS}
+
+
+def test_classify_every_mark() -> None:
+    c = B.classify
+    # ours exact and at most AutoLyap's float; both above the exact worst case
+    assert c("sublinear", Q(1, 20), 0.06, 0.045) == B.MARK_LEQ
+    assert c("sublinear", Q(3, 46), 0.0454545, 1 / 22 * 0.999) == B.MARK_GT
+    # AutoLyap below a closed-form tight rate by float error (issue 43: 0.80999981 < 0.81)
+    assert c("linear", None, 0.80999981, 0.81, closed=0.81).startswith(f"{B.MARK_AL_BELOW}; {B.MARK_NOT_US}")
+    assert c("linear", Q(81, 100), 0.80999981, 0.81, closed=0.81) == f"{B.MARK_AL_BELOW}; ours = the exact value"
+    assert c("linear", Q(9, 23), 0.390624, 0.39, closed=0.390625).startswith(f"{B.MARK_AL_BELOW}; ours = 1.0017")
+    # against our PEP's float value (no closed form) a difference below PEP_RTOL is no evidence
+    assert c("sublinear", Q(1, 18), 0.0348937678, 0.034893769) == B.MARK_GT
+    assert c("sublinear", Q(1, 18), 0.0348, 0.034893769).startswith(B.MARK_AL_BELOW)
+    # a linear row without a closed form has only an estimate: falling below it is a note, not the error mark
+    m = c("linear", None, 0.875, 0.903)
+    assert m.startswith(B.MARK_NOT_US) and "below the N-step estimate" in m
+    assert c("linear", Q(8, 10), 0.9, 0.9033) == B.MARK_OURS_BELOW_EST
+    # the closed form is the reference when present, not the float PEP value
+    assert c("linear", Q(81, 100), 0.81, 0.8100001, closed=0.81) == B.MARK_LEQ
+    # a soundness failure of ours is reported before anything else
+    assert c("linear", Q(80, 100), 0.9, 0.81, closed=0.81) == B.MARK_OURS_BELOW
+    assert c("sublinear", Q(1, 23), None, 1 / 22) == B.MARK_OURS_BELOW
+    m = c("linear", None, 0.9, 0.81, ours_why="no mu= template")
+    assert m.startswith(B.MARK_NOT_US) and "no mu= template" in m
+    m = c("sublinear", Q(1, 10), None, 1 / 22, autolyap_why="not installed")
+    assert m.startswith(B.MARK_NO_AL) and "not installed" in m
+    # exact comparison: equal values are "<="
+    assert c("sublinear", Q(1, 4), 0.25, 0.2) == B.MARK_LEQ
+    with pytest.raises(ValueError, match="kind"):
+        c("quadratic", Q(1), 1.0, 1.0)
+
+
+def test_closed_forms() -> None:
+    r = {x.id: x for x in B.ROWS}
+    assert B.closed_form(r["gd-f-h1"]) == pytest.approx(1 / 22)
+    assert B.closed_form(r["gd-sc-dist-q0.1-h1"]) == pytest.approx(0.81)
+    assert B.closed_form(r["gd-sc-dist-q0.25-h1.7"]) == pytest.approx(0.49)
+    assert B.closed_form(r["ppm-sc-dist-q0.1"]) == pytest.approx(1 / 1.44)
+    assert B.closed_form(r["gd-f-h1.5"]) is None
+
+
+def test_one_row_end_to_end_without_autolyap(tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(B, "autolyap_available", lambda: False)
+    # the fast hand template only (the searched potential takes seconds): f(x_N) - f* <= 3/(4 N h + 2)
+    monkeypatch.setattr(B, "_our_attempts", lambda row: [
+        ("classical", lambda pp: pp("gd", h=(Q(1), Q(1)), potential="classical"))])
+    row = B.Row("gd-f-h1-N2", "gd", "sublinear", "f", {"h": Q(1)}, N=2, closed="drori_teboulle")
+    out = tmp_path / "t.json"
+    res = B.run([row], out)
+    rec = json.loads(out.read_text())["rows"][0]
+    assert rec == json.loads(json.dumps(res[0], default=str))
+    assert rec["autolyap"]["value"] is None and rec["autolyap"]["status"] == "not installed"
+    wc = rec["worst_case"]
+    assert wc["wc"] == pytest.approx(1 / 10, rel=1e-6) and wc["closed"] == pytest.approx(1 / 10)
+    assert Q(rec["ours"]["value"]) == Q(3, 10) and rec["ours"]["template"] == "classical"
+    assert rec["ours"]["at"] == {"2": "3/10"}
+    assert rec["mark"].startswith(B.MARK_NO_AL)
+    assert "gd-f-h1-N2" in B.markdown(res)
+    B.main(["--table", str(out)])                    # the table of an earlier run, without re-running
+
+
+def test_linear_row_worst_case_rate_and_ours(monkeypatch) -> None:
+    monkeypatch.setattr(B, "autolyap_available", lambda: False)
+    # the given rate is checked (no bisection): ||x_N - x*||^2 <= (9/16)^N D0 at h = 1, mu = 1/4
+    monkeypatch.setattr(B, "_our_attempts", lambda row: [
+        ("rate", lambda pp: pp("gd", h=1, mu=Q(1, 4), rate=Q(9, 16), measure="distance"))])
+    row = B.Row("gd-sc", "gd", "linear", "dist", {"h": Q(1), "mu": Q(1, 4)}, N=1, N2=2, closed="gd_quadratic")
+    rec = B.run_row(row)
+    assert rec["worst_case"]["rate"] == pytest.approx(0.5625, rel=1e-6)
+    assert rec["worst_case"]["wc_N1"] == pytest.approx(0.5625, rel=1e-6)
+    assert Q(rec["ours"]["value"]) == Q(9, 16) and rec["ours"]["at"] == {"1": "9/16", "2": "81/256"}
+    assert rec["mark"].startswith(B.MARK_NO_AL)
+
+
+def test_unknown_method_is_not_expressible_with_the_proposers_reason(monkeypatch) -> None:
+    monkeypatch.setattr(B, "autolyap_available", lambda: False)
+    row = B.Row("km", "km", "sublinear", "res", {"lam": Q(1, 2)}, N=1)
+    rec = B.run_row(row)
+    assert rec["ours"]["value"] is None and "method must be" in rec["ours"]["why"]
+    assert rec["mark"].startswith(B.MARK_NOT_US)
+    # ||x_1 - T x_1||^2 <= 4 (Lieder 2018, Thm 4.9, the bound on its quarter) = 1 at n = 1, lam = 1/2
+    from fairtheory.worstcase.pepit_operator_examples import km_constant_bound
+    assert 0 < rec["worst_case"]["wc"] <= 4 * km_constant_bound(1, 0.5) * (1 + 1e-6)
+    assert B._short(rec["mark"]).startswith(B.MARK_NOT_US)
+
+
+def test_a_row_that_fails_is_recorded_and_the_table_goes_on(tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(B, "autolyap_available", lambda: False)
+    bad = B.Row("bad", "no-such-method", "sublinear", "f", {}, N=1)
+    res = B.run([bad], tmp_path / "t.json")
+    assert res[0]["mark"] == "error" and "no PEP builder" in res[0]["error"]
+    assert "error" in B.markdown(res)
+
+
+def test_autolyap_not_expressible_rows_say_why() -> None:
+    pytest.importorskip("autolyap")
+    r = {x.id: x for x in B.ROWS}
+    for rid in ("local-gd",):
+        res = B.autolyap_value(r[rid])
+        assert res["value"] is None and res["status"] == "not expressible" and res["why"]
