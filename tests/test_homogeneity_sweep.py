@@ -216,6 +216,11 @@ EXAMPLES: list[tuple[str, dict[str, Any], dict[str, int], int]] = [
     ("proximal_gradient_quadratics", {}, {"L": 1, "mu": 1, "gamma": -1}, 0),
     ("gradient_descent_quadratic_lojasiewicz", {}, {"L": 1, "mu": 1, "gamma": -1}, 0),
     ("epsilon_subgradient_method", {"M": 1.0, "gamma": 0.4}, {"eps": 1, "R": 1, "gamma": 1}, 1),  # space, value both s
+    # normalised after the hostile sweep (tests/test_hostile_sweep.py): off by 7.5e-5, 11% and a SolverError before
+    ("gradient_flow_strongly_convex", {"mu": 1.0}, {"mu": 1}, 1),
+    ("relatively_inexact_proximal_point_algorithm", {"gamma": 1.0, "n": 3}, {"gamma": -1}, 1),
+    ("no_lips_in_function_value", {"L": 1.0, "gamma": 0.5}, {"L": 1, "gamma": -1}, 1),
+    ("no_lips_in_bregman_divergence", {"L": 1.0, "gamma": 1.0, "n": 3}, {"L": 1, "gamma": -1}, 0),
 ]
 
 

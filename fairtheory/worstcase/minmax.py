@@ -519,15 +519,23 @@ def _mean_points(prob: SaddlePEP, state: Any, T: int) -> list[tuple[Vec, Vec, Ve
 def afl_paper_steps(T: int, *, D_w: float = 1.0, D_lam: float = 1.0, G_w: float = 1.0,
                     G_lam: float = 1.0) -> tuple[float, float]:
     r"""Mohri, Sivek & Suresh 2019, Thm 2's steps ``gamma_w = 2 D_W/(sigma_w sqrt T)``,
-    ``gamma_lambda = 2 D_Lambda/(sigma_lambda sqrt T)`` (exact oracles: ``sigma = G``)."""
+    ``gamma_lambda = 2 D_Lambda/(sigma_lambda sqrt T)`` (exact oracles: ``sigma = G``); every argument validated by
+    name (``T`` an integer ``>= 1``, the diameters and gradient bounds finite and ``> 0``)."""
     r = math.sqrt(check_integer(T, "T", low=1))
+    D_w, D_lam, G_w, G_lam = _radii(D_w=D_w, D_lam=D_lam, G_w=G_w, G_lam=G_lam)
     return 2.0 * D_w / (G_w * r), 2.0 * D_lam / (G_lam * r)
+
+
+def _radii(**kw: Any) -> list[float]:
+    """The diameters and gradient bounds of the saddle problem, each a finite number ``> 0`` (refused by name)."""
+    return [check_positive(v, k) for k, v in kw.items()]
 
 
 def afl_paper_bound(T: int, *, D_w: float = 1.0, D_lam: float = 1.0, G_w: float = 1.0, G_lam: float = 1.0) -> float:
     r"""Mohri, Sivek & Suresh 2019, Thm 2: ``3 D_W sigma_w / sqrt T + 3 D_Lambda sigma_lambda / sqrt T`` at the
     steps of :func:`afl_paper_steps` (exact oracles: ``sigma = G``)."""
     r = math.sqrt(check_integer(T, "T", low=1))
+    D_w, D_lam, G_w, G_lam = _radii(D_w=D_w, D_lam=D_lam, G_w=G_w, G_lam=G_lam)
     return 3.0 * (D_w * G_w + D_lam * G_lam) / r
 
 
@@ -537,6 +545,7 @@ def gda_classical_bound(T: int, lr: float, dual_lr: float, *, D_w: float = 1.0, 
     Lan & Shapiro 2009, Sec. 3.1): ``D_w^2/(2 gamma_w T) + gamma_w G_w^2/2 + D_lam^2/(2 gamma_lam T) +
     gamma_lam G_lam^2/2`` (nonexpansive projection and bounded gradients only)."""
     T = check_integer(T, "T", low=1)
+    D_w, D_lam, G_w, G_lam, lr, dual_lr = _radii(D_w=D_w, D_lam=D_lam, G_w=G_w, G_lam=G_lam, lr=lr, dual_lr=dual_lr)
     return (D_w ** 2 / (2 * lr * T) + lr * G_w ** 2 / 2 + D_lam ** 2 / (2 * dual_lr * T) + dual_lr * G_lam ** 2 / 2)
 
 

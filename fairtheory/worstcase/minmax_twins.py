@@ -11,6 +11,9 @@ the two routes share only the builder, so agreement checks the tracer.
 
 from __future__ import annotations
 
+from typing import Any
+
+from fairtheory._validation import check_in_range, check_integer, check_positive
 from fairtheory.worstcase.classes import ConvexIndicator
 from fairtheory.worstcase.sdp import PEP, Scalar, inner, sqnorm
 
@@ -21,7 +24,11 @@ def hand_gda(T: int, lr: float, dual_lr: float, *, D_w: float = 1.0, D_lam: floa
              G_lam: float = 1.0, monotone: bool = True) -> float:
     """Projected GDA written by hand with the builder: one Gram for both blocks but *no* orthogonality rows (no row
     below mixes blocks, so zeroing the cross block of a feasible Gram keeps it feasible: the same value), monotone
-    rows written out blockwise, the linearised ergodic gap against a comparator."""
+    rows written out blockwise, the linearised ergodic gap against a comparator.  Arguments validated by name (``T``
+    an integer ``>= 1``, steps, diameters and gradient bounds finite and ``> 0``)."""
+    T = check_integer(T, "T", low=1)
+    lr, dual_lr, D_w, D_lam, G_w, G_lam = (check_positive(v, k) for k, v in (
+        ("lr", lr), ("dual_lr", dual_lr), ("D_w", D_w), ("D_lam", D_lam), ("G_w", G_w), ("G_lam", G_lam)))
     pep = PEP()
     Lam = pep.function(ConvexIndicator(D=D_lam), "Lambda")
     w = pep.vector()
@@ -54,7 +61,13 @@ def hand_gda(T: int, lr: float, dual_lr: float, *, D_w: float = 1.0, D_lam: floa
 def hand_scaffpd(T: int, kappa: int, lr: float, dual_lr: float, *, lipschitz: float | None, theta: float = 1.0,
                  tol: float = 1e-8) -> float:
     """Scaff-PD with exact gradients written by hand (no client rows: the lam-weighted local steps are kappa gradient
-    steps on L(., lam_{r+1}) after the extrapolated dual step), the linearised gap at the last pair (w_T, lam_T)."""
+    steps on L(., lam_{r+1}) after the extrapolated dual step), the linearised gap at the last pair (w_T, lam_T).
+    Arguments validated by name (``T``, ``kappa`` integers ``>= 1``; ``lr``, ``dual_lr``, ``tol`` and ``lipschitz``
+    unless ``None`` finite and ``> 0``; ``theta`` finite and ``>= 0``)."""
+    T, kappa = check_integer(T, "T", low=1), check_integer(kappa, "kappa", low=1)
+    lr, dual_lr, tol = check_positive(lr, "lr"), check_positive(dual_lr, "dual_lr"), check_positive(tol, "tol")
+    lipschitz = None if lipschitz is None else check_positive(lipschitz, "lipschitz")
+    theta = check_in_range(theta, "theta", low=0.0)
     pep = PEP()
     Lam = pep.function(ConvexIndicator(D=1.0), "Lambda")
     w = pep.vector()
@@ -63,13 +76,13 @@ def hand_scaffpd(T: int, kappa: int, lr: float, dual_lr: float, *, lipschitz: fl
     w0 = w
     pts, hs = [], {}
 
-    def h_of(x):
+    def h_of(x: Any) -> Any:
         if x.key() not in hs:
             hs[x.key()] = pep.vector()
             pep.add_le(sqnorm(hs[x.key()]) - 1.0)
         return hs[x.key()]
 
-    def g_at(x, lm):
+    def g_at(x: Any, lm: Any) -> Any:
         g = pep.vector()
         pep.add_le(sqnorm(g) - 1.0)
         pts.append((x, lm, g, h_of(x)))

@@ -526,9 +526,14 @@ def _op(A: Any, name: str = "A") -> Function:
     return A
 
 
-def _vec(v: Any, name: str) -> Vec:
+def _vec(v: Any, name: str, pep: PEP | None = None) -> Vec:
+    """``v`` as a vector of ``pep`` (refused by name when it has coordinates beyond ``pep``'s basis: a vector of another
+    PEP; vectors carry no owner, so a shorter one is indistinguishable)."""
     if not isinstance(v, Vec):
         raise FairtheoryTypeError(f"{name} must be a vector of the PEP (Vec), got {type(v).__name__}")
+    if pep is not None and v.c.size > pep.dim:
+        raise FairtheoryValueError(f"{name} is a vector of another PEP: it has coordinates on {v.c.size} basis vectors, "
+                                   f"this PEP has {pep.dim}")
     return v
 
 
@@ -545,13 +550,15 @@ def operator(pep: PEP, cls: Any, name: str = "") -> Function:
 def apply(A: Function, x: Vec) -> Vec:
     """``A x``: the output at ``x`` (single-valued classes: the same vector at a point seen before; set-valued classes:
     a new element of ``A x`` per call)."""
-    return _op(A).grad(_vec(x, "x"))
+    A = _op(A)
+    return A.grad(_vec(x, "x", A.pep))
 
 
 def resolvent(A: Function, y: Vec, gamma: Any) -> tuple[Vec, Vec]:
     r"""``x = J_{gamma A}(y) = (I + gamma A)^{-1} y``: a new output ``u in A x`` and ``x = y - gamma u`` (the point
     ``(x, u)`` of ``A``).  Returns ``(x, u)``.  ``gamma``: a real number in ``(0, inf)``."""
-    x, u, _ = _op(A).prox(_vec(y, "y"), gamma)
+    A = _op(A)
+    x, u, _ = A.prox(_vec(y, "y", A.pep), gamma)
     return x, u
 
 

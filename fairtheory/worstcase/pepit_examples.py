@@ -28,8 +28,10 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+import numpy as np
+
 from fairtheory._validation import check_positive
-from fairtheory.errors import FairtheoryValueError
+from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError
 from fairtheory.worstcase import units
 from fairtheory.worstcase.classes import (
     Convex,
@@ -912,7 +914,8 @@ def online_gradient_descent(M: float = 1.0, D: float = 0.5, n: int = 2) -> Parit
 
 # ------------------------------------------------------------------------- catalogue
 # ------------------------------------------------------------------ homogeneity (fairtheory.worstcase.units)
-def homogeneous(unit_of: str, exps: dict[str, int], measure: int) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def homogeneous(unit_of: str, exps: dict[str, int], measure: int,
+                dead_zone: bool = True) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     r"""Pose an example in its own units and map the result back exactly (issue 41, "homogeneity as one mechanism").
 
     Every example here fixes one unit by its initial condition (``||x_0 - x*||^2 <= 1`` or ``f(x_0) - f* <= 1``) and
@@ -923,7 +926,9 @@ def homogeneous(unit_of: str, exps: dict[str, int], measure: int) -> Callable[[C
     problems of every scale coincide with the one at ``P = 1`` up to one rounding of the other parameters; ``P`` within
     ``2^+-4`` of 1 is at unit scale already (``c = 1``: the data bit for bit as given); the example runs at
     ``p / c^e`` (rounded once) and ``ours``, ``theory`` and ``gap`` are ``c^measure`` times the normalised ones (an
-    exact rational, rounded once: :func:`_times`)."""
+    exact rational, rounded once: :func:`_times`).  ``dead_zone=False``: every ``P != 1`` is normalised (the examples
+    whose float solve at ``P`` near but not at 1 misses the value at ``P = 1``: past extragradient at ``L = 22.5`` came
+    out ``1.85e-5`` relative below it, "Solved", issue 41's hostile sweep)."""
 
     def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
         sig = inspect.signature(fn)
@@ -939,7 +944,7 @@ def homogeneous(unit_of: str, exps: dict[str, int], measure: int) -> Callable[[C
             P = p.get(key)
             if not ok or not isinstance(P, (int, float)) or isinstance(P, bool) or not P > 0:
                 return fn(**p)
-            c = _unit(1 / Fraction(P) if unit_of.startswith("1/") else Fraction(P))
+            c = _unit(1 / Fraction(P) if unit_of.startswith("1/") else Fraction(P), dead_zone)
             if c == 1:
                 return fn(**p)
             try:
@@ -964,9 +969,11 @@ def homogeneous(unit_of: str, exps: dict[str, int], measure: int) -> Callable[[C
     return deco
 
 
-def _unit(P: Fraction) -> Fraction:
+def _unit(P: Fraction, dead_zone: bool = True) -> Fraction:
     """The unit ``P`` itself, or 1 when ``|round(log2 P)| <= units.DEAD_ZONE`` (a problem at unit scale keeps its
-    data)."""
+    data; ``dead_zone=False``: ``P`` whenever ``P != 1``)."""
+    if not dead_zone:
+        return P
     return Fraction(1) if units.pow2(P, dead_zone=True) == 1 else P
 
 
@@ -1006,9 +1013,81 @@ _UNITS: dict[str, tuple[str, dict[str, int], int]] = {
     "gradient_descent_quadratics": ("L", {"L": 1, "mu": 1, "gamma": -1}, 1),
     "proximal_gradient_quadratics": ("L", {"L": 1, "mu": 1, "gamma": -1}, 0),
     "gradient_descent_quadratic_lojasiewicz": ("L", {"L": 1, "mu": 1, "gamma": -1}, 0),
+    # V = f - f* = 1 fixes the value unit, the space unit is free: mu and ||g||^2 both scale as a^-2 (issue 41's
+    # hostile sweep: -200014.97 for -2 mu = -2e5 at mu = 1e5 before)
+    "gradient_flow_strongly_convex": ("mu", {"mu": 1}, 1),
+    # D_h(x*, x_0) <= 1 fixes h; f_1 and d scaled by c leave h = (d + f_1)/L unchanged at L c (sweep: SolverError
+    # at L = 1e6 before)
+    "no_lips_in_function_value": ("L", {"L": 1, "gamma": -1}, 1),
+    "no_lips_in_bregman_divergence": ("L", {"L": 1, "gamma": -1}, 0),
+    # ||x_0 - x*||^2 <= 1 fixes space, the value unit is free; sigma is dimensionless (sweep: 18031.7 for
+    # 16261.4 = 1e6 x the scale-1 value at gamma = 1e-5 before, "Solved")
+    "relatively_inexact_proximal_point_algorithm": ("1/gamma", {"gamma": -1}, 1),
 }
 for _name, (_u, _e, _m) in _UNITS.items():
     globals()[_name] = homogeneous(_u, _e, _m)(globals()[_name])
+
+
+#: parameters of the examples that may be 0 (a strong-convexity or monotonicity modulus, an inexactness, a relative
+#: error); every other real parameter (a curvature ``L``, a bound ``M``, a step ``gamma`` / ``alpha``, a cocoercivity
+#: ``beta``, a radius, a relaxation ``theta``) lies in ``(0, inf)``; the integers (``n`` iterations, ``d`` blocks) in
+#: ``[1, inf)``
+_MAY_BE_ZERO = frozenset({"mu", "eps", "epsilon", "sigma"})
+_INTEGERS = frozenset({"n", "d"})
+
+
+def _check_parameter(name: str, v: Any, default: Any) -> None:
+    """One example parameter by name (:func:`checked_parameters`)."""
+    if name in _INTEGERS:
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+            raise FairtheoryTypeError(f"{name} must be an integer >= 1, got {v!r}")
+        if v < 1:
+            raise FairtheoryValueError(f"{name} must be an integer >= 1, got {v!r}")
+        return
+    if v is None and default is None:
+        return
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, Fraction, np.integer, np.floating)):
+        raise FairtheoryTypeError(f"{name} must be a real number, got {v!r}")
+    low = "[0, inf)" if name in _MAY_BE_ZERO else "(0, inf)"
+    if not math.isfinite(float(v)) or v < 0 or (v == 0 and name not in _MAY_BE_ZERO):
+        raise FairtheoryValueError(f"{name} must be a finite number in {low}, got {v!r}")
+
+
+def checked_parameters(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` (an example) with its arguments validated by name before anything is built: integers ``n``, ``d`` in
+    ``[1, inf)``, every other real parameter finite and in ``(0, inf)`` (``[0, inf)`` for :data:`_MAY_BE_ZERO`), a
+    parameter whose default is ``None`` may be ``None`` - a named :class:`FairtheoryTypeError` /
+    :class:`FairtheoryValueError` otherwise (issue 41: a negative step or a NaN used to be solved or to raise a raw
+    ``ValueError``).  The example's own checks (its documented ranges) follow."""
+    sig = inspect.signature(fn)
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            bound = sig.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise FairtheoryTypeError(f"{fn.__name__}: {exc}") from None
+        for k, v in bound.arguments.items():
+            _check_parameter(k, v, sig.parameters[k].default)
+        return fn(*bound.args, **bound.kwargs)
+
+    wrapper.__checked__ = True  # type: ignore[attr-defined]
+    return wrapper
+
+
+def check_all(namespace: dict[str, Any], module: str, results: tuple[str, ...]) -> None:
+    """Wrap every example of ``namespace`` (a public function of ``module`` returning one of ``results``) in
+    :func:`checked_parameters`."""
+    for name, fn in list(namespace.items()):
+        if name.startswith("_") or not callable(fn) or getattr(fn, "__module__", None) != module or \
+                getattr(fn, "__checked__", False) or isinstance(fn, type):
+            continue
+        ret = getattr(inspect.unwrap(fn), "__annotations__", {}).get("return")
+        if ret in results:
+            namespace[name] = checked_parameters(fn)
+
+
+check_all(globals(), __name__, ("ParityResult",))
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,7 @@ from fairtheory.worstcase.operators import (
     resolvent,
     value_is,
 )
-from fairtheory.worstcase.pepit_examples import Example, ParityResult, homogeneous
+from fairtheory.worstcase.pepit_examples import Example, ParityResult, check_all, homogeneous
 from fairtheory.worstcase.sdp import PEP, Function, Vec, sqnorm
 
 __all__ = ["OperatorParityResult", "OPERATOR_EXAMPLES", "run_operator_example", "drs_lipschitz_tau",
@@ -393,6 +393,7 @@ def krasnoselskii_mann_increasing_step_sizes(n: int = 3) -> OperatorParityResult
 
 _MI = "PEPit.examples.monotone_inclusions_variational_inequalities"
 _FP = "PEPit.examples.fixed_point_problems"
+check_all(globals(), __name__, ("OperatorParityResult",))   # arguments validated by name (pepit_examples)
 
 #: the examples, with the parameters of the quick run (PEPit's published ones, Halpern at ``n = 10``) and the full run
 #: (at most ``n = 12`` steps: larger PEPs exceed the GMP re-solve's 120 rows, and the float solve alone misses the
@@ -545,5 +546,6 @@ _VALUE_UNITS: dict[str, tuple[str, dict[str, int], int]] = {
     "past_extragradient": ("L", {"L": 1, "gamma": -1}, 0),
     "three_operator_splitting": ("L", {"L": 1, "mu": 1, "beta": -1, "alpha": -1}, 0),
 }
-for _name, (_u, _e, _m) in _VALUE_UNITS.items():
-    globals()[_name] = homogeneous(_u, _e, _m)(globals()[_name])
+for _name, (_u, _e, _m) in _VALUE_UNITS.items():   # normalised at every L != 1 (homogeneous's dead_zone)
+    globals()[_name] = homogeneous(_u, _e, _m, dead_zone=False)(globals()[_name])
+check_all(globals(), __name__, ("OperatorWorstCase",))

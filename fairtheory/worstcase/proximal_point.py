@@ -12,9 +12,11 @@ Taylor, Hendrickx & Glineur 2017's ``D0/(4 gamma N)``, their bound for all conve
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
+from fairtheory._validation import check_integer, check_positive
 from fairtheory.algorithms import fedprox
 from fairtheory.algorithms.base import run
 from fairtheory.problems.huber import HuberProblem
@@ -28,13 +30,21 @@ def ppm_huber_value(*, L: float, D0: float, gamma: float, N: int) -> float:
     the linear part (``x_{k+1} = x_k - gamma L tau``), ``x_N = sqrt(D0)(1 + gamma L N)/(1 + 2 gamma L N) >= tau``
     and ``f(x_N) = L tau x_N - L tau^2/2``; maximising ``L tau sqrt(D0) - (gamma L N + 1/2) L tau^2`` over ``tau``
     gives the value (the argument of Drori & Teboulle 2014 for gradient descent, with the step ``gamma L`` of the
-    prox).  At ``gamma L -> inf`` it tends to Taylor, Hendrickx & Glineur 2017's ``D0/(4 gamma N)``."""
+    prox).  At ``gamma L -> inf`` it tends to Taylor, Hendrickx & Glineur 2017's ``D0/(4 gamma N)``.  ``L``, ``D0``,
+    ``gamma`` finite and ``> 0``, ``N`` an integer ``>= 1`` (refused by name otherwise)."""
+    L, D0, gamma, N = _checked(L=L, D0=D0, gamma=gamma, N=N)
     return L * D0 / (2.0 + 4.0 * gamma * L * N)
+
+
+def _checked(*, L: Any, D0: Any, gamma: Any, N: Any) -> tuple[float, float, float, int]:
+    return (check_positive(L, "L"), check_positive(D0, "D0"), check_positive(gamma, "gamma"),
+            check_integer(N, "N", low=1))
 
 
 def ppm_huber_replay(*, L: float, D0: float, gamma: float, N: int) -> float:
     """``f(x_N) - f*`` reached by :mod:`fairtheory.algorithms.fedprox` (``solver="exact"``, one client, numeric
     :meth:`~fairtheory.problems.base.FederatedProblem.prox_each`) on the Huber instance of :func:`ppm_huber_value`."""
+    L, D0, gamma, N = _checked(L=L, D0=D0, gamma=gamma, N=N)
     tau = math.sqrt(D0) / (1.0 + 2.0 * gamma * L * N)
     P = HuberProblem(L, tau)
     state, _ = run(fedprox.make(P, prox_mu=1.0 / gamma, solver="exact"), N, w0=np.array([math.sqrt(D0)]),

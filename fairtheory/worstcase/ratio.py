@@ -28,6 +28,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from fairtheory._validation import check_integer, check_probability_vector, check_rng
 from fairtheory.algorithms.names import THEOREM_OUTPUT, refuses_old_names
 from fairtheory.errors import FairtheoryValueError
 from fairtheory.proofs.certificate import certify_pep, statement
@@ -199,9 +200,14 @@ def sampled_ratio(*, version: Literal["002", "000"], kappa: int, T_N: int, lr: f
                   rng: np.random.Generator | None = None) -> float:
     r"""Largest ``(G(theta_tilde) - G*) / (RHS - mu tau_alpha)`` over ``count`` random convex quadratic
     instances (the *sampled* tightness, next to the exact worst case of :func:`theorem_ratio`); with
-    ``K`` the expectation over the draws is exact (all draw sequences enumerated)."""
-    rng = np.random.default_rng(0) if rng is None else rng
-    p_arr = np.full(n, 1.0 / n) if p is None else np.asarray(p, dtype=np.float64)
+    ``K`` the expectation over the draws is exact (all draw sequences enumerated).  ``count`` and ``n`` integers
+    ``>= 1``, ``p`` a probability vector of length ``n``, ``rng`` a ``numpy.random.Generator`` (default: seeded with
+    0), refused by name otherwise."""
+    count, n = check_integer(count, "count", low=1), check_integer(n, "n", low=1)
+    rng = np.random.default_rng(0) if rng is None else check_rng(rng)
+    p_arr = np.full(n, 1.0 / n) if p is None else check_probability_vector(p)
+    if p_arr.size != n:
+        raise FairtheoryValueError(f"p must hold one weight per client (n = {n}), got {p_arr.size}")
     a, b = theorem_coefficients(version=version, kappa=kappa, T_N=T_N, lr=lr, L=L, K=K)
     best = 0.0
     for _ in range(count):

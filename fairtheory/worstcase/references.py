@@ -12,6 +12,8 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+from fairtheory._validation import check_integer
+from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError
 from fairtheory.worstcase.classes import SmoothStronglyConvex
 from fairtheory.worstcase.sdp import PEP, sqnorm
 
@@ -20,7 +22,14 @@ __all__ = ["gd_instances_value", "agm_worst_case"]
 
 def gd_instances_value(N: int, h: Fraction) -> Fraction:
     """Largest ``f(x_N) - f*`` of two explicit 1-smooth convex instances with ``|x0 - x*| = 1`` run in rationals:
-    ``x^2/2`` and the Huber function of Drori & Teboulle's worst case (``tau = 1/(2 N h + 1)``)."""
+    ``x^2/2`` and the Huber function of Drori & Teboulle's worst case (``tau = 1/(2 N h + 1)``).  ``N`` an integer
+    ``>= 0``, ``h`` a finite real number ``> 0`` (a ``Fraction`` or ``int`` keeps the value exact), refused by name
+    otherwise."""
+    N = check_integer(N, "N", low=0)
+    if isinstance(h, bool) or not isinstance(h, (int, float, Fraction)):
+        raise FairtheoryTypeError(f"h must be a real number (exact: int or Fraction), got {h!r}")
+    if not math.isfinite(h) or h <= 0:
+        raise FairtheoryValueError(f"h must be a finite number > 0, got {h!r}")
     x, tau = Fraction(1), 1 / (2 * N * h + 1)
     q = (1 - h) ** (2 * N) / 2
     for _ in range(N):
@@ -31,7 +40,9 @@ def gd_instances_value(N: int, h: Fraction) -> Fraction:
 
 def agm_worst_case(N: int) -> float:
     """Float PEP worst case of ``f(x_N) - f*`` for the accelerated gradient method (PEPit's potential example, step
-    ``1/L``, ``x_0 = z_0``, ``lambda_0 = 0``) on 1-smooth convex functions with ``||x_0 - x*||^2 <= 1``."""
+    ``1/L``, ``x_0 = z_0``, ``lambda_0 = 0``) on 1-smooth convex functions with ``||x_0 - x*||^2 <= 1``.  ``N`` an integer
+    ``>= 0`` (``N = 0``: ``f(x_0) - f* <= 1/2``)."""
+    N = check_integer(N, "N", low=0)
     pep = PEP()
     f = pep.function(SmoothStronglyConvex(1.0, 0.0))
     f.optimum()

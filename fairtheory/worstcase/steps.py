@@ -52,9 +52,15 @@ def _function(f: Any, name: str) -> Function:
     return f
 
 
-def _vec(v: Any, name: str) -> Vec:
+def _vec(v: Any, name: str, pep: PEP | None = None) -> Vec:
+    """``v`` as a vector of ``pep``: a :class:`Vec` with no coordinate beyond ``pep``'s basis (a vector with more
+    coordinates than ``pep`` has basis vectors belongs to another PEP - refused by name; vectors carry no owner, so a
+    shorter vector of another PEP is indistinguishable from one of ``pep``)."""
     if not isinstance(v, Vec):
         raise FairtheoryTypeError(f"{name} must be a vector of the PEP (Vec), got {type(v).__name__}")
+    if pep is not None and v.c.size > pep.dim:
+        raise FairtheoryValueError(f"{name} is a vector of another PEP: it has coordinates on {v.c.size} basis vectors, "
+                                   f"this PEP has {pep.dim}")
     return v
 
 
@@ -92,6 +98,7 @@ class Combination:
         self.pep: PEP = out[0][1].pep
 
     def oracle(self, x: Vec) -> tuple[Vec, Scalar]:
+        x = _vec(x, "x", self.pep)
         g, val = self.pep.zero(), Scalar()
         for c, f in self.terms:
             gi, fi = f.oracle(x)
@@ -158,7 +165,7 @@ class BlockPartition:
 
     def split(self, v: Vec) -> list[Vec]:
         """The blocks ``[v^(0), ..., v^(d-1)]`` of ``v`` (class doc)."""
-        v = _vec(v, "v")
+        v = _vec(v, "v", self.pep)
         key = v.key()
         if key in self._parts:
             return self._parts[key]
@@ -197,7 +204,7 @@ def epsilon_subgradient_step(f: Function, x0: Vec, gamma: Any) -> tuple[Vec, Vec
     ``f(x0) + <g, y> - f(y) - <g, x0> - eps <= 0`` with ``eps`` a new variable the caller bounds (PEPit's
     ``epsilon_subgradient_step``).  Returns ``(x, g, f(x0), eps)``."""
     f = _function(f, "f")
-    x0 = _vec(x0, "x0")
+    x0 = _vec(x0, "x0", f.pep)
     gm = _step(gamma, "gamma", "the step size", low_open=False)
     f0 = f.value(x0)
     g = f._new_grad()
@@ -217,12 +224,12 @@ def exact_linesearch_step(f: Function, x0: Vec, directions: Sequence[Vec]) -> tu
     strongly convex functions", Sec. 2: for gradient descent the relaxation attains the exact rate).  Returns
     ``(x, g, f(x))``."""
     f = _function(f, "f")
-    x0 = _vec(x0, "x0")
+    x0 = _vec(x0, "x0", f.pep)
     if isinstance(directions, Vec):
         directions = [directions]
     if isinstance(directions, (str, bytes)) or not isinstance(directions, Sequence):
         raise FairtheoryTypeError(f"directions must be a list of vectors of the PEP (Vec), got {type(directions).__name__}")
-    dirs = [_vec(d, f"directions[{k}]") for k, d in enumerate(directions)]
+    dirs = [_vec(d, f"directions[{k}]", f.pep) for k, d in enumerate(directions)]
     if not dirs:
         raise FairtheoryValueError("directions must hold at least one search direction")
     x = f.pep.vector()
@@ -239,7 +246,7 @@ def linear_optimization_step(ind: Function, direction: Vec) -> tuple[Vec, Vec, S
     of the indicator ``ind`` (:class:`~fairtheory.worstcase.classes.ConvexIndicator`; PEPit's
     ``linear_optimization_step``).  Returns ``(x, -direction, 0)``."""
     ind = _function(ind, "ind")
-    direction = _vec(direction, "direction")
+    direction = _vec(direction, "direction", ind.pep)
     if not ind.cls.zero_values:
         raise FairtheoryValueError(f"linear_optimization_step needs the indicator of a set (ConvexIndicator), "
                                    f"{ind.name} is {ind.cls!r}")
@@ -255,9 +262,9 @@ def bregman_gradient_step(mirror: Any, sx0: Vec, gx0: Vec, gamma: Any) -> tuple[
     Lipschitz gradient continuity"), so ``x`` is a new basis vector and ``(x, sx0 - gamma gx0, h(x))`` a new point of the
     mirror map ``h`` (a :class:`Function` or a :class:`Combination`; PEPit's ``bregman_gradient_step``).  Returns
     ``(x, grad h(x), h(x))``."""
-    sx0, gx0 = _vec(sx0, "sx0"), _vec(gx0, "gx0")
-    gm = _step(gamma, "gamma", "the step size", low_open=True)
     pep = mirror.pep if isinstance(mirror, Combination) else _function(mirror, "mirror").pep
+    sx0, gx0 = _vec(sx0, "sx0", pep), _vec(gx0, "gx0", pep)
+    gm = _step(gamma, "gamma", "the step size", low_open=True)
     x = pep.vector()
     sx = sx0 - gm * gx0
     hx = _add_point(mirror, x, sx)
@@ -270,7 +277,7 @@ def bregman_proximal_step(mirror: Any, f: Function, sx0: Vec, gamma: Any) -> tup
     so ``x`` and ``g`` are new basis vectors, ``(x, g, f(x))`` a new point of ``f`` and ``(x, sx0 - gamma g, h(x))`` one of
     ``h`` (PEPit's ``bregman_proximal_step``).  Returns ``(x, grad h(x), h(x), g, f(x))``."""
     f = _function(f, "f")
-    sx0 = _vec(sx0, "sx0")
+    sx0 = _vec(sx0, "sx0", f.pep)
     gm = _step(gamma, "gamma", "the step size", low_open=True)
     x = f.pep.vector()
     g = f._new_grad()
@@ -295,7 +302,7 @@ def inexact_proximal_step(f: Function, x0: Vec, gamma: Any, opt: str = "PD_gapII
 
     Returns ``(x, g, f(x), w, v, f(w), eps)``."""
     f = _function(f, "f")
-    x0 = _vec(x0, "x0")
+    x0 = _vec(x0, "x0", f.pep)
     gm = _step(gamma, "gamma", "the proximal step size", low_open=True)
     pep = f.pep
     if opt == "PD_gapII":
@@ -340,7 +347,7 @@ def inexact_gradient(f: Function, x: Vec, eps: Any, notion: str = "absolute") ->
     (:meth:`~fairtheory.worstcase.sdp.Function.inexact_grad`).  ``eps = 0`` gives the exact gradient (no row without a
     strictly feasible point).  Returns ``d``."""
     f = _function(f, "f")
-    x = _vec(x, "x")
+    x = _vec(x, "x", f.pep)
     if notion == "relative":
         return f.inexact_grad(x, eps)
     if notion != "absolute":
