@@ -204,7 +204,8 @@ def canonical(st: Any) -> dict[str, Any]:
     method, n, lo, hi = out["method"], out["n"], out["parameter"]["lo"], out["parameter"]["hi"]
     if method["name"] in ("gd", "agm") and n != 1:
         raise BadStatement(f"{method['name']}: n must be 1")
-    out |= {"rate": q(st.get("rate", 1), "rate", MAX_DIGITS), "measure": one_of("value", "distance")(st.get("measure", "value"), "measure")}
+    out |= {"rate": q(st.get("rate", 1), "rate", MAX_DIGITS),
+            "measure": one_of("value", "distance")(st.get("measure", "value"), "measure")}
     if not 0 < out["rate"] <= 1 or (opt and method["name"] != "gd") or (out["class"]["mu"] and method["name"] == "agm"):
         raise BadStatement("rate in (0, 1] and measure 'value' | 'distance': gd only; agm: mu = 0")
     b = st["bound"]

@@ -95,7 +95,8 @@ def _every_round(lo: str = "1/1048576", hi: str = "1/40", half: str = "1", kappa
     (today's one-round multipliers), and each server model has ``2 (G - G*) <= ||x - x*||^2`` (rows ``(x*, x)`` of
     both clients with multiplier ``2 p_i``: the rest is ``sum_i p_i ||x - x* - g_i||^2``): ``G(x_out) - G* <= L D0/2``
     for every ``T_N``, the trivial bound, as the constant per-round bound ``num/den = half/2``."""
-    from fairtheory.proofs.potential_search import _local_gd, _row, _kp as kp
+    from fairtheory.proofs.potential_search import _kp as kp
+    from fairtheory.proofs.potential_search import _local_gd, _row
 
     st, ev = _local_gd(Fraction(lo), Fraction(hi), 2, [Fraction(1, 2)] * 2, kappa, "rfedfair", (kp(1), kp(2)))
     st["bound"] = {"rho2": "0", "num": kp(half), "den": kp(2), "final": "each"}

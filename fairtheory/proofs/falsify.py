@@ -575,7 +575,8 @@ def falsify_potential(st: Mapping[str, Any], *, horizons: int = HORIZONS, large:
         # 3. the exact worst case: closed form (gd), the local-GD PEP (local_gd, cheap horizons only)
         if name == "gd":
             for k in sorted(bounds):  # c x^2/2 for c = L, mu: (1 - c h)^(2N) (c/2 for the value); DT for mu = 0
-                quads = [((1 - c * t) ** (2 * k) * (1 if by_dist else c / 2), f"quadratic {c} x^2/2") for c in {Fraction(1), mu} - {0}]
+                quads = [((1 - c * t) ** (2 * k) * (1 if by_dist else c / 2), f"quadratic {c} x^2/2")
+                         for c in {Fraction(1), mu} - {0}]
                 for wc, inst in ([] if mu or by_dist else [(1 / (4 * k * t + 2), "Drori-Teboulle: huber, radius 1/(2 N h + 1) = "
                                                          f"{1 / (2 * k * t + 1)}")]) + quads:
                     judge(k, wc, Fraction(1), Fraction(0), True, {"instance": inst + " (exact worst case, closed form)",
