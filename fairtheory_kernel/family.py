@@ -173,8 +173,7 @@ def header(st: Any, extra: set[str], methods: Mapping[str, Mapping[str, Any]], p
 def header_json(st: Mapping[str, Any]) -> dict[str, Any]:
     """The shared part (:func:`header`) of a canonical statement as plain JSON."""
     return {"class": {"functions": "smooth-convex", "mu": str(st["class"]["mu"])}, "normalisation": dict(NORMALISATION),
-            "n": st["n"],
-            "p": [str(x) for x in st["p"]], "method": dict(st["method"]),
+            "n": st["n"], "p": [str(x) for x in st["p"]], "method": dict(st["method"]),
             "parameter": {"name": "h", "lo": str(st["parameter"]["lo"]), "hi": str(st["parameter"]["hi"])}}
 
 
