@@ -1,4 +1,4 @@
-r"""Held-out table: our exact all-N rates against AutoLyap 0.2.1's float Lyapunov analyses and the exact worst case.
+r"""Held-out table: our exact bounds (all-N rates, exact N-step certificates) against AutoLyap 0.2.1 and the exact worst case.
 
 For every row of :data:`ROWS` (a setting chosen *before* looking at our results: issue 43) three numbers, in the
 normalised units ``L = 1``, ``D0 = ||x0 - x*||^2 = 1`` (``||x0 - x*||^2 = 1`` for the state of the method; two-state
@@ -22,11 +22,18 @@ methods start with ``x_{-1} = x_0``):
   a lower bound on every valid rate (a certificate ``measure_N <= c rho^N D0`` may have ``c > 1``), so falling below
   it is only noted; a closed-form tight per-step rate (GD on quadratics, the proximal point method with a strongly
   convex function) is attained at every ``N``, so no valid rate lies below it.
-* **Ours**: the exact all-N statement proved by the kernel (:func:`fairtheory.proofs.prove_potential`; a
-  certificate counts only when ``check_potential`` accepts it), evaluated at ``N`` (sublinear: the bound at ``N`` as a
-  ``Fraction``; several routes tried, the smallest taken) or its per-step rate (linear; its whole bound ``c rate^N``
-  is also compared with the worst case at ``N1`` and ``N2``).  A row the proposer does not express is marked with the
-  reason it gives.
+* **Ours**: the smallest of the exact bounds the trusted kernel accepts (:func:`our_value`, :func:`best_of`):
+  the exact all-N statement (:func:`fairtheory.proofs.prove_potential`; a certificate counts only when
+  ``check_potential`` accepts it), evaluated at ``N`` (sublinear: the bound at ``N`` as a ``Fraction``; several
+  routes tried, the smallest taken) or its per-step rate (linear; its whole bound ``c rate^N`` is also compared with
+  the worst case at ``N1`` and ``N2``); and, on the fixed-horizon (sublinear) rows, the exact certificate of the
+  ``N``-step problem: a ``"pep-dual"`` certificate of the method over ``N`` steps (:func:`exact_template`: the
+  kernel's ``linear`` method for GD, Krasnoselskii-Mann and Halpern, its ``local_gd`` method for local GD), searched
+  by :func:`fairtheory.proofs.certificate.certify_pep` and counted only once ``fairtheory_kernel.check.check_proof``
+  accepts it and its statement is the row's (:func:`accept_exact`).  A fixed-horizon certificate gives no per-step
+  rate, so linear rows have the potential route only.  A row no route expresses is marked with the reasons of both.
+  Every bound of ours, of either route, is compared with the exact worst case (the run exits with an error when
+  one lies below it).
 
 The mark of a row (:func:`classify`, pure - tested without AutoLyap): ``"ours BELOW the exact worst case"`` (a
 soundness finding: must never happen), ``"AutoLyap below the exact worst case (float error)"`` (then how ours
@@ -324,8 +331,60 @@ def exact_worst_case(row: Row) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------------------------------------ ours
+#: label of the exact N-step route in the table's "ours source" column
+EXACT_ROUTE = "pep-dual N-step"
+#: the linear-rate rows get no exact N-step value: a certificate at a fixed horizon bounds ``measure_N``, not a
+#: per-step factor valid at every ``N``
+NO_RATE_WHY = "a fixed-horizon certificate gives no per-step rate (linear row: the potential route only)"
+
+
 def our_value(row: Row) -> dict[str, Any]:
-    """Our exact statement for every N: ``{"value": Fraction | None, "why", "template", "at": {N: bound}}``.
+    """Ours: the smallest of the kernel-checked bounds on ``row`` (:func:`best_of`).
+
+    * the all-``N`` potential (:func:`potential_value`: ``prove_potential``, ``check_potential``), on every row;
+    * on fixed-horizon (``"sublinear"``) rows also the exact certificate of the ``N``-step problem
+      (:func:`exact_value`: a ``"pep-dual"`` certificate of the method over ``N`` steps, searched by
+      :func:`fairtheory.proofs.certificate.certify_pep`, counted only after ``check_proof`` accepts it and its
+      statement is the row's own, :func:`accept_exact`).
+
+    ``{"value": Fraction | None, "template": the source of the value, "at": {N: bound}, "why", "potential": the
+    potential route's record, "exact": the N-step route's record, "cpu_s"}``.  ``value is None``: no route expresses
+    the row, ``why`` the reasons of both."""
+    t0 = time.process_time()
+    pot = potential_value(row)
+    ex = exact_value(row) if row.kind == "sublinear" else {"value": None, "label": "", "why": NO_RATE_WHY}
+    value, label, at = best_of(pot, ex)
+    why = "" if value is not None else "; ".join(
+        w for w in (f"potential: {pot['why']}" if pot["why"] else "", f"{EXACT_ROUTE}: {ex['why']}" if ex["why"] else "")
+        if w)
+    return {"value": value, "template": label, "at": {str(k): str(v) for k, v in at.items()}, "why": why,
+            "potential": _jsonable_route(pot), "exact": _jsonable_route(ex),
+            "cpu_s": time.process_time() - t0}
+
+
+def _jsonable_route(r: Mapping[str, Any]) -> dict[str, Any]:
+    """A route's record for the JSON: Fractions as strings, the certificate left out (its bound is ``value``)."""
+    out = {k: (str(v) if isinstance(v, Q) else v) for k, v in r.items() if k not in ("certificate", "at")}
+    return out | {"at": {str(k): str(v) for k, v in (r.get("at") or {}).items()}}
+
+
+def best_of(pot: Mapping[str, Any], ex: Mapping[str, Any]) -> tuple[Q | None, str, dict[int, Q]]:
+    """``(value, source, {N: bound})``: the smaller of the potential bound ``pot["value"]`` and the exact ``N``-step
+    bound ``ex["value"]`` (each a checked ``Fraction`` or ``None``), compared exactly.  On a tie both sources are
+    named (``"<potential> = <N-step>"``).  Linear rows (``pot`` has a rate, ``ex`` none): the potential's record."""
+    p, e = pot.get("value"), ex.get("value")
+    if e is None:
+        return (p, pot.get("label", ""), dict(pot.get("at") or {})) if p is not None else (None, "", {})
+    at = {k: v for k, v in (ex.get("at") or {}).items()}
+    if p is None or e < p:
+        return e, ex["label"], at
+    if p == e:
+        return p, f"{pot['label']} = {ex['label']}", dict(pot.get("at") or {})
+    return p, pot["label"], dict(pot.get("at") or {})
+
+
+def potential_value(row: Row) -> dict[str, Any]:
+    """Our exact statement for every N: ``{"value": Fraction | None, "why", "label", "at": {N: bound}}``.
     Sublinear rows: the proved bound at ``N`` (the smallest over the routes of :func:`_our_attempts` the kernel
     accepts); linear rows: the proved per-step rate, and ``at`` its whole bound ``c rate^N`` at ``N`` and ``N2``
     (compared with the worst case at those horizons: a rigorous soundness check).  ``value is None``: not
@@ -333,7 +392,6 @@ def our_value(row: Row) -> dict[str, Any]:
     from fairtheory.errors import FairtheoryError
     from fairtheory.proofs import prove_potential
 
-    t0 = time.process_time()
     best: tuple[Q, str, dict[int, Q]] | None = None
     whys: list[str] = []
     for name, call in _our_attempts(row):
@@ -351,10 +409,144 @@ def our_value(row: Row) -> dict[str, Any]:
             label = f"{name} ({pot})"          # the route, and the potential the proposer chose on it
         if best is None or value < best[0]:
             best = (value, label, at)
-    return {"value": None if best is None else best[0], "template": "" if best is None else best[1],
-            "at": {} if best is None else {str(k): str(v) for k, v in best[2].items()},
-            "why": "" if best is not None else "; ".join(whys) or "prove_potential has no route for this method",
-            "cpu_s": time.process_time() - t0}
+    return {"value": None if best is None else best[0], "label": "" if best is None else best[1],
+            "at": {} if best is None else best[2],
+            "why": "" if best is not None else "; ".join(whys) or "prove_potential has no route for this method"}
+
+
+# ------------------------------------------------------------------------------------------------ ours: N steps
+def _linear_statement(evals: list[tuple[int, dict[int, Q]]], out: dict[int, Q], measure: str, cls: Any) -> dict[str, Any]:
+    """A ``"pep-dual"`` statement (bound value 0: a template) of a ``linear`` method with one client: evaluations
+    ``(client, point)``, a point ``{basis: coefficient}`` over ``v_0 = x0 - x*`` and the gradients ``v_{1 + e}`` of
+    the earlier evaluations; the measure at the output point ``out`` (one of the evaluated points)."""
+    from fairtheory.proofs.certificate import statement
+
+    def pt(x: dict[int, Q]) -> list[list[Any]]:
+        return [[b, str(c)] for b, c in sorted(x.items()) if c != 0]
+
+    method = {"name": "linear", "evaluations": [[i, pt(x)] for i, x in evals], "measure": [measure],
+              "outputs": [["1", [pt(out)]]]}
+    return statement(method=method, n=1, classes=cls, bound={"form": "constrained", "D0": 1, "rho2": 0, "value": 0})
+
+
+def exact_template(row: Row, n: int | None = None) -> dict[str, Any] | str:
+    """The statement of ``row``'s ``n``-step problem (default ``row.N``) that an exact certificate must prove, with
+    bound value 0 (a template for :func:`fairtheory.proofs.certificate.certify_pep`), or the reason the trusted
+    kernel's ``"pep-dual"`` kind does not express it.  Units ``L = 1``, ``||x0 - x*||^2 <= D0 = 1``.
+
+    * GD, ``f(x_N) - f*`` on 1-smooth convex ``f``: ``x_{k+1} = x_k - h g(x_k)`` (a ``linear`` method);
+    * Krasnoselskii-Mann ``x_{k+1} = x_k - lam G(x_k)`` and Halpern ``x_{k+1} = x0/(k + 2) + (k + 1)/(k + 2)
+      (x_k - G(x_k))`` (Lieder 2021) on ``G = I - T`` ``1/2``-cocoercive (iff ``T`` nonexpansive), the measure
+      ``||x_N - T x_N||^2 = ||G(x_N)||^2`` (``grad_norm``);
+    * rFedFair local GD: the kernel's ``local_gd`` method (002 Alg. 1, average output, ``rho2 = 0``)."""
+    from fairtheory.proofs.certificate import statement
+    from fairtheory.worstcase.classes import SmoothStronglyConvex
+    from fairtheory.worstcase.operators import Cocoercive
+
+    N = row.N if n is None else n
+    P, m = row.params, row.method
+    if m == "local_gd":
+        return statement(method={"name": "local_gd", "kappa": int(P["kappa"]), "T_N": N, "lr": P["h"],
+                                 "schedule": "rfedfair", "output": "average"}, n=int(P["n"]), L=1,
+                         bound={"form": "constrained", "D0": 1, "rho2": 0, "value": 0})
+    if m in ("agm", "fgm", "nesterov_constant"):
+        return ("its momentum coefficients are irrational ((lambda_k - 1)/lambda_{k+1} with lambda_2 = (1 + sqrt 5)/2; "
+                "(1 - sqrt q)/(1 + sqrt q)): the kernel's linear method takes rational coefficients")
+    if m in ("ppm", "drs", "dys"):
+        return ("an implicit step (a proximal / resolvent oracle): the kernel's linear method evaluates at x0 plus "
+                "earlier gradients only")
+    evals: list[tuple[int, dict[int, Q]]] = []
+    x: dict[int, Q] = {0: Q(1)}
+
+    def ev(y: dict[int, Q]) -> int:
+        evals.append((0, dict(y)))
+        return len(evals)                        # the basis index of this evaluation's gradient (n = 1 client)
+
+    def comb(*terms: tuple[Q, dict[int, Q]]) -> dict[int, Q]:
+        out: dict[int, Q] = {}
+        for c, y in terms:
+            for b, v in y.items():
+                out[b] = out.get(b, Q(0)) + c * v
+        return {b: v for b, v in out.items() if v != 0}
+
+    if m == "gd" and row.measure == "f" and "mu" not in P:
+        for _ in range(N):
+            g = ev(x)
+            x = comb((Q(1), x), (-P["h"], {g: Q(1)}))
+        ev(x)
+        return _linear_statement(evals, x, "value", SmoothStronglyConvex(1, 0))
+    if m in ("km", "halpern"):
+        x0 = dict(x)
+        for k in range(N):
+            g = ev(x)
+            if m == "km":
+                x = comb((Q(1), x), (-P["lam"], {g: Q(1)}))
+            else:
+                a = Q(1, k + 2)
+                x = comb((a, x0), (1 - a, x), (-(1 - a), {g: Q(1)}))
+        ev(x)
+        return _linear_statement(evals, x, "grad_norm", Cocoercive(Q(1, 2)))
+    return f"no N-step statement is written for method {m!r} with measure {row.measure!r}"
+
+
+def exact_certificate(row: Row, template: Mapping[str, Any]) -> dict[str, Any]:
+    """An exact certificate (JSON) of ``template`` (untrusted search: its result is checked by :func:`accept_exact`,
+    never trusted here): :func:`certify_pep` (a bound within ``1e-6`` of the SDP value), then
+    :func:`certify_exact` at the simple rationals just above it (``limit_denominator``), the smallest that certifies."""
+    from fairtheory.proofs.certificate import certify_exact, certify_pep
+
+    cert = certify_pep(template)
+    best, tried = cert, set()
+    for d in (100, 10_000, 1_000_000):
+        guess = Q(cert.bound).limit_denominator(d)
+        if guess in tried or guess >= best.bound or guess < Q(cert.bound) * (1 - Q(1, 10**5)):
+            continue
+        tried.add(guess)
+        c = certify_exact(template, guess)
+        if c is not None and c.bound < best.bound:
+            best = c
+    return best.to_json()
+
+
+def accept_exact(template: Mapping[str, Any], cert: Any) -> Q:
+    """The exact bound of ``cert`` once it is accepted: the trusted kernel re-checks it
+    (:func:`fairtheory_kernel.check.check_proof`, a fresh child, the statement rebuilt from its JSON), its statement
+    is ``template``'s (the same class, clients, method, ``D0`` and ``rho2``; only the bound value may differ) and its
+    bound is constrained.  Raises ``ValueError`` naming what failed: a forged certificate (its bound lowered, its
+    multipliers edited, the certificate of another method or horizon) never gives a value."""
+    from fairtheory_kernel import pep as kernel
+    from fairtheory_kernel.check import check_proof
+
+    if not isinstance(cert, Mapping) or cert.get("kind") != "pep-dual":
+        raise ValueError("cert must be a pep-dual certificate (JSON)")
+    try:
+        got, want = kernel.canonical(cert.get("statement")), kernel.canonical(dict(template))
+    except kernel.BadStatement as exc:
+        raise ValueError(f"cert.statement is not a valid statement: {exc}") from None
+    if got["bound"].get("form") != "constrained" or \
+            {**got, "bound": {**got["bound"], "value": 0}} != {**want, "bound": {**want["bound"], "value": 0}}:
+        raise ValueError("cert.statement is not the row's N-step statement (another method, class, horizon, D0 or "
+                         "rho2)")
+    if check_proof(dict(cert)) is not True:
+        raise ValueError("the kernel refuses the certificate (check_proof)")
+    return Q(got["bound"]["value"])
+
+
+def exact_value(row: Row) -> dict[str, Any]:
+    """The exact ``N``-step route of a fixed-horizon row: ``{"value": Fraction | None, "label", "at": {N: value},
+    "why", "certificate": JSON}`` (``value`` only after :func:`accept_exact`)."""
+    from fairtheory.errors import FairtheoryError
+
+    tpl = exact_template(row)
+    if isinstance(tpl, str):
+        return {"value": None, "label": "", "why": tpl}
+    try:
+        cert = exact_certificate(row, tpl)
+        value = accept_exact(tpl, cert)
+    except (FairtheoryError, TypeError, ValueError) as exc:
+        return {"value": None, "label": "", "why": f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}"}
+    return {"value": value, "label": f"{EXACT_ROUTE} (N = {row.N})", "at": {row.N: value}, "why": "",
+            "certificate": cert}
 
 
 def _evaluate(row: Row, cert: Any) -> tuple[Q, dict[int, Q]]:
@@ -607,12 +799,14 @@ def run_row(row: Row, *, use_autolyap: bool = True) -> dict[str, Any]:
     ref = wc["wc"] if row.kind == "sublinear" else wc["rate"]
     mark = classify(row.kind, ours["value"], al["value"], ref, wc["closed"], ours["why"],
                     al["why"] or al["status"])
-    # rigorous: our whole bound at each horizon the PEP was solved for, against the worst case there
+    # rigorous: every bound of ours (each route's, not only the smallest) at each horizon the PEP was solved for,
+    # against the worst case there
     wc_at = {row.N: wc.get("wc", wc.get("wc_N1")), row.N2: wc.get("wc_N2")}
-    for n, b in (ours.get("at") or {}).items():
-        w = wc_at.get(int(n))
-        if w is not None and b is not None and float(Q(b)) < w * (1 - OURS_RTOL):
-            mark = f"{MARK_OURS_BELOW} at N = {n}"
+    for src in (ours.get("at") or {}, ours["potential"]["at"], ours["exact"]["at"]):
+        for n, b in src.items():
+            w = wc_at.get(int(n))
+            if w is not None and b is not None and float(Q(b)) < w * (1 - OURS_RTOL):
+                mark = f"{MARK_OURS_BELOW} at N = {n}"
     rec = {"row": {**asdict(row), "params": {k: str(v) for k, v in row.params.items()}},
            "autolyap": al, "worst_case": wc,
            "ours": {**ours, "value": None if ours["value"] is None else str(ours["value"]),
@@ -656,18 +850,29 @@ def _short(mark: str) -> str:
         if depth == 0:
             break
     why, rest = mark[j + 1:end], mark[end + 1:]
-    return f"{mark[:i]}{MARK_NOT_US} ({why.split('; ')[0][:110]}){rest[:90]}"
+    parts = why.split("; ")
+    keep = [parts[0][:130]] + [p[:150] for p in parts[1:] if p.startswith(f"{EXACT_ROUTE}:")]
+    return f"{mark[:i]}{MARK_NOT_US} ({'; '.join(keep)}){rest[:90]}"
 
 
 def markdown(results: list[dict[str, Any]]) -> str:
     """The table (one line per row)."""
-    lines = ["| row | kind (N) | AutoLyap | exact worst case | closed form | ours (exact) | ours / exact | ours template "
-             "| mark |", "|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| row | kind (N) | AutoLyap | exact worst case | closed form | all-N potential | N-step certificate | "
+             "ours (exact, the smaller) | ours / exact | ours / AutoLyap | ours source | mark |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in results:
         row = r["row"]
         if "error" in r:
-            lines.append(f"| {row['id']} | {row['kind']} | - | - | - | - | - | - | error: {r['error'][:80]} |")
+            lines.append(f"| {row['id']} | {row['kind']} |" + " - |" * 9 + f" error: {r['error'][:80]} |")
             continue
+
+        def ex(v: str | None) -> str:
+            if v is None:
+                return "-"
+            if len(v) > 24:                   # a long rational (a searched certificate's bound): its digits count
+                return f"{_f(float(Q(v)), 10)} (a {len(v)}-character rational)"
+            return f"{v} = {_f(float(Q(v)), 8)}" if "/" in v else v
+
         wc = r["worst_case"]
         if row["kind"] == "sublinear":
             wcs, kn = _f(wc["wc"], 8), f"value at N = {row['N']}"
@@ -680,8 +885,12 @@ def markdown(results: list[dict[str, Any]]) -> str:
         als = _f(al["value"], 10) if al["value"] is not None else f"- ({al['status']})"
         ref = wc["closed"] if wc["closed"] is not None else (wc["wc"] if row["kind"] == "sublinear" else None)
         ratio = "-" if ours is None or not ref else _f(r["ours"]["float"] / ref, 6)
-        lines.append(f"| {row['id']} | {kn} | {als} | {wcs} | {_f(wc['closed'], 8)} | {ours_s} | {ratio} | "
-                     f"{r['ours']['template'] or '-'} | {_short(r['mark'])} |")
+        ral = "-" if ours is None or not al["value"] else _f(r["ours"]["float"] / al["value"], 10)
+        pot, nst = r["ours"].get("potential", {}), r["ours"].get("exact", {})
+        nst_s = ex(nst.get("value")) if nst.get("value") is not None else (
+            "no rate" if nst.get("why") == NO_RATE_WHY else "-")
+        lines.append(f"| {row['id']} | {kn} | {als} | {wcs} | {_f(wc['closed'], 8)} | {ex(pot.get('value'))} | "
+                     f"{nst_s} | {ours_s} | {ratio} | {ral} | {r['ours']['template'] or '-'} | {_short(r['mark'])} |")
     return "\n".join(lines)
 
 
@@ -700,6 +909,10 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(f"--rows: unknown ids {sorted(set(args.rows) - {r.id for r in ROWS})}")
     res = run(rows, Path(args.out), use_autolyap=not args.no_autolyap)
     print(markdown(res))
+    # the bench's soundness assert: no bound of ours (either route) below the exact worst case
+    below = [r["row"]["id"] for r in res if str(r.get("mark", "")).startswith(MARK_OURS_BELOW)]
+    if below:
+        raise SystemExit(f"{MARK_OURS_BELOW} on rows {below}: a soundness finding (see the JSON)")
 
 
 if __name__ == "__main__":

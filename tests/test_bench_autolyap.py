@@ -78,8 +78,11 @@ def test_one_row_end_to_end_without_autolyap(tmp_path, monkeypatch) -> None:
     assert rec["autolyap"]["value"] is None and rec["autolyap"]["status"] == "not installed"
     wc = rec["worst_case"]
     assert wc["wc"] == pytest.approx(1 / 10, rel=1e-6) and wc["closed"] == pytest.approx(1 / 10)
-    assert Q(rec["ours"]["value"]) == Q(3, 10) and rec["ours"]["template"] == "classical"
-    assert rec["ours"]["at"] == {"2": "3/10"}
+    # ours = the smaller of the potential's 3/10 and the exact 2-step certificate's 1/10 (= Drori-Teboulle, tight)
+    assert Q(rec["ours"]["potential"]["value"]) == Q(3, 10) and rec["ours"]["potential"]["label"] == "classical"
+    assert Q(rec["ours"]["exact"]["value"]) == Q(1, 10)
+    assert Q(rec["ours"]["value"]) == Q(1, 10) and rec["ours"]["template"] == f"{B.EXACT_ROUTE} (N = 2)"
+    assert rec["ours"]["at"] == {"2": "1/10"}
     assert rec["mark"].startswith(B.MARK_NO_AL)
     assert "gd-f-h1-N2" in B.markdown(res)
     B.main(["--table", str(out)])                    # the table of an earlier run, without re-running
@@ -95,19 +98,81 @@ def test_linear_row_worst_case_rate_and_ours(monkeypatch) -> None:
     assert rec["worst_case"]["rate"] == pytest.approx(0.5625, rel=1e-6)
     assert rec["worst_case"]["wc_N1"] == pytest.approx(0.5625, rel=1e-6)
     assert Q(rec["ours"]["value"]) == Q(9, 16) and rec["ours"]["at"] == {"1": "9/16", "2": "81/256"}
+    # a fixed-horizon certificate gives no rate: the linear row keeps the potential's
+    assert rec["ours"]["exact"]["value"] is None and rec["ours"]["exact"]["why"] == B.NO_RATE_WHY
     assert rec["mark"].startswith(B.MARK_NO_AL)
 
 
-def test_unknown_method_is_not_expressible_with_the_proposers_reason(monkeypatch) -> None:
+def test_unknown_method_is_not_expressible_with_both_reasons(monkeypatch) -> None:
+    monkeypatch.setattr(B, "autolyap_available", lambda: False)
+    row = B.Row("ppm", "ppm", "sublinear", "f", {"gamma": Q(1)}, N=1, closed="ppm_convex")
+    rec = B.run_row(row)
+    assert rec["ours"]["value"] is None and "method must be" in rec["ours"]["why"]
+    assert "implicit step" in rec["ours"]["why"]            # the N-step route's reason too
+    assert rec["mark"].startswith(B.MARK_NOT_US)
+    assert "implicit step" in B._short(rec["mark"]) and B._short(rec["mark"]).startswith(B.MARK_NOT_US)
+
+
+def test_km_is_expressed_by_its_exact_n_step_certificate(monkeypatch) -> None:
     monkeypatch.setattr(B, "autolyap_available", lambda: False)
     row = B.Row("km", "km", "sublinear", "res", {"lam": Q(1, 2)}, N=1)
     rec = B.run_row(row)
-    assert rec["ours"]["value"] is None and "method must be" in rec["ours"]["why"]
-    assert rec["mark"].startswith(B.MARK_NOT_US)
-    # ||x_1 - T x_1||^2 <= 4 (Lieder 2018, Thm 4.9, the bound on its quarter) = 1 at n = 1, lam = 1/2
-    from fairtheory.worstcase.pepit_operator_examples import km_constant_bound
-    assert 0 < rec["worst_case"]["wc"] <= 4 * km_constant_bound(1, 0.5) * (1 + 1e-6)
-    assert B._short(rec["mark"]).startswith(B.MARK_NOT_US)
+    assert rec["ours"]["potential"]["value"] is None and "method must be" in rec["ours"]["potential"]["why"]
+    v = Q(rec["ours"]["value"])
+    assert rec["ours"]["template"] == f"{B.EXACT_ROUTE} (N = 1)" and v == Q(rec["ours"]["exact"]["value"])
+    # never below the exact worst case; within the PEP's float accuracy of it (the certificate is tight)
+    assert float(v) >= rec["worst_case"]["wc"] * (1 - B.OURS_RTOL)
+    assert float(v) <= rec["worst_case"]["wc"] * (1 + 1e-6)
+    assert rec["mark"].startswith(B.MARK_NO_AL)
+
+
+def test_best_of_takes_the_smaller_exactly_and_names_its_source() -> None:
+    pot = {"value": Q(15, 437), "label": "default (search)", "at": {5: Q(15, 437)}}
+    ex = {"value": Q(1, 32), "label": "pep-dual N-step (N = 5)", "at": {5: Q(1, 32)}}
+    assert B.best_of(pot, ex) == (Q(1, 32), "pep-dual N-step (N = 5)", {5: Q(1, 32)})
+    worse = {"value": Q(1, 18), "label": "pep-dual N-step (N = 5)", "at": {5: Q(1, 18)}}
+    assert B.best_of(pot, worse) == (Q(15, 437), "default (search)", {5: Q(15, 437)})
+    tie = {"value": Q(15, 437), "label": "pep-dual N-step (N = 5)", "at": {5: Q(15, 437)}}
+    assert B.best_of(pot, tie)[1] == "default (search) = pep-dual N-step (N = 5)"
+    # one route only; none
+    none = {"value": None, "label": "", "why": "x"}
+    assert B.best_of(none, ex)[0] == Q(1, 32) and B.best_of(pot, none)[0] == Q(15, 437)
+    assert B.best_of(none, none) == (None, "", {})
+    # exact comparison: a bound one part in 10^30 smaller wins
+    tiny = {"value": Q(15, 437) - Q(1, 10**30), "label": "n", "at": {5: Q(15, 437) - Q(1, 10**30)}}
+    assert B.best_of(pot, tiny)[1] == "n"
+
+
+def _gd_row(n: int = 1) -> B.Row:
+    return B.Row(f"gd-f-h1-N{n}", "gd", "sublinear", "f", {"h": Q(1)}, N=n, closed="drori_teboulle")
+
+
+def test_a_certificate_is_checked_before_it_is_used(monkeypatch) -> None:
+    row = _gd_row(1)
+    tpl = B.exact_template(row)
+    good = B.exact_certificate(row, tpl)
+    assert B.accept_exact(tpl, good) == Q(1, 6)              # Drori-Teboulle at N = 1, h = 1: 1/(4 + 2)
+    # forgeries: the bound lowered; a multiplier edited; the certificate of another horizon / step; not pep-dual
+    low = json.loads(json.dumps(good))
+    low["statement"]["bound"]["value"] = "1/7"
+    edited = json.loads(json.dumps(good))
+    k, m = edited["evidence"]["multipliers"][0]
+    edited["evidence"]["multipliers"][0] = [k, str(Q(m) / 2)]
+    other_n = B.exact_certificate(_gd_row(2), B.exact_template(_gd_row(2)))
+    other_h = B.exact_certificate(B.Row("h", "gd", "sublinear", "f", {"h": Q(1, 2)}, N=1),
+                                  B.exact_template(B.Row("h", "gd", "sublinear", "f", {"h": Q(1, 2)}, N=1)))
+    for forged, why in ((low, "refuses"), (edited, "refuses"), (other_n, "not the row's"), (other_h, "not the row's"),
+                        ({"kind": "pep-potential"}, "pep-dual"), ("x", "pep-dual")):
+        with pytest.raises(ValueError, match=why):
+            B.accept_exact(tpl, forged)
+    # end to end: a forged certificate never enters "ours" (the potential's bound is used, the refusal recorded)
+    monkeypatch.setattr(B, "exact_certificate", lambda r, t: low)
+    monkeypatch.setattr(B, "_our_attempts", lambda r: [
+        ("classical", lambda pp: pp("gd", h=(Q(1), Q(1)), potential="classical"))])
+    ours = B.our_value(row)
+    assert ours["exact"]["value"] is None and "refuses" in ours["exact"]["why"]
+    assert Q(ours["value"]) == Q(ours["potential"]["value"]) and ours["template"] == "classical"
+    assert Q(ours["value"]) > Q(1, 7)
 
 
 def test_a_row_that_fails_is_recorded_and_the_table_goes_on(tmp_path, monkeypatch) -> None:
