@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import math
 import platform
 import time
 import warnings
@@ -46,10 +47,150 @@ def _fmt(p: dict[str, Any]) -> str:
     return ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in p.items())
 
 
+# ------------------------------------------------------------------------------------------------- --parity-set
+#: issue 41's parity set: (label, kind, ours' example name, parameters); kind "f" (EXAMPLES), "op" (OPERATOR_EXAMPLES)
+#: or "lgd" (local GD, two clients, lr = 1/40, L = D0 = rho2 = 1, output "average"; PEPit's value only: no closed form)
+PARITY_SET: list[tuple[str, str, str, dict[str, Any]]] = [
+    ("GD N=5", "f", "gradient_descent", {"L": 3.0, "gamma": 1 / 3, "n": 5}),
+    ("OGM N=5", "f", "optimized_gradient", {"L": 3.0, "n": 5}),
+    ("proximal gradient N=5", "f", "proximal_gradient", {"L": 1.0, "mu": 0.1, "gamma": 1.0, "n": 5}),
+    ("accelerated proximal gradient N=6", "f", "accelerated_proximal_gradient_simplified",
+     {"mu": 0.0, "L": 1.0, "n": 6}),
+    ("operator proximal point N=10", "op", "proximal_point", {"alpha": 2.2, "n": 10}),
+    ("Douglas-Rachford", "op", "douglas_rachford_splitting", {"L": 1.0, "mu": 0.1, "alpha": 1.3, "theta": 0.9}),
+    ("Halpern N=10", "op", "halpern_iteration", {"n": 10}),
+    ("local GD kappa=2 T_N=2", "lgd", "local_gd", {"kappa": 2, "T_N": 2}),
+    ("local GD kappa=5 T_N=2", "lgd", "local_gd", {"kappa": 5, "T_N": 2}),
+    ("GD N=20", "f", "gradient_descent", {"L": 3.0, "gamma": 1 / 3, "n": 20}),
+    ("OGM N=20", "f", "optimized_gradient", {"L": 3.0, "n": 20}),
+    ("Halpern N=20", "op", "halpern_iteration", {"n": 20}),
+    ("GD N=50", "f", "gradient_descent", {"L": 3.0, "gamma": 1 / 3, "n": 50}),
+    ("GD N=100", "f", "gradient_descent", {"L": 3.0, "gamma": 1 / 3, "n": 100}),
+]
+LGD_LR = 1.0 / 40.0
+
+
+class _LastSolve:
+    """Records the last :class:`~fairtheory.worstcase.solvers.SDPSolution` that ``PEP.solve`` returned (to read the
+    bracket an example computed; the call itself is unchanged)."""
+
+    def __enter__(self) -> _LastSolve:
+        from fairtheory.worstcase.sdp import PEP
+
+        self.sol: Any = None
+        self._orig = PEP.solve
+        me = self
+
+        def solve(pep: Any, *a: Any, **k: Any) -> Any:
+            s = me._orig(pep, *a, **k)
+            me.sol = s
+            return s
+
+        PEP.solve = solve  # type: ignore[method-assign]
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        from fairtheory.worstcase.sdp import PEP
+
+        PEP.solve = self._orig  # type: ignore[method-assign]
+
+
+def _ours_parity(kind: str, name: str, p: dict[str, Any]) -> dict[str, Any]:
+    """One run of ours: value, tight value, bracket (lower, upper), how the value was obtained."""
+    if kind == "lgd":
+        from fairtheory.worstcase.local_gd import local_gd_worst_case
+
+        r = local_gd_worst_case(n=2, kappa=p["kappa"], T_N=p["T_N"], lr=LGD_LR, L=1.0, D0=1.0, rho2=1.0,
+                                output="average")
+        return {"value": r.value, "theory": math.nan, "lower": r.lower, "upper": r.upper, "how": r.value_is}
+    from fairtheory.worstcase.pepit_examples import EXAMPLES
+    from fairtheory.worstcase.pepit_operator_examples import OPERATOR_EXAMPLES
+
+    ex = (EXAMPLES if kind == "f" else OPERATOR_EXAMPLES)[name]
+    with _LastSolve() as rec:
+        r = ex.run(**p)
+    s = rec.sol
+    lo = float(getattr(s, "lower", math.nan)) if s is not None else math.nan
+    up = float(getattr(s, "upper", math.inf)) if s is not None else math.inf
+    how = f"{getattr(s, 'solver', '?')}/{getattr(s, 'value_is', '?')}" if s is not None else "?"
+    # the example may report its value in other units (homogeneity): the bracket is the solve's, scaled alike
+    if s is not None and s.value and math.isfinite(s.value) and r.ours != s.value:
+        f = r.ours / float(s.value)
+        lo, up = lo * f, up * f
+    return {"value": r.ours, "theory": r.theory, "lower": lo, "upper": up, "how": how}
+
+
+def _pepit_parity(kind: str, name: str, p: dict[str, Any]) -> float | None:
+    if kind == "lgd":
+        try:
+            from benchmarks.bench_worstcase import pepit_value
+        except ImportError:
+            return None
+        try:
+            return float(pepit_value(2, p["kappa"], p["T_N"])[0])
+        except Exception:  # noqa: BLE001 - PEPit's own failure
+            return None
+    from fairtheory.worstcase.pepit_examples import EXAMPLES
+    from fairtheory.worstcase.pepit_operator_examples import OPERATOR_EXAMPLES
+
+    ex = (EXAMPLES if kind == "f" else OPERATOR_EXAMPLES)[name]
+    got = _pepit(*ex.pepit, p) if ex.pepit else None
+    return got[0] if got else None
+
+
+def _cpu(f: Any) -> tuple[float, Any]:
+    t0 = time.process_time()
+    out = f()
+    return time.process_time() - t0, out
+
+
+def parity_set(repeats: int = 3, use_pepit: bool = True, only: list[str] | None = None) -> list[dict[str, Any]]:
+    """Every setting of :data:`PARITY_SET`: ours and PEPit interleaved (ours, PEPit, ours, PEPit, ...), each CPU time
+    (``time.process_time``, every thread of this process) the minimum of ``repeats`` runs."""
+    rows = []
+    for label, kind, name, p in PARITY_SET:
+        if only and label not in only:
+            continue
+        t_o, t_p = [], []
+        o: dict[str, Any] = {}
+        pv: float | None = None
+        for _ in range(repeats):
+            t, o = _cpu(lambda: _ours_parity(kind, name, p))  # noqa: B023 - called at once
+            t_o.append(t)
+            if use_pepit:
+                t, pv = _cpu(lambda: _pepit_parity(kind, name, p))  # noqa: B023
+                t_p.append(t)
+        rows.append({"setting": label, **o, "pepit": pv, "ours_s": min(t_o),
+                     "pepit_s": min(t_p) if t_p and pv is not None else math.nan})
+    return rows
+
+
+PARITY_HEAD = ("| setting | tight value | ours value | bracket [lower, upper] | ours is | PEPit value | ours CPU s | "
+               "PEPit CPU s | ratio PEPit/ours | within 1e-7 |\n|---|---|---|---|---|---|---|---|---|---|")
+
+
+def parity_table(rows: list[dict[str, Any]], head: bool = True) -> str:
+    """The Markdown table of :func:`parity_set` (``head=False``: the rows only)."""
+    out = [PARITY_HEAD] if head else []
+    for r in rows:
+        th = "-" if not math.isfinite(r["theory"]) else f"{r['theory']:.10g}"
+        pv = "-" if r["pepit"] is None else f"{r['pepit']:.10g}"
+        ratio = r["pepit_s"] / r["ours_s"] if r["ours_s"] > 0 and math.isfinite(r["pepit_s"]) else math.nan
+        ref = r["theory"] if math.isfinite(r["theory"]) else (r["pepit"] if r["pepit"] is not None else math.nan)
+        ok = math.isfinite(ref) and abs(r["value"] - ref) <= 1e-7 * abs(ref)
+        out.append(f"| {r['setting']} | {th} | {r['value']:.12g} | [{r['lower']:.12g}, {r['upper']:.12g}] | {r['how']} "
+                   f"| {pv} | {r['ours_s']:.4f} | {r['pepit_s']:.4f} | {ratio:.2f} | {'yes' if ok else 'NO'} |")
+    return "\n".join(out)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--full", action="store_true", help="also the full-mode parameters")
     ap.add_argument("--no-pepit", action="store_true", help="do not run PEPit even when it is installed")
+    ap.add_argument("--parity-set", action="store_true",
+                    help="issue 41's parity set: ours and PEPit interleaved, CPU time, min of --repeats")
+    ap.add_argument("--repeats", type=int, default=3, help="runs per side for --parity-set (the minimum is kept)")
+    ap.add_argument("--only", nargs="*", default=None, help="--parity-set: only these setting labels")
     args = ap.parse_args()
     use_pepit = not args.no_pepit
     if use_pepit:
@@ -57,6 +198,15 @@ def main() -> None:
             import PEPit  # noqa: F401
         except ImportError:
             use_pepit = False
+    if args.parity_set:
+        print(PARITY_HEAD, flush=True)
+        for label, *_ in PARITY_SET:  # one setting at a time, printed as it ends
+            if args.only and label not in args.only:
+                continue
+            print(parity_table(parity_set(args.repeats, use_pepit, [label]), head=False), flush=True)
+        print(f"\nCPU time (time.process_time), interleaved, min of {args.repeats}; Python "
+              f"{platform.python_version()}, {platform.machine()}; PEPit {'run' if use_pepit else 'not run'}")
+        return
     head = "| example | parameters | ours | PEPit documented (theory) | rel. diff | agrees (1e-6) | ours s |"
     sep = "|---|---|---|---|---|---|---|"
     if use_pepit:

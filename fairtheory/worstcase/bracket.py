@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from fairtheory.errors import SolverError
+from fairtheory.worstcase.exact_repair import exact_bracket
 from fairtheory.worstcase.gram import Scalar, Vec, gram_coordinates
 from fairtheory.worstcase.replay import SmoothConvexInterpolant
 
@@ -376,6 +377,29 @@ def _matches(s: SDPSolution, b: Bracket) -> bool:
             and b.upper - b.lower <= BRACKET_RTOL * max(abs(b.lower), 1.0))
 
 
+def _exact_upper(pep: PEP, sol: SDPSolution, b: Bracket, tol: float, tried: list[str]) -> None:
+    """Tighten ``b.upper`` in place by the exact repair of ``sol``'s multipliers
+    (:func:`fairtheory.worstcase.exact_repair.exact_bracket`: rational multipliers, (i) restored exactly, the slack
+    proved PSD up to a shift paid for by the a-priori trace bound of :func:`rigorous_upper`, no extra solve): where
+    that closes the bracket the re-solves below are skipped (issue 41: a multi-function PEP ran 6 more SDP solves
+    and ~180 replay QPs)."""
+    T = b.info.get("trace_bound")
+    Tq = Fraction(float(T)) * (1 + Fraction(1, 2 ** 40)) if T is not None and math.isfinite(float(T)) else None
+    if Tq is None:
+        return
+    try:
+        with np.errstate(all="ignore"):
+            # the a-priori trace bound pays for the shift: no solve here (a re-solve costs as much as those below)
+            ex = exact_bracket(sol, None, tol=1e-7, trace_bound=Tq, newton=False)
+    except (ValueError, ZeroDivisionError, ArithmeticError, np.linalg.LinAlgError) as exc:
+        b.info = {**b.info, "exact_error": str(exc)[:200]}  # type: ignore[dict-item]
+        return
+    if math.isfinite(ex.upper) and ex.upper < b.upper:
+        tried.append("exact repair")
+        b.upper = ex.upper
+        b.info = {**b.info, "exact_upper": ex.upper, "exact_eps": ex.info.get("eps", math.nan)}
+
+
 def solve_bracketed(pep: PEP, sol: SDPSolution, objective: Scalar, *, tol: float, x0: Vec, n: int, p: Any,
                     D0_level: Any, rho2_level: Any) -> tuple[SDPSolution, Bracket, bool, list[str]]:
     """Bracket ``sol``; while the rigorous upper bound is not within :data:`CERTIFY_RTOL` of the solution, solve
@@ -386,16 +410,17 @@ def solve_bracketed(pep: PEP, sol: SDPSolution, objective: Scalar, *, tol: float
     replayed value, and raises :class:`SolverError` when there is none."""
     tried = ["plain"]
     cands = [(sol, bracket(pep, sol, objective, x0=x0, n=n, p=p, D0_level=D0_level, rho2_level=rho2_level))]
+    if not _tight(*cands[0]):
+        _exact_upper(pep, sol, cands[0][1], tol, tried)
     # a slow solve is re-solved once at most (the bracket then falls back on the replayed value); a solve of the
     # sparse route whose rigorous bound is within CERTIFY_RTOL of its value (relative) is kept: its re-solves at tol
     # 1e-10 add rows violated at the rounding level only, the pattern fills and one re-solve took minutes (issue 35:
     # FedAvg N = 80, lr = 1/4: 37.7 s)
     v0, up0 = primal_objective(sol), cands[0][1].upper
     sparse_ok = hasattr(sol, "rounds") and math.isfinite(up0) and up0 - v0 <= CERTIFY_RTOL * abs(v0)
-    # likewise a slow symmetric-reduction solve (fairtheory.worstcase.symmetric) already certified: at Gram dimension
-    # 100 each re-solve costs ~17 s of CPU and the certificate is the same test as below (_width <= CERTIFY_RTOL); fast
-    # ones are re-solved as usual (tighter values: the twins compare them to 1e-6 relative)
-    sparse_ok = sparse_ok or (hasattr(sol, "rows_reduced") and sol.seconds > 5.0 and _width(*cands[0]) <= CERTIFY_RTOL)
+    # a solution whose caller already ran its own deterministic re-solves (fairtheory.worstcase.local_gd's
+    # symmetric route: SymmetricSDPSolution.final) is bracketed as it is: no re-solve, no clock
+    sparse_ok = sparse_ok or bool(getattr(sol, "final", False))
     if not _tight(*cands[0]) and sol.seconds <= 30.0 and not sparse_ok:
         diag = np.clip(np.diag(sol.gram), 0.0, None)
         top = float(diag.max()) if diag.size else 0.0

@@ -81,6 +81,14 @@ class SDPSolution:
     max_terms: int = 0      #: most floating-point terms summed into one coefficient (for rounding bounds)
     trace_weight: float = 0.0  #: ``eps`` of ``maximise obj + eps tr G`` (``objective_row`` excludes it)
     solver: str = "clarabel"   #: ``"clarabel"`` or ``"sdpa-gmp"`` (the GMP re-solve of :meth:`PEP.solve`)
+    #: the checked solve's bracket (:func:`fairtheory.worstcase.exact_repair.exact_bracket`): ``lower <= worst case
+    #: <= upper`` with ``upper`` proved in exact arithmetic (``inf`` when none was proved, ``nan`` lower when none is
+    #: known); ``value_is``: ``"exact"``, ``"upper"`` (``value == upper``, the bracket within the repair tolerance),
+    #: ``"gmp"`` (SDPA-GMP's value) or ``"solver"`` (the float solver's primal value)
+    lower: float = math.nan
+    upper: float = math.inf
+    value_is: str = "solver"
+    bracket_info: dict[str, Any] | None = None
 
     @property
     def solved(self) -> bool:
@@ -134,31 +142,18 @@ def solve_dense(pep: PEP, *, tol: float, max_iter: int, verbose: bool, scale: np
     nG = dim * (dim + 1) // 2
     nx = nG + nf
     interp = pep._interpolation()
-    groups = [pep._eq, interp + pep._ineq]
-    R: list[np.ndarray] = []
-    C: list[np.ndarray] = []
-    V: list[np.ndarray] = []
-    b: list[float] = []
-    r = 0
-    for grp in groups:
-        for s in grp:
-            c, v = pep._row(s, nG)
-            R.append(np.full(c.size, r))
-            C.append(c)
-            V.append(v)
-            b.append(-float(s.const))
-            r += 1
+    # every row's entries from PEP.row_arrays (array-built interpolation rows copied block by block, no Python loop
+    # per row; bitwise the per-row assembly: tests/test_rows_vectorised.py)
+    ptr, cat, vals, consts = pep.row_arrays(nG, pep._eq + interp + pep._ineq)
+    r = int(consts.size)
     n_eq = len(pep._eq)
     n_ineq = r - n_eq
-    rows = sp.csr_matrix((np.concatenate(V) if V else np.zeros(0),
-                          (np.concatenate(R) if R else np.zeros(0, dtype=np.int64),
-                           np.concatenate(C) if C else np.zeros(0, dtype=np.int64))), shape=(r, nx))
-    max_terms = int(np.bincount(np.concatenate(C), minlength=nx).max()) if C else 0
+    rows = sp.csr_matrix((vals, (np.repeat(np.arange(r), np.diff(ptr)), cat)), shape=(r, nx))
+    max_terms = int(np.bincount(cat, minlength=nx).max()) if r else 0
     rows.sum_duplicates()
     qc, qv = pep._row(pep._objective, nG)
     obj = np.zeros(nx)
     np.add.at(obj, qc, qv)
-    consts = np.asarray(b, dtype=np.float64)
     if not (np.all(np.isfinite(rows.data)) and np.all(np.isfinite(obj)) and np.all(np.isfinite(consts))):
         raise FairtheoryValueError("the PEP's data is not finite (a coefficient overflowed float64): use smaller "
                                    "step sizes / fewer steps, or exact rational data")

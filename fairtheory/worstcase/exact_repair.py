@@ -1,0 +1,699 @@
+r"""Exact repair of a float PEP solve: a rigorous upper bound in rationals from the float multipliers, no GMP.
+
+A float solve of a PEP (Clarabel) returns multipliers ``lambda`` of its rows ``r_i . x <= c_i`` (``==`` for the
+first ``n_eq``) in natural coordinates ``x = [G_ab (a <= b), F]``.  Weak duality (Drori & Teboulle 2014; Taylor,
+Hendrickx & Glineur 2017): for rational ``lambda`` with ``lambda_i >= 0`` on the inequalities and
+
+(i)   ``sum_i lambda_i a_i = c_F`` exactly (the function-value part of the objective cancelled),
+
+every feasible ``(G, F)`` has
+
+.. math:: \mathrm{obj}(G, F) = b(\lambda) - \langle S(\lambda), G\rangle - \sum_i \lambda_i\,\mathrm{slack}_i
+          \le b(\lambda) - \langle S(\lambda), G\rangle,
+          \qquad b(\lambda) = c_0 + \sum_i \lambda_i c_i,\; S(\lambda) = \sum_i \lambda_i A_i - C,
+
+so ``S + eps I >= 0`` gives ``obj <= b + eps tr G``.  The trace is paid for by an **interior end**: multipliers
+``lambda'`` (of a solve of ``max obj + delta tr G``) with ``S(lambda') - m I >= 0``, ``m > 0``, give ``m tr G <=
+b(lambda') - obj(G)``; on the feasible points with ``obj >= b`` (the only ones that could exceed ``b``) ``tr G <=
+(b(lambda') - b)/m``, hence
+
+.. math:: \mathrm{opt} \le U = b + \varepsilon\,\max(b(\lambda') - b, 0)/m
+
+(or ``b + eps T`` with an a-priori trace bound ``T``).  :func:`repair` builds ``U`` in exact arithmetic:
+
+1. **polish** (floats, optional): the multipliers of a KKT point found by Gauss-Newton from the solver's point
+   (:func:`newton_polish`, :func:`fairtheory.proofs.search._kkt_newton`: active rows tight, (i), ``S G = 0``): the
+   slack's negative eigenvalues drop from the solver's ``1e-9`` to the rounding level, ``eps ~1e-14``.  (The face
+   projection of :func:`fairtheory.proofs.search._face_refine`, ``repair(polish=True)``, is kept as an option: its
+   least-change step is ill-conditioned along the objective direction - GD, N = 5: a change of 480 for a residual
+   of 2e-6 - so it is off by default);
+2. **rounding**: onto the dyadic grid ``2^(e - GRID_BITS)`` below the largest multiplier, negatives of
+   inequalities clipped to 0;
+3. **restore (i)** exactly: the rational residual removed by exact Gaussian elimination on the largest multipliers
+   (:func:`fairtheory.proofs.exact_linalg.solve_sparse`);
+4. **exact PSD**: ``S`` assembled in integers (every float datum is ``m 2^e``), the shift ``eps`` (0 first, then a
+   dyadic above the float ``-lambda_min``) proved by the kernel's fraction-free ``L D L^T``
+   (:func:`fairtheory_kernel.linalg.eliminate`, python-flint).
+
+Nothing here trusts the float solve: a forged or perturbed ``lambda`` gives a PSD test that fails (no bound) or a
+larger ``eps`` (a wider bound), never a bound below the certificate's own value; the returned :class:`Repair`
+keeps ``b``, ``eps`` and the interior end so a caller can re-check every term.  See docs/worstcase.md, "Which number
+is the worst case".
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from fractions import Fraction
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from fairtheory.proofs.exact_linalg import is_psd, solve_sparse
+from fairtheory.proofs.search import _face_refine, _kkt_newton, _one_blas_thread
+from fairtheory.worstcase.solvers import FloatSolve
+from fairtheory_kernel import linalg as _klinalg
+
+if TYPE_CHECKING:
+    from fairtheory.worstcase.solvers import SDPSolution
+
+__all__ = ["Repair", "ExactBracket", "repair", "exact_bracket", "upper_from", "newton_polish", "verify", "GRID_BITS",
+           "RANK_RTOL", "BACKOFF", "NEWTON_MAX_WORK"]
+
+#: multipliers are rounded to ``2^(e - GRID_BITS)``, ``2^e >=`` the largest one
+GRID_BITS = 60
+#: the numerical range of the solver's Gram matrix: eigenvalues above this times the largest
+RANK_RTOL = 1e-6
+#: a polished multiplier set is used when its face residual is below this (relative to the data)
+POLISH_RTOL = 1e-9
+
+
+@dataclass
+class Repair:
+    """Exact multipliers and what they prove: ``obj <= bound + eps * trace`` for every feasible point with
+    ``S(lambda) + eps I >= 0`` proved exactly (``eps`` a dyadic rational, ``0`` when ``S >= 0``); ``lam``: the
+    multipliers (Fractions, one per row of the solution's data), ``lmin``: the float smallest eigenvalue of ``S``."""
+
+    lam: list[Fraction]
+    bound: Fraction
+    eps: Fraction
+    lmin: float
+    polished: bool
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class ExactBracket:
+    """A bracket ``lower <= worst case <= upper`` of one PEP (its own units).
+
+    ``upper``: proved (``upper_exact``, a Fraction, by :func:`upper_from`; the float rounded up); ``lower``: the
+    objective of a point - the solver's, or a KKT point's after the Newton polish (``info["lower_is"]``), feasible to
+    the float tolerance, not a proof - unless ``lower_rigorous`` (a replayed or exactly feasible point).
+    ``value_is``: ``"exact"`` when ``upper - lower <= tol`` relative (``value = lower``: a point's value within ``tol``
+    of a proved bound), ``"upper"`` when wider (``value = upper``), ``"lower"`` when no upper bound was proved
+    (``upper = inf``, ``value = lower``).  ``value <= upper`` always."""
+
+    lower: float
+    upper: float
+    upper_exact: Fraction | None
+    lower_rigorous: bool
+    value_is: str
+    value: float
+    tight: Repair | None
+    interior: Repair | None
+    info: dict[str, Any] = field(default_factory=dict)
+    #: the KKT point (a copy of the solution with its Gram matrix, values and primal value) whose objective is
+    #: ``lower``, when the Newton polish produced it
+    point: Any = None
+
+    @property
+    def width(self) -> float:
+        return self.upper - self.lower
+
+
+# --------------------------------------------------------------------------------------------- exact data
+def _ints(vals: np.ndarray) -> tuple[np.ndarray, int]:
+    """Exact integers ``N`` (object array) and ``P`` with ``vals = N / 2^P`` (every float64 is ``m 2^e``)."""
+    vals = np.asarray(vals, dtype=np.float64)
+    if vals.size == 0:
+        return np.zeros(0, dtype=object), 0
+    m, e = np.frexp(vals)
+    M = np.ldexp(m, 53).astype(np.int64)
+    low = e - 53
+    nz = M != 0
+    P = int(-low[nz].min()) if nz.any() else 0
+    P = max(P, 0)
+    shift = (low + P).astype(np.int64)
+    shift[~nz] = 0
+    out = np.left_shift(M.astype(object), shift.astype(object))
+    return out, P
+
+
+def _frac(x: float) -> Fraction:
+    return Fraction(float(x))
+
+
+def _dyadic_grid(z: np.ndarray, n_eq: int, bits: int) -> tuple[np.ndarray, int]:
+    """``z`` on the grid ``2^-K``: integers ``l`` (object) with ``lambda = l / 2^K``; inequality ones clipped >= 0."""
+    z = np.asarray(z, dtype=np.float64).copy()
+    z[n_eq:] = np.maximum(z[n_eq:], 0.0)
+    top = float(np.max(np.abs(z))) if z.size else 0.0
+    if not math.isfinite(top) or top == 0.0:
+        return np.zeros(z.size, dtype=object), 0
+    K = max(bits - math.frexp(top)[1], 0)  # multipliers above 2^bits keep their float value (already integers)
+    l_int = np.rint(np.ldexp(z, K))  # |z 2^K| < 2^bits <= 2^60: exact integers in float64 after rint
+    return np.array([int(v) for v in l_int], dtype=object), K
+
+
+class _Data:
+    """The solution's data in exact integer form: rows (CSC over natural coordinates), objective, constants."""
+
+    def __init__(self, sol: SDPSolution) -> None:
+        import scipy.sparse as sp
+
+        self.dim = int(sol.dim)
+        self.nG = self.dim * (self.dim + 1) // 2
+        R = sp.csc_matrix(sol.rows)
+        R.sum_duplicates()
+        R.eliminate_zeros()
+        self.R = R
+        self.m = R.shape[0]
+        self.n_eq = int(sol.n_eq)
+        self.obj = np.asarray(sol.objective_row, dtype=np.float64)
+        self.obj_const = _frac(sol.objective_const)
+        self.consts = np.asarray(sol.consts, dtype=np.float64)
+        allv = np.concatenate([R.data, self.obj])
+        _, self.P = _ints(allv)
+        self.Rint, PR = _ints(R.data)
+        self.Rint = self.Rint * (1 << (self.P - PR)) if R.data.size else self.Rint
+        self.cint, Pc = _ints(self.obj)
+        self.cint = self.cint * (1 << (self.P - Pc)) if self.obj.size else self.cint
+        ia, ib = np.triu_indices(self.dim)
+        nat = ib * (ib + 1) // 2 + ia
+        self.pos_a = np.empty(self.nG, dtype=np.int64)
+        self.pos_b = np.empty(self.nG, dtype=np.int64)
+        self.pos_a[nat] = ia
+        self.pos_b[nat] = ib
+
+    # S(lambda) in natural coordinates times 2^(P+K), exactly; lam = l / 2^K
+    def slack_nat(self, l_int: np.ndarray, K: int, upto: int) -> np.ndarray:
+        R = self.R
+        out = np.empty(upto, dtype=object)
+        prod = self.Rint * l_int[R.indices] if R.data.size else np.zeros(0, dtype=object)
+        ptr = R.indptr
+        for j in range(upto):
+            lo, hi = ptr[j], ptr[j + 1]
+            s = sum(prod[lo:hi].tolist(), 0) if hi > lo else 0
+            out[j] = s - (int(self.cint[j]) << K)
+        return out
+
+
+def _float_slack(d: _Data, lam: np.ndarray) -> np.ndarray:
+    """Float ``S(lambda)`` (dense symmetric)."""
+    s = d.R[:, :d.nG].T @ lam - d.obj[:d.nG]
+    S = np.zeros((d.dim, d.dim))
+    half = np.where(d.pos_a == d.pos_b, 1.0, 0.5)
+    S[d.pos_a, d.pos_b] = s * half
+    S[d.pos_b, d.pos_a] = s * half
+    return S
+
+
+def _polish(d: _Data, sol: SDPSolution, lam: np.ndarray) -> tuple[np.ndarray, bool, float]:
+    """The multipliers moved onto (i) and ``S U_G = 0`` (module doc, step 1); ``(lam, used, residual)``."""
+    import scipy.sparse as sp
+
+    G = np.asarray(sol.gram, dtype=np.float64)
+    if G.size == 0 or not np.all(np.isfinite(G)):
+        return lam, False, math.inf
+    w, V = np.linalg.eigh(0.5 * (G + G.T))
+    top = float(w[-1])
+    if top <= 0:
+        return lam, False, math.inf
+    U = V[:, w > RANK_RTOL * top]
+    r = U.shape[1]
+    if r == 0 or r >= d.dim:
+        return lam, False, math.inf
+    # S(lambda) U as a linear map of lambda: S_ab = coef (a == b), coef/2 (a != b) for each natural column
+    RG = d.R[:, :d.nG].tocoo()
+    a, b = d.pos_a[RG.col], d.pos_b[RG.col]
+    v = np.where(a == b, RG.data, 0.5 * RG.data)
+    blocks, rhs = [], []
+    C = np.zeros((d.dim, d.dim))
+    hc = np.where(d.pos_a == d.pos_b, 1.0, 0.5) * d.obj[:d.nG]
+    C[d.pos_a, d.pos_b] = hc
+    C[d.pos_b, d.pos_a] = hc
+    for j in range(r):
+        u = U[:, j]
+        # (S u)_a = sum_b S_ab u_b: each entry (a, b) gives S_ab u_b to row a, and (b, a) gives S_ab u_a to row b
+        rows_ = np.concatenate([a, b[a != b]])
+        vals = np.concatenate([v * u[b], (v * u[a])[a != b]])
+        ids = np.concatenate([RG.row, RG.row[a != b]])
+        J = sp.csr_matrix((vals, (rows_, ids)), shape=(d.dim, d.m))
+        blocks.append(J)
+        rhs.append(C @ u)
+    RF = d.R[:, d.nG:].T.tocsr()
+    blocks.insert(0, RF)
+    rhs.insert(0, d.obj[d.nG:])
+    A = sp.vstack(blocks).toarray()
+    bvec = np.concatenate(rhs)
+    if A.shape[1] > 20000 or A.shape[0] * A.shape[1] > 2e7:
+        return lam, False, math.inf
+    x, res = _face_refine(SimpleNamespace(m=d.m, n_eq=d.n_eq), lam, A, bvec)
+    scale = max(1.0, float(np.abs(bvec).max(initial=0.0)), float(np.abs(lam).max(initial=0.0)))
+    return (x, True, res) if res <= POLISH_RTOL * scale and np.all(np.isfinite(x)) else (lam, False, res)
+
+
+def _square_solve(d: _Data, eqs: list[dict[int, Fraction]], res: list[Fraction], order: list[int],
+                  lam: list[Fraction]) -> dict[int, Fraction] | None:
+    """The correction of (i) on ``len(eqs)`` pivot multipliers chosen by a column-pivoted QR of the function-value
+    block (columns weighted by the multipliers, the largest first), solved exactly by FLINT (``fmpq_mat``); ``None``
+    when that square block is singular (then :func:`~fairtheory.proofs.exact_linalg.solve_sparse` decides)."""
+    import scipy.linalg
+    from flint import fmpq, fmpq_mat
+
+    n = len(eqs)
+    cand = order[: 3 * n + 8]
+    if len(cand) < n:
+        return None
+    col = {c: j for j, c in enumerate(cand)}
+    A = np.zeros((n, len(cand)))
+    for k, e in enumerate(eqs):
+        for c, v in e.items():
+            j = col.get(c)
+            if j is not None:
+                A[k, j] = float(v)
+    top = float(max(abs(lam[c]) for c in cand)) or 1.0
+    wts = np.array([top if c < d.n_eq else max(float(abs(lam[c])), 1e-300) for c in cand])
+    try:
+        _, R, piv = scipy.linalg.qr(A * wts, mode="economic", pivoting=True)
+    except (ValueError, np.linalg.LinAlgError):
+        return None
+    diag = np.abs(np.diag(R))
+    if diag.size < n or not (diag[-1] > 1e-12 * diag[0]):
+        return None
+    cols = [cand[j] for j in piv[:n]]
+    M = fmpq_mat(n, n)
+    for k, e in enumerate(eqs):
+        for j, c in enumerate(cols):
+            v = e.get(c)
+            if v:
+                M[k, j] = fmpq(v.numerator, v.denominator)
+    rhs = fmpq_mat(n, 1, [fmpq(r.numerator, r.denominator) for r in res])
+    try:
+        x = M.solve(rhs)
+    except ZeroDivisionError:
+        return None
+    out = {}
+    for j, c in enumerate(cols):
+        q = x[j, 0]
+        out[c] = Fraction(int(q.p), int(q.q))
+    return out
+
+
+def _restore(d: _Data, l_int: np.ndarray, K: int) -> list[Fraction] | None:
+    """Exact multipliers ``l / 2^K + delta`` with (i) exactly, ``delta`` on the largest multipliers (module doc,
+    step 3); ``None`` when (i) cannot be met on the support or an inequality multiplier would turn negative."""
+    nG, R = d.nG, d.R
+    lam = [Fraction(int(x), 1 << K) for x in l_int]
+    nfc = R.shape[1] - nG
+    if nfc == 0:
+        return lam
+    # residual r_k = c_k - sum_i lam_i a_ik, exactly (in units 2^-(P+K))
+    s = d.slack_nat(l_int, K, R.shape[1])  # columns >= nG hold sum lam a - c, scaled
+    res = [Fraction(-int(s[nG + k]), 1 << (d.P + K)) for k in range(nfc)]
+    if all(x == 0 for x in res):
+        return lam
+    support = [i for i, x in enumerate(lam) if x != 0 or i < d.n_eq]
+    eqs: list[dict[int, Fraction]] = [{} for _ in range(nfc)]
+    Rr = R[:, nG:].tocoo()
+    sup = set(support)
+    for i, k, v in zip(Rr.row.tolist(), Rr.col.tolist(), Rr.data.tolist(), strict=True):
+        if i in sup:
+            eqs[k][i] = _frac(v)
+    mag = np.abs(np.asarray(l_int, dtype=np.float64))  # the grid integers: the same order as the multipliers
+    order = sorted(support, key=lambda i: (i >= d.n_eq, -mag[i], i))
+    corr = _square_solve(d, eqs, res, order, lam)
+    for cols in ((order[: 2 * nfc + 8], order) if corr is None else ()):
+        corr = solve_sparse(eqs, res, cols)
+        if corr is not None:
+            break
+    if corr is None:
+        return None
+    for i, v in corr.items():
+        lam[i] += v
+    if any(lam[i] < 0 for i in range(d.n_eq, d.m)):
+        return None
+    return lam
+
+
+def _exact_slack(d: _Data, lam: list[Fraction], l_int: np.ndarray, K: int) -> tuple[list[list[int]], int]:
+    """``(W, s)``: the integer symmetric matrix ``W = s * 2 S(lambda)`` (``s > 0``) of exact multipliers ``lam``
+    (``l / 2^K`` plus a sparse correction)."""
+    nG = d.nG
+    base = d.slack_nat(l_int, K, nG)  # sum (l/2^K) A - C in natural coordinates, times 2^(P+K)
+    # the correction of (i): dq_i = lam_i - l_i/2^K on a few rows; common denominator D of the dq_i
+    dqs: dict[int, Fraction] = {}
+    for i, q in enumerate(lam):
+        dq = q - Fraction(int(l_int[i]), 1 << K)
+        if dq != 0:
+            dqs[i] = dq
+    D = 1
+    for dq in dqs.values():
+        if D % dq.denominator:
+            D = D // math.gcd(D, dq.denominator) * dq.denominator
+    nat = [int(x) * D for x in base]  # scale 2^(P+K) D
+    if dqs:
+        R = d.R.tocsr()
+        Rint_csr = _ints_csr(d, R)
+        for i, dq in dqs.items():
+            f = dq.numerator * (D // dq.denominator) << K  # dq * D * 2^K, an integer
+            lo, hi = R.indptr[i], R.indptr[i + 1]
+            for c, v in zip(R.indices[lo:hi].tolist(), Rint_csr[lo:hi].tolist(), strict=True):
+                if c < nG:
+                    nat[c] += f * int(v)  # v = datum * 2^P
+    s = (1 << (d.P + K)) * D
+    W = [[0] * d.dim for _ in range(d.dim)]
+    for j, x in enumerate(nat):
+        a, b = int(d.pos_a[j]), int(d.pos_b[j])
+        if a == b:
+            W[a][a] = 2 * x
+        else:
+            W[a][b] = W[b][a] = x
+    return W, s
+
+
+def _ints_csr(d: _Data, R: Any) -> np.ndarray:
+    """The data of the CSR view ``R`` of the rows as exact integers at the scale ``2^P`` of ``d``."""
+    vals, P = _ints(R.data)
+    return vals * (1 << (d.P - P)) if vals.size else vals
+
+
+def _fflu_pd(rows: list[list[int]]) -> bool:
+    """Whether the symmetric integer matrix is positive definite (Sylvester: every leading principal minor > 0; FLINT's
+    fraction-free LU, when it makes no row exchange, has those minors on ``U``'s diagonal)."""
+    from flint import fmpz_mat
+
+    Pm, _, _, U = fmpz_mat(rows).fflu()
+    n = len(rows)
+    return bool(Pm.is_one() and all(U[k, k] > 0 for k in range(n)))
+
+
+def _psd_shifted(W: list[list[int]], s: int, shift: Fraction, room: float = 0.0) -> bool:
+    """``W / (2 s) + shift I >= 0`` exactly.  With ``room > 0`` (a float estimate of that matrix's smallest
+    eigenvalue) first on a coarse integer grid: ``R = floor((W/(2s) + shift I) 2^t)`` differs from the matrix times
+    ``2^t`` by ``E`` with entries in ``[0, 1)``, ``||E||_2 <= n``, so ``R - n I`` positive definite proves it
+    (``2^t >= 8 n / room``: a few dozen bits instead of the hundreds of the exact entries).  Else, or when that
+    fails, on the exact integers (FLINT's fraction-free LU, then the kernel's ``L D L^T`` for the semidefinite case)."""
+    from flint import fmpz
+
+    n = len(W)
+    if n == 0:
+        return True
+    num, den = shift.numerator, shift.denominator
+    if room > 0 and math.isfinite(room):
+        t = max(0, math.ceil(math.log2(8 * n / room)))
+        q = 2 * s * den
+        rows = [[((W[i][j] * den + (2 * s * num if i == j else 0)) << t) // q - (n if i == j else 0) for j in range(n)]
+                for i in range(n)]
+        if _fflu_pd(rows):
+            return True
+    # (W + 2 s shift I) * den = W den + 2 s num I
+    rows = [[W[i][j] * den + (2 * s * num if i == j else 0) for j in range(n)] for i in range(n)]
+    if _fflu_pd(rows):
+        return True
+    # semidefinite, or not PSD: the kernel's L D L^T decides (zero pivots with zero rows allowed)
+    return bool(_klinalg.eliminate([[fmpz(x) for x in r] for r in rows]))
+
+
+def _bound(d: _Data, lam: list[Fraction]) -> Fraction:
+    out = d.obj_const
+    for i in np.flatnonzero(d.consts).tolist():
+        if lam[i]:
+            out += lam[i] * _frac(d.consts[i])
+    return out
+
+
+def _dyadic_up(x: float) -> Fraction:
+    """A power of two ``>= x > 0``."""
+    e = math.frexp(x)[1]
+    return Fraction(1 << e) if e >= 0 else Fraction(1, 1 << -e)
+
+
+def repair(sol: SDPSolution, *, polish: bool = False, margin: float = 0.0, bits: int = GRID_BITS) -> Repair | None:
+    """Exact multipliers from the float solve ``sol`` (module doc, steps 1-4).  ``margin`` (interior ends): prove
+    ``S - margin' I >= 0`` with the largest dyadic ``margin' <= margin`` that passes (returned as ``eps = -margin'``),
+    else ``S + eps I >= 0`` with the smallest dyadic ``eps >= 0`` that passes (a few tries).  ``None`` when the
+    solution carries no data, (i) cannot be restored, or no shift passes."""
+    if sol.rows is None or sol.z is None or sol.objective_row is None:
+        return None
+    z = np.asarray(sol.z, dtype=np.float64)
+    if z.shape != (sol.rows.shape[0],) or not np.all(np.isfinite(z)):
+        return None
+    d = _Data(sol)
+    lam_f = z.copy()
+    lam_f[d.n_eq:] = np.maximum(lam_f[d.n_eq:], 0.0)
+    used = False
+    res = math.nan
+    if polish:
+        lam_f, used, res = _polish(d, sol, lam_f)
+    l_int, K = _dyadic_grid(lam_f, d.n_eq, bits)
+    lam = _restore(d, l_int, K)
+    if lam is None:
+        return None
+    W, s = _exact_slack(d, lam, l_int, K)
+    Sf = np.array(W, dtype=np.float64) / (2.0 * s) if d.dim else np.zeros((0, 0))
+    if not np.all(np.isfinite(Sf)):
+        return None
+    w = np.linalg.eigvalsh(Sf) if d.dim else np.zeros(1)
+    lmin = float(w[0])
+    size = max(1.0, float(np.abs(Sf).max(initial=0.0)))
+    fl = 4 * (d.dim + 1) * 2.0 ** -52 * size  # float eigenvalue error scale
+    bound = _bound(d, lam)
+    meta = {"polish_residual": res, "K": K, "P": d.P, "lmin": lmin}
+    if margin > 0:
+        m = min(margin, lmin - fl)
+        while m > 0:
+            mq = _dyadic_up(m) / 2
+            if _psd_shifted(W, s, -mq, room=lmin - float(mq) - fl):
+                return Repair(lam, bound, -mq, lmin, used, meta)
+            m = float(mq) / 2
+            if m < 1e-6 * margin:
+                break
+        return None
+    if lmin > fl and _psd_shifted(W, s, Fraction(0), room=lmin - fl):
+        return Repair(lam, bound, Fraction(0), lmin, used, meta)
+    eps = _dyadic_up(max(-lmin, 0.0) + fl)
+    for _ in range(6):
+        if _psd_shifted(W, s, eps, room=float(eps) + lmin - fl):
+            return Repair(lam, bound, eps, lmin, used, meta)
+        eps *= 4
+    return None
+
+
+def upper_from(tight: Repair, interior: Repair | None, trace_bound: Fraction | None = None) -> Fraction | None:
+    r"""The exact upper bound of the module doc: ``b`` when ``eps = 0``; ``b + eps T`` with an a-priori trace bound
+    ``T``; ``b + eps max(b' - b, 0)/m`` with an interior end (``b'``, ``S' - m I >= 0``, ``m = -interior.eps > 0``);
+    the smaller when both apply, and never above the interior end's own ``b'`` plus its ``0``-shift term (an
+    interior end is a certificate too: ``S' >= m I >= 0`` gives ``opt <= b'``).  ``None`` when nothing proves a
+    bound."""
+    cands: list[Fraction] = []
+    if tight.eps < 0:
+        return None
+    if tight.eps == 0:
+        cands.append(tight.bound)
+    if trace_bound is not None and trace_bound >= 0:
+        cands.append(tight.bound + tight.eps * trace_bound)
+    if interior is not None and interior.eps < 0:
+        m = -interior.eps
+        cands.append(tight.bound + tight.eps * max(interior.bound - tight.bound, Fraction(0)) / m)
+        cands.append(interior.bound)
+    return min(cands) if cands else None
+
+
+def _fup(q: Fraction) -> float:
+    x = float(q)
+    return math.nextafter(x, math.inf) if Fraction(x) < q else x
+
+
+def _fdown(q: Fraction) -> float:
+    x = float(q)
+    return math.nextafter(x, -math.inf) if Fraction(x) > q else x
+
+
+def _exported_view(sol: SDPSolution) -> Any:
+    """The solution's data in the layout of :class:`fairtheory.worstcase.solvers.ExportedPEP` (float views only:
+    ``MG`` both triangles, ``AF``, ``c``, ``C``, ``cF``, ``c0``) for the KKT Newton of :mod:`fairtheory.proofs.search`."""
+    import scipy.sparse as sp
+
+    d = _Data(sol)
+    dim, nG = d.dim, d.nG
+    RG = d.R[:, :nG].tocoo()
+    a, b = d.pos_a[RG.col], d.pos_b[RG.col]
+    v = np.where(a == b, RG.data, 0.5 * RG.data)
+    off = a != b
+    MG = sp.csr_matrix((np.concatenate([v, v[off]]), (np.concatenate([RG.row, RG.row[off]]),
+                                                       np.concatenate([a * dim + b, (b * dim + a)[off]]))),
+                       shape=(d.m, dim * dim))
+    AF = d.R[:, nG:].tocsr()
+    C = np.zeros((dim, dim))
+    h = np.where(d.pos_a == d.pos_b, 1.0, 0.5) * d.obj[:nG]
+    C[d.pos_a, d.pos_b] = h
+    C[d.pos_b, d.pos_a] = h
+    return SimpleNamespace(MG=MG, AF=AF, c=-d.consts, C=C, cF=d.obj[nG:], c0=float(sol.objective_const), m=d.m,
+                           n_eq=d.n_eq, dim=dim, nf=AF.shape[1])
+
+
+#: the KKT Newton polish runs when ``rows * dim^2`` is at most this (its dense Jacobian)
+NEWTON_MAX_WORK = 300000
+#: primal active-set thresholds of the Newton polish (rows within tau of 0 at the solver's point)
+NEWTON_TAUS = (1e-6, 1e-5, 1e-7)
+
+
+def newton_polish(sol: SDPSolution) -> tuple[SDPSolution, float] | None:
+    """``(sol', value)``: ``sol`` with its multipliers (and, when its function values are recovered from its active
+    rows to ``1e-12``, its Gram matrix, values and primal value) replaced by those of a KKT point found by
+    Gauss-Newton from it
+    (:func:`fairtheory.proofs.search._kkt_newton`: active rows tight, (i), ``S G = 0``; quadratic convergence to
+    ``~1e-15`` from a solver's ``1e-8``), and that point's objective (a float-feasible primal point: every row
+    ``<= 1e-12``, ``G >= -1e-12``; not a rigorous lower bound).  ``None`` when the data are too large
+    (:data:`NEWTON_MAX_WORK`), no active set converges, or the polished inequality multipliers are negative beyond
+    rounding (a degenerate dual: their clipping would break (i))."""
+    import dataclasses
+
+    if sol.rows is None or sol.z is None or sol.gram is None or sol.F is None:
+        return None
+    m = sol.rows.shape[0]
+    if m * sol.dim * sol.dim > NEWTON_MAX_WORK:
+        return None
+    P = _exported_view(sol)
+    G = np.asarray(sol.gram, dtype=np.float64)
+    F = np.asarray(sol.F, dtype=np.float64)
+    ref = FloatSolve(sol.status, np.asarray(sol.z, dtype=np.float64), float(sol.value), G, F, "clarabel", 0.0)
+    rows0 = np.asarray(P.MG @ G.reshape(-1)).ravel() + P.AF @ F + P.c
+    rscale = max(1.0, float(np.max(np.abs(P.c), initial=0.0)))
+    with _one_blas_thread():
+        for tau in NEWTON_TAUS:
+            act = rows0 >= -tau * rscale
+            act[: P.n_eq] = True
+            got = _kkt_newton(P, ref, act)
+            if got is None:
+                continue
+            obj, lam, Gn, _ = got
+            ineq = np.arange(P.m) >= P.n_eq
+            if np.any(lam[ineq] < -1e-12 * max(1.0, float(np.abs(lam).max()))):
+                return None
+            z = np.where(ineq, np.maximum(lam, 0.0), lam)
+            # the KKT point's function values: its active rows hold with equality (least squares, then checked)
+            Fn = F
+            if P.nf:
+                rhs = -(np.asarray(P.MG[act] @ Gn.reshape(-1)).ravel() + P.c[act])
+                Fn = np.linalg.lstsq(P.AF[act].toarray(), rhs, rcond=None)[0]
+            val = float(np.sum(P.C * Gn) + P.cF @ Fn) + float(P.c0)
+            if abs(val - obj) <= 1e-12 * max(1.0, abs(obj)):
+                return dataclasses.replace(sol, z=z, gram=Gn, F=Fn, value=val), val
+            return dataclasses.replace(sol, z=z), float(obj)
+    return None
+
+
+#: the interior end's back-off ``delta``, in units of ``max(|value|, tiny) / tr G`` of the float solve
+BACKOFF = 1e-2
+
+
+def exact_bracket(sol: SDPSolution, interior: Callable[[float], SDPSolution | None] | None = None, *,
+                  tol: float = 1e-7, lower: float | None = None, lower_rigorous: bool = False,
+                  trace_bound: Fraction | None = None, newton: bool = True) -> ExactBracket:
+    """A rigorous bracket of the PEP solved by ``sol`` (module doc), in stages that stop as soon as ``upper - lower
+    <= tol max(|upper|, tiny)``: the solver's own multipliers; with an interior end (``interior(delta)``: a solve of
+    ``max obj + delta tr G``, called at most once, only when the tight end needs a shift ``eps > 0`` and no
+    ``trace_bound`` closes it); then multipliers polished by a KKT Newton (:func:`newton_polish`), whose primal point
+    also replaces the lower end.  ``lower``: a lower end (default the solver's primal value, not rigorous unless
+    ``lower_rigorous``).  ``value`` never exceeds ``upper`` (a certified value never exceeds its own certificate);
+    ``value_is`` as in :class:`ExactBracket`."""
+    v = float(sol.value - sol.trace_weight * np.trace(sol.gram)) if sol.gram is not None else float(sol.value)
+    lo = v if lower is None else float(lower)
+    info: dict[str, Any] = {"solver_value": float(sol.value), "stages": []}
+    tiny = 1e-300
+
+    def narrow(u: Fraction | None, low: float) -> bool:
+        return u is not None and float(u) - low <= tol * max(abs(float(u)), tiny)
+
+    tight = repair(sol, polish=False)
+    inner: Repair | None = None
+    point: SDPSolution | None = None
+    asked = False
+    best: Fraction | None = None
+    if tight is not None:
+        best = upper_from(tight, None, trace_bound)
+        info["stages"].append("solver multipliers")
+        if not narrow(best, lo) and interior is not None and tight.eps > 0:
+            asked = True
+            tr = float(np.trace(sol.gram)) if sol.gram is not None else 0.0
+            delta = BACKOFF * max(abs(v), tiny) / max(tr, tiny)
+            si = interior(delta) if math.isfinite(delta) and delta > 0 else None
+            if si is not None:
+                inner = repair(si, polish=False, margin=0.5 * delta)
+                info["stages"].append("interior end" if inner is not None else "interior end refused")
+            u = upper_from(tight, inner, trace_bound)
+            best = u if best is None or (u is not None and u < best) else best
+    if not narrow(best, lo) and newton:
+        got = newton_polish(sol)
+        info["stages"].append("kkt newton" if got is not None else "kkt newton failed")
+        if got is not None:
+            sol2, obj = got
+            t2 = repair(sol2, polish=False)
+            if t2 is not None:
+                if inner is None and not asked and interior is not None and t2.eps > 0:
+                    tr = float(np.trace(sol.gram))
+                    delta = BACKOFF * max(abs(v), tiny) / max(tr, tiny)
+                    si = interior(delta) if math.isfinite(delta) and delta > 0 else None
+                    inner = repair(si, polish=False, margin=0.5 * delta) if si is not None else None
+                u = upper_from(t2, inner, trace_bound)
+                if u is not None and (best is None or u < best):
+                    best, tight = u, t2
+            if lower is None:
+                lo = obj  # a float-feasible KKT point's objective: the better estimate of the lower end
+                point = sol2 if sol2.value == obj else None
+    if tight is not None:
+        info.update(eps=float(tight.eps), bound=float(tight.bound), lmin=tight.lmin)
+    if inner is not None:
+        info.update(interior_bound=float(inner.bound), interior_margin=float(-inner.eps))
+    info["lower_is"] = "rigorous" if lower_rigorous else ("kkt point" if point is not None or (
+        lower is None and "kkt newton" in info["stages"]) else "solver point")
+    if best is None:
+        return ExactBracket(lo, math.inf, None, lower_rigorous, "lower", lo, tight, inner, info, point)
+    up = _fup(best)
+    if lower_rigorous and lo > up:  # a rigorous lower end above a rigorous upper end: one of them is wrong
+        raise ValueError(f"exact_bracket: lower end {lo!r} above the proved upper bound {up!r}")
+    lo = min(lo, up)
+    if up - lo <= tol * max(abs(up), tiny):
+        # the proved upper end and a point's value within tol: the value is that point's (never above the bound)
+        return ExactBracket(lo, up, best, lower_rigorous, "exact", lo, tight, inner, info, point)
+    return ExactBracket(lo, up, best, lower_rigorous, "upper", up, tight, inner, info, point)
+
+
+def verify(sol: SDPSolution, rep: Repair) -> bool:
+    """Re-check a :class:`Repair` against ``sol``'s data from scratch, in plain rationals and independently of the fast
+    path of :func:`repair` (no integer scaling, no coarse grid, no FLINT LU): one multiplier per row, ``>= 0`` on the
+    inequalities, (i) exactly, ``bound == c_0 + sum_i lambda_i c_i`` exactly, and ``S(lambda) + eps I >= 0`` by the
+    kernel's exact test (:func:`fairtheory.proofs.exact_linalg.is_psd`).  What :func:`upper_from` turns into an upper
+    bound holds exactly when this returns ``True``."""
+    if sol.rows is None or len(rep.lam) != sol.rows.shape[0]:
+        return False
+    n_eq, dim = int(sol.n_eq), int(sol.dim)
+    nG = dim * (dim + 1) // 2
+    lam = [Fraction(x) for x in rep.lam]
+    if any(x < 0 for x in lam[n_eq:]):
+        return False
+    R = sol.rows.tocsr()
+    obj = np.asarray(sol.objective_row, dtype=np.float64)
+    acc: dict[int, Fraction] = {}
+    for i, x in enumerate(lam):
+        if x == 0:
+            continue
+        for c, v in zip(R.indices[R.indptr[i]:R.indptr[i + 1]].tolist(),
+                        R.data[R.indptr[i]:R.indptr[i + 1]].tolist(), strict=True):
+            acc[c] = acc.get(c, Fraction(0)) + x * Fraction(v)
+    for c in range(nG, R.shape[1]):  # (i): sum lambda a = c_F
+        if acc.get(c, Fraction(0)) != Fraction(float(obj[c])):
+            return False
+    b = Fraction(float(sol.objective_const)) + sum((x * Fraction(float(sol.consts[i])) for i, x in enumerate(lam)
+                                                     if x != 0), Fraction(0))
+    if b != rep.bound:
+        return False
+    ia, ib = np.triu_indices(dim)
+    ent: dict[tuple[int, int], Fraction] = {}
+    for a, bb in zip(ia.tolist(), ib.tolist(), strict=True):
+        j = bb * (bb + 1) // 2 + a
+        v = acc.get(j, Fraction(0)) - Fraction(float(obj[j]))
+        v = v if a == bb else v / 2
+        if a == bb:
+            v += Fraction(rep.eps)
+        if v != 0:
+            ent[(a, bb)] = v
+    for a in range(dim):  # a zero diagonal entry still carries the shift
+        if (a, a) not in ent and rep.eps != 0:
+            ent[(a, a)] = Fraction(rep.eps)
+    return is_psd(ent, dim)
