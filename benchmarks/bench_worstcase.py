@@ -15,10 +15,13 @@ side by side in one run: gradient descent with ``N = dim - 2`` steps at Gram dim
 :func:`fairtheory.worstcase.solvers.estimated_seconds` exceeds ``--dense-max`` (300 s), the sparse one for local
 GD beyond ``--lgd-max-dim``.
 
-With ``--multi`` it times identical clients (local GD, ``T_N = 1``, ``beta kappa L = 1/8``, up to issue 35's Gram
-dimension 100 at ``n = 2``, ``kappa = 47``): the symmetric reduction (:mod:`fairtheory.worstcase.symmetric`, what
-``local_gd_worst_case`` takes for equal weights) against the dense full solve, CPU (``time.process_time``) and wall
-seconds, values and whether each is certified; the dense solve is skipped beyond ``--dense-max``.
+With ``--multi`` it times identical clients (local GD, ``T_N = 1``, ``beta kappa L = 1/8``, ``L = D0 = 1``, up to
+issue 41's Gram dimension 100 at ``n = 2``, ``kappa = 47``, ``rho2 = 1`` and ``1/2``; ``--gram200`` adds Gram 200,
+``kappa = 97``, ``rho2 = 1/2``): the symmetric reduction (:mod:`fairtheory.worstcase.symmetric`, what
+``local_gd_worst_case`` takes for equal weights) against the dense full solve, CPU (``time.process_time``, the
+minimum of ``--repeat`` runs, the routes interleaved) and wall seconds, the route, values and whether each is
+certified (every run of a case must take the same route to the same status: asserted); the dense solve is skipped
+beyond ``--dense-max``.
 
 Run: ``python benchmarks/bench_worstcase.py [--quick] [--pepit]`` or ``python benchmarks/bench_worstcase.py --scale``
 or ``python benchmarks/bench_worstcase.py --multi``.
@@ -157,24 +160,25 @@ def scale_rows(dims: list[int], lgd_T: list[int], dense_max: float, lgd_max_dim:
               f"{os.getloadavg()[0]:.2f} |", flush=True)
 
 
-def _lgd_timed(n: int, kappa: int, beta: float, symmetric: bool) -> dict[str, Any]:
-    """``local_gd_worst_case`` (002 output, ``T_N = 1``, ``L = D0 = rho2 = 1``) timed in CPU (``time.process_time``)
+def _lgd_timed(n: int, kappa: int, beta: float, symmetric: bool, rho2: float = 1.0) -> dict[str, Any]:
+    """``local_gd_worst_case`` (002 output, ``T_N = 1``, ``L = D0 = 1``) timed in CPU (``time.process_time``)
     and wall seconds; ``symmetric=False`` switches the symmetric reduction off (the dense full solve)."""
     from unittest import mock
 
     from fairtheory.worstcase import limits
     from fairtheory.worstcase import local_gd as lg
 
-    kw = {"n": n, "kappa": kappa, "T_N": 1, "lr": beta, "L": 1.0, "D0": 1.0, "rho2": 1.0}
+    kw = {"n": n, "kappa": kappa, "T_N": 1, "lr": beta, "L": 1.0, "D0": 1.0, "rho2": rho2}
     c0, w0 = time.process_time(), time.perf_counter()
     with mock.patch.object(limits, "MAX_SOLVE_SECONDS", float("inf")):
         r = lg.local_gd_worst_case(**kw, symmetric=symmetric)
     return {"cpu": time.process_time() - c0, "wall": time.perf_counter() - w0, "r": r}
 
 
-def multi_rows(cases: list[tuple[int, int]], dense_max: float) -> None:
+def multi_rows(cases: list[tuple[int, int, float]], dense_max: float, repeat: int = 3) -> None:
     """The ``--multi`` table: identical clients, the symmetric reduction (fairtheory.worstcase.symmetric) against the
-    dense full solve (run where :func:`fairtheory.worstcase.solvers.estimated_seconds` <= ``dense_max``)."""
+    dense full solve (run where :func:`fairtheory.worstcase.solvers.estimated_seconds` <= ``dense_max``), each CPU
+    time the minimum of ``repeat`` runs, the two routes interleaved."""
     import os
 
     from fairtheory.worstcase.local_gd import estimate_size
@@ -182,25 +186,34 @@ def multi_rows(cases: list[tuple[int, int]], dense_max: float) -> None:
 
     print(f"# bench_worstcase --multi  python {platform.python_version()}  {platform.machine()}  cpus {os.cpu_count()}  "
           f"load {os.getloadavg()[0]:.2f} (1-min average at start); local GD 002 output, T_N = 1, beta kappa L = 1/8, "
-          "D0 = rho2 = 1")
-    head = ("| n | kappa | Gram dim | rows | sym CPU s | sym wall s | sym solves | sym value (upper) | sym lower | "
-            "certified | dense CPU s | dense wall s | dense solves | dense value | dense value_is | certified | load |")
+          f"L = D0 = 1; CPU s = min of {repeat} (time.process_time)")
+    head = ("| n | kappa | rho2 | Gram dim | rows | sym CPU s | sym wall s | sym route | sym value | sym lower | "
+            "value_is | certified | dense CPU s | dense wall s | dense value | dense value_is | certified | load |")
     print(head)
     print("|" + "---|" * (head.count("|") - 1), flush=True)
-    for n, kappa in cases:
+    for n, kappa, rho2 in cases:
         beta = 1.0 / (8 * kappa)
         dim, rows = estimate_size(n=n, kappa=kappa, T_N=1)
-        a = _lgd_timed(n, kappa, beta, True)
+        dense = estimated_seconds(dim, rows) <= dense_max
+        sym_runs, dense_runs = [], []
+        for _ in range(repeat):
+            sym_runs.append(_lgd_timed(n, kappa, beta, True, rho2))
+            if dense:
+                dense_runs.append(_lgd_timed(n, kappa, beta, False, rho2))
+        a = min(sym_runs, key=lambda d: d["cpu"])
         r = a["r"]
-        line = (f"| {n} | {kappa} | {r.dim} | {r.n_constraints} | {a['cpu']:.1f} | {a['wall']:.1f} | "
-                f"{len(r.extra['solves'])} | {r.value:.10f} | {r.lower:.10f} | {r.certified()} |")
-        if estimated_seconds(dim, rows) <= dense_max:
-            d = _lgd_timed(n, kappa, beta, False)
+        # every run is the same computation: the same route and the same certified status
+        assert len({(d["r"].extra.get("symmetric"), d["r"].certified()) for d in sym_runs}) == 1
+        line = (f"| {n} | {kappa} | {rho2:g} | {r.dim} | {r.n_constraints} | {a['cpu']:.1f} | {a['wall']:.1f} | "
+                f"{r.extra.get('symmetric', '-')} | {r.value:.10f} | {r.lower:.10f} | {r.value_is} | {r.certified()} |")
+        if dense:
+            d = min(dense_runs, key=lambda e: e["cpu"])
             q = d["r"]
-            line += (f" {d['cpu']:.1f} | {d['wall']:.1f} | {len(q.extra['solves'])} | {q.value:.10f} | {q.value_is} | "
-                     f"{q.certified()} |")
+            if r.certified() and q.certified():
+                assert r.lower <= q.upper and q.lower <= r.upper, (r.lower, r.upper, q.lower, q.upper)
+            line += f" {d['cpu']:.1f} | {d['wall']:.1f} | {q.value:.10f} | {q.value_is} | {q.certified()} |"
         else:
-            line += " skipped (est.) | - | - | - | - | - |"
+            line += " skipped (est.) | - | - | - | - |"
         print(line + f" {os.getloadavg()[0]:.2f} |", flush=True)
 
 
@@ -213,9 +226,14 @@ def main() -> None:
     ap.add_argument("--dense-max", type=float, default=300.0, help="skip dense solves estimated above this (s)")
     ap.add_argument("--lgd-max-dim", type=int, default=60, help="largest local-GD Gram dimension solved sparse")
     ap.add_argument("--multi", action="store_true", help="identical clients: symmetric reduction vs dense (module doc)")
+    ap.add_argument("--gram200", action="store_true", help="with --multi: also Gram dimension 200 (kappa = 97)")
+    ap.add_argument("--repeat", type=int, default=3, help="with --multi: runs per case, the minimum CPU time kept")
     args = ap.parse_args()
     if args.multi:
-        multi_rows([(2, 10), (2, 20), (3, 10), (2, 47)], args.dense_max)
+        cases = [(2, 10, 1.0), (2, 20, 1.0), (3, 10, 1.0), (2, 47, 1.0), (2, 47, 0.5)]
+        if args.gram200:
+            cases.append((2, 97, 0.5))
+        multi_rows(cases, args.dense_max, args.repeat)
         return
     if args.scale:
         dims = [40, 60, 80, 100] + ([120] if args.big else [])

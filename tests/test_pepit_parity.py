@@ -85,8 +85,9 @@ def test_all_examples_all_parameters(name: str) -> None:
 def test_inexact_gradient_claim_verified_after_gmp_resolve() -> None:
     """base.pepit.inexact_gradient_descent used to be refuted with the counterexample epsilon = 0, n = 2 (1.3e-6
     relative) and epsilon = 0.1, n = 4 (2.6e-6): artefacts of float accuracy.  The float solve of the n = 4 PEP still
-    misses (gmp="never"); the default solve re-solves it in GMP (SDPA-GMP) and meets the paper's closed form
-    ((L_eps - mu_eps)/(L_eps + mu_eps))^(2n) to 1e-12 - the same tolerance-free ground truth, computed here."""
+    misses (raw=True); a GMP re-solve (SDPA-GMP) meets the paper's closed form ((L_eps - mu_eps)/(L_eps + mu_eps))^(2n)
+    to 1e-12 - the same tolerance-free ground truth, computed here - and the default route (float first, then an exact
+    repair) brackets it with a proved upper end within 1e-7."""
     import verify.claims.pepit_parity  # noqa: F401
     from fairtheory.worstcase.checked_solve import gmp_available
     from fairtheory.worstcase.classes import SmoothStronglyConvex
@@ -112,11 +113,14 @@ def test_inexact_gradient_claim_verified_after_gmp_resolve() -> None:
         pep.maximize(f.value(x))
         return pep
 
-    floats = build().solve(gmp="never")
+    floats = build().solve(raw=True)                      # the bare float solve (no repair, no GMP)
     assert abs(floats.value - truth) > 1e-6 * truth       # the float solve alone: the old counterexample
-    exact = build().solve()
+    exact = build().solve(gmp="always")
     assert exact.solver == "sdpa-gmp" and exact.status == "Solved"
     assert abs(exact.value - truth) <= 1e-12 * truth
+    repaired = build().solve()                            # float first + exact repair, the default route
+    assert repaired.status == "Solved" and repaired.value_is in ("upper", "exact", "gmp")
+    assert repaired.upper >= truth * (1 - 1e-15) and abs(repaired.value - truth) <= 1e-7 * truth
 
 
 def test_unknown_example_and_bad_n() -> None:

@@ -42,6 +42,7 @@ from fairtheory.errors import SolverError
 from fairtheory.worstcase.exact_repair import exact_bracket
 from fairtheory.worstcase.gram import Scalar, Vec, gram_coordinates
 from fairtheory.worstcase.replay import SmoothConvexInterpolant
+from fairtheory.worstcase.solvers import estimated_seconds
 
 if TYPE_CHECKING:
     from fairtheory.worstcase.sdp import PEP
@@ -357,6 +358,11 @@ def primal_objective(sol: SDPSolution) -> float:
     return float(sol.value - sol.trace_weight * np.trace(sol.gram))
 
 
+def _rows(sol: SDPSolution) -> int:
+    """The number of scalar rows of a solution (its multipliers), 0 when it has none."""
+    return int(np.asarray(sol.z).size) if sol.z is not None else 0
+
+
 def _width(s: SDPSolution, b: Bracket) -> float:
     v = primal_objective(s)
     return (b.upper - v) / max(abs(v), 1.0) if math.isfinite(b.upper) else math.inf
@@ -421,7 +427,8 @@ def solve_bracketed(pep: PEP, sol: SDPSolution, objective: Scalar, *, tol: float
     # a solution whose caller already ran its own deterministic re-solves (fairtheory.worstcase.local_gd's
     # symmetric route: SymmetricSDPSolution.final) is bracketed as it is: no re-solve, no clock
     sparse_ok = sparse_ok or bool(getattr(sol, "final", False))
-    if not _tight(*cands[0]) and sol.seconds <= 30.0 and not sparse_ok:
+    # a large PEP (by its size, never by the clock: the route is the same on every machine) is not re-solved
+    if not _tight(*cands[0]) and estimated_seconds(sol.gram.shape[0], _rows(sol)) <= 30.0 and not sparse_ok:
         diag = np.clip(np.diag(sol.gram), 0.0, None)
         top = float(diag.max()) if diag.size else 0.0
         scales: list[np.ndarray | None] = [None]

@@ -52,14 +52,15 @@ from fairtheory._validation import check_in_range, check_integer, check_positive
 from fairtheory.algorithms.names import output_name, refuses_old_names
 from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError, SolverError
 from fairtheory.proofs.certificate import certify_pep, statement
-from fairtheory.worstcase import limits
+from fairtheory.worstcase.bracket import CERTIFY_RTOL, bracket, class_data, norm_bounds, primal_objective
+from fairtheory.worstcase.exact_repair import exact_bracket
 from fairtheory.worstcase.finish import exact_weights, finish_worst_case
 from fairtheory.worstcase.gram import Scalar, Vec, gram_coordinates, num, sqnorm, vsum
 from fairtheory.worstcase.limits import check_size
 from fairtheory.worstcase.results import Instance, WorstCase, scaled, units
 from fairtheory.worstcase.sdp import PEP, Function
-from fairtheory.worstcase.solvers import SDPSolution, estimated_seconds
-from fairtheory.worstcase.symmetric import SYMMETRIC_MIN_DIM, attach
+from fairtheory.worstcase.solvers import SDPSolution
+from fairtheory.worstcase.symmetric import AUTO_SCALE_MIN_BLOCK, SYMMETRIC_DENSE_FALLBACK_DIM, SYMMETRIC_MIN_DIM, attach
 
 __all__ = ["local_gd_worst_case", "worst_case_vs_rounds", "build_local_gd", "estimate_size", "rho2_expr",
            "extract_instance", "Built", "OUTPUTS"]
@@ -224,9 +225,11 @@ def local_gd_worst_case(*, n: int, kappa: int, T_N: int, lr: float, L: float, D0
         ``kappa`` steps; the outputs are then the same averages of its server models / local iterates).
     return_instance : also return the worst-case functions' data at the iterates (:class:`Instance`).
     symmetric : identical clients (equal weights, ``K = None``, ``n >= 2``) solved by the symmetric reduction
-        (:mod:`fairtheory.worstcase.symmetric`; falls back to the dense solve where its bracket does not close and
-        the dense one is affordable): ``None`` (default) from Gram dimension
-        :data:`~fairtheory.worstcase.symmetric.SYMMETRIC_MIN_DIM` on, ``True`` always, ``False`` never.
+        (:mod:`fairtheory.worstcase.symmetric`, bracketed by a fixed sequence of solves; where its bracket does not
+        close, the dense solve when the full Gram dimension is at most
+        :data:`~fairtheory.worstcase.symmetric.SYMMETRIC_DENSE_FALLBACK_DIM` - a rule of sizes, never of the clock):
+        ``None`` (default) from Gram dimension :data:`~fairtheory.worstcase.symmetric.SYMMETRIC_MIN_DIM` on,
+        ``True`` always, ``False`` never.  ``extra["symmetric"]`` names the route taken.
     bracket : ``True`` (default): the value is bracketed rigorously (:mod:`fairtheory.worstcase.bracket`, a few more
         solves); ``False``: the solver's value alone (``value_is = "solver"``, never certified; about 4 times
         faster) - for callers that only need a float, e.g. a closed-form fit whose result is then proved exactly.
@@ -294,25 +297,136 @@ def local_gd_worst_case(*, n: int, kappa: int, T_N: int, lr: float, L: float, D0
                                  rigorous=bracket)
 
     if getattr(b.pep, "symmetry", None) is None:
-        return finish(sol, tpl)
-    # the symmetric reduction (fairtheory.worstcase.symmetric); where its bracket does not close and the dense route
-    # is affordable, the dense route as before (docs/worstcase.md, "Identical clients")
-    dense_ok = estimated_seconds(*estimate_size(n=n_i, kappa=kappa_i, T_N=T_N_i, first_steps=first)) <= limits.MAX_SOLVE_SECONDS
-    try:
-        wc: WorstCase | None = finish(sol, None)
-    except SolverError:
-        if not dense_ok:
-            raise
-        wc = None
-    if wc is None or (not wc.certified() and dense_ok):
+        return _attach_certificate(finish(sol, None), tpl, params)
+    # the symmetric reduction (fairtheory.worstcase.symmetric), bracketed here by a fixed sequence of solves; where
+    # its bracket does not close, the dense route when the PEP is small enough (a rule of sizes, never of the clock:
+    # docs/worstcase.md, "Identical clients")
+    dim_full = estimate_size(n=n_i, kappa=kappa_i, T_N=T_N_i, first_steps=first)[0]
+    best, certified_red, tried = _symmetric_bracketed(b, sol, tol=tol, n=n_i, p=p_b, D0_level=D0n, rho2_level=R2n)
+    if not certified_red and dim_full <= SYMMETRIC_DENSE_FALLBACK_DIM:
         b.pep.symmetry = None  # type: ignore[attr-defined]
         wc = finish(b.pep.solve(tol=tol, raw=True), None)
         wc.extra["symmetric"] = "not certified: dense route"
     else:
-        wc.extra["symmetric"] = "reduced"
-    if tpl is not None:
-        wc.certificate = certify_pep(tpl, meta={"problem": "local_gd_worst_case", "params": params})
+        wc = finish(best, None)
+        wc.extra["symmetric"] = "reduced" if certified_red else "reduced, not certified (no dense route at this size)"
+    wc.extra["symmetric_solves"] = tried
+    return _attach_certificate(wc, tpl, params)
+
+
+def _symmetric_bracketed(b: Built, sol: SDPSolution, *, tol: float, n: int, p: np.ndarray, D0_level: Any,
+                         rho2_level: Any) -> tuple[SDPSolution, bool, list[str]]:
+    """The symmetric route's solves, a fixed sequence: the solve ``sol`` bracketed
+    (:func:`fairtheory.worstcase.bracket.bracket`, then the exact repair of its multipliers,
+    :func:`fairtheory.worstcase.exact_repair.exact_bracket`, where the float bound is not close enough); if its
+    rigorous upper bound is not within
+    :data:`~fairtheory.worstcase.bracket.CERTIFY_RTOL` of its value, re-solves at ``tol`` ``min(tol, 1e-10)``
+    maximising ``obj + eps tr G`` (a slack with that margin; rescaled bases for an inexact first solve), in
+    :func:`fairtheory.worstcase.bracket.solve_bracketed`'s order but without its clock, until one certifies: at most
+    8 for blocks below :data:`~fairtheory.worstcase.symmetric.AUTO_SCALE_MIN_BLOCK`, 1 from there on.  Returns the
+    solution of the narrowest bracket (marked ``final``: :func:`fairtheory.worstcase.bracket.solve_bracketed` brackets
+    it without re-solving), whether it is certified, and the solves made."""
+    def width(s: SDPSolution) -> tuple[float, float]:
+        br = bracket(b.pep, s, b.objective, x0=b.x0, n=n, p=p, D0_level=D0_level, rho2_level=rho2_level)
+        v = primal_objective(s)
+        up = br.upper
+        T = br.info.get("trace_bound")
+        if not (math.isfinite(up) and up - v <= CERTIFY_RTOL * max(abs(v), 1.0)) and T is not None \
+                and math.isfinite(float(T)):
+            # the exact repair (fairtheory.worstcase.exact_repair: rational multipliers, the slack PSD up to a
+            # dyadic shift proved by the kernel's fraction-free LDL^T, the shift paid for by the a priori trace bound)
+            # - the same test solve_bracketed makes before any re-solve
+            try:
+                with np.errstate(all="ignore"):
+                    ex = exact_bracket(s, None, tol=1e-7, trace_bound=Fraction(float(T)) * (1 + Fraction(1, 2 ** 40)),
+                                       newton=False)
+                up = min(up, ex.upper)
+            except (ValueError, ZeroDivisionError, ArithmeticError, np.linalg.LinAlgError):
+                pass
+        w = (up - v) / max(abs(v), 1.0) if math.isfinite(up) and math.isfinite(v) else math.inf
+        if getattr(s, "violated_left", 0):  # constraint generation stopped with violated rows: a relaxation's value
+            w = math.inf
+        return w, float(br.info.get("lambda_max_bound", 0.0))
+
+    tried = ["plain"]
+    w0, lam = width(sol)
+    best, wbest = sol, w0
+    if not w0 <= CERTIFY_RTOL:
+        # the re-solves of bracket.solve_bracketed, in its order, without its clock: a trace weight eps (a slack with
+        # that margin) - eps twice the first bracket's lambda_max bound, 1e-9 and 1e-8 of the value's scale - and,
+        # for an inexact first solve, the basis rescaled by the solution's own norms and by the a priori bounds;
+        # how many is a rule of sizes: all of them (at most 8) for blocks below AUTO_SCALE_MIN_BLOCK (each a
+        # fraction of a second), one above (each as costly as the first solve)
+        diag = np.clip(np.diag(sol.gram), 0.0, None)
+        top = float(diag.max()) if diag.size else 0.0
+        base = max(abs(primal_objective(sol)), 1.0) / max(float(np.sum(diag)), 1.0)
+        lam2 = 2.0 * lam if math.isfinite(lam) and lam > 0 else 0.0
+        epss = sorted({max(1e-9 * base, lam2), max(1e-8 * base, lam2), 1e-7 * base})
+        plan: list[tuple[np.ndarray | None, float]] = [(None, e) for e in epss]
+        if sol.status != "Solved" or top > 1e4:
+            plan = []
+            if top > 0:
+                sc = np.sqrt(np.maximum(diag, 1e-12 * max(top, 1.0)))
+                plan += [(sc, 0.0)] + [(sc, e) for e in epss]
+            initial, anchors = class_data(b.x0, n, p, D0_level, rho2_level)
+            B = norm_bounds(b.pep, initial=initial, anchors=anchors).B
+            if np.all(np.isfinite(B)) and B.max() > 0:
+                sb = np.maximum(B, 1e-6 * float(B.max()))
+                plan += [(sb, 0.0)] + [(sb, e) for e in epss]
+        blocks = getattr(sol, "blocks", (0, 0))[0]
+        plan = plan[: (8 if blocks < AUTO_SCALE_MIN_BLOCK else 1)]
+        for scale, eps in plan:
+            tried.append(f"trace_weight={eps:.3g}" + (" rescaled" if scale is not None else ""))
+            try:
+                s2 = b.pep.solve(tol=min(tol, 1e-10), scale=scale, trace_weight=eps, raw=True)
+            except SolverError:
+                tried[-1] += " (failed)"
+                continue
+            w2, _ = width(s2)
+            if w2 < wbest:
+                best, wbest = s2, w2
+            if wbest <= CERTIFY_RTOL:
+                break
+    best.final = True  # type: ignore[attr-defined]
+    return best, bool(wbest <= CERTIFY_RTOL), tried
+
+
+def _attach_certificate(wc: WorstCase, tpl: dict[str, Any] | None, params: dict[str, Any]) -> WorstCase:
+    """Attach the exact certificate of ``tpl`` (:func:`fairtheory.proofs.certificate.certify_pep`) and make the
+    result agree with it: the certificate's bound (exact, rounded up to a float) is a rigorous upper bound of the
+    worst case, so ``upper`` becomes the smaller of the two; a value that is an upper bound becomes that ``upper``
+    (a certified value never exceeds its own certificate's bound: kappa = 3, T_N = 3, rho2 = 1/2 reported
+    0.144382545 above the certified 0.144382354); an uncertified result whose solver value the certificate's bound
+    now meets (within :data:`~fairtheory.worstcase.bracket.CERTIFY_RTOL` of the unit) becomes certified; a replayed
+    lower end above the exact bound (a float replay's rounding) is lowered to it (``extra["lower_clamped"]``); an
+    unbracketed solver value (``bracket=False``) above the bound is lowered to it."""
+    if tpl is None:
+        return wc
+    wc.certificate = certify_pep(tpl, meta={"problem": "local_gd_worst_case", "params": params})
+    if wc.value_is == "unbounded" or not math.isfinite(wc.scale):
+        return wc
+    cb = _float_up(Fraction(wc.certificate.bound))
+    if wc.value_is == "solver":  # unbracketed: only never above the exact bound
+        if wc.value > cb:
+            wc.value = cb
+            wc.extra["value_from_certificate"] = True
+        return wc
+    if cb < wc.upper:
+        wc.upper = cb
+        wc.extra["upper_from_certificate"] = True
+    if math.isfinite(wc.lower) and wc.lower > wc.upper:
+        wc.extra["lower_clamped"] = wc.lower
+        wc.lower = wc.upper
+    sv = wc.extra.get("solver_value", wc.value)
+    if wc.value_is == "upper" or (math.isfinite(sv) and wc.upper - sv <= CERTIFY_RTOL * max(abs(sv), wc.scale)):
+        wc.value, wc.value_is = wc.upper, "upper"
     return wc
+
+
+def _float_up(q: Fraction) -> float:
+    """The smallest float ``>= q`` (exact comparison)."""
+    f = float(q)
+    return math.nextafter(f, math.inf) if Fraction(f) < q else f
 
 
 def worst_case_vs_rounds(*, T_N_values: Any, **kw: Any) -> dict[str, np.ndarray]:

@@ -54,7 +54,7 @@ class OperatorParityResult(ParityResult):
 
 
 def _finish(name: str, params: dict[str, Any], pep: PEP, theory: float, t0: float, reference: str,
-            kind: str = "tight", gmp: str = "always") -> OperatorParityResult:
+            kind: str = "tight", gmp: str = "auto") -> OperatorParityResult:
     sol = pep.solve(gmp=gmp)
     secs = time.perf_counter() - t0
     rel = abs(sol.value - theory) / abs(theory) if theory != 0 else abs(sol.value)
@@ -455,7 +455,7 @@ class OperatorWorstCase:
 
 
 def _value(name: str, params: dict[str, Any], pep: PEP, t0: float) -> OperatorWorstCase:
-    sol = pep.solve(gmp="always")
+    sol = pep.solve()
     return OperatorWorstCase(name, dict(params), float(sol.value), value_is(pep), sol.status, time.perf_counter() - t0)
 
 
