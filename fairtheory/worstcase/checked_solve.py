@@ -379,6 +379,7 @@ def solve_checked(pep: PEP, *, tol: float, max_iter: int, verbose: bool, scale: 
     if not U.identity:
         kw["row_units"] = True
     sol: SDPSolution | None = None
+    e = 0  # the objective's size, 2^e of its unit (0 when the first solve fails)
     try:
         sol = pep._solve_float(method="sparse" if sparse else "dense", **kw)
         tried.append(f"{'sparse' if sparse else 'dense'} route: {sol.status}")
@@ -402,6 +403,13 @@ def solve_checked(pep: PEP, *, tol: float, max_iter: int, verbose: bool, scale: 
     br = _repaired(pep, sol, kw, sparse, trace_weight) if gmp != "always" or not gmp_possible else None
     if br is not None and _narrow(br):
         return _attach(br.point if br.point is not None else sol, br, "exact")  # type: ignore[arg-type]
+    if sparse and sol is not None and abs(e) > OBJ_RESOLVE_EXP and sol.status == "Solved":
+        # the sparse route's value is 2^e of its objective's unit and known to tol * U.obj absolute only (no re-solve
+        # in its own unit on this route, above), and the repaired bracket did not close: refuse, naming the proved
+        # upper end - never the solver's point as if it were relatively accurate (GD distance N = 60, mu = 1/10)
+        up = f"; proved upper bound {br.upper!r}" if br is not None and math.isfinite(br.upper) else ""
+        raise SolverError(f"PEP.solve: the worst case is 2^{e} of its unit and the sparse route cannot solve it to "
+                          f"relative accuracy{up}; tried " + "; ".join(tried), "Clarabel", "AlmostSolved")
     if sol is not None and _accurate(sol) and gmp != "always" and (br is None or not gmp_possible):
         # no repair at hand (the float solve stands, as it is PSD to PSD_RTOL), or a wide bracket and no GMP re-solve
         return _attach(sol, br, "solver") if br is not None else sol
