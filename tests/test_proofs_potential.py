@@ -21,7 +21,9 @@ LOCAL = (Q(1, 1000), Q(1, 40))
 
 @pytest.fixture(scope="module")
 def gd() -> dict:
-    c = prove_potential("gd", h=GD)
+    """The Lyapunov-2 certificate (1.5 x Drori-Teboulle; the default is now the tight potential, tested in
+    tests/test_proofs_potential_search.py): the forgeries below are edits of its fields."""
+    c = prove_potential("gd", h=GD, potential="lyapunov2")
     assert c.check()
     return c.to_json()
 
@@ -40,7 +42,7 @@ def _edit(js: dict, f) -> dict:
 
 
 def test_gd_acceptance(gd: dict) -> None:
-    c = prove_potential("gd", h=GD)
+    c = prove_potential("gd", h=GD, potential="lyapunov2")
     assert check_proof(gd)
     for h in (Q(1, 100), Q(1, 7), Q(1, 2), Q(1)):
         for N in range(1, 1001):

@@ -13,6 +13,7 @@ and 100, ``--full`` at ``1..50`` (``0..50``), 100 and 1000 - the same instances 
 
 from __future__ import annotations
 
+import functools
 import time
 from fractions import Fraction
 from typing import Any
@@ -43,7 +44,7 @@ def gd_statement() -> dict[str, Any]:
     PEPit's Lyapunov 2)."""
     from fairtheory.proofs.potential_search import prove_potential
 
-    return _stmt(prove_potential("gd", h=GD_RANGE))
+    return _stmt(prove_potential("gd", h=GD_RANGE, potential="lyapunov2"))
 
 
 @claim("proofs.potential.gd", citation="Drori & Teboulle 2014; Taylor & Bach 2019 (potential functions)",
@@ -59,7 +60,7 @@ def potential_gd(ctx: Context) -> Outcome:
     from fairtheory_kernel.check import check_proof
 
     t0 = time.perf_counter()
-    c = prove_potential("gd", h=GD_RANGE)
+    c = prove_potential("gd", h=GD_RANGE, potential="lyapunov2")
     js = c.to_json()
     t1 = time.perf_counter()
     ok = check_proof(js)
@@ -136,6 +137,184 @@ def pepit_statement(name: str) -> dict[str, Any]:
     if name == "agm":
         return _stmt(prove_potential("agm"))
     return _stmt(prove_potential("gd", h=1, potential=name, a0=0))
+
+
+# ------------------------------------------------------------------------------------------------ searched (issue 43)
+#: strongly convex gd: (h, mu, measure) proved with a linear rate (the acceptance case first)
+LINEAR_SETTINGS = [(Fraction(1), Fraction(1, 10), "value"), (Fraction(1), Fraction(1, 10), "distance"),
+                   (Fraction(1, 2), Fraction(1, 10), "value"), (Fraction(3, 2), Fraction(1, 10), "value")]
+#: gd beyond h = 13/10 (where the tight potential's step fails): (h, searched template (kdeg, scale sigma))
+BEYOND_SETTINGS = [(Fraction(3, 2), (2, Fraction(3, 4))), (Fraction(17, 10), (2, Fraction(17, 27)))]
+
+
+@functools.cache
+def _searched(kind: str, h: Fraction, mu: Fraction = Fraction(0), measure: str = "value") -> Any:
+    """The certificates of the searched claims, made once per process (the declared statement and the claim's own
+    re-check use the same one)."""
+    from fairtheory.proofs.potential_search import prove_potential
+
+    if kind == "tight":
+        return prove_potential("gd", h=GD_RANGE)
+    if kind == "linear":
+        return prove_potential("gd", h=h, mu=mu, measure=measure)
+    kdeg, sigma = dict(BEYOND_SETTINGS)[h]
+    return prove_potential("gd", h=h, potential="search", kdeg=kdeg, scale=sigma)
+
+
+def tight_statement() -> dict[str, Any]:
+    """GD, every ``N >= 1``, every ``h`` in ``GD_RANGE``: ``f(x_N) - f* <= L D0/(4 N h + 2)`` (tight)."""
+    return _stmt(_searched("tight", GD_RANGE[1]))
+
+
+def _linear_settings(ctx: Context) -> list[tuple[Fraction, Fraction, str]]:
+    """Quick mode: the acceptance case (h = 1, mu = 1/10) in both measures; ``--full``: all."""
+    return LINEAR_SETTINGS[:2] if ctx.quick else LINEAR_SETTINGS
+
+
+def linear_statements(ctx: Context) -> list[dict[str, Any]]:
+    return [_stmt(_searched("linear", h, mu, m)) for h, mu, m in _linear_settings(ctx)]
+
+
+def beyond_statements() -> list[dict[str, Any]]:
+    return [_stmt(_searched("beyond", h)) for h, _ in BEYOND_SETTINGS]
+
+
+def _check_s(js: dict[str, Any]) -> tuple[bool, float]:
+    from fairtheory_kernel.check import check_proof
+
+    t1 = time.perf_counter()
+    ok = check_proof(js)
+    return ok, round(time.perf_counter() - t1, 3)
+
+
+@claim("proofs.potential.gd_tight", citation="Drori & Teboulle 2014 (exact worst case); issue 43; docs/tight_gd.md",
+       statement="for every N >= 1 and every h in [1/100, 1]: gradient descent with step h/L on any L-smooth convex f "
+                 "satisfies f(x_N) - f* <= L D0/(4 N h + 2), Drori-Teboulle's exact worst case, by the potential "
+                 "h(2k+1)(f - f*) + L||x - x*||^2 - h <x - x*, g> + (h^2 k^2 + h k + h/2)||g||^2/L (exact "
+                 "pep-potential certificate, the default of prove_potential)",
+       expected="proved", proves=lambda: [tight_statement()])
+def potential_gd_tight(ctx: Context) -> Outcome:
+    r"""The certificate, then the exact comparison with Drori & Teboulle's ``L D0/(4 N h + 2)`` at ``N = 1..1000`` and
+    5 steps (equal everywhere), and two explicit instances run in rationals (``N <= 50``; the Huber instance attains
+    the bound)."""
+    c = _searched("tight", GD_RANGE[1])
+    js = c.to_json()
+    ok, s = _check_s(js)
+    bad, unequal = None, 0
+    for h in [GD_RANGE[0], Fraction(1, 10), Fraction(1, 3), Fraction(1, 2), GD_RANGE[1]]:
+        for N in range(1, 1001):
+            b = c.bound(N=N, h=h)
+            unequal += b != 1 / (4 * N * h + 2)
+            if N <= 50 and b < gd_instances_value(N, h):
+                bad = {"N": N, "h": str(h), "bound": str(b), "instance": str(gd_instances_value(N, h))}
+    details = {"check_proof_s": s, "bound_not_equal_to_drori_teboulle": unequal, "in_words": c.describe()}
+    if bad is not None:
+        return Outcome(status="refuted", counterexample=bad, details=details, note="an instance above the bound")
+    return Outcome(status="proved" if ok and unequal == 0 else "error", measured=float(unequal), bound=0.0,
+                   relation="<=", certificate=js if ok else None, details=details,
+                   explain="measured: (N, h) among N = 1..1000 and 5 steps where the bound differs from L D0/(4Nh + 2)",
+                   note=f"tight at every N and h; check {s:.2f} s")
+
+
+def _sc_step(x: Fraction, h: Fraction, mu: Fraction, c: Fraction | None, tau: Fraction | None) -> tuple[Fraction, Fraction]:
+    """``(f(x), f'(x))`` of ``(c/2) x^2`` (``tau`` None) or of ``(mu/2) x^2 + (1 - mu) huber_tau(x)``."""
+    if tau is None:
+        return c * x * x / 2, c * x
+    hub = x * x / 2 if abs(x) <= tau else tau * abs(x) - tau * tau / 2
+    dh = x if abs(x) <= tau else tau * (1 if x > 0 else -1)
+    return mu * x * x / 2 + (1 - mu) * hub, mu * x + (1 - mu) * dh
+
+
+def _sc_instances(N: int, h: Fraction, mu: Fraction) -> tuple[Fraction, Fraction]:
+    """Largest ``f(x_N) - f*`` and ``|x_N - x*|^2`` (``|x0 - x*| = 1``) over L-smooth (mu L)-strongly convex
+    instances run in rationals: ``(c/2) x^2`` for ``c`` in {mu, 1} and ``(mu/2) x^2 + (1 - mu) huber_tau`` for a few
+    ``tau``."""
+    best_f, best_d = Fraction(0), Fraction(0)
+    for c, tau in [(mu, None), (Fraction(1), None)] + [(None, t) for t in (Fraction(1, 2), Fraction(1, 10),
+                                                                             1 / (2 * N * h + 1))]:
+        x = Fraction(1)
+        for _ in range(N):
+            x -= h * _sc_step(x, h, mu, c, tau)[1]
+        best_f, best_d = max(best_f, _sc_step(x, h, mu, c, tau)[0]), max(best_d, x * x)
+    return best_f, best_d
+
+
+@claim("proofs.potential.gd_linear", citation="issue 43 (linear rates); Taylor, Hendrickx & Glineur 2017/2018",
+       statement="for every N >= 1, gradient descent with step h/L on any L-smooth (mu L)-strongly convex f, "
+                 "mu = 1/10: f(x_N) - f* <= (81/100)^N L D0/2 at h = 1 (per-step factor exactly (1 - mu)^2), "
+                 "||x_N - x*||^2 <= (81/100)^N D0 at h = 1, f(x_N) - f* <= (361/400)^N L D0/2 at h = 1/2 and "
+                 "<= (289/400)^N L D0/2 at h = 3/2 (each factor max((1 - h mu)^2, (1 - h)^2), attained on quadratics; "
+                 "quick mode: the two h = 1 statements), "
+                 "by the potential ||x_k - x*||^2 found by prove_potential's rate search (exact pep-potential "
+                 "certificates)",
+       expected="proved", proves=lambda ctx: linear_statements(ctx))
+def potential_gd_linear(ctx: Context) -> Outcome:
+    r"""Each certificate (rate by bisection on the float SDP's feasibility, rationalised, kernel-checked), the rate
+    compared exactly with the quadratics' factor ``max((1 - h mu)^2, (1 - h)^2)`` (a lower bound on any rate), and
+    falsified against strongly convex instances run in rationals at ``N = 1..40``."""
+    rows, certs, bad = [], [], None
+    for h, mu, m in _linear_settings(ctx):
+        c = _searched("linear", h, mu, m)
+        js = c.to_json()
+        ok, s = _check_s(js)
+        rate, floor = Fraction(js["statement"]["rate"]), max((1 - h * mu) ** 2, (1 - h) ** 2)
+        for N in range(1, 41):
+            fv, dv = _sc_instances(N, h, mu)
+            b = c.bound(N=N, h=h)
+            if (dv if m == "distance" else fv) > b and bad is None:
+                bad = {"h": str(h), "mu": str(mu), "measure": m, "N": N, "bound": str(b)}
+        rows.append({"h": str(h), "mu": str(mu), "measure": m, "rate": str(rate), "quadratic_factor": str(floor),
+                     "checks": ok, "check_proof_s": s, "prove_s": round(c.seconds, 2)})
+        if ok and rate == floor:
+            certs.append(js)
+    details = {"settings": rows}
+    if bad is not None:
+        return Outcome(status="refuted", counterexample=bad, details=details, note="an instance above the bound")
+    ok = len(certs) == len(rows)
+    return Outcome(status="proved" if ok else "error", measured=float(len(rows) - len(certs)), bound=0.0,
+                   relation="<=", certificate=certs if ok else None, details=details,
+                   explain="measured: settings whose proved rate is not exactly the quadratics' factor (or not checked)",
+                   note=f"{len(certs)} of {len(rows)} rates tight; slowest check {max(r['check_proof_s'] for r in rows):.2f} s")
+
+
+@claim("proofs.potential.gd_beyond", citation="issue 43 (GD for h in (1, 2)); Taylor & Bach 2019 (potentials)",
+       statement="for every N >= 1, gradient descent with step h/L on any L-smooth convex f: f(x_N) - f* <= "
+                 "L D0/(17/3 N + 4/5) at h = 3/2 and <= L D0/(18/5 N + 3/47) at h = 17/10, by quadratic potentials "
+                 "with coefficients of degree 2 in k found by prove_potential's SDP search (exact pep-potential "
+                 "certificates)",
+       expected="proved", proves=lambda: beyond_statements())
+def potential_gd_beyond(ctx: Context) -> Outcome:
+    r"""The searched certificates at ``h = 3/2`` and ``17/10`` (the tight potential holds up to 13/10 only), each
+    against the explicit instances (``x^2/2``: ``(1 - h)^(2N)/2``; Drori-Teboulle's Huber function) at ``N = 1..60``,
+    and the ratio to the classical potential's ``3 L D0/(4 N h + 2)`` (the former default there) at ``N = 1000``
+    (0 where no earlier certificate existed: past the golden ratio)."""
+    from fairtheory.proofs.potential_search import PotentialNotProved, prove_potential
+
+    rows, certs, bad = [], [], None
+    for h, _ in BEYOND_SETTINGS:
+        c = _searched("beyond", h)
+        js = c.to_json()
+        ok, s = _check_s(js)
+        for N in range(1, 61):
+            if c.bound(N=N, h=h) < gd_instances_value(N, h) and bad is None:
+                bad = {"h": str(h), "N": N, "bound": str(c.bound(N=N, h=h)), "instance": str(gd_instances_value(N, h))}
+        try:  # the classical potential holds for h <= (1 + sqrt 5)/2 only: before the search, nothing at 17/10
+            old = prove_potential("gd", h=h, potential="classical")
+            over = float(c.bound(N=1000, h=h) / old.bound(N=1000, h=h))
+        except PotentialNotProved:
+            over = 0.0
+        rows.append({"h": str(h), "bound_den": js["statement"]["bound"]["den"], "checks": ok, "check_proof_s": s,
+                     "over_classical_N1000": over,
+                     "over_instances_N1": float(c.bound(N=1, h=h) / gd_instances_value(1, h))})
+        if ok:
+            certs.append(js)
+    details = {"settings": rows}
+    if bad is not None:
+        return Outcome(status="refuted", counterexample=bad, details=details, note="an instance above the bound")
+    ok = len(certs) == len(rows)
+    return Outcome(status="proved" if ok else "error", measured=max(r["over_classical_N1000"] for r in rows),
+                   bound=1.0, relation="<=", certificate=certs if ok else None, details=details,
+                   explain="measured: largest searched bound / the classical template's bound at N = 1000")
 
 
 # ------------------------------------------------------------------------------------------------ local GD
