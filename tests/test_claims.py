@@ -25,6 +25,8 @@ def test_every_builtin_module_imports() -> None:
 #: run under ``pytest --full`` (which CI runs); every other built-in claim runs by default.  The slowest is
 #: proofs.fit.localgd_rho0 (~11 s); together these were ~70% of this module's time.
 SLOW_CLAIMS = frozenset({
+    "proofs.potential.gd_tight", "proofs.potential.gd_linear", "proofs.potential.gd_beyond",
+    "proofs.rcfl.theorem1.every_round", "proofs.rcfl.theorem1.hetero_three_clients",
     "proofs.fit.localgd_rho0", "proofs.fit.localgd_D0zero", "proofs.rcfl.theorem1.every_step", "relfair.theorem3.rate",
     "base.scaffold.worstcase", "qffl.table9.trend", "base.drfa.converges", "proofs.localgd.rho0_formula",
     "base.scaffold.converges", "worstcase.traced.fedavg_twin", "rcfl.theorem2.v002", "relfair.integrated.support",

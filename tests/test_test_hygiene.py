@@ -28,6 +28,8 @@ TESTS = ROOT / "tests"
 
 #: test modules that import verify, each with what of verify it tests
 VERIFY_TESTS: dict[str, str] = {
+    "test_theorem1_every_round.py": "runs the claim proofs.rcfl.theorem1.every_round with a substituted certificate "
+                                    "list (a certificate of another round must not prove it; verify.core.Context)",
     "test_adversarial.py": "verify.core.attach_adversarial and the report/table rows of adversarial outcomes",
     "test_claim_id_scanner.py": "the plugin loader's claim-id scanner (verify.plugins)",
     "test_claims.py": "the claim registry against the catalogue: every built-in claim runs to its expected status",
