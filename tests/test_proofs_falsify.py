@@ -193,7 +193,7 @@ def _potential(name: str) -> dict[str, Any]:
     from verify.claims import proofs_potential as pp
 
     if name == "gd":
-        return prove_potential("gd", h=pp.GD_RANGE).to_json()
+        return prove_potential("gd", h=pp.GD_RANGE, potential="lyapunov2").to_json()  # proofs.potential.gd's
     if name == "local_gd":
         return prove_potential("local_gd", n=2, kappa=2, output="average", schedule="rfedfair", rho2=0,
                                h=pp.LOCAL_RANGE).to_json()
