@@ -35,7 +35,7 @@ def counterexample(statement: dict[str, Any], goal_name: str, x: str, margin: st
 
 
 def kernel_knows_counterexamples() -> bool:
-    """Whether the kernel checks kind ``"counterexample"`` (its item 4, /tmp/coord/kernel_ready_2)."""
+    """Whether the kernel checks kind ``"counterexample"``."""
     import fairtheory_kernel.check as check_mod
 
     return "counterexample" in check_mod.KINDS

@@ -38,7 +38,7 @@ def _bench() -> Any:
     return mod
 
 
-#: poor failures the sweep still finds, each in a module another owner changes (/tmp/coord/requests_hostile.md), why
+#: poor failures the sweep still finds, each in a module outside this sweep's fixes, and why
 KNOWN_POOR = {
     # the sparse route: ||x_60 - x*||^2 = 0.9^120 is 2^-18 of its unit, a cancelling combination of O(1) Gram entries;
     # a named refusal quoting the proved upper bound 3.2292572e-06 (truth 3.2292460e-06), never the solver's point

@@ -59,7 +59,7 @@ UNDECIDED_REASONS: dict[str, str] = {
                                     "not yet stated in the kernel's language",
     "rcfl.remark3.vc": "a bound on a Monte Carlo estimate of a Rademacher average; not yet stated in the kernel's "
                        "language",
-    # rcfl, qffl, relfair: from the helpers' notes (/tmp/coord/undecided_*.md), condensed
+    # rcfl, qffl, relfair: the reasons each family's study found, condensed
     "rcfl.theorem1.v002": "the whole theorem (output and partial participation) is not stated; its optimisation "
                           "part is proved for fixed settings by the proofs.rcfl.theorem1.* claims",
     "rcfl.theorem1.v000": "the whole theorem (output and partial participation) is not stated; its optimisation "
@@ -88,7 +88,7 @@ UNDECIDED_REASONS: dict[str, str] = {
                                "PEP certificates exist per setting, none parametric in n and K",
     "rcfl.stepsize.region": "a largest step found by bisection on one-round PEPs: certificates prove the constants at "
                             "the steps tried (proofs.stepsize.points), not the whole region for every kappa",
-    # fedfv: from the fedfv helper's notes (/tmp/coord/undecided_fedfv.md)
+    # fedfv: the reasons its study found
     "fedfv.theorem1.one_sided": "not stateable for every m in the kernel's language: g_i^(j) is a vector family in two "
                                 "indices defined by a recursion over j (the kernel has one-index scalar families and "
                                 "one level of sums); a fixed-m proof is not the claim",
