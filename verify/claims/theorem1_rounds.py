@@ -11,6 +11,7 @@ bound; the float PEP :func:`fairtheory.worstcase.local_gd_worst_case`).
 
 from __future__ import annotations
 
+import functools
 import time
 from fractions import Fraction
 from typing import Any
@@ -145,54 +146,65 @@ def theorem1_every_round(ctx: Context) -> Outcome:
 #: three clients' weights and kappa (Gram dimension 1 + 3 kappa + 3 <= 28, the potential kernel's limit)
 N3_WEIGHTS = ((Fraction(1, 3),) * 3, (Fraction(1, 2), Fraction(1, 3), Fraction(1, 6)))
 N3_KAPPAS = tuple(range(1, 9))
+#: quick mode: the smallest drift with local steps and the largest kappa (16 settings with --full)
+N3_QUICK_KAPPAS = (2, 8)
+
+
+def _n3_settings(ctx: Context) -> list[tuple[tuple[Fraction, ...], int]]:
+    return [(p, k) for p in N3_WEIGHTS for k in (N3_QUICK_KAPPAS if ctx.quick else N3_KAPPAS)]
+
+
+@functools.cache
+def _n3_certificate(p: tuple[Fraction, ...], kappa: int) -> Any:
+    """``prove_potential("local_gd", n=3, rho2="any")`` once per setting (the declaration and the check share it)."""
+    from fairtheory.proofs.potential_search import prove_potential
+    from verify.claims.proofs_potential import THM1_RANGE
+
+    return prove_potential("local_gd", n=3, p=list(p), kappa=kappa, rho2="any", h=THM1_RANGE)
 
 
 def _declare_n3(ctx: Context) -> list[dict[str, Any]]:
-    from fairtheory.proofs.potential_search import prove_potential
     from verify.claims.proofs_potential import THM1_BOUND, THM1_RANGE, local_statement, thm1_hetero
 
     out = []
-    for p in N3_WEIGHTS:
-        for k in N3_KAPPAS:
-            tight = prove_potential("local_gd", n=3, p=list(p), kappa=k, rho2="any", h=THM1_RANGE).statement
-            out += [{"kind": "pep-potential", "statement": tight},
-                    local_statement(k, p, THM1_RANGE, THM1_BOUND, thm1_hetero(k))]
+    for p, k in _n3_settings(ctx):
+        out += [{"kind": "pep-potential", "statement": _n3_certificate(p, k).statement},
+                local_statement(k, p, THM1_RANGE, THM1_BOUND, thm1_hetero(k))]
     return out
 
 
 @claim("proofs.rcfl.theorem1.hetero_three_clients", citation="002 Thm. 1 (optimisation part, heterogeneity term)",
        statement="for every T_N >= 0, every lr L in [2^-20, 1/40] and every rho: local GD (002 Alg. 1, rFedFair, full "
                  "participation, average output) with three L-smooth convex clients, p = (1/3, 1/3, 1/3) or "
-                 "(1/2, 1/3, 1/6), kappa = 1..8: G(theta_tilde) - G* <= L D0/(2 lr L (T_N + 1)) + (c/2) L lr^2 rho^2 "
-                 "with c = 0, 17/32, 5/2, 7, 15, 55/2, 91/2, 70, hence 002 Thm. 1's 2 L D0/(lr L (T_N + 1)) + 26 L lr^2 "
-                 "(kappa-1)^2 kappa rho^2",
+                 "(1/2, 1/3, 1/6), kappa = 1..8 (quick mode: 2 and 8): G(theta_tilde) - G* <= L D0/(2 lr L (T_N + 1)) "
+                 "+ (c/2) L lr^2 rho^2 with c = 0, 17/32, 5/2, 7, 15, 55/2, 91/2, 70, hence 002 Thm. 1's "
+                 "2 L D0/(lr L (T_N + 1)) + 26 L lr^2 (kappa-1)^2 kappa rho^2",
        expected="proved", proves=_declare_n3)
 def theorem1_hetero_three_clients(ctx: Context) -> Outcome:
     r"""One ``pep-potential`` certificate per ``(p, kappa)`` (``prove_potential("local_gd", n=3, rho2="any")``), its
     statement implying both declared ones; falsified against the exact worst case (:func:`local_gd_worst_case`) at
-    ``T_N = 1``, ``lr L = 1/40``, ``(D0, rho^2) = (1, 0)`` and ``(0, 1)`` (quick mode: ``kappa = 2``)."""
-    from fairtheory.proofs.potential_search import prove_potential
+    ``T_N = 1``, ``lr L = 1/40``, ``(D0, rho^2) = (1, 0)`` and ``(0, 1)`` (quick mode: ``kappa = 2`` and ``8`` are
+    declared and proved, ``kappa = 2`` falsified)."""
     from fairtheory_kernel.check import check_proof
     from verify.claims.proofs_potential import THM1_RANGE, _falsify_local
 
     certs, rows, worst, bad = [], [], 0.0, None
-    for p in N3_WEIGHTS:
-        for kappa in N3_KAPPAS:
-            c = prove_potential("local_gd", n=3, p=list(p), kappa=kappa, rho2="any", h=THM1_RANGE)
-            js = c.to_json()
-            t1 = time.perf_counter()
-            ok = check_proof(js)
-            s = time.perf_counter() - t1
-            fr: list[dict[str, Any]] = []
-            if not ctx.quick or kappa == 2:
-                for r2 in (0, 1):
-                    w, b, f = _falsify_local(c, kappa, p, [1], [THM1_RANGE[1]], rho2=r2, D0=1 - r2)
-                    worst, bad, fr = max(worst, w), bad or b, fr + f
-            rows.append({"p": [str(x) for x in p], "kappa": kappa, "checks": ok, "check_proof_s": round(s, 3),
-                         "drift": js["statement"]["potential"]["drift"]["num"][-1],
-                         "worst_case_over_bound": [(r["rho2"], r["ratio"]) for r in fr]})
-            if ok:
-                certs.append(js)
+    for p, kappa in _n3_settings(ctx):
+        c = _n3_certificate(p, kappa)
+        js = c.to_json()
+        t1 = time.perf_counter()
+        ok = check_proof(js)
+        s = time.perf_counter() - t1
+        fr: list[dict[str, Any]] = []
+        if not ctx.quick or kappa == 2:
+            for r2 in (0, 1):
+                w, b, f = _falsify_local(c, kappa, p, [1], [THM1_RANGE[1]], rho2=r2, D0=1 - r2)
+                worst, bad, fr = max(worst, w), bad or b, fr + f
+        rows.append({"p": [str(x) for x in p], "kappa": kappa, "checks": ok, "check_proof_s": round(s, 3),
+                     "drift": js["statement"]["potential"]["drift"]["num"][-1],
+                     "worst_case_over_bound": [(r["rho2"], r["ratio"]) for r in fr]})
+        if ok:
+            certs.append(js)
     details = {"settings": rows}
     if bad is not None:
         return Outcome(status="refuted", counterexample=bad, details=details, note="worst case above the proved bound")
