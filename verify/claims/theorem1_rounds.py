@@ -146,12 +146,13 @@ def theorem1_every_round(ctx: Context) -> Outcome:
 #: three clients' weights and kappa (Gram dimension 1 + 3 kappa + 3 <= 28, the potential kernel's limit)
 N3_WEIGHTS = ((Fraction(1, 3),) * 3, (Fraction(1, 2), Fraction(1, 3), Fraction(1, 6)))
 N3_KAPPAS = tuple(range(1, 9))
-#: quick mode: the smallest drift with local steps and the largest kappa (16 settings with --full)
-N3_QUICK_KAPPAS = (2, 8)
+#: quick mode: equal weights at kappa = 2 (the first drift with local steps) and unequal ones at kappa = 8 (the
+#: largest); --full: the 16 settings
+N3_QUICK = ((N3_WEIGHTS[0], 2), (N3_WEIGHTS[1], 8))
 
 
 def _n3_settings(ctx: Context) -> list[tuple[tuple[Fraction, ...], int]]:
-    return [(p, k) for p in N3_WEIGHTS for k in (N3_QUICK_KAPPAS if ctx.quick else N3_KAPPAS)]
+    return list(N3_QUICK) if ctx.quick else [(p, k) for p in N3_WEIGHTS for k in N3_KAPPAS]
 
 
 @functools.cache
@@ -176,15 +177,15 @@ def _declare_n3(ctx: Context) -> list[dict[str, Any]]:
 @claim("proofs.rcfl.theorem1.hetero_three_clients", citation="002 Thm. 1 (optimisation part, heterogeneity term)",
        statement="for every T_N >= 0, every lr L in [2^-20, 1/40] and every rho: local GD (002 Alg. 1, rFedFair, full "
                  "participation, average output) with three L-smooth convex clients, p = (1/3, 1/3, 1/3) or "
-                 "(1/2, 1/3, 1/6), kappa = 1..8 (quick mode: 2 and 8): G(theta_tilde) - G* <= L D0/(2 lr L (T_N + 1)) "
+                 "(1/2, 1/3, 1/6), kappa = 1..8 (quick mode: 2 and 8, one each): G(theta_tilde) - G* <= L D0/(2 lr L (T_N + 1)) "
                  "+ (c/2) L lr^2 rho^2 with c = 0, 17/32, 5/2, 7, 15, 55/2, 91/2, 70, hence 002 Thm. 1's "
                  "2 L D0/(lr L (T_N + 1)) + 26 L lr^2 (kappa-1)^2 kappa rho^2",
        expected="proved", proves=_declare_n3)
 def theorem1_hetero_three_clients(ctx: Context) -> Outcome:
     r"""One ``pep-potential`` certificate per ``(p, kappa)`` (``prove_potential("local_gd", n=3, rho2="any")``), its
     statement implying both declared ones; falsified against the exact worst case (:func:`local_gd_worst_case`) at
-    ``T_N = 1``, ``lr L = 1/40``, ``(D0, rho^2) = (1, 0)`` and ``(0, 1)`` (quick mode: ``kappa = 2`` and ``8`` are
-    declared and proved, ``kappa = 2`` falsified)."""
+    ``T_N = 1``, ``lr L = 1/40``, ``(D0, rho^2) = (1, 0)`` and ``(0, 1)`` (quick mode: :data:`N3_QUICK` declared and
+    proved, ``kappa = 2`` falsified)."""
     from fairtheory_kernel.check import check_proof
     from verify.claims.proofs_potential import THM1_RANGE, _falsify_local
 
