@@ -271,6 +271,9 @@ class CappedSimplex:
             free = np.flatnonzero(~full)
             if abs(rest) <= 1e-12:
                 lam = np.where(full, self.caps, 0.0)
+                if rest > 0 and free.size:  # a rounding-size remainder on the largest free cap: the point sums to 1
+                    j = free[np.argmax(self.caps[free])]
+                    lam[j] = min(rest, self.caps[j])
                 out.append(lam)
                 continue
             for j in free:

@@ -357,3 +357,14 @@ def test_support_many_validates_shape() -> None:
 
     with pytest.raises(FairtheoryValueError, match="V must have last axis"):
         CappedSimplex.simplex(3).support_many(np.zeros((2, 4)))
+
+
+def test_vertices_with_a_rounding_size_remainder_sum_to_one() -> None:
+    """REGRESSION (Hypothesis, the --full profile): caps summing to 1 - 1e-16 with a last cap below 1e-12; the vertex
+    that fills every other cap left a remainder of 1.0e-12 off the simplex (``contains(tol=1e-12)`` refused it)."""
+    caps = np.array([9.998979003244081e-01, 9.998979003244082e-05, 9.998979003244081e-07, 9.998979003244081e-07,
+                     9.998979003244080e-08, 9.998979003244081e-09, 9.998979003244081e-11, 9.998979003244081e-13])
+    S = CappedSimplex(caps)
+    for lam in S.vertices():
+        assert S.contains(lam, tol=1e-12)
+        assert ((lam > 1e-12) & (lam < S.caps - 1e-12)).sum() <= 1
