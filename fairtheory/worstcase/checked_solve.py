@@ -74,6 +74,8 @@ GMP_MAX_DIM = 24
 #: a failed sparse-route solve is re-solved by the dense route up to this Gram dimension (measured: the dense
 #: solve of gradient descent takes ~1 s at dimension 30, minutes at 60)
 DENSE_FALLBACK_DIM = 40
+#: a PEP the sparse route did not solve is solved on the dense route up to this Gram dimension (a rule on sizes)
+SPARSE_FAILED_DENSE_DIM = 80
 
 
 @dataclass(frozen=True)
@@ -397,6 +399,15 @@ def solve_checked(pep: PEP, *, tol: float, max_iter: int, verbose: bool, scale: 
                 sol, kw = s2, kw2
     except SolverError as exc:
         tried.append(f"{'sparse' if sparse else 'dense'} route: {exc}")
+    if sparse and (sol is None or sol.status != "Solved") and pep.dim <= SPARSE_FAILED_DENSE_DIM:
+        # the sparse route did not solve (its honest AlmostSolved, a NumericalError): the dense route, by size
+        try:
+            dense = pep._solve_float(method="dense", **kw)
+            tried.append(f"dense route: {dense.status}")
+            if sol is None or dense.status == "Solved":
+                sol, sparse = dense, False
+        except SolverError as exc:
+            tried.append(f"dense route: {exc}")
     gmp_possible = gmp != "never" and not trace_weight and _n_rows(pep) <= GMP_MAX_ROWS and gmp_available()
     # the exact repair first; gmp="always" skips it only where the GMP re-solve can run (too large a PEP for GMP: the
     # repair is the exact route left, Halpern N = 20 was 3.7e-6 off otherwise)

@@ -585,6 +585,7 @@ def solve_sparse(pep: PEP, *, tol: float = 1e-8, max_iter: int = 400, verbose: b
         trace_row = Scalar([(tw, Vec(eye[j]), Vec(eye[j])) for j in range(dim)])
     rscale = None  # row units: computed per relaxation from the rows in the new basis (_solve_relaxation)
     keep = _initial(nat)
+    base_scale = colscale
     kept = np.zeros(len(nat.scalars), dtype=bool)
     kept[keep] = True
     cache: dict[int, Any] = {}
@@ -602,16 +603,29 @@ def solve_sparse(pep: PEP, *, tol: float = 1e-8, max_iter: int = 400, verbose: b
                                 if left is not None else None, rscale)
         seconds += res["seconds"]
         iters += res["iterations"]
+        if colscale is not base_scale and res["raw_status"] not in ("Solved", "AlmostSolved"):
+            # the measured units made this relaxation fail (AFL's min-max PEP, NumericalError): solved again in the
+            # starting units - a rule on the status, never on time
+            colscale = base_scale
+            res = _solve_relaxation(pep, nat, keep, T, cache, float(tol), tol_inner, int(max_iter), verbose,
+                                    trace_row, colscale, int(max_threads), float(obj_unit), max(left or 0.0, 0.01)
+                                    if left is not None else None, rscale)
+            seconds += res["seconds"]
+            iters += res["iterations"]
         if adaptive and res["raw_status"] in ("Solved", "AlmostSolved"):
             cs_new = _adapted_scale(res["gram_new"], colscale, dim)
             if cs_new is not None:
                 colscale = cs_new
                 if rnd == 1:  # the first relaxation solves in milliseconds: solved again in the measured units
-                    res = _solve_relaxation(pep, nat, keep, T, cache, float(tol), tol_inner, int(max_iter), verbose,
-                                            trace_row, colscale, int(max_threads), float(obj_unit),
-                                            max(left or 0.0, 0.01) if left is not None else None, rscale)
-                    seconds += res["seconds"]
-                    iters += res["iterations"]
+                    res2 = _solve_relaxation(pep, nat, keep, T, cache, float(tol), tol_inner, int(max_iter), verbose,
+                                             trace_row, colscale, int(max_threads), float(obj_unit),
+                                             max(left or 0.0, 0.01) if left is not None else None, rscale)
+                    seconds += res2["seconds"]
+                    iters += res2["iterations"]
+                    if res2["raw_status"] in ("Solved", "AlmostSolved"):
+                        res = res2
+                    else:  # the measured units fail here: keep the first solve and its units
+                        colscale = base_scale
         G = T.T @ res["gram_new"] @ T
         G = 0.5 * (G + G.T)
         x = _nat_vector(G, res["F"])
