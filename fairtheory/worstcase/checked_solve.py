@@ -76,6 +76,9 @@ GMP_MAX_DIM = 24
 DENSE_FALLBACK_DIM = 40
 #: a PEP the sparse route did not solve is solved on the dense route up to this Gram dimension (a rule on sizes)
 SPARSE_FAILED_DENSE_DIM = 80
+#: ... and when the size estimate of one dense solve (:func:`fairtheory.worstcase.solvers.estimated_seconds`, a
+#: function of the sizes, not a clock) is at most this
+SPARSE_FAILED_DENSE_SECONDS = 15.0
 
 
 @dataclass(frozen=True)
@@ -399,7 +402,8 @@ def solve_checked(pep: PEP, *, tol: float, max_iter: int, verbose: bool, scale: 
                 sol, kw = s2, kw2
     except SolverError as exc:
         tried.append(f"{'sparse' if sparse else 'dense'} route: {exc}")
-    if sparse and (sol is None or sol.status != "Solved") and pep.dim <= SPARSE_FAILED_DENSE_DIM:
+    if sparse and (sol is None or sol.status != "Solved") and pep.dim <= SPARSE_FAILED_DENSE_DIM \
+            and solvers.estimated_seconds(pep.dim, _n_rows(pep)) <= SPARSE_FAILED_DENSE_SECONDS:
         # the sparse route did not solve (its honest AlmostSolved, a NumericalError): the dense route, by size
         try:
             dense = pep._solve_float(method="dense", **kw)
