@@ -22,22 +22,29 @@ methods start with ``x_{-1} = x_0``):
   a lower bound on every valid rate (a certificate ``measure_N <= c rho^N D0`` may have ``c > 1``), so falling below
   it is only noted; a closed-form tight per-step rate (GD on quadratics, the proximal point method with a strongly
   convex function) is attained at every ``N``, so no valid rate lies below it.
+* **Rigorous lower bound** (sublinear rows, :func:`rigorous_lower`): the objective of an exactly feasible rational
+  point of ``PEP(exact=True)`` of :func:`_exact_builder` (exact data: the method of :func:`exact_template`), built
+  from SDPA-GMP's point where it applies, else Clarabel's, by :func:`fairtheory.worstcase.exact_lower.lower_bound_pep`
+  and verified in exact arithmetic; also for the method with the doubles of the parameters (AutoLyap's) where a
+  parameter is not dyadic.
 * **Ours**: the smallest of the exact bounds the trusted kernel accepts (:func:`our_value`, :func:`best_of`):
   the exact all-N statement (:func:`fairtheory.proofs.prove_potential`; a certificate counts only when
   ``check_potential`` accepts it), evaluated at ``N`` (sublinear: the bound at ``N`` as a ``Fraction``; several
   routes tried, the smallest taken) or its per-step rate (linear; its whole bound ``c rate^N`` is also compared with
   the worst case at ``N1`` and ``N2``); and, on the fixed-horizon (sublinear) rows, the exact certificate of the
   ``N``-step problem: a ``"pep-dual"`` certificate of the method over ``N`` steps (:func:`exact_template`: the
-  kernel's ``linear`` method for GD, Krasnoselskii-Mann and Halpern, its ``local_gd`` method for local GD), searched
+  kernel's ``linear`` method for GD, Krasnoselskii-Mann, Halpern, and PEPit's AGM / AutoLyap's FGM with the
+  double-precision momentum they run, :func:`momentum_doubles`; its ``local_gd`` method for local GD), searched
   by :func:`fairtheory.proofs.certificate.certify_pep` and counted only once ``fairtheory_kernel.check.check_proof``
   accepts it and its statement is the row's (:func:`accept_exact`).  A fixed-horizon certificate gives no per-step
   rate, so linear rows have the potential route only.  A row no route expresses is marked with the reasons of both.
-  Every bound of ours, of either route, is compared with the exact worst case (the run exits with an error when
-  one lies below it).
+  Every bound of ours, of either route, is compared with the exact worst case and, exactly, with the rigorous lower
+  bound of the same method (the run exits with an error when one lies below).
 
 The mark of a row (:func:`classify`, pure - tested without AutoLyap): ``"ours BELOW the exact worst case"`` (a
-soundness finding: must never happen), ``"AutoLyap below the exact worst case (float error)"`` (then how ours
-compares with the exact value), ``"not expressible by us (why)"``, ``"ours <= AutoLyap"``, ``"ours > AutoLyap"``;
+soundness finding: must never happen), ``"AutoLyap below the exact worst case (float error)"`` (below a closed form,
+or below the rigorous lower bound - exactly, no tolerance; then how ours compares with the exact value),
+``"not expressible by us (why)"``, ``"ours <= AutoLyap"``, ``"ours > AutoLyap"``;
 ``"no AutoLyap value"`` when AutoLyap is not installed or does not express the setting (with why); linear rows
 without a closed form add a note when a value falls below the ``N``-step estimate.
 
@@ -74,6 +81,9 @@ BELOW_RTOL = 1e-9
 PEP_RTOL = 1e-7
 #: relative slack for "ours below the exact worst case" (ours is exact; the PEP value is a float solve)
 OURS_RTOL = 1e-6
+#: ours is called the exact value when it exceeds the rigorous lower bound (:func:`rigorous_lower`) by at most this,
+#: relative
+EXACT_RTOL = Q(1, 10**9)
 
 #: AutoLyap's solvers through cvxpy, in order: Clarabel (its documented default profile); SDPA, then SCS (lower
 #: accuracy) only where the previous one fails (the row records which one answered)
@@ -133,9 +143,14 @@ ROWS: tuple[Row, ...] = (
     Row("nesterov-const-q0.1", "nesterov_constant", "linear", "f", _p(mu=Q(1, 10)),
         note="AutoLyap's NesterovConstant(mu, L): constant momentum (1 - sqrt q)/(1 + sqrt q), step 1/L"),
     Row("agm-f", "agm", "sublinear", "f", _p(h=1),
-        note="PEPit's accelerated gradient method (lambda_0 = 0), f(x_N) - f*; AutoLyap through a custom Algorithm"),
+        note="PEPit's accelerated gradient method (lambda_0 = 0), f(x_N) - f*; AutoLyap through a custom Algorithm. "
+             "N-step certificate and rigorous lower bound: the method with the double-precision momentum "
+             "coefficients PEPit and AutoLyap run (momentum_doubles; differs from the irrational-coefficient method "
+             "in the 17th digit); the all-N potential (prove_potential('agm')) is about the exact irrational method"),
     Row("fgm-f", "fgm", "sublinear", "f", _p(h=1),
-        note="AutoLyap's NesterovFastGradientMethod (lambda_0 = 1: PEPit's lambda sequence shifted by one)"),
+        note="AutoLyap's NesterovFastGradientMethod (lambda_0 = 1: PEPit's lambda sequence shifted by one). N-step "
+             "certificate and rigorous lower bound: the method with the double-precision momentum coefficients "
+             "AutoLyap runs (momentum_doubles; differs from the irrational-coefficient method in the 17th digit)"),
     # ---------------------------------------------------------------- proximal point
     Row("ppm-f", "ppm", "sublinear", "f", _p(gamma=1), closed="ppm_convex"),
     Row("ppm-sc-dist-q0.1", "ppm", "linear", "dist", _p(gamma=2, mu=Q(1, 10)), closed="ppm_strongly_convex"),
@@ -309,6 +324,129 @@ def _builder(row: Row) -> Callable[[Any, int], None]:
     raise ValueError(f"row.method has no PEP builder: {m!r}")
 
 
+def momentum_doubles(method: str, n: int) -> list[float]:
+    """``[a_k for k < n]``: the double-precision momentum of ``y_k = x_k + a_k (x_k - x_{k-1})`` exactly as it is
+    computed by ``"agm"`` - :func:`_pepit_agm` (PEPit's ``lambda_0 = 0``; PEPit's example computes the same doubles
+    ``(lambda_k - 1)/lambda_{k+1}``) - or ``"fgm"`` - AutoLyap's ``NesterovFastGradientMethod.get_ABCD`` (``lambda_0
+    = 1``), the same arithmetic.  The exact method has the irrational ``a_k = (lambda_k - 1)/lambda_{k+1}``,
+    ``lambda_{k+1} = (1 + sqrt(1 + 4 lambda_k^2))/2``; these doubles differ from it in the 17th digit and, being
+    dyadic rationals, are what the kernel's ``linear`` method states exactly.  (AutoLyap's system matrix holds the
+    double ``1 + a_k``, rounded, where this method has the exact ``1 + a_k``: a relative difference below
+    ``2^-53``; with the rounded entry the point ``y_k`` would not be ``x0`` plus gradients, the coefficients on
+    ``x0 - x*`` no longer summing to 1.)"""
+    import numpy as np
+
+    out: list[tuple[float, float]] = []
+    for k in range(n):
+        if method == "agm":                  # _pepit_agm.get_ABCD, verbatim arithmetic
+            lam_prev, lam = 0.0, 1.0
+            for _ in range(k):
+                lam_prev, lam = lam, (1 + np.sqrt(1 + 4 * lam * lam)) / 2
+            a = 0.0 if k == 0 else (lam_prev - 1) / lam
+        elif method == "fgm":                # autolyap NesterovFastGradientMethod.get_ABCD, verbatim arithmetic
+            lambda_var: Any = 1
+            for _ in range(0, k + 1):
+                lambda_var_prev = lambda_var
+                lambda_var = (1 + np.sqrt(1 + 4 * lambda_var ** 2)) / 2
+            a = (lambda_var_prev - 1) / lambda_var
+        else:
+            raise ValueError(f"method must be 'agm' or 'fgm', got {method!r}")
+        out.append(float(a))
+    return out
+
+
+def _exact_builder(row: Row, doubles: bool = False) -> Callable[[Any, int], None] | None:
+    """``build(pep, N)`` for a ``PEP(exact=True)``: ``row``'s ``N``-step problem with exact rational data - the
+    method of :func:`exact_template` (GD with the rational ``h``; Krasnoselskii-Mann and Halpern; the proximal point
+    method; PEPit's AGM / AutoLyap's FGM with the doubles of :func:`momentum_doubles`, composed exactly) - or
+    ``None`` (no exact builder: linear rows, local GD).  ``doubles=True``: every parameter replaced by the binary
+    value of its double (``h = 1/10`` -> ``float(1/10)``), the method AutoLyap runs."""
+    from fairtheory.worstcase.classes import Convex, SmoothStronglyConvex
+    from fairtheory.worstcase.operators import Nonexpansive, apply, declare_fixed_point, operator
+    from fairtheory.worstcase.sdp import Scalar, sqnorm
+
+    if row.kind != "sublinear" or "mu" in row.params:
+        return None
+    P = {k: (Q(float(v)) if doubles else Q(v)) for k, v in row.params.items()}
+    m = row.method
+
+    def start(pep: Any) -> Any:
+        x0 = pep.vector()
+        pep.add_le(sqnorm(x0) - 1)
+        return x0
+
+    if m in ("gd", "agm", "fgm") and row.measure == "f":
+        def build(pep: Any, n: int) -> None:
+            f = pep.function(SmoothStronglyConvex(1, 0))
+            f.optimum()
+            x = prev = start(pep)
+            if m == "gd":
+                for _ in range(n):
+                    x = x - P["h"] * f.grad(x)
+            else:
+                for a in momentum_doubles(m, n):
+                    y = x + Q(a) * (x - prev)
+                    x, prev = y - P["h"] * f.grad(y), x
+            pep.maximize(f.value(x))
+        return build
+    if m == "ppm" and row.measure == "f":
+        def build(pep: Any, n: int) -> None:
+            f = pep.function(Convex())
+            f.optimum()
+            x, fx = start(pep), Scalar()
+            for _ in range(n):
+                x, _, fx = f.prox(x, P["gamma"])
+            pep.maximize(fx)
+        return build
+    if m in ("km", "halpern"):
+        def build(pep: Any, n: int) -> None:
+            T = operator(pep, Nonexpansive(), "T")
+            declare_fixed_point(T)
+            x0 = start(pep)
+            x = x0
+            for k in range(n):
+                x = ((1 - P["lam"]) * x + P["lam"] * apply(T, x) if m == "km"
+                     else Q(1, k + 2) * x0 + (1 - Q(1, k + 2)) * apply(T, x))
+            pep.maximize(sqnorm(x - apply(T, x)))
+        return build
+    return None
+
+
+def rigorous_lower(row: Row) -> dict[str, Any]:
+    """A rigorous lower bound on ``row``'s exact ``N``-step worst case (sublinear rows with an exact builder):
+    :func:`fairtheory.worstcase.exact_lower.lower_bound_pep` on ``PEP(exact=True)`` of :func:`_exact_builder` (the
+    point of SDPA-GMP where it is installed, else Clarabel's), verified exactly.  ``{"lower": str(Fraction), "float",
+    "solver", "verified", "lower_al", "lower_al_float"}`` (``lower_al``: the same for the method with the doubles of
+    the parameters - AutoLyap's - when a parameter is not dyadic, else equal to ``lower``), or ``{"lower": None,
+    "why"}``."""
+    from fairtheory.worstcase.checked_solve import gmp_available
+    from fairtheory.worstcase.exact_lower import LowerBoundError, lower_bound_pep
+    from fairtheory.worstcase.sdp import PEP
+
+    b = _exact_builder(row)
+    if b is None:
+        return {"lower": None, "why": "no exact PEP builder for this row (linear rows, local GD)"}
+    t0 = time.process_time()
+    out: dict[str, Any] = {}
+    dyadic = all(Q(float(v)) == v for v in row.params.values())
+    for key, builder in (("lower", b), ("lower_al", b if dyadic else _exact_builder(row, doubles=True))):
+        pep = PEP(exact=True)
+        assert builder is not None
+        builder(pep, row.N)
+        try:
+            lb = lower_bound_pep(pep, gmp="always" if gmp_available() else "never")
+        except LowerBoundError as exc:
+            return {"lower": None, "why": f"{type(exc).__name__}: {exc}"}
+        if not lb.verify(pep):
+            return {"lower": None, "why": "the lower bound does not verify"}
+        out |= {key: lb.value, f"{key}_float": float(lb.value), f"{key}_solver": lb.info.get("source", "")}
+        if dyadic:
+            out |= {"lower_al": lb.value, "lower_al_float": float(lb.value)}
+            break
+    out |= {"verified": True, "dyadic_params": dyadic, "cpu_s": time.process_time() - t0}
+    return out
+
+
 def exact_worst_case(row: Row) -> dict[str, Any]:
     """Our PEP's worst case: sublinear rows ``{"wc": value at N}``; linear rows ``{"wc_N1", "wc_N2", "rate"}`` with
     ``rate = (wc_N2 / wc_N1)^(1/(N2 - N1))``; plus ``closed`` (the literature's tight value) where known."""
@@ -435,6 +573,11 @@ def exact_template(row: Row, n: int | None = None) -> dict[str, Any] | str:
     kernel's ``"pep-dual"`` kind does not express it.  Units ``L = 1``, ``||x0 - x*||^2 <= D0 = 1``.
 
     * GD, ``f(x_N) - f*`` on 1-smooth convex ``f``: ``x_{k+1} = x_k - h g(x_k)`` (a ``linear`` method);
+    * PEPit's AGM (``"agm"``) and AutoLyap's fast gradient method (``"fgm"``): ``y_k = x_k + a_k (x_k - x_{k-1})``,
+      ``x_{k+1} = y_k - h g(y_k)``, ``x_{-1} = x_0``, ``f(x_N) - f*``, with ``a_k`` **the double-precision momentum
+      coefficients PEPit and AutoLyap run** (:func:`momentum_doubles`, exact binary values): this method differs
+      from the irrational-coefficient one in the 17th digit (the all-``N`` potential, ``prove_potential("agm")``,
+      is about the exact irrational method);
     * Krasnoselskii-Mann ``x_{k+1} = x_k - lam G(x_k)`` and Halpern ``x_{k+1} = x0/(k + 2) + (k + 1)/(k + 2)
       (x_k - G(x_k))`` (Lieder 2021) on ``G = I - T`` ``1/2``-cocoercive (iff ``T`` nonexpansive), the measure
       ``||x_N - T x_N||^2 = ||G(x_N)||^2`` (``grad_norm``);
@@ -449,9 +592,9 @@ def exact_template(row: Row, n: int | None = None) -> dict[str, Any] | str:
         return statement(method={"name": "local_gd", "kappa": int(P["kappa"]), "T_N": N, "lr": P["h"],
                                  "schedule": "rfedfair", "output": "average"}, n=int(P["n"]), L=1,
                          bound={"form": "constrained", "D0": 1, "rho2": 0, "value": 0})
-    if m in ("agm", "fgm", "nesterov_constant"):
-        return ("its momentum coefficients are irrational ((lambda_k - 1)/lambda_{k+1} with lambda_2 = (1 + sqrt 5)/2; "
-                "(1 - sqrt q)/(1 + sqrt q)): the kernel's linear method takes rational coefficients")
+    if m == "nesterov_constant":
+        return ("its momentum coefficient (1 - sqrt q)/(1 + sqrt q) is irrational and the row is a linear-rate row: "
+                "the kernel's linear method takes rational coefficients")
     if m in ("ppm", "drs", "dys"):
         return ("an implicit step (a proximal / resolvent oracle): the kernel's linear method evaluates at x0 plus "
                 "earlier gradients only")
@@ -473,6 +616,15 @@ def exact_template(row: Row, n: int | None = None) -> dict[str, Any] | str:
         for _ in range(N):
             g = ev(x)
             x = comb((Q(1), x), (-P["h"], {g: Q(1)}))
+        ev(x)
+        return _linear_statement(evals, x, "value", SmoothStronglyConvex(1, 0))
+    if m in ("agm", "fgm") and row.measure == "f" and "mu" not in P:
+        # y_k = x_k + a_k (x_k - x_{k-1}), x_{k+1} = y_k - h g(y_k), x_{-1} = x_0: the doubles a_k AutoLyap runs
+        prev = dict(x)
+        for a in momentum_doubles(m, N):
+            y = comb((1 + Q(a), x), (-Q(a), prev))
+            g = ev(y)
+            x, prev = comb((Q(1), y), (-P["h"], {g: Q(1)})), x
         ev(x)
         return _linear_statement(evals, x, "value", SmoothStronglyConvex(1, 0))
     if m in ("km", "halpern"):
@@ -762,25 +914,44 @@ def _autolyap_solve(row: Row, prob: Any, algo: Any, opts: dict[str, Any], so: An
 
 # ------------------------------------------------------------------------------------------------ the mark
 def classify(kind: str, ours: Q | float | None, autolyap: float | None, wc: float | None,
-             closed: float | None = None, ours_why: str = "", autolyap_why: str = "") -> str:
+             closed: float | None = None, ours_why: str = "", autolyap_why: str = "", lower: Q | None = None,
+             lower_al: Q | None = None) -> str:
     """The row's mark (module doc).  ``wc``: the exact worst case (sublinear: the value at ``N``; linear: the rate
     estimated from two horizons); ``closed``: the literature's tight value where known (then it is the reference:
     exact, no solver); ``ours`` exact, ``autolyap`` a float.  Order: a soundness failure of ours first, then AutoLyap
     below the exact value, then what we do not express, then the comparison.  A linear row without a closed form has
     only the estimate ``(wc_N2/wc_N1)^(1/(N2 - N1))``, which is not a lower bound on every valid rate (a certificate's
-    constant may exceed 1): falling below it is marked ``"... below the N-step estimate"``, not as an error."""
+    constant may exceed 1): falling below it is marked ``"... below the N-step estimate"``, not as an error.
+
+    ``lower``: a rigorous lower bound (exact, :func:`rigorous_lower`) on the exact worst case of the method ours
+    bounds; ``lower_al``: the same for the method AutoLyap runs (its parameters' doubles; default ``lower``).  Ours
+    below ``lower`` (compared exactly) is a soundness failure; AutoLyap's float below ``lower_al`` (exactly, no
+    tolerance) marks AutoLyap below the exact worst case, and ours is then called the exact value when ``ours -
+    lower <= 1e-9 lower`` (:data:`EXACT_RTOL`).  Without a lower bound, AutoLyap below our PEP's float value counts
+    only by more than :data:`PEP_RTOL`."""
     if kind not in ("linear", "sublinear"):
         raise ValueError(f"kind must be 'linear' or 'sublinear', got {kind!r}")
     ref = closed if closed is not None else wc
     soft = kind == "linear" and closed is None
+    if ours is not None and lower is not None and Q(ours) < lower:
+        return MARK_OURS_BELOW
     if ours is not None and ref is not None and float(ours) < ref * (1 - OURS_RTOL):
         return MARK_OURS_BELOW_EST if soft else MARK_OURS_BELOW
-    rtol = BELOW_RTOL if closed is not None else PEP_RTOL
-    if autolyap is not None and ref is not None and autolyap < ref * (1 - rtol) and not soft:
+    lal = lower_al if lower_al is not None else lower
+    below_closed = autolyap is not None and closed is not None and autolyap < closed * (1 - BELOW_RTOL)
+    below_lower = autolyap is not None and lal is not None and Q(autolyap) < lal
+    below_pep = (autolyap is not None and closed is None and lal is None and wc is not None
+                 and autolyap < wc * (1 - PEP_RTOL))
+    if (below_closed or below_lower or below_pep) and not soft:
         if ours is None:
             return f"{MARK_AL_BELOW}; {MARK_NOT_US} ({ours_why or 'no template'})"
-        r = float(ours) / ref
-        return f"{MARK_AL_BELOW}; ours " + ("= the exact value" if abs(r - 1) <= 1e-12 else f"= {r:.6g} x the exact value")
+        if closed is not None or lower is None:
+            r = float(ours) / float(ref)  # type: ignore[arg-type]
+            return f"{MARK_AL_BELOW}; ours " + ("= the exact value" if abs(r - 1) <= 1e-12 else f"= {r:.6g} x the exact value")
+        gap = (Q(ours) - lower) / lower
+        return (f"{MARK_AL_BELOW}: below our rigorous lower bound; ours "
+                + ("= the exact value (within 1e-9 of the rigorous lower bound)" if gap <= EXACT_RTOL
+                   else f"= {float(Q(ours) / lower):.6g} x the rigorous lower bound"))
     note = (f"; AutoLyap below the N-step estimate by {1 - autolyap / ref:.2g}"
             if soft and autolyap is not None and ref is not None and autolyap < ref * (1 - BELOW_RTOL) else "")
     if ours is None:
@@ -795,10 +966,19 @@ def run_row(row: Row, *, use_autolyap: bool = True) -> dict[str, Any]:
     al = autolyap_value(row) if use_autolyap else {"value": None, "status": "skipped", "why": "--no-autolyap",
                                                    "cpu_s": 0.0}
     wc = exact_worst_case(row)
+    lo = rigorous_lower(row) if row.kind == "sublinear" else {"lower": None, "why": "a linear-rate row"}
     ours = our_value(row)
     ref = wc["wc"] if row.kind == "sublinear" else wc["rate"]
     mark = classify(row.kind, ours["value"], al["value"], ref, wc["closed"], ours["why"],
-                    al["why"] or al["status"])
+                    al["why"] or al["status"], lower=lo["lower"], lower_al=lo.get("lower_al"))
+    # rigorous (exact, no tolerance): every bound of ours for the method the lower bound is of (the N-step
+    # certificate; the potential too except for agm / fgm, whose potential is about the irrational method)
+    if lo["lower"] is not None:
+        srcs = [ours["exact"]["at"]] + ([] if row.method in ("agm", "fgm") else [ours["potential"]["at"]])
+        for src in srcs:
+            for n, b in src.items():
+                if int(n) == row.N and b is not None and Q(b) < lo["lower"]:
+                    mark = f"{MARK_OURS_BELOW} (below the rigorous lower bound) at N = {n}"
     # rigorous: every bound of ours (each route's, not only the smallest) at each horizon the PEP was solved for,
     # against the worst case there
     wc_at = {row.N: wc.get("wc", wc.get("wc_N1")), row.N2: wc.get("wc_N2")}
@@ -809,6 +989,7 @@ def run_row(row: Row, *, use_autolyap: bool = True) -> dict[str, Any]:
                 mark = f"{MARK_OURS_BELOW} at N = {n}"
     rec = {"row": {**asdict(row), "params": {k: str(v) for k, v in row.params.items()}},
            "autolyap": al, "worst_case": wc,
+           "lower": {k: (str(v) if isinstance(v, Q) else v) for k, v in lo.items()},
            "ours": {**ours, "value": None if ours["value"] is None else str(ours["value"]),
                     "float": None if ours["value"] is None else float(ours["value"])},
            "mark": mark}
@@ -857,13 +1038,13 @@ def _short(mark: str) -> str:
 
 def markdown(results: list[dict[str, Any]]) -> str:
     """The table (one line per row)."""
-    lines = ["| row | kind (N) | AutoLyap | exact worst case | closed form | all-N potential | N-step certificate | "
-             "ours (exact, the smaller) | ours / exact | ours / AutoLyap | ours source | mark |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| row | kind (N) | AutoLyap | exact worst case | rigorous lower bound | closed form | all-N potential | "
+             "N-step certificate | ours (exact, the smaller) | ours / exact | ours / AutoLyap | ours source | mark |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in results:
         row = r["row"]
         if "error" in r:
-            lines.append(f"| {row['id']} | {row['kind']} |" + " - |" * 9 + f" error: {r['error'][:80]} |")
+            lines.append(f"| {row['id']} | {row['kind']} |" + " - |" * 10 + f" error: {r['error'][:80]} |")
             continue
 
         def ex(v: str | None) -> str:
@@ -889,7 +1070,11 @@ def markdown(results: list[dict[str, Any]]) -> str:
         pot, nst = r["ours"].get("potential", {}), r["ours"].get("exact", {})
         nst_s = ex(nst.get("value")) if nst.get("value") is not None else (
             "no rate" if nst.get("why") == NO_RATE_WHY else "-")
-        lines.append(f"| {row['id']} | {kn} | {als} | {wcs} | {_f(wc['closed'], 8)} | {ex(pot.get('value'))} | "
+        lo = r.get("lower") or {}
+        los = _f(lo.get("lower_float"), 16) if lo.get("lower") is not None else "-"
+        if lo.get("lower") is not None and lo.get("lower_al") not in (None, lo.get("lower")):
+            los += f" (AutoLyap's doubles: {_f(lo.get('lower_al_float'), 16)})"
+        lines.append(f"| {row['id']} | {kn} | {als} | {wcs} | {los} | {_f(wc['closed'], 8)} | {ex(pot.get('value'))} | "
                      f"{nst_s} | {ours_s} | {ratio} | {ral} | {r['ours']['template'] or '-'} | {_short(r['mark'])} |")
     return "\n".join(lines)
 

@@ -189,3 +189,129 @@ def test_autolyap_not_expressible_rows_say_why() -> None:
     for rid in ("local-gd",):
         res = B.autolyap_value(r[rid])
         assert res["value"] is None and res["status"] == "not expressible" and res["why"]
+
+
+# ------------------------------------------------------------------------------------------------ rigorous lower bounds
+def test_momentum_doubles_are_the_irrational_coefficients_to_the_17th_digit() -> None:
+    from decimal import Decimal, getcontext
+
+    getcontext().prec = 50
+    for method, lam0 in (("agm", Decimal(0)), ("fgm", Decimal(1))):
+        lam_prev, lam = lam0, (1 + (1 + 4 * lam0 * lam0).sqrt()) / 2
+        if method == "agm":           # PEPit's lambda_0 = 0: y_0 = x_0, a_0 = 0, then (lambda_k - 1)/lambda_{k+1}
+            lam_prev, lam = Decimal(1), (1 + Decimal(5).sqrt()) / 2
+            exact = [Decimal(0)]
+        else:
+            exact = []
+        while len(exact) < 6:
+            exact.append((lam_prev - 1) / lam)
+            lam_prev, lam = lam, (1 + (1 + 4 * lam * lam).sqrt()) / 2
+        got = B.momentum_doubles(method, 6)
+        assert all(isinstance(a, float) for a in got)
+        assert all(abs(Decimal(a) - e) <= Decimal(2) ** -52 * max(e, Decimal(1)) for a, e in zip(got, exact, strict=True))
+        assert any(Q(a) != 0 for a in got)
+
+
+def test_momentum_doubles_are_autolyaps() -> None:
+    pytest.importorskip("autolyap")
+    from autolyap import algorithms as A
+
+    for method, alg in (("agm", B._pepit_agm(A)(gamma=1.0)), ("fgm", A.NesterovFastGradientMethod(gamma=1.0))):
+        for k, a in enumerate(B.momentum_doubles(method, 6)):
+            M = alg.get_ABCD(k)[0]
+            assert M[0, 1] == -a and M[0, 0] == 1 + a      # AutoLyap's entry 1 + a_k: the double of the sum
+
+
+def test_classify_with_a_rigorous_lower_bound() -> None:
+    c = B.classify
+    lo = Q(26791838134430, 10**14)                      # a rigorous lower bound just below 3125/11664
+    ours = Q(3125, 11664)
+    # AutoLyap's float below the lower bound (exactly, no tolerance): its value is no valid bound
+    m = c("sublinear", ours, 0.2679183768, 0.26791838134430723, lower=lo)
+    assert m.startswith(B.MARK_AL_BELOW) and "ours = the exact value (within 1e-9" in m
+    assert c("sublinear", Q(1, 18), 0.0348937678, 0.0348937685, lower=Q(348937685, 10**10)).endswith(
+        "ours = 1.59213 x the rigorous lower bound")
+    # at or above the lower bound: the plain comparison (the PEP_RTOL rule is not used once a lower bound exists)
+    assert c("sublinear", ours, float(lo), 0.2679183813, lower=lo) == B.MARK_GT
+    assert c("sublinear", ours, 0.27, 0.2679183813, lower=lo) == B.MARK_LEQ
+    # ours below the rigorous lower bound: the soundness failure, even by 1e-30
+    assert c("sublinear", lo - Q(1, 10**30), 0.27, 0.2679183813, lower=lo) == B.MARK_OURS_BELOW
+    # AutoLyap's own method (the doubles of its parameters) has its own lower bound
+    assert c("sublinear", ours, float(lo) * (1 - 1e-12), 0.2679, lower=lo, lower_al=lo * Q(9, 10)) == B.MARK_GT
+    # the closed-form rule is kept
+    assert c("sublinear", Q(1, 4), 0.2499999985, 0.25, closed=0.25, lower=Q(1, 4) - Q(1, 10**15)) == \
+        f"{B.MARK_AL_BELOW}; ours = the exact value"
+
+
+@pytest.mark.parametrize("method,n", [("agm", 3), ("fgm", 2), ("km", 2)])
+def test_n_step_certificates_against_the_rigorous_lower_bound(method: str, n: int) -> None:
+    """AGM / FGM (the double-precision momentum, composed exactly) and Krasnoselskii-Mann: the N-step certificate's
+    exact bound is at least the rigorous lower bound of the same method and within 1e-9 of it; forgeries refused."""
+    row = {r.method: r for r in B.ROWS}[method]
+    row = B.Row(row.id, row.method, row.kind, row.measure, row.params, N=n)
+    tpl = B.exact_template(row)
+    assert not isinstance(tpl, str)
+    cert = B.exact_certificate(row, tpl)
+    bound = B.accept_exact(tpl, cert)
+    lo = B.rigorous_lower(row)
+    assert lo["verified"] and lo["lower"] is not None and lo["lower_al"] == lo["lower"]   # dyadic parameters
+    assert lo["lower"] <= bound and bound - lo["lower"] <= Q(1, 10**9) * lo["lower"]
+    # forged: the bound lowered below the lower bound
+    low = json.loads(json.dumps(cert))
+    low["statement"]["bound"]["value"] = str(lo["lower"] * Q(999_999, 10**6))
+    with pytest.raises(ValueError, match="refuses"):
+        B.accept_exact(tpl, low)
+    # forged: the statement's coefficients replaced by another method's (same horizon), the evidence kept
+    other = {"agm": "fgm", "fgm": "agm", "km": "halpern"}[method]
+    orow = {r.method: r for r in B.ROWS}[other]
+    otpl = B.exact_template(B.Row(orow.id, orow.method, orow.kind, orow.measure, orow.params, N=n))
+    moved = json.loads(json.dumps(cert))
+    moved["statement"] = json.loads(json.dumps(otpl)) | {"bound": cert["statement"]["bound"]}
+    with pytest.raises(ValueError, match="not the row's|refuses"):
+        B.accept_exact(tpl, moved)            # offered for this row: another method's statement
+    with pytest.raises(ValueError, match="refuses"):
+        B.accept_exact(otpl, moved)           # offered for the other method: its evidence does not prove it
+
+
+def test_ours_below_the_rigorous_lower_bound_fails_the_row(monkeypatch) -> None:
+    monkeypatch.setattr(B, "autolyap_available", lambda: False)
+    row = {r.id: r for r in B.ROWS}["km-0.5"]
+    row = B.Row(row.id, row.method, row.kind, row.measure, row.params, N=1)
+    real = B.rigorous_lower(row)
+    rec = B.run_row(row)
+    assert not rec["mark"].startswith(B.MARK_OURS_BELOW)
+    assert Q(rec["lower"]["lower"]) == real["lower"] and Q(rec["ours"]["value"]) >= real["lower"]
+    # a (forged) lower bound above ours: the row is a soundness failure, the run exits with an error
+    fake = real | {"lower": Q(rec["ours"]["value"]) + Q(1, 10**30), "lower_al": Q(rec["ours"]["value"]) + Q(1, 10**30)}
+    monkeypatch.setattr(B, "rigorous_lower", lambda r: fake)
+    assert B.run_row(row)["mark"].startswith(B.MARK_OURS_BELOW)
+
+
+def test_a_non_dyadic_step_has_two_lower_bounds() -> None:
+    """h = 1/10: the exact PEP (our method) and the PEP of the double 0.1 (AutoLyap's) are two PEPs; both bounds are
+    verified, lie below Drori-Teboulle's 1/(4 N h + 2) of their own step and within 1e-9 of it."""
+    row = B.Row("gd-f-h0.1-N1", "gd", "sublinear", "f", {"h": Q(1, 10)}, N=1, closed="drori_teboulle")
+    lo = B.rigorous_lower(row)
+    assert lo["verified"] and not lo["dyadic_params"] and lo["lower"] != lo["lower_al"]
+    for key, h in (("lower", Q(1, 10)), ("lower_al", Q(0.1))):
+        closed = 1 / (4 * h + 2)
+        assert lo[key] <= closed and closed - lo[key] <= Q(1, 10**9) * closed
+
+
+def test_a_forged_lower_bound_never_marks_autolyap(monkeypatch) -> None:
+    """The lower bound decides "AutoLyap below the exact worst case": one that does not verify (its value raised above
+    its point's objective) is dropped by rigorous_lower: no lower bound, no mark from it."""
+    import dataclasses
+
+    from fairtheory.worstcase import exact_lower as EL
+
+    real = EL.lower_bound_pep
+    def forged(pep, **kw):
+        lb = real(pep, **kw)
+        return dataclasses.replace(lb, value=lb.value + Q(1, 10**30))
+
+    monkeypatch.setattr(EL, "lower_bound_pep", forged)
+    row = {r.id: r for r in B.ROWS}["km-0.5"]
+    row = B.Row(row.id, row.method, row.kind, row.measure, row.params, N=1)
+    lo = B.rigorous_lower(row)
+    assert lo["lower"] is None and "does not verify" in lo["why"]
