@@ -43,9 +43,13 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+import clarabel
 import numpy as np
+import scipy.sparse as sp
 
 from fairtheory.errors import FairtheoryValueError
+from fairtheory.proofs.exact_linalg import is_psd
+from fairtheory.worstcase.exact_repair import newton_polish
 
 __all__ = ["ExactData", "LowerBound", "LowerBoundError", "lower_bound", "lower_bound_pep", "interior_point",
            "RANK_RTOL", "MIX_BITS"]
@@ -183,8 +187,6 @@ class LowerBound:
         ``PEP`` or its export) is the PEP this bound is for (the same exact data), ``G`` is ``dim x dim`` symmetric
         and PSD (``G == W diag(w) W^T`` with ``w >= 0``, or the exact PSD test when no factor is given), every
         equality row is ``0`` and every inequality row ``<= 0`` at ``(G, F)``, and ``value <= obj(G, F)``."""
-        from fairtheory.proofs.exact_linalg import is_psd
-
         d = self.data
         if data is not None:
             other = data if isinstance(data, ExactData) else (
@@ -272,9 +274,6 @@ def interior_point(d: ExactData, *, cap: float = 1.0, trace_cap: float | None = 
     """A float point with every inequality row ``<= -s`` for the largest ``s <= cap`` Clarabel finds (the equality
     rows ``= 0``, ``G >= 0``, ``tr G <= trace_cap`` when given): ``(G, F, s)``.  Untrusted: :func:`lower_bound`
     rounds it and checks its slacks exactly."""
-    import clarabel
-    import scipy.sparse as sp
-
     dim, nG, nf = d.dim, d.nG, d.nf
     nx = nG + nf + 1                           # [svec(G), F, s]
     sq2 = math.sqrt(2.0)
@@ -395,8 +394,6 @@ def lower_bound_pep(pep: Any, sol: Any | None = None, *, gmp: str = "auto") -> L
     if getattr(sol, "solver", "") != "sdpa-gmp":
         # a float solve is feasible to ~1e-9 only: the KKT point of the Newton polish (~1e-15) usually gives a
         # tighter bound; both are verified, the larger is kept
-        from fairtheory.worstcase.exact_repair import newton_polish
-
         try:
             got = newton_polish(sol)
             pol = None if got is None else lower_bound(data, got[0].gram, got[0].F, source=f"{sol.solver}+newton")
