@@ -26,9 +26,10 @@ step: ``D_w G_w + D_lam G_lam`` (Cauchy-Schwarz, attained); past extragradient a
 same call at scale 1 (parameters drawn here, seeded, log-uniform in ``[1e-6, 1e6]`` - held out from the tests' fixed
 grid).
 
-``python benchmarks/bench_hostile.py [--quick] [--only SURFACE] [--json PATH] [-v]`` prints the counts per class and per
-surface; the JSON (default ``/tmp/bench_hostile.json``) is rewritten after every call, so an interrupted run keeps what
-it measured.  The machine is shared and loaded: timeouts are generous wall-clock limits, not measurements.
+``python benchmarks/bench_hostile.py [--quick] [--only SURFACE] [--match TEXT] [--seed N] [--json PATH] [-v]`` prints
+the counts per class and per surface (``--seed``: the draws of a fresh held-out sweep; default 41); the JSON (default
+``/tmp/bench_hostile.json``) is rewritten after every call, so an interrupted run keeps what it measured.  The machine
+is shared and loaded: timeouts are generous wall-clock limits, not measurements.
 """
 
 from __future__ import annotations
@@ -53,6 +54,8 @@ from typing import Any
 import numpy as np
 
 SEED = 41
+#: the seed of the last :func:`build` (``--seed``; :data:`SEED` by default), written to the JSON
+_SEED_USED = [SEED]
 NAN, INF = float("nan"), float("inf")
 DEFAULT_TIMEOUT = 90.0
 CHILD_MEMORY = 3 * 2**30
@@ -731,12 +734,14 @@ def build_hard(rng: np.random.Generator) -> None:
              Val(max(1 / (12 * h + 2), (h - 1) ** 6 / 2), 1e-6, "Drori & Teboulle 2014 / f = x^2/2"))
 
 
-def build(full: bool = True, only: str | None = None) -> list[Call]:
-    """All calls (``full``) or the quick subset, seeded."""
+def build(full: bool = True, only: str | None = None, seed: int | None = None) -> list[Call]:
+    """All calls (``full``) or the quick subset, seeded (``seed``: default :data:`SEED`; the sweep of record)."""
     CALLS.clear()
-    rng = np.random.default_rng(SEED)
+    seed = SEED if seed is None else int(seed)
+    _SEED_USED[0] = seed
+    rng = np.random.default_rng(seed)
     builders = [build_catalogue, lambda: build_scaled(rng), lambda: build_closed_forms(rng), build_unbounded,
-                lambda: build_hard(np.random.default_rng(SEED + 1)), build_bad_arguments]
+                lambda: build_hard(np.random.default_rng(seed + 1)), build_bad_arguments]
     for b in builders:
         b()   # always build (the seeded draws stay the same whatever is selected)
     out = [c for c in CALLS if (full or c.quick) and (only is None or c.surface == only)]
@@ -937,7 +942,7 @@ def run_sweep(calls: list[Call], json_path: str | None = None, verbose: bool = F
 
 def _write_json(path: str, done: dict[str, Outcome], started: str, total: int) -> None:
     counts = Counter(o.klass for o in done.values())
-    data = {"seed": SEED, "started": started, "calls_total": total, "calls_run": len(done),
+    data = {"seed": _SEED_USED[0], "started": started, "calls_total": total, "calls_run": len(done),
             "counts": {k: counts.get(k, 0) for k in CLASSES},
             "outcomes": [{"id": o.cid, "surface": o.surface, "class": o.klass, "detail": o.detail, "value": o.value,
                           "cpu_s": round(o.seconds, 3)} for o in done.values()]}
@@ -963,14 +968,16 @@ def main(argv: list[str] | None = None) -> int:
                                                  "bad arguments)")
     ap.add_argument("--json", default="/tmp/bench_hostile.json")
     ap.add_argument("--match", default=None, help="only the calls whose id contains this text (and their references)")
+    ap.add_argument("--seed", type=int, default=None, help=f"the draws' seed (default {SEED}, the sweep of record; "
+                                                           "a new one is a fresh held-out sweep)")
     ap.add_argument("-v", action="store_true")
     a = ap.parse_args(argv)
-    calls = build(full=not a.quick, only=a.only)
+    calls = build(full=not a.quick, only=a.only, seed=a.seed)
     if a.match:
         keep = [c for c in calls if a.match in c.cid]
         need = {c.oracle.cid for c in keep if isinstance(c.oracle, Ref)}
         calls = [c for c in calls if c in keep or c.cid in need]
-    print(f"bench_hostile: {len(calls)} calls, seed {SEED}, shared loaded machine (CPU seconds per call), "
+    print(f"bench_hostile: {len(calls)} calls, seed {_SEED_USED[0]}, shared loaded machine (CPU seconds per call), "
           f"JSON {a.json}", flush=True)
     t0 = time.process_time()
     done = run_sweep(calls, a.json, a.v)

@@ -123,6 +123,12 @@ def _ours_parity(kind: str, name: str, p: dict[str, Any]) -> dict[str, Any]:
 def _pepit_parity(kind: str, name: str, p: dict[str, Any]) -> float | None:
     if kind == "lgd":
         try:
+            import sys
+            from pathlib import Path
+
+            root = str(Path(__file__).resolve().parent.parent)  # run as a script: the repository root is not on sys.path
+            if root not in sys.path:
+                sys.path.insert(0, root)
             from benchmarks.bench_worstcase import pepit_value
         except ImportError:
             return None

@@ -131,11 +131,22 @@ def test_certified_value_never_above_its_certificate(raw, interior) -> None:
 
 
 def test_no_upper_without_a_payer(raw) -> None:
-    """A shifted slack and neither a trace bound nor an interior end: no upper bound is claimed."""
+    """A shifted slack and neither a trace bound nor an interior end (nor the zero-shift stage): no upper bound is
+    claimed."""
     tight = X.repair(raw, polish=False)
     assert tight.eps > 0 and X.upper_from(tight, None, None) is None
-    br = X.exact_bracket(raw, None, newton=False)
+    br = X.exact_bracket(raw, None, newton=False, zero=False)
     assert br.value_is == "lower" and br.upper == float("inf")
+
+
+def test_zero_shift_pays_without_a_trace_bound(raw) -> None:
+    """The same solve with the zero-shift stage: ``S(lambda) >= 0`` exactly (``eps = 0``), re-checked from scratch,
+    and its bound above the exact worst case and within 1e-7 of it."""
+    br = X.exact_bracket(raw, None, newton=False)
+    assert br.tight is not None and br.tight.eps == 0 and X.verify(raw, br.tight)
+    assert "zero shift" in br.info["stages"]
+    assert br.upper_exact is not None and br.upper_exact >= EXACT
+    assert float(br.upper_exact - EXACT) <= 1e-7 * float(EXACT)
 
 
 # ------------------------------------------------------------------------------------------- determinism
@@ -176,18 +187,26 @@ def _prox_grad(n: int) -> PEP:
 
 
 def test_unbounded_trace_falls_back_and_never_claims_exact() -> None:
-    """Where the repair cannot pay for its shift it proves no upper bound (``value_is`` is never ``"exact"`` then),
-    and the checked solve falls back on GMP (or the float value) with the same value as before."""
-    from fairtheory.worstcase.checked_solve import gmp_available
-
+    """Where the shifted repair cannot pay for its shift (no zero-shift stage) it proves no upper bound
+    (``value_is`` is never ``"exact"`` then)."""
     pep = _prox_grad(2)
     raw = pep.solve(raw=True, method="dense")
-    br = X.exact_bracket(raw, lambda d: None, newton=False)
+    tight = X.repair(raw, polish=False)
+    if tight is not None and tight.eps == 0:  # the rounded multipliers happened to be PSD exactly: a bound anyway
+        assert X.verify(raw, tight) and tight.bound >= Fraction(0.9 ** 4) * (1 - Fraction(1, 10 ** 9))
+        return
+    br = X.exact_bracket(raw, lambda d: None, newton=False, zero=False)
     assert br.value_is == "lower" and br.upper == float("inf")
-    sol = _prox_grad(2).solve()
+
+
+def test_unbounded_trace_certified_by_the_zero_shift() -> None:
+    """The same composite PEP (``tr G`` unbounded) through the checked solve, GMP off: certified by an exactly PSD
+    slack (``eps = 0``), the value within 1e-7 of the tight ``0.9^4`` and never above the proved bound."""
+    sol = _prox_grad(2).solve(gmp="never")
     truth = 0.9 ** 4
-    assert sol.value_is in (("gmp",) if gmp_available() else ("solver",))
-    assert abs(sol.value - truth) <= 1e-6 * truth and sol.value <= sol.upper
+    assert sol.value_is == "exact" and sol.value <= sol.upper
+    assert abs(sol.value - truth) <= 1e-7 * truth
+    assert sol.upper - sol.lower <= 1e-7 * sol.upper
 
 
 # ------------------------------------------------------------------------- unbounded is a result (hostile sweep)

@@ -31,7 +31,6 @@ See docs/worstcase.md ("Which number is the worst case").
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
@@ -41,6 +40,7 @@ import numpy as np
 from fairtheory.errors import SolverError
 from fairtheory.worstcase.exact_repair import exact_bracket
 from fairtheory.worstcase.gram import Scalar, Vec, gram_coordinates
+from fairtheory.worstcase.kkt_bracket import kkt_bracket
 from fairtheory.worstcase.replay import SmoothConvexInterpolant
 from fairtheory.worstcase.solvers import estimated_seconds
 
@@ -211,7 +211,8 @@ def rigorous_upper(sol: SDPSolution, nb: NormBounds) -> tuple[float, dict[str, f
                    "trace_bound": T}
 
 
-def replay_lower(pep: PEP, sol: SDPSolution, objective: Scalar, *, initial: list[int]) -> tuple[float, dict[str, float]]:
+def replay_lower(pep: PEP, sol: SDPSolution, objective: Scalar, *, initial: list[int],
+                 vertices: bool = False) -> tuple[float, dict[str, float]]:
     """The objective the method reaches on explicit ``L``-smooth convex functions built from the solution
     (module doc): the recurrence re-run with the interpolants' own gradients, each function shifted to vanish at
     its optimum point.  ``initial``: the basis vectors that are data (read from the Gram factorisation).
@@ -227,7 +228,7 @@ def replay_lower(pep: PEP, sol: SDPSolution, objective: Scalar, *, initial: list
     shifts = []
     for fn in pep.functions:
         pts = [(coords(pt.x), coords(pt.g), fval(pt.f)) for pt in fn.points]
-        h = SmoothConvexInterpolant(pts, float(fn.L))
+        h = SmoothConvexInterpolant(pts, float(fn.L), vertices=vertices)
         interps.append(h)
         shifts.append(h(pts[0][0])[0] - pts[0][2])
     V: dict[int, np.ndarray] = {j: coords(Vec(np.eye(dim)[j])) for j in initial}
@@ -320,7 +321,9 @@ def _bracket(pep: PEP, sol: SDPSolution, objective: Scalar, *, x0: Vec, n: int, 
     if math.isnan(upper):
         upper = math.inf
     try:
-        lower, more = replay_lower(pep, sol, objective, initial=sorted(initial))
+        # a KKT point's data (fairtheory.worstcase.kkt_bracket marks it) are replayed with the interpolants' vertex check
+        lower, more = replay_lower(pep, sol, objective, initial=sorted(initial),
+                                   vertices=bool(getattr(sol, "kkt_point", False)))
         # the replayed functions may sit slightly outside the constraint levels (the solver's feasibility
         # tolerance): scale the instance by t (x -> t x, f -> t^2 f(./t), still L-smooth convex) into them
         coords = gram_coordinates(sol)
@@ -348,9 +351,13 @@ CERTIFY_RTOL = 1e-6
 REPLAY_RTOL = 1e-4
 #: an uncertified (replayed) value is returned only inside a rigorous bracket this wide (relative)
 BRACKET_RTOL = 0.05
-#: wall-clock budget of :func:`solve_bracketed`'s re-solves (at least; 10x the first solve's time when larger; 10 s
-#: after a failed solve of the sparse route, whose rescaled re-solves fill the pattern)
+#: budget of :func:`solve_bracketed`'s re-solves in *estimated* seconds (each re-solve is charged
+#: :func:`~fairtheory.worstcase.solvers.estimated_seconds` of its size, at least two always run; 10 after a failed
+#: solve of the sparse route, whose rescaled re-solves fill the pattern): a count decided by sizes, never by the
+#: clock, so the route is the same on every machine
 RESOLVE_BUDGET_S = 30.0
+#: re-solves that always run, whatever their estimate (the gate above admits PEPs of estimate <= 30 s only)
+MIN_RESOLVES = 2
 
 
 def primal_objective(sol: SDPSolution) -> float:
@@ -417,6 +424,16 @@ def solve_bracketed(pep: PEP, sol: SDPSolution, objective: Scalar, *, tol: float
     tried = ["plain"]
     cands = [(sol, bracket(pep, sol, objective, x0=x0, n=n, p=p, D0_level=D0_level, rho2_level=rho2_level))]
     if not _tight(*cands[0]):
+        # a degenerate optimum (the solver stalls ~1e-7 off): a KKT point, multipliers on its face, their exact repair
+        # and the KKT point's replay (fairtheory.worstcase.kkt_bracket) - no re-solve; where it closes the bracket to
+        # _tight the solves below are skipped (issue 41: local GD lr = 1/40, kappa = 2: 3e-12 wide instead of 6.5e-7)
+        kk = kkt_bracket(pep, sol, lambda s: bracket(pep, s, objective, x0=x0, n=n, p=p, D0_level=D0_level,
+                                                     rho2_level=rho2_level))
+        tried.append("kkt newton" if kk is not None else "kkt newton (no bracket)")
+        if kk is not None and _tight(*kk):
+            return kk[0], kk[1], _width(*kk) <= CERTIFY_RTOL, tried
+        if kk is not None:
+            cands.append(kk)
         _exact_upper(pep, sol, cands[0][1], tol, tried)
     # a slow solve is re-solved once at most (the bracket then falls back on the replayed value); a solve of the
     # sparse route whose rigorous bound is within CERTIFY_RTOL of its value (relative) is kept: its re-solves at tol
@@ -444,30 +461,29 @@ def solve_bracketed(pep: PEP, sol: SDPSolution, objective: Scalar, *, tol: float
         base = max(abs(primal_objective(sol)), 1.0) / max(float(np.sum(diag)), 1.0)
         lam = 2 * lam if math.isfinite(lam) and lam > 0 else 0.0
         epss = sorted({max(1e-9 * base, lam), max(1e-8 * base, lam), 1e-7 * base})
-        # every re-solve shares one time budget (issue 35: a rescaled re-solve of a failed sparse-route solve ran for
-        # minutes inside Clarabel; past the budget the result rests on the solves made)
+        # every re-solve is charged its size's estimated time against one budget (issue 35: a rescaled re-solve of a
+        # failed sparse-route solve ran for minutes inside Clarabel; past the budget the result rests on the solves
+        # made).  Sizes, not the clock (issue 41): the same re-solves run on every machine
         budget = RESOLVE_BUDGET_S if sol.status in ("Solved", "AlmostSolved") or not hasattr(sol, "rounds") else 10.0
-        deadline = time.perf_counter() + max(budget, 10.0 * (sol.seconds + sol.build_seconds))
+        cost, charged, made = estimated_seconds(sol.gram.shape[0], _rows(sol)), 0.0, 0
         for scale in scales:
             for eps in ([0.0, *epss] if scale is not None else epss):
-                left = deadline - time.perf_counter()
-                if left <= 0:
-                    tried.append("time budget of the re-solves spent")
+                if made >= MIN_RESOLVES and charged + cost > budget:
                     break
+                charged, made = charged + cost, made + 1
                 try:
-                    s2 = pep.solve(tol=min(tol, 1e-10), scale=scale, trace_weight=eps, raw=True, time_limit=left)
+                    s2 = pep.solve(tol=min(tol, 1e-10), scale=scale, trace_weight=eps, raw=True)
                 except SolverError:
                     continue
-                if s2.status == "MaxTime":
-                    tried.append(f"trace_weight={eps:.3g}: time budget spent")
-                    break
                 tried.append(f"trace_weight={eps:.3g}" + (" rescaled" if scale is not None else ""))
                 cands.append((s2, bracket(pep, s2, objective, x0=x0, n=n, p=p, D0_level=D0_level,
                                           rho2_level=rho2_level)))
                 if _tight(*cands[-1]):
                     break
-            if _tight(*cands[-1]):
+            if _tight(*cands[-1]) or (made >= MIN_RESOLVES and charged + cost > budget):
                 break
+        if made >= MIN_RESOLVES and charged + cost > budget and not _tight(*cands[-1]):
+            tried.append(f"re-solve budget spent ({made} re-solves of {cost:.3g} estimated s each)")
     best = min(cands, key=lambda c: _width(*c))
     if _width(*best) <= CERTIFY_RTOL:
         return best[0], best[1], True, tried

@@ -35,6 +35,16 @@ b(lambda') - obj(G)``; on the feasible points with ``obj >= b`` (the only ones t
    dyadic above the float ``-lambda_min``) proved by the kernel's fraction-free ``L D L^T``
    (:func:`fairtheory_kernel.linalg.eliminate`, python-flint).
 
+5. **zero shift** (:func:`zero_shift`, PEPs whose Gram trace has no bound - composite and operator problems - where
+   neither a trace bound nor an interior end exists): ``S(lambda) >= 0`` exactly with ``eps = 0``.  The exact kernel
+   ``K`` of ``S`` at the rounded multipliers (the directions every certificate annihilates: a PEP's invariance) is
+   split off, ``S >= 0`` is proved on a coordinate complement of ``K`` (``[K, e_W]^T S [K, e_W] = diag(0, S_WW)``), and
+   where ``S_WW`` is singular to rounding the multipliers are pushed along a direction that curves its near-null space
+   (the bound grows by about the float slack's negative eigenvalue).  Float data can break an invariance at ``1e-17``
+   (coefficients such as ``1/(2(1 - mu/L))`` rounded); the curvature ``y^T S y`` along such a direction then has
+   whatever sign the data give it (:func:`_tilt` moves the multipliers within the optimal face to make it positive
+   where the data allow; proximal gradient at ``n = 3, mu = 1/4`` they do not, and nothing is proved there).
+
 Nothing here trusts the float solve: a forged or perturbed ``lambda`` gives a PSD test that fails (no bound) or a
 larger ``eps`` (a wider bound), never a bound below the certificate's own value; the returned :class:`Repair`
 keeps ``b``, ``eps`` and the interior end so a caller can re-check every term.  See docs/worstcase.md, "Which number
@@ -43,6 +53,7 @@ is the worst case".
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -60,8 +71,8 @@ from fairtheory_kernel import linalg as _klinalg
 if TYPE_CHECKING:
     from fairtheory.worstcase.solvers import SDPSolution
 
-__all__ = ["Repair", "ExactBracket", "repair", "exact_bracket", "upper_from", "newton_polish", "verify", "GRID_BITS",
-           "RANK_RTOL", "BACKOFF", "NEWTON_MAX_WORK"]
+__all__ = ["Repair", "ExactBracket", "repair", "exact_bracket", "upper_from", "newton_polish", "verify", "zero_shift",
+           "GRID_BITS", "RANK_RTOL", "BACKOFF", "NEWTON_MAX_WORK"]
 
 #: multipliers are rounded to ``2^(e - GRID_BITS)``, ``2^e >=`` the largest one
 GRID_BITS = 60
@@ -307,19 +318,8 @@ def _restore(d: _Data, l_int: np.ndarray, K: int) -> list[Fraction] | None:
     if all(x == 0 for x in res):
         return lam
     support = [i for i, x in enumerate(lam) if x != 0 or i < d.n_eq]
-    eqs: list[dict[int, Fraction]] = [{} for _ in range(nfc)]
-    Rr = R[:, nG:].tocoo()
-    sup = set(support)
-    for i, k, v in zip(Rr.row.tolist(), Rr.col.tolist(), Rr.data.tolist(), strict=True):
-        if i in sup:
-            eqs[k][i] = _frac(v)
     mag = np.abs(np.asarray(l_int, dtype=np.float64))  # the grid integers: the same order as the multipliers
-    order = sorted(support, key=lambda i: (i >= d.n_eq, -mag[i], i))
-    corr = _square_solve(d, eqs, res, order, lam)
-    for cols in ((order[: 2 * nfc + 8], order) if corr is None else ()):
-        corr = solve_sparse(eqs, res, cols)
-        if corr is not None:
-            break
+    corr = _solve_i(d, res, support, mag, lam)
     if corr is None:
         return None
     for i, v in corr.items():
@@ -327,6 +327,27 @@ def _restore(d: _Data, l_int: np.ndarray, K: int) -> list[Fraction] | None:
     if any(lam[i] < 0 for i in range(d.n_eq, d.m)):
         return None
     return lam
+
+
+def _solve_i(d: _Data, res: list[Fraction], support: list[int], mag: np.ndarray, lam: list[Fraction]
+             ) -> dict[int, Fraction] | None:
+    """A sparse exact correction ``delta`` on ``support`` with ``sum_i delta_i a_ik = res_k`` (every function-value
+    column ``k``), on the largest multipliers (``mag``) first: FLINT's square solve (:func:`_square_solve`), else
+    exact sparse elimination; ``None`` when none exists on the support."""
+    nfc = d.R.shape[1] - d.nG
+    eqs: list[dict[int, Fraction]] = [{} for _ in range(nfc)]
+    Rr = d.R[:, d.nG:].tocoo()
+    sup = set(support)
+    for i, k, v in zip(Rr.row.tolist(), Rr.col.tolist(), Rr.data.tolist(), strict=True):
+        if i in sup:
+            eqs[k][i] = _frac(v)
+    order = sorted(support, key=lambda i: (i >= d.n_eq, -mag[i], i))
+    corr = _square_solve(d, eqs, res, order, lam)
+    for cols in ((order[: 2 * nfc + 8], order) if corr is None else ()):
+        corr = solve_sparse(eqs, res, cols)
+        if corr is not None:
+            break
+    return corr
 
 
 def _exact_slack(d: _Data, lam: list[Fraction], l_int: np.ndarray, K: int) -> tuple[list[list[int]], int]:
@@ -381,7 +402,7 @@ def _fflu_pd(rows: list[list[int]]) -> bool:
     return bool(Pm.is_one() and all(U[k, k] > 0 for k in range(n)))
 
 
-def _psd_shifted(W: list[list[int]], s: int, shift: Fraction, room: float = 0.0) -> bool:
+def _psd_shifted(W: list[list[int]], s: int, shift: Fraction, room: float = 0.0, exact: bool = True) -> bool:
     """``W / (2 s) + shift I >= 0`` exactly.  With ``room > 0`` (a float estimate of that matrix's smallest
     eigenvalue) first on a coarse integer grid: ``R = floor((W/(2s) + shift I) 2^t)`` differs from the matrix times
     ``2^t`` by ``E`` with entries in ``[0, 1)``, ``||E||_2 <= n``, so ``R - n I`` positive definite proves it
@@ -400,6 +421,8 @@ def _psd_shifted(W: list[list[int]], s: int, shift: Fraction, room: float = 0.0)
                 for i in range(n)]
         if _fflu_pd(rows):
             return True
+        if not exact:  # the coarse test failed where the float estimate promised room: no exact test (a caller's
+            return False  # larger shift follows)
     # (W + 2 s shift I) * den = W den + 2 s num I
     rows = [[W[i][j] * den + (2 * s * num if i == j else 0) for j in range(n)] for i in range(n)]
     if _fflu_pd(rows):
@@ -466,10 +489,428 @@ def repair(sol: SDPSolution, *, polish: bool = False, margin: float = 0.0, bits:
     if lmin > fl and _psd_shifted(W, s, Fraction(0), room=lmin - fl):
         return Repair(lam, bound, Fraction(0), lmin, used, meta)
     eps = _dyadic_up(max(-lmin, 0.0) + fl)
-    for _ in range(6):
-        if _psd_shifted(W, s, eps, room=float(eps) + lmin - fl):
+    for k in range(6):
+        if _psd_shifted(W, s, eps, room=float(eps) + lmin - fl, exact=k == 5):
             return Repair(lam, bound, eps, lmin, used, meta)
         eps *= 4
+    return None
+
+
+# --------------------------------------------------------------------------------------------- zero shift
+#: the zero-shift repair holds an inequality multiplier at 0 when the float one is below this times the largest
+ZERO_FREE_RTOL = 1e-7
+
+
+def _exact_kernel(d: _Data, lam: list[Fraction]) -> list[list[int]]:
+    r"""An integer basis of the kernel of ``S(lambda)`` for exact multipliers ``lambda`` with (i) (FLINT's exact null
+    space).  At rounded multipliers (not exactly at an optimum) this is, generically, the kernel common to every
+    ``S(lambda')`` with (i) on the same support: the directions every dual certificate must annihilate (a PEP's
+    invariance, e.g. a common translation of the points of an operator PEP, or a direction in which its Gram matrix is
+    unbounded, e.g. composite problems).  The caller checks ``S V = 0`` exactly for its final multipliers, so an
+    accidental kernel costs a failed check, never a wrong bound."""
+    from flint import fmpz_mat
+
+    s, _ = _slack_exact(d, lam)
+    N, nullity = fmpz_mat(_twice_slack(d, s)).nullspace()
+    out = []
+    for c in range(int(nullity)):
+        col = [int(N[r, c]) for r in range(d.dim)]
+        g = 0
+        for x in col:
+            g = math.gcd(g, x)
+        out.append([x // g for x in col] if g > 1 else col)
+    return out
+
+
+def _slack_exact(d: _Data, lam: list[Fraction]) -> tuple[list[int], int]:
+    """``(s, q)``: ``s_j = q (sum_i lambda_i R_ij - c_j)`` exactly for every natural column ``j`` (Gram and
+    function values), ``q = 2^P D`` with ``D`` the common denominator of ``lambda``."""
+    D = 1
+    for x in lam:
+        if x and D % x.denominator:
+            D = D // math.gcd(D, x.denominator) * x.denominator
+    li = [x.numerator * (D // x.denominator) if x else 0 for x in lam]
+    R = d.R
+    ncol = R.shape[1]
+    s = [0] * ncol
+    ptr, ind = R.indptr, R.indices
+    Rint = d.Rint.tolist()
+    for j in range(ncol):
+        acc = 0
+        for k in range(ptr[j], ptr[j + 1]):
+            x = li[ind[k]]
+            if x:
+                acc += x * Rint[k]
+        s[j] = acc - int(d.cint[j]) * D
+    return s, (1 << d.P) * D
+
+
+def _twice_slack(d: _Data, s: list[int]) -> list[list[int]]:
+    """The integer symmetric matrix ``2 q S`` from :func:`_slack_exact`'s natural columns."""
+    W = [[0] * d.dim for _ in range(d.dim)]
+    for j in range(d.nG):
+        a, b = int(d.pos_a[j]), int(d.pos_b[j])
+        if a == b:
+            W[a][a] = 2 * s[j]
+        else:
+            W[a][b] = W[b][a] = s[j]
+    return W
+
+
+def _face_check(d: _Data, lam: list[Fraction], V: list[list[int]], W: list[int]) -> tuple[bool, float]:
+    """``(proved, lmin)``: every inequality multiplier ``>= 0``, (i) exactly, ``S V = 0`` exactly and ``S`` restricted
+    to the coordinates ``W`` (a complement of ``V``: ``V`` invertible on the other coordinates) PSD exactly - so
+    ``[V, e_W]^T S [V, e_W] = diag(0, S_WW) >= 0`` and ``S >= 0``.  ``lmin``: the float smallest eigenvalue of
+    ``S_WW``."""
+    if any(x < 0 for x in lam[d.n_eq:]):
+        return False, math.nan
+    s, q = _slack_exact(d, lam)
+    if any(s[d.nG:]):
+        return False, math.nan
+    Wm = _twice_slack(d, s)
+    for v in V:
+        for a in range(d.dim):
+            if sum(Wm[a][b] * v[b] for b in range(d.dim) if v[b]) != 0:
+                return False, math.nan
+    sub = [[Wm[a][b] for b in W] for a in W]
+    if not sub:
+        return True, 0.0
+    q2 = 2 * q
+    Sf = np.array([[x / q2 for x in row] for row in sub])  # int / int: correctly rounded
+    lmin = float(np.linalg.eigvalsh(Sf)[0])
+    fl = 4 * (len(W) + 1) * 2.0 ** -52 * max(1.0, float(np.abs(Sf).max(initial=0.0)))
+    if lmin < -fl:
+        return False, lmin
+    return _psd_shifted(sub, q, Fraction(0), room=lmin - fl), lmin
+
+
+def _complement(V: list[list[int]], dim: int) -> list[int] | None:
+    """Coordinates ``W`` such that ``V`` is invertible on the others (exact rank check), chosen by a pivoted QR."""
+    import scipy.linalg
+    from flint import fmpz_mat
+
+    r = len(V)
+    if r == 0:
+        return list(range(dim))
+    Vf = np.array(V, dtype=np.float64)
+    Vf /= np.max(np.abs(Vf), axis=1, keepdims=True)
+    _, _, piv = scipy.linalg.qr(Vf, mode="economic", pivoting=True)
+    p = sorted(piv[:r].tolist())
+    if fmpz_mat([[V[k][i] for i in p] for k in range(r)]).det() == 0:
+        return None
+    return [i for i in range(dim) if i not in set(p)]
+
+
+#: rows x dim from which :func:`zero_shift` limits BLAS to one thread (below, the limit's own set-up costs more)
+ONE_THREAD_WORK = 3000
+
+
+def zero_shift(sol: SDPSolution) -> Repair | None:
+    r"""Exact multipliers with ``S(lambda) >= 0`` exactly, ``eps = 0``: a bound that needs no trace bound (the PEPs
+    whose Gram matrix is unbounded - composite and operator problems - have none; Peyrl & Parrilo 2008, rounding on
+    the face of the dual that every certificate lies on):
+
+    1. the float multipliers above :data:`ZERO_FREE_RTOL` of the largest, on the grid of :func:`_dyadic_grid`, the
+       others 0; (i) restored exactly on them (:func:`_restore`);
+    2. ``K``: the exact kernel of that ``S`` (:func:`_exact_kernel`) - generically the directions every certificate
+       with (i) annihilates (``S K = 0`` for all of them), e.g. the common translation of an operator PEP's points or
+       the opposite shifts of the two gradients of a composite PEP; ``W``: coordinates complementing ``K`` (``K``
+       invertible on the others);
+    3. ``S >= 0`` exactly iff ``S_WW >= 0`` (``[K, e_W]`` is invertible and ``[K, e_W]^T S [K, e_W] =
+       diag(0, S_WW)``, :func:`_face_check`): tried as it is (the rounding may leave it PSD), else ``push``: the
+       multipliers move along ``Delta`` (free ones only, (i) homogeneous exactly, ``Q^T S_lin(Delta)_WW Q = I`` on the
+       float near-null space ``Q`` of ``S_WW`` that multipliers can curve, :func:`_pushable`) by the smallest dyadic
+       ``t`` that makes ``S_WW`` PSD exactly; the bound grows by ``t sum_i Delta_i c_i``, about the float slack's
+       negative eigenvalue (``1e-9`` from a solver's multipliers, ``1e-15`` from a KKT point's).
+
+    ``None`` when no such multipliers are found (e.g. a rank-one slack with more near-null directions than free
+    multipliers: OGM).  ``meta["zero_shift"]``: ``"kernel"`` (no push) or ``"push"`` (``meta["t"]``)."""
+    if sol.rows is None or sol.z is None or sol.objective_row is None or sol.gram is None:
+        return None
+    z = np.asarray(sol.z, dtype=np.float64)
+    if z.shape != (sol.rows.shape[0],) or not np.all(np.isfinite(z)):
+        return None
+    d = _Data(sol)
+    if d.dim == 0:
+        return None
+    lam_f = z.copy()
+    lam_f[d.n_eq:] = np.maximum(lam_f[d.n_eq:], 0.0)
+    top = float(np.max(np.abs(lam_f))) if lam_f.size else 0.0
+    if not top > 0:
+        return None
+    free = [i for i in range(d.m) if i < d.n_eq or lam_f[i] > ZERO_FREE_RTOL * top]
+    lam_f[[i for i in range(d.n_eq, d.m) if lam_f[i] <= ZERO_FREE_RTOL * top]] = 0.0
+    l_int, K = _dyadic_grid(lam_f, d.n_eq, GRID_BITS)
+    ctx = _one_blas_thread() if d.m * d.dim >= ONE_THREAD_WORK else contextlib.nullcontext()
+    with ctx:  # mid-size dense factorizations: a multi-threaded BLAS next to a busy core is ~10x slower
+        # in floats first: more near-null directions to curve than free directions to curve them with - no push
+        Sfl = _float_slack(d, lam_f)
+        w, Qe = np.linalg.eigh(Sfl)
+        Qf = _i_basis(d, free)
+        npush = _pushable(d, free, list(range(d.dim)), Qe[:, w < 1e-6 * max(float(np.abs(w).max()), 1e-300)], Qf)[0]
+        k = npush.shape[1]
+        if k * (k + 1) // 2 > len(free) - Qf.shape[1]:
+            return None
+        lam_r = _restore(d, l_int, K)  # (i) exactly, on the free multipliers
+        if lam_r is None:
+            return None
+        K0 = _exact_kernel(d, lam_r)
+        meta: dict[str, Any] = {"common_kernel": len(K0), "free": len(free)}
+        return _push(d, lam_r, free, K0, meta, Qf)
+
+
+def _push(d: _Data, lam0: list[Fraction], free: list[int], K0: list[list[int]], meta: dict[str, Any],
+          Qf: np.ndarray) -> Repair | None:
+    """The ``push`` stage of :func:`zero_shift` (its doc)."""
+    Wc = _complement(K0, d.dim)
+    if Wc is None or not Wc:
+        return None
+    lam = lam0
+    s, q = _slack_exact(d, lam)
+    if any(s[d.nG:]):
+        return None
+    Wm = _twice_slack(d, s)
+    Sf = np.array([[Wm[a][b] / (2 * q) for b in Wc] for a in Wc])
+    w, Qe = np.linalg.eigh(Sf)
+    scale = max(float(np.abs(w).max(initial=0.0)), 1e-300)
+    fl = 4 * (len(Wc) + 1) * 2.0 ** -52 * max(1.0, float(np.abs(Sf).max(initial=0.0)))
+    if w[0] > -fl:  # PSD to the float eigenvalues' accuracy: the exact test may pass with no push at all
+        ok, lmin = _face_check(d, lam, K0, Wc)
+        if ok:
+            return Repair(lam, _bound(d, lam), Fraction(0), lmin, False, {**meta, "zero_shift": "kernel"})
+    Qp, Y = _pushable(d, free, Wc, Qe[:, w < 1e-6 * scale], Qf)
+    if Y.shape[1]:
+        # directions no multiplier curves (to the data's rounding): their exact curvature must be >= 0 first
+        tilted = _tilt(d, lam, free, Wc, Y, Qp)
+        if tilted is not None and tilted is not lam:
+            lam, meta = tilted, {**meta, "tilt": True}
+            s, q = _slack_exact(d, lam)
+            Wm = _twice_slack(d, s)
+            Sf = np.array([[Wm[a][b] / (2 * q) for b in Wc] for a in Wc])
+            if float(np.linalg.eigvalsh(Sf)[0]) > -fl:
+                ok, lmin = _face_check(d, lam, K0, Wc)
+                if ok:
+                    return Repair(lam, _bound(d, lam), Fraction(0), lmin, False, {**meta, "zero_shift": "kernel"})
+    if "tilt" in meta:  # the slack moved: its near-null directions again
+        w2, Qe2 = np.linalg.eigh(Sf)
+        Qp = _pushable(d, free, Wc, Qe2[:, w2 < 1e-6 * scale], Qf)[0]
+    return _push_along(d, lam, free, K0, Wc, Qp, Sf, fl, meta, Qf, strict=not Y.shape[1]) if Qp.shape[1] else None
+
+
+#: the largest denominator of an invariance direction's entries (:func:`_tilt`)
+TILT_DENOMINATOR = 1024
+
+
+def _tilt(d: _Data, lam: list[Fraction], free: list[int], Wc: list[int], Y: np.ndarray, Qp: np.ndarray
+          ) -> list[Fraction] | None:
+    r"""Multipliers with the exact curvature ``alpha = y^T S(lambda) y > 0`` along a direction ``y`` that no multiplier
+    curves beyond the data's rounding: an invariance of the PEP with exact coefficients (the opposite shifts of
+    two gradients of a composite PEP) broken at ``1e-17`` by coefficients rounded to floats, so that ``alpha(lambda) =
+    sum_i lambda_i q_i - q_0`` with ``q_i = y^T A_i y`` of that size and either sign.  ``y``: the float direction
+    rounded to small denominators (:data:`TILT_DENOMINATOR`), accepted when every exact ``q_i`` is at the rounding
+    level; the multipliers move by ``s Delta`` with ``Delta`` the float projection of ``q`` onto the directions that
+    keep (i) (restored exactly), the bound (``sum_i Delta_i c_i = 0``) and ``S_lin(Delta) Q_p = 0`` (``Q_p``: the
+    near-null directions that are pushed next), and ``s`` the dyadic that makes ``alpha`` positive.  ``lam`` itself
+    when ``alpha >= 0`` already; ``None`` when no such move is found.  Nothing here is trusted: the exact test of
+    :func:`_face_check` decides."""
+    import scipy.linalg
+
+    if Y.shape[1] != 1:
+        return None
+    y = np.zeros(d.dim)
+    y[Wc] = Y[:, 0]
+    y = y / y[int(np.argmax(np.abs(y)))]
+    ye = [Fraction(float(x)).limit_denominator(TILT_DENOMINATOR) for x in y]
+    if max(abs(float(a) - b) for a, b in zip(ye, y, strict=True)) > 1e-6:
+        return None
+    den = 1
+    for x in ye:
+        den = den * x.denominator // math.gcd(den, x.denominator)
+    yi = [int(x * den) for x in ye]
+    e = [yi[int(d.pos_a[j])] * yi[int(d.pos_b[j])] for j in range(d.nG)]  # den^2 y^T S y = sum_j e_j s_j
+    sl, _ = _slack_exact(d, lam)
+    if sum(e[j] * sl[j] for j in range(d.nG) if e[j]) > 0:
+        return lam  # alpha > 0 already
+    # q_i 2^P den^2 = sum_j e_j R_ij 2^P, exactly; q_0 likewise
+    Rc = d.R.tocsc()
+    Rint = d.Rint.tolist()
+    qi = [0] * d.m
+    for j in range(d.nG):
+        if e[j]:
+            for t in range(Rc.indptr[j], Rc.indptr[j + 1]):
+                qi[int(Rc.indices[t])] += e[j] * Rint[t]
+    q0i = sum(e[j] * int(d.cint[j]) for j in range(d.nG) if e[j])
+    unit = Fraction(1, (1 << d.P) * den * den)
+    qs = [unit * x for x in qi]
+    q0 = unit * q0i
+    size = max(1.0, float(np.abs(d.R.data).max(initial=0.0)))
+    if max(abs(float(x)) for x in qs + [q0]) > 1e-12 * size * max(1.0, float(np.abs(y).sum()) ** 2):
+        return None  # not an invariance direction: its curvature is not at the rounding level
+    alpha = sum((lam[i] * qs[i] for i in range(d.m) if lam[i] and qs[i]), Fraction(0)) - q0
+    # the constraints on Delta (free multipliers): (i), the bound, S_lin(Delta) Q_p = 0
+    rows = [d.R[:, d.nG:].toarray()[free].T, np.asarray(d.consts, dtype=np.float64)[free][None, :]]
+    if Qp.shape[1]:
+        h = np.where(d.pos_a == d.pos_b, 1.0, 0.5)
+        Pw = np.zeros((d.dim, Qp.shape[1]))
+        Pw[Wc, :] = Qp
+        RG = d.R[:, :d.nG].tocsr()[free].toarray()  # free x nG
+        for c in range(Pw.shape[1]):
+            u = Pw[:, c]
+            # (S_lin(Delta) u)_a = sum_j s_j h_j (u_b at row a, u_a at row b)
+            Mj = np.zeros((d.dim, d.nG))
+            Mj[d.pos_a, np.arange(d.nG)] += h * u[d.pos_b]
+            off = d.pos_a != d.pos_b
+            Mj[d.pos_b[off], np.arange(d.nG)[off]] += (h * u[d.pos_a])[off]
+            rows.append(Mj @ RG.T)
+    Cm = np.vstack(rows)
+    qf = np.array([float(qs[i]) for i in free])
+    if not np.any(qf):
+        return None
+    N = scipy.linalg.null_space(Cm / np.maximum(np.abs(Cm).max(axis=1, keepdims=True), 1e-300))
+    if N.shape[1] == 0:
+        return None
+    Dl = N @ (N.T @ (qf / np.abs(qf).max()))
+    Dfull = np.zeros(d.m)
+    Dfull[free] = Dl / max(float(np.abs(Dl).max()), 1e-300)
+    Dq = _homogeneous(d, free, Dfull, lam)
+    if Dq is None:
+        return None
+    gain = sum((Dq[i] * qs[i] for i in range(d.m) if Dq[i]), Fraction(0))
+    if gain <= 0:
+        return None
+    sft = Fraction(float(-alpha / gain) * 1.25)  # alpha(lam + sft Delta) = -alpha / 4 > 0
+    out = [lam[i] + sft * Dq[i] for i in range(d.m)]
+    if any(out[i] < 0 for i in range(d.n_eq, d.m)):
+        return None
+    return out
+
+
+def _homogeneous(d: _Data, free: list[int], Dfull: np.ndarray, lam: list[Fraction]) -> list[Fraction] | None:
+    """``Dfull`` on the dyadic grid with (i) homogeneous exactly (``sum_i Delta_i a_i = 0``), corrected on the free
+    multipliers, the largest of ``lam + Delta`` first (:func:`_solve_i`); ``None`` when that correction does not
+    exist."""
+    dint, KD = _dyadic_grid(Dfull, d.m, GRID_BITS)  # signs kept (treated as equalities)
+    Dq = [Fraction(int(x), 1 << KD) for x in dint]
+    nfc = d.R.shape[1] - d.nG
+    if nfc == 0:
+        return Dq
+    sn = d.slack_nat(dint, KD, d.R.shape[1])  # sum_i dint_i R_ij - c_j 2^KD, at the scale 2^(P + KD)
+    res = [Fraction(-(int(sn[d.nG + k]) + (int(d.cint[d.nG + k]) << KD)), 1 << (d.P + KD)) for k in range(nfc)]
+    if not any(res):
+        return Dq
+    plus = [lam[i] + Dq[i] for i in range(d.m)]
+    mag = np.array([abs(float(x)) for x in plus])
+    corr = _solve_i(d, res, sorted(free), mag, plus)
+    if corr is None:
+        return None
+    for i, v in corr.items():
+        Dq[i] += v
+    return Dq
+
+
+def _i_basis(d: _Data, free: list[int]) -> np.ndarray:
+    """An orthonormal basis (``len(free) x rank``) of the span of the function-value rows ``a_k`` restricted to the free
+    multipliers (a pivoted QR): ``Delta - Qf Qf^T Delta`` keeps (i) homogeneous."""
+    import scipy.linalg
+
+    AFt = d.R[:, d.nG:].tocsr()[free].toarray()
+    if AFt.shape[1] == 0:
+        return np.zeros((len(free), 0))
+    Qf, Rf, _ = scipy.linalg.qr(AFt, mode="economic", pivoting=True)
+    dg = np.abs(np.diag(Rf))
+    rk = int(np.sum(dg > 1e-12 * dg[0])) if dg.size and dg[0] > 0 else 0
+    return Qf[:, :rk]
+
+
+def _pushable(d: _Data, free: list[int], Wc: list[int], Q: np.ndarray, Qf: np.ndarray
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """``(P, Y)``: ``span(Q)`` (coordinates ``Wc``) split into the directions that a change ``Delta`` of the free
+    multipliers keeping (i) can curve (``P``) and those it cannot (``Y``: ``S_lin(Delta) y ~ 0`` for every such
+    ``Delta`` - a direction every certificate annihilates up to the data's rounding, e.g. the opposite shifts of the two
+    gradients of a composite PEP built with rounded coefficients; :func:`_tilt` handles those).  ``S_lin(.) y`` as a
+    map of ``Delta`` vanishes on ``{Delta : AF^T Delta = 0}`` iff its rows lie in the row space of ``AF^T``: ``T_y (I -
+    Pi) = 0`` with ``Pi`` the projector onto that row space (a pivoted QR), ``T_y`` linear in ``y`` (an SVD over
+    ``Q``'s few columns)."""
+    nq = Q.shape[1]
+    if nq == 0:
+        return Q, Q
+    Pw = np.zeros((d.dim, nq))
+    Pw[Wc, :] = Q
+    # T[l, a, i] = (A_i q_l)_a for the free rows i (each Gram entry (a, b) of row i adds to (a, i) and (b, i))
+    RG = d.R[:, :d.nG].tocsr()[free].tocoo()
+    a, b = d.pos_a[RG.col], d.pos_b[RG.col]
+    h = np.where(a == b, 1.0, 0.5) * RG.data
+    off = a != b
+    T = np.zeros((nq, d.dim, len(free)))
+    np.add.at(T, (slice(None), a, RG.row), (h[:, None] * Pw[b, :]).T)
+    np.add.at(T, (slice(None), b[off], RG.row[off]), (h[off, None] * Pw[a[off], :]).T)
+    T = T.reshape(nq * d.dim, len(free))
+    if Qf.shape[1]:
+        T = T - (T @ Qf) @ Qf.T
+    Z = T.reshape(nq, d.dim * len(free)).T
+    _, sv, Vt = np.linalg.svd(np.linalg.qr(Z, mode="r"), full_matrices=False)
+    keep = sv > 1e-10 * max(float(sv[0]) if sv.size else 0.0, 1e-300)
+    return Q @ Vt[keep].T, Q @ Vt[~keep].T
+
+
+def _push_along(d: _Data, lam: list[Fraction], free: list[int], K0: list[list[int]], Wc: list[int], Q: np.ndarray,
+                Sf: np.ndarray, fl: float, meta: dict[str, Any], Qf: np.ndarray, strict: bool = True
+                ) -> Repair | None:
+    """``lam + t Delta`` with ``Q^T S_lin(Delta)_WW Q = I`` (least norm, (i) homogeneous exactly) and the smallest
+    dyadic ``t`` that makes ``S_WW`` PSD exactly (:func:`zero_shift`).  ``strict``: every near-null direction is
+    pushed, so ``t`` is taken with a float margin (``lambda_min > 2 fl``, the exact test then runs on a coarse grid);
+    else (directions no multiplier curves, their curvature below float resolution) at the float noise level."""
+    nq = Q.shape[1]
+    if nq * (nq + 1) // 2 > len(free) - (d.R.shape[1] - d.nG):
+        return None  # more conditions than free directions: no such Delta in general
+    # the float map Delta -> Q^T S_lin(Delta)_WW Q (upper triangle), on the free multipliers
+    B = np.zeros((nq * (nq + 1) // 2, d.nG))
+    Pw = np.zeros((d.dim, nq))
+    Pw[Wc, :] = Q
+    h = np.where(d.pos_a == d.pos_b, 1.0, 0.5)
+    k = 0
+    tgt = []
+    for a in range(nq):
+        for b in range(a, nq):
+            qa, qb = Pw[:, a], Pw[:, b]
+            # sum_{x,y} qa_x qb_y S_xy, S_xy = h_j s_j for both orders of an off-diagonal pair
+            B[k] = h * (qa[d.pos_a] * qb[d.pos_b] + np.where(d.pos_a != d.pos_b, qa[d.pos_b] * qb[d.pos_a], 0.0))
+            tgt.append(1.0 if a == b else 0.0)
+            k += 1
+    A = (d.R[:, :d.nG].tocsr()[free] @ B.T).T  # rows: the conditions, columns: the free multipliers
+    if Qf.shape[1]:
+        A = A - (A @ Qf) @ Qf.T  # Delta = z - Qf Qf^T z keeps (i) homogeneous for every z
+    rhs = np.array(tgt)
+    dl, *_ = np.linalg.lstsq(A, rhs, rcond=None)
+    if Qf.shape[1]:
+        dl = dl - Qf @ (Qf.T @ dl)
+    if np.linalg.norm(A @ dl - rhs) > 1e-6 * np.linalg.norm(rhs):
+        return None
+    Dfull = np.zeros(d.m)
+    Dfull[free] = dl
+    Dq = _homogeneous(d, free, Dfull, lam)
+    if Dq is None:
+        return None
+    # the step: the smallest dyadic t with the restricted slack PSD in floats (with room), then exactly
+    SD = _float_slack(d, np.array([float(x) for x in Dq])) + _float_slack(d, np.zeros(d.m)) * -1.0
+    SD = SD[np.ix_(Wc, Wc)]
+    t = _dyadic_up(max(4.0 * max(-float(np.linalg.eigvalsh(Sf)[0]), fl), 1e-300))
+    cap = min((lam[i] / -Dq[i] for i in range(d.n_eq, d.m) if Dq[i] < 0), default=None)
+    tries = 0
+    for _ in range(40):
+        if cap is not None and t > cap:
+            return None
+        # float-PSD to its accuracy (directions no multiplier curves stay at the rounding level: exact test)
+        if float(np.linalg.eigvalsh(Sf + float(t) * SD)[0]) > (2 * fl if strict else -fl):
+            lt = [lam[i] + t * Dq[i] for i in range(d.m)]
+            ok, lmin = _face_check(d, lt, K0, Wc)
+            if ok:
+                return Repair(lt, _bound(d, lt), Fraction(0), lmin, False,
+                              {**meta, "zero_shift": "push", "t": float(t)})
+            tries += 1
+            if tries >= 4:
+                return None
+        t *= 2
     return None
 
 
@@ -582,16 +1023,49 @@ def newton_polish(sol: SDPSolution) -> tuple[SDPSolution, float] | None:
 BACKOFF = 1e-2
 
 
+#: the Newton polish also runs on a narrow bracket whose lower end (the solver's point) is doubtful: its rows'
+#: violations weighted by the multipliers above this fraction of the tolerance (the point's objective can be off by
+#: about that much - proximal gradient N = 5: 1.4e-7 absolute, the value 1.7e-7 relative above the tight one)
+DOUBT_FRACTION = 0.5
+
+
+def _lower_doubt(sol: SDPSolution) -> float:
+    """``sum_i lambda_i max(r_i, 0)`` (inequalities) ``+ sum_i |lambda_i r_i|`` (equalities) at the solver's point,
+    ``r = rows x - consts``: a first-order size of how far the point's objective may lie above that of a feasible
+    point (weak duality's slack term); ``0`` when the solution carries no point."""
+    if sol.rows is None or sol.z is None or sol.gram is None or sol.F is None:
+        return 0.0
+    G = np.asarray(sol.gram, dtype=np.float64)
+    dim = int(sol.dim)
+    if G.shape != (dim, dim):
+        return 0.0
+    ia, ib = np.triu_indices(dim)
+    xg = np.empty(ia.size)
+    xg[ib * (ib + 1) // 2 + ia] = G[ia, ib]
+    x = np.concatenate([xg, np.asarray(sol.F, dtype=np.float64)])
+    if x.size != sol.rows.shape[1]:
+        return 0.0
+    r = sol.rows @ x - np.asarray(sol.consts, dtype=np.float64)
+    z = np.asarray(sol.z, dtype=np.float64)
+    n_eq = int(sol.n_eq)
+    out = float(np.abs(z[:n_eq] * r[:n_eq]).sum() + (np.maximum(z[n_eq:], 0) * np.maximum(r[n_eq:], 0)).sum())
+    return out if math.isfinite(out) else math.inf
+
+
 def exact_bracket(sol: SDPSolution, interior: Callable[[float], SDPSolution | None] | None = None, *,
                   tol: float = 1e-7, lower: float | None = None, lower_rigorous: bool = False,
-                  trace_bound: Fraction | None = None, newton: bool = True) -> ExactBracket:
+                  trace_bound: Fraction | None = None, newton: bool = True, zero: bool = True) -> ExactBracket:
     """A rigorous bracket of the PEP solved by ``sol`` (module doc), in stages that stop as soon as ``upper - lower
-    <= tol max(|upper|, tiny)``: the solver's own multipliers; with an interior end (``interior(delta)``: a solve of
-    ``max obj + delta tr G``, called at most once, only when the tight end needs a shift ``eps > 0`` and no
-    ``trace_bound`` closes it); then multipliers polished by a KKT Newton (:func:`newton_polish`), whose primal point
-    also replaces the lower end.  ``lower``: a lower end (default the solver's primal value, not rigorous unless
-    ``lower_rigorous``).  ``value`` never exceeds ``upper`` (a certified value never exceeds its own certificate);
-    ``value_is`` as in :class:`ExactBracket`."""
+    <= tol max(|upper|, tiny)``: the solver's own multipliers; with ``zero`` the zero-shift repair (:func:`zero_shift`:
+    ``eps = 0``, no trace bound or interior end needed), when the tight end needs a shift; with an interior end
+    (``interior(delta)``: a solve of ``max obj + delta tr G``, called at most once, only when the tight end still needs
+    a shift ``eps > 0`` and no ``trace_bound`` closes it); then multipliers polished by a KKT Newton
+    (:func:`newton_polish`; the zero shift again at its point where it worked at the solver's point or nothing else
+    pays), whose primal point also replaces the lower end.  The Newton stage also runs on a narrow bracket whose lower
+    end is doubtful (:func:`_lower_doubt` above :data:`DOUBT_FRACTION` of the tolerance: the solver's point violates
+    its rows by enough to move its objective by about the tolerance).  ``lower``: a lower end (default the solver's
+    primal value, not rigorous unless ``lower_rigorous``).  ``value`` never exceeds ``upper`` (a certified value never
+    exceeds its own certificate); ``value_is`` as in :class:`ExactBracket`."""
     v = float(sol.value - sol.trace_weight * np.trace(sol.gram)) if sol.gram is not None else float(sol.value)
     lo = v if lower is None else float(lower)
     info: dict[str, Any] = {"solver_value": float(sol.value), "stages": []}
@@ -608,6 +1082,13 @@ def exact_bracket(sol: SDPSolution, interior: Callable[[float], SDPSolution | No
     if tight is not None:
         best = upper_from(tight, None, trace_bound)
         info["stages"].append("solver multipliers")
+    zs: Repair | None = None
+    if zero and not narrow(best, lo) and (tight is None or tight.eps > 0):
+        zs = zero_shift(sol)
+        info["stages"].append("zero shift" if zs is not None else "zero shift failed")
+        if zs is not None and (best is None or zs.bound < best):
+            best, tight = zs.bound, zs
+    if tight is not None:
         if not narrow(best, lo) and interior is not None and tight.eps > 0:
             asked = True
             tr = float(np.trace(sol.gram)) if sol.gram is not None else 0.0
@@ -618,12 +1099,25 @@ def exact_bracket(sol: SDPSolution, interior: Callable[[float], SDPSolution | No
                 info["stages"].append("interior end" if inner is not None else "interior end refused")
             u = upper_from(tight, inner, trace_bound)
             best = u if best is None or (u is not None and u < best) else best
-    if not narrow(best, lo) and newton:
+    doubt = _lower_doubt(sol) if lower is None and best is not None else 0.0
+    info["lower_doubt"] = doubt
+    doubtful = best is not None and doubt > DOUBT_FRACTION * tol * max(abs(float(best)), tiny)
+    if newton and (not narrow(best, lo) or doubtful):
         got = newton_polish(sol)
         info["stages"].append("kkt newton" if got is not None else "kkt newton failed")
         if got is not None:
             sol2, obj = got
-            t2 = repair(sol2, polish=False)
+            # the zero shift at the KKT point where the solver's point had one (first), or nothing else pays the shift
+            t2 = zero_shift(sol2) if zero and zs is not None else None
+            if t2 is not None:
+                info["stages"].append("zero shift (kkt point)")
+            else:
+                t2 = repair(sol2, polish=False)
+                if zero and zs is None and (t2 is None or t2.eps > 0) and inner is None and trace_bound is None:
+                    z2 = zero_shift(sol2)
+                    if z2 is not None:
+                        info["stages"].append("zero shift (kkt point)")
+                        t2 = z2
             if t2 is not None:
                 if inner is None and not asked and interior is not None and t2.eps > 0:
                     tr = float(np.trace(sol.gram))

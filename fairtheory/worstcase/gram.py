@@ -34,10 +34,11 @@ from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError
 if TYPE_CHECKING:
     from fairtheory.worstcase.solvers import SDPSolution
 
-__all__ = ["Vec", "Scalar", "num", "vsum", "inner", "sqnorm", "scalar_row", "gram_coordinates", "RowBlock", "LazyRow",
-           "point_arrays", "ordered_pairs", "difference_lin"]
+__all__ = ["Vec", "Scalar", "num", "vsum", "inner", "sqnorm", "scalar_row", "scalar_rows", "gram_coordinates",
+           "RowBlock", "LazyRow", "point_arrays", "ordered_pairs", "difference_lin"]
 
 _SQRT2 = math.sqrt(2.0)
+_F64 = np.dtype(np.float64)
 
 
 def num(s: Any) -> Any:
@@ -105,10 +106,36 @@ class Vec:
         return a, b
 
     def __add__(self, other: Vec) -> Vec:
+        a, b = self.c, other.c
+        if a.dtype == _F64 and b.dtype == _F64:
+            # float fast path, bitwise the padded sum (a zero pad adds +0.0: ``-0.0 + 0.0 = +0.0``)
+            na, nb = a.shape[0], b.shape[0]
+            if na == nb:
+                return Vec(a + b)
+            if na > nb:
+                out = a + 0.0
+                out[:nb] = a[:nb] + b
+            else:
+                out = b + 0.0
+                out[:na] = a + b[:na]
+            return Vec(out)
         a, b = self._pair(other)
         return Vec(a + b)
 
     def __sub__(self, other: Vec) -> Vec:
+        a, b = self.c, other.c
+        if a.dtype == _F64 and b.dtype == _F64:
+            # float fast path, bitwise the padded difference (``0.0 - b``, never ``-b``: the sign of a zero is kept)
+            na, nb = a.shape[0], b.shape[0]
+            if na == nb:
+                return Vec(a - b)
+            if na > nb:
+                out = a.copy()
+                out[:nb] = a[:nb] - b
+            else:
+                out = np.subtract(0.0, b)
+                out[:na] = a - b[:na]
+            return Vec(out)
         a, b = self._pair(other)
         return Vec(a - b)
 
@@ -223,6 +250,53 @@ def scalar_row(s: Scalar, nG: int, coords: Any = None) -> tuple[np.ndarray, np.n
     if not cols:
         return np.zeros(0, dtype=np.int64), np.zeros(0)
     return np.concatenate(cols), np.concatenate(vals)
+
+
+#: :func:`scalar_rows` works on at most this many Gram entries (terms x basis^2) at a time
+_BATCH_ENTRIES = 1 << 21
+
+
+def scalar_rows(scalars: list[Scalar], nG: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(indptr, cols, vals)``: :func:`scalar_row` of every scalar (no ``coords``), row ``r``'s entries
+    ``cols[indptr[r]:indptr[r + 1]]`` - the same entries in the same order, bitwise (each term's products ``coef (u_i
+    v_j)`` over the nonzero coordinates in row-major order, then the values' coefficients) - computed for all terms
+    at once (one Python step per term to read its coordinates, no numpy call per row)."""
+    n = len(scalars)
+    terms = [(r, coef, u.c, v.c) for r, sc in enumerate(scalars) for coef, u, v in sc.quad]
+    lin = [(r, k, float(v)) for r, sc in enumerate(scalars) for k, v in sc.lin.items()]
+    D = max((max(len(uc), len(vc)) for _, _, uc, vc in terms), default=0)
+    rid_parts: list[np.ndarray] = []
+    col_parts: list[np.ndarray] = []
+    val_parts: list[np.ndarray] = []
+    step = max(1, _BATCH_ENTRIES // max(D * D, 1))
+    for t0 in range(0, len(terms), step):
+        chunk = terms[t0:t0 + step]
+        T = len(chunk)
+        Um = np.zeros((T, D))
+        Vm = np.zeros((T, D))
+        coef = np.empty(T)
+        rid = np.empty(T, dtype=np.int64)
+        for t, (r, c, uc, vc) in enumerate(chunk):
+            Um[t, :len(uc)] = uc
+            Vm[t, :len(vc)] = vc
+            coef[t] = float(c)
+            rid[t] = r
+        tt, i, j = np.nonzero((Um != 0)[:, :, None] & (Vm != 0)[:, None, :])
+        a, b = np.minimum(i, j), np.maximum(i, j)
+        rid_parts.append(rid[tt])
+        col_parts.append(b * (b + 1) // 2 + a)
+        val_parts.append(coef[tt] * (Um[tt, i] * Vm[tt, j]))
+    if lin:
+        rid_parts.append(np.array([x[0] for x in lin], dtype=np.int64))
+        col_parts.append(np.array([nG + x[1] for x in lin], dtype=np.int64))
+        val_parts.append(np.array([x[2] for x in lin], dtype=np.float64))
+    if not rid_parts:
+        return np.zeros(n + 1, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0)
+    rid_all = np.concatenate(rid_parts)
+    order = np.argsort(rid_all, kind="stable")  # the terms' entries first (in term order), then the values'
+    counts = np.bincount(rid_all, minlength=n)
+    ptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    return ptr, np.concatenate(col_parts).astype(np.int64)[order], np.concatenate(val_parts)[order]
 
 
 def _fr(x: Any) -> Fraction:

@@ -56,6 +56,7 @@ from fairtheory.worstcase.bracket import CERTIFY_RTOL, bracket, class_data, norm
 from fairtheory.worstcase.exact_repair import exact_bracket
 from fairtheory.worstcase.finish import exact_weights, finish_worst_case
 from fairtheory.worstcase.gram import Scalar, Vec, gram_coordinates, num, sqnorm, vsum
+from fairtheory.worstcase.kkt_bracket import KKT_RTOL, kkt_bracket
 from fairtheory.worstcase.limits import check_size
 from fairtheory.worstcase.results import Instance, WorstCase, scaled, units
 from fairtheory.worstcase.sdp import PEP, Function
@@ -317,7 +318,10 @@ def local_gd_worst_case(*, n: int, kappa: int, T_N: int, lr: float, L: float, D0
 def _symmetric_bracketed(b: Built, sol: SDPSolution, *, tol: float, n: int, p: np.ndarray, D0_level: Any,
                          rho2_level: Any) -> tuple[SDPSolution, bool, list[str]]:
     """The symmetric route's solves, a fixed sequence: the solve ``sol`` bracketed
-    (:func:`fairtheory.worstcase.bracket.bracket`, then the exact repair of its multipliers,
+    (:func:`fairtheory.worstcase.bracket.bracket`; where its float bound is not within
+    :data:`~fairtheory.worstcase.kkt_bracket.KKT_RTOL`, the KKT point of the full PEP from it with its face multipliers
+    repaired exactly, :func:`fairtheory.worstcase.kkt_bracket.kkt_bracket`, which replaces the solve when it closes to
+    that tolerance; else the exact repair of its multipliers,
     :func:`fairtheory.worstcase.exact_repair.exact_bracket`, where the float bound is not close enough); if its
     rigorous upper bound is not within
     :data:`~fairtheory.worstcase.bracket.CERTIFY_RTOL` of its value, re-solves at ``tol`` ``min(tol, 1e-10)``
@@ -326,11 +330,22 @@ def _symmetric_bracketed(b: Built, sol: SDPSolution, *, tol: float, n: int, p: n
     8 for blocks below :data:`~fairtheory.worstcase.symmetric.AUTO_SCALE_MIN_BLOCK`, 1 from there on.  Returns the
     solution of the narrowest bracket (marked ``final``: :func:`fairtheory.worstcase.bracket.solve_bracketed` brackets
     it without re-solving), whether it is certified, and the solves made."""
-    def width(s: SDPSolution) -> tuple[float, float]:
+    def width(s: SDPSolution) -> tuple[float, float, SDPSolution]:
         br = bracket(b.pep, s, b.objective, x0=b.x0, n=n, p=p, D0_level=D0_level, rho2_level=rho2_level)
         v = primal_objective(s)
         up = br.upper
         T = br.info.get("trace_bound")
+        if not (math.isfinite(up) and up - v <= KKT_RTOL * max(abs(v), 1.0)) and not getattr(s, "violated_left", 0):
+            # a degenerate optimum: the KKT point of the full PEP from this solve, multipliers on its face and their
+            # exact repair (fairtheory.worstcase.kkt_bracket); where it closes to KKT_RTOL its point is kept
+            kk = kkt_bracket(b.pep, s, lambda t: bracket(b.pep, t, b.objective, x0=b.x0, n=n, p=p, D0_level=D0_level,
+                                                         rho2_level=rho2_level))
+            if kk is not None:
+                vk = primal_objective(kk[0])
+                if math.isfinite(kk[1].upper) and kk[1].upper - vk <= KKT_RTOL * max(abs(vk), 1.0):
+                    tried.append("kkt newton")
+                    return (kk[1].upper - vk) / max(abs(vk), 1.0), float(kk[1].info.get("lambda_max_bound", 0.0)), \
+                        kk[0]
         if not (math.isfinite(up) and up - v <= CERTIFY_RTOL * max(abs(v), 1.0)) and T is not None \
                 and math.isfinite(float(T)):
             # the exact repair (fairtheory.worstcase.exact_repair: rational multipliers, the slack PSD up to a
@@ -346,10 +361,10 @@ def _symmetric_bracketed(b: Built, sol: SDPSolution, *, tol: float, n: int, p: n
         w = (up - v) / max(abs(v), 1.0) if math.isfinite(up) and math.isfinite(v) else math.inf
         if getattr(s, "violated_left", 0):  # constraint generation stopped with violated rows: a relaxation's value
             w = math.inf
-        return w, float(br.info.get("lambda_max_bound", 0.0))
+        return w, float(br.info.get("lambda_max_bound", 0.0)), s
 
     tried = ["plain"]
-    w0, lam = width(sol)
+    w0, lam, sol = width(sol)
     best, wbest = sol, w0
     if not w0 <= CERTIFY_RTOL:
         # the re-solves of bracket.solve_bracketed, in its order, without its clock: a trace weight eps (a slack with
@@ -382,7 +397,7 @@ def _symmetric_bracketed(b: Built, sol: SDPSolution, *, tol: float, n: int, p: n
             except SolverError:
                 tried[-1] += " (failed)"
                 continue
-            w2, _ = width(s2)
+            w2, _, s2 = width(s2)
             if w2 < wbest:
                 best, wbest = s2, w2
             if wbest <= CERTIFY_RTOL:

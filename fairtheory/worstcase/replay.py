@@ -34,6 +34,15 @@ from fairtheory.errors import FairtheoryValueError, SolverError
 from fairtheory.problems.base import FederatedProblem
 from fairtheory.worstcase.results import Instance
 
+#: a point within this (relative) of a data point ``x_k`` is that data point for :class:`SmoothConvexInterpolant`'s
+#: vertex check (rounding of the replayed recurrence: ``~1e-16``)
+VERTEX_RTOL = 1e-12
+#: the vertex check applies when the data violate no interpolation condition by more than this (relative to their
+#: size): a KKT point's data (violations ~1e-16), not a float solve's (~1e-9)
+VERTEX_VIOLATION = 1e-14
+#: the vertex is taken when its objective is within this (relative) of the QP's (the QP's tolerance, 1e-12)
+VERTEX_QTOL = 1e-12
+
 __all__ = ["SmoothConvexInterpolant", "InterpolatedProblem", "replay_fedavg", "replay_scaffold",
            "simulate_local_gd", "interpolation_violation"]
 
@@ -50,16 +59,35 @@ def interpolation_violation(points: Sequence[tuple[np.ndarray, np.ndarray, float
 
 
 class SmoothConvexInterpolant:
-    """The ``L``-smooth convex interpolant of ``points`` (module doc); callable ``f(x) -> (value, grad)``."""
+    """The ``L``-smooth convex interpolant of ``points`` (module doc); callable ``f(x) -> (value, grad)``.
 
-    def __init__(self, points: Sequence[tuple[np.ndarray, np.ndarray, float]], L: float) -> None:
+    ``vertices=True`` (data of a KKT point, :mod:`fairtheory.worstcase.kkt_bracket`): at a data point ``x_k`` the
+    vertex ``e_k`` of the simplex replaces the QP's ``lambda`` when its objective is the smaller and the data violate
+    no condition beyond :data:`VERTEX_VIOLATION` - the QP's flat objective leaves ``lambda`` off by ``~sqrt(tol)``.
+    Off by default: the data of a float solve (a ``rho2 = 0`` PEP whose optimum gradients sit at the rounding level)
+    would be replayed above the worst case (fedavg ``lr = 1.87``: ``8.4e-9`` above a proved bound)."""
+
+    def __init__(self, points: Sequence[tuple[np.ndarray, np.ndarray, float]], L: float, *,
+                 vertices: bool = False) -> None:
         if not points:
             raise FairtheoryValueError("points must be non-empty")
         self.L = float(L)
         X = np.array([np.asarray(x, dtype=np.float64) for x, _, _ in points])
         Gr = np.array([np.asarray(g, dtype=np.float64) for _, g, _ in points])
         F = np.array([float(f) for _, _, f in points])
+        self.X = X
         self.S = X - Gr / self.L                       # (m, d) rows s_k = x_k - g_k/L
+        # the vertex check of __call__ applies to interpolable data only (violation at the rounding level): with data
+        # violated by delta the interpolant lies below f_k at x_k and its gradient is ~sqrt(2 L delta) off g_k, and
+        # the vertex would replay a point above the worst case (fedavg lr = 1.87: 8.4e-9 above a proved bound)
+        gx = Gr @ X.T                                   # gx[k, j] = <g_k, x_j>
+        gg = Gr @ Gr.T
+        sq = np.diag(gg)
+        viol = (F[None, :] + gx.T - np.diag(gx)[None, :] + (sq[:, None] + sq[None, :] - 2 * gg) / (2 * self.L)
+                - F[:, None])                           # [j, k]: f_k + <g_k, x_j - x_k> + |g_j - g_k|^2/2L - f_j
+        size = 1.0 + float(np.max(np.abs(F), initial=0.0)) + float(np.max(sq, initial=0.0)) / self.L \
+            + self.L * float(np.max(np.einsum("kd,kd->k", X, X), initial=0.0))
+        self._vertex_ok = bool(vertices) and bool(float(np.max(viol, initial=0.0)) <= VERTEX_VIOLATION * size)
         self.c = F - np.einsum("kd,kd->k", Gr, Gr) / (2 * self.L)
         self.m = len(points)
         self._P = sp.csc_matrix(self.L * (self.S @ self.S.T))
@@ -86,6 +114,26 @@ class SmoothConvexInterpolant:
                 raise SolverError("interpolant QP", "Clarabel", status)
             lam = np.clip(np.asarray(sol.x), 0.0, None)
             lam /= lam.sum()
+            # at a data point x = x_k (to rounding) the vertex e_k gives (f_k, g_k) exactly, where the QP's flat
+            # objective leaves lambda off by ~sqrt(tol) (local GD lr = 1/40 at a KKT point: the QP 3.6e-13 above f_k,
+            # its gradient 8.5e-7 off g_k); the vertex is kept when its objective is the smaller.  Only at data
+            # points: elsewhere a vertex's gradient is that of one quadratic piece, not the interpolant's
+            near = np.zeros(0, dtype=np.int64)
+            if self._vertex_ok:
+                near = np.flatnonzero(np.linalg.norm(self.X - x[None, :], axis=1)
+                                      <= VERTEX_RTOL * max(1.0, float(np.linalg.norm(x))))
+            if near.size:
+                d = x[None, :] - self.S[near]
+                qk = 0.5 * self.L * np.einsum("kd,kd->k", d, d) + self.c[near]
+                j = int(np.argmin(qk))
+                zc = x - lam @ self.S
+                qlam = 0.5 * self.L * float(zc @ zc) + float(lam @ self.c)
+                # within the QP's own tolerance of its objective: for interpolable data the vertex is the exact
+                # minimiser and the QP's lambda only its approximation (local GD, symmetric start: a lambda 1e-13
+                # better in objective carried a gradient 1.5e-11 off, and the replay drifted to 2.5e-8)
+                if qk[j] <= qlam + VERTEX_QTOL * (1.0 + abs(qlam)):
+                    lam = np.zeros(self.m)
+                    lam[int(near[j])] = 1.0
         z = x - lam @ self.S
         return float(0.5 * self.L * z @ z + lam @ self.c), self.L * z
 

@@ -52,6 +52,7 @@ from fairtheory.worstcase.gram import (
     inner,
     num,
     scalar_row,
+    scalar_rows,
     sqnorm,
     vsum,
 )
@@ -184,6 +185,9 @@ class PEP:
         #: ``("value", function)``, ``("epi", measures)``): the units of :func:`pep_units`
         self._vtag: list[tuple[Any, ...]] = []
         self._ftag: list[tuple[Any, ...]] = []
+        #: the dense route's assembled data, shared by the solves of one checked solve (``None`` outside one;
+        #: :func:`fairtheory.worstcase.checked_solve.solve_checked`)
+        self._assembly_cache: dict[Any, Any] | None = None
 
     # ------------------------------------------------------------ symbols
     def vector(self) -> Vec:
@@ -304,7 +308,8 @@ class PEP:
         not summed, the same order) and ``consts[r] = -float(row.const)`` (the right-hand side of ``row <= 0``).
 
         Array-built interpolation rows (:class:`~fairtheory.worstcase.gram.RowBlock`) are copied block segment by block segment
-        from their block's arrays (no per-row numpy call); other rows go through :func:`scalar_row` one by one."""
+        from their block's arrays (no per-row numpy call); plain :class:`Scalar` rows are assembled in one batch
+        (:func:`~fairtheory.worstcase.gram.scalar_rows`, the same entries); other rows go through :meth:`_row` one by one."""
         if rows is None:
             rows = self._eq + self._interpolation() + self._ineq
         n = len(rows)
@@ -312,8 +317,25 @@ class PEP:
         V: list[np.ndarray] = []
         counts = np.zeros(n, dtype=np.int64)
         consts = np.zeros(n)
+        # plain scalars (the caller's rows, class rows built term by term) in one batch (scalar_rows: bitwise the
+        # per-row scalar_row), copied below run by run
+        plain = [r for r in range(n) if type(rows[r]) is Scalar]
+        pos = np.full(n, -1, dtype=np.int64)
+        pos[plain] = np.arange(len(plain))
+        bptr, bcols, bvals = scalar_rows([rows[r] for r in plain], nG) if plain else (None, None, None)
         r = 0
         while r < n:
+            if pos[r] >= 0:
+                e = r + 1
+                while e < n and pos[e] >= 0:
+                    e += 1
+                p0, p1 = int(pos[r]), int(pos[e - 1]) + 1
+                C.append(bcols[bptr[p0]:bptr[p1]])
+                V.append(bvals[bptr[p0]:bptr[p1]])
+                counts[r:e] = np.diff(bptr[p0:p1 + 1])
+                consts[r:e] = [-float(rows[t].const) for t in range(r, e)]
+                r = e
+                continue
             s = rows[r]
             if type(s) is LazyRow and s._s is None:
                 blk, i0 = s._block, s._i
@@ -408,11 +430,13 @@ class PEP:
     def _solve_float(self, *, tol: float = 1e-8, max_iter: int = 400, verbose: bool = False,
                      scale: np.ndarray | None = None, fscale: np.ndarray | None = None,
                      trace_weight: float = 0.0, method: str = "auto", obj_unit: float = 1.0,
-                     row_units: bool = False, time_limit: float | None = None) -> SDPSolution:
+                     row_units: bool = False, time_limit: float | None = None,
+                     tol_feas: float | None = None, refine: bool = True) -> SDPSolution:
         """:meth:`solve` with ``raw=True``; ``obj_unit`` (a power of two): the objective is divided by it in the
         solve; ``time_limit``: Clarabel's wall-clock limit in seconds (status ``MaxTime`` past it; the sparse route's
         rounds share it); ``row_units``: every row is divided by the power of two nearest its largest coefficient (after the
-        column scaling) - both exact, the multipliers and values mapped back."""
+        column scaling) - both exact, the multipliers and values mapped back; ``tol_feas``: the dense route's feasibility
+        tolerance (default ``10 tol``), ``refine``: its iterative refinement (the other routes ignore both)."""
         if method not in ("auto", "dense", "sparse"):
             raise FairtheoryValueError(f"method must be 'auto', 'dense' or 'sparse', got {method!r}")
         if self._objective is None:
@@ -431,7 +455,7 @@ class PEP:
             raise FairtheoryValueError(f"tol (the solver's tolerance) must be a number in [1e-14, 1e-2], got {tol!r}")
         return solvers.solve_dense(self, tol=tol, max_iter=max_iter, verbose=verbose, scale=scale, fscale=fscale,
                                    trace_weight=trace_weight, obj_unit=obj_unit, row_units=row_units,
-                                   time_limit=time_limit)
+                                   time_limit=time_limit, tol_feas=tol_feas, refine=refine)
 
     def bracket(self, sol: SDPSolution | None = None, *, rtol: float = 1e-6, deadline_s: float = 60.0) -> Any:
         r"""``lower <= worst case <= upper`` for a hand-written PEP (:class:`fairtheory.worstcase.bracket.Bracket`, the

@@ -43,6 +43,8 @@ __all__ = ["SDPSolution", "solve_dense", "clarabel_setup", "require_solved", "es
            "exported_pep", "solve_clarabel", "solve_sdpa", "sdpa_available", "silenced", "SDPA_OPTIONS"]
 
 _METHOD = ["faer"]
+#: the dense route's feasibility tolerance is this times its gap tolerance ``tol``
+FEAS_FACTOR = 10.0
 
 #: SDPA options (``frvMethod`` stays "split": "elimination" crashes on Python 3)
 SDPA_OPTIONS: dict[str, Any] = {"print": "no", "mpfPrecision": 200, "epsilonStar": 1e-30, "epsilonDash": 1e-30,
@@ -96,9 +98,12 @@ class SDPSolution:
 
 
 def clarabel_setup(n_eq: int, n_ineq: int, dim: int, *, tol_gap: float, tol_feas: float, max_iter: int,
-                   verbose: bool, max_threads: int = 1) -> tuple[list[Any], Any]:
+                   verbose: bool, max_threads: int = 1, refine: bool = True) -> tuple[list[Any], Any]:
     """Clarabel's cones (zero, nonnegative, one PSD triangle of size ``dim``) and settings as every PEP solve uses
-    them (gap and feasibility tolerances, no presolve, the ``faer`` direct solver)."""
+    them (gap and feasibility tolerances, no presolve, the ``faer`` direct solver); ``refine=False``: no iterative
+    refinement of the KKT solves (a third to a half of a solve's time at Gram dimension 22; the checked solve's
+    first try, :func:`fairtheory.worstcase.checked_solve.solve_checked`, which re-solves with it where that try is
+    not ``Solved``)."""
     import clarabel
 
     cones = []
@@ -116,6 +121,8 @@ def clarabel_setup(n_eq: int, n_ineq: int, dim: int, *, tol_gap: float, tol_feas
     settings.max_threads = max_threads
     settings.presolve_enable = False
     settings.direct_solve_method = _METHOD[0]
+    if not refine:
+        settings.iterative_refinement_enable = False
     return cones, settings
 
 
@@ -126,18 +133,15 @@ def require_solved(sol: SDPSolution, what: str) -> None:
                           sol.status)
 
 
-def solve_dense(pep: PEP, *, tol: float, max_iter: int, verbose: bool, scale: np.ndarray | None,
-                fscale: np.ndarray | None, trace_weight: float, obj_unit: float, row_units: bool,
-                time_limit: float | None) -> SDPSolution:
-    """The dense route of :meth:`fairtheory.worstcase.sdp.PEP.solve` (``raw=True``, its docstring): the PEP's rows
-    (equalities, interpolation conditions, user inequalities) assembled in Clarabel's sparse form over
-    ``x = [svec(G), F]`` with one PSD triangle cone, solved, and mapped back (column ``scale`` / ``fscale``, the
-    objective unit ``obj_unit``, per-row powers of two with ``row_units``: all exact).  The arguments are those of
-    ``PEP._solve_float``, which validates them and chooses the route."""
-    import clarabel  # heavy: loaded at the first solve
+def _assemble(pep: PEP, scale: np.ndarray | None, fscale: np.ndarray | None, row_units: bool) -> tuple[Any, ...]:
+    """The data of one dense solve that do not depend on the trace weight, the tolerance or the objective's unit:
+    ``(rows, consts, obj, max_terms, A, rscale, colscale, to_svec, svec_idx, diag_idx, n_eq, n_interp)`` (the natural
+    rows, their right-hand sides and the objective; Clarabel's constraint matrix in the scaled ``svec`` variables with
+    the PSD block appended; the per-row powers of two, the column scaling).  :func:`solve_dense` reuses them across
+    the solves of one checked solve (:func:`fairtheory.worstcase.checked_solve.solve_checked` sets
+    ``pep._assembly_cache`` for its duration: the float solve and its interior end share one assembly)."""
     import scipy.sparse as sp
 
-    t0 = time.perf_counter()
     dim, nf = pep.dim, pep.nf
     nG = dim * (dim + 1) // 2
     nx = nG + nf
@@ -147,7 +151,6 @@ def solve_dense(pep: PEP, *, tol: float, max_iter: int, verbose: bool, scale: np
     ptr, cat, vals, consts = pep.row_arrays(nG, pep._eq + interp + pep._ineq)
     r = int(consts.size)
     n_eq = len(pep._eq)
-    n_ineq = r - n_eq
     rows = sp.csr_matrix((vals, (np.repeat(np.arange(r), np.diff(ptr)), cat)), shape=(r, nx))
     max_terms = int(np.bincount(cat, minlength=nx).max()) if r else 0
     rows.sum_duplicates()
@@ -157,8 +160,7 @@ def solve_dense(pep: PEP, *, tol: float, max_iter: int, verbose: bool, scale: np
     if not (np.all(np.isfinite(rows.data)) and np.all(np.isfinite(obj)) and np.all(np.isfinite(consts))):
         raise FairtheoryValueError("the PEP's data is not finite (a coefficient overflowed float64): use smaller "
                                    "step sizes / fewer steps, or exact rational data")
-    iu = np.triu_indices(dim)
-    ia, ib = iu
+    ia, ib = np.triu_indices(dim)
     svec_idx = ib * (ib + 1) // 2 + ia
     to_svec = np.ones(nx)
     to_svec[svec_idx[ia != ib]] = 1.0 / _SQRT2  # coefficient of sqrt(2) G_ab
@@ -173,23 +175,63 @@ def solve_dense(pep: PEP, *, tol: float, max_iter: int, verbose: bool, scale: np
         if e.shape != (nf,) or not np.all(np.isfinite(e)) or np.any(e <= 0):
             raise FairtheoryValueError(f"fscale must hold {nf} positive finite numbers")
         colscale[nG:] = e
-    colmul = sp.diags(to_svec * colscale)
-    scaled_rows = (rows @ colmul).tocsr()
+    # the scaled rows entry by entry (the products sparse @ diag / diag @ sparse form, without their conversions)
+    row_of = np.repeat(np.arange(r), np.diff(rows.indptr))
+    data = rows.data * (to_svec * colscale)[rows.indices]
+    cols = rows.indices
+    nz = data != 0  # a sparse product stores no zero (duplicates that cancelled): neither does A
+    if not nz.all():
+        row_of, data, cols = row_of[nz], data[nz], cols[nz]
     rscale = np.ones(r)
     if row_units and r:
-        big = np.maximum(abs(scaled_rows).max(axis=1).toarray().ravel(), np.abs(consts))
+        big = np.zeros(r)
+        np.maximum.at(big, row_of, np.abs(data))
+        big = np.maximum(big, np.abs(consts))
         ok = (big > 0) & np.isfinite(big)
         rscale[ok] = np.ldexp(1.0, np.round(np.log2(big[ok])).astype(np.int64))
-        scaled_rows = (sp.diags(1.0 / rscale) @ scaled_rows).tocsr()
-    A = sp.vstack([scaled_rows, sp.csr_matrix((-np.ones(nG), (np.arange(nG), np.arange(nG))),
-                                                shape=(nG, nx))]).tocsc()
+        data = data * (1.0 / rscale)[row_of]
+    A = sp.csc_matrix((np.concatenate([data, -np.ones(nG)]),
+                       (np.concatenate([row_of, r + np.arange(nG)]), np.concatenate([cols, np.arange(nG)]))),
+                      shape=(r + nG, nx))
+    return (rows, consts, obj, max_terms, A, rscale, colscale, to_svec, svec_idx, svec_idx[ia == ib], n_eq,
+            len(interp))
+
+
+def solve_dense(pep: PEP, *, tol: float, max_iter: int, verbose: bool, scale: np.ndarray | None,
+                fscale: np.ndarray | None, trace_weight: float, obj_unit: float, row_units: bool,
+                time_limit: float | None, tol_feas: float | None = None, refine: bool = True) -> SDPSolution:
+    """The dense route of :meth:`fairtheory.worstcase.sdp.PEP.solve` (``raw=True``, its docstring): the PEP's rows
+    (equalities, interpolation conditions, user inequalities) assembled in Clarabel's sparse form over
+    ``x = [svec(G), F]`` with one PSD triangle cone, solved, and mapped back (column ``scale`` / ``fscale``, the
+    objective unit ``obj_unit``, per-row powers of two with ``row_units``: all exact).  The arguments are those of
+    ``PEP._solve_float``, which validates them and chooses the route; ``tol_feas``: Clarabel's feasibility tolerance
+    (default :data:`FEAS_FACTOR` times ``tol``); ``refine``: Clarabel's iterative refinement (:func:`clarabel_setup`)."""
+    import clarabel  # heavy: loaded at the first solve
+    import scipy.sparse as sp
+
+    t0 = time.perf_counter()
+    dim = pep.dim
+    nG = dim * (dim + 1) // 2
+    cache = getattr(pep, "_assembly_cache", None)
+    key = (None if scale is None else np.asarray(scale, dtype=np.float64).tobytes(),
+           None if fscale is None else np.asarray(fscale, dtype=np.float64).tobytes(), bool(row_units))
+    asm = cache.get(key) if cache is not None else None
+    if asm is None:
+        asm = _assemble(pep, scale, fscale, row_units)
+        if cache is not None:
+            cache[key] = asm
+    rows, consts, obj, max_terms, A, rscale, colscale, to_svec, svec_idx, diag_idx, n_eq, n_interp = asm
+    nx = obj.size
+    r = int(consts.size)
+    n_ineq = r - n_eq
     obj_solved = obj.copy()
     if trace_weight:
-        obj_solved[svec_idx[ia == ib]] += float(trace_weight)
+        obj_solved[diag_idx] += float(trace_weight)
     q = -(obj_solved * to_svec * colscale) / float(obj_unit)
     P = sp.csc_matrix((nx, nx))
-    cones, settings = clarabel_setup(n_eq, n_ineq, dim, tol_gap=tol, tol_feas=10 * tol, max_iter=max_iter,
-                                     verbose=verbose)
+    cones, settings = clarabel_setup(n_eq, n_ineq, dim, tol_gap=tol,
+                                     tol_feas=FEAS_FACTOR * tol if tol_feas is None else float(tol_feas),
+                                     max_iter=max_iter, verbose=verbose, refine=refine)
     if time_limit is not None:
         settings.time_limit = float(time_limit)
     build = time.perf_counter() - t0
@@ -205,12 +247,12 @@ def solve_dense(pep: PEP, *, tol: float, max_iter: int, verbose: bool, scale: np
     value = -float(sol.obj_val) * float(obj_unit) + float(pep._objective.const)
     dual = -float(sol.obj_val_dual) * float(obj_unit) + float(pep._objective.const)
     n_user = len(pep._ineq)
-    duals = z[n_eq + len(interp): n_eq + len(interp) + n_user].copy()
+    duals = z[n_eq + n_interp: n_eq + n_interp + n_user].copy()
     return SDPSolution(value=value, dual_value=dual, gap=dual - value, status=status, gram=gram, F=F,
-                       dim=dim, n_constraints=n_eq + n_ineq, n_interp=len(interp),
+                       dim=dim, n_constraints=n_eq + n_ineq, n_interp=n_interp,
                        seconds=float(sol.solve_time), build_seconds=build, iterations=int(sol.iterations),
                        r_prim=float(sol.r_prim), r_dual=float(sol.r_dual), duals=duals,
-                       rows=rows, consts=consts, objective_row=obj, objective_const=float(pep._objective.const),
+                       rows=rows, consts=consts, objective_row=obj.copy(), objective_const=float(pep._objective.const),
                        z=z[:r].copy(), n_eq=n_eq, max_terms=max_terms, trace_weight=float(trace_weight))
 
 

@@ -106,6 +106,9 @@ class SparseSDPSolution(SDPSolution):
     min_eig: float = 0.0        #: smallest eigenvalue of the returned Gram matrix (``>= -1e-9 max(1, |G|)``)
     upper_estimate: float = math.nan  #: :func:`dual_upper_estimate` of the returned multipliers (``nan``: not solved)
     log: list[dict[str, Any]] = field(default_factory=list)  #: per round: rows kept, violated, seconds, value
+    #: the objective's unit of the last relaxation: the ``obj_unit`` given, or the value's own size (a power of two)
+    #: when the first relaxation's value lay below ``2^-OWN_UNIT_EXP`` of it and the re-solve in that size was solved
+    obj_unit: float = 1.0
 
 
 def sparse_route(dim: int, n_functions: int) -> bool:
@@ -212,14 +215,37 @@ def _coeffs(v: Vec, dim: int) -> np.ndarray:
     return c
 
 
-def sparse_basis(pep: PEP) -> tuple[np.ndarray, np.ndarray, list[int]]:
+#: with a measured Gram matrix (:func:`sparse_basis` ``gram``), a point ``x`` replaces its pivot by itself instead of
+#: ``x - x_0`` when ``||x|| <= NEAR_ORIGIN ||x - x_0||``: an iterate this close to the origin (the optimum ``x* = 0``)
+#: is a cancelling difference of two vectors of size ``||x_0||`` in the basis of partial sums (module doc, item 1)
+NEAR_ORIGIN = 2.0 ** -4
+#: a first relaxation whose value is below ``2^-OWN_UNIT_EXP`` of the objective's unit is solved again in its own size
+OWN_UNIT_EXP = 10
+#: ... at most this many times (each solve measures the sizes for the next; stops once they stay put)
+OWN_UNIT_PASSES = 3
+
+
+def sparse_basis(pep: PEP, gram: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, list[int]]:
     r"""The change of basis of the module doc: ``(M, T, pivots)`` with ``M`` upper triangular, column ``j`` the
     PEP-basis coordinates of the new ``j``-th basis vector (``e_j`` itself, or - for the first evaluation point
     ``x`` whose last nonzero coordinate is ``j`` - ``(x - x_0)/c_j``: relative to the first point ``x_0`` and with
     unit pivot, skipped when ``|c_j|`` is below a tenth of the point's largest coefficient), ``T = M^{-1}``
     (new coordinates ``c' = T c``; ``G = T^T G' T``) and the
-    indices ``j`` replaced by a point."""
+    indices ``j`` replaced by a point.
+
+    ``gram`` (a Gram matrix of the PEP's own basis, e.g. a first relaxation's point): a point with
+    ``||x|| <= NEAR_ORIGIN ||x - x_0||`` there replaces its pivot by ``x/c_j`` itself.  A contracting method's late
+    iterates (gradient descent on ``SmoothStronglyConvex(1, 0.1)``, ``h = 1``: ``||x_60|| = 0.9^60 ||x_0||``) are then
+    basis vectors of their own size, and ``||x_60 - x*||^2`` one Gram entry, where the partial sum ``s_60`` made it the
+    cancelling ``||x_0 - s_60||^2`` of ``O(1)`` entries (3.3e-6 relative error at Clarabel's tolerance, issue 41);
+    gradients stay differences of neighbouring basis vectors (``g_k = (x_k - x_{k+1})/h``), so the pattern is the
+    same band.  Small steps (``||x_k - x_0|| << ||x_k||``) keep the partial sums."""
     dim = pep.dim
+    sizes = None
+    if gram is not None:
+        gram = np.asarray(gram, dtype=np.float64)
+        if gram.shape == (dim, dim) and np.all(np.isfinite(gram)):
+            sizes = gram
     M = np.eye(dim)
     cands: list[tuple[int, int, np.ndarray]] = []
     order = 0
@@ -244,7 +270,12 @@ def sparse_basis(pep: PEP) -> tuple[np.ndarray, np.ndarray, list[int]]:
         # relative to the start and normalised by the pivot: gradient descent's x_k becomes the partial sum
         # s_k = (x_k - x_0)/(-h) = g_0 + .. + g_{k-1} (unit diagonal, T = M^-1 bidiagonal +-1 whatever h); the plain
         # x_k would make every new basis vector nearly x_0 (conditioning ~1/h: h = 1e-6 failed, issue 35)
-        d = c - first if int(np.flatnonzero(first)[-1]) < j else c.copy()
+        rel = int(np.flatnonzero(first)[-1]) < j
+        d = c - first if rel else c.copy()
+        if sizes is not None and rel:
+            nx, nd = float(c @ sizes @ c), float(d @ sizes @ d)
+            if 0.0 <= nx <= NEAR_ORIGIN ** 2 * nd:
+                d = c.copy()  # near the origin: the point itself (its size, no cancelling difference)
         if abs(d[j]) < 0.1 * float(np.abs(d).max()):
             continue  # a combination of many earlier points (an average of iterates): it stays a combination
         M[:, j] = d / d[j]
@@ -433,6 +464,19 @@ def _adapted_scale(gram_new: np.ndarray, colscale: np.ndarray, dim: int) -> np.n
     return out
 
 
+def _adapted_values(F: np.ndarray, colscale: np.ndarray, dim: int) -> np.ndarray:
+    """``colscale`` with the value columns scaled by the sizes ``|F_k|`` of a solved relaxation (powers of two, floored at
+    ``2^-60`` of the largest; unchanged when none is positive)."""
+    out = colscale.copy()
+    nG = dim * (dim + 1) // 2
+    a = np.abs(np.asarray(F, dtype=np.float64))
+    if a.size == 0 or not np.all(np.isfinite(a)) or float(a.max()) <= 0:
+        return out
+    d = np.maximum(a, float(a.max()) * 2.0 ** -60)
+    out[nG:] = np.ldexp(1.0, np.round(np.log2(d)).astype(np.int64))
+    return out
+
+
 def dual_upper_estimate(nat: _Natural, z: np.ndarray, G: np.ndarray, F: np.ndarray, c0: float) -> float:
     r"""The value the multipliers ``z`` bound, corrected for their dual infeasibility at the size of ``(G, F)``.
 
@@ -565,19 +609,25 @@ def solve_sparse(pep: PEP, *, tol: float = 1e-8, max_iter: int = 400, verbose: b
     if not 0 < vt < 1:
         raise FairtheoryValueError(f"viol_tol must lie in (0, 1), got {viol_tol!r}")
     t0 = time.perf_counter()
+    obj_unit_in = float(obj_unit)
     nat = _natural(pep)
     M, T, _ = sparse_basis(pep)
     nG = dim * (dim + 1) // 2
-    colscale = np.ones(nG + nf)
     ia, ib = np.triu_indices(dim)
-    if scale is not None:
-        # the new basis vector M[:, j] scaled by its largest component's scale: a uniform scale is then a uniform
-        # scale of the new basis too (the bound |M[:, j]| . scale made the partial sums s_k k times larger than
-        # their neighbours, and GD N = 55 in units R = 2^-13 ended AlmostSolved / L = 1e8 ran past 20 s)
-        dn = (np.abs(M) * dsc[:, None]).max(axis=0)
-        colscale[ib * (ib + 1) // 2 + ia] = dn[ia] * dn[ib]
-    if fscale is not None:
-        colscale[nG:] = fsc
+
+    def basis_scale(M: np.ndarray) -> np.ndarray:
+        cs = np.ones(nG + nf)
+        if scale is not None:
+            # the new basis vector M[:, j] scaled by its largest component's scale: a uniform scale is then a uniform
+            # scale of the new basis too (the bound |M[:, j]| . scale made the partial sums s_k k times larger than
+            # their neighbours, and GD N = 55 in units R = 2^-13 ended AlmostSolved / L = 1e8 ran past 20 s)
+            dn = (np.abs(M) * dsc[:, None]).max(axis=0)
+            cs[ib * (ib + 1) // 2 + ia] = dn[ia] * dn[ib]
+        if fscale is not None:
+            cs[nG:] = fsc
+        return cs
+
+    colscale = basis_scale(M)
     # eps tr G = eps sum_j ||e_j||^2 in the new basis: e_j's new coordinates are T[:, j]
     trace_row = None
     if tw:
@@ -603,6 +653,20 @@ def solve_sparse(pep: PEP, *, tol: float = 1e-8, max_iter: int = 400, verbose: b
                                 if left is not None else None, rscale)
         seconds += res["seconds"]
         iters += res["iterations"]
+        if rnd == 1 and adaptive and res["raw_status"] in ("Solved", "AlmostSolved"):
+            # the points' sizes are known now: iterates near the origin become basis vectors of their own
+            # (sparse_basis, NEAR_ORIGIN) and the first relaxation is solved again in that basis - a rule on the
+            # sizes of the returned point, never on time
+            M2, T2, _ = sparse_basis(pep, T.T @ res["gram_new"] @ T)
+            if not np.array_equal(M2, M):
+                M, T, cache = M2, T2, {}
+                colscale = base_scale = basis_scale(M)
+                res2 = _solve_relaxation(pep, nat, keep, T, cache, float(tol), tol_inner, int(max_iter), verbose,
+                                         trace_row, colscale, int(max_threads), float(obj_unit),
+                                         max(left or 0.0, 0.01) if left is not None else None, rscale)
+                seconds += res2["seconds"]
+                iters += res2["iterations"]
+                res = res2
         if colscale is not base_scale and res["raw_status"] not in ("Solved", "AlmostSolved"):
             # the measured units made this relaxation fail (AFL's min-max PEP, NumericalError): solved again in the
             # starting units - a rule on the status, never on time
@@ -626,6 +690,30 @@ def solve_sparse(pep: PEP, *, tol: float = 1e-8, max_iter: int = 400, verbose: b
                         res = res2
                     else:  # the measured units fail here: keep the first solve and its units
                         colscale = base_scale
+        if rnd == 1 and adaptive and res["raw_status"] in ("Solved", "AlmostSolved"):
+            # the objective far below its unit (a contraction's ||x_N - x*||^2 = 0.9^120): solved again with the
+            # objective in its own size, so Clarabel's gap is relative to the value, and with the Gram and value columns
+            # in the sizes just measured (a value column beside Gram columns of size 0.9^120 otherwise sets the row's
+            # unit); repeated while the measured unit or sizes still move (at most OWN_UNIT_PASSES solves), each kept
+            # only when solved to the requested tolerances - rules on the sizes of the returned points (issue 41)
+            c0 = float(pep._objective.const)
+            for _ in range(OWN_UNIT_PASSES):
+                size = abs(float(res["value"]) - c0)
+                if not (0 < size < math.inf) or (obj_unit == obj_unit_in and size >= 2.0 ** -OWN_UNIT_EXP * obj_unit):
+                    break
+                ou = float(np.ldexp(1.0, int(round(math.log2(size)))))
+                cs_g = _adapted_scale(res["gram_new"], colscale, dim)
+                cs2 = _adapted_values(res["F"], colscale if cs_g is None else cs_g, dim)
+                if ou == obj_unit and cs_g is None and np.array_equal(cs2, colscale):
+                    break  # the unit and the sizes are those the last solve used
+                res2 = _solve_relaxation(pep, nat, keep, T, cache, float(tol), tol_inner, int(max_iter), verbose,
+                                         trace_row, cs2, int(max_threads), ou,
+                                         max(left or 0.0, 0.01) if left is not None else None, rscale)
+                seconds += res2["seconds"]
+                iters += res2["iterations"]
+                if res2["status"] != "Solved":
+                    break
+                res, obj_unit, colscale = res2, ou, cs2
         G = T.T @ res["gram_new"] @ T
         G = 0.5 * (G + G.T)
         x = _nat_vector(G, res["F"])
@@ -645,6 +733,15 @@ def solve_sparse(pep: PEP, *, tol: float = 1e-8, max_iter: int = 400, verbose: b
             # completion's violations say nothing about the omitted rows - adding them only fills the pattern
             raise SolverError(f"solve_sparse: round {rnd} returned a point violating its own rows by {kept_viol:.2e} "
                               f"relative (> {KEPT_VIOL_MAX:g}): the relaxation was not solved", "Clarabel",
+                              res["raw_status"])
+        if obj_unit != obj_unit_in and len(log) > 1 and \
+                res["value"] > log[-2]["value"] + 10.0 * float(tol) * max(abs(log[-2]["value"]), float(obj_unit)):
+            # in its own unit a relaxation with more rows came out *higher* than the one before (a maximisation:
+            # rows added can only lower it): the solves are not accurate at this scale (GD distance N = 60 at
+            # L = 1e6: 3.2294e-6 then 3.2336e-6 for 3.2292e-6) - refused, never reported
+            raise SolverError(f"solve_sparse: round {rnd} ({res['value']:.10g}) exceeds round {rnd - 1} "
+                              f"({log[-2]['value']:.10g}) with more rows, in the objective's own unit "
+                              f"{obj_unit:g}: the relaxations are not solved to the value's accuracy", "Clarabel",
                               res["raw_status"])
         if bad.size == 0 or res["status"] not in ("Solved", "AlmostSolved"):
             break
@@ -681,4 +778,5 @@ def solve_sparse(pep: PEP, *, tol: float = 1e-8, max_iter: int = 400, verbose: b
         duals=z[len(z) - nU:].copy() if nU else np.zeros(0), rows=nat.rows, consts=nat.consts, objective_row=nat.obj,
         objective_const=float(pep._objective.const), z=z, n_eq=nat.n_eq, max_terms=nat.max_terms, trace_weight=tw,
         rounds=len(log), rows_kept=len(keep), rows_total=len(nat.scalars), pattern_entries=res["pattern"],
-        max_violation=float(max(rel.max(initial=0.0), 0.0)), min_eig=eig, upper_estimate=ub, log=log)
+        max_violation=float(max(rel.max(initial=0.0), 0.0)), min_eig=eig, upper_estimate=ub, log=log,
+        obj_unit=float(obj_unit))
