@@ -253,6 +253,31 @@ def test_deadline_and_bad_reference() -> None:
         find_multipliers(round_pep(Fraction(1)), reference="mosek")
 
 
+def test_gmp_fallback_is_a_size_rule_not_a_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A large PEP (Clarabel first) whose Clarabel route fails falls back to SDPA-GMP exactly when the estimate fits
+    the whole ``deadline_s``, whatever time has passed: the route does not depend on the machine's speed."""
+    calls: list[str] = []
+    monkeypatch.setattr(search, "_use_sdpa", lambda P: False)
+    monkeypatch.setattr(search.solvers, "sdpa_available", lambda: True)
+    monkeypatch.setattr(search.solvers, "solve_clarabel", lambda P, **k: calls.append("clarabel"))
+    monkeypatch.setattr(search.solvers, "solve_sdpa", lambda P, **k: calls.append("sdpa"))
+    monkeypatch.setattr(search, "_sdpa_estimate_s", lambda P: 50.0)
+    for deadline, ran in ((40.0, False), (100.0, True)):
+        calls.clear()
+        with pytest.raises(SolverError) as info:
+            find_multipliers(round_pep(Fraction(1)), deadline_s=deadline)
+        assert calls == (["clarabel", "sdpa"] if ran else ["clarabel"])
+        assert ("sdpa-gmp skipped (estimated 50 s > deadline_s" in str(info.value)) != ran
+    # a slow machine: 20 s pass between every two clock readings, so less than the estimate is left when Clarabel
+    # has failed; the fallback still runs (it used to be skipped by the time left)
+    clock = iter(range(0, 10**6, 20))
+    monkeypatch.setattr(search.time, "perf_counter", lambda: float(next(clock)))
+    calls.clear()
+    with pytest.raises(SolverError):
+        find_multipliers(round_pep(Fraction(1)), deadline_s=100.0)
+    assert calls == ["clarabel", "sdpa"]
+
+
 def test_dyadic_rounding_and_projection_are_exact() -> None:
     """The tight end alone: common dyadic grid, exact projection onto (i); its function values cancel exactly."""
     data = local_gd(2, 2, Fraction(1, 2))

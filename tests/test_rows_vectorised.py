@@ -258,3 +258,96 @@ def test_lazy_rows_pickle_and_copy_as_their_scalar() -> None:
         for t in (pickle.loads(pickle.dumps(s)), copy.deepcopy(s), copy.copy(s)):
             assert type(t) is Scalar
             assert _exact_row(t) == _exact_row(o)
+
+
+# ------------------------------------------------------------------ operator classes (the pair rows of _inner_row)
+def _operator_pep(mk, seed: int, exact: bool = False) -> PEP:
+    from fairtheory.worstcase import operators as O
+
+    rng = np.random.default_rng(seed)
+    pep = PEP(exact=exact)
+    A = O.operator(pep, mk(), "A")
+    O.declare_fixed_point(A)
+    x0 = pep.vector()
+    pep.add_le(sqnorm(x0) - 1)
+    x = x0
+    for _ in range(int(rng.integers(2, 6))):
+        w = Fraction(int(rng.integers(1, 5)), 7) if exact else float(rng.uniform(0.1, 0.9))
+        x = x - w * O.apply(A, x)
+    pep.maximize(sqnorm(O.apply(A, x)))
+    return pep
+
+
+def _old_operator_rows(cls, points):
+    """The per-pair loop of the operator classes (every unordered pair ``j < k``, ``j`` outer)."""
+    from fairtheory.worstcase import operators as O
+
+    if isinstance(cls, O.LipschitzStronglyMonotone):
+        cs = [(-1, 0, cls.mu), (0, 1, -(cls.L * cls.L))]
+    elif isinstance(cls, O.CocoerciveStronglyMonotone):
+        cs = [(-1, cls.beta, 0), (-1, 0, cls.mu)]
+    elif isinstance(cls, O.Lipschitz):
+        cs = [(0, 1, -(cls.L * cls.L))]
+    elif isinstance(cls, O.StronglyMonotone):
+        cs = [(-1, 0, cls.mu)]
+    elif isinstance(cls, O.Cocoercive):
+        cs = [(-1, cls.beta, 0)]
+    elif isinstance(cls, O.NegativelyComonotone):
+        cs = [(-1, -cls.rho, 0)]
+    else:
+        assert type(cls) is O.Monotone
+        cs = [(-1, 0, 0)]
+    return [(O._inner_row(*c, pj, pk), (j, k)) for j, pj, k, pk in _pairs(points) if j < k for c in cs]
+
+
+_OPERATORS = ["Monotone()", "StronglyMonotone(0.3)", "Lipschitz(1.7)", "Nonexpansive()",
+              "LipschitzStronglyMonotone(2.0, 0.5)", "Cocoercive(0.7)", "CocoerciveStronglyMonotone(0.5, 0.25)",
+              "NegativelyComonotone(0.2)", "StronglyMonotone(Fraction(1, 3))", "Lipschitz(3)"]
+
+
+@pytest.mark.parametrize("exact", [False, True])
+@pytest.mark.parametrize("op", _OPERATORS)
+def test_operator_rows_are_the_pair_loops(op: str, exact: bool) -> None:
+    """The float data the dense route reads for an operator class's rows (array-built or not) are bitwise
+    ``scalar_row`` of the per-pair loop's rows, in order; the exact rows are the loop's; the assembled matrix and the
+    solve are those of the loop's rows."""
+    from unittest import mock
+
+    from fairtheory.worstcase import operators as O
+
+    def mk():
+        return eval(op, {**vars(O), "Fraction": Fraction})  # noqa: S307 - the fixed list above
+
+    for seed in range(3):
+        pep = _operator_pep(mk, seed, exact=exact)
+        nG = pep.dim * (pep.dim + 1) // 2
+        for fn in pep.functions:
+            new = fn.cls.interpolation(fn.points)
+            old = _old_operator_rows(fn.cls, fn.points)
+            assert [lab for _, lab in new] == [lab for _, lab in old]
+            for (s, _), (o, _) in zip(new, old, strict=True):
+                assert np.float64(-float(s.const)).tobytes() == np.float64(-float(o.const)).tobytes()
+                c, v = pep._row(s, nG)
+                co, vo = scalar_row(o, nG)
+                assert np.array_equal(c, co) and c.dtype == co.dtype and v.tobytes() == vo.tobytes()
+                assert _exact_row(s) == _exact_row(o)
+    if exact:
+        return
+    sol_new = _operator_pep(mk, 1).solve(method="dense", raw=True)
+    names = [n for n in ("Monotone", "StronglyMonotone", "Lipschitz", "LipschitzStronglyMonotone", "Cocoercive",
+                         "CocoerciveStronglyMonotone", "NegativelyComonotone") if "interpolation" in vars(getattr(O, n))]
+    patches = [mock.patch.object(getattr(O, n), "interpolation", _old_operator_rows) for n in names]
+    for p in patches:
+        p.start()
+    try:
+        pep_old = _operator_pep(mk, 1)
+        assert not any(type(s) is LazyRow for s in pep_old._interpolation())
+        sol_old = pep_old.solve(method="dense", raw=True)
+    finally:
+        for p in patches:
+            p.stop()
+    assert (sol_new.rows != sol_old.rows).nnz == 0 and sol_new.rows.data.tobytes() == sol_old.rows.data.tobytes()
+    assert sol_new.consts.tobytes() == sol_old.consts.tobytes()
+    assert sol_new.status == sol_old.status
+    assert np.array_equal([sol_new.value, sol_new.dual_value], [sol_old.value, sol_old.dual_value], equal_nan=True)
+    assert np.array_equal(sol_new.gram, sol_old.gram, equal_nan=True)

@@ -8,7 +8,12 @@
   bitwise those of a fresh assembly, the cache is dropped when the call returns, and a PEP extended between two
   calls is solved with its new rows;
 * :func:`fairtheory.worstcase.checked_solve.pep_units` (the bisection on the rows' monomials): the units of the
-  per-term evaluation it replaced (that evaluation kept here as the reference), at scales 1e-6 .. 1e6.
+  per-term evaluation it replaced (that evaluation kept here as the reference), at scales 1e-6 .. 1e6;
+* the dense route's sparse matrices written from arrays (``solvers._summed_csr``, the CSC matrix of
+  ``solvers._assemble``): bitwise, index types and flags included, the matrices scipy's constructors built from the
+  same coordinates (those constructions kept here as the reference), rows longer than scipy's insertion-sort
+  threshold and cancelling duplicates included; ``_unsvec`` with its cached layout and ``scalar_rows`` in several
+  batches likewise.
 No timing is asserted."""
 
 from __future__ import annotations
@@ -209,3 +214,152 @@ def test_pep_units_bisection_on_monomials_matches_the_term_by_term_one(L: float,
         assert all(abs(a - b) <= 1e-9 * max(1.0, abs(b)) for a, b in zip(got, ref, strict=True))
         if ref:
             assert round(float(np.mean(got))) == round(float(np.mean(ref)))
+
+
+# ----------------------------------------------------------------------------------------------- sparse from arrays
+def _same_sparse(x, y) -> None:
+    assert type(x) is type(y) and x.shape == y.shape
+    assert x.indptr.dtype == y.indptr.dtype and x.indices.dtype == y.indices.dtype and x.data.dtype == y.data.dtype
+    assert x.indptr.tobytes() == y.indptr.tobytes() and x.indices.tobytes() == y.indices.tobytes()
+    assert x.data.tobytes() == y.data.tobytes()
+    assert x.has_canonical_format == y.has_canonical_format and x.has_sorted_indices == y.has_sorted_indices
+
+
+@pytest.mark.parametrize("routines", [True, False])
+def test_summed_csr_is_scipys_coordinates_to_csr_bitwise(routines: bool, monkeypatch) -> None:
+    import scipy.sparse as sp
+
+    from fairtheory.worstcase import solvers
+    from fairtheory.worstcase.solvers import _summed_csr
+
+    assert solvers._csr_routines() is not None
+    if not routines:  # a scipy without its compiled routines importable: the constructors themselves
+        monkeypatch.setattr(solvers, "_csr_routines", lambda: None)
+    rng = np.random.default_rng(5)
+    order_mattered = 0
+    for t in range(400):
+        m, n = int(rng.integers(0, 7)), int(rng.integers(1, 30))
+        cnt = rng.integers(0, 50, size=m)  # rows beyond 16 entries: scipy's row sort is then not stable
+        ptr = np.concatenate([[0], np.cumsum(cnt)]).astype(np.int64)
+        cols = rng.integers(0, int(rng.integers(1, n + 1)), size=int(ptr[-1])).astype(np.int64)
+        if t % 4 == 0:
+            cols = np.sort(cols)  # sorted with duplicates: summed without a sort
+        vals = rng.standard_normal(cols.size) * 2.0 ** rng.integers(-40, 40, cols.size)
+        rid = np.repeat(np.arange(m), cnt)
+        ref = sp.csr_matrix((vals, (rid, cols)), shape=(m, n))
+        ref.sum_duplicates()
+        got = _summed_csr(ptr, cols, vals, (m, n))
+        _same_sparse(got, ref)
+        # the order duplicates are added in matters to the last bit: a plain in-order sum differs somewhere
+        naive = np.zeros((m, n))
+        np.add.at(naive, (rid, cols), vals)
+        order_mattered += int(naive[tuple(np.array(ref.nonzero()))].tobytes() != ref.data[ref.data != 0].tobytes())
+    assert order_mattered > 0
+
+
+def _reference_rows_and_A(pep: PEP, scale, fscale, row_units: bool):
+    """The rows and Clarabel's matrix as scipy's coordinate constructors built them (the assembly before issue 41's
+    array-built matrices)."""
+    import scipy.sparse as sp
+
+    from fairtheory.worstcase.gram import _SQRT2
+
+    dim, nf = pep.dim, pep.nf
+    nG = dim * (dim + 1) // 2
+    nx = nG + nf
+    ptr, cat, vals, consts = pep.row_arrays(nG, pep._eq + pep._interpolation() + pep._ineq)
+    r = int(consts.size)
+    rows = sp.csr_matrix((vals, (np.repeat(np.arange(r), np.diff(ptr)), cat)), shape=(r, nx))
+    rows.sum_duplicates()
+    ia, ib = np.triu_indices(dim)
+    svec_idx = ib * (ib + 1) // 2 + ia
+    to_svec = np.ones(nx)
+    to_svec[svec_idx[ia != ib]] = 1.0 / _SQRT2
+    colscale = np.ones(nx)
+    if scale is not None:
+        colscale[svec_idx] = np.asarray(scale)[ia] * np.asarray(scale)[ib]
+    if fscale is not None:
+        colscale[nG:] = fscale
+    row_of = np.repeat(np.arange(r), np.diff(rows.indptr))
+    data = rows.data * (to_svec * colscale)[rows.indices]
+    cols = rows.indices
+    nz = data != 0
+    row_of, data, cols = row_of[nz], data[nz], cols[nz]
+    rscale = np.ones(r)
+    if row_units and r:
+        big = np.zeros(r)
+        np.maximum.at(big, row_of, np.abs(data))
+        big = np.maximum(big, np.abs(consts))
+        ok = (big > 0) & np.isfinite(big)
+        rscale[ok] = np.ldexp(1.0, np.round(np.log2(big[ok])).astype(np.int64))
+        data = data * (1.0 / rscale)[row_of]
+    A = sp.csc_matrix((np.concatenate([data, -np.ones(nG)]),
+                       (np.concatenate([row_of, r + np.arange(nG)]), np.concatenate([cols, np.arange(nG)]))),
+                      shape=(r + nG, nx))
+    return rows, A, rscale, np.concatenate([consts / rscale, np.zeros(nG)])
+
+
+def _cancelling() -> PEP:
+    """User rows whose entries cancel (a stored zero in ``rows``, none in Clarabel's matrix; a row left without
+    entries) and a long row (more entries than scipy's insertion-sort threshold, with duplicates)."""
+    pep = _gd_lipschitz(3)
+    x = pep.vector()
+    y = pep.vector()
+    pep.add_le(sqnorm(x) - sqnorm(x) - 2.0)
+    pep.add_le(sqnorm(x + y) - sqnorm(x) + sqnorm(x - 3.0 * y) - 5.0)
+    z = Vec(np.linspace(0.5, 3.0, pep.dim))
+    pep.add_le(sqnorm(z) + 0.25 * sqnorm(z - x) - 7.0)
+    return pep
+
+
+@pytest.mark.parametrize("build", [lambda: _halpern(4), lambda: _gd_lipschitz(3), _cancelling])
+def test_assembled_matrices_are_scipys_constructions_bitwise(build) -> None:
+    from fairtheory.worstcase import solvers
+
+    pep = build()
+    rng = np.random.default_rng(2)
+    settings = [(None, None, False), (None, None, True),
+                (2.0 ** rng.integers(-6, 6, pep.dim), 2.0 ** rng.integers(-6, 6, pep.nf) if pep.nf else None, True),
+                (rng.uniform(0.5, 2.0, pep.dim), None, False)]
+    for scale, fscale, row_units in settings:
+        asm = solvers._assemble(pep, scale, fscale, row_units)
+        rows, A, rscale, b = _reference_rows_and_A(pep, scale, fscale, row_units)
+        _same_sparse(asm[0], rows)
+        _same_sparse(asm[4], A)
+        assert asm[5].tobytes() == rscale.tobytes()
+        assert asm[13].tobytes() == b.tobytes()
+        P = asm[12]
+        assert P.shape == (A.shape[1], A.shape[1]) and P.nnz == 0
+
+
+def test_unsvec_and_batched_scalar_rows() -> None:
+    from fairtheory.worstcase import gram
+    from fairtheory.worstcase.gram import _SQRT2, _unsvec
+
+    rng = np.random.default_rng(4)
+    for dim in (0, 1, 2, 5, 9, 5):
+        x = rng.standard_normal(dim * (dim + 1) // 2)
+        G = np.zeros((dim, dim))
+        for b in range(dim):
+            for a in range(b + 1):
+                v = x[b * (b + 1) // 2 + a]
+                G[a, b] = G[b, a] = v if a == b else v / _SQRT2
+        assert _unsvec(x, dim).tobytes() == G.tobytes()
+    pep = _halpern(4)
+    nG = pep.dim * (pep.dim + 1) // 2
+    rows = [Scalar(list(s.quad), dict(s.lin), s.const) for s in pep._eq + pep._interpolation() + pep._ineq]
+    one = scalar_rows(rows, nG)
+    saved = gram._BATCH_ENTRIES
+    try:
+        gram._BATCH_ENTRIES = 1  # one term per batch
+        many = scalar_rows(rows, nG)
+    finally:
+        gram._BATCH_ENTRIES = saved
+    assert all(a.tobytes() == b.tobytes() for a, b in zip(one, many, strict=True))
+    assert len(rows) > gram._FEW_ROWS
+    for k in range(len(rows) + 1):  # a few rows are assembled row by row, more in a batch: the same entries
+        ptr, cols, vals = scalar_rows(rows[:k], nG)
+        assert ptr.size == k + 1 and cols.dtype == np.int64 and vals.dtype == np.float64
+        for r, s in enumerate(rows[:k]):
+            c, v = scalar_row(s, nG)
+            assert np.array_equal(cols[ptr[r]:ptr[r + 1]], c) and vals[ptr[r]:ptr[r + 1]].tobytes() == v.tobytes()

@@ -244,3 +244,186 @@ def test_zero_shift_does_not_depend_on_last_bits(drs) -> None:
         rep = X.zero_shift(s2)
         outs.append(None if rep is None else float(rep.bound))
     assert None not in outs and max(outs) - min(outs) <= 1e-9 * max(outs)
+
+
+# ------------------------------------------------------------------------------------ low-rank faces (face push)
+#: low-rank worst cases (a rank-one slack, a Gram matrix of rank dim - 1) that the free multipliers cannot curve:
+#: the face push (``_face_push``) certifies them from the first float solve
+LOW_RANK: dict[str, tuple[str, str, dict[str, Any]]] = {
+    "OGM N=5": ("f", "optimized_gradient", {"L": 3.0, "n": 5}),
+    "Halpern N=10": ("op", "halpern_iteration", {"n": 10}),
+}
+
+
+@pytest.fixture(scope="module")
+def low_rank() -> dict[str, tuple[Any, PEP, Any]]:
+    mp = pytest.MonkeyPatch()
+    try:
+        return {label: _run(*LOW_RANK[label], mp) for label in LOW_RANK}
+    finally:
+        mp.undo()
+
+
+def _raw(pep: PEP) -> Any:
+    return pep.solve(raw=True, method="dense")
+
+
+@pytest.mark.parametrize("label", list(LOW_RANK))
+def test_face_push_certifies_the_first_solve(low_rank, label: str) -> None:
+    """The solver's own multipliers (no KKT polish, no interior end): ``zero_shift`` proves ``S >= 0`` exactly on the
+    slack's low-rank face, ``verify`` accepts it from scratch, and the bound lies between the documented tight value
+    (less the data's rounding) and 1e-7 above it."""
+    res, pep, _ = low_rank[label]
+    raw = _raw(pep)
+    rep = X.zero_shift(raw)
+    assert rep is not None and rep.meta["zero_shift"] in ("face push", "face") and rep.meta["face_rank"] == 1
+    assert rep.eps == 0 and X.verify(raw, rep)
+    th = Fraction(float(res.theory))
+    assert th * (1 - Fraction(1, 10 ** 12)) <= rep.bound <= th * (1 + Fraction(1, 10 ** 7))
+
+
+@pytest.mark.parametrize("label", list(LOW_RANK))
+def test_face_push_bracket_needs_no_second_solve(low_rank, label: str) -> None:
+    """``exact_bracket`` without an interior end and without the KKT Newton: ``value_is == "exact"``, the bracket within
+    1e-7, the upper end proved with ``eps = 0``; and the checked solve (``PEP.solve``) takes that route (no interior
+    end; no Newton stage unless the solver's point lies above the proved bound)."""
+    res, pep, sol = low_rank[label]
+    raw = _raw(pep)
+    br = X.exact_bracket(raw, None, newton=False)
+    assert br.value_is == "exact" and br.tight is not None and br.tight.eps == 0 and X.verify(raw, br.tight)
+    assert br.lower <= br.upper and br.upper - br.lower <= 1e-7 * abs(br.upper)
+    assert Fraction(br.upper) >= br.upper_exact
+    st = sol.bracket_info["stages"]
+    assert "zero shift" in st and "interior end" not in st
+    # the Newton stage runs only for the lower end, where the solver's point lies above the proved bound (Halpern
+    # N = 10: an infeasible point, not a lower end)
+    assert "kkt newton" not in st or float(raw.value) > br.upper
+    assert abs(sol.value - float(res.theory)) <= 1e-7 * abs(float(res.theory))
+
+
+def test_face_point_is_feasible_and_on_the_bound(low_rank) -> None:
+    """OGM: the face point that replaces the solver's point as the lower end satisfies every row to 1e-12 and has a
+    PSD Gram matrix (float), and its objective is within 1e-9 (relative) below the proved bound."""
+    _, pep, _ = low_rank["OGM N=5"]
+    raw = _raw(pep)
+    br = X.exact_bracket(raw, None, newton=False)
+    assert br.info["lower_is"] == "face point" and br.point is not None
+    d = X._Data(raw)
+    G, F = np.asarray(br.point.gram), np.asarray(br.point.F)
+    rows = d.R @ np.concatenate([G[d.pos_a, d.pos_b], F]) - d.consts
+    assert rows.max() <= 1e-12 * max(1.0, float(np.abs(d.consts).max()))
+    assert np.linalg.eigvalsh(G)[0] >= -1e-12 * np.linalg.eigvalsh(G)[-1]
+    assert br.point.value == br.lower and 0 <= br.upper - br.lower <= 1e-9 * br.upper
+
+
+@pytest.fixture(scope="module")
+def ogm(low_rank) -> tuple[Any, X.Repair, Any]:
+    res, pep, _ = low_rank["OGM N=5"]
+    raw = _raw(pep)
+    rep = X.zero_shift(raw)
+    assert rep is not None and rep.meta["zero_shift"] == "face push"
+    return raw, rep, res
+
+
+def test_face_push_forged_multiplier_breaking_psd_refused(ogm) -> None:
+    """A Gram-only row's multiplier (so (i) still holds) moved by 1e-9 in the direction that bends the slack down on
+    its near-null space, the bound recomputed to match: refused by the exact PSD test alone."""
+    raw, rep, _ = ogm
+    d = X._Data(raw)
+    S = _slack_float(raw, rep.lam)
+    w, U = np.linalg.eigh(S)
+    Q = U[:, w < 1e-6 * abs(w).max()]
+    AF = d.R[:, d.nG:].tocsr()
+    forged = 0
+    for k in range(d.m):
+        if AF[k].nnz or rep.lam[k] == 0:
+            continue
+        e = np.zeros(d.m)
+        e[k] = 1.0
+        curv = np.linalg.eigvalsh(Q.T @ (X._float_slack(d, e) - X._float_slack(d, np.zeros(d.m))) @ Q)
+        if curv[-1] > 1e-3:  # lowering lambda_k bends S down along a near-null direction
+            lam = list(rep.lam)
+            lam[k] -= Fraction(1, 10 ** 9)
+            assert np.linalg.eigvalsh(_slack_float(raw, lam))[0] < -1e-12
+            assert not X.verify(raw, dataclasses.replace(rep, lam=lam, bound=X._bound(d, lam)))
+            forged += 1
+    assert forged >= 1
+
+
+def test_face_push_forged_bound_and_other_pep_refused(ogm) -> None:
+    """The face-push certificate with its bound lowered by 1e-9 (relative) is refused; attached to gradient descent's
+    PEP (same rows and sizes, other coefficients), it is refused."""
+    from fairtheory.worstcase.pepit_examples import EXAMPLES
+
+    raw, rep, _ = ogm
+    assert X.verify(raw, rep)
+    assert not X.verify(raw, dataclasses.replace(rep, bound=rep.bound * (1 - Fraction(1, 10 ** 9))))
+    rec: dict[str, Any] = {}
+    mp = pytest.MonkeyPatch()
+    orig = PEP.solve
+
+    def solve(pep: PEP, *a: Any, **k: Any) -> Any:
+        k["gmp"] = "never"
+        rec["pep"] = pep
+        return orig(pep, *a, **k)
+
+    mp.setattr(PEP, "solve", solve)
+    try:
+        EXAMPLES["gradient_descent"].run(L=3.0, gamma=1 / 3, n=5)
+    finally:
+        mp.undo()
+    other = _raw(rec["pep"])
+    assert other.rows.shape == raw.rows.shape and not np.array_equal(other.rows.toarray(), raw.rows.toarray())
+    assert not X.verify(other, rep)
+
+
+def test_face_push_perturbed_multipliers_never_undercut(ogm) -> None:
+    """Perturbed float multipliers (and a perturbed point): ``zero_shift`` refuses or proves a bound that ``verify``
+    accepts and that is not below the tight value (beyond the data's rounding)."""
+    raw, _, res = ogm
+    th = Fraction(float(res.theory))
+    rng = np.random.default_rng(3)
+    for scale in (1e-9, 1e-6, 1e-3, 1e-1):
+        s2 = dataclasses.replace(raw, z=np.asarray(raw.z) * (1 + scale * rng.standard_normal(len(raw.z))),
+                                 gram=np.asarray(raw.gram) * (1 + scale * rng.standard_normal(raw.gram.shape)))
+        rep = X.zero_shift(s2)
+        if rep is None:
+            continue
+        assert rep.eps == 0 and X.verify(s2, rep)
+        assert rep.bound >= th * (1 - Fraction(1, 10 ** 12))
+
+
+def test_face_push_does_not_depend_on_last_bits(ogm) -> None:
+    """The last bits of the float multipliers and Gram matrix change neither the route nor, beyond 1e-12, the bound."""
+    raw, _, _ = ogm
+    outs = []
+    for k in range(3):
+        s2 = dataclasses.replace(raw, z=np.asarray(raw.z) * (1 + k * 2.0 ** -50),
+                                 gram=np.asarray(raw.gram) * (1 + k * 2.0 ** -50))
+        rep = X.zero_shift(s2)
+        outs.append(None if rep is None else (rep.meta["zero_shift"], float(rep.bound)))
+    assert None not in outs and len({o[0] for o in outs}) == 1
+    b = [o[1] for o in outs]
+    assert max(b) - min(b) <= 1e-12 * max(b)
+
+
+def test_face_push_with_free_inactive_rows() -> None:
+    """Halpern, N = 20: the solver's inactive multipliers alone do not give a Slater direction of the face (the
+    projections onto the affine set and the cone stall), the inactive rows are then freed (``D_i >= 0``); the
+    certificate from the first solve is re-checked by ``verify`` and lies within 1e-7 above the tight value
+    ``1/(N+1)^2``, and the checked solve asks for no interior end."""
+    mp = pytest.MonkeyPatch()
+    try:
+        res, pep, sol = _run("op", "halpern_iteration", {"n": 20}, mp)
+    finally:
+        mp.undo()
+    raw = _raw(pep)
+    rep = X.zero_shift(raw)
+    assert rep is not None and rep.meta["zero_shift"] == "face push" and rep.eps == 0 and X.verify(raw, rep)
+    th = Fraction(float(res.theory))
+    assert th * (1 - Fraction(1, 10 ** 12)) <= rep.bound <= th * (1 + Fraction(1, 10 ** 7))
+    st = sol.bracket_info["stages"]
+    assert "zero shift" in st and not any(s.startswith("interior end") for s in st)
+    assert sol.value_is == "exact" and sol.upper - sol.lower <= 1e-7 * abs(sol.upper)
+    # a forgery: the same certificate with its bound lowered by 1e-9 (relative)
+    assert not X.verify(raw, dataclasses.replace(rep, bound=rep.bound * (1 - Fraction(1, 10 ** 9))))

@@ -44,6 +44,13 @@ b(lambda') - obj(G)``; on the feasible points with ``obj >= b`` (the only ones t
    (coefficients such as ``1/(2(1 - mu/L))`` rounded); the curvature ``y^T S y`` along such a direction then has
    whatever sign the data give it (:func:`_tilt` moves the multipliers within the optimal face to make it positive
    where the data allow; proximal gradient at ``n = 3, mu = 1/4`` they do not, and nothing is proved there).
+6. **face push** (:func:`_face_push`, inside :func:`zero_shift`: low-rank worst cases such as OGM and Halpern, a
+   rank-one slack whose near-null space the free multipliers cannot curve): the multipliers of the slack's face
+   (``S = V V^T`` exactly in floats, Gauss-Newton from the solver's multipliers on its active rows), rounded, then
+   pushed by a dyadic ``t`` at the rounding level (``1e-16``) along a Slater direction of the face (nonnegative on
+   the inactive rows, where an interior-point solver's multipliers already point) so that ``S >= 0`` exactly; the
+   face's primal point (the solver's point projected onto it, float-feasible) replaces the solver's point as the
+   lower end.  No second solve, no KKT Newton.
 
 Nothing here trusts the float solve: a forged or perturbed ``lambda`` gives a PSD test that fails (no bound) or a
 larger ``eps`` (a wider bound), never a bound below the certificate's own value; the returned :class:`Repair`
@@ -55,7 +62,7 @@ from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from types import SimpleNamespace
@@ -64,7 +71,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from fairtheory.proofs.exact_linalg import is_psd, solve_sparse
-from fairtheory.proofs.search import _face_refine, _kkt_newton, _one_blas_thread
+from fairtheory.proofs.search import _face_refine, _kkt_newton, _one_blas_thread, kkt_rank
 from fairtheory.worstcase.solvers import FloatSolve
 from fairtheory_kernel import linalg as _klinalg
 
@@ -258,7 +265,7 @@ def _polish(d: _Data, sol: SDPSolution, lam: np.ndarray) -> tuple[np.ndarray, bo
 
 
 def _square_solve(d: _Data, eqs: list[dict[int, Fraction]], res: list[Fraction], order: list[int],
-                  lam: list[Fraction]) -> dict[int, Fraction] | None:
+                  lam: Sequence[Fraction | float]) -> dict[int, Fraction] | None:
     """The correction of (i) on ``len(eqs)`` pivot multipliers chosen by a column-pivoted QR of the function-value
     block (columns weighted by the multipliers, the largest first), solved exactly by FLINT (``fmpq_mat``); ``None``
     when that square block is singular (then :func:`~fairtheory.proofs.exact_linalg.solve_sparse` decides)."""
@@ -329,8 +336,8 @@ def _restore(d: _Data, l_int: np.ndarray, K: int) -> list[Fraction] | None:
     return lam
 
 
-def _solve_i(d: _Data, res: list[Fraction], support: list[int], mag: np.ndarray, lam: list[Fraction]
-             ) -> dict[int, Fraction] | None:
+def _solve_i(d: _Data, res: list[Fraction], support: list[int], mag: np.ndarray,
+             lam: Sequence[Fraction | float]) -> dict[int, Fraction] | None:
     """A sparse exact correction ``delta`` on ``support`` with ``sum_i delta_i a_ik = res_k`` (every function-value
     column ``k``), on the largest multipliers (``mag``) first: FLINT's square solve (:func:`_square_solve`), else
     exact sparse elimination; ``None`` when none exists on the support."""
@@ -529,19 +536,17 @@ def _slack_exact(d: _Data, lam: list[Fraction]) -> tuple[list[int], int]:
     for x in lam:
         if x and D % x.denominator:
             D = D // math.gcd(D, x.denominator) * x.denominator
-    li = [x.numerator * (D // x.denominator) if x else 0 for x in lam]
+    li = np.array([x.numerator * (D // x.denominator) if x else 0 for x in lam] + [0], dtype=object)
     R = d.R
     ncol = R.shape[1]
-    s = [0] * ncol
-    ptr, ind = R.indptr, R.indices
-    Rint = d.Rint.tolist()
-    for j in range(ncol):
-        acc = 0
-        for k in range(ptr[j], ptr[j + 1]):
-            x = li[ind[k]]
-            if x:
-                acc += x * Rint[k]
-        s[j] = acc - int(d.cint[j]) * D
+    ptr = R.indptr
+    s = [-int(c) * D for c in d.cint[:ncol].tolist()]
+    if R.data.size:
+        prod = li[R.indices] * d.Rint  # exact integers (object arrays): sum_i l_i R_ij per column j below
+        nz = np.flatnonzero(ptr[1:] > ptr[:-1])
+        sums = np.add.reduceat(prod, ptr[nz])
+        for j, v in zip(nz.tolist(), sums.tolist(), strict=True):
+            s[j] += v
     return s, (1 << d.P) * D
 
 
@@ -623,8 +628,12 @@ def zero_shift(sol: SDPSolution) -> Repair | None:
        ``t`` that makes ``S_WW`` PSD exactly; the bound grows by ``t sum_i Delta_i c_i``, about the float slack's
        negative eigenvalue (``1e-9`` from a solver's multipliers, ``1e-15`` from a KKT point's).
 
-    ``None`` when no such multipliers are found (e.g. a rank-one slack with more near-null directions than free
-    multipliers: OGM).  ``meta["zero_shift"]``: ``"kernel"`` (no push) or ``"push"`` (``meta["t"]``)."""
+    When the free multipliers cannot curve the near-null space (a rank-one slack with more near-null directions than
+    free multipliers: OGM, Halpern) or the push fails: the face push (:func:`_face_push`, every row may curve it).
+
+    ``None`` when no such multipliers are found.  ``meta["zero_shift"]``: ``"kernel"`` (no push), ``"push"``
+    (``meta["t"]``), ``"face"`` or ``"face push"`` (``meta["face_rank"]``, ``meta["face_point"]``: the face's primal
+    point ``(G, F, objective)`` when the projection onto it is float-feasible)."""
     if sol.rows is None or sol.z is None or sol.objective_row is None or sol.gram is None:
         return None
     z = np.asarray(sol.z, dtype=np.float64)
@@ -639,6 +648,7 @@ def zero_shift(sol: SDPSolution) -> Repair | None:
     if not top > 0:
         return None
     free = [i for i in range(d.m) if i < d.n_eq or lam_f[i] > ZERO_FREE_RTOL * top]
+    lam_f0 = lam_f.copy()
     lam_f[[i for i in range(d.n_eq, d.m) if lam_f[i] <= ZERO_FREE_RTOL * top]] = 0.0
     l_int, K = _dyadic_grid(lam_f, d.n_eq, GRID_BITS)
     ctx = _one_blas_thread() if d.m * d.dim >= ONE_THREAD_WORK else contextlib.nullcontext()
@@ -650,13 +660,14 @@ def zero_shift(sol: SDPSolution) -> Repair | None:
         npush = _pushable(d, free, list(range(d.dim)), Qe[:, w < 1e-6 * max(float(np.abs(w).max()), 1e-300)], Qf)[0]
         k = npush.shape[1]
         if k * (k + 1) // 2 > len(free) - Qf.shape[1]:
-            return None
+            return _face_push(d, sol, lam_f0)  # the low-rank face: every row may curve the near-null space
         lam_r = _restore(d, l_int, K)  # (i) exactly, on the free multipliers
         if lam_r is None:
             return None
         K0 = _exact_kernel(d, lam_r)
         meta: dict[str, Any] = {"common_kernel": len(K0), "free": len(free)}
-        return _push(d, lam_r, free, K0, meta, Qf)
+        got = _push(d, lam_r, free, K0, meta, Qf)
+        return got if got is not None else _face_push(d, sol, lam_f0)
 
 
 def _push(d: _Data, lam0: list[Fraction], free: list[int], K0: list[list[int]], meta: dict[str, Any],
@@ -798,9 +809,9 @@ def _homogeneous(d: _Data, free: list[int], Dfull: np.ndarray, lam: list[Fractio
     res = [Fraction(-(int(sn[d.nG + k]) + (int(d.cint[d.nG + k]) << KD)), 1 << (d.P + KD)) for k in range(nfc)]
     if not any(res):
         return Dq
-    plus = [lam[i] + Dq[i] for i in range(d.m)]
-    mag = np.array([abs(float(x)) for x in plus])
-    corr = _solve_i(d, res, sorted(free), mag, plus)
+    plus = np.array([float(x) for x in lam]) + np.ldexp(np.array([float(x) for x in dint]), -KD)  # sizes only
+    mag = np.abs(plus)
+    corr = _solve_i(d, res, sorted(free), mag, plus.tolist())
     if corr is None:
         return None
     for i, v in corr.items():
@@ -914,6 +925,378 @@ def _push_along(d: _Data, lam: list[Fraction], free: list[int], K0: list[list[in
     return None
 
 
+# --------------------------------------------------------------------------------------------- face push
+#: primal active-set thresholds of :func:`_face_push` (rows within tau of 0 at the solver's point, relative to the
+#: constants' scale), tried in this order
+FACE_TAUS = (1e-6, 1e-5, 1e-7)
+#: Gauss-Newton iterations on the slack's factorization ``S(lambda) = V V^T`` (:func:`_slack_factor`)
+FACE_ITERS = 12
+#: alternating projections of :func:`_central_direction`
+CENTRAL_ITERS = 100
+
+
+def _row_residuals(d: _Data, sol: SDPSolution) -> np.ndarray | None:
+    """``rows x - consts`` at the solver's point ``x = [G_ab (a <= b), F]`` (``<= 0`` on feasible points)."""
+    if sol.gram is None or sol.F is None:
+        return None
+    G = np.asarray(sol.gram, dtype=np.float64)
+    F = np.asarray(sol.F, dtype=np.float64)
+    if G.shape != (d.dim, d.dim) or F.size != d.R.shape[1] - d.nG or not np.all(np.isfinite(G)):
+        return None
+    xg = G[d.pos_a, d.pos_b]
+    out = d.R @ np.concatenate([xg, F]) - d.consts
+    return out if np.all(np.isfinite(out)) else None
+
+
+def _tri_map(d: _Data, Pw: np.ndarray) -> np.ndarray:
+    r"""``E`` (``nG x k(k+1)/2``): ``Pw^T A Pw`` for the symmetric matrix ``A`` of a natural Gram vector ``g`` is
+    ``g @ E`` in the weighted upper triangle (off-diagonal entries times ``sqrt 2``: Frobenius norms kept)."""
+    k = Pw.shape[1]
+    iu, ju = np.triu_indices(k)
+    wt = np.where(iu == ju, 1.0, math.sqrt(2.0))
+    pa, pb = Pw[d.pos_a], Pw[d.pos_b]  # nG x k
+    h = np.where(d.pos_a == d.pos_b, 1.0, 0.5)[:, None]
+    # entry (x, y) of A_j = h (e_a e_b^T + e_b e_a^T) (diagonal: e_a e_a^T): h (pa_x pb_y + pb_x pa_y)
+    E = h * (pa[:, iu] * pb[:, ju] + pb[:, iu] * pa[:, ju])
+    E[d.pos_a == d.pos_b] *= 0.5
+    return E * wt
+
+
+def _tri_mat(v: np.ndarray, k: int) -> np.ndarray:
+    """The symmetric ``k x k`` matrix of a weighted upper triangle (:func:`_tri_map`)."""
+    iu, ju = np.triu_indices(k)
+    M = np.zeros((k, k))
+    M[iu, ju] = np.where(iu == ju, v, v / math.sqrt(2.0))
+    return M + np.triu(M, 1).T
+
+
+def _slack_factor(d: _Data, lam0: np.ndarray, sup: np.ndarray, r: int) -> np.ndarray | None:
+    r"""Multipliers on the rows ``sup`` (the others 0) with ``S(lambda) = V V^T`` (``V``: ``dim x r``) and (i), by
+    Gauss-Newton on ``(lambda_sup, V)`` from the float multipliers and the top ``r`` eigenpairs of their slack: the
+    dual face of a low-rank worst case (its slack of rank ``r``), where a solver's multipliers lie ``~sqrt(gap)``
+    away along near-flat directions (OGM, ``N = 5``: ``1e-4``) while its slack is ``1e-8`` off.  ``None`` when the
+    residual does not reach the rounding level (``1e-12`` relative)."""
+    S = _float_slack(d, lam0)
+    w, U = np.linalg.eigh(S)
+    if r <= 0 or r >= d.dim or w[-r] <= 0:
+        return None
+    V = U[:, -r:] * np.sqrt(w[-r:])
+    h = np.where(d.pos_a == d.pos_b, 1.0, 0.5)
+    RG = (d.R[:, :d.nG].tocsr()[sup].toarray() * h).T  # nG x nsup: entries of S per multiplier
+    AF = d.R[:, d.nG:].tocsr()[sup].toarray().T  # nfc x nsup
+    cG = h * d.obj[:d.nG]
+    cF = d.obj[d.nG:]
+    x = lam0[sup].copy()
+    pa, pb = d.pos_a, d.pos_b
+    rows = np.arange(d.nG)
+    scale = max(1.0, float(np.abs(cG).max(initial=0.0)), float(np.abs(x).max(initial=0.0)))
+    for _ in range(FACE_ITERS):
+        res = np.concatenate([RG @ x - cG - np.einsum("jl,jl->j", V[pa], V[pb]), AF @ x - cF])
+        if float(np.abs(res).max(initial=0.0)) <= 1e-15 * scale:
+            break
+        JV = np.zeros((d.nG, d.dim, r))
+        JV[rows, pa, :] -= V[pb, :]
+        JV[rows, pb, :] -= V[pa, :]
+        J = np.block([[RG, JV.reshape(d.nG, d.dim * r)], [AF, np.zeros((AF.shape[0], d.dim * r))]])
+        step = np.linalg.lstsq(J, -res, rcond=None)[0]  # SVD (rank-deficient J: a rotation of V, a flat face)
+        if not np.all(np.isfinite(step)):
+            return None
+        x = x + step[: len(sup)]
+        V = V + step[len(sup):].reshape(d.dim, r)
+    res = np.concatenate([RG @ x - cG - np.einsum("jl,jl->j", V[pa], V[pb]), AF @ x - cF])
+    if not float(np.abs(res).max(initial=0.0)) <= 1e-12 * scale:
+        return None
+    out = np.zeros(d.m)
+    out[sup] = x
+    return out
+
+
+def _central_direction(d: _Data, lam_f: np.ndarray, act: np.ndarray, Pw: np.ndarray) -> np.ndarray | None:
+    r"""A direction ``D`` with ``Pw^T S_lin(D) Pw > 0`` (float), ``sum_i D_i a_i = 0`` (i), and ``D_i >= 0`` off the
+    active rows ``act``: there ``D`` is the solver's multipliers (an interior-point method's are ``mu / slack_i > 0``
+    on the central path), normalized; on the active rows it is found by alternating projections between the affine
+    set of ``Pw^T S_lin(D) Pw`` (least squares, (i) kept) and the cone ``{M >= c I}``.  A Slater direction of the
+    dual restricted to the near-null space ``Pw`` of the face's slack; ``None`` when the projections do not meet in
+    :data:`CENTRAL_ITERS` steps."""
+    import scipy.linalg
+
+    k = Pw.shape[1]
+    Din = np.where(act, 0.0, np.maximum(lam_f, 0.0))
+    top = float(Din.max(initial=0.0))
+    if not top > 0:
+        return None
+    Din /= top
+    sup = np.flatnonzero(act)
+    E = _tri_map(d, Pw)  # nG x ntri
+    RG = d.R[:, :d.nG].tocsr()
+    m_in = (RG.T @ Din) @ E
+    A = (RG[sup] @ E).T  # ntri x nsup
+    AF = d.R[:, d.nG:].tocsr()
+    if AF.shape[1]:
+        AFs = AF[sup].toarray().T
+        x0 = np.linalg.lstsq(AFs, -(AF.T @ Din), rcond=None)[0]
+        if float(np.abs(AFs @ x0 + AF.T @ Din).max()) > 1e-9:
+            return None
+        N = scipy.linalg.null_space(AFs)
+    else:
+        x0 = np.zeros(sup.size)
+        N = np.eye(sup.size)
+    if N.shape[1] == 0:
+        return None
+    m0 = m_in + A @ x0
+    B = A @ N
+    Bp = np.linalg.pinv(B)
+    Pi = B @ Bp  # the orthogonal projector onto the reachable slack blocks (the weighted triangle: Frobenius)
+    iu, ju = np.triu_indices(k)
+    wt = np.where(iu == ju, 1.0, math.sqrt(2.0))
+    Mm = np.zeros((k, k))
+
+    def mat(v: np.ndarray) -> np.ndarray:
+        Mm[iu, ju] = v / wt
+        Mm[ju, iu] = v / wt
+        return Mm
+
+    size = max(float(np.abs(np.linalg.eigvalsh(mat(m0))).max()), 1e-300)
+    m, tgt = m0.copy(), m0.copy()
+    best, since = -math.inf, 0
+    for _ in range(CENTRAL_ITERS):
+        ev, U = np.linalg.eigh(mat(m))
+        if ev[0] > 1e-3 * size:
+            D = Din.copy()
+            D[sup] += x0 + N @ (Bp @ (tgt - m0))
+            return D
+        # stalled (no gain of 1e-4 of the size in 40 steps: the sets do not meet, or too slowly to matter)
+        best, since = (ev[0], 0) if ev[0] > best + 1e-4 * size else (best, since + 1)
+        if since >= 40:
+            return None
+        P = (U * np.maximum(ev, 1e-2 * size)) @ U.T  # onto {M >= c I}
+        tgt = P[iu, ju] * wt
+        m = m0 + Pi @ (tgt - m0)  # onto the affine set
+    return None
+
+
+#: projection rounds of :func:`_central_direction_free`
+POCS_ITERS = 300
+
+
+def _central_direction_free(d: _Data, lam_f: np.ndarray, act: np.ndarray, Pw: np.ndarray) -> np.ndarray | None:
+    r""":func:`_central_direction` with the inactive rows free too (``D_i >= 0``): alternating projections in the
+    product space of ``(D, M, f)`` between the subspace ``{M = Pw^T S_lin(D) Pw, f = sum_i D_i a_i}`` (the graph of
+    a linear map: ``D = D_0 + A^T (I + A A^T)^{-1} (M_0 - A D_0)``, one Cholesky factor) and the convex set
+    ``{D_i >= 0 off the active rows} x {M >= c I} x {f = 0}``, from the solver's multipliers off the active rows.
+    A candidate (``M > 0``) is clipped to ``D_i >= 0``, (i) restored on the active rows by least squares, and kept
+    when its slack block is still positive definite (float).  ``None`` when none is found in :data:`POCS_ITERS`."""
+    import scipy.linalg
+
+    k = Pw.shape[1]
+    inact = ~act
+    inact[: d.n_eq] = False
+    Din = np.where(inact, np.maximum(lam_f, 0.0), 0.0)
+    top = float(Din.max(initial=0.0))
+    if not top > 0:
+        return None
+    Din /= top
+    sup = np.flatnonzero(~inact)
+    E = _tri_map(d, Pw)
+    AG = (d.R[:, :d.nG].tocsr() @ E).T  # ntri x m
+    AFt = d.R[:, d.nG:].toarray().T  # nfc x m
+    A = np.vstack([AG, AFt])
+    ntri = AG.shape[0]
+    try:
+        cho = scipy.linalg.cho_factor(np.eye(A.shape[0]) + A @ A.T, check_finite=False)
+    except np.linalg.LinAlgError:
+        return None
+    iu, ju = np.triu_indices(k)
+    wt = np.where(iu == ju, 1.0, math.sqrt(2.0))
+    Mm = np.zeros((k, k))
+
+    def mat(v: np.ndarray) -> np.ndarray:
+        Mm[iu, ju] = v / wt
+        Mm[ju, iu] = v / wt
+        return Mm
+
+    D0, X0 = Din, A @ Din
+    size = max(float(np.abs(np.linalg.eigvalsh(mat(X0[:ntri]))).max()), 1e-300)
+    AFs = AFt[:, sup]
+    for _ in range(POCS_ITERS):
+        D = D0 + A.T @ scipy.linalg.cho_solve(cho, X0 - A @ D0, check_finite=False)  # onto the graph
+        X = A @ D
+        ev, U = np.linalg.eigh(mat(X[:ntri]))
+        D2 = np.where(inact, np.maximum(D, 0.0), D)
+        if ev[0] > 0:
+            C = D2.copy()
+            if AFs.shape[0]:
+                C[sup] -= np.linalg.lstsq(AFs, AFt @ C, rcond=None)[0]
+            if float(np.linalg.eigvalsh(mat(AG @ C))[0]) > 1e-4 * size:
+                return C
+        P = (U * np.maximum(ev, 1e-2 * size)) @ U.T  # onto {M >= c I}, f = 0, D_i >= 0
+        D0, X0 = D2, np.concatenate([P[iu, ju] * wt, np.zeros(AFt.shape[0])])
+    return None
+
+
+def _face_push(d: _Data, sol: SDPSolution, lam_f: np.ndarray) -> Repair | None:
+    r"""Zero shift on a low-rank face (:func:`zero_shift` when the free multipliers cannot curve the slack's
+    near-null space: OGM, Halpern - a rank-one slack and a Gram matrix of rank ``dim - 1``):
+
+    1. the active rows (the solver's point within :data:`FACE_TAUS` of them) and the slack's rank ``r`` (its float
+       eigenvalues above ``1e-6`` of the largest); multipliers on the active rows with ``S = V V^T`` and (i)
+       (:func:`_slack_factor`), rounded, (i) restored exactly;
+    2. ``K``, ``W`` as in :func:`zero_shift`; ``Q``: the near-null space of the exact ``S_WW``; ``D``: a direction with
+       ``Q^T S_lin(D) Q > 0``, nonnegative off the active rows (:func:`_central_direction`), on the dyadic grid with
+       (i) homogeneous exactly;
+    3. ``lambda + t D`` with the smallest dyadic ``t`` that proves ``S_WW >= 0`` exactly (:func:`_face_check`): the
+       slack's near-null block is at the rounding level (``1e-16``), so ``t`` is, and the bound grows by
+       ``t sum_i D_i c_i``.
+
+    Sound whatever the float steps did: the exact check of step 3 decides (a wrong face costs a refusal)."""
+    rr = _row_residuals(d, sol)
+    if rr is None:
+        return None
+    w = np.linalg.eigvalsh(_float_slack(d, lam_f))
+    size = float(np.abs(w).max(initial=0.0))
+    if not size > 0:
+        return None
+    r = int(np.sum(w > 1e-6 * size))
+    rscale = max(1.0, float(np.abs(d.consts).max(initial=0.0)))
+    tried: set[bytes] = set()
+    for tau in FACE_TAUS:
+        act = rr >= -tau * rscale
+        act[: d.n_eq] = True
+        key = act.tobytes()
+        if key in tried or not act.any():
+            continue
+        tried.add(key)
+        got = _face_push_on(d, sol, lam_f, act, r)
+        if got is not None:
+            return got
+    return None
+
+
+def _face_push_on(d: _Data, sol: SDPSolution, lam_f: np.ndarray, act: np.ndarray, r: int) -> Repair | None:
+    """:func:`_face_push` with the active rows ``act`` and the slack's rank ``r``."""
+    sup = np.flatnonzero(act)
+    lam1 = _slack_factor(d, lam_f, sup, r)
+    if lam1 is None:
+        return None
+    top = float(np.abs(lam1).max())
+    weak = act & (np.arange(d.m) >= d.n_eq) & (np.abs(lam1) <= ZERO_FREE_RTOL * top)
+    if weak.any():  # active rows whose multiplier vanishes (a degenerate face): off the support, then refactored
+        act = act & ~weak
+        sup = np.flatnonzero(act)
+        lam1 = _slack_factor(d, np.where(act, lam1, 0.0), sup, r)  # from the first factor: a step or two
+        if lam1 is None:
+            return None
+        top = float(np.abs(lam1).max())
+    if np.any(lam1[d.n_eq:] < -1e-12 * top):
+        return None  # a degenerate dual: no nonnegative multipliers on this face
+    lam1[d.n_eq:] = np.maximum(lam1[d.n_eq:], 0.0)
+    l_int, K = _dyadic_grid(lam1, d.n_eq, GRID_BITS)
+    lam_r = _restore(d, l_int, K)
+    if lam_r is None:
+        return None
+    K0 = _exact_kernel(d, lam_r)
+    Wc = _complement(K0, d.dim)
+    if Wc is None or not Wc:
+        return None
+    s, q = _slack_exact(d, lam_r)
+    Wm = _twice_slack(d, s)
+    Sf = np.array([[Wm[a][b] / (2 * q) for b in Wc] for a in Wc])
+    w, Qe = np.linalg.eigh(Sf)
+    scale = max(float(np.abs(w).max(initial=0.0)), 1e-300)
+    fl = 4 * (len(Wc) + 1) * 2.0 ** -52 * max(1.0, float(np.abs(Sf).max(initial=0.0)))
+    meta: dict[str, Any] = {"common_kernel": len(K0), "free": int(sup.size), "face_rank": r}
+    if w[0] > -fl:
+        ok, lmin = _face_check(d, lam_r, K0, Wc)
+        if ok:
+            fp = _face_point(d, sol, lam1, act)
+            return Repair(lam_r, _bound(d, lam_r), Fraction(0), lmin, False,
+                          {**meta, "zero_shift": "face", **({"face_point": fp} if fp is not None else {})})
+    Q = Qe[:, w < 1e-6 * scale]
+    Pw = np.zeros((d.dim, Q.shape[1]))
+    Pw[Wc, :] = Q
+    D = _central_direction(d, lam_f, act, Pw)
+    if D is None:
+        D = _central_direction_free(d, lam_f, act, Pw)
+    if D is None:
+        return None
+    Dq = _homogeneous(d, sorted(sup.tolist()), D, lam_r)
+    if Dq is None:
+        return None
+    SD = (_float_slack(d, np.array([float(x) for x in Dq])) - _float_slack(d, np.zeros(d.m)))[np.ix_(Wc, Wc)]
+    ev = float(np.linalg.eigvalsh(Q.T @ SD @ Q)[0])
+    if not ev > 0:
+        return None
+    t = _dyadic_up(max(4.0 * max(-float(w[0]), fl) / ev, 1e-300))
+    cap = min((lam_r[i] / -Dq[i] for i in range(d.n_eq, d.m) if Dq[i] < 0), default=None)
+    tries = 0
+    for _ in range(40):
+        if cap is not None and t > cap:
+            return None
+        if float(np.linalg.eigvalsh(Sf + float(t) * SD)[0]) > 2 * fl:
+            lt = [lam_r[i] + t * Dq[i] for i in range(d.m)]
+            ok, lmin = _face_check(d, lt, K0, Wc)
+            if ok:
+                meta = {**meta, "zero_shift": "face push", "t": float(t)}
+                fp = _face_point(d, sol, lam1, act)
+                if fp is not None:
+                    meta["face_point"] = fp
+                return Repair(lt, _bound(d, lt), Fraction(0), lmin, False, meta)
+            tries += 1
+            if tries >= 4:
+                return None
+        t *= 2
+    return None
+
+
+#: a face point is float-feasible when every row is at most this (times the constants' scale) and its Gram matrix's
+#: smallest eigenvalue at least minus this (times its largest): the standard of :func:`newton_polish`'s KKT point
+FACE_POINT_TOL = 1e-12
+
+
+def _face_point(d: _Data, sol: SDPSolution, lam: np.ndarray, act: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray, float] | None:
+    r"""``(G, F, objective)``: the least change of the solver's point onto the primal face of the multipliers
+    ``lam`` (float, :func:`_slack_factor`): ``G = Q X Q^T`` with ``Q`` the near-null space of ``S(lambda)`` and the
+    active rows tight (complementary slackness), checked on the face and float-feasible (the active rows within
+    ``FACE_POINT_TOL`` of 0, every row ``<= FACE_POINT_TOL``, ``G >= -FACE_POINT_TOL``).  Its objective equals
+    ``b(lambda) - <S, G> - sum_i lambda_i slack_i = b(lambda)`` to rounding: the lower end of a face-push bracket (a
+    float-feasible point, not a rigorous bound - like a KKT point's).  ``None`` when the projection does not give a
+    float-feasible point on the face (Halpern: the factor's multipliers are feasible but not complementary to any
+    such point)."""
+    if sol.gram is None or sol.F is None:
+        return None
+    w, U = np.linalg.eigh(_float_slack(d, lam))
+    Q = U[:, w < 1e-6 * max(float(np.abs(w).max(initial=0.0)), 1e-300)]
+    k = Q.shape[1]
+    if k == 0:
+        return None
+    G0 = np.asarray(sol.gram, dtype=np.float64)
+    F0 = np.asarray(sol.F, dtype=np.float64)
+    E = _tri_map(d, Q)
+    iu, ju = np.triu_indices(k)
+    X0 = Q.T @ G0 @ Q
+    x0 = np.concatenate([np.where(iu == ju, X0[iu, ju], math.sqrt(2.0) * X0[iu, ju]), F0])
+    R = d.R.tocsr()
+    Ra = R[np.flatnonzero(act)]
+    A = np.hstack([(Ra[:, :d.nG] @ E), Ra[:, d.nG:].toarray()])
+    rhs = d.consts[act] - A @ x0
+    y = np.linalg.lstsq(A, rhs, rcond=None)[0]
+    x = x0 + y
+    X = _tri_mat(x[: iu.size], k)
+    G = Q @ X @ Q.T
+    G = 0.5 * (G + G.T)
+    F = x[iu.size:]
+    rows = R @ np.concatenate([G[d.pos_a, d.pos_b], F]) - d.consts
+    rscale = max(1.0, float(np.abs(d.consts).max(initial=0.0)))
+    gw = np.linalg.eigvalsh(G)
+    if not (np.all(np.isfinite(rows)) and float(np.abs(rows[act]).max(initial=0.0)) <= FACE_POINT_TOL * rscale
+            and float(rows.max(initial=-math.inf)) <= FACE_POINT_TOL * rscale
+            and gw[0] >= -FACE_POINT_TOL * max(float(gw[-1]), 1.0)):
+        return None  # not on the face (the active rows not tight: the multipliers are not complementary to it)
+    val = float(d.obj[: d.nG] @ G[d.pos_a, d.pos_b] + d.obj[d.nG:] @ F) + float(sol.objective_const)
+    return G, F, val
+
+
 def upper_from(tight: Repair, interior: Repair | None, trace_bound: Fraction | None = None) -> Fraction | None:
     r"""The exact upper bound of the module doc: ``b`` when ``eps = 0``; ``b + eps T`` with an a-priori trace bound
     ``T``; ``b + eps max(b' - b, 0)/m`` with an interior end (``b'``, ``S' - m I >= 0``, ``m = -interior.eps > 0``);
@@ -999,7 +1382,8 @@ def newton_polish(sol: SDPSolution) -> tuple[SDPSolution, float] | None:
         for tau in NEWTON_TAUS:
             act = rows0 >= -tau * rscale
             act[: P.n_eq] = True
-            got = _kkt_newton(P, ref, act)
+            r = kkt_rank(G)  # a clear spectral gap: the Newton on G = V V^T of that rank first (fewer unknowns)
+            got = (_kkt_newton(P, ref, act, rank=r) if r is not None else None) or _kkt_newton(P, ref, act)
             if got is None:
                 continue
             obj, lam, Gn, _ = got
@@ -1061,7 +1445,9 @@ def exact_bracket(sol: SDPSolution, interior: Callable[[float], SDPSolution | No
     (``interior(delta)``: a solve of ``max obj + delta tr G``, called at most once, only when the tight end still needs
     a shift ``eps > 0`` and no ``trace_bound`` closes it); then multipliers polished by a KKT Newton
     (:func:`newton_polish`; the zero shift again at its point where it worked at the solver's point or nothing else
-    pays), whose primal point also replaces the lower end.  The Newton stage also runs on a narrow bracket whose lower
+    pays), whose primal point also replaces the lower end.  A face-push certificate (:func:`_face_push`) brings its
+    face's primal point, which replaces the lower end before the Newton stage is considered (``info["lower_is"] ==
+    "face point"``).  The Newton stage also runs on a narrow bracket whose lower
     end is doubtful (:func:`_lower_doubt` above :data:`DOUBT_FRACTION` of the tolerance: the solver's point violates
     its rows by enough to move its objective by about the tolerance).  ``lower``: a lower end (default the solver's
     primal value, not rigorous unless ``lower_rigorous``).  ``value`` never exceeds ``upper`` (a certified value never
@@ -1099,17 +1485,35 @@ def exact_bracket(sol: SDPSolution, interior: Callable[[float], SDPSolution | No
                 info["stages"].append("interior end" if inner is not None else "interior end refused")
             u = upper_from(tight, inner, trace_bound)
             best = u if best is None or (u is not None and u < best) else best
-    doubt = _lower_doubt(sol) if lower is None and best is not None else 0.0
+    face_pt: SDPSolution | None = None
+    if zs is not None and tight is zs and lower is None and zs.meta.get("face_point") is not None \
+            and narrow(best, zs.meta["face_point"][2]):
+        # the primal point of the certificate's face (float-feasible, its objective the bound to rounding): the
+        # lower end, in place of the solver's point (whose rows may be violated by about the tolerance)
+        import dataclasses
+
+        G2, F2, val2 = zs.meta["face_point"]
+        face_pt = dataclasses.replace(sol, z=np.array([float(x) for x in zs.lam]), gram=G2, F=F2, value=val2)
+        lo, point = val2, face_pt
+        info["stages"].append("face point")
+    doubt = _lower_doubt(point if point is not None else sol) if lower is None and best is not None else 0.0
     info["lower_doubt"] = doubt
     doubtful = best is not None and doubt > DOUBT_FRACTION * tol * max(abs(float(best)), tiny)
+    # a solver point whose objective lies above the proved upper end is infeasible: not a lower end (Halpern N = 10:
+    # the float value 1e-9 relative above the bound; clipped to the bound it would sit above the worst case)
+    doubtful = doubtful or (best is not None and lower is None and point is None and lo > float(best))
     if newton and (not narrow(best, lo) or doubtful):
         got = newton_polish(sol)
         info["stages"].append("kkt newton" if got is not None else "kkt newton failed")
         if got is not None:
             sol2, obj = got
+            # a proved upper end already within the tolerance of the KKT point's objective: only the lower end moves
+            done = best is not None and narrow(best, obj if lower is None else lo)
             # the zero shift at the KKT point where the solver's point had one (first), or nothing else pays the shift
-            t2 = zero_shift(sol2) if zero and zs is not None else None
-            if t2 is not None:
+            t2 = zero_shift(sol2) if zero and zs is not None and not done else None
+            if done:
+                pass
+            elif t2 is not None:
                 info["stages"].append("zero shift (kkt point)")
             else:
                 t2 = repair(sol2, polish=False)
@@ -1124,6 +1528,8 @@ def exact_bracket(sol: SDPSolution, interior: Callable[[float], SDPSolution | No
                     delta = BACKOFF * max(abs(v), tiny) / max(tr, tiny)
                     si = interior(delta) if math.isfinite(delta) and delta > 0 else None
                     inner = repair(si, polish=False, margin=0.5 * delta) if si is not None else None
+                    info["stages"].append("interior end (kkt point)" if inner is not None else
+                                          "interior end refused (kkt point)")
                 u = upper_from(t2, inner, trace_bound)
                 if u is not None and (best is None or u < best):
                     best, tight = u, t2
@@ -1134,7 +1540,8 @@ def exact_bracket(sol: SDPSolution, interior: Callable[[float], SDPSolution | No
         info.update(eps=float(tight.eps), bound=float(tight.bound), lmin=tight.lmin)
     if inner is not None:
         info.update(interior_bound=float(inner.bound), interior_margin=float(-inner.eps))
-    info["lower_is"] = "rigorous" if lower_rigorous else ("kkt point" if point is not None or (
+    info["lower_is"] = "rigorous" if lower_rigorous else "face point" if point is not None and point is face_pt else (
+        "kkt point" if point is not None or (
         lower is None and "kkt newton" in info["stages"]) else "solver point")
     if best is None:
         return ExactBracket(lo, math.inf, None, lower_rigorous, "lower", lo, tight, inner, info, point)

@@ -254,14 +254,39 @@ def scalar_row(s: Scalar, nG: int, coords: Any = None) -> tuple[np.ndarray, np.n
 
 #: :func:`scalar_rows` works on at most this many Gram entries (terms x basis^2) at a time
 _BATCH_ENTRIES = 1 << 21
+#: :func:`scalar_rows` assembles at most this many scalars row by row (:func:`scalar_row`), more in batches
+_FEW_ROWS = 2
+
+
+def _padded_rows(cs: list[np.ndarray], D: int) -> np.ndarray:
+    """``len(cs) x D`` float64 matrix whose row ``t`` is ``cs[t]`` zero-padded (each entry converted to float64 as an
+    assignment ``M[t, :len(cs[t])] = cs[t]`` converts it: exact rationals rounded to nearest), in one copy."""
+    T = len(cs)
+    M = np.zeros((T, D))
+    lens = np.fromiter((c.shape[0] for c in cs), dtype=np.int64, count=T)
+    total = int(lens.sum())
+    if total:
+        flat = np.concatenate(cs)
+        start = np.cumsum(lens) - lens
+        M.reshape(-1)[np.repeat(np.arange(T, dtype=np.int64) * D - start, lens) + np.arange(total)] = flat
+    return M
 
 
 def scalar_rows(scalars: list[Scalar], nG: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(indptr, cols, vals)``: :func:`scalar_row` of every scalar (no ``coords``), row ``r``'s entries
     ``cols[indptr[r]:indptr[r + 1]]`` - the same entries in the same order, bitwise (each term's products ``coef (u_i
     v_j)`` over the nonzero coordinates in row-major order, then the values' coefficients) - computed for all terms
-    at once (one Python step per term to read its coordinates, no numpy call per row)."""
+    at once (the terms' coordinates gathered into two padded matrices, no numpy call per row or term); at most
+    :data:`_FEW_ROWS` scalars row by row."""
     n = len(scalars)
+    if n <= _FEW_ROWS:  # a handful of rows (a PEP's initial condition): row by row, fewer numpy calls than a batch
+        parts = [scalar_row(sc, nG) for sc in scalars]
+        ptr = np.zeros(n + 1, dtype=np.int64)
+        if n:
+            np.cumsum([c.size for c, _ in parts], out=ptr[1:])
+            return (ptr, np.concatenate([c for c, _ in parts]).astype(np.int64),
+                    np.concatenate([v for _, v in parts]).astype(np.float64))
+        return ptr, np.zeros(0, dtype=np.int64), np.zeros(0)
     terms = [(r, coef, u.c, v.c) for r, sc in enumerate(scalars) for coef, u, v in sc.quad]
     lin = [(r, k, float(v)) for r, sc in enumerate(scalars) for k, v in sc.lin.items()]
     D = max((max(len(uc), len(vc)) for _, _, uc, vc in terms), default=0)
@@ -271,17 +296,11 @@ def scalar_rows(scalars: list[Scalar], nG: int) -> tuple[np.ndarray, np.ndarray,
     step = max(1, _BATCH_ENTRIES // max(D * D, 1))
     for t0 in range(0, len(terms), step):
         chunk = terms[t0:t0 + step]
-        T = len(chunk)
-        Um = np.zeros((T, D))
-        Vm = np.zeros((T, D))
-        coef = np.empty(T)
-        rid = np.empty(T, dtype=np.int64)
-        for t, (r, c, uc, vc) in enumerate(chunk):
-            Um[t, :len(uc)] = uc
-            Vm[t, :len(vc)] = vc
-            coef[t] = float(c)
-            rid[t] = r
-        tt, i, j = np.nonzero((Um != 0)[:, :, None] & (Vm != 0)[:, None, :])
+        Um = _padded_rows([x[2] for x in chunk], D)
+        Vm = _padded_rows([x[3] for x in chunk], D)
+        coef = np.array([float(x[1]) for x in chunk], dtype=np.float64)
+        rid = np.array([x[0] for x in chunk], dtype=np.int64)
+        tt, i, j = _outer_entries(Um, Vm)  # every (t, i, j) with Um[t, i] != 0 != Vm[t, j], lexicographic
         a, b = np.minimum(i, j), np.maximum(i, j)
         rid_parts.append(rid[tt])
         col_parts.append(b * (b + 1) // 2 + a)
@@ -344,14 +363,27 @@ def gram_coordinates(sol: SDPSolution) -> Any:
     return coords
 
 
+#: Gram dimension -> ``(a, b, idx, off)`` of :func:`_unsvec` (read-only, a few dimensions kept)
+_UNSVEC_LAYOUT: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
+
+
 def _unsvec(x: np.ndarray, dim: int) -> np.ndarray:
+    """The symmetric ``dim x dim`` matrix of Clarabel's ``svec`` vector ``x`` (upper triangle, column-major, the
+    off-diagonal entries scaled by ``sqrt 2``)."""
+    lay = _UNSVEC_LAYOUT.get(dim)
+    if lay is None:
+        a, b = np.triu_indices(dim)
+        # column-major upper triangle: index of (a, b), a <= b, is b (b + 1)/2 + a
+        lay = (a, b, b * (b + 1) // 2 + a, a != b)
+        for arr in lay:
+            arr.flags.writeable = False
+        if len(_UNSVEC_LAYOUT) >= 32:
+            _UNSVEC_LAYOUT.clear()
+        _UNSVEC_LAYOUT[dim] = lay
+    a, b, idx, off = lay
     G = np.zeros((dim, dim))
-    iu = np.triu_indices(dim)
-    # column-major upper triangle: index of (a, b), a <= b, is b (b + 1)/2 + a
-    a, b = iu
-    idx = b * (b + 1) // 2 + a
     vals = x[idx]
-    vals = np.where(a == b, vals, vals / _SQRT2)
+    vals = np.where(off, vals / _SQRT2, vals)
     G[a, b] = vals
     G[b, a] = vals
     return G

@@ -15,12 +15,16 @@ What this module does, in floats first (nothing here is trusted; the two ends ar
    pairs (slack ``1e-4``, multiplier ``5e-6``).
 2. **KKT Newton** (:func:`fairtheory.proofs.search._kkt_newton`: active rows tight, (i), ``S G = 0``) from the
    solver's point: a primal point feasible to ``1e-12`` with the exact objective (local GD ``kappa = 2``:
-   ``0.21741805875087644`` against SDPA-GMP's ``0.21741805875087633``).  Its multipliers may be negative (a
-   degenerate dual), so they are not used.
+   ``0.21741805875087644`` against SDPA-GMP's ``0.21741805875087633``).  Where the solver's Gram matrix has a clear
+   spectral gap (:func:`fairtheory.proofs.search.kkt_rank`: local GD ``lr = 1/40``, rank 2, the next eigenvalue
+   ``1e8`` times smaller) the Newton runs on ``G = V V^T`` with ``V`` of that rank first (every candidate set;
+   ``kappa = 5``: 196 unknowns instead of 495), then on the full ``G`` as before; both points pass the same
+   acceptance.  Its multipliers may be negative (a degenerate dual), so they are not used.
 3. **Multipliers on the face** of that point: the least change of the solver's ``z`` (weighted by ``|z|``) with
    (i) exactly in floats, ``S(lambda) U = 0`` on the range ``U`` of the KKT Gram matrix, ``lambda >= 0`` and
-   ``lambda = 0`` off the rows tight at the KKT point (complementary slackness) - a small QP (Clarabel).  The slack
-   is then PSD up to rounding (``lambda_min ~ 1e-16``).
+   ``lambda = 0`` off the rows tight at the KKT point (complementary slackness) - a small QP, which is one least
+   squares where the least-norm solution of the equations is already ``>= 0`` (else Clarabel).  The slack is then
+   PSD up to rounding (``lambda_min ~ 1e-16``).
 4. **Upper end**: :func:`fairtheory.worstcase.exact_repair.repair` of those multipliers (rational rounding, (i)
    restored exactly, ``S + eps I >= 0`` proved by an exact ``L D L^T``) and
    :func:`~fairtheory.worstcase.exact_repair.upper_from` with the a priori trace bound of
@@ -44,7 +48,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from fairtheory.proofs.search import NEWTON_MAX_DIM, _kkt_newton, _one_blas_thread
+from fairtheory.proofs.search import NEWTON_MAX_DIM, _kkt_newton, _one_blas_thread, kkt_newton_grown, kkt_rank
 from fairtheory.worstcase.exact_repair import _exported_view, repair, upper_from
 from fairtheory.worstcase.solvers import FloatSolve
 
@@ -54,7 +58,7 @@ if TYPE_CHECKING:
     from fairtheory.worstcase.solvers import SDPSolution
 
 __all__ = ["kkt_bracket", "active_by_complementarity", "face_multipliers", "KKT_MAX_WORK", "FACE_SLACK_RTOL",
-           "KKT_RTOL", "KKT_ALL_SETS_WORK"]
+           "KKT_RTOL", "KKT_ALL_SETS_WORK", "FACE_EQ_TOL"]
 
 #: a KKT bracket is kept (in place of the solver's point) when its proved upper end is within this of its value
 #: (relative): issue 41's accuracy
@@ -73,6 +77,9 @@ FACE_SLACK_RTOL = 1e-10
 LOWER_EXCESS_RTOL = 1e-12
 #: eigenvalues of the KKT Gram matrix above this times the largest span the face ``U``
 FACE_RANK_RTOL = 1e-9
+#: the face multipliers' equations are met to this (relative to ``1 + max |b|``) by the least-norm solution, or the
+#: QP is solved (:func:`face_multipliers`; the QP's own feasibility tolerance)
+FACE_EQ_TOL = 1e-12
 #: the last candidate active set keeps only the rows whose multiplier exceeds this times their slack (the clearly
 #: active ones): in a degenerate PEP the rows whose slack and multiplier both vanish at the optimum are left to the
 #: Newton (local GD ``kappa = 5``: 122 rows; it converges to a point where they hold, the 144 of ``z > s`` do not)
@@ -155,7 +162,9 @@ def face_multipliers(sol: SDPSolution, gram: np.ndarray, F: np.ndarray, z: np.nd
     """Multipliers on the face of the point ``(gram, F)`` (module doc, step 3): the least change of ``z`` (weighted
     by ``|z|``, floored at ``1e-6`` of the largest) with (i), ``S(lambda) U = 0`` (``U`` the range of ``gram``),
     ``lambda >= 0`` on the inequalities and ``lambda = 0`` off the rows tight at the point; ``None`` when Clarabel does
-    not solve that QP."""
+    not solve that QP.  The least-change solution of the equations alone (a weighted least-norm problem, one least
+    squares) is that QP's solution whenever it is ``>= 0`` on the inequalities and meets the equations to
+    :data:`FACE_EQ_TOL`: then no QP is solved."""
     import clarabel
     import scipy.sparse as sp
 
@@ -177,6 +186,18 @@ def face_multipliers(sol: SDPSolution, gram: np.ndarray, F: np.ndarray, z: np.nd
     zi = z[idx]
     w = np.maximum(np.abs(zi), 1e-6 * max(float(np.abs(z).max()), 1e-300))
     Aeq = A[:, idx]
+    # without the signs the QP is a least-norm problem: lambda = z + w y, y the least-norm solution of
+    # (Aeq diag(w)) y = b - Aeq z; where that lambda is >= 0 on the inequalities it is the QP's solution too
+    Ad = Aeq.toarray()
+    with np.errstate(all="ignore"):
+        y = np.linalg.lstsq(Ad * w, bvec - Ad @ zi, rcond=None)[0]
+        li = zi + w * y
+        eq_res = float(np.abs(Ad @ li - bvec).max(initial=0.0))
+    if np.all(np.isfinite(li)) and eq_res <= FACE_EQ_TOL * (1.0 + float(np.abs(bvec).max(initial=0.0))) \
+            and float(li[ineq[idx]].min(initial=0.0)) >= 0.0:
+        lam = np.zeros(m)
+        lam[idx] = li
+        return lam
     nin = int(ineq[idx].sum())
     Ain = sp.csr_matrix((-np.ones(nin), (np.arange(nin), np.flatnonzero(ineq[idx]))), shape=(nin, idx.size))
     st = clarabel.DefaultSettings()
@@ -202,8 +223,11 @@ def kkt_bracket(pep: PEP, sol: SDPSolution, bracket_of: Callable[[SDPSolution], 
     point (its Gram matrix, values, objective, the face multipliers as ``z``), ``bracket.upper`` the exact repaired
     bound (rounded up to a float; its trace term uses the a priori bound ``tr G <= sum_j B_j^2``,
     ``info["trace_bound"]`` of ``bracket_of(sol')`` - :func:`fairtheory.worstcase.bracket.bracket` of ``pep``, which
-    derives it from the class data and the levels), ``bracket.lower`` the replay of the KKT point (``bracket_of``'s);
-    ``None`` when a step fails or ``sol`` is not a solution of ``pep`` (another Gram dimension or number of rows)."""
+    derives it from the class data and the levels), ``bracket.lower`` the replay of the KKT point (``bracket_of``'s).
+    The KKT points of the candidate active sets (rank-``r`` Newton first, module doc step 2) are bracketed in turn:
+    the first whose upper end is within :data:`KKT_RTOL` of its value is returned, else the first bracket made;
+    ``None`` when every candidate fails a step or ``sol`` is not a solution of ``pep`` (another Gram dimension or
+    number of rows)."""
 
     if sol.rows is None or sol.z is None or sol.gram is None or sol.F is None or sol.objective_row is None:
         return None
@@ -216,48 +240,71 @@ def kkt_bracket(pep: PEP, sol: SDPSolution, bracket_of: Callable[[SDPSolution], 
     z = np.asarray(sol.z, dtype=np.float64)
     if not (np.all(np.isfinite(z)) and np.all(np.isfinite(sol.gram)) and np.all(np.isfinite(sol.F))):
         return None
-    with np.errstate(all="ignore"):
+    # BLAS on one thread throughout: small dense algebra (a multi-threaded BLAS next to a busy core: ~3x the CPU)
+    with np.errstate(all="ignore"), _one_blas_thread():
         P = _exported_view(sol)
         ref = FloatSolve(sol.status, z, float(sol.value), np.asarray(sol.gram, dtype=np.float64),
                          np.asarray(sol.F, dtype=np.float64), "clarabel", 0.0)
-        got = None
         sets = active_by_complementarity(sol)
-        for act in sets[: (len(sets) if m * sol.dim * sol.dim <= KKT_ALL_SETS_WORK else 1)]:
-            with _one_blas_thread():
+        # the rank-r Newton on every candidate set first (a clear gap in the solver's spectrum; cheap), then the
+        # full one as before: every point goes through the same acceptance (_kkt_newton), whichever found it.  The
+        # first point whose bracket closes to KKT_RTOL is returned; else the first bracket made (or None)
+        r = kkt_rank(ref.gram) if ref.gram is not None else None
+        tries = [(act, r) for act in sets] if r is not None else []
+        tries += [(act, None) for act in sets[: (len(sets) if m * sol.dim * sol.dim <= KKT_ALL_SETS_WORK else 1)]]
+        first = None
+        for act, rank in tries:
+            if rank is None:
                 got = _kkt_newton(P, ref, act)
-            if got is not None:
-                break
-        if got is None:
-            return None
-        obj, _, Gn, _ = got
-        Fn = np.asarray(sol.F, dtype=np.float64)
-        if P.nf:
-            rhs = -(np.asarray(P.MG[act] @ Gn.reshape(-1)).ravel() + P.c[act])
-            Fn = np.linalg.lstsq(P.AF[act].toarray(), rhs, rcond=None)[0]
-        val = float(np.sum(P.C * Gn) + P.cF @ Fn) + float(P.c0)
-        if not abs(val - obj) <= 1e-12 * max(1.0, abs(obj)):
-            return None
-        lam = face_multipliers(sol, Gn, Fn, z)
-        if lam is None:
-            return None
-        try:
-            rep = repair(dataclasses.replace(sol, z=lam))
-        except (ValueError, ZeroDivisionError, ArithmeticError, np.linalg.LinAlgError):
-            return None
-        if rep is None:
-            return None
-        sol2 = dataclasses.replace(sol, gram=Gn, F=Fn, z=lam, value=val)
-        sol2.kkt_point = True  # type: ignore[attr-defined]  # its replay takes the interpolants' vertex check
-        br = bracket_of(sol2)
-        T = br.info.get("trace_bound")
-        if T is None or not math.isfinite(float(T)) or float(T) < 0:
-            return None
-        up = upper_from(rep, None, Fraction(float(T)) * (1 + Fraction(1, 2 ** 40)))
-        if up is None:
-            return None
-        upper = float(up)
-        if Fraction(upper) < up:
-            upper = math.nextafter(upper, math.inf)
+            else:
+                grown = kkt_newton_grown(P, ref, act, rank)
+                got, act = grown if grown is not None else (None, act)
+            if got is None:
+                continue
+            out = _bracket_at(sol, P, z, got, act, bracket_of)
+            if out is None:
+                continue
+            val, upper = float(out[0].value), float(out[0].dual_value)
+            if upper - val <= max(KKT_RTOL * abs(val), 1e-12):
+                return out
+            if first is None:
+                first = out
+    return first
+
+
+def _bracket_at(sol: SDPSolution, P: Any, z: np.ndarray, got: tuple[float, np.ndarray, np.ndarray, np.ndarray],
+                act: np.ndarray, bracket_of: Callable[[SDPSolution], Bracket]) -> tuple[SDPSolution, Bracket] | None:
+    """Steps 3-5 of the module doc at the KKT point ``got`` of :func:`_kkt_newton` on the active set ``act``:
+    ``(sol', bracket)`` as :func:`kkt_bracket` returns them, ``None`` when a step fails."""
+    obj, _, Gn, _ = got
+    Fn = np.asarray(sol.F, dtype=np.float64)
+    if P.nf:
+        rhs = -(np.asarray(P.MG[act] @ Gn.reshape(-1)).ravel() + P.c[act])
+        Fn = np.linalg.lstsq(P.AF[act].toarray(), rhs, rcond=None)[0]
+    val = float(np.sum(P.C * Gn) + P.cF @ Fn) + float(P.c0)
+    if not abs(val - obj) <= 1e-12 * max(1.0, abs(obj)):
+        return None
+    lam = face_multipliers(sol, Gn, Fn, z)
+    if lam is None:
+        return None
+    try:
+        rep = repair(dataclasses.replace(sol, z=lam))
+    except (ValueError, ZeroDivisionError, ArithmeticError, np.linalg.LinAlgError):
+        return None
+    if rep is None:
+        return None
+    sol2 = dataclasses.replace(sol, gram=Gn, F=Fn, z=lam, value=val)
+    sol2.kkt_point = True  # type: ignore[attr-defined]  # its replay takes the interpolants' vertex check
+    br = bracket_of(sol2)
+    T = br.info.get("trace_bound")
+    if T is None or not math.isfinite(float(T)) or float(T) < 0:
+        return None
+    up = upper_from(rep, None, Fraction(float(T)) * (1 + Fraction(1, 2 ** 40)))
+    if up is None:
+        return None
+    upper = float(up)
+    if Fraction(upper) < up:
+        upper = math.nextafter(upper, math.inf)
     sol2.dual_value, sol2.gap = upper, upper - val
     br.upper = min(br.upper, upper)
     if math.isfinite(br.lower) and br.lower > br.upper:

@@ -133,13 +133,87 @@ def require_solved(sol: SDPSolution, what: str) -> None:
                           sol.status)
 
 
+#: Gram dimension -> ``(ia, ib, svec_idx, off_idx, diag_idx)`` (the upper triangle's pairs ``a <= b`` in
+#: ``np.triu_indices`` order, their column-major ``svec`` index ``b (b + 1)/2 + a``, those of the off-diagonal and
+#: diagonal pairs), read-only; a few dimensions are kept (every solve of one PEP reads the same)
+_SVEC_LAYOUT: dict[int, tuple[np.ndarray, ...]] = {}
+
+
+def _svec_layout(dim: int) -> tuple[np.ndarray, ...]:
+    """``(ia, ib, svec_idx, off_idx, diag_idx)`` of the Gram dimension ``dim`` (:data:`_SVEC_LAYOUT`)."""
+    hit = _SVEC_LAYOUT.get(dim)
+    if hit is None:
+        ia, ib = np.triu_indices(dim)
+        svec_idx = ib * (ib + 1) // 2 + ia
+        hit = (ia, ib, svec_idx, svec_idx[ia != ib], svec_idx[ia == ib])
+        for arr in hit:
+            arr.flags.writeable = False
+        if len(_SVEC_LAYOUT) >= 32:
+            _SVEC_LAYOUT.clear()
+        _SVEC_LAYOUT[dim] = hit
+    return hit
+
+
+def _csr_routines() -> tuple[Any, ...] | None:
+    """scipy's compiled CSR routines ``(csr_has_canonical_format, csr_has_sorted_indices, csr_sort_indices,
+    csr_sum_duplicates)`` (private to ``scipy.sparse``: ``None`` where they cannot be imported)."""
+    try:
+        from scipy.sparse._sparsetools import (
+            csr_has_canonical_format,
+            csr_has_sorted_indices,
+            csr_sort_indices,
+            csr_sum_duplicates,
+        )
+    except ImportError:
+        return None
+    return csr_has_canonical_format, csr_has_sorted_indices, csr_sort_indices, csr_sum_duplicates
+
+
+def _summed_csr(ptr: np.ndarray, cols: np.ndarray, vals: np.ndarray, shape: tuple[int, int]) -> Any:
+    """``scipy.sparse.csr_matrix((vals, (rows, cols)), shape)`` with its duplicates summed (``sum_duplicates``), for
+    entries grouped by row in order (row ``i``'s are ``cols[ptr[i]:ptr[i+1]]``: ``rows = repeat(arange, diff(ptr))``),
+    bitwise: the conversion from coordinates then keeps each row's entries in their order (a counting sort by row), and
+    this runs the very routines scipy runs on them, under the same conditions - its sort of every row
+    (``csr_sort_indices``, when some row is unsorted; not a stable sort, so the order in which duplicates are added is
+    scipy's) and its duplicate sum (``csr_sum_duplicates``, when some row is not canonical) - without the constructors'
+    conversions and index checks (tests/test_speed_paths.py compares the two)."""
+    import scipy.sparse as sp
+
+    m, n = shape
+    nnz = int(cols.size)
+    tools = _csr_routines()
+    if nnz == 0 or tools is None:  # nothing to sum, or a scipy without these routines: its own constructors
+        rows = sp.csr_matrix((vals, (np.repeat(np.arange(m), np.diff(ptr)), cols)), shape=shape)
+        rows.sum_duplicates()
+        return rows
+    csr_has_canonical_format, csr_has_sorted_indices, csr_sort_indices, csr_sum_duplicates = tools
+    idx = np.int32 if max(nnz, m, n) <= np.iinfo(np.int32).max else np.int64  # scipy's index type for these sizes
+    indptr = ptr.astype(idx)
+    indices = cols.astype(idx)
+    data = vals.astype(np.float64)  # a copy: the routines work in place
+    if not csr_has_canonical_format(m, indptr, indices):
+        if not csr_has_sorted_indices(m, indptr, indices):
+            csr_sort_indices(m, indptr, indices, data)
+        csr_sum_duplicates(m, n, indptr, indices, data)
+        end = int(indptr[-1])
+        indices, data = indices[:end].copy(), data[:end].copy()
+    rows = sp.csr_matrix((data, indices, indptr), shape=shape, copy=False)
+    rows.has_canonical_format = True
+    return rows
+
+
 def _assemble(pep: PEP, scale: np.ndarray | None, fscale: np.ndarray | None, row_units: bool) -> tuple[Any, ...]:
     """The data of one dense solve that do not depend on the trace weight, the tolerance or the objective's unit:
-    ``(rows, consts, obj, max_terms, A, rscale, colscale, to_svec, svec_idx, diag_idx, n_eq, n_interp)`` (the natural
-    rows, their right-hand sides and the objective; Clarabel's constraint matrix in the scaled ``svec`` variables with
-    the PSD block appended; the per-row powers of two, the column scaling).  :func:`solve_dense` reuses them across
-    the solves of one checked solve (:func:`fairtheory.worstcase.checked_solve.solve_checked` sets
-    ``pep._assembly_cache`` for its duration: the float solve and its interior end share one assembly)."""
+    ``(rows, consts, obj, max_terms, A, rscale, colscale, to_svec, svec_idx, diag_idx, n_eq, n_interp, P, b)`` (the
+    natural rows, their right-hand sides and the objective; Clarabel's constraint matrix in the scaled ``svec`` variables
+    with the PSD block appended; the per-row powers of two, the column scaling; Clarabel's zero quadratic term and
+    right-hand side).  :func:`solve_dense` reuses them across the solves of one checked solve
+    (:func:`fairtheory.worstcase.checked_solve.solve_checked` sets ``pep._assembly_cache`` for its duration: the float
+    solve and its interior end share one assembly).
+
+    The sparse matrices are written from arrays (no conversion from coordinates): ``rows`` by :func:`_summed_csr`
+    (bitwise scipy's coordinates-to-CSR conversion), ``A`` column by column with each column's entries in row order -
+    the CSC matrix scipy's conversion of the same coordinates gives (tests/test_speed_paths.py)."""
     import scipy.sparse as sp
 
     dim, nf = pep.dim, pep.nf
@@ -151,19 +225,17 @@ def _assemble(pep: PEP, scale: np.ndarray | None, fscale: np.ndarray | None, row
     ptr, cat, vals, consts = pep.row_arrays(nG, pep._eq + interp + pep._ineq)
     r = int(consts.size)
     n_eq = len(pep._eq)
-    rows = sp.csr_matrix((vals, (np.repeat(np.arange(r), np.diff(ptr)), cat)), shape=(r, nx))
+    rows = _summed_csr(ptr, cat, vals, (r, nx))
     max_terms = int(np.bincount(cat, minlength=nx).max()) if r else 0
-    rows.sum_duplicates()
     qc, qv = pep._row(pep._objective, nG)
     obj = np.zeros(nx)
     np.add.at(obj, qc, qv)
     if not (np.all(np.isfinite(rows.data)) and np.all(np.isfinite(obj)) and np.all(np.isfinite(consts))):
         raise FairtheoryValueError("the PEP's data is not finite (a coefficient overflowed float64): use smaller "
                                    "step sizes / fewer steps, or exact rational data")
-    ia, ib = np.triu_indices(dim)
-    svec_idx = ib * (ib + 1) // 2 + ia
+    ia, ib, svec_idx, off_idx, diag_idx = _svec_layout(dim)
     to_svec = np.ones(nx)
-    to_svec[svec_idx[ia != ib]] = 1.0 / _SQRT2  # coefficient of sqrt(2) G_ab
+    to_svec[off_idx] = 1.0 / _SQRT2  # coefficient of sqrt(2) G_ab
     colscale = np.ones(nx)
     if scale is not None:
         d = np.asarray(scale, dtype=np.float64)
@@ -185,16 +257,28 @@ def _assemble(pep: PEP, scale: np.ndarray | None, fscale: np.ndarray | None, row
     rscale = np.ones(r)
     if row_units and r:
         big = np.zeros(r)
-        np.maximum.at(big, row_of, np.abs(data))
+        if data.size:  # each row's largest |entry| (a maximum: exact in any order), rows without entries 0
+            cnt = np.bincount(row_of, minlength=r)
+            has = cnt > 0
+            big[has] = np.maximum.reduceat(np.abs(data), (np.cumsum(cnt) - cnt)[has])
         big = np.maximum(big, np.abs(consts))
         ok = (big > 0) & np.isfinite(big)
         rscale[ok] = np.ldexp(1.0, np.round(np.log2(big[ok])).astype(np.int64))
         data = data * (1.0 / rscale)[row_of]
-    A = sp.csc_matrix((np.concatenate([data, -np.ones(nG)]),
-                       (np.concatenate([row_of, r + np.arange(nG)]), np.concatenate([cols, np.arange(nG)]))),
-                      shape=(r + nG, nx))
-    return (rows, consts, obj, max_terms, A, rscale, colscale, to_svec, svec_idx, svec_idx[ia == ib], n_eq,
-            len(interp))
+    # [rows / rscale; -I] in CSC, column by column with each column's entries in row order (rows sorted, no repeats)
+    col_all = np.concatenate([cols, np.arange(nG)])
+    if col_all.size:
+        order = np.argsort(col_all, kind="stable")
+        indptr = np.zeros(nx + 1, dtype=np.int64)
+        np.cumsum(np.bincount(col_all, minlength=nx), out=indptr[1:])
+        A = sp.csc_matrix((np.concatenate([data, -np.ones(nG)])[order],
+                           np.concatenate([row_of, r + np.arange(nG)])[order], indptr), shape=(r + nG, nx))
+        A.has_canonical_format = True
+    else:
+        A = sp.csc_matrix((r + nG, nx))
+    P = sp.csc_matrix((nx, nx))
+    b = np.concatenate([consts / rscale, np.zeros(nG)])
+    return (rows, consts, obj, max_terms, A, rscale, colscale, to_svec, svec_idx, diag_idx, n_eq, len(interp), P, b)
 
 
 def solve_dense(pep: PEP, *, tol: float, max_iter: int, verbose: bool, scale: np.ndarray | None,
@@ -207,7 +291,6 @@ def solve_dense(pep: PEP, *, tol: float, max_iter: int, verbose: bool, scale: np
     ``PEP._solve_float``, which validates them and chooses the route; ``tol_feas``: Clarabel's feasibility tolerance
     (default :data:`FEAS_FACTOR` times ``tol``); ``refine``: Clarabel's iterative refinement (:func:`clarabel_setup`)."""
     import clarabel  # heavy: loaded at the first solve
-    import scipy.sparse as sp
 
     t0 = time.perf_counter()
     dim = pep.dim
@@ -220,22 +303,19 @@ def solve_dense(pep: PEP, *, tol: float, max_iter: int, verbose: bool, scale: np
         asm = _assemble(pep, scale, fscale, row_units)
         if cache is not None:
             cache[key] = asm
-    rows, consts, obj, max_terms, A, rscale, colscale, to_svec, svec_idx, diag_idx, n_eq, n_interp = asm
-    nx = obj.size
+    rows, consts, obj, max_terms, A, rscale, colscale, to_svec, svec_idx, diag_idx, n_eq, n_interp, P, bb = asm
     r = int(consts.size)
     n_ineq = r - n_eq
     obj_solved = obj.copy()
     if trace_weight:
         obj_solved[diag_idx] += float(trace_weight)
     q = -(obj_solved * to_svec * colscale) / float(obj_unit)
-    P = sp.csc_matrix((nx, nx))
     cones, settings = clarabel_setup(n_eq, n_ineq, dim, tol_gap=tol,
                                      tol_feas=FEAS_FACTOR * tol if tol_feas is None else float(tol_feas),
                                      max_iter=max_iter, verbose=verbose, refine=refine)
     if time_limit is not None:
         settings.time_limit = float(time_limit)
     build = time.perf_counter() - t0
-    bb = np.concatenate([consts / rscale, np.zeros(nG)])
     solver = clarabel.DefaultSolver(P, q, A, bb, cones, settings)
     sol = solver.solve()
     status = str(sol.status).split(".")[-1]
