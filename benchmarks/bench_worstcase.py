@@ -17,11 +17,12 @@ GD beyond ``--lgd-max-dim``.
 
 With ``--multi`` it times identical clients (local GD, ``T_N = 1``, ``beta kappa L = 1/8``, ``L = D0 = 1``, up to
 issue 41's Gram dimension 100 at ``n = 2``, ``kappa = 47``, ``rho2 = 1`` and ``1/2``; ``--gram200`` adds Gram 200,
-``kappa = 97``, ``rho2 = 1/2``): the symmetric reduction (:mod:`fairtheory.worstcase.symmetric`, what
-``local_gd_worst_case`` takes for equal weights) against the dense full solve, CPU (``time.process_time``, the
-minimum of ``--repeat`` runs, the routes interleaved) and wall seconds, the route, values and whether each is
-certified (every run of a case must take the same route to the same status: asserted); the dense solve is skipped
-beyond ``--dense-max``.
+``kappa = 97``, ``rho2 = 1/2``; ``--targets``: only those two, Gram 100 at ``rho2 = 1/2`` and Gram 200): the symmetric
+reduction (:mod:`fairtheory.worstcase.symmetric`, what ``local_gd_worst_case`` takes for equal weights; "sym solver":
+Clarabel, or from blocks of 20 on the dual by cvxopt's Schur-complement method) against the dense full solve, CPU
+(``time.process_time``, the minimum of ``--repeat`` runs, the routes interleaved) and wall seconds, the route, values
+and whether each is certified (every run of a case must take the same route to the same status: asserted); the dense
+solve is skipped beyond ``--dense-max``.
 
 Run: ``python benchmarks/bench_worstcase.py [--quick] [--pepit]`` or ``python benchmarks/bench_worstcase.py --scale``
 or ``python benchmarks/bench_worstcase.py --multi``.
@@ -187,7 +188,7 @@ def multi_rows(cases: list[tuple[int, int, float]], dense_max: float, repeat: in
     print(f"# bench_worstcase --multi  python {platform.python_version()}  {platform.machine()}  cpus {os.cpu_count()}  "
           f"load {os.getloadavg()[0]:.2f} (1-min average at start); local GD 002 output, T_N = 1, beta kappa L = 1/8, "
           f"L = D0 = 1; CPU s = min of {repeat} (time.process_time)")
-    head = ("| n | kappa | rho2 | Gram dim | rows | sym CPU s | sym wall s | sym route | sym value | sym lower | "
+    head = ("| n | kappa | rho2 | Gram dim | rows | sym CPU s | sym wall s | sym route | sym solver | sym value | sym lower | "
             "value_is | certified | dense CPU s | dense wall s | dense value | dense value_is | certified | load |")
     print(head)
     print("|" + "---|" * (head.count("|") - 1), flush=True)
@@ -205,7 +206,8 @@ def multi_rows(cases: list[tuple[int, int, float]], dense_max: float, repeat: in
         # every run is the same computation: the same route and the same certified status
         assert len({(d["r"].extra.get("symmetric"), d["r"].certified()) for d in sym_runs}) == 1
         line = (f"| {n} | {kappa} | {rho2:g} | {r.dim} | {r.n_constraints} | {a['cpu']:.1f} | {a['wall']:.1f} | "
-                f"{r.extra.get('symmetric', '-')} | {r.value:.10f} | {r.lower:.10f} | {r.value_is} | {r.certified()} |")
+                f"{r.extra.get('symmetric', '-')} | {r.extra.get('symmetric_solver', '-')} | {r.value:.10f} | "
+                f"{r.lower:.10f} | {r.value_is} | {r.certified()} |")
         if dense:
             d = min(dense_runs, key=lambda e: e["cpu"])
             q = d["r"]
@@ -227,13 +229,17 @@ def main() -> None:
     ap.add_argument("--lgd-max-dim", type=int, default=60, help="largest local-GD Gram dimension solved sparse")
     ap.add_argument("--multi", action="store_true", help="identical clients: symmetric reduction vs dense (module doc)")
     ap.add_argument("--gram200", action="store_true", help="with --multi: also Gram dimension 200 (kappa = 97)")
+    ap.add_argument("--targets", action="store_true",
+                    help="with --multi: only the two scale targets (Gram 100, rho2 = 1/2; Gram 200), no dense solves")
     ap.add_argument("--repeat", type=int, default=3, help="with --multi: runs per case, the minimum CPU time kept")
     args = ap.parse_args()
     if args.multi:
         cases = [(2, 10, 1.0), (2, 20, 1.0), (3, 10, 1.0), (2, 47, 1.0), (2, 47, 0.5)]
         if args.gram200:
             cases.append((2, 97, 0.5))
-        multi_rows(cases, args.dense_max, args.repeat)
+        if args.targets:
+            cases = [(2, 47, 0.5), (2, 97, 0.5)]
+        multi_rows(cases, 0.0 if args.targets else args.dense_max, args.repeat)
         return
     if args.scale:
         dims = [40, 60, 80, 100] + ([120] if args.big else [])

@@ -184,11 +184,12 @@ def test_solve_symmetric_checks_tol() -> None:
 @pytest.mark.parametrize("rho2", [1.0, 0.5])
 def test_gram_100_multi_client_certified(rho2: float) -> None:
     """Issue 41's scale target: local GD, n = 2, kappa = 47, T_N = 1, beta kappa L = 1/8 (Gram dimension 100), rho2 = 1
-    and 1/2: certified by the symmetric reduction (constraint generation: 3 solves of 290 to 1228 of its 2450 rows),
-    value inside its bracket (CPU time: benchmarks/bench_worstcase.py --multi)."""
+    and 1/2: certified by the symmetric reduction (blocks of 50: the dual by cvxopt's Schur-complement method,
+    constraint generation: 3 solves of 290 to ~1000 of its 2450 rows), value inside its bracket (CPU time:
+    benchmarks/bench_worstcase.py --multi)."""
     r = local_gd_worst_case(n=2, kappa=47, T_N=1, lr=1.0 / (8 * 47), L=1.0, D0=1.0, rho2=rho2)
     assert r.dim == 100
-    assert r.extra["symmetric"] == "reduced"
+    assert r.extra["symmetric"] == "reduced" and r.extra["symmetric_solver"] == "cvxopt-schur"
     assert r.certified() and r.value_is == "upper"
     assert r.lower <= r.extra["solver_value"] <= r.value == r.upper
     assert r.upper - r.lower <= 1e-4 * r.scale
