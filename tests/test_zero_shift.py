@@ -427,3 +427,14 @@ def test_face_push_with_free_inactive_rows() -> None:
     assert sol.value_is == "exact" and sol.upper - sol.lower <= 1e-7 * abs(sol.upper)
     # a forgery: the same certificate with its bound lowered by 1e-9 (relative)
     assert not X.verify(raw, dataclasses.replace(rep, bound=rep.bound * (1 - Fraction(1, 10 ** 9))))
+
+
+def test_face_push_has_a_size_guard(low_rank, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Above :data:`FACE_MAX_WORK` (rows x Gram entries) the face push is not tried (a size rule, no clock): OGM N=5's
+    zero shift then has no certificate, and with the guard at its default it has one."""
+    _, pep, _ = low_rank["OGM N=5"]
+    raw = _raw(pep)
+    d = X._Data(raw)
+    assert d.m * d.nG <= X.FACE_MAX_WORK and X.zero_shift(raw) is not None
+    monkeypatch.setattr(X, "FACE_MAX_WORK", d.m * d.nG - 1)
+    assert X.zero_shift(raw) is None

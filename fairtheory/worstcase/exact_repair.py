@@ -929,6 +929,9 @@ def _push_along(d: _Data, lam: list[Fraction], free: list[int], K0: list[list[in
 #: primal active-set thresholds of :func:`_face_push` (rows within tau of 0 at the solver's point, relative to the
 #: constants' scale), tried in this order
 FACE_TAUS = (1e-6, 1e-5, 1e-7)
+#: the face push runs only on data of at most this many rows times Gram entries (a size rule: GD distance at N = 60,
+#: 3782 rows x 1953 entries, spent ~200 s in its factor's least squares and failed)
+FACE_MAX_WORK = 2_000_000
 #: Gauss-Newton iterations on the slack's factorization ``S(lambda) = V V^T`` (:func:`_slack_factor`)
 FACE_ITERS = 12
 #: alternating projections of :func:`_central_direction`
@@ -1148,7 +1151,10 @@ def _face_push(d: _Data, sol: SDPSolution, lam_f: np.ndarray) -> Repair | None:
        slack's near-null block is at the rounding level (``1e-16``), so ``t`` is, and the bound grows by
        ``t sum_i D_i c_i``.
 
-    Sound whatever the float steps did: the exact check of step 3 decides (a wrong face costs a refusal)."""
+    Sound whatever the float steps did: the exact check of step 3 decides (a wrong face costs a refusal).  ``None``
+    above :data:`FACE_MAX_WORK`."""
+    if d.m * d.nG > FACE_MAX_WORK:
+        return None
     rr = _row_residuals(d, sol)
     if rr is None:
         return None

@@ -208,6 +208,12 @@ def _natural(pep: PEP) -> _Natural:
 
 
 # ------------------------------------------------------------------------------------------ the basis
+def _pow2(x: np.ndarray) -> bool:
+    """Whether every entry of ``x`` is a positive power of two (a scaling by them is exact)."""
+    m, _ = np.frexp(np.asarray(x, dtype=np.float64))
+    return bool(np.all(m == 0.5))
+
+
 def _coeffs(v: Vec, dim: int) -> np.ndarray:
     c = np.zeros(dim)
     a = np.asarray(v.c, dtype=np.float64)
@@ -225,7 +231,8 @@ OWN_UNIT_EXP = 10
 OWN_UNIT_PASSES = 3
 
 
-def sparse_basis(pep: PEP, gram: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, list[int]]:
+def sparse_basis(pep: PEP, gram: np.ndarray | None = None,
+                 scale: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, list[int]]:
     r"""The change of basis of the module doc: ``(M, T, pivots)`` with ``M`` upper triangular, column ``j`` the
     PEP-basis coordinates of the new ``j``-th basis vector (``e_j`` itself, or - for the first evaluation point
     ``x`` whose last nonzero coordinate is ``j`` - ``(x - x_0)/c_j``: relative to the first point ``x_0`` and with
@@ -239,8 +246,23 @@ def sparse_basis(pep: PEP, gram: np.ndarray | None = None) -> tuple[np.ndarray, 
     basis vectors of their own size, and ``||x_60 - x*||^2`` one Gram entry, where the partial sum ``s_60`` made it the
     cancelling ``||x_0 - s_60||^2`` of ``O(1)`` entries (3.3e-6 relative error at Clarabel's tolerance, issue 41);
     gradients stay differences of neighbouring basis vectors (``g_k = (x_k - x_{k+1})/h``), so the pattern is the
-    same band.  Small steps (``||x_k - x_0|| << ||x_k||``) keep the partial sums."""
+    same band.  Small steps (``||x_k - x_0|| << ||x_k||``) keep the partial sums.
+
+    ``scale`` (positive powers of two, the units of the PEP's basis vectors, :meth:`PEP.solve`'s ``scale``): the basis is
+    built on the coordinates in units ``c_i scale_i`` (the pivots, the skip rule and the clearing of rounding residues
+    of ``T`` see the sizes of the terms, not the raw coefficients) and mapped back exactly, ``M = D^-1 M^``,
+    ``T = T^ D`` (``D = diag(scale)``).  A PEP at ``L = 2^20`` in units ``L R`` then gets the basis of the same PEP at
+    ``L = 1``, bit for bit; in raw coefficients the iterates' columns mixed ``2^20`` and ``1``, the residues of ``T``
+    were not cleared, and GD ``N = 60`` on ``SmoothStronglyConvex(2^20, 2^20/10)`` ended with a relaxation not solved
+    where ``L = 1`` is solved in 3 s (measured)."""
     dim = pep.dim
+    dsc = None
+    if scale is not None:
+        dsc = np.asarray(scale, dtype=np.float64)
+        if dsc.shape != (dim,) or not np.all(np.isfinite(dsc)) or np.any(dsc <= 0):
+            raise FairtheoryValueError(f"scale must hold {dim} positive finite numbers, got shape {dsc.shape}")
+        if np.all(dsc == 1.0):
+            dsc = None
     sizes = None
     if gram is not None:
         gram = np.asarray(gram, dtype=np.float64)
@@ -249,9 +271,13 @@ def sparse_basis(pep: PEP, gram: np.ndarray | None = None) -> tuple[np.ndarray, 
     M = np.eye(dim)
     cands: list[tuple[int, int, np.ndarray]] = []
     order = 0
+    if sizes is not None and dsc is not None:
+        sizes = sizes / np.outer(dsc, dsc)  # the Gram matrix of the coordinates in units
     for fn in pep.functions:
         for pt in fn.points:
             c = _coeffs(pt.x, dim)
+            if dsc is not None:
+                c = c * dsc
             nz = np.flatnonzero(c)
             if nz.size:
                 cands.append((int(nz[-1]), order, c))
@@ -286,6 +312,9 @@ def sparse_basis(pep: PEP, gram: np.ndarray | None = None) -> tuple[np.ndarray, 
         # they would make every row touch every entry (the pattern fills and the chordal solve is a dense one):
         # entries below 1e-12 of their column's largest are set to zero (issue 35: GD at lr = 1.99, N = 60 took 32 s)
         T[np.abs(T) <= 1e-12 * np.abs(T).max(axis=0, keepdims=True)] = 0.0
+    if dsc is not None:  # back to the PEP's own coordinates: c^ = D c, so M = D^-1 M^ and T = T^ D (exact: powers of 2)
+        M = M / dsc[:, None]
+        T = T * dsc[None, :]
     return M, T, pivots
 
 
@@ -611,7 +640,8 @@ def solve_sparse(pep: PEP, *, tol: float = 1e-8, max_iter: int = 400, verbose: b
     t0 = time.perf_counter()
     obj_unit_in = float(obj_unit)
     nat = _natural(pep)
-    M, T, _ = sparse_basis(pep)
+    bscale = dsc if scale is not None and _pow2(dsc) else None  # the basis in units (sparse_basis, scale)
+    M, T, _ = sparse_basis(pep, scale=bscale)
     nG = dim * (dim + 1) // 2
     ia, ib = np.triu_indices(dim)
 
@@ -643,6 +673,17 @@ def solve_sparse(pep: PEP, *, tol: float = 1e-8, max_iter: int = 400, verbose: b
     log: list[dict[str, Any]] = []
     seconds = 0.0
     iters = 0
+    def kept_violation(res: dict[str, Any], unit: float) -> float:
+        """The largest relative violation of the rows kept at a relaxation's point (the check below, per solve: a
+        re-solve of the first round in other units is kept only when its point is one of the relaxation)."""
+        Gk = T.T @ res["gram_new"] @ T
+        xk = _nat_vector(0.5 * (Gk + Gk.T), res["F"])
+        rk = (nat.rows[keep] @ xk - nat.consts[keep]) / (float(unit) + absrows[keep] @ np.abs(xk)
+                                                          + np.abs(nat.consts[keep]))
+        iseq = np.asarray(keep) < nat.n_eq
+        rk[iseq] = np.abs(rk[iseq])
+        return float(rk.max(initial=0.0))
+
     for rnd in range(1, int(max_rounds) + 1):
         left = None if time_limit is None else float(time_limit) - (time.perf_counter() - t0)
         if left is not None and left <= 0 and rnd > 1:
@@ -657,7 +698,7 @@ def solve_sparse(pep: PEP, *, tol: float = 1e-8, max_iter: int = 400, verbose: b
             # the points' sizes are known now: iterates near the origin become basis vectors of their own
             # (sparse_basis, NEAR_ORIGIN) and the first relaxation is solved again in that basis - a rule on the
             # sizes of the returned point, never on time
-            M2, T2, _ = sparse_basis(pep, T.T @ res["gram_new"] @ T)
+            M2, T2, _ = sparse_basis(pep, T.T @ res["gram_new"] @ T, scale=bscale)
             if not np.array_equal(M2, M):
                 M, T, cache = M2, T2, {}
                 colscale = base_scale = basis_scale(M)
@@ -686,7 +727,7 @@ def solve_sparse(pep: PEP, *, tol: float = 1e-8, max_iter: int = 400, verbose: b
                                              max(left or 0.0, 0.01) if left is not None else None, rscale)
                     seconds += res2["seconds"]
                     iters += res2["iterations"]
-                    if res2["raw_status"] in ("Solved", "AlmostSolved"):
+                    if res2["raw_status"] in ("Solved", "AlmostSolved") and kept_violation(res2, obj_unit) <= KEPT_VIOL_MAX:
                         res = res2
                     else:  # the measured units fail here: keep the first solve and its units
                         colscale = base_scale
@@ -711,8 +752,8 @@ def solve_sparse(pep: PEP, *, tol: float = 1e-8, max_iter: int = 400, verbose: b
                                          max(left or 0.0, 0.01) if left is not None else None, rscale)
                 seconds += res2["seconds"]
                 iters += res2["iterations"]
-                if res2["status"] != "Solved":
-                    break
+                if res2["status"] != "Solved" or kept_violation(res2, ou) > KEPT_VIOL_MAX:
+                    break  # not solved (its own rows violated: f(x_60) - f* on SmoothStronglyConvex(1, 0.1), 3.6e-4)
                 res, obj_unit, colscale = res2, ou, cs2
         G = T.T @ res["gram_new"] @ T
         G = 0.5 * (G + G.T)
