@@ -52,6 +52,16 @@ b(lambda') - obj(G)``; on the feasible points with ``obj >= b`` (the only ones t
    face's primal point (the solver's point projected onto it, float-feasible) replaces the solver's point as the
    lower end.  No second solve, no KKT Newton.
 
+**Cost on small PEPs** (a few dozen rows; Python overhead, not arithmetic, dominates): one :class:`_Data` per
+solution (exact integer data, dense row blocks, nonzero lists) shared by every stage of :func:`exact_bracket` and
+every solution with the same data arrays (:func:`_data`); the pivots of the exact restore of (i) kept per support and
+re-checked exactly at each reuse (:func:`_meets_i`); multiplier vectors moved as integer numerators over one
+denominator (:class:`_QV`), Fractions built once per certificate; the float part of the zero shift's route kept per
+multiplier vector (:func:`_zero_route`); a negative leading minor in FLINT's fraction-free LU refuses PSD without the
+``L D L^T`` (:func:`_fflu_sign`).  :func:`exact_bracket` skips stages that cannot pay: the shifted repair when the
+solver's slack is indefinite and nothing pays a shift (:func:`_shift_needed`), the zero shift at the solver's point
+when that point is doubtful before anything is proved (the KKT point first, one zero shift there).
+
 Nothing here trusts the float solve: a forged or perturbed ``lambda`` gives a PSD test that fails (no bound) or a
 larger ``eps`` (a wider bound), never a bound below the certificate's own value; the returned :class:`Repair`
 keeps ``b``, ``eps`` and the interior end so a caller can re-check every term.  See docs/worstcase.md, "Which number
@@ -66,7 +76,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -87,6 +97,8 @@ GRID_BITS = 60
 RANK_RTOL = 1e-6
 #: a polished multiplier set is used when its face residual is below this (relative to the data)
 POLISH_RTOL = 1e-9
+#: the row blocks are held dense (one conversion per solution, no sparse slicing per step) up to this many entries
+DENSE_MAX = 1_000_000
 
 
 @dataclass
@@ -154,6 +166,50 @@ def _frac(x: float) -> Fraction:
     return Fraction(float(x))
 
 
+_ZERO = Fraction(0)
+
+
+def _dyadics(l_int: Sequence[int], K: int) -> list[Fraction]:
+    """``[l / 2^K]`` as Fractions (the zeros one shared object)."""
+    den = 1 << K
+    return [Fraction(int(x), den) if x else _ZERO for x in l_int]
+
+
+class _QV(NamedTuple):
+    """A rational vector ``num / den``: exact integer numerators (object array) over one positive denominator (not
+    necessarily the least) - sums and scalings of multiplier vectors without a Fraction per entry."""
+
+    num: np.ndarray
+    den: int
+
+
+def _qv_of(lam: Sequence[Fraction]) -> _QV:
+    """``lam`` over the least common denominator of its entries."""
+    dens = {x.denominator for x in lam if x}
+    D = math.lcm(*dens) if dens else 1
+    num = np.empty(len(lam), dtype=object)
+    num[:] = [x.numerator * (D // x.denominator) if x else 0 for x in lam]
+    return _QV(num, D)
+
+
+def _qv_axpy(a: _QV, t: Fraction, b: _QV) -> _QV:
+    """``a + t b`` exactly."""
+    tn, td = t.numerator, t.denominator
+    return _QV(a.num * (b.den * td) + b.num * (a.den * tn), a.den * b.den * td)
+
+
+def _qv_fracs(v: _QV) -> list[Fraction]:
+    """The entries of ``v`` as Fractions (in lowest terms; the zeros one shared object)."""
+    den = v.den
+    return [Fraction(n, den) if n else _ZERO for n in v.num.tolist()]
+
+
+def _qv_floats(v: _QV) -> np.ndarray:
+    """The entries of ``v`` as floats (each correctly rounded: integer true division)."""
+    den = v.den
+    return np.array([n / den for n in v.num.tolist()], dtype=np.float64)
+
+
 def _dyadic_grid(z: np.ndarray, n_eq: int, bits: int) -> tuple[np.ndarray, int]:
     """``z`` on the grid ``2^-K``: integers ``l`` (object) with ``lambda = l / 2^K``; inequality ones clipped >= 0."""
     z = np.asarray(z, dtype=np.float64).copy()
@@ -184,17 +240,135 @@ class _Data:
         self.obj_const = _frac(sol.objective_const)
         self.consts = np.asarray(sol.consts, dtype=np.float64)
         allv = np.concatenate([R.data, self.obj])
-        _, self.P = _ints(allv)
-        self.Rint, PR = _ints(R.data)
-        self.Rint = self.Rint * (1 << (self.P - PR)) if R.data.size else self.Rint
-        self.cint, Pc = _ints(self.obj)
-        self.cint = self.cint * (1 << (self.P - Pc)) if self.obj.size else self.cint
+        ints, self.P = _ints(allv)  # every datum N / 2^P at one scale
+        self.Rint = ints[: R.data.size] if R.data.size else np.zeros(0, dtype=object)
+        self.cint = ints[R.data.size:] if self.obj.size else np.zeros(0, dtype=object)
         ia, ib = np.triu_indices(self.dim)
         nat = ib * (ib + 1) // 2 + ia
         self.pos_a = np.empty(self.nG, dtype=np.int64)
         self.pos_b = np.empty(self.nG, dtype=np.int64)
         self.pos_a[nat] = ia
         self.pos_b[nat] = ib
+        self.nfc = R.shape[1] - self.nG
+        #: the source arrays (identity), so that a solution with the same data reuses this object (:func:`_data`)
+        self._src = (sol.rows, sol.objective_row, sol.consts, sol.objective_const, self.dim, self.n_eq)
+        self._cache: dict[str, Any] = {}
+
+    def same(self, sol: SDPSolution) -> bool:
+        """Whether ``sol`` carries the very data (the same array objects) this was built from."""
+        r, o, c, c0, dim, n_eq = self._src
+        return (sol.rows is r and sol.objective_row is o and sol.consts is c and sol.objective_const == c0
+                and int(sol.dim) == dim and int(sol.n_eq) == n_eq)
+
+    def _get(self, key: str, make: Callable[[], Any]) -> Any:
+        got = self._cache.get(key)
+        if got is None:
+            got = self._cache[key] = make()
+        return got
+
+    @property
+    def half(self) -> np.ndarray:
+        """``1`` on the diagonal natural columns, ``1/2`` off it (``S_ab = s_j h_j``)."""
+        return self._get("half", lambda: np.where(self.pos_a == self.pos_b, 1.0, 0.5))
+
+    @property
+    def RGc(self) -> Any:
+        """The Gram block of the rows (CSR)."""
+        return self._get("RGc", lambda: self.R[:, :self.nG].tocsr())
+
+    @property
+    def RFc(self) -> Any:
+        """The function-value block of the rows (CSR)."""
+        return self._get("RFc", lambda: self.R[:, self.nG:].tocsr())
+
+    @property
+    def dense(self) -> bool:
+        """Whether the row blocks are small enough to be held dense (:data:`DENSE_MAX`)."""
+        return self.m * self.R.shape[1] <= DENSE_MAX
+
+    @property
+    def coo(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(rows, cols, values)`` of every nonzero of the rows (one conversion, shared)."""
+        def make() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+            c = self.R.tocoo()
+            return c.row.astype(np.int64), c.col.astype(np.int64), c.data
+        return self._get("coo", make)
+
+    @property
+    def full(self) -> np.ndarray:
+        """The rows as one dense array (only when :attr:`dense`)."""
+        def make() -> np.ndarray:
+            r, c, v = self.coo
+            out = np.zeros((self.m, self.R.shape[1]))
+            out[r, c] = v  # no duplicates (summed at construction)
+            return out
+        return self._get("full", make)
+
+    def RG_rows(self, idx: Any = None) -> np.ndarray:
+        """The Gram block's rows ``idx`` (all when ``None``), dense."""
+        if self.dense:
+            full = self._get("RGd", lambda: np.ascontiguousarray(self.full[:, :self.nG]))
+            return full if idx is None else full[idx]
+        return (self.RGc if idx is None else self.RGc[idx]).toarray()
+
+    def RF_rows(self, idx: Any = None) -> np.ndarray:
+        """The function-value block's rows ``idx`` (all when ``None``), dense."""
+        if self.dense:
+            full = self._get("RFd", lambda: np.ascontiguousarray(self.full[:, self.nG:]))
+            return full if idx is None else full[idx]
+        return (self.RFc if idx is None else self.RFc[idx]).toarray()
+
+    def RG_sub(self, idx: Any) -> Any:
+        """The Gram block's rows ``idx`` (a matrix to multiply with: dense when small, CSR else)."""
+        return self.RG_rows(idx) if self.dense else self.RGc[idx]
+
+    @property
+    def RF_coo(self) -> tuple[list[int], list[int], list[float]]:
+        """``(rows, cols, values)`` of the function-value block's nonzeros (floats: exact binary rationals)."""
+        def make() -> tuple[list[int], list[int], list[float]]:
+            r, c, v = self.coo
+            k = c >= self.nG
+            return r[k].tolist(), (c[k] - self.nG).tolist(), v[k].tolist()
+        return self._get("RF_coo", make)
+
+    @property
+    def RG_coo(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(rows, cols, values)`` of the Gram block's nonzeros (CSR order)."""
+        def make() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+            r, c, v = self.coo
+            k = c < self.nG
+            return r[k], c[k], v[k]
+        return self._get("RG_coo", make)
+
+    @property
+    def csr(self) -> tuple[Any, np.ndarray]:
+        """The rows as CSR and their data as exact integers at the scale ``2^P``."""
+        def make() -> tuple[Any, np.ndarray]:
+            Rc = self.R.tocsr()
+            return Rc, _ints_csr(self, Rc)
+        return self._get("csr", make)
+
+    @property
+    def consts_q(self) -> list[tuple[int, Fraction]]:
+        """The nonzero constants ``(i, c_i)``, exact."""
+        return self._get("consts_q", lambda: [(i, Fraction(float(self.consts[i])))
+                                               for i in np.flatnonzero(self.consts).tolist()])
+
+    @property
+    def consts_den(self) -> int:
+        """A common denominator of the constants (a power of 2)."""
+        return self._get("consts_den", lambda: math.lcm(1, *(c.denominator for _, c in self.consts_q)))
+
+    @property
+    def C(self) -> np.ndarray:
+        """The objective's Gram part as a dense symmetric matrix."""
+        def make() -> np.ndarray:
+            C = np.zeros((self.dim, self.dim))
+            hc = self.half * self.obj[:self.nG]
+            C[self.pos_a, self.pos_b] = hc
+            C[self.pos_b, self.pos_a] = hc
+            return C
+        return self._get("C", make)
 
     # S(lambda) in natural coordinates times 2^(P+K), exactly; lam = l / 2^K
     def slack_nat(self, l_int: np.ndarray, K: int, upto: int) -> np.ndarray:
@@ -209,13 +383,18 @@ class _Data:
         return out
 
 
+def _data(sol: SDPSolution, d: _Data | None = None) -> _Data:
+    """``d`` when it was built from ``sol``'s very data (:meth:`_Data.same`), else a new :class:`_Data`."""
+    return d if d is not None and d.same(sol) else _Data(sol)
+
+
 def _float_slack(d: _Data, lam: np.ndarray) -> np.ndarray:
     """Float ``S(lambda)`` (dense symmetric)."""
-    s = d.R[:, :d.nG].T @ lam - d.obj[:d.nG]
+    s = (d.RGc.T @ lam if not d.dense else d.RG_rows().T @ lam) - d.obj[:d.nG]
     S = np.zeros((d.dim, d.dim))
-    half = np.where(d.pos_a == d.pos_b, 1.0, 0.5)
-    S[d.pos_a, d.pos_b] = s * half
-    S[d.pos_b, d.pos_a] = s * half
+    sh = s * d.half
+    S[d.pos_a, d.pos_b] = sh
+    S[d.pos_b, d.pos_a] = sh
     return S
 
 
@@ -264,11 +443,41 @@ def _polish(d: _Data, sol: SDPSolution, lam: np.ndarray) -> tuple[np.ndarray, bo
     return (x, True, res) if res <= POLISH_RTOL * scale and np.all(np.isfinite(x)) else (lam, False, res)
 
 
-def _square_solve(d: _Data, eqs: list[dict[int, Fraction]], res: list[Fraction], order: list[int],
-                  lam: Sequence[Fraction | float]) -> dict[int, Fraction] | None:
+def _pivot_solve(piv: tuple[list[int], Any], res: list[Fraction]) -> dict[int, Fraction] | None:
+    """The exact solution on the pivot multipliers ``cols`` of ``piv = (cols, M)`` (``M``: their nonsingular square
+    block of the function-value rows, ``fmpq_mat``) of ``M x = res``."""
+    from flint import fmpq, fmpq_mat
+
+    cols, M = piv
+    rhs = fmpq_mat(len(res), 1, [fmpq(r.numerator, r.denominator) for r in res])
+    try:
+        x = M.solve(rhs)
+    except ZeroDivisionError:
+        return None
+    out = {}
+    for j, c in enumerate(cols):
+        q = x[j, 0]
+        out[c] = Fraction(int(q.p), int(q.q), _normalize=False)  # FLINT's fmpq is in lowest terms, q > 0
+    return out
+
+
+def _meets_i(d: _Data, corr: dict[int, Fraction], res: list[Fraction]) -> bool:
+    """``sum_i corr_i a_ik == res_k`` exactly for every function-value column ``k`` (a correction from cached pivots
+    is re-checked against the data, never trusted)."""
+    acc = [Fraction(0)] * d.nfc
+    for i, k, v in zip(*d.RF_coo, strict=True):
+        c = corr.get(i)
+        if c:
+            acc[k] += c * Fraction(v)
+    return acc == list(res)
+
+
+def _square_solve(d: _Data, eqs: list[dict[int, float]], res: list[Fraction], order: list[int],
+                  lam: Sequence[Fraction | float]) -> tuple[dict[int, Fraction], tuple[list[int], Any]] | None:
     """The correction of (i) on ``len(eqs)`` pivot multipliers chosen by a column-pivoted QR of the function-value
-    block (columns weighted by the multipliers, the largest first), solved exactly by FLINT (``fmpq_mat``); ``None``
-    when that square block is singular (then :func:`~fairtheory.proofs.exact_linalg.solve_sparse` decides)."""
+    block (columns weighted by the multipliers, the largest first), solved exactly by FLINT (``fmpq_mat``), and the
+    pivots ``(cols, M)`` for :func:`_pivot_solve`; ``None`` when that square block is singular (then
+    :func:`~fairtheory.proofs.exact_linalg.solve_sparse` decides)."""
     import scipy.linalg
     from flint import fmpq, fmpq_mat
 
@@ -282,9 +491,10 @@ def _square_solve(d: _Data, eqs: list[dict[int, Fraction]], res: list[Fraction],
         for c, v in e.items():
             j = col.get(c)
             if j is not None:
-                A[k, j] = float(v)
-    top = float(max(abs(lam[c]) for c in cand)) or 1.0
-    wts = np.array([top if c < d.n_eq else max(float(abs(lam[c])), 1e-300) for c in cand])
+                A[k, j] = v
+    mags = [abs(float(lam[c])) for c in cand]
+    top = max(mags) or 1.0
+    wts = np.array([top if c < d.n_eq else max(v, 1e-300) for c, v in zip(cand, mags, strict=True)])
     try:
         _, R, piv = scipy.linalg.qr(A * wts, mode="economic", pivoting=True)
     except (ValueError, np.linalg.LinAlgError):
@@ -298,24 +508,16 @@ def _square_solve(d: _Data, eqs: list[dict[int, Fraction]], res: list[Fraction],
         for j, c in enumerate(cols):
             v = e.get(c)
             if v:
-                M[k, j] = fmpq(v.numerator, v.denominator)
-    rhs = fmpq_mat(n, 1, [fmpq(r.numerator, r.denominator) for r in res])
-    try:
-        x = M.solve(rhs)
-    except ZeroDivisionError:
-        return None
-    out = {}
-    for j, c in enumerate(cols):
-        q = x[j, 0]
-        out[c] = Fraction(int(q.p), int(q.q))
-    return out
+                M[k, j] = fmpq(*v.as_integer_ratio())  # the float's exact value
+    out = _pivot_solve((cols, M), res)
+    return None if out is None else (out, (cols, M))
 
 
 def _restore(d: _Data, l_int: np.ndarray, K: int) -> list[Fraction] | None:
     """Exact multipliers ``l / 2^K + delta`` with (i) exactly, ``delta`` on the largest multipliers (module doc,
     step 3); ``None`` when (i) cannot be met on the support or an inequality multiplier would turn negative."""
     nG, R = d.nG, d.R
-    lam = [Fraction(int(x), 1 << K) for x in l_int]
+    lam = _dyadics(l_int, K)
     nfc = R.shape[1] - nG
     if nfc == 0:
         return lam
@@ -341,17 +543,25 @@ def _solve_i(d: _Data, res: list[Fraction], support: list[int], mag: np.ndarray,
     """A sparse exact correction ``delta`` on ``support`` with ``sum_i delta_i a_ik = res_k`` (every function-value
     column ``k``), on the largest multipliers (``mag``) first: FLINT's square solve (:func:`_square_solve`), else
     exact sparse elimination; ``None`` when none exists on the support."""
-    nfc = d.R.shape[1] - d.nG
-    eqs: list[dict[int, Fraction]] = [{} for _ in range(nfc)]
-    Rr = d.R[:, d.nG:].tocoo()
+    key = tuple(support)
+    piv = d._cache.setdefault("pivots", {}).get(key)
+    corr = _pivot_solve(piv, res) if piv is not None else None  # the pivots of an earlier solve on this support
+    if corr is not None and _meets_i(d, corr, res):
+        return corr
+    nfc = d.nfc
+    eqs: list[dict[int, float]] = [{} for _ in range(nfc)]
     sup = set(support)
-    for i, k, v in zip(Rr.row.tolist(), Rr.col.tolist(), Rr.data.tolist(), strict=True):
+    for i, k, v in zip(*d.RF_coo, strict=True):
         if i in sup:
-            eqs[k][i] = _frac(v)
+            eqs[k][i] = v
     order = sorted(support, key=lambda i: (i >= d.n_eq, -mag[i], i))
-    corr = _square_solve(d, eqs, res, order, lam)
-    for cols in ((order[: 2 * nfc + 8], order) if corr is None else ()):
-        corr = solve_sparse(eqs, res, cols)
+    got = _square_solve(d, eqs, res, order, lam)
+    if got is not None:
+        corr, d._cache["pivots"][key] = got
+        return corr
+    eqq = [{i: Fraction(v) for i, v in e.items()} for e in eqs]  # exact (a float is a binary rational)
+    for cols in (order[: 2 * nfc + 8], order):
+        corr = solve_sparse(eqq, res, cols)
         if corr is not None:
             break
     return corr
@@ -374,8 +584,7 @@ def _exact_slack(d: _Data, lam: list[Fraction], l_int: np.ndarray, K: int) -> tu
             D = D // math.gcd(D, dq.denominator) * dq.denominator
     nat = [int(x) * D for x in base]  # scale 2^(P+K) D
     if dqs:
-        R = d.R.tocsr()
-        Rint_csr = _ints_csr(d, R)
+        R, Rint_csr = d.csr
         for i, dq in dqs.items():
             f = dq.numerator * (D // dq.denominator) << K  # dq * D * 2^K, an integer
             lo, hi = R.indptr[i], R.indptr[i + 1]
@@ -402,11 +611,26 @@ def _ints_csr(d: _Data, R: Any) -> np.ndarray:
 def _fflu_pd(rows: list[list[int]]) -> bool:
     """Whether the symmetric integer matrix is positive definite (Sylvester: every leading principal minor > 0; FLINT's
     fraction-free LU, when it makes no row exchange, has those minors on ``U``'s diagonal)."""
+    return _fflu_sign(rows)[0]
+
+
+def _fflu_sign(rows: list[list[int]]) -> tuple[bool, bool]:
+    """``(pd, not_psd)`` of a symmetric integer matrix from FLINT's fraction-free LU: with no row exchange ``U``'s
+    diagonal holds the leading principal minors - all ``> 0``: positive definite (Sylvester); one ``< 0``: not
+    positive semidefinite (a principal minor of a PSD matrix is ``>= 0``).  ``(False, False)``: undecided (a row
+    exchange, or a zero minor)."""
     from flint import fmpz_mat
 
     Pm, _, _, U = fmpz_mat(rows).fflu()
-    n = len(rows)
-    return bool(Pm.is_one() and all(U[k, k] > 0 for k in range(n)))
+    if not Pm.is_one():
+        return False, False
+    dg = [U[k, k] for k in range(len(rows))]
+    for x in dg:  # past a zero pivot the diagonal need not hold leading minors: only the signs before it count
+        if x < 0:
+            return False, True
+        if x == 0:
+            return False, False
+    return True, False
 
 
 def _psd_shifted(W: list[list[int]], s: int, shift: Fraction, room: float = 0.0, exact: bool = True) -> bool:
@@ -432,17 +656,26 @@ def _psd_shifted(W: list[list[int]], s: int, shift: Fraction, room: float = 0.0,
             return False  # larger shift follows)
     # (W + 2 s shift I) * den = W den + 2 s num I
     rows = [[W[i][j] * den + (2 * s * num if i == j else 0) for j in range(n)] for i in range(n)]
-    if _fflu_pd(rows):
-        return True
+    pd, not_psd = _fflu_sign(rows)
+    if pd or not_psd:
+        return pd
     # semidefinite, or not PSD: the kernel's L D L^T decides (zero pivots with zero rows allowed)
     return bool(_klinalg.eliminate([[fmpz(x) for x in r] for r in rows]))
 
 
-def _bound(d: _Data, lam: list[Fraction]) -> Fraction:
+def _bound(d: _Data, lam: list[Fraction] | _QV) -> Fraction:
+    """``b(lambda) = c_0 + sum_i lambda_i c_i``, exactly."""
+    if isinstance(lam, _QV):
+        acc = 0
+        num = lam.num
+        for i, c in d.consts_q:
+            if num[i]:
+                acc += int(num[i]) * c.numerator * (d.consts_den // c.denominator)
+        return d.obj_const + Fraction(acc, lam.den * d.consts_den)
     out = d.obj_const
-    for i in np.flatnonzero(d.consts).tolist():
+    for i, c in d.consts_q:
         if lam[i]:
-            out += lam[i] * _frac(d.consts[i])
+            out += lam[i] * c
     return out
 
 
@@ -452,17 +685,19 @@ def _dyadic_up(x: float) -> Fraction:
     return Fraction(1 << e) if e >= 0 else Fraction(1, 1 << -e)
 
 
-def repair(sol: SDPSolution, *, polish: bool = False, margin: float = 0.0, bits: int = GRID_BITS) -> Repair | None:
+def repair(sol: SDPSolution, *, polish: bool = False, margin: float = 0.0, bits: int = GRID_BITS,
+           data: _Data | None = None) -> Repair | None:
     """Exact multipliers from the float solve ``sol`` (module doc, steps 1-4).  ``margin`` (interior ends): prove
     ``S - margin' I >= 0`` with the largest dyadic ``margin' <= margin`` that passes (returned as ``eps = -margin'``),
     else ``S + eps I >= 0`` with the smallest dyadic ``eps >= 0`` that passes (a few tries).  ``None`` when the
-    solution carries no data, (i) cannot be restored, or no shift passes."""
+    solution carries no data, (i) cannot be restored, or no shift passes.  ``data``: the :class:`_Data` of ``sol``'s
+    data when the caller has it (used only when built from the very same arrays)."""
     if sol.rows is None or sol.z is None or sol.objective_row is None:
         return None
     z = np.asarray(sol.z, dtype=np.float64)
     if z.shape != (sol.rows.shape[0],) or not np.all(np.isfinite(z)):
         return None
-    d = _Data(sol)
+    d = _data(sol, data)
     lam_f = z.copy()
     lam_f[d.n_eq:] = np.maximum(lam_f[d.n_eq:], 0.0)
     used = False
@@ -508,17 +743,26 @@ def repair(sol: SDPSolution, *, polish: bool = False, margin: float = 0.0, bits:
 ZERO_FREE_RTOL = 1e-7
 
 
-def _exact_kernel(d: _Data, lam: list[Fraction]) -> list[list[int]]:
+def _exact_kernel(d: _Data, lam: list[Fraction] | _QV, sq: tuple[list[int], int] | None = None) -> list[list[int]]:
     r"""An integer basis of the kernel of ``S(lambda)`` for exact multipliers ``lambda`` with (i) (FLINT's exact null
     space).  At rounded multipliers (not exactly at an optimum) this is, generically, the kernel common to every
     ``S(lambda')`` with (i) on the same support: the directions every dual certificate must annihilate (a PEP's
     invariance, e.g. a common translation of the points of an operator PEP, or a direction in which its Gram matrix is
     unbounded, e.g. composite problems).  The caller checks ``S V = 0`` exactly for its final multipliers, so an
-    accidental kernel costs a failed check, never a wrong bound."""
+    accidental kernel costs a failed check, never a wrong bound.  ``sq``: :func:`_slack_exact` of ``lam`` when the
+    caller has it.  No exact null space is computed when every float eigenvalue of ``S`` (each entry correctly rounded)
+    lies farther from 0 than 64 times their error bound: the kernel is ``{0}``."""
     from flint import fmpz_mat
 
-    s, _ = _slack_exact(d, lam)
-    N, nullity = fmpz_mat(_twice_slack(d, s)).nullspace()
+    s, q = sq if sq is not None else _slack_exact(d, lam)
+    Wm = _twice_slack(d, s)
+    q2 = 2 * q
+    Sf = np.array([[x / q2 for x in row] for row in Wm])  # int / int: correctly rounded
+    if np.all(np.isfinite(Sf)):
+        fl = 4 * (d.dim + 1) * 2.0 ** -52 * max(1.0, float(np.abs(Sf).max(initial=0.0)))
+        if float(np.abs(np.linalg.eigvalsh(Sf)).min(initial=math.inf)) > 64 * fl:
+            return []
+    N, nullity = fmpz_mat(Wm).nullspace()
     out = []
     for c in range(int(nullity)):
         col = [int(N[r, c]) for r in range(d.dim)]
@@ -529,14 +773,10 @@ def _exact_kernel(d: _Data, lam: list[Fraction]) -> list[list[int]]:
     return out
 
 
-def _slack_exact(d: _Data, lam: list[Fraction]) -> tuple[list[int], int]:
+def _slack_exact(d: _Data, lam: list[Fraction] | _QV) -> tuple[list[int], int]:
     """``(s, q)``: ``s_j = q (sum_i lambda_i R_ij - c_j)`` exactly for every natural column ``j`` (Gram and
-    function values), ``q = 2^P D`` with ``D`` the common denominator of ``lambda``."""
-    D = 1
-    for x in lam:
-        if x and D % x.denominator:
-            D = D // math.gcd(D, x.denominator) * x.denominator
-    li = np.array([x.numerator * (D // x.denominator) if x else 0 for x in lam] + [0], dtype=object)
+    function values), ``q = 2^P D`` with ``D`` a common denominator of ``lambda``."""
+    li, D = lam if isinstance(lam, _QV) else _qv_of(lam)
     R = d.R
     ncol = R.shape[1]
     ptr = R.indptr
@@ -552,22 +792,24 @@ def _slack_exact(d: _Data, lam: list[Fraction]) -> tuple[list[int], int]:
 
 def _twice_slack(d: _Data, s: list[int]) -> list[list[int]]:
     """The integer symmetric matrix ``2 q S`` from :func:`_slack_exact`'s natural columns."""
-    W = [[0] * d.dim for _ in range(d.dim)]
-    for j in range(d.nG):
-        a, b = int(d.pos_a[j]), int(d.pos_b[j])
-        if a == b:
-            W[a][a] = 2 * s[j]
-        else:
-            W[a][b] = W[b][a] = s[j]
-    return W
+    sv = np.empty(d.nG, dtype=object)
+    sv[:] = s[: d.nG]
+    sv[d.pos_a == d.pos_b] *= 2
+    W = np.zeros((d.dim, d.dim), dtype=object)
+    W[d.pos_a, d.pos_b] = sv
+    W[d.pos_b, d.pos_a] = sv
+    return W.tolist()
 
 
-def _face_check(d: _Data, lam: list[Fraction], V: list[list[int]], W: list[int]) -> tuple[bool, float]:
+def _face_check(d: _Data, lam: list[Fraction] | _QV, V: list[list[int]], W: list[int]) -> tuple[bool, float]:
     """``(proved, lmin)``: every inequality multiplier ``>= 0``, (i) exactly, ``S V = 0`` exactly and ``S`` restricted
     to the coordinates ``W`` (a complement of ``V``: ``V`` invertible on the other coordinates) PSD exactly - so
     ``[V, e_W]^T S [V, e_W] = diag(0, S_WW) >= 0`` and ``S >= 0``.  ``lmin``: the float smallest eigenvalue of
     ``S_WW``."""
-    if any(x < 0 for x in lam[d.n_eq:]):
+    if isinstance(lam, _QV):
+        if lam.den <= 0 or any(x < 0 for x in lam.num[d.n_eq:].tolist()):
+            return False, math.nan
+    elif any(x < 0 for x in lam[d.n_eq:]):
         return False, math.nan
     s, q = _slack_exact(d, lam)
     if any(s[d.nG:]):
@@ -610,7 +852,7 @@ def _complement(V: list[list[int]], dim: int) -> list[int] | None:
 ONE_THREAD_WORK = 3000
 
 
-def zero_shift(sol: SDPSolution) -> Repair | None:
+def zero_shift(sol: SDPSolution, data: _Data | None = None) -> Repair | None:
     r"""Exact multipliers with ``S(lambda) >= 0`` exactly, ``eps = 0``: a bound that needs no trace bound (the PEPs
     whose Gram matrix is unbounded - composite and operator problems - have none; Peyrl & Parrilo 2008, rounding on
     the face of the dual that every certificate lies on):
@@ -633,51 +875,73 @@ def zero_shift(sol: SDPSolution) -> Repair | None:
 
     ``None`` when no such multipliers are found.  ``meta["zero_shift"]``: ``"kernel"`` (no push), ``"push"``
     (``meta["t"]``), ``"face"`` or ``"face push"`` (``meta["face_rank"]``, ``meta["face_point"]``: the face's primal
-    point ``(G, F, objective)`` when the projection onto it is float-feasible)."""
+    point ``(G, F, objective)`` when the projection onto it is float-feasible).  ``data``: as in :func:`repair`."""
     if sol.rows is None or sol.z is None or sol.objective_row is None or sol.gram is None:
         return None
     z = np.asarray(sol.z, dtype=np.float64)
     if z.shape != (sol.rows.shape[0],) or not np.all(np.isfinite(z)):
         return None
-    d = _Data(sol)
+    d = _data(sol, data)
     if d.dim == 0:
         return None
-    lam_f = z.copy()
-    lam_f[d.n_eq:] = np.maximum(lam_f[d.n_eq:], 0.0)
-    top = float(np.max(np.abs(lam_f))) if lam_f.size else 0.0
-    if not top > 0:
-        return None
-    free = [i for i in range(d.m) if i < d.n_eq or lam_f[i] > ZERO_FREE_RTOL * top]
-    lam_f0 = lam_f.copy()
-    lam_f[[i for i in range(d.n_eq, d.m) if lam_f[i] <= ZERO_FREE_RTOL * top]] = 0.0
-    l_int, K = _dyadic_grid(lam_f, d.n_eq, GRID_BITS)
     ctx = _one_blas_thread() if d.m * d.dim >= ONE_THREAD_WORK else contextlib.nullcontext()
     with ctx:  # mid-size dense factorizations: a multi-threaded BLAS next to a busy core is ~10x slower
-        # in floats first: more near-null directions to curve than free directions to curve them with - no push
-        Sfl = _float_slack(d, lam_f)
-        w, Qe = np.linalg.eigh(Sfl)
-        Qf = _i_basis(d, free)
-        npush = _pushable(d, free, list(range(d.dim)), Qe[:, w < 1e-6 * max(float(np.abs(w).max()), 1e-300)], Qf)[0]
-        k = npush.shape[1]
-        if k * (k + 1) // 2 > len(free) - Qf.shape[1]:
+        rt = _zero_route(d, z)
+        if rt is None:
+            return None
+        free, lam_f0, l_int, K, Qf, face = rt
+        if face:
             return _face_push(d, sol, lam_f0)  # the low-rank face: every row may curve the near-null space
         lam_r = _restore(d, l_int, K)  # (i) exactly, on the free multipliers
         if lam_r is None:
             return None
-        K0 = _exact_kernel(d, lam_r)
+        sq = _slack_exact(d, lam_r)
+        K0 = _exact_kernel(d, lam_r, sq)
         meta: dict[str, Any] = {"common_kernel": len(K0), "free": len(free)}
-        got = _push(d, lam_r, free, K0, meta, Qf)
+        got = _push(d, lam_r, free, K0, meta, Qf, sq)
         return got if got is not None else _face_push(d, sol, lam_f0)
 
 
+def _zero_route(d: _Data, z: np.ndarray) -> tuple[list[int], np.ndarray, np.ndarray, int, np.ndarray, bool] | None:
+    """The float part of :func:`zero_shift` at the float multipliers ``z`` (kept in ``d``'s cache per ``z``):
+    ``(free, lam_f0, l_int, K, Qf, face)`` - the free multipliers (step 1), the clipped multipliers, the free ones on
+    the dyadic grid ``l_int / 2^K``, the basis ``Qf`` of (i) on the free ones (:func:`_i_basis`), and whether the
+    slack has more near-null directions to curve than free directions to curve them with (``face``: the face push,
+    no push); ``None`` when every multiplier is 0."""
+    key = z.tobytes()
+    cache = d._cache.setdefault("route", {})
+    if key in cache:
+        return cache[key]
+    lam_f = z.copy()
+    lam_f[d.n_eq:] = np.maximum(lam_f[d.n_eq:], 0.0)
+    top = float(np.max(np.abs(lam_f))) if lam_f.size else 0.0
+    if not top > 0:
+        cache[key] = None
+        return None
+    keep = lam_f > ZERO_FREE_RTOL * top
+    keep[: d.n_eq] = True
+    free = np.flatnonzero(keep).tolist()
+    lam_f0 = lam_f.copy()
+    lam_f[~keep] = 0.0
+    l_int, K = _dyadic_grid(lam_f, d.n_eq, GRID_BITS)
+    Sfl = _float_slack(d, lam_f)
+    w, Qe = np.linalg.eigh(Sfl)
+    Qf = _i_basis(d, free)
+    npush = _pushable(d, free, list(range(d.dim)), Qe[:, w < 1e-6 * max(float(np.abs(w).max()), 1e-300)], Qf)[0]
+    k = npush.shape[1]
+    out = (free, lam_f0, l_int, K, Qf, k * (k + 1) // 2 > len(free) - Qf.shape[1])
+    cache[key] = out
+    return out
+
+
 def _push(d: _Data, lam0: list[Fraction], free: list[int], K0: list[list[int]], meta: dict[str, Any],
-          Qf: np.ndarray) -> Repair | None:
-    """The ``push`` stage of :func:`zero_shift` (its doc)."""
+          Qf: np.ndarray, sq: tuple[list[int], int] | None = None) -> Repair | None:
+    """The ``push`` stage of :func:`zero_shift` (its doc); ``sq``: :func:`_slack_exact` of ``lam0`` when known."""
     Wc = _complement(K0, d.dim)
     if Wc is None or not Wc:
         return None
     lam = lam0
-    s, q = _slack_exact(d, lam)
+    s, q = sq if sq is not None else _slack_exact(d, lam)
     if any(s[d.nG:]):
         return None
     Wm = _twice_slack(d, s)
@@ -759,12 +1023,12 @@ def _tilt(d: _Data, lam: list[Fraction], free: list[int], Wc: list[int], Y: np.n
         return None  # not an invariance direction: its curvature is not at the rounding level
     alpha = sum((lam[i] * qs[i] for i in range(d.m) if lam[i] and qs[i]), Fraction(0)) - q0
     # the constraints on Delta (free multipliers): (i), the bound, S_lin(Delta) Q_p = 0
-    rows = [d.R[:, d.nG:].toarray()[free].T, np.asarray(d.consts, dtype=np.float64)[free][None, :]]
+    rows = [d.RF_rows(free).T, np.asarray(d.consts, dtype=np.float64)[free][None, :]]
     if Qp.shape[1]:
         h = np.where(d.pos_a == d.pos_b, 1.0, 0.5)
         Pw = np.zeros((d.dim, Qp.shape[1]))
         Pw[Wc, :] = Qp
-        RG = d.R[:, :d.nG].tocsr()[free].toarray()  # free x nG
+        RG = d.RG_rows(free)  # free x nG
         for c in range(Pw.shape[1]):
             u = Pw[:, c]
             # (S_lin(Delta) u)_a = sum_j s_j h_j (u_b at row a, u_a at row b)
@@ -796,27 +1060,43 @@ def _tilt(d: _Data, lam: list[Fraction], free: list[int], Wc: list[int], Y: np.n
     return out
 
 
+def _float_cap(d: _Data, lam_f: np.ndarray, Df: np.ndarray) -> float:
+    """The largest step ``t`` with ``lambda + t Delta >= 0`` on the inequalities, in floats (a routing bound only: the
+    exact check refuses a negative multiplier whatever this says); ``inf`` when no inequality multiplier decreases."""
+    neg = Df[d.n_eq:] < 0
+    if not neg.any():
+        return math.inf
+    return float(np.min(lam_f[d.n_eq:][neg] / -Df[d.n_eq:][neg])) * (1 + 1e-12)
+
+
 def _homogeneous(d: _Data, free: list[int], Dfull: np.ndarray, lam: list[Fraction]) -> list[Fraction] | None:
     """``Dfull`` on the dyadic grid with (i) homogeneous exactly (``sum_i Delta_i a_i = 0``), corrected on the free
     multipliers, the largest of ``lam + Delta`` first (:func:`_solve_i`); ``None`` when that correction does not
     exist."""
+    got = _homogeneous_qv(d, free, Dfull, np.array([float(x) for x in lam]))
+    return None if got is None else _qv_fracs(got)
+
+
+def _homogeneous_qv(d: _Data, free: list[int], Dfull: np.ndarray, lam_f: np.ndarray) -> _QV | None:
+    """:func:`_homogeneous` as a :class:`_QV` (``lam_f``: the multipliers in floats, for the sizes only)."""
     dint, KD = _dyadic_grid(Dfull, d.m, GRID_BITS)  # signs kept (treated as equalities)
-    Dq = [Fraction(int(x), 1 << KD) for x in dint]
-    nfc = d.R.shape[1] - d.nG
+    nfc = d.nfc
     if nfc == 0:
-        return Dq
+        return _QV(dint, 1 << KD)
     sn = d.slack_nat(dint, KD, d.R.shape[1])  # sum_i dint_i R_ij - c_j 2^KD, at the scale 2^(P + KD)
     res = [Fraction(-(int(sn[d.nG + k]) + (int(d.cint[d.nG + k]) << KD)), 1 << (d.P + KD)) for k in range(nfc)]
     if not any(res):
-        return Dq
-    plus = np.array([float(x) for x in lam]) + np.ldexp(np.array([float(x) for x in dint]), -KD)  # sizes only
+        return _QV(dint, 1 << KD)
+    plus = lam_f + np.ldexp(np.array([float(x) for x in dint]), -KD)  # sizes only
     mag = np.abs(plus)
     corr = _solve_i(d, res, sorted(free), mag, plus.tolist())
     if corr is None:
         return None
+    D = math.lcm(1 << KD, *(v.denominator for v in corr.values()))
+    num = dint * (D >> KD)
     for i, v in corr.items():
-        Dq[i] += v
-    return Dq
+        num[i] += v.numerator * (D // v.denominator)
+    return _QV(num, D)
 
 
 def _i_basis(d: _Data, free: list[int]) -> np.ndarray:
@@ -824,7 +1104,7 @@ def _i_basis(d: _Data, free: list[int]) -> np.ndarray:
     multipliers (a pivoted QR): ``Delta - Qf Qf^T Delta`` keeps (i) homogeneous."""
     import scipy.linalg
 
-    AFt = d.R[:, d.nG:].tocsr()[free].toarray()
+    AFt = d.RF_rows(free)
     if AFt.shape[1] == 0:
         return np.zeros((len(free), 0))
     Qf, Rf, _ = scipy.linalg.qr(AFt, mode="economic", pivoting=True)
@@ -848,13 +1128,17 @@ def _pushable(d: _Data, free: list[int], Wc: list[int], Q: np.ndarray, Qf: np.nd
     Pw = np.zeros((d.dim, nq))
     Pw[Wc, :] = Q
     # T[l, a, i] = (A_i q_l)_a for the free rows i (each Gram entry (a, b) of row i adds to (a, i) and (b, i))
-    RG = d.R[:, :d.nG].tocsr()[free].tocoo()
-    a, b = d.pos_a[RG.col], d.pos_b[RG.col]
-    h = np.where(a == b, 1.0, 0.5) * RG.data
+    r0, c0, v0 = d.RG_coo
+    pos = np.full(d.m, -1, dtype=np.int64)
+    pos[np.asarray(free, dtype=np.int64)] = np.arange(len(free))
+    keep = pos[r0] >= 0
+    rr, cc, vv = pos[r0[keep]], c0[keep], v0[keep]
+    a, b = d.pos_a[cc], d.pos_b[cc]
+    h = np.where(a == b, 1.0, 0.5) * vv
     off = a != b
     T = np.zeros((nq, d.dim, len(free)))
-    np.add.at(T, (slice(None), a, RG.row), (h[:, None] * Pw[b, :]).T)
-    np.add.at(T, (slice(None), b[off], RG.row[off]), (h[off, None] * Pw[a[off], :]).T)
+    np.add.at(T, (slice(None), a, rr), (h[:, None] * Pw[b, :]).T)
+    np.add.at(T, (slice(None), b[off], rr[off]), (h[off, None] * Pw[a[off], :]).T)
     T = T.reshape(nq * d.dim, len(free))
     if Qf.shape[1]:
         T = T - (T @ Qf) @ Qf.T
@@ -872,7 +1156,7 @@ def _push_along(d: _Data, lam: list[Fraction], free: list[int], K0: list[list[in
     pushed, so ``t`` is taken with a float margin (``lambda_min > 2 fl``, the exact test then runs on a coarse grid);
     else (directions no multiplier curves, their curvature below float resolution) at the float noise level."""
     nq = Q.shape[1]
-    if nq * (nq + 1) // 2 > len(free) - (d.R.shape[1] - d.nG):
+    if nq * (nq + 1) // 2 > len(free) - d.nfc:
         return None  # more conditions than free directions: no such Delta in general
     # the float map Delta -> Q^T S_lin(Delta)_WW Q (upper triangle), on the free multipliers
     B = np.zeros((nq * (nq + 1) // 2, d.nG))
@@ -888,7 +1172,7 @@ def _push_along(d: _Data, lam: list[Fraction], free: list[int], K0: list[list[in
             B[k] = h * (qa[d.pos_a] * qb[d.pos_b] + np.where(d.pos_a != d.pos_b, qa[d.pos_b] * qb[d.pos_a], 0.0))
             tgt.append(1.0 if a == b else 0.0)
             k += 1
-    A = (d.R[:, :d.nG].tocsr()[free] @ B.T).T  # rows: the conditions, columns: the free multipliers
+    A = np.asarray(d.RG_sub(free) @ B.T).T  # rows: the conditions, columns: the free multipliers
     if Qf.shape[1]:
         A = A - (A @ Qf) @ Qf.T  # Delta = z - Qf Qf^T z keeps (i) homogeneous for every z
     rhs = np.array(tgt)
@@ -899,24 +1183,27 @@ def _push_along(d: _Data, lam: list[Fraction], free: list[int], K0: list[list[in
         return None
     Dfull = np.zeros(d.m)
     Dfull[free] = dl
-    Dq = _homogeneous(d, free, Dfull, lam)
+    lq = _qv_of(lam)
+    lam_f = _qv_floats(lq)
+    Dq = _homogeneous_qv(d, free, Dfull, lam_f)
     if Dq is None:
         return None
     # the step: the smallest dyadic t with the restricted slack PSD in floats (with room), then exactly
-    SD = _float_slack(d, np.array([float(x) for x in Dq])) + _float_slack(d, np.zeros(d.m)) * -1.0
+    Df = _qv_floats(Dq)
+    SD = _float_slack(d, Df) + _float_slack(d, np.zeros(d.m)) * -1.0
     SD = SD[np.ix_(Wc, Wc)]
     t = _dyadic_up(max(4.0 * max(-float(np.linalg.eigvalsh(Sf)[0]), fl), 1e-300))
-    cap = min((lam[i] / -Dq[i] for i in range(d.n_eq, d.m) if Dq[i] < 0), default=None)
+    cap = _float_cap(d, lam_f, Df)
     tries = 0
     for _ in range(40):
-        if cap is not None and t > cap:
+        if t > cap:
             return None
         # float-PSD to its accuracy (directions no multiplier curves stay at the rounding level: exact test)
         if float(np.linalg.eigvalsh(Sf + float(t) * SD)[0]) > (2 * fl if strict else -fl):
-            lt = [lam[i] + t * Dq[i] for i in range(d.m)]
-            ok, lmin = _face_check(d, lt, K0, Wc)
+            lt = _qv_axpy(lq, t, Dq)
+            ok, lmin = _face_check(d, lt, K0, Wc)  # exact: nonnegative inequality multipliers, (i), S >= 0
             if ok:
-                return Repair(lt, _bound(d, lt), Fraction(0), lmin, False,
+                return Repair(_qv_fracs(lt), _bound(d, lt), Fraction(0), lmin, False,
                               {**meta, "zero_shift": "push", "t": float(t)})
             tries += 1
             if tries >= 4:
@@ -985,8 +1272,8 @@ def _slack_factor(d: _Data, lam0: np.ndarray, sup: np.ndarray, r: int) -> np.nda
         return None
     V = U[:, -r:] * np.sqrt(w[-r:])
     h = np.where(d.pos_a == d.pos_b, 1.0, 0.5)
-    RG = (d.R[:, :d.nG].tocsr()[sup].toarray() * h).T  # nG x nsup: entries of S per multiplier
-    AF = d.R[:, d.nG:].tocsr()[sup].toarray().T  # nfc x nsup
+    RG = (d.RG_rows(sup) * h).T  # nG x nsup: entries of S per multiplier
+    AF = d.RF_rows(sup).T  # nfc x nsup
     cG = h * d.obj[:d.nG]
     cF = d.obj[d.nG:]
     x = lam0[sup].copy()
@@ -1031,12 +1318,12 @@ def _central_direction(d: _Data, lam_f: np.ndarray, act: np.ndarray, Pw: np.ndar
     Din /= top
     sup = np.flatnonzero(act)
     E = _tri_map(d, Pw)  # nG x ntri
-    RG = d.R[:, :d.nG].tocsr()
+    RG = d.RG_sub(None) if d.dense else d.RGc
     m_in = (RG.T @ Din) @ E
-    A = (RG[sup] @ E).T  # ntri x nsup
-    AF = d.R[:, d.nG:].tocsr()
+    A = np.asarray(d.RG_sub(sup) @ E).T  # ntri x nsup
+    AF = d.RF_rows() if d.dense else d.RFc
     if AF.shape[1]:
-        AFs = AF[sup].toarray().T
+        AFs = d.RF_rows(sup).T
         x0 = np.linalg.lstsq(AFs, -(AF.T @ Din), rcond=None)[0]
         if float(np.abs(AFs @ x0 + AF.T @ Din).max()) > 1e-9:
             return None
@@ -1101,8 +1388,8 @@ def _central_direction_free(d: _Data, lam_f: np.ndarray, act: np.ndarray, Pw: np
     Din /= top
     sup = np.flatnonzero(~inact)
     E = _tri_map(d, Pw)
-    AG = (d.R[:, :d.nG].tocsr() @ E).T  # ntri x m
-    AFt = d.R[:, d.nG:].toarray().T  # nfc x m
+    AG = np.asarray((d.RG_rows() if d.dense else d.RGc) @ E).T  # ntri x m
+    AFt = d.RF_rows().T  # nfc x m
     A = np.vstack([AG, AFt])
     ntri = AG.shape[0]
     try:
@@ -1225,28 +1512,31 @@ def _face_push_on(d: _Data, sol: SDPSolution, lam_f: np.ndarray, act: np.ndarray
         D = _central_direction_free(d, lam_f, act, Pw)
     if D is None:
         return None
-    Dq = _homogeneous(d, sorted(sup.tolist()), D, lam_r)
+    lq = _qv_of(lam_r)
+    lam_f = _qv_floats(lq)
+    Dq = _homogeneous_qv(d, sorted(sup.tolist()), D, lam_f)
     if Dq is None:
         return None
-    SD = (_float_slack(d, np.array([float(x) for x in Dq])) - _float_slack(d, np.zeros(d.m)))[np.ix_(Wc, Wc)]
+    Df = _qv_floats(Dq)
+    SD = (_float_slack(d, Df) - _float_slack(d, np.zeros(d.m)))[np.ix_(Wc, Wc)]
     ev = float(np.linalg.eigvalsh(Q.T @ SD @ Q)[0])
     if not ev > 0:
         return None
     t = _dyadic_up(max(4.0 * max(-float(w[0]), fl) / ev, 1e-300))
-    cap = min((lam_r[i] / -Dq[i] for i in range(d.n_eq, d.m) if Dq[i] < 0), default=None)
+    cap = _float_cap(d, lam_f, Df)
     tries = 0
     for _ in range(40):
-        if cap is not None and t > cap:
+        if t > cap:
             return None
         if float(np.linalg.eigvalsh(Sf + float(t) * SD)[0]) > 2 * fl:
-            lt = [lam_r[i] + t * Dq[i] for i in range(d.m)]
-            ok, lmin = _face_check(d, lt, K0, Wc)
+            lt = _qv_axpy(lq, t, Dq)
+            ok, lmin = _face_check(d, lt, K0, Wc)  # exact: nonnegative inequality multipliers, (i), S >= 0
             if ok:
                 meta = {**meta, "zero_shift": "face push", "t": float(t)}
                 fp = _face_point(d, sol, lam1, act)
                 if fp is not None:
                     meta["face_point"] = fp
-                return Repair(lt, _bound(d, lt), Fraction(0), lmin, False, meta)
+                return Repair(_qv_fracs(lt), _bound(d, lt), Fraction(0), lmin, False, meta)
             tries += 1
             if tries >= 4:
                 return None
@@ -1282,9 +1572,9 @@ def _face_point(d: _Data, sol: SDPSolution, lam: np.ndarray, act: np.ndarray
     iu, ju = np.triu_indices(k)
     X0 = Q.T @ G0 @ Q
     x0 = np.concatenate([np.where(iu == ju, X0[iu, ju], math.sqrt(2.0) * X0[iu, ju]), F0])
-    R = d.R.tocsr()
-    Ra = R[np.flatnonzero(act)]
-    A = np.hstack([(Ra[:, :d.nG] @ E), Ra[:, d.nG:].toarray()])
+    R = d.R
+    ia = np.flatnonzero(act)
+    A = np.hstack([np.asarray(d.RG_sub(ia) @ E), d.RF_rows(ia)])
     rhs = d.consts[act] - A @ x0
     y = np.linalg.lstsq(A, rhs, rcond=None)[0]
     x = x0 + y
@@ -1333,25 +1623,23 @@ def _fdown(q: Fraction) -> float:
     return math.nextafter(x, -math.inf) if Fraction(x) > q else x
 
 
-def _exported_view(sol: SDPSolution) -> Any:
+def _exported_view(sol: SDPSolution, data: _Data | None = None) -> Any:
     """The solution's data in the layout of :class:`fairtheory.worstcase.solvers.ExportedPEP` (float views only:
-    ``MG`` both triangles, ``AF``, ``c``, ``C``, ``cF``, ``c0``) for the KKT Newton of :mod:`fairtheory.proofs.search`."""
+    ``MG`` both triangles, ``AF``, ``c``, ``C``, ``cF``, ``c0``) for the KKT Newton of :mod:`fairtheory.proofs.search`
+    (``data``: as in :func:`repair`)."""
     import scipy.sparse as sp
 
-    d = _Data(sol)
+    d = _data(sol, data)
     dim, nG = d.dim, d.nG
-    RG = d.R[:, :nG].tocoo()
-    a, b = d.pos_a[RG.col], d.pos_b[RG.col]
-    v = np.where(a == b, RG.data, 0.5 * RG.data)
+    row, col, dat = d.RG_coo
+    a, b = d.pos_a[col], d.pos_b[col]
+    v = np.where(a == b, dat, 0.5 * dat)
     off = a != b
-    MG = sp.csr_matrix((np.concatenate([v, v[off]]), (np.concatenate([RG.row, RG.row[off]]),
+    MG = sp.csr_matrix((np.concatenate([v, v[off]]), (np.concatenate([row, row[off]]),
                                                        np.concatenate([a * dim + b, (b * dim + a)[off]]))),
                        shape=(d.m, dim * dim))
-    AF = d.R[:, nG:].tocsr()
-    C = np.zeros((dim, dim))
-    h = np.where(d.pos_a == d.pos_b, 1.0, 0.5) * d.obj[:nG]
-    C[d.pos_a, d.pos_b] = h
-    C[d.pos_b, d.pos_a] = h
+    AF = d.RFc
+    C = d.C.copy()
     return SimpleNamespace(MG=MG, AF=AF, c=-d.consts, C=C, cF=d.obj[nG:], c0=float(sol.objective_const), m=d.m,
                            n_eq=d.n_eq, dim=dim, nf=AF.shape[1])
 
@@ -1362,7 +1650,7 @@ NEWTON_MAX_WORK = 300000
 NEWTON_TAUS = (1e-6, 1e-5, 1e-7)
 
 
-def newton_polish(sol: SDPSolution) -> tuple[SDPSolution, float] | None:
+def newton_polish(sol: SDPSolution, data: _Data | None = None) -> tuple[SDPSolution, float] | None:
     """``(sol', value)``: ``sol`` with its multipliers (and, when its function values are recovered from its active
     rows to ``1e-12``, its Gram matrix, values and primal value) replaced by those of a KKT point found by
     Gauss-Newton from it
@@ -1370,7 +1658,7 @@ def newton_polish(sol: SDPSolution) -> tuple[SDPSolution, float] | None:
     ``~1e-15`` from a solver's ``1e-8``), and that point's objective (a float-feasible primal point: every row
     ``<= 1e-12``, ``G >= -1e-12``; not a rigorous lower bound).  ``None`` when the data are too large
     (:data:`NEWTON_MAX_WORK`), no active set converges, or the polished inequality multipliers are negative beyond
-    rounding (a degenerate dual: their clipping would break (i))."""
+    rounding (a degenerate dual: their clipping would break (i)).  ``data``: as in :func:`repair`."""
     import dataclasses
 
     if sol.rows is None or sol.z is None or sol.gram is None or sol.F is None:
@@ -1378,7 +1666,7 @@ def newton_polish(sol: SDPSolution) -> tuple[SDPSolution, float] | None:
     m = sol.rows.shape[0]
     if m * sol.dim * sol.dim > NEWTON_MAX_WORK:
         return None
-    P = _exported_view(sol)
+    P = _exported_view(sol, data)
     G = np.asarray(sol.gram, dtype=np.float64)
     F = np.asarray(sol.F, dtype=np.float64)
     ref = FloatSolve(sol.status, np.asarray(sol.z, dtype=np.float64), float(sol.value), G, F, "clarabel", 0.0)
@@ -1442,6 +1730,25 @@ def _lower_doubt(sol: SDPSolution) -> float:
     return out if math.isfinite(out) else math.inf
 
 
+def _shift_needed(d: _Data, sol: SDPSolution) -> bool:
+    """Whether the float slack at the solver's multipliers (inequalities clipped at 0) is not positive definite beyond
+    the float eigenvalues' accuracy: :func:`repair` then proves at best ``eps > 0`` (it takes ``eps = 0`` only above
+    that accuracy)."""
+    if sol.z is None or d.dim == 0:
+        return False
+    z = np.asarray(sol.z, dtype=np.float64)
+    if z.shape != (d.m,) or not np.all(np.isfinite(z)):
+        return False
+    lam = z.copy()
+    lam[d.n_eq:] = np.maximum(lam[d.n_eq:], 0.0)
+    S = _float_slack(d, lam)
+    if not np.all(np.isfinite(S)):
+        return False
+    w = np.linalg.eigvalsh(S)
+    fl = 4 * (d.dim + 1) * 2.0 ** -52 * max(1.0, float(np.abs(S).max(initial=0.0)))
+    return bool(w[0] <= fl)
+
+
 def exact_bracket(sol: SDPSolution, interior: Callable[[float], SDPSolution | None] | None = None, *,
                   tol: float = 1e-7, lower: float | None = None, lower_rigorous: bool = False,
                   trace_bound: Fraction | None = None, newton: bool = True, zero: bool = True) -> ExactBracket:
@@ -1457,7 +1764,13 @@ def exact_bracket(sol: SDPSolution, interior: Callable[[float], SDPSolution | No
     end is doubtful (:func:`_lower_doubt` above :data:`DOUBT_FRACTION` of the tolerance: the solver's point violates
     its rows by enough to move its objective by about the tolerance).  ``lower``: a lower end (default the solver's
     primal value, not rigorous unless ``lower_rigorous``).  ``value`` never exceeds ``upper`` (a certified value never
-    exceeds its own certificate); ``value_is`` as in :class:`ExactBracket`."""
+    exceeds its own certificate); ``value_is`` as in :class:`ExactBracket`.
+
+    Order (cost only; every certificate is proved the same way): without a trace bound and with the solver's slack
+    indefinite in floats (:func:`_shift_needed`), the zero shift runs first and the shifted repair only where it
+    fails; when, in addition, the solver's point is doubtful against its own value and the zero shift is not a face
+    push (:func:`_zero_route`), the KKT point comes first and the zero shift there closes the bracket alone when it
+    can (else the stages above run, the Newton polish not repeated)."""
     v = float(sol.value - sol.trace_weight * np.trace(sol.gram)) if sol.gram is not None else float(sol.value)
     lo = v if lower is None else float(lower)
     info: dict[str, Any] = {"solver_value": float(sol.value), "stages": []}
@@ -1466,20 +1779,56 @@ def exact_bracket(sol: SDPSolution, interior: Callable[[float], SDPSolution | No
     def narrow(u: Fraction | None, low: float) -> bool:
         return u is not None and float(u) - low <= tol * max(abs(float(u)), tiny)
 
-    tight = repair(sol, polish=False)
+    d = _Data(sol) if sol.rows is not None and sol.objective_row is not None else None
     inner: Repair | None = None
     point: SDPSolution | None = None
     asked = False
     best: Fraction | None = None
-    if tight is not None:
-        best = upper_from(tight, None, trace_bound)
-        info["stages"].append("solver multipliers")
     zs: Repair | None = None
-    if zero and not narrow(best, lo) and (tight is None or tight.eps > 0):
-        zs = zero_shift(sol)
+    tight: Repair | None = None
+    shift = zero and trace_bound is None and d is not None and _shift_needed(d, sol)
+    early: tuple[SDPSolution, float] | None = None
+    early_tried = False
+    if shift and newton and lower is None and sol.gram is not None and sol.z is not None:
+        doubt0 = _lower_doubt(sol)
+        rt = _zero_route(d, np.asarray(sol.z, dtype=np.float64)) if doubt0 > DOUBT_FRACTION * tol * max(
+            abs(v), tiny) and np.shape(sol.z) == (d.m,) and np.all(np.isfinite(sol.z)) and d.dim else None
+        if rt is not None and not rt[-1]:  # not a face push (that brings its own lower end: the face point)
+            # the solver's point is doubtful before anything is proved (its doubt against its own value): the Newton
+            # stage runs whatever the zero shift at the solver's point proves - so the KKT point first, and the zero
+            # shift there alone when it closes the bracket (one zero shift instead of two)
+            early_tried = True
+            early = newton_polish(sol, d)
+            if early is not None:
+                sol2, obj = early
+                z2 = zero_shift(sol2, d)
+                if z2 is not None and narrow(z2.bound, obj):
+                    info["stages"] += ["kkt newton", "zero shift (kkt point)"]
+                    info["lower_doubt"] = doubt0
+                    return _finish(obj, z2.bound, z2, None, info, sol2 if sol2.value == obj else None, None, lower,
+                                   lower_rigorous, tol)
+    if shift:
+        # the solver's multipliers leave the slack indefinite (float) and nothing pays a shift but an interior end:
+        # the zero shift first, the shifted repair only where the zero shift fails (it proves nothing alone)
+        zs = zero_shift(sol, d)
         info["stages"].append("zero shift" if zs is not None else "zero shift failed")
-        if zs is not None and (best is None or zs.bound < best):
+        if zs is not None:
             best, tight = zs.bound, zs
+        else:
+            tight = repair(sol, polish=False, data=d)
+            if tight is not None:
+                best = upper_from(tight, None, trace_bound)
+                info["stages"].insert(0, "solver multipliers")
+    else:
+        tight = repair(sol, polish=False, data=d)
+        if tight is not None:
+            best = upper_from(tight, None, trace_bound)
+            info["stages"].append("solver multipliers")
+        if zero and not narrow(best, lo) and (tight is None or tight.eps > 0):
+            zs = zero_shift(sol, d)
+            info["stages"].append("zero shift" if zs is not None else "zero shift failed")
+            if zs is not None and (best is None or zs.bound < best):
+                best, tight = zs.bound, zs
     if tight is not None:
         if not narrow(best, lo) and interior is not None and tight.eps > 0:
             asked = True
@@ -1509,22 +1858,22 @@ def exact_bracket(sol: SDPSolution, interior: Callable[[float], SDPSolution | No
     # the float value 1e-9 relative above the bound; clipped to the bound it would sit above the worst case)
     doubtful = doubtful or (best is not None and lower is None and point is None and lo > float(best))
     if newton and (not narrow(best, lo) or doubtful):
-        got = newton_polish(sol)
+        got = early if early_tried else newton_polish(sol, d)
         info["stages"].append("kkt newton" if got is not None else "kkt newton failed")
         if got is not None:
             sol2, obj = got
             # a proved upper end already within the tolerance of the KKT point's objective: only the lower end moves
             done = best is not None and narrow(best, obj if lower is None else lo)
             # the zero shift at the KKT point where the solver's point had one (first), or nothing else pays the shift
-            t2 = zero_shift(sol2) if zero and zs is not None and not done else None
+            t2 = zero_shift(sol2, d) if zero and zs is not None and not done else None
             if done:
                 pass
             elif t2 is not None:
                 info["stages"].append("zero shift (kkt point)")
             else:
-                t2 = repair(sol2, polish=False)
+                t2 = repair(sol2, polish=False, data=d)
                 if zero and zs is None and (t2 is None or t2.eps > 0) and inner is None and trace_bound is None:
-                    z2 = zero_shift(sol2)
+                    z2 = zero_shift(sol2, d)
                     if z2 is not None:
                         info["stages"].append("zero shift (kkt point)")
                         t2 = z2
@@ -1542,6 +1891,15 @@ def exact_bracket(sol: SDPSolution, interior: Callable[[float], SDPSolution | No
             if lower is None:
                 lo = obj  # a float-feasible KKT point's objective: the better estimate of the lower end
                 point = sol2 if sol2.value == obj else None
+    return _finish(lo, best, tight, inner, info, point, face_pt, lower, lower_rigorous, tol)
+
+
+def _finish(lo: float, best: Fraction | None, tight: Repair | None, inner: Repair | None, info: dict[str, Any],
+            point: SDPSolution | None, face_pt: SDPSolution | None, lower: float | None, lower_rigorous: bool,
+            tol: float) -> ExactBracket:
+    """The :class:`ExactBracket` of :func:`exact_bracket`'s stages: the proved upper end ``best`` rounded up, the
+    lower end ``lo`` never above it, ``value_is`` by the tolerance."""
+    tiny = 1e-300
     if tight is not None:
         info.update(eps=float(tight.eps), bound=float(tight.bound), lmin=tight.lmin)
     if inner is not None:
