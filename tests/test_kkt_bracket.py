@@ -269,17 +269,20 @@ def test_grown_active_set_closes_kappa_2_t_3() -> None:
 
 
 def test_one_blas_thread_limits_every_blas_and_keeps_its_controller() -> None:
-    """Inside ``_one_blas_thread`` every BLAS loaded (numpy's and scipy's) runs one thread; the controller is reused
-    while no module is imported, and the limits are restored on exit."""
+    """Inside ``one_blas_thread`` (the proof search's guard is the same function) every BLAS loaded (numpy's and
+    scipy's) runs one thread; the controller is reused while no module is imported, and the limits are restored on
+    exit."""
     threadpoolctl = pytest.importorskip("threadpoolctl")
     from fairtheory.proofs import search
+    from fairtheory.worstcase import gram
 
+    assert search._one_blas_thread is gram.one_blas_thread
     before = {i["filepath"]: i["num_threads"] for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas"}
-    with search._one_blas_thread():
-        ctl = search._BLAS_CONTROLLER[0][1]
+    with gram.one_blas_thread():
+        ctl = gram._BLAS_ONE[0][1]
         inside = [i for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas"]
         assert inside and all(i["num_threads"] == 1 for i in inside)
-    with search._one_blas_thread():
-        assert search._BLAS_CONTROLLER[0][1] is ctl
+    with gram.one_blas_thread():
+        assert gram._BLAS_ONE[0][1] is ctl
     after = {i["filepath"]: i["num_threads"] for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas"}
     assert after == before

@@ -54,9 +54,7 @@ The result is re-checked with :func:`fairtheory.proofs.certificate.verify_multip
 
 from __future__ import annotations
 
-import contextlib
 import math
-import sys
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -69,6 +67,7 @@ from fairtheory._validation import check_in_range
 from fairtheory.errors import FairtheoryValueError, SolverError
 from fairtheory.proofs.exact_linalg import is_psd, solve_sparse
 from fairtheory.worstcase import solvers
+from fairtheory.worstcase.gram import one_blas_thread as _one_blas_thread
 from fairtheory.worstcase.solvers import ExportedPEP, FloatSolve, exported_pep
 from fairtheory_kernel.pep import verify_multipliers
 
@@ -128,24 +127,6 @@ class SearchResult:
 
 
 # ----------------------------------------------------------------------------------------------- float solves
-_BLAS_CONTROLLER: list[Any] = []  # [(len(sys.modules) when built, ThreadpoolController)]
-
-
-def _one_blas_thread() -> contextlib.AbstractContextManager[Any]:
-    """BLAS limited to one thread (``threadpoolctl`` when installed): the dense least squares here are small, and a
-    multi-threaded BLAS next to a busy core runs them ~3x slower (measured on 2 cores).  The controller (its scan of
-    the loaded libraries costs ~6 ms) is kept and rebuilt only after new modules were imported (a new BLAS may have
-    come with them)."""
-    try:
-        from threadpoolctl import ThreadpoolController
-    except Exception:  # noqa: BLE001 - optional
-        return contextlib.nullcontext()
-    import scipy.linalg  # noqa: F401 - loaded before the scan: its own BLAS (the low-rank Newton's) is limited too
-
-    n_mod = len(sys.modules)
-    if not _BLAS_CONTROLLER or _BLAS_CONTROLLER[0][0] != n_mod:
-        _BLAS_CONTROLLER[:] = [(n_mod, ThreadpoolController())]
-    return _BLAS_CONTROLLER[0][1].limit(limits=1, user_api="blas")
 
 
 def _use_sdpa(P: ExportedPEP) -> bool:
@@ -287,9 +268,11 @@ def _kkt_newton(P: ExportedPEP, ref: FloatSolve, active: np.ndarray, zeros: Sequ
     reference is close (``AlmostSolved`` Clarabel on a degenerate PEP: ``1e-6`` off), to residuals ``~1e-16``.
 
     ``rank`` (no structural ``zeros``): the same system on the rank-``r`` face, ``Gram = V V^T`` with ``V`` of
-    ``dim x r`` started from the reference's top ``r`` eigenpairs (:func:`_kkt_newton_lowrank`): ``r dim + nf +
-    |active|`` unknowns instead of ``dim (dim + 1)/2 + nf + |active|`` (local GD ``lr = 1/40``, ``kappa = 5``:
-    196 instead of 495, one least squares ~20x cheaper).  Its point is accepted by the same test as the full one.
+    ``dim x r`` started from the reference's top ``r`` eigenpairs (:func:`_kkt_newton_lowrank`): ``r dim - r (r -
+    1)/2 + nf + |active|`` unknowns (the rank-``r`` face's dimension: the rotations of ``V`` left out) instead of
+    ``dim (dim + 1)/2 + nf + |active|`` (local GD ``lr = 1/40``, ``kappa = 5``: 195 instead of 495, one least squares
+    ~20x cheaper; Halpern ``N = 20``, rank 21 of 22: 274 instead of 484 with ``V`` whole).  Its point is accepted by
+    the same test as the full one.  The full one builds its complementarity block ``S dGram`` in one scatter.
 
     Returns ``(objective, lambda, Gram, tight rows)`` when the final primal is *feasible to float accuracy* (every
     row ``<= 1e-12``, ``Gram >= -1e-12``, the full system's residual ``<= 1e-12``; with structural ``zeros`` the
@@ -330,7 +313,12 @@ def _kkt_newton(P: ExportedPEP, ref: FloatSolve, active: np.ndarray, zeros: Sequ
     res, G, S = resid(g, F, lam)
     J1 = np.hstack([rowsG[A_idx], AF[A_idx], np.zeros((nA, nA))])
     J2 = np.hstack([np.zeros((nf, ng + nf)), AF[A_idx].T])
-    rows_of = np.arange(d) * d
+    # S dGram: column j = (c, e) holds S[:, c] at rows (a, e) and, c != e, S[:, e] at rows (a, c) (distinct rows)
+    ce_off = iu[0] != iu[1]
+    k1_rows_e = np.arange(d)[:, None] * d + iu[1][None, :]
+    k1_rows_c = (np.arange(d)[:, None] * d + iu[0][None, :])[:, ce_off]
+    k1_cols = np.broadcast_to(np.arange(ng), (d, ng))
+    k1_cols_off = k1_cols[:, ce_off]
     for it in range(iters):
         err = float(np.abs(res).max()) if np.all(np.isfinite(res)) else math.inf
         if err < 1e-15 or (it >= 5 and err > 1e-9) or not math.isfinite(err):
@@ -338,11 +326,9 @@ def _kkt_newton(P: ExportedPEP, ref: FloatSolve, active: np.ndarray, zeros: Sequ
         Sz = S.copy()
         Sz[zs, :] = 0.0
         Sz[:, zs] = 0.0
-        K1 = np.zeros((d * d, ng))  # S dGram: column (c, e) holds S[:, c] at rows (a, e) and S[:, e] at (a, c)
-        for j, (c, e) in enumerate(zip(*iu, strict=True)):
-            K1[rows_of + e, j] += Sz[:, c]
-            if c != e:
-                K1[rows_of + c, j] += Sz[:, e]
+        K1 = np.zeros((d * d, ng))  # one scatter, no loop per column; ``0.0 + x``: the sum the zeros held
+        K1[k1_rows_e, k1_cols] = 0.0 + Sz[:, iu[0]]
+        K1[k1_rows_c, k1_cols_off] = 0.0 + Sz[:, iu[1][ce_off]]
         Gz = G.copy()
         Gz[zs, :] = 0.0
         Gz[:, zs] = 0.0
@@ -428,13 +414,17 @@ def _kkt_newton_lowrank(P: ExportedPEP, ref: FloatSolve, active: np.ndarray, ran
     r"""Gauss-Newton on the KKT system of :func:`_kkt_newton` restricted to ``Gram = V V^T``, ``V`` of ``dim x
     rank``: unknowns ``V``, ``F``, ``lambda_active``; equations ``<M_k, V V^T> + a_k . F + c_k = 0`` (``k`` active),
     (i) and ``S(lambda) V = 0`` (``S`` symmetrised; with ``V`` of full column rank the same as ``S Gram = 0``).
-    Jacobian: ``2 M_k V`` (rows), ``a_k`` (F), ``S kron I`` and ``M_k V`` (complementarity); least squares with
-    singular values below :data:`LOWRANK_RCOND` times the largest dropped (the free directions of a degenerate
-    dual and the rotations ``V -> V Q``).  Start: ``V = U_r diag(sqrt(w_r))`` from the reference's top ``rank``
-    eigenpairs, ``F`` and ``lambda`` the reference's.  Returns the last ``(V, F, lambda_active)`` (checked by the
-    caller, :func:`_kkt_accept`), ``None`` on non-finite iterates."""
-    import scipy.linalg
 
+    The step of ``V`` is sought as ``dV = V A + W B`` (``A`` symmetric ``r x r``, ``W`` an orthonormal basis of
+    ``range(V)^perp``, ``B`` of ``(dim - r) x r``; :func:`_lowrank_step`): the rotations ``V -> V (I + K)``, ``K``
+    skew, leave ``Gram`` unchanged and are the only directions left out (``V A + W B = V K`` forces ``B = 0``,
+    ``A = K``): ``r dim - r (r - 1)/2`` unknowns of ``V``, the dimension of the rank-``r`` face, instead of ``r
+    dim``, and as many complementarity equations (the rotated ``S V = 0`` less the antisymmetric part of ``V^T S
+    V``, which vanishes with the rest): Halpern ``N = 20``, rank 21 of 22: a square system of 274 instead of 484 x
+    484.  Least squares with singular values below :data:`LOWRANK_RCOND` times the largest dropped (the free
+    directions of a degenerate dual).  Start: ``V = U_r diag(sqrt(w_r))`` from the
+    reference's top ``rank`` eigenpairs, ``F`` and ``lambda`` the reference's.  Returns the last ``(V, F,
+    lambda_active)`` (checked by the caller, :func:`_kkt_accept`), ``None`` on non-finite iterates."""
     d, nf = P.dim, P.nf
     A_idx = np.flatnonzero(active)
     nA = A_idx.size
@@ -449,7 +439,6 @@ def _kkt_newton_lowrank(P: ExportedPEP, ref: FloatSolve, active: np.ndarray, ran
     V = U[:, -rank:] * np.sqrt(np.maximum(w[-rank:], 0.0))
     F = np.asarray(ref.F, dtype=np.float64).copy()
     lam = np.asarray(ref.z, dtype=np.float64)[A_idx].copy()
-    nV = d * rank
 
     def resid(V: np.ndarray, F: np.ndarray, lam: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         S = (lam @ Mflat).reshape(d, d) - C
@@ -457,24 +446,15 @@ def _kkt_newton_lowrank(P: ExportedPEP, ref: FloatSolve, active: np.ndarray, ran
                                (S @ V).reshape(-1)]), S
 
     res, S = resid(V, F, lam)
-    J = np.zeros((nA + nf + nV, nV + nf + nA))
-    J[:nA, nV:nV + nf] = AFa
-    J[nA:nA + nf, nV + nf:] = AFa.T
-    Ir = np.eye(rank)
+    step_of = _lowrank_step(M, AFa, d, nf, rank)
     for it in range(iters):
         err = float(np.abs(res).max()) if np.all(np.isfinite(res)) else math.inf
         if err < 1e-15 or (it >= 6 and err > 1e-9) or not math.isfinite(err):
             break  # converged, or not converging quadratically from this start: give up early
-        MV = (M @ V).reshape(nA, nV)  # row k: vec(M_k V), row-major
-        J[:nA, :nV] = 2.0 * MV
-        J[nA + nf:, :nV] = np.kron(S, Ir)  # S dV, vec row-major
-        J[nA + nf:, nV + nf:] = MV.T
-        # complete orthogonal factorisation (pivoted QR, LAPACK gelsy): the minimum-norm step on the numerical
-        # range, ~2x cheaper than the SVD of lstsq's gelsd at these sizes
-        step = scipy.linalg.lstsq(J, -res, cond=LOWRANK_RCOND, lapack_driver="gelsy", check_finite=False)[0]
+        V, dV, dF, dl = step_of(V, S, res)  # V rotated (the same Gram, the same residual norm)
         a, n0 = 1.0, float(np.linalg.norm(res))
         while a > 1e-4:
-            V2, F2, l2 = V + a * step[:nV].reshape(d, rank), F + a * step[nV:nV + nf], lam + a * step[nV + nf:]
+            V2, F2, l2 = V + a * dV, F + a * dF, lam + a * dl
             r2, S2 = resid(V2, F2, l2)
             if np.all(np.isfinite(r2)) and float(np.linalg.norm(r2)) < n0:
                 break
@@ -485,6 +465,73 @@ def _kkt_newton_lowrank(P: ExportedPEP, ref: FloatSolve, active: np.ndarray, ran
     if not (np.all(np.isfinite(V)) and np.all(np.isfinite(F)) and np.all(np.isfinite(lam))):
         return None
     return V, F, lam
+
+
+def _lowrank_step(M: np.ndarray, AFa: np.ndarray, d: int, nf: int, rank: int) -> Any:
+    r"""The Gauss-Newton step of :func:`_kkt_newton_lowrank` as a function ``(V, S, residual) -> (V', dV, dF,
+    dlambda)``, ``M`` the active rows' symmetric ``M_k`` (``nA x d x d``), ``AFa`` their ``a_k``; ``V' = V Q``
+    (``Q`` orthogonal: the same ``Gram``) the point the step starts from.
+
+    ``V = U_r diag(sigma) Q^T`` (SVD, ``U = [U_r W]`` complete), ``V' = U_r diag(sigma)``: orthogonal columns.
+    Unknowns ``(A, B, dF, dlambda)`` with ``dV = V' A + W B`` (``A`` symmetric, its upper triangle).  Equations: the
+    active rows ``2 <V'^T M_k V', A> + 2 <W^T M_k V', B> + a_k . dF``, (i) ``sum_k dlambda_k a_k``, and the
+    complementarity ``E = S V'`` linearised (``(S V') A + (S W) B + dS V'``) and rotated by ``U^T`` (orthogonal: the
+    least squares unchanged): ``W^T E`` (``(dim - r) r`` rows) and the symmetric part of ``U_r^T E = K diag(sigma)``,
+    ``K = U_r^T S U_r`` (``r (r + 1)/2`` rows, ``(X_ij + X_ji)/sqrt 2`` off the diagonal).  Its antisymmetric part,
+    ``K_ij (sigma_j - sigma_i)/2``, vanishes with the symmetric one ``K_ij (sigma_i + sigma_j)/2`` and is left out:
+    a square system of ``r dim - r (r - 1)/2 + nf + nA`` equations and unknowns instead of ``r dim + nf + nA`` rows.
+    The dropped rows' linearisation is ``O(|K| |step|)``, second order: the step still converges quadratically (at
+    the new point ``K = O(residual^2)`` follows from ``sym(K diag(sigma)) = O(residual^2)``).  The minimum-norm
+    least-squares step on the numerical range (pivoted QR, LAPACK ``gelsy``, relative cutoff
+    :data:`LOWRANK_RCOND`: a degenerate dual's free directions)."""
+    import scipy.linalg
+
+    r = rank
+    nA = M.shape[0]
+    nV = d * r
+    iu, ju = np.triu_indices(r)
+    nS, nB = iu.size, (d - r) * r
+    p = nS + nB
+    n = p + nf + nA
+    off = iu != ju
+    wgt = np.where(off, 4.0, 2.0)  # d/dA_ij <V^T M_k V, A> = 2 (V^T M_k V)_ij off the diagonal; times 2 (V V^T)
+    sym = np.where(off, 1.0 / math.sqrt(2.0), 0.5)  # (X_ij + X_ji)/sqrt 2 off the diagonal, X_ii on it
+    rows_j = np.arange(d)[:, None] * r + ju[None, :]  # (S V A)_{a, j} gets (S V)_{a, i} A_ij
+    rows_i = (np.arange(d)[:, None] * r + iu[None, :])[:, off]  # and (S V)_{a, i} gets (S V)_{a, j} A_ji
+    cols = np.broadcast_to(np.arange(nS), (d, nS))
+    cols_off = cols[:, off]
+    J = np.zeros((nA + nf + p, n))
+    J[:nA, p:p + nf] = AFa
+    J[nA:nA + nf, p + nf:] = AFa.T
+    Ir = np.eye(r)
+
+    def step(V: np.ndarray, S: np.ndarray, res: np.ndarray
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        U, _, Qt = np.linalg.svd(V, full_matrices=True)
+        V = V @ Qt.T  # U_r diag(sigma)
+        W = U[:, r:]
+        MV = M @ V  # nA x d x r
+        T = np.swapaxes(MV, 1, 2) @ V  # V^T M_k V (symmetric)
+        J[:nA, :nS] = T[:, iu, ju] * wgt
+        J[:nA, nS:p] = 2.0 * (W.T @ MV).reshape(nA, nB)
+        SV = S @ V
+        JC = np.zeros((nV, n))  # the complementarity rows (a, j) of S V, row-major, before the rotation
+        JC[rows_j, cols] = SV[:, iu]
+        JC[rows_i, cols_off] = SV[:, ju[off]]  # other rows than the line above's (i != j)
+        JC[:, nS:p] = np.kron(S @ W, Ir)
+        JC[:, p + nf:] = MV.reshape(nA, nV).T
+        TC = (U.T @ JC.reshape(d, r * n)).reshape(d, r, n)
+        E = U.T @ SV
+        J[nA + nf:nA + nf + nS] = (TC[iu, ju] + TC[ju, iu]) * sym[:, None]
+        J[nA + nf + nS:] = TC[r:].reshape(nB, n)
+        rhs = np.concatenate([res[:nA + nf], (E[iu, ju] + E[ju, iu]) * sym, E[r:].reshape(-1)])
+        x = scipy.linalg.lstsq(J, -rhs, cond=LOWRANK_RCOND, lapack_driver="gelsy", check_finite=False)[0]
+        Asym = np.zeros((r, r))
+        Asym[iu, ju] = x[:nS]
+        Asym[ju, iu] = x[:nS]
+        return V, V @ Asym + W @ x[nS:p].reshape(d - r, r), x[p:p + nf], x[p + nf:]
+
+    return step
 
 
 def kkt_newton_grown(P: ExportedPEP, ref: FloatSolve, active: np.ndarray, rank: int, rounds: int = GROW_ROUNDS

@@ -1143,7 +1143,8 @@ def _pushable(d: _Data, free: list[int], Wc: list[int], Q: np.ndarray, Qf: np.nd
     if Qf.shape[1]:
         T = T - (T @ Qf) @ Qf.T
     Z = T.reshape(nq, d.dim * len(free)).T
-    _, sv, Vt = np.linalg.svd(np.linalg.qr(Z, mode="r"), full_matrices=False)
+    with _one_blas_thread():  # a 946 x 21 QR (OGM N = 20) wakes OpenBLAS's workers: ~48 ms of their CPU
+        _, sv, Vt = np.linalg.svd(np.linalg.qr(Z, mode="r"), full_matrices=False)
     keep = sv > 1e-10 * max(float(sv[0]) if sv.size else 0.0, 1e-300)
     return Q @ Vt[keep].T, Q @ Vt[~keep].T
 

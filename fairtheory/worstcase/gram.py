@@ -11,7 +11,8 @@ rank) and all function values in a vector ``F``; a :class:`Scalar` is a linear c
   float64); :func:`vsum` - weighted sums of vectors;
 * :func:`scalar_row` - a scalar as a sparse row over ``[G_ab (a <= b), F]`` (the float solvers' data);
   ``_exact_row`` - the same row exactly, as :class:`~fractions.Fraction` (the exact export of a PEP);
-* :func:`gram_coordinates` - explicit vectors from a solved Gram matrix (``G = V^T V``);
+* :func:`gram_coordinates` - explicit vectors from a solved Gram matrix (``G = V^T V``); :func:`one_blas_thread` - BLAS
+  limited to one thread around a small dense call (OpenBLAS's idle workers cost more than the call);
 * :class:`RowBlock` / :class:`LazyRow` - a function class's interpolation rows built as arrays over all point pairs
   at once, bitwise the floats :func:`scalar_row` writes row by row (issue 41; section "array-built rows" below).
 
@@ -21,7 +22,9 @@ docs/worstcase.md.
 
 from __future__ import annotations
 
+import contextlib
 import math
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -348,10 +351,34 @@ def _exact_row(s: Scalar) -> tuple[dict[tuple[int, int], Fraction], dict[int, Fr
     return G, F, _fr(s.const)
 
 
+_BLAS_ONE: list[Any] = []  # [(len(sys.modules) when built, threadpoolctl.ThreadpoolController)]
+
+
+def one_blas_thread() -> contextlib.AbstractContextManager[Any]:
+    """BLAS limited to one thread (``threadpoolctl`` when installed, else nothing) for a small dense call.  OpenBLAS
+    wakes its worker threads for the matrix products of LAPACK's divide-and-conquer eigensolver from dimension 26 on
+    (``dstedc`` above ``SMLSIZ = 25``): ``numpy.linalg.eigh`` of a 26 x 26 matrix then costs ~7 ms of the caller's
+    time waiting for them and as much again of theirs spinning afterwards (measured on 2 cores), against ~0.4 ms in
+    one thread.  The controller (its scan of the loaded libraries costs ~6 ms) is kept and rebuilt only after new
+    modules were imported (a new BLAS may have come with them)."""
+    try:
+        from threadpoolctl import ThreadpoolController
+    except Exception:  # noqa: BLE001 - optional
+        return contextlib.nullcontext()
+    import scipy.linalg  # noqa: F401 - loaded before the scan: its own BLAS (the KKT Newton's) is limited too
+
+    n_mod = len(sys.modules)
+    if not _BLAS_ONE or _BLAS_ONE[0][0] != n_mod:
+        _BLAS_ONE[:] = [(n_mod, ThreadpoolController())]
+    return _BLAS_ONE[0][1].limit(limits=1, user_api="blas")
+
+
 def gram_coordinates(sol: SDPSolution) -> Any:
     """Explicit vectors for a PEP solution: factor ``G = V^T V`` (eigenvalues below ``1e-12 max(1, lambda_max)``
-    dropped) and return ``coords(v) = V c(v)``, the point in ``R^rank`` of a symbolic :class:`Vec`."""
-    w, U = np.linalg.eigh(sol.gram)
+    dropped) and return ``coords(v) = V c(v)``, the point in ``R^rank`` of a symbolic :class:`Vec` (the
+    eigendecomposition in one BLAS thread: :func:`one_blas_thread`)."""
+    with one_blas_thread():
+        w, U = np.linalg.eigh(sol.gram)
     keep = w > 1e-12 * max(1.0, float(w.max()))
     V = (U[:, keep] * np.sqrt(w[keep])).T  # (rank, dim)
 

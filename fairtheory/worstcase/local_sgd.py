@@ -24,8 +24,13 @@ from typing import Any
 import numpy as np
 
 from fairtheory.algorithms import fedavg
+from fairtheory.errors import SolverError
+from fairtheory.proofs.search import SDPA_MAX_DIM, SDPA_MAX_ROWS, find_multipliers
+from fairtheory.worstcase import solvers
+from fairtheory.worstcase.exact_lower import ExactData, interior_point, lower_bound
+from fairtheory.worstcase.pep_problem import PEPProblem
 from fairtheory.worstcase.ratio import theorem_coefficients
-from fairtheory.worstcase.traced import worst_case
+from fairtheory.worstcase.traced import trace, worst_case
 
 __all__ = ["theorem_rhs", "sgd_worst_case", "sgd_pep", "sgd_lower", "sgd_upper", "sgd_bracket", "SGDBracket"]
 
@@ -50,8 +55,6 @@ def sgd_pep(n: int, K: int | None, T: int, lr: float, D0: float, rho2: float, si
     :func:`fairtheory.worstcase.traced.worst_case` builds for ``L = 1``, measure ``"value"``, output
     ``"average"``), posed in the units of :class:`~fairtheory.worstcase.pep_problem.PEPProblem`, and its exact value
     unit ``S = L D0 + (rho2 + sigma2)/L``: the worst case is ``S`` times the SDP's value."""
-    from fairtheory.worstcase.pep_problem import PEPProblem
-    from fairtheory.worstcase.traced import trace
 
     problem = PEPProblem(n, L=1.0, mu=0.0, D0=D0, rho2=rho2, sigma2=sigma2)
     problem.size_guard = True
@@ -89,8 +92,6 @@ class SGDBracket:
 
 def _solved(data: dict[str, Any], who: str) -> Any:
     """Clarabel's solution of exported SDP data (tolerance ``1e-10``), or :class:`~fairtheory.errors.SolverError`."""
-    from fairtheory.errors import SolverError
-    from fairtheory.worstcase import solvers
 
     sol = solvers.solve_clarabel(solvers.exported_pep(data, who), tol=1e-10)
     if not sol.ok or sol.gram is None or sol.F is None:
@@ -108,10 +109,6 @@ def sgd_lower(n: int, K: int | None, T: int, lr: float, D0: float, rho2: float, 
     coefficients, no point has slack above ``1e-9`` on their interpolation rows, and mixing Clarabel's (``1.7e-9``
     infeasible) into one loses 24%; SDPA-GMP's (``2e-16``) loses ``6e-8``.  Raises
     :class:`fairtheory.worstcase.exact_lower.LowerBoundError` when no exactly feasible point is found."""
-    from fairtheory.errors import SolverError
-    from fairtheory.proofs.search import SDPA_MAX_DIM, SDPA_MAX_ROWS
-    from fairtheory.worstcase import solvers
-    from fairtheory.worstcase.exact_lower import ExactData, lower_bound
 
     pep, S = sgd_pep(n, K, T, lr, D0, rho2, sigma2)
     red = _without_forced_zeros(pep.export())
@@ -139,7 +136,6 @@ def sgd_upper(n: int, K: int | None, T: int, lr: float, D0: float, rho2: float, 
     value of these SDPs is itself that far off at large ``sigma2`` (the levels ``D0/S`` are ``~1e-5`` of the unit: at
     ``n = 1, T = 3, sigma2 = 5.6e4`` it lies ``1.4e-5`` below the exact lower end of :func:`sgd_lower`).  Raises
     :class:`~fairtheory.errors.SolverError` when no certificate is found."""
-    from fairtheory.proofs.search import find_multipliers
 
     pep, S = sgd_pep(n, K, T, lr, D0, rho2, sigma2)
     return find_multipliers(pep.export(), reference="clarabel", rtol=SGD_UPPER_RTOL).bound * S
@@ -174,7 +170,6 @@ FACE_ROUNDS = 6
 
 def _face_once(data: dict[str, Any]) -> dict[str, Any]:
     """One round of :func:`_without_forced_zeros` (``data`` itself when nothing is removed)."""
-    from fairtheory.worstcase.exact_lower import ExactData, interior_point
 
     ed = ExactData.from_export(data)
     G, F, slack = interior_point(ed, trace_cap=10.0 * int(data["dim"]))
