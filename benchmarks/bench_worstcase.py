@@ -19,7 +19,8 @@ With ``--multi`` it times identical clients (local GD, ``T_N = 1``, ``beta kappa
 issue 41's Gram dimension 100 at ``n = 2``, ``kappa = 47``, ``rho2 = 1`` and ``1/2``; ``--gram200`` adds Gram 200,
 ``kappa = 97``, ``rho2 = 1/2``; ``--targets``: only those two, Gram 100 at ``rho2 = 1/2`` and Gram 200): the symmetric
 reduction (:mod:`fairtheory.worstcase.symmetric`, what ``local_gd_worst_case`` takes for equal weights; "sym solver":
-Clarabel, or from blocks of 20 on the dual by cvxopt's Schur-complement method) against the dense full solve, CPU
+Clarabel, or from blocks of 20 on the dual by cvxopt's Schur-complement method; "sym solves": the route's solves and
+brackets, ``extra["symmetric_solves"]``) against the dense full solve, CPU
 (``time.process_time``, the minimum of ``--repeat`` runs, the routes interleaved) and wall seconds, the route, values
 and whether each is certified (every run of a case must take the same route to the same status: asserted); the dense
 solve is skipped beyond ``--dense-max``.
@@ -188,8 +189,9 @@ def multi_rows(cases: list[tuple[int, int, float]], dense_max: float, repeat: in
     print(f"# bench_worstcase --multi  python {platform.python_version()}  {platform.machine()}  cpus {os.cpu_count()}  "
           f"load {os.getloadavg()[0]:.2f} (1-min average at start); local GD 002 output, T_N = 1, beta kappa L = 1/8, "
           f"L = D0 = 1; CPU s = min of {repeat} (time.process_time)")
-    head = ("| n | kappa | rho2 | Gram dim | rows | sym CPU s | sym wall s | sym route | sym solver | sym value | sym lower | "
-            "value_is | certified | dense CPU s | dense wall s | dense value | dense value_is | certified | load |")
+    head = ("| n | kappa | rho2 | Gram dim | rows | sym CPU s | sym wall s | sym route | sym solver | sym solves | sym value | "
+            "sym lower | value_is | certified | dense CPU s | dense wall s | dense value | dense value_is | certified | "
+            "load |")
     print(head)
     print("|" + "---|" * (head.count("|") - 1), flush=True)
     for n, kappa, rho2 in cases:
@@ -206,7 +208,8 @@ def multi_rows(cases: list[tuple[int, int, float]], dense_max: float, repeat: in
         # every run is the same computation: the same route and the same certified status
         assert len({(d["r"].extra.get("symmetric"), d["r"].certified()) for d in sym_runs}) == 1
         line = (f"| {n} | {kappa} | {rho2:g} | {r.dim} | {r.n_constraints} | {a['cpu']:.1f} | {a['wall']:.1f} | "
-                f"{r.extra.get('symmetric', '-')} | {r.extra.get('symmetric_solver', '-')} | {r.value:.10f} | "
+                f"{r.extra.get('symmetric', '-')} | {r.extra.get('symmetric_solver', '-')} | "
+                f"{', '.join(r.extra.get('symmetric_solves', [])) or '-'} | {r.value:.10f} | "
                 f"{r.lower:.10f} | {r.value_is} | {r.certified()} |")
         if dense:
             d = min(dense_runs, key=lambda e: e["cpu"])

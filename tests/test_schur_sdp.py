@@ -39,7 +39,7 @@ def _bracket(b: lg.Built, n: int, sol):  # type: ignore[no-untyped-def]
                    rho2_level=1.0 / 3.0)
 
 
-@pytest.mark.parametrize("kkt", ["chol", "lowrank"])
+@pytest.mark.parametrize("kkt", ["chol", "lowrank", "orth"])
 @pytest.mark.parametrize(("n", "kappa"), [(2, 4), (3, 3)])
 def test_schur_agrees_with_clarabel(n: int, kappa: int, kkt: str) -> None:
     """The dual solved by cvxopt and the primal solved by Clarabel: the same value (both to their 1e-8 tolerance),
@@ -95,7 +95,7 @@ def test_missing_cvxopt_is_named() -> None:
             schur_sdp.solve_dual_schur(np.zeros(3), sp.csr_matrix((1, 3)), np.zeros(1), n_eq=0, blocks=[2])
 
 
-@pytest.mark.parametrize("kkt", ["chol", "lowrank"])
+@pytest.mark.parametrize("kkt", ["chol", "lowrank", "orth"])
 def test_tiny_sdp_layout(kkt: str) -> None:
     """min tr(Y) + w s.t. Y_01 >= 1 (one PSD block of size 2), w = 1 (an equality): optimum Y = [[1, 1], [1, 1]],
     value 3, the row's multiplier 2 (Clarabel's layout: R y + s = b, svec with sqrt 2 off the diagonal)."""
@@ -136,3 +136,57 @@ def test_row_factors_and_schur_block() -> None:
     X = np.array([(L.T @ M @ L)[ca, cb] * vs for M in mats])
     H = schur_sdp._schur_block(F, L)
     assert np.abs(H - X @ X.T).max() <= 1e-11 * np.abs(X @ X.T).max()
+
+
+def test_orthonormal_factors_and_hadamard_schur_block() -> None:
+    """The factored form of the scaled rows (``X_i = Q_i diag(lam_i) Q_i^T``, orthonormal ``Q_i``) reproduces
+    ``L^T M_i L``, and the Schur matrix from it (``sum_pq lam_ip lam_jq (q_ip . q_jq)^2``, lower triangle) equals the
+    direct ``svec`` Gram matrix - also for rows ``sym(a b^T)`` under an ill-conditioned ``L`` (``L^T a`` ``1e6`` times
+    longer than ``L^T b``), where the unscaled factors' sum would cancel."""
+    rng = np.random.default_rng(5)
+    k, nr = 9, 40
+    ca, cb = schur_sdp._svec_pairs(k)
+    vs = np.where(ca == cb, 1.0, np.sqrt(2.0))
+    rows, mats = [], []
+    for i in range(nr):
+        a, c = rng.standard_normal(k), rng.standard_normal(k)
+        M = 0.5 * (np.outer(a, c) + np.outer(c, a)) - (i % 2) * np.outer(a - c, a - c)
+        mats.append(M)
+        rows.append(M[ca, cb] * vs)
+    F = schur_sdp.row_factors(sp.csr_matrix(np.array(rows)), k)
+    Qe, _ = np.linalg.qr(rng.standard_normal((k, k)))
+    for L in (rng.standard_normal((k, k)) + 3 * np.eye(k), Qe @ np.diag(np.logspace(-3, 3, k))):
+        Qall, lam = schur_sdp._orth_factors(F, L)
+        rr = lam.shape[1]
+        Q3 = Qall.reshape(k, nr, rr).transpose(1, 0, 2)
+        assert np.abs(np.einsum("ikp,ikq->ipq", Q3, Q3) - np.eye(rr)).max() <= 1e-12
+        Xm = np.array([L.T @ M @ L for M in mats])
+        back = np.einsum("ikp,ip,ilp->ikl", Q3, lam, Q3)
+        assert np.abs(back - Xm).max() <= 1e-10 * np.abs(Xm).max()
+        X = np.array([x[ca, cb] * vs for x in Xm])
+        H = np.zeros((nr, nr))
+        schur_sdp._hadamard_add(H, Qall, lam, chunk=16)
+        ref = X @ X.T
+        assert np.abs(np.tril(H) - np.tril(ref)).max() <= 1e-10 * np.abs(ref).max()
+        full = np.tril(H)
+        schur_sdp._lower_to_full(full, chunk=7)
+        assert np.array_equal(full, full.T) and np.array_equal(np.tril(full), np.tril(H))
+
+
+def test_orth_rule_is_the_block_size() -> None:
+    """``kkt="lowrank"`` (default) takes the factored Schur matrix from blocks of ORTH_MIN_BLOCK on, per block."""
+    seen: list[list[bool]] = []
+    real = schur_sdp._lowrank_kkt
+
+    def spy(*a, **k):  # type: ignore[no-untyped-def]
+        seen.append(k.get("orth"))
+        return real(*a, **k)
+
+    r2 = np.sqrt(2.0)
+    q = np.array([1.0, 0.0, 1.0, 1.0])
+    R = sp.csr_matrix(np.array([[0.0, 0.0, 0.0, 1.0], [0.0, -1.0 / r2, 0.0, 0.0]]))
+    with mock.patch.object(schur_sdp, "_lowrank_kkt", side_effect=spy):
+        schur_sdp.solve_dual_schur(q, R, np.array([1.0, -1.0]), n_eq=1, blocks=[2], kkt="lowrank")
+        schur_sdp.solve_dual_schur(q, R, np.array([1.0, -1.0]), n_eq=1, blocks=[2], kkt="orth")
+    assert seen == [None, [True]]
+    assert schur_sdp.ORTH_MIN_BLOCK > 2

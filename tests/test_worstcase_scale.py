@@ -67,12 +67,7 @@ def test_reduced_equals_full_gmp(n: int, kappa: int, T_N: int) -> None:
 @pytest.mark.slow
 @needs_gmp
 @pytest.mark.parametrize(("n", "kappa", "T_N"), [
-    (2, 2, 2), (2, 3, 1), (2, 4, 1),
-    # finding (2026-12-02): since the symmetric route's fixed sequence of re-solves, the float solve it keeps at
-    # (2, 5, 1) is 1.2e-7 from the full GMP optimum (absolute; the bound below is 1e-7): its certified bracket holds
-    pytest.param(2, 5, 1, marks=pytest.mark.xfail(strict=False, reason="the reduced route's kept float value is 1.2e-7 "
-                                                  "from the full GMP optimum (certified bracket holds)")),
-    (3, 3, 1)])
+    (2, 2, 2), (2, 3, 1), (2, 4, 1), (2, 5, 1), (3, 3, 1)])
 def test_reduced_equals_full_gmp_more(n: int, kappa: int, T_N: int) -> None:
     _check_against_gmp(n, kappa, T_N)
 

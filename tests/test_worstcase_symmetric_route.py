@@ -151,3 +151,59 @@ def test_certificate_clamps_only_downwards() -> None:
     assert raw.value <= math.nextafter(cb, math.inf) and raw.value_is == "solver"
     below = _attach_certificate(wc(cb - 1e-3, math.nan, math.inf, "solver"), tpl, {})
     assert below.value == cb - 1e-3
+
+
+def test_settled_generation_is_a_relaxation_with_its_rows() -> None:
+    """Generation that settles (here forced: any violated rows are "few and small") stops with ``violated_left > 0``,
+    names the rows it left out and those it kept, never gives a left-out row a multiplier, and a re-solve started
+    from ``initial_rows`` (kept and left-out rows) keeps at least those rows; ``settle`` is validated by name."""
+    b = _sym_pep(2, 5, 1, 1.0 / 40)
+    sym = b.pep.symmetry
+    with mock.patch.object(symmetric, "SETTLE_FRACTION", 1.0), mock.patch.object(symmetric, "SETTLE_VIOL", 1.0):
+        rel = solve_symmetric(b.pep, sym, generate=True, settle=True, viol_tol=1e-12)
+    assert len(rel.generation) == 1 and rel.generation[0]["settled"]
+    assert rel.violated_left == rel.violated_rows.size > 0
+    assert np.intersect1d(rel.kept_rows, rel.violated_rows).size == 0
+    assert rel.rows_reduced == rel.kept_rows.size
+    sym.initial_rows = np.union1d(rel.kept_rows, rel.violated_rows)
+    try:
+        more = solve_symmetric(b.pep, sym, generate=True, settle=False)
+    finally:
+        sym.initial_rows = None
+    assert more.violated_left == 0
+    assert np.isin(np.union1d(rel.kept_rows, rel.violated_rows), more.kept_rows).all()
+    with pytest.raises(FairtheoryValueError, match="settle"):
+        solve_symmetric(b.pep, sym, settle="yes")  # type: ignore[arg-type]
+    sym.initial_rows = np.array([10 ** 9])
+    try:
+        with pytest.raises(FairtheoryValueError, match="initial_rows"):
+            solve_symmetric(b.pep, sym, generate=True)
+    finally:
+        sym.initial_rows = None
+
+
+def test_route_brackets_a_relaxation_from_its_replayed_end() -> None:
+    """local GD at kappa = 17 (blocks of 20: the Schur route, generation settles by default): with settling forced
+    after the first relaxation, the route either certifies the relaxation by its two rigorous ends (upper minus the
+    replayed lower end within 1e-6 of the unit) or continues the generation; either way its bracket meets the
+    unforced route's, and a certified result's replayed lower end is within 1e-6 of the unit of its upper end."""
+    kw = {"n": 2, "kappa": 17, "T_N": 1, "lr": 1.0 / (8 * 17), "L": 1.0, "D0": 1.0, "rho2": 0.5, "symmetric": True}
+    ref = local_gd_worst_case(**kw)
+    left: list[int] = []
+    real = symmetric.solve_symmetric
+
+    def spy(*a, **k):  # type: ignore[no-untyped-def]
+        s = real(*a, **k)
+        left.append(s.violated_left)
+        return s
+
+    with mock.patch.object(symmetric, "SETTLE_FRACTION", 1.0), mock.patch.object(symmetric, "SETTLE_VIOL", 1.0), \
+            mock.patch.object(symmetric, "solve_symmetric", side_effect=spy):
+        r = local_gd_worst_case(**kw)
+    assert left[0] > 0  # the first solve is a relaxation
+    assert ref.certified() and ref.extra["symmetric_solver"] == "cvxopt-schur"
+    assert r.lower <= ref.upper and ref.lower <= r.upper
+    if r.certified():
+        assert r.upper - r.lower <= 1e-6 * max(abs(r.value), r.scale)
+    else:
+        assert r.value_is == "lower" and r.value == r.lower

@@ -19,8 +19,16 @@ factors a dense matrix of the size of ``z`` only: ``H_ij = tr(N M_i N M_j)`` (``
 (:func:`row_factors`; a PEP row is a quadratic form in a few vectors, rank at most 3 for local GD), ``O(k^2)`` each,
 and ``H`` formed as their Gram matrix as cvxopt does (measured at local GD ``kappa = 47``: the same iterations and
 accuracy; an earlier variant summing ``(q_ip . q_jq)^2`` over the factors was exact to ``1e-14`` but not a Gram
-matrix, and its Cholesky factor stalled the method at a gap ``2e-7``).  The two problems are each other's Lagrange
-duals: cvxopt's multipliers of the
+matrix, and its Cholesky factor stalled the method at a gap ``2e-7``).  From blocks of :data:`ORTH_MIN_BLOCK` on,
+``H`` is formed from *orthonormal* factors of the scaled rows instead (:func:`_orth_factors`: ``L^T M_i L =
+Q_i diag(lam_i) Q_i^T``; :func:`_hadamard_add`: ``H_ij = sum_pq lam_ip lam_jq (q_ip . q_jq)^2``), ``O(r^2 k)`` per
+block instead of ``O(r^2 k^2)``, and the right-hand side and ``uz`` go through the same factors: the stall above came
+from the scaled factors ``L^T V_i`` of an unscaled eigendecomposition, which can be far longer than ``L^T M_i L`` is
+large (a row ``sym(a b^T)`` with ``L^T a`` long and ``L^T b`` short), so their sum cancelled; orthonormal factors do
+not cancel (error ``~eps ||X_i|| ||X_j||``, as the ``svec`` Gram matrix).  Measured at local GD ``kappa = 47``
+(blocks of 50, forced): the same 32 iterations and gap as the ``svec`` form, values within ``3e-10``; at
+``kappa = 97`` (blocks of 100, 2886 rows) 1.4 s of CPU per iteration in all, where the ``svec`` Gram matrices alone
+take 2.5-3 s.  The two problems are each other's Lagrange duals: cvxopt's multipliers of the
 PSD constraints are the primal blocks ``Y_k`` (``y_k = svec(Z_k^{dual})``) and its multipliers of the equalities
 ``R_w^T z + q_w = 0`` are ``-w``, so :func:`solve_dual_schur` hands back Clarabel's ``(x, z)`` layout and the caller
 maps it back unchanged.  A float solution only: its use is to feed the rigorous bracket
@@ -32,20 +40,27 @@ cvxopt is imported at the first call (``pip install cvxopt``); without it :func:
 
 from __future__ import annotations
 
-import contextlib
 import math
 import time
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
+import scipy.linalg  # noqa: F401 - loaded before the BLAS thread limit (one_blas_thread) so that it covers scipy's BLAS
 import scipy.sparse as sp
 
 from fairtheory.errors import FairtheoryValueError, SolverError
+from fairtheory.worstcase.gram import one_blas_thread
 
-__all__ = ["SchurResult", "solve_dual_schur"]
+__all__ = ["SchurResult", "solve_dual_schur", "ORTH_MIN_BLOCK"]
 
 _SQRT2 = math.sqrt(2.0)
+#: blocks from this size on form the Schur matrix from orthonormal factors of the scaled rows
+#: (:func:`_orth_factors`, :func:`_hadamard_add`: ``O(r^2 k)`` per block instead of the ``O(r^2 k^2)`` Gram matrix
+#: of the scaled ``svec`` rows); below it the ``svec`` Gram matrix (:func:`_scaled_rows`) costs about as much, and the
+#: measured routes there (local GD ``kappa = 47``, blocks of 50) stay as they were - a rule of sizes.  Measured
+#: (one BLAS thread, random data of the same shapes, 2 shared cores): blocks of 75 with 2301 rows, 0.14 s against 0.47 s
+#: per block and iteration; blocks of 100 with 3300 rows, 0.4-0.5 s against 1.2-1.5 s
+ORTH_MIN_BLOCK = 60
 
 
 @dataclass
@@ -65,16 +80,6 @@ class SchurResult:
     r_prim: float
     r_dual: float
     solve_time: float
-
-
-def _one_blas_thread() -> contextlib.AbstractContextManager[Any]:
-    """BLAS limited to one thread (``threadpoolctl`` when installed): a multi-threaded BLAS next to busy cores spins
-    (measured on 2 shared cores: local GD ``kappa = 10``, 3.3 s of CPU against 0.2 s with one thread)."""
-    try:
-        from threadpoolctl import threadpool_limits
-    except Exception:  # noqa: BLE001 - optional
-        return contextlib.nullcontext()
-    return threadpool_limits(limits=1, user_api="blas")
 
 
 def _cvxopt():  # type: ignore[no-untyped-def]
@@ -158,8 +163,60 @@ def _schur_block(F: RowFactors, rti: np.ndarray) -> np.ndarray:
     return Xs @ Xs.T
 
 
+def _orth_factors(F: RowFactors, rti: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every row's scaled matrix ``X_i = L^T M_i L`` (``L = rti``, ``M_i = V_i diag(d_i) V_i^T`` from
+    :func:`row_factors`) as ``Q_i diag(lam_i) Q_i^T`` with *orthonormal* columns ``Q_i``: ``L^T V_i`` for every row
+    by one product, its thin QR ``Q R``, and the small core ``R diag(d_i) R^T = E diag(lam_i) E^T`` diagonalised
+    (``Q_i = Q E``).  Orthonormal factors make ``tr(X_i X_j) = sum_pq lam_ip lam_jq (q_ip . q_jq)^2`` as accurate as
+    the ``svec`` inner product (error ``~eps ||X_i||_F ||X_j||_F``): the factors ``L^T V_i`` themselves can be much
+    longer than ``X_i`` is large (a row ``sym(a b^T)`` with ``L^T a`` long and ``L^T b`` short near the end of the
+    method), and the same sum over them cancels (module doc).  Returns ``Qall`` (``k x r rr``, row ``i``'s columns
+    ``i rr .. i rr + rr - 1``) and ``lam`` (``r x rr``)."""
+    nr, k, rr = F.V.shape
+    Vflat = F.V.transpose(1, 0, 2).reshape(k, nr * rr)
+    U = (rti.T @ Vflat).reshape(k, nr, rr).transpose(1, 0, 2)
+    Q, Rr = np.linalg.qr(U)
+    C = np.matmul(Rr * F.d[:, None, :], np.swapaxes(Rr, 1, 2))
+    lam, E = np.linalg.eigh(0.5 * (C + np.swapaxes(C, 1, 2)))
+    Qe = np.matmul(Q, E)
+    return np.ascontiguousarray(Qe.transpose(1, 0, 2).reshape(k, nr * rr)), np.ascontiguousarray(lam)
+
+
+def _hadamard_add(H: np.ndarray, Qall: np.ndarray, lam: np.ndarray, *, chunk: int = 256) -> None:
+    """``H_ij += tr(X_i X_j) = sum_pq lam_ip lam_jq (q_ip . q_jq)^2`` (:func:`_orth_factors`) for ``j <= i`` (and
+    some ``j > i`` next to the diagonal; the caller keeps the lower triangle), by blocks of rows: the inner products
+    by one matrix product (``O(r^2 rr^2 k)`` in all), then elementwise."""
+    nr, rr = lam.shape
+    QT = np.ascontiguousarray(Qall.T)
+    lamf = lam.ravel()
+    for lo in range(0, nr, chunk):
+        hi = min(nr, lo + chunk)
+        P = QT[lo * rr:hi * rr] @ Qall[:, :hi * rr]
+        np.multiply(P, P, out=P)
+        P *= lamf[:hi * rr]
+        A = P[:, 0::rr].copy()
+        for p in range(1, rr):
+            A += P[:, p::rr]
+        A *= lamf[lo * rr:hi * rr, None]
+        S = A[0::rr].copy()
+        for p in range(1, rr):
+            S += A[p::rr]
+        H[lo:hi, :hi] += S
+
+
+def _lower_to_full(H: np.ndarray, *, chunk: int = 512) -> None:
+    """Copy the strict lower triangle of the square ``H`` onto its upper one, in place, by blocks of rows."""
+    n = H.shape[0]
+    for lo in range(0, n, chunk):
+        hi = min(n, lo + chunk)
+        D = H[lo:hi, lo:hi]
+        D[:] = np.tril(D) + np.tril(D, -1).T
+        if hi < n:
+            H[lo:hi, hi:] = H[hi:, lo:hi].T
+
+
 def _lowrank_kkt(R: sp.csr_matrix, blocks: list[int], n_eq: int, Aeq: np.ndarray,
-                 factors: list[RowFactors] | None):  # type: ignore[no-untyped-def]
+                 factors: list[RowFactors] | None, orth: list[bool] | None = None):  # type: ignore[no-untyped-def]
     """cvxopt's ``kktsolver`` for :func:`solve_dual_schur`: the system
 
         [0 A^T G^T; A 0 0; G 0 -W^T W] [ux; uy; uz] = [bx; by; bz]
@@ -169,8 +226,11 @@ def _lowrank_kkt(R: sp.csr_matrix, blocks: list[int], n_eq: int, Aeq: np.ndarray
     inequality rows add ``1/d^2`` on the diagonal) - the elimination of cvxopt's own ``chol`` solver: the
     equalities by a QR factorisation of ``A^T`` (once), the Cholesky factor of ``Q_2^T H Q_2``, the right-hand side
     ``bx + Gs^T W^{-T} bz`` and ``W uz = Gs ux - W^{-T} bz`` with the same ``Gs`` (a consistent, backward-stable
-    solve; a variant summing ``H`` from the factors directly stalled, module doc).  Returns ``ux``, ``uy`` and
-    ``W uz`` in place, as cvxopt expects."""
+    solve; a variant summing ``H`` from the unscaled factors directly stalled, module doc).  Blocks with
+    ``orth[b]`` (default: from :data:`ORTH_MIN_BLOCK` on) take ``Gs`` in the factored form of :func:`_orth_factors`
+    instead: ``H`` by :func:`_hadamard_add`, and ``Gs^T`` / ``Gs`` applied through the same factors (one
+    ``k x k`` by ``k x r rr`` product each) - the same operator in ``H``, the right-hand side and ``uz``.  Returns
+    ``ux``, ``uy`` and ``W uz`` in place, as cvxopt expects."""
     import scipy.linalg as sla
     from cvxopt import matrix as cmatrix
     from scipy.linalg import blas, lapack
@@ -182,6 +242,8 @@ def _lowrank_kkt(R: sp.csr_matrix, blocks: list[int], n_eq: int, Aeq: np.ndarray
     if factors is None:
         factors = [row_factors(RA[i], k) for i, k in enumerate(blocks)]
     pairs = [_svec_pairs(k) for k in blocks]
+    if orth is None:
+        orth = [k >= ORTH_MIN_BLOCK for k in blocks]
     nw = Aeq.shape[0]
     if nw:
         QA, tauA, _, info = lapack.dgeqrf(np.asfortranarray(Aeq.T))
@@ -195,11 +257,15 @@ def _lowrank_kkt(R: sp.csr_matrix, blocks: list[int], n_eq: int, Aeq: np.ndarray
     def factor(W):  # type: ignore[no-untyped-def]
         d2 = np.asarray(W["d"]).ravel() ** 2
         rtis = [np.array(r) for r in W["rti"]]
-        Xss = [_scaled_rows(F, rti, pr) for F, rti, pr in zip(factors, rtis, pairs, strict=True)]
+        Ofs = [_orth_factors(F, rti) if o else None for F, rti, o in zip(factors, rtis, orth, strict=True)]
+        Xss = [None if o else _scaled_rows(F, rti, pr) for F, rti, pr, o in zip(factors, rtis, pairs, orth, strict=True)]
         H = np.zeros((nr, nr))
-        for Xs in Xss:
-            H = blas.dsyrk(1.0, Xs, beta=1.0, c=H, lower=1, overwrite_c=1)
-        H = np.tril(H) + np.tril(H, -1).T
+        for Xs, Of in zip(Xss, Ofs, strict=True):
+            if Of is not None:
+                _hadamard_add(H, *Of)
+            else:
+                H = blas.dsyrk(1.0, Xs, beta=1.0, c=H, lower=1, overwrite_c=1)
+        _lower_to_full(H)
         idx = np.arange(n_eq, nr)
         H[idx, idx] += 1.0 / d2
         # the equalities eliminated as cvxopt's own 'chol' solver does: A^T = [Q1 Q2] [T; 0] (once), then
@@ -223,12 +289,16 @@ def _lowrank_kkt(R: sp.csr_matrix, blocks: list[int], n_eq: int, Aeq: np.ndarray
             rhs[n_eq:] -= zl / d2
             off = n_in
             Bss = []
-            for k, (ca, cb), rti, Xs in zip(blocks, pairs, rtis, Xss, strict=True):
+            for k, (ca, cb), rti, Xs, Of in zip(blocks, pairs, rtis, Xss, Ofs, strict=True):
                 Bk = np.tril(bz[off:off + k * k].reshape(k, k, order="F"))
                 Bk = Bk + np.tril(Bk, -1).T
                 Bs = rti.T @ Bk @ rti                      # W^{-T} bz
                 Bss.append(Bs)
-                rhs -= Xs @ (Bs[ca, cb] * np.where(ca == cb, 1.0, _SQRT2))   # G^T W^{-1} W^{-T} bz, G_j = -M_j
+                if Of is not None:                         # <X_i, Bs> = sum_p lam_ip q_ip^T Bs q_ip
+                    Qall, lam = Of
+                    rhs -= (np.einsum("ab,ab->b", Qall, Bs @ Qall).reshape(lam.shape) * lam).sum(axis=1)
+                else:
+                    rhs -= Xs @ (Bs[ca, cb] * np.where(ca == cb, 1.0, _SQRT2))   # G^T W^{-1} W^{-T} bz, G_j = -M_j
                 off += k * k
             if nw:
                 xq = lapack.dormqr("L", "T", QA, tauA, rhs[:, None], lwork_v)[0].ravel()
@@ -241,11 +311,16 @@ def _lowrank_kkt(R: sp.csr_matrix, blocks: list[int], n_eq: int, Aeq: np.ndarray
                 uy = np.zeros(0)
                 ux = sla.cho_solve(Lf, rhs, check_finite=False)
             out = [(-ux[n_eq:] - zl) / np.sqrt(d2)]
-            for k, (ca, cb), Xs, Bs in zip(blocks, pairs, Xss, Bss, strict=True):
-                v = (Xs.T @ ux) * np.where(ca == cb, 1.0, 1.0 / _SQRT2)   # W^{-T} G ux = -mat(sum_j ux_j X_j)
-                M = np.zeros((k, k))
-                M[ca, cb] = v
-                M[cb, ca] = v
+            for k, (ca, cb), Xs, Of, Bs in zip(blocks, pairs, Xss, Ofs, Bss, strict=True):
+                if Of is not None:                         # sum_j ux_j X_j = Qall diag(lam ux) Qall^T
+                    Qall, lam = Of
+                    M = (Qall * (lam * ux[:, None]).ravel()) @ Qall.T
+                    M = 0.5 * (M + M.T)
+                else:
+                    v = (Xs.T @ ux) * np.where(ca == cb, 1.0, 1.0 / _SQRT2)   # W^{-T} G ux = -mat(sum_j ux_j X_j)
+                    M = np.zeros((k, k))
+                    M[ca, cb] = v
+                    M[cb, ca] = v
                 out.append((-M - Bs).ravel(order="F"))
             x[:] = cmatrix(ux)
             if nw:
@@ -261,8 +336,11 @@ def solve_dual_schur(q: np.ndarray, R: sp.spmatrix, b: np.ndarray, *, n_eq: int,
     """Solve ``min q^T y, R y + s = b, s in {0}^n_eq x R_+, mat(y_k) >= 0`` (module doc) through its dual by cvxopt.
 
     ``R``: the rows (``n_eq`` equalities first), over ``y = [svec(Y_1), ..., svec(Y_K), w]`` with ``Y_k`` of size
-    ``blocks[k]``; ``tol``: cvxopt's ``abstol``, ``reltol`` and ``feastol``.  Returns a :class:`SchurResult` in
-    Clarabel's layout (the PSD rows ``-y_k + s = 0`` after the rows)."""
+    ``blocks[k]``; ``tol``: cvxopt's ``abstol``, ``reltol`` and ``feastol``; ``kkt``: ``"lowrank"`` (default: the
+    low-rank KKT solver, orthonormal factors from blocks of :data:`ORTH_MIN_BLOCK` on), ``"orth"`` (orthonormal
+    factors in every block) or ``"chol"`` (cvxopt's own); ``factors``: the rows' :func:`row_factors` per block when
+    the caller has them (computed here otherwise).  Returns a :class:`SchurResult` in Clarabel's layout (the PSD rows
+    ``-y_k + s = 0`` after the rows)."""
     cvxopt, solvers = _cvxopt()
     if not 1e-14 <= float(tol) <= 1e-2:
         raise FairtheoryValueError(f"tol must lie in [1e-14, 1e-2], got {tol!r}")
@@ -320,11 +398,12 @@ def solve_dual_schur(q: np.ndarray, R: sp.spmatrix, b: np.ndarray, *, n_eq: int,
             "maxiters": int(max_iter)}
     if refinement is not None:
         opts["refinement"] = int(refinement)
-    if kkt not in ("lowrank", "chol"):
-        raise FairtheoryValueError(f"kkt must be 'lowrank' or 'chol', got {kkt!r}")
-    with _one_blas_thread():  # the rows' factors (batched eigh) included
-        kktsolver = _lowrank_kkt(R, blocks, n_eq, np.asarray(RT[nsv:].toarray()), factors) if kkt == "lowrank" \
-            else "chol"
+    if kkt not in ("lowrank", "orth", "chol"):
+        raise FairtheoryValueError(f"kkt must be 'lowrank', 'orth' or 'chol', got {kkt!r}")
+    with one_blas_thread():  # the rows' factors (batched eigh) included
+        kktsolver = "chol" if kkt == "chol" else _lowrank_kkt(
+            R, blocks, n_eq, np.asarray(RT[nsv:].toarray()), factors,
+            orth=[True] * len(blocks) if kkt == "orth" else None)
         sol = solvers.conelp(c, G, h, dims, Aeq, beq, kktsolver=kktsolver, options=opts)
     seconds = time.perf_counter() - t0
     zr = np.asarray(sol["x"]).ravel()
