@@ -425,17 +425,17 @@ def test_sparse_route_contraction_in_its_own_unit() -> None:
 
 
 def test_sparse_basis_keeps_partial_sums_for_small_steps() -> None:
-    """The measured basis changes only iterates near the origin: GD at ``h = 0.05`` (``||x_k - x_0|| << ||x_k||``, the
-    convex worst case ``1/14`` at ``N = 60``) keeps the basis of partial sums; at ``h = 1``, ``mu = 0.1`` the late iterates
-    become basis vectors of their own (from ``k = 27``, where ``0.9^k <= (1 - 0.9^k)/16``)."""
+    """The measured basis changes only iterates near the origin (``||x_k|| <= NEAR_ORIGIN ||x_k - x_0||``): GD at
+    ``h = 0.05`` (``||x_k - x_0|| << ||x_k||``, the convex worst case ``1/14`` at ``N = 60``) keeps the basis of
+    partial sums; at ``h = 1``, ``mu = 0.1`` the late iterates become basis vectors of their own (with ``NEAR_ORIGIN =
+    1``: from ``k = 7``, where ``0.9^k <= 1 - 0.9^k``)."""
     import numpy as np
 
-    from fairtheory.worstcase.sparse_solve import sparse_basis
+    from fairtheory.worstcase.sparse_solve import NEAR_ORIGIN, sparse_basis
 
-    for h, mu, changed in ((0.05, 0.0, False), (1.0, 0.1, False), (1.0, 0.1, True)):
-        # at N = 12 no iterate of the contraction is within 1/16 of ||x_k - x_0|| yet (0.9^12 = 0.28); at N = 40 the
-        # iterates from k = 27 on are (0.9^27 = 0.058)
-        pep = _distance_pep(1.0, mu, h, 40 if changed else 12)
+    assert NEAR_ORIGIN == 1.0
+    for h, mu, N in ((0.05, 0.0, 12), (1.0, 0.1, 6), (1.0, 0.1, 12), (1.0, 0.1, 40)):
+        pep = _distance_pep(1.0, mu, h, N)
         M, T, piv = sparse_basis(pep)
         # sizes of a contraction: x_k = (1 - h mu)^k x_0 - the quadratic mu/2 ||x||^2 (g_k = mu x_k)
         d = pep.dim
@@ -446,11 +446,12 @@ def test_sparse_basis_keeps_partial_sums_for_small_steps() -> None:
         q = np.outer(sizes, sizes)
         M2, _, piv2 = sparse_basis(pep, q)
         assert piv2 == piv
-        assert (not np.array_equal(M2, M)) == changed
         cols = [j for j in range(d) if not np.array_equal(M2[:, j], M[:, j])]
         # x_k's pivot is g_{k-1}'s index k: exactly the evaluated iterates (x_1 .. x_{N-1}; x_N is not a point of f)
-        # with ||x_k|| <= ||x_k - x_0||/16 changed
-        assert cols == [k for k in range(1, d - 1) if changed and 0.9 ** k <= (1 - 0.9 ** k) / 16]
+        # with ||x_k|| <= NEAR_ORIGIN ||x_k - x_0|| changed (none at h = 0.05, mu = 0; none before k = 7 at mu = 0.1)
+        want = [k for k in range(1, d - 1) if (1 - h * m) ** k <= NEAR_ORIGIN * (1 - (1 - h * m) ** k)]
+        assert cols == want, (h, mu, N, cols)
+        assert want[:1] == ([7] if mu and N > 6 else [])  # none at h = 0.05 (N = 12) or N = 6; from k = 7 at mu = 0.1
 
 
 @pytest.mark.parametrize("L, R2", [(1e-6, 1.0), (1.0, 1e6), (1e6, 1.0), (1.0, 1e-6)])

@@ -348,3 +348,70 @@ def test_traced_gradient_descent_at_gram_dimension_100_is_certified_and_exact() 
     assert wc.certified() and wc.value_is == "upper" and wc.value == wc.upper
     assert wc.lower <= exact <= wc.upper
     assert wc.upper - exact <= 1e-6 * exact and exact - wc.lower <= 1e-5 * exact
+
+
+def test_psd_completion_of_rank_deficient_chordal_blocks() -> None:
+    """``_psd_completion``: a rank-2 PSD matrix (every clique block singular, as a contraction's worst case in its
+    measured sizes) specified on a band of width 2 plus a dense first row and column (chordal) is completed to a PSD
+    matrix equal to it on the pattern - Clarabel's maximum-determinant completion inverts those blocks; a 4-cycle
+    (not chordal) gives ``None``."""
+    from fairtheory.worstcase.sparse_solve import _psd_completion
+
+    rng = np.random.default_rng(7)
+    n = 14
+    V = rng.standard_normal((n, 2))
+    Z = V @ V.T
+    idx = np.arange(n)
+    spec = np.abs(np.subtract.outer(idx, idx)) <= 2
+    spec[0, :] = spec[:, 0] = True
+    X = _psd_completion(np.where(spec, Z, 0.0), spec)
+    assert X is not None
+    assert np.max(np.abs(X[spec] - Z[spec])) == 0.0
+    w = np.linalg.eigvalsh(X)
+    assert w[0] >= -1e-10 * w[-1]
+    assert np.linalg.matrix_rank(X, tol=1e-8 * w[-1]) == 2   # the pseudo-inverse keeps the rank of the blocks
+    cyc = np.eye(4, dtype=bool)
+    for a, b in ((0, 1), (1, 2), (2, 3), (3, 0)):
+        cyc[a, b] = cyc[b, a] = True
+    assert _psd_completion(np.eye(4), cyc) is None
+
+
+def test_sparse_basis_relative_to_the_start() -> None:
+    """``sparse_basis`` writes a point relative to the start with the start's own coefficient: gradient descent's
+    ``x_k = x_0 - h (g_0 + .. + g_{k-1})`` gives the partial sums (``M[:, k] = e_1 + .. + e_k``, no ``x_0``), and the
+    reparametrised contraction ``x_k = c^k x_0 - h sum_i c^(k-1-i) gh_i`` (``c = 1 - h mu``, nearly_quadratic) gives
+    ``sum_i c^(k-1-i) gh_i`` with no multiple of ``x_0`` - where ``x_k - x_0`` left ``(1 - c^k)/h x_0`` in every
+    column (about ``2 x_0``: each ``gh_k`` then the cancelling difference of two of them)."""
+    from fairtheory.worstcase.nearly_quadratic import reparametrise
+    from fairtheory.worstcase.sdp import PEP, sqnorm
+    from fairtheory.worstcase.sparse_solve import sparse_basis
+
+    def gd(mu: float, h: float, n: int) -> PEP:
+        pep = PEP()
+        f = pep.function(SmoothStronglyConvex(1.0, mu))
+        xs, _, _ = f.optimum()
+        x = pep.vector()
+        pep.add_le(sqnorm(x - xs) - 1.0)
+        for _ in range(n):
+            x = x - h * f.grad(x)
+        pep.maximize(sqnorm(x - xs))
+        return pep
+
+    n = 10
+    M, T, piv = sparse_basis(gd(0.1, 1.0, n))
+    assert piv == list(range(n))
+    want = np.eye(n + 1)  # x_0, g_0 .. g_9: the points x_1 .. x_9 replace g_0 .. g_8, g_9 stays
+    for k in range(1, n):
+        want[1:k + 1, k] = 1.0
+    assert np.array_equal(M, want)
+    rep = reparametrise(gd(1 - 1e-6, 0.5, n))
+    assert rep is not None
+    M2, T2, piv2 = sparse_basis(rep.pep)
+    c = 1 - 0.5 * (1 - 1e-6)
+    assert piv2 == list(range(n))
+    assert np.all(M2[0, 1:] == 0.0)
+    for k in range(1, n):
+        for i in range(k):
+            assert abs(M2[1 + i, k] - c ** (k - 1 - i)) <= 1e-14, (i, k, M2[1 + i, k])
+        assert np.all(M2[k + 1:, k] == 0.0)
+    assert np.allclose(T2 @ M2, np.eye(n + 1), atol=1e-12)

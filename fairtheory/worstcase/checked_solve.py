@@ -27,7 +27,10 @@ values and objective in the sizes it measured (powers of two nearest ``sqrt(G_jj
 congruence), kept by a rule on the statuses and the proved brackets (:func:`_measured_kw`); the objective's a-priori
 unit is its largest coefficient in normalised variables (:func:`_coef_unit`: a scaled PEP gets the unit of the same
 PEP at scale 1), and the sparse route builds its basis in units (:func:`fairtheory.worstcase.sparse_solve.sparse_basis`
-``scale``).  ``benchmarks/bench_scale_sweep.py`` sweeps scales ``1e-6`` to ``1e6``.
+``scale``).  A sparse-route solve whose repair does not close on the raw data is repaired again on the same data in
+the sizes it measured, rows in their own units (:func:`_repaired_in_sizes`: an exact congruence, the bound mapped back
+by a power of two); at ``mu -> L`` the reparametrised PEP on the sparse route is solved and repaired in the sizes of
+its class's extreme quadratics (``units_in``).  ``benchmarks/bench_scale_sweep.py`` sweeps scales ``1e-6`` to ``1e6``.
 
 **The first float solve** (dense route) asks Clarabel for feasibility to the gap tolerance ``tol`` (its default is
 ``10 tol``): the repair's shift is the multipliers' dual residual, so the tighter tolerance lets the solver's own
@@ -443,6 +446,142 @@ def _repaired(pep: PEP, sol: SDPSolution | None, kw: dict[str, Any], sparse: boo
             return None
 
 
+def _repaired_in_sizes(pep: PEP, sol: SDPSolution | None, kw: dict[str, Any], sizes: PEPUnits | None = None) -> Any:
+    r""":func:`~fairtheory.worstcase.exact_repair.exact_bracket` of a sparse-route solve on the PEP's data in the sizes
+    the solve measured, mapped back; ``None`` when there is nothing to repair (as :func:`_repaired`) or no size to
+    measure.  ``sizes``: the basis vectors' and values' sizes given (powers of two: the instance sizes of
+    :meth:`fairtheory.worstcase.nearly_quadratic.Reparametrised.instance_sizes`, where the worst case lies on a face
+    ``gh = 0`` whose measured sizes are rounding noise) instead of the measured ones.
+
+    With ``d_j`` the power of two nearest ``sqrt(G_jj)`` (:func:`_pow2_sizes`, the PEP's own basis), ``phi_k`` nearest
+    ``|F_k|`` and ``u`` nearest ``|value - const|``, the problem in ``G' = D^-1 G D^-1``, ``F' = F/phi`` with the
+    objective divided by ``u`` is the same problem (the rows' natural coefficients times ``d_a d_b``, ``phi_k``: exact,
+    powers of two; ``G' >= 0`` iff ``G >= 0``; each row also divided by the power of two ``r_i`` nearest its largest
+    coefficient there), its multipliers ``z r/u``, and a bound ``U'`` proved on it is the bound
+    ``u U'`` of the PEP, exactly.  Its interior end maximises ``obj' + delta tr G'`` (:func:`solve_sparse`
+    ``trace_weights = 1/d^2``).  A contraction's Gram entries span ``rho^(2N)`` (GD ``f(x_60) - f*`` on
+    ``SmoothStronglyConvex(1, 0.1)``: gradients ``0.1 * 0.9^k``, the value ``2^-23``): on the raw data the slack's
+    rounding-level eigenvalue ``-1e-13`` times a trace bound of ``3.5`` left the proved end ``2.4e-6`` above the value,
+    and at ``L = 2^20`` no bound at all - here ``4.9e-6`` above (measured; the slack's entries ``5e5`` times the value
+    keep the float eigenvalue error, and the shift, at ``2^-25``).  At ``mu -> L`` (``sizes`` given; every row's
+    multiplier otherwise ``2^100`` times the first's, below the grid) the zero shift closes: GD ``N = 60`` within
+    ``1e-11`` (distance) and ``2e-9`` (function value).  ``None`` also when a scaled datum leaves the normal float64
+    range (the scaling would not be exact)."""
+    if sol is None or sol.rows is None or sol.z is None or sol.gram is None or sol.status not in REPAIR_STATUSES \
+            or sol.trace_weight or hasattr(sol, "rows_reduced"):
+        return None
+    import scipy.sparse as sp
+
+    dim = int(sol.dim)
+    g = np.asarray(sol.gram, dtype=np.float64)
+    if dim == 0 or g.shape != (dim, dim) or not np.all(np.isfinite(g)):
+        return None
+    F0 = np.asarray(sol.F, dtype=np.float64)
+    if sizes is not None and sizes.vec.shape == (dim,) and sizes.val.shape == F0.shape:
+        d, fs = np.asarray(sizes.vec, dtype=np.float64), np.asarray(sizes.val, dtype=np.float64)
+    else:
+        d = _pow2_sizes(np.sqrt(np.maximum(np.diag(g), 0.0)))
+        fs = _pow2_sizes(F0) if F0.size else np.ones(0)
+        if fs is None:
+            fs = np.ones(F0.size)
+    size = abs(float(sol.value) - float(sol.objective_const))
+    if d is None or not (0 < size < math.inf):
+        return None
+    u = float(np.ldexp(1.0, int(round(math.log2(size)))))
+    nG = dim * (dim + 1) // 2
+    ia, ib = np.triu_indices(dim)
+    cs = np.empty(nG + F0.size)
+    cs[ib * (ib + 1) // 2 + ia] = d[ia] * d[ib]
+    cs[nG:] = fs
+    Cs = sp.diags(cs)
+    dd = np.outer(d, d)
+    rows_c = (sp.csr_matrix(sol.rows) @ Cs).tocsr()
+    consts0 = np.asarray(sol.consts, dtype=np.float64)
+    # every row divided by the power of two nearest its largest scaled coefficient (or constant): the multipliers of a
+    # contraction's late rows (coefficients 2^-100 of the first ones in the sizes) are then of the first ones' size,
+    # and the repair's grid (2^-GRID_BITS of the largest multiplier) keeps them all
+    big = np.maximum(np.asarray(abs(rows_c).max(axis=1).todense()).ravel() if rows_c.nnz else
+                     np.zeros(rows_c.shape[0]), np.abs(consts0))
+    rs = np.ones(big.size)
+    okr = (big > 0) & np.isfinite(big)
+    rs[okr] = np.ldexp(1.0, np.round(np.log2(big[okr])).astype(np.int64))
+    rows_s = (sp.diags(1.0 / rs) @ rows_c).tocsr()
+    consts_s = consts0 / rs
+    obj_s = np.asarray(sol.objective_row, dtype=np.float64) * cs / u
+    if not (_pow2_exact(rows_s.data, sol.rows.data if sp.issparse(sol.rows) else None) and
+            _pow2_exact(consts_s, consts0) and _pow2_exact(obj_s, np.asarray(sol.objective_row, dtype=np.float64))):
+        return None  # a scaled datum left the normal float64 range: the congruence would not be exact
+
+    def view(s: SDPSolution, delta: float) -> SDPSolution:
+        out = dataclasses.replace(s)
+        same = s is sol
+        out.rows = rows_s if same else (sp.diags(1.0 / rs) @ (sp.csr_matrix(s.rows) @ Cs)).tocsr()
+        out.consts = consts_s
+        out.objective_row = obj_s if same else np.asarray(s.objective_row, dtype=np.float64) * cs / u
+        out.objective_const = float(s.objective_const) / u
+        out.z = np.asarray(s.z, dtype=np.float64) * rs / u
+        n_user = np.asarray(s.duals).size
+        out.duals = out.z[out.z.size - n_user:].copy() if n_user else np.zeros(0)
+        out.gram = np.asarray(s.gram, dtype=np.float64) / dd
+        out.F = np.asarray(s.F, dtype=np.float64) / fs
+        out.value, out.dual_value = float(s.value) / u, float(s.dual_value) / u
+        out.gap = out.dual_value - out.value
+        out.trace_weight = delta
+        return out
+
+    def back(p: SDPSolution | None) -> SDPSolution | None:
+        if p is None:
+            return None
+        out = dataclasses.replace(p)
+        out.rows, out.objective_row, out.objective_const = sol.rows, sol.objective_row, sol.objective_const
+        out.consts = sol.consts
+        out.z = np.asarray(p.z, dtype=np.float64) * u / rs
+        n_user = np.asarray(p.duals).size
+        out.duals = out.z[out.z.size - n_user:].copy() if n_user else np.zeros(0)
+        out.gram = np.asarray(p.gram, dtype=np.float64) * dd
+        out.F = np.asarray(p.F, dtype=np.float64) * fs
+        out.value, out.dual_value = float(p.value) * u, float(p.dual_value) * u
+        out.gap = out.dual_value - out.value
+        out.trace_weight = 0.0
+        return out
+
+    def interior(delta: float) -> SDPSolution | None:
+        kw_i = {k: v for k, v in kw.items() if k not in ("row_units", "refine", "tol_feas", "trace_weight")}
+        kw_i["tol"] = max(float(kw["tol"]), INTERIOR_TOL)
+        try:
+            si = solve_sparse(pep, max_rounds=INTERIOR_MAX_ROUNDS, trace_weight=float(delta) * u,
+                              trace_weights=1.0 / (d * d), **kw_i)
+        except (SolverError, FairtheoryValueError):
+            return None
+        return view(si, float(delta)) if si.status in REPAIR_STATUSES else None
+
+    with np.errstate(all="ignore"):
+        try:
+            br = exact_bracket(view(sol, 0.0), interior, tol=REPAIR_RTOL)
+        except (ValueError, ZeroDivisionError, OverflowError, ArithmeticError, np.linalg.LinAlgError):
+            return None
+    info = dict(br.info)
+    info["measured_sizes"] = {"obj_unit": u, "scale_log2": [int(x) for x in np.log2(d)]}
+    up_exact = None if br.upper_exact is None else br.upper_exact * Fraction(u)
+    up = float(br.upper) * u
+    if up_exact is not None and math.isfinite(up) and Fraction(up) < up_exact:
+        up = math.nextafter(up, math.inf)  # the float upper end stays above the exact one (a subnormal product)
+    return dataclasses.replace(br, lower=br.lower * u, upper=up, value=min(br.value * u, up), upper_exact=up_exact,
+                               point=back(br.point), info=info)
+
+
+def _pow2_exact(scaled: np.ndarray, raw: np.ndarray | None) -> bool:
+    """Whether every nonzero of ``scaled`` (a float array scaled by powers of two) is a finite normal float64, so that
+    the scaling was exact (``raw``: the unscaled data, whose zeros must stay zeros; ``None``: not checked)."""
+    a = np.asarray(scaled, dtype=np.float64)
+    if not np.all(np.isfinite(a)):
+        return False
+    nz = a[a != 0]
+    if nz.size and float(np.abs(nz).min()) < np.finfo(np.float64).tiny:
+        return False
+    return raw is None or int(np.count_nonzero(np.asarray(raw))) == int(np.count_nonzero(a))
+
+
 #: a dense solve whose Gram diagonal, values or objective lie farther than ``2^MEASURED_EXP`` from the units it was
 #: solved in is solved again in the sizes it measured (:func:`_measured_kw`) ...
 MEASURED_EXP = 10
@@ -554,31 +693,43 @@ def _attach(sol: SDPSolution, br: Any, value_is: str) -> SDPSolution:
 
 
 def solve_checked(pep: PEP, *, tol: float, max_iter: int, verbose: bool, scale: Any, fscale: Any, trace_weight: float,
-                  method: str, gmp: str) -> SDPSolution:
+                  method: str, gmp: str, units_in: PEPUnits | None = None) -> SDPSolution:
     """:meth:`PEP.solve` with ``raw=False`` (module doc).  The dense route's assembled data are shared by every solve
     of this call (``pep._assembly_cache``, :func:`fairtheory.worstcase.solvers.solve_dense`: the float solve, its
-    interior end, a re-solve in the objective's unit), dropped when it returns."""
+    interior end, a re-solve in the objective's unit), dropped when it returns.  ``units_in``: the units to solve in,
+    instead of :func:`pep_units` (powers of two; the reparametrised PEP of a class at ``mu -> L`` on the sparse route is
+    solved in its extreme quadratics' sizes, :meth:`fairtheory.worstcase.nearly_quadratic.Reparametrised.instance_sizes`),
+    and the sizes its sparse-route repair runs in (:func:`_repaired_in_sizes`)."""
     owner = getattr(pep, "_assembly_cache", None) is None
     if owner:
         pep._assembly_cache = {}  # type: ignore[attr-defined]
     try:
         return _solve_checked(pep, tol=tol, max_iter=max_iter, verbose=verbose, scale=scale, fscale=fscale,
-                              trace_weight=trace_weight, method=method, gmp=gmp)
+                              trace_weight=trace_weight, method=method, gmp=gmp, units_in=units_in)
     finally:
         if owner:
             pep._assembly_cache = None  # type: ignore[attr-defined]
 
 
 def _solve_checked(pep: PEP, *, tol: float, max_iter: int, verbose: bool, scale: Any, fscale: Any,
-                   trace_weight: float, method: str, gmp: str) -> SDPSolution:
+                   trace_weight: float, method: str, gmp: str, units_in: PEPUnits | None = None) -> SDPSolution:
     if pep._objective is None:
         raise FairtheoryValueError("no objective: call maximize(...) first")
     if not trace_weight and scale is None and fscale is None:
         # SmoothStronglyConvex at mu -> L: the same PEP in the basis gh = g - mu x, h = f - mu/2 ||x||^2 (exact)
         rep = reparametrise(pep)
         if rep is not None:
+            U_rep = None
+            if method != "dense" and should_use_sparse(rep.pep):
+                # the sparse route solves the reparametrised PEP in the sizes of the class's extreme quadratics (a
+                # contraction: gh_k ~ (L - mu) rho^k), not in the a-priori units (every gh of unit (L - mu) R) whose
+                # first relaxation at N = 60 was not solved (Reparametrised.instance_sizes; a rule on sizes)
+                R_rep = pep_units(rep.pep).R
+                got = rep.instance_sizes(R_rep)
+                if got is not None:
+                    U_rep = PEPUnits(R=R_rep, vec=got[0], val=got[1], obj=got[2])
             sol = solve_checked(rep.pep, tol=tol, max_iter=max_iter, verbose=verbose, scale=None, fscale=None,
-                                trace_weight=0.0, method=method, gmp=gmp)
+                                trace_weight=0.0, method=method, gmp=gmp, units_in=U_rep)
             if sol.value_is != "exact" and gmp != "never" and _n_rows(rep.pep) <= GMP_MAX_ROWS and gmp_available():
                 # the worst case on the face gh = 0 (h = 0: the quadratic mu/2 ||x||^2), far below every a-priori unit
                 # of the new basis: SDPA-GMP on the data in the *original* class's units (gradients L R, values
@@ -594,7 +745,7 @@ def _solve_checked(pep: PEP, *, tol: float, max_iter: int, verbose: bool, scale:
                         g.value = min(g.value, sol.upper)  # never above a proved bound
                     sol = g
             return rep.map_back(sol)
-    U = pep_units(pep)
+    U = pep_units(pep) if units_in is None else units_in
     if not U.identity:
         scale = U.vec if scale is None else np.asarray(scale, dtype=np.float64) * U.vec
         fscale = U.val if fscale is None else np.asarray(fscale, dtype=np.float64) * U.val
@@ -662,6 +813,14 @@ def _solve_checked(pep: PEP, *, tol: float, max_iter: int, verbose: bool, scale:
     br = _repaired(pep, sol, kw, sparse, trace_weight) if gmp != "always" or not gmp_possible else None
     if br is not None and _narrow(br):
         return _attach(br.point if br.point is not None else sol, br, "exact")  # type: ignore[arg-type]
+    if sparse and sol is not None and not trace_weight and (gmp != "always" or not gmp_possible):
+        # the sparse route's repair did not close on the raw data: the same repair in the sizes the solve measured
+        # (_repaired_in_sizes: an exact power-of-two congruence), kept when it proves a lower upper end
+        br_m = _repaired_in_sizes(pep, sol, kw, units_in)
+        if br_m is not None and _narrow(br_m):
+            return _attach(br_m.point if br_m.point is not None else sol, br_m, "exact")  # type: ignore[arg-type]
+        if br_m is not None and math.isfinite(br_m.upper) and (br is None or br_m.upper < br.upper):
+            br = br_m
     if not sparse and sol is not None and sol.status in REPAIR_STATUSES and not trace_weight and gmp != "always":
         # the repair did not close: solved again in the sizes the solve measured (_measured_kw).  Sizes far from the
         # a-priori units (a contraction's late gradients, 2^-14 of their unit at N = 20 on SmoothStronglyConvex(1,

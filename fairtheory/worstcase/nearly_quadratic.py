@@ -21,6 +21,10 @@ the units of :func:`fairtheory.worstcase.checked_solve.pep_units` give ``gh`` it
 other row, the objective and the other functions' points are the same scalars written in the new basis.  The
 solution maps back exactly: ``G = T^T G' T`` (``c' = T c`` the new coordinates), ``f_k = h_k + mu/2 ||x_k||^2``.
 
+The sizes of the new basis vectors on the class's two extreme quadratics (:meth:`Reparametrised.instance_sizes`:
+a contraction's ``gh_k ~ (L - mu) rho^k``) are the units the sparse route solves and repairs the reparametrised PEP
+in (:func:`fairtheory.worstcase.checked_solve.solve_checked` ``units_in``).
+
 Taken when ``L - mu <= NEAR_L * L`` (the gradient's unit ``(L - mu) R`` beyond the units' dead zone ``2^4`` below
 ``L R``), for plain float PEPs whose other functions need no per-point hook.  See docs/worstcase.md, "Units and
 failures of hand-written PEPs".
@@ -31,6 +35,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from fractions import Fraction
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -42,10 +47,13 @@ if TYPE_CHECKING:
     from fairtheory.worstcase.sdp import PEP
     from fairtheory.worstcase.solvers import SDPSolution
 
-__all__ = ["NEAR_L", "Reparametrised", "reparametrise", "near_quadratic"]
+__all__ = ["NEAR_L", "SIZE_FLOOR_EXP", "Reparametrised", "reparametrise", "near_quadratic"]
 
 #: reparametrise a ``SmoothStronglyConvex(L, mu)`` function when ``L - mu <= NEAR_L L`` (``2^-4``: the units' dead zone)
 NEAR_L = Fraction(1, 16)
+#: :meth:`Reparametrised.instance_sizes` floors a size at ``2^-SIZE_FLOOR_EXP`` of the largest (a Gram column's scale is
+#: the product of two: ``2^-400`` stays a normal float64)
+SIZE_FLOOR_EXP = 200
 
 
 def near_quadratic(cls: Any) -> bool:
@@ -86,6 +94,76 @@ class Reparametrised:
         Tf = np.array([[float(x) for x in row] for row in self.T], dtype=np.float64) if self.T else np.zeros((0, 0))
         G = Tf.T @ np.asarray(gram_new, dtype=np.float64) @ Tf
         return 0.5 * (G + G.T)
+
+    def instance_sizes(self, R: float) -> tuple[np.ndarray, np.ndarray, float] | None:
+        r"""Sizes of the reparametrised PEP's basis vectors, value variables and objective on the class's two extreme
+        quadratics, as powers of two: ``(vec, val, obj)``, or ``None`` when the PEP is outside what the instances cover
+        (a basis vector neither a start nor an owned gradient of a reparametrised function, or any other function).
+
+        Every start (a ``"free"`` basis vector) is ``R`` times its own unit direction; each reparametrised function is
+        ``f = lambda/2 ||x||^2`` with ``lambda`` in ``{mu, L}``, i.e. ``h = (lambda - mu)/2 ||x||^2``, ``gh = (lambda -
+        mu) x`` at its points (realised in the order of the basis: a point uses earlier basis vectors only), its
+        values ``h = (lambda - mu)/2 ||x||^2``; the size of each is the larger over the two instances (floored at
+        ``2^-SIZE_FLOOR_EXP`` of the largest: a direction neither instance uses).  These are the sizes of a contraction:
+        at ``mu = L (1 - 1e-6)``, ``h = 1/2``, ``N = 60`` the ``gh_k`` shrink like ``(L - mu) 2^-k`` and the worst case
+        ``||x_60||^2 = (1 - mu/2)^120 R^2`` is ``2^-78`` of the a-priori objective unit; the sparse route in these sizes
+        solves it to ``1.5e-12`` relative in one round (in the a-priori units: its first relaxation not solved)."""
+        P = self.pep
+        dim, nf = P.dim, P.nf
+        targets = [f for f in P.functions if f.name in self.functions]
+        if len(targets) != len(P.functions) or not targets:
+            return None
+        free = [j for j, t in enumerate(P._vtag) if t[0] == "free"]
+        owner: dict[int, tuple[Any, Any]] = {}
+        for f in targets:
+            for pt in f.points:
+                k = _unit_index(pt.g)
+                if k is not None and k not in owner:
+                    owner[k] = (f, pt)
+        if any(j not in owner and j not in free for j in range(dim)) or not free:
+            return None
+        col = {j: i for i, j in enumerate(free)}
+        best_v = np.zeros(dim)
+        best_f = np.zeros(nf)
+        best_o = 0.0
+        for which in ("mu", "L"):
+            V = np.zeros((dim, len(free)))  # row j: basis vector j realised in R^{n_free}
+            for j in range(dim):
+                if j in col:
+                    V[j, col[j]] = float(R)
+                    continue
+                f, pt = owner[j]
+                lam = float(Fraction(f.cls.L)) if which == "L" else 0.0  # the reparametrised class: L - mu, 0
+                c = np.asarray(pt.x.c, dtype=np.float64)
+                if np.any(c[j:] != 0):
+                    return None  # the point uses this or a later basis vector (a proximal step): not covered
+                V[j] = lam * (c @ V[: c.size])
+            F = np.zeros(nf)
+            for f in targets:
+                lam = float(Fraction(f.cls.L)) if which == "L" else 0.0
+                for pt in f.points:
+                    if len(pt.f.lin) == 1 and not pt.f.quad:
+                        (k, _), = pt.f.lin.items()
+                        x = np.asarray(pt.x.c, dtype=np.float64) @ V[: np.asarray(pt.x.c).size]
+                        F[k] = 0.5 * lam * float(x @ x)
+            G = V @ V.T
+            assert P._objective is not None
+            o = abs(P.evaluate(P._objective, SimpleNamespace(gram=G, F=F)))  # type: ignore[arg-type]
+            best_v = np.maximum(best_v, np.sqrt(np.maximum(np.diag(G), 0.0)))
+            best_f = np.maximum(best_f, np.abs(F))
+            best_o = max(best_o, o)
+        if not (np.all(np.isfinite(best_v)) and np.all(np.isfinite(best_f)) and 0 < best_o < np.inf) or \
+                float(best_v.max(initial=0.0)) <= 0:
+            return None
+
+        def pow2(a: np.ndarray) -> np.ndarray:
+            top = float(a.max(initial=0.0))
+            if top <= 0:
+                return np.ones(a.size)
+            a = np.maximum(a, top * 2.0 ** -SIZE_FLOOR_EXP)
+            return np.ldexp(1.0, np.round(np.log2(a)).astype(np.int64))
+
+        return pow2(best_v), pow2(best_f), float(np.ldexp(1.0, int(round(np.log2(best_o)))))
 
     def map_back(self, sol: SDPSolution) -> SDPSolution:
         """``sol`` (a solution of :attr:`pep`) in the original basis: the same value, bracket and status; ``gram`` and

@@ -223,8 +223,13 @@ def _coeffs(v: Vec, dim: int) -> np.ndarray:
 
 #: with a measured Gram matrix (:func:`sparse_basis` ``gram``), a point ``x`` replaces its pivot by itself instead of
 #: ``x - x_0`` when ``||x|| <= NEAR_ORIGIN ||x - x_0||``: an iterate this close to the origin (the optimum ``x* = 0``)
-#: is a cancelling difference of two vectors of size ``||x_0||`` in the basis of partial sums (module doc, item 1)
-NEAR_ORIGIN = 2.0 ** -4
+#: is a cancelling difference of two vectors of size ``||x_0||`` in the basis of partial sums (module doc, item 1).
+#: ``1``: from the first iterate nearer the origin than the start (GD on ``SmoothStronglyConvex(1, 0.1)``, ``h = 1``:
+#: ``k >= 7``, each partial sum before it at most ``1/0.9^7 < 2`` times its iterate).  Measured (``f(x_60) - f*``
+#: there, the first relaxation in its measured sizes): with ``2^-4`` (from ``k = 27``) the partial sums ``s_7 .. s_26``
+#: cancel to iterates ``2^-4`` of their size and the relaxation violated its own rows by ``3.5e-4``; with ``1`` it is
+#: solved to ``1e-10``, the value the multipliers prove to ``2e-13``
+NEAR_ORIGIN = 1.0
 #: a first relaxation whose value is below ``2^-OWN_UNIT_EXP`` of the objective's unit is solved again in its own size
 OWN_UNIT_EXP = 10
 #: ... at most this many times (each solve measures the sizes for the next; stops once they stay put)
@@ -235,7 +240,10 @@ def sparse_basis(pep: PEP, gram: np.ndarray | None = None,
                  scale: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, list[int]]:
     r"""The change of basis of the module doc: ``(M, T, pivots)`` with ``M`` upper triangular, column ``j`` the
     PEP-basis coordinates of the new ``j``-th basis vector (``e_j`` itself, or - for the first evaluation point
-    ``x`` whose last nonzero coordinate is ``j`` - ``(x - x_0)/c_j``: relative to the first point ``x_0`` and with
+    ``x`` whose last nonzero coordinate is ``j`` - ``(x - a x_0)/c_j``: relative to the first point ``x_0``, with ``a``
+    the ratio of their coefficients on ``x_0``'s last coordinate (``1`` for an affine method's iterate: ``x - x_0``;
+    ``c^k`` for the contraction ``x_k = c^k x_0 - h sum c^(k-1-i) gh_i`` of
+    :mod:`fairtheory.worstcase.nearly_quadratic`, whose new basis vectors are then the sums of ``gh_i`` alone) and with
     unit pivot, skipped when ``|c_j|`` is below a tenth of the point's largest coefficient), ``T = M^{-1}``
     (new coordinates ``c' = T c``; ``G = T^T G' T``) and the
     indices ``j`` replaced by a point.
@@ -296,8 +304,13 @@ def sparse_basis(pep: PEP, gram: np.ndarray | None = None,
         # relative to the start and normalised by the pivot: gradient descent's x_k becomes the partial sum
         # s_k = (x_k - x_0)/(-h) = g_0 + .. + g_{k-1} (unit diagonal, T = M^-1 bidiagonal +-1 whatever h); the plain
         # x_k would make every new basis vector nearly x_0 (conditioning ~1/h: h = 1e-6 failed, issue 35)
-        rel = int(np.flatnonzero(first)[-1]) < j
-        d = c - first if rel else c.copy()
+        p0 = int(np.flatnonzero(first)[-1])
+        rel = p0 < j
+        # relative to the start: x - (c_p0 / first_p0) x_0 (the start's own coordinate removed).  An affine method's
+        # iterate has c_p0 = first_p0 (gradient descent: x - x_0); the contraction of nearly_quadratic's basis,
+        # x_k = c^k x_0 - h sum_i c^(k-1-i) gh_i, gives the pure sum of the gh_i - with x - x_0 every new basis vector
+        # held ~2 x_0 and each gh_k was the cancelling difference of two of them
+        d = c - (c[p0] / first[p0]) * first if rel else c.copy()
         if sizes is not None and rel:
             nx, nd = float(c @ sizes @ c), float(d @ sizes @ d)
             if 0.0 <= nx <= NEAR_ORIGIN ** 2 * nd:
@@ -358,6 +371,61 @@ def _initial(nat: _Natural) -> list[int]:
             if abs(j - k) <= 1 or j == 0 or k == 0:
                 keep.append(r)
     return keep
+
+
+#: a relaxation's completed Gram matrix (in the solve's scaled variables) whose smallest eigenvalue lies below
+#: ``-COMPLETION_RTOL`` times its largest is completed again by :func:`_psd_completion` (a rule on the returned sizes)
+COMPLETION_RTOL = 1e-9
+#: relative cut of the pseudo-inverses in :func:`_psd_completion` (eigenvalues below it times the block's largest are
+#: taken as 0: the specified blocks of a contraction's worst case are of rank 1 or 2 up to the solver's accuracy)
+COMPLETION_PINV_RTOL = 1e-9
+
+
+def _psd_completion(Z: np.ndarray, spec: np.ndarray) -> np.ndarray | None:
+    r"""A positive semidefinite completion of the partial symmetric matrix ``Z`` specified on ``spec`` (a symmetric
+    boolean mask, diagonal included), or ``None`` when the pattern is not chordal.
+
+    A pattern is chordal iff the reverse of a maximum cardinality search order is a perfect elimination ordering
+    (Tarjan & Yannakakis 1984); then adding the vertices in the search order, the neighbours ``S`` of the new vertex
+    ``v`` among those already added form a clique, and ``Z[v, W] = Z[v, S] Z[S, S]^+ Z[S, W]`` for the other added
+    vertices ``W`` extends a positive semidefinite completion to one more vertex (the Schur complement of
+    ``[[Z_SS, Z_SW], [Z_Sv, Z_vW]]`` on ``S`` is ``[[Z_vv - Z_vS Z_SS^+ Z_Sv, 0], [0, Z_WW - Z_WS Z_SS^+ Z_SW]]``;
+    Grone, Johnson, Sa & Wolkowicz 1984, Thm 7; Vandenberghe & Andersen 2015, Sec. 10.1).  Clarabel's completion
+    (``chordal_decomposition_complete_dual``) is the maximum-determinant one, which inverts the clique blocks: at a
+    contraction's worst case in measured sizes the blocks are of rank 1 or 2 (gradient descent on
+    ``SmoothStronglyConvex(1, 0.1)``: ``x_k = 0.9^k x_0`` up to ``1e-4``) and its completion came back with
+    eigenvalue ``-46`` for entries of size 1 while the specified entries satisfied their rows to ``1e-10``."""
+    n = Z.shape[0]
+    if n == 0:
+        return Z.copy()
+    adj = [np.flatnonzero(spec[v] & (np.arange(n) != v)) for v in range(n)]
+    weight = np.zeros(n, dtype=np.int64)
+    done = np.zeros(n, dtype=bool)
+    order: list[int] = []
+    for _ in range(n):  # maximum cardinality search (ties: the lowest index, deterministic)
+        cand = np.flatnonzero(~done)
+        v = int(cand[np.argmax(weight[cand])])
+        order.append(v)
+        done[v] = True
+        weight[adj[v]] += 1
+    X = np.zeros_like(Z)
+    added: list[int] = []
+    seen = np.zeros(n, dtype=bool)
+    for v in order:
+        S = [int(w) for w in adj[v] if seen[w]]
+        if S and not np.all(spec[np.ix_(S, S)]):
+            return None  # not chordal
+        X[v, v] = Z[v, v]
+        if S:
+            X[v, S] = X[S, v] = Z[v, S]
+            W = [w for w in added if w not in set(S)]
+            if W:
+                P = np.linalg.pinv(X[np.ix_(S, S)], rcond=COMPLETION_PINV_RTOL, hermitian=True)
+                row = Z[v, S] @ P @ X[np.ix_(S, W)]
+                X[v, W] = X[W, v] = row
+        added.append(v)
+        seen[v] = True
+    return X
 
 
 # ------------------------------------------------------------------------------------------ one relaxation
@@ -445,7 +513,20 @@ def _solve_relaxation(pep: PEP, nat: _Natural, keep: list[int], T: np.ndarray, c
     z = np.asarray(sol.z)
     lam = np.asarray(sol.x) * float(obj_unit) / rs
     d = np.sqrt(colscale[diag_idx])
-    gram_new = _unsvec(z[nf + n_ineq_k:], dim) * np.outer(d, d)
+    Zs = _unsvec(z[nf + n_ineq_k:], dim)
+    if dim and np.all(np.isfinite(Zs)):
+        w = np.linalg.eigvalsh(Zs)
+        if w[0] < -COMPLETION_RTOL * max(float(w[-1]), 0.0):
+            # Clarabel's maximum-determinant completion is not PSD (rank-deficient clique blocks): completed again
+            # from the entries the rows touch (the relaxation's own data; the others are free)
+            spec = np.zeros((dim, dim), dtype=bool)
+            on = pattern[ib * (ib + 1) // 2 + ia]  # pattern is indexed naturally: (a, b) at b (b + 1)/2 + a
+            spec[ia[on], ib[on]] = True
+            spec |= spec.T
+            Zc = _psd_completion(Zs, spec)
+            if Zc is not None and np.all(np.isfinite(Zc)) and np.linalg.eigvalsh(Zc)[0] > w[0]:
+                Zs = Zc
+    gram_new = Zs * np.outer(d, d)
     F = -z[:nf] * colscale[nG:]
     c0 = float(pep._objective.const)
     raw = str(sol.status).split(".")[-1]
@@ -546,7 +627,7 @@ def solve_sparse(pep: PEP, *, tol: float = 1e-8, max_iter: int = 400, verbose: b
                  trace_weight: float = 0.0, viol_tol: float | None = None, max_rounds: int = 20,
                  max_threads: int = 1, inner: float = 1e-3, obj_unit: float = 1.0,
                  max_add: int | None = None, time_limit: float | None = None,
-                 adaptive: bool = True) -> SparseSDPSolution:
+                 adaptive: bool = True, trace_weights: np.ndarray | None = None) -> SparseSDPSolution:
     r"""Solve ``pep``'s SDP (the one :meth:`PEP.solve` solves) in a sparse basis by constraint generation
     (module doc).
 
@@ -559,7 +640,10 @@ def solve_sparse(pep: PEP, *, tol: float = 1e-8, max_iter: int = 400, verbose: b
         sparse basis vector ``M[:, j]`` is scaled by ``max_i |M_ij| scale_i``, the values by ``fscale``; the same
         problem, mapped back.
     trace_weight : ``eps >= 0``: maximise ``obj + eps tr G`` as :meth:`PEP.solve` does (``value`` and
-        ``dual_value`` include the term, ``trace_weight`` is returned for ``bracket.primal_objective``).  In the
+        ``dual_value`` include the term, ``trace_weight`` is returned for ``bracket.primal_objective``).
+        ``trace_weights`` (positive, one per basis vector): the weighted trace ``eps sum_j w_j G_jj`` instead (the
+        trace of the Gram matrix in units ``1/sqrt(w_j)``: :func:`fairtheory.worstcase.checked_solve` repairs a solve in
+        its measured sizes with it; the returned ``trace_weight`` is ``eps``, the caller maps the weights).  In the
         new basis ``tr G = sum_j T[:, j]^T G' T[:, j]`` touches the entries ``supp T[:, j] x supp T[:, j]``
         of each original basis vector's new coordinates, which its own rows touch already.
     viol_tol : a row joins when ``r(G, F) > viol_tol (u + |row| . |x| + |const|)`` at the completed solution
@@ -662,7 +746,10 @@ def solve_sparse(pep: PEP, *, tol: float = 1e-8, max_iter: int = 400, verbose: b
     trace_row = None
     if tw:
         eye = np.eye(dim)
-        trace_row = Scalar([(tw, Vec(eye[j]), Vec(eye[j])) for j in range(dim)])
+        tws = np.ones(dim) if trace_weights is None else np.asarray(trace_weights, dtype=np.float64)
+        if tws.shape != (dim,) or not np.all(np.isfinite(tws)) or np.any(tws <= 0):
+            raise FairtheoryValueError(f"trace_weights must hold {dim} positive finite numbers, got shape {tws.shape}")
+        trace_row = Scalar([(tw * float(tws[j]), Vec(eye[j]), Vec(eye[j])) for j in range(dim)])
     rscale = None  # row units: computed per relaxation from the rows in the new basis (_solve_relaxation)
     keep = _initial(nat)
     base_scale = colscale
