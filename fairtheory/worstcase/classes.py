@@ -106,16 +106,34 @@ class FunctionClass(Protocol):
         ...
 
 
+#: number of points -> ``(j, k, labels)``: :func:`fairtheory.worstcase.gram.ordered_pairs` (read-only arrays) and the
+#: pairs ``(j, k)`` as a tuple of Python ints - constants of the size, kept for a few sizes
+_PAIRS: dict[int, tuple[np.ndarray, np.ndarray, tuple[tuple[int, int], ...]]] = {}
+
+
+def _ordered_pairs(n: int) -> tuple[np.ndarray, np.ndarray, tuple[tuple[int, int], ...]]:
+    """``(j, k, labels)`` of every ordered pair ``j != k`` of ``n`` points, ``j`` outer (:data:`_PAIRS`)."""
+    hit = _PAIRS.get(n)
+    if hit is None:
+        j, k = _rows.ordered_pairs(n)
+        j.flags.writeable = False
+        k.flags.writeable = False
+        if len(_PAIRS) >= 64:
+            _PAIRS.clear()
+        hit = _PAIRS[n] = (j, k, tuple(zip(j.tolist(), k.tolist(), strict=True)))
+    return hit
+
+
 def _convex_rows(points: list[_Point]) -> list[Row]:
     """The convex rows ``f_k - f_j + <g_k, x_j - x_k> <= 0`` of every ordered pair (``j`` outer), array-built."""
     arr = _rows.point_arrays(points)
     if arr is None:
         return [(Convex._row(pj, pk), (j, k)) for j, pj, k, pk in _pairs(points)]
     X, G, fvar, fcoef, fconst = arr
-    jj, kk = _rows.ordered_pairs(len(points))
+    jj, kk, labels = _ordered_pairs(len(points))
     block = _rows.RowBlock([(1.0, G[kk], X[jj] - X[kk])], _rows.difference_lin(fvar, fcoef, kk, jj),
                            fconst[kk] + (-fconst[jj]), lambda i: Convex._row(points[int(jj[i])], points[int(kk[i])]))
-    return list(zip(block.rows(), zip(jj.tolist(), kk.tolist(), strict=True), strict=True))
+    return list(zip(block.rows(), labels, strict=True))
 
 
 def _pairs(points: list[_Point]) -> Any:
@@ -190,7 +208,7 @@ class SmoothStronglyConvex:
         if arr is None:
             return [(self._row(pj, pk), (j, k)) for j, pj, k, pk in _pairs(points)]
         X, G, fvar, fcoef, fconst = arr
-        jj, kk = _rows.ordered_pairs(len(points))
+        jj, kk, labels = _ordered_pairs(len(points))
         inv2L, c, invL = self._coefficients()
         D, DG = X[jj] - X[kk], G[jj] - G[kk]
         terms = [(1.0, G[kk], D), (float(inv2L), DG, DG)]
@@ -199,7 +217,7 @@ class SmoothStronglyConvex:
             terms.append((float(c), W, W))
         block = _rows.RowBlock(terms, _rows.difference_lin(fvar, fcoef, kk, jj), fconst[kk] + (-fconst[jj]),
                                lambda i: self._row(points[int(jj[i])], points[int(kk[i])]))
-        return list(zip(block.rows(), zip(jj.tolist(), kk.tolist(), strict=True), strict=True))
+        return list(zip(block.rows(), labels, strict=True))
 
 
 class Convex:
@@ -403,13 +421,13 @@ class SmoothNonconvex:
         if arr is None:
             return [(self._row(pj, pk), (j, k)) for j, pj, k, pk in _pairs(points)]
         X, G, fvar, fcoef, fconst = arr
-        jj, kk = _rows.ordered_pairs(len(points))
+        jj, kk, labels = _ordered_pairs(len(points))
         qL, q4L, half = self._coefficients()
         D, DG = X[jj] - X[kk], G[jj] - G[kk]
         terms = [(float(-qL), D, D), (float(half), G[jj] + G[kk], D), (float(q4L), DG, DG)]
         block = _rows.RowBlock(terms, _rows.difference_lin(fvar, fcoef, kk, jj), fconst[kk] + (-fconst[jj]),
                                lambda i: self._row(points[int(jj[i])], points[int(kk[i])]))
-        return list(zip(block.rows(), zip(jj.tolist(), kk.tolist(), strict=True), strict=True))
+        return list(zip(block.rows(), labels, strict=True))
 
 
 
@@ -469,12 +487,12 @@ class StronglyConvex:
         if arr is None:
             return [(self._row(pj, pk), (j, k)) for j, pj, k, pk in _pairs(points)]
         X, G, fvar, fcoef, fconst = arr
-        jj, kk = _rows.ordered_pairs(len(points))
+        jj, kk, labels = _ordered_pairs(len(points))
         D = X[jj] - X[kk]
         block = _rows.RowBlock([(1.0, G[kk], D), (float(_div(self.mu, 2)), D, D)],
                                _rows.difference_lin(fvar, fcoef, kk, jj), fconst[kk] + (-fconst[jj]),
                                lambda i: self._row(points[int(jj[i])], points[int(kk[i])]))
-        return list(zip(block.rows(), zip(jj.tolist(), kk.tolist(), strict=True), strict=True))
+        return list(zip(block.rows(), labels, strict=True))
 
 
 class SmoothConvexLipschitz:

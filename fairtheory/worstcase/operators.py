@@ -67,6 +67,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError
+from fairtheory.worstcase import gram as _rows
 from fairtheory.worstcase.classes import Row, _div, _kq, _param
 from fairtheory.worstcase.gram import Scalar, Vec
 from fairtheory.worstcase.sdp import PEP, Function
@@ -134,6 +135,68 @@ def _inner_row(coef_du_dx: Any, coef_du2: Any, coef_dx2: Any, pj: _Point, pk: _P
     return Scalar(quad)
 
 
+#: :func:`_pair_rows` builds a block of arrays from this many rows per term on (fewer: the per-pair loop, cheaper there)
+_BLOCK_ROWS_PER_TERM = 4
+
+#: number of points -> ``(j, k, labels)`` of every unordered pair ``j < k``, ``j`` outer (:func:`_upairs`' order):
+#: read-only arrays and the pairs as a tuple of Python ints
+_UPAIRS: dict[int, tuple[np.ndarray, np.ndarray, tuple[tuple[int, int], ...]]] = {}
+
+
+def _upair_indices(n: int) -> tuple[np.ndarray, np.ndarray, tuple[tuple[int, int], ...]]:
+    """``(j, k, labels)`` of the unordered pairs ``j < k`` of ``n`` points in :func:`_upairs`' order (a constant of
+    ``n``, kept for a few sizes)."""
+    hit = _UPAIRS.get(n)
+    if hit is None:
+        j, k = np.triu_indices(n, 1)
+        j, k = j.astype(np.int64), k.astype(np.int64)
+        j.flags.writeable = False
+        k.flags.writeable = False
+        if len(_UPAIRS) >= 64:
+            _UPAIRS.clear()
+        hit = _UPAIRS[n] = (j, k, tuple(zip(j.tolist(), k.tolist(), strict=True)))
+    return hit
+
+
+def _pair_rows(points: list[_Point], kinds: list[tuple[Any, Any, Any]]) -> list[Row]:
+    r"""The rows ``c_1 <du, dx> + c_2 ||du||^2 + c_3 ||dx||^2 <= 0`` (:func:`_inner_row`, ``du = u_j - u_k``,
+    ``dx = x_j - x_k``) of every unordered pair ``j < k`` (``j`` outer), one row per ``(c_1, c_2, c_3)`` of ``kinds``
+    per pair in that order: array-built (:class:`~fairtheory.worstcase.gram.RowBlock`, one block over all pairs, no
+    Python loop per row), the float data bitwise :func:`~fairtheory.worstcase.gram.scalar_row` of the per-pair rows
+    (the same differences ``u_j - u_k`` of the zero-padded coefficients, the same products ``c (du_a dx_b)`` in the
+    same order, zero coefficients skipped; tests/test_rows_vectorised.py).  Exact (object) coefficients, and fewer than
+    :data:`_BLOCK_ROWS_PER_TERM` rows per term: the per-pair loop."""
+    n = len(points)
+    n_terms = sum(c != 0 for kind in kinds for c in kind)
+    # a block's fixed cost (one pass per term) exceeds the loop's below about 4 rows per term (Douglas-Rachford's
+    # two-point operators): a rule on sizes
+    arr = _rows.point_arrays(points) if len(kinds) * (n * (n - 1) // 2) >= _BLOCK_ROWS_PER_TERM * n_terms else None
+    if arr is None:
+        return [(_inner_row(*c, pj, pk), (j, k)) for j, pj, k, pk in _upairs(points) for c in kinds]
+    X, G = arr[0], arr[1]
+    jj, kk, pairs = _upair_indices(n)
+    DU, DX = G[jj] - G[kk], X[jj] - X[kk]
+    K, P = len(kinds), int(jj.size)
+    terms: list[tuple[float, np.ndarray, np.ndarray]] = []
+    for r, (c1, c2, c3) in enumerate(kinds):
+        for c, U, V in ((c1, DU, DX), (c2, DU, DU), (c3, DX, DX)):
+            if c == 0:
+                continue
+            if K > 1:  # rows of kind r only: the other kinds' rows of this term are zero (no entries)
+                Um, Vm = np.zeros((K * P, U.shape[1])), np.zeros((K * P, V.shape[1]))
+                Um[r::K], Vm[r::K] = U, V
+                U, V = Um, Vm
+            terms.append((float(c), U, V))
+
+    def build(i: int) -> Scalar:
+        p = i // K
+        return _inner_row(*kinds[i % K], points[int(jj[p])], points[int(kk[p])])
+
+    block = _rows.RowBlock(terms, [], np.zeros(K * P), build)
+    labels = pairs if K == 1 else [lab for lab in pairs for _ in range(K)]
+    return list(zip(block.rows(), labels, strict=True))
+
+
 class Monotone(_OperatorClass):
     r"""Maximally monotone operators (set-valued): for every pair of points ``<u_j - u_k, x_j - x_k> >= 0``.
 
@@ -154,7 +217,7 @@ class Monotone(_OperatorClass):
         return Monotone()
 
     def interpolation(self, points: list[_Point]) -> list[Row]:
-        return [(_inner_row(-1, 0, 0, pj, pk), (j, k)) for j, pj, k, pk in _upairs(points)]
+        return _pair_rows(points, [(-1, 0, 0)])
 
 
 class StronglyMonotone(_OperatorClass):
@@ -184,7 +247,7 @@ class StronglyMonotone(_OperatorClass):
         return StronglyMonotone(float(self.mu) * _c2(a, b))
 
     def interpolation(self, points: list[_Point]) -> list[Row]:
-        return [(_inner_row(-1, 0, self.mu, pj, pk), (j, k)) for j, pj, k, pk in _upairs(points)]
+        return _pair_rows(points, [(-1, 0, self.mu)])
 
 
 class Lipschitz(_OperatorClass):
@@ -213,8 +276,7 @@ class Lipschitz(_OperatorClass):
         return Lipschitz(float(self.L) * _c2(a, b))
 
     def interpolation(self, points: list[_Point]) -> list[Row]:
-        L2 = self.L * self.L
-        return [(_inner_row(0, 1, -L2, pj, pk), (j, k)) for j, pj, k, pk in _upairs(points)]
+        return _pair_rows(points, [(0, 1, -(self.L * self.L))])
 
 
 class Nonexpansive(Lipschitz):
@@ -262,12 +324,7 @@ class LipschitzStronglyMonotone(_OperatorClass):
         return LipschitzStronglyMonotone(float(self.L) * c, float(self.mu) * c)
 
     def interpolation(self, points: list[_Point]) -> list[Row]:
-        L2 = self.L * self.L
-        rows: list[Row] = []
-        for j, pj, k, pk in _upairs(points):
-            rows.append((_inner_row(-1, 0, self.mu, pj, pk), (j, k)))
-            rows.append((_inner_row(0, 1, -L2, pj, pk), (j, k)))
-        return rows
+        return _pair_rows(points, [(-1, 0, self.mu), (0, 1, -(self.L * self.L))])
 
 
 class Cocoercive(_OperatorClass):
@@ -297,7 +354,7 @@ class Cocoercive(_OperatorClass):
         return Cocoercive(float(self.beta) / _c2(a, b))
 
     def interpolation(self, points: list[_Point]) -> list[Row]:
-        return [(_inner_row(-1, self.beta, 0, pj, pk), (j, k)) for j, pj, k, pk in _upairs(points)]
+        return _pair_rows(points, [(-1, self.beta, 0)])
 
 
 class CocoerciveStronglyMonotone(_OperatorClass):
@@ -331,11 +388,7 @@ class CocoerciveStronglyMonotone(_OperatorClass):
         return CocoerciveStronglyMonotone(float(self.beta) / c, float(self.mu) * c)
 
     def interpolation(self, points: list[_Point]) -> list[Row]:
-        rows: list[Row] = []
-        for j, pj, k, pk in _upairs(points):
-            rows.append((_inner_row(-1, self.beta, 0, pj, pk), (j, k)))
-            rows.append((_inner_row(-1, 0, self.mu, pj, pk), (j, k)))
-        return rows
+        return _pair_rows(points, [(-1, self.beta, 0), (-1, 0, self.mu)])
 
 
 class NegativelyComonotone(_OperatorClass):
@@ -369,7 +422,7 @@ class NegativelyComonotone(_OperatorClass):
         return NegativelyComonotone(float(self.rho) / _c2(a, b))
 
     def interpolation(self, points: list[_Point]) -> list[Row]:
-        return [(_inner_row(-1, -self.rho, 0, pj, pk), (j, k)) for j, pj, k, pk in _upairs(points)]
+        return _pair_rows(points, [(-1, -self.rho, 0)])
 
 
 # ----------------------------------------------------------------------------- linear classes (PSD conditions)

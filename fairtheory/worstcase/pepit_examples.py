@@ -914,6 +914,18 @@ def online_gradient_descent(M: float = 1.0, D: float = 0.5, n: int = 2) -> Parit
 
 # ------------------------------------------------------------------------- catalogue
 # ------------------------------------------------------------------ homogeneity (fairtheory.worstcase.units)
+def _keyword_defaults(sig: inspect.Signature) -> dict[str, Any] | None:
+    """``{name: default}`` in signature order when every parameter of ``sig`` is an ordinary one with a default
+    (positional or keyword): then a call with keywords only binds as ``{k: kwargs.get(k, default)}``; ``None``
+    otherwise (the wrappers bind with ``Signature.bind``)."""
+    out: dict[str, Any] = {}
+    for name, prm in sig.parameters.items():
+        if prm.kind is not inspect.Parameter.POSITIONAL_OR_KEYWORD or prm.default is inspect.Parameter.empty:
+            return None
+        out[name] = prm.default
+    return out
+
+
 def homogeneous(unit_of: str, exps: dict[str, int], measure: int,
                 dead_zone: bool = True) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     r"""Pose an example in its own units and map the result back exactly (issue 41, "homogeneity as one mechanism").
@@ -932,12 +944,17 @@ def homogeneous(unit_of: str, exps: dict[str, int], measure: int,
 
     def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
         sig = inspect.signature(fn)
+        defaults = _keyword_defaults(sig)
 
         @functools.wraps(fn)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            bound = sig.bind(*args, **kwargs)
-            bound.apply_defaults()
-            p = dict(bound.arguments)
+            if not args and defaults is not None and defaults.keys() >= kwargs.keys():
+                # keywords only (the usual call): the bound arguments with the defaults applied, in signature order
+                p = {k: kwargs[k] if k in kwargs else d for k, d in defaults.items()}
+            else:
+                bound = sig.bind(*args, **kwargs)
+                bound.apply_defaults()
+                p = dict(bound.arguments)
             ok = all(isinstance(p.get(k), (int, float)) and not isinstance(p.get(k), bool)
                      and math.isfinite(p[k]) and p[k] >= 0 for k in exps if p.get(k) is not None)
             key = unit_of[2:] if unit_of.startswith("1/") else unit_of
@@ -1060,9 +1077,16 @@ def checked_parameters(fn: Callable[..., Any]) -> Callable[..., Any]:
     :class:`FairtheoryValueError` otherwise (issue 41: a negative step or a NaN used to be solved or to raise a raw
     ``ValueError``).  The example's own checks (its documented ranges) follow."""
     sig = inspect.signature(fn)
+    defaults = _keyword_defaults(sig)
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if not args and defaults is not None and defaults.keys() >= kwargs.keys():
+            # keywords only (the usual call): what Signature.bind gives - the given arguments in signature order
+            for k, d in defaults.items():
+                if k in kwargs:
+                    _check_parameter(k, kwargs[k], d)
+            return fn(**kwargs)
         try:
             bound = sig.bind(*args, **kwargs)
         except TypeError as exc:

@@ -43,9 +43,11 @@ from fairtheory.worstcase import checked_solve, solvers, sparse_solve, symmetric
 from fairtheory.worstcase.classes import as_class
 from fairtheory.worstcase.gram import (
     LazyRow,
+    RowBlock,
     Scalar,
     Vec,
     _exact_row,
+    _outer_entries,
     _Point,
     _step,
     _zeros_like,
@@ -62,6 +64,26 @@ from fairtheory.worstcase.solvers import SDPSolution, clarabel_setup
 #: (:mod:`fairtheory.worstcase.solvers`) are re-exported for PEPs written by hand
 __all__ = ["Vec", "Scalar", "Function", "PEP", "SDPSolution", "inner", "sqnorm", "vsum", "num", "scalar_row",
            "clarabel_setup"]
+
+
+#: :meth:`PEP.row_arrays` writes every row's terms into one pair of term matrices up to this many cells (terms x
+#: widest vector; 8 MB each), block by block past it
+_BATCH_CELLS = 1 << 20
+#: :meth:`PEP.row_arrays` copies up to this many plain rows' term vectors one by one, more in one scatter
+_FEW_PLAIN_TERMS = 4
+
+
+def _pad_into(M: np.ndarray, o: int, cs: list[np.ndarray]) -> None:
+    """Rows ``o, o + 1, ..`` of the float64 matrix ``M`` (zero) get ``cs[0], cs[1], ..`` zero-padded, in one scatter
+    (each entry converted to float64 as an assignment ``M[o + t, :len(cs[t])] = cs[t]`` converts it: exact rationals
+    rounded to nearest; :func:`fairtheory.worstcase.gram._padded_rows`' conversion)."""
+    T, D = len(cs), M.shape[1]
+    lens = np.fromiter((c.shape[0] for c in cs), dtype=np.int64, count=T)
+    total = int(lens.sum())
+    if total:
+        start = np.cumsum(lens) - lens
+        M.reshape(-1)[np.repeat((np.arange(T, dtype=np.int64) + o) * D - start, lens) + np.arange(total)] = \
+            np.concatenate(cs)
 
 
 class Function:
@@ -82,7 +104,11 @@ class Function:
         """Declare a known point (e.g. the optimum ``x*`` with its gradient and value).  A class with a method
         ``on_point(function, index)`` is told of every new point (classes whose conditions need new symbols per
         point: :class:`~fairtheory.worstcase.classes.SmoothStronglyConvexQuadratic`, block-smooth classes)."""
-        self._index[x.key()] = len(self.points)
+        self._add_point(x, g, f, x.key())
+
+    def _add_point(self, x: Vec, g: Vec, f: Scalar, key: bytes) -> None:
+        """:meth:`add_point` with ``key == x.key()`` computed by the caller already."""
+        self._index[key] = len(self.points)
         self.points.append(_Point(x, g, f))
         hook = getattr(self.cls, "on_point", None)
         if hook is not None:
@@ -99,9 +125,13 @@ class Function:
         """(Sub)gradient and value at ``x``: a new basis vector and value variable unless ``x`` was seen.  At a
         point seen before a differentiable class returns the same gradient; a nonsmooth class returns a new
         subgradient (a new basis vector) with the same value (PEPit's ``reuse_gradient``)."""
-        k = x.key()
-        if k in self._index:
-            pt = self.points[self._index[k]]
+        return self._oracle(x, x.key())
+
+    def _oracle(self, x: Vec, k: bytes) -> tuple[Vec, Scalar]:
+        """:meth:`oracle` with ``k == x.key()`` computed by the caller already."""
+        i = self._index.get(k)
+        if i is not None:
+            pt = self.points[i]
             if self.cls.differentiable:
                 return pt.g, pt.f
             g = self._new_grad()
@@ -109,7 +139,7 @@ class Function:
             return g, pt.f
         g = self._new_grad()
         f = self._new_value()
-        self.add_point(x, g, f)
+        self._add_point(x, g, f, k)
         return g, f
 
     def grad(self, x: Vec) -> Vec:
@@ -119,9 +149,10 @@ class Function:
     def value(self, x: Vec) -> Scalar:
         """The value at ``x`` (one variable per point)."""
         k = x.key()
-        if k in self._index:
-            return self.points[self._index[k]].f
-        return self.oracle(x)[1]
+        i = self._index.get(k)
+        if i is not None:
+            return self.points[i].f
+        return self._oracle(x, k)[1]
 
     def prox(self, y: Vec, gamma: Any) -> tuple[Vec, Vec, Scalar]:
         r"""The exact proximal step ``x = prox_{gamma f}(y) = argmin_x f(x) + ||x - y||^2/(2 gamma)``: by the
@@ -161,9 +192,10 @@ class Function:
         class: all are invariant under translations of ``x`` and, indicators aside - whose value at ``x*`` is
         ``0`` anyway - of ``f``).  Returns ``(x*, g*, f*)``."""
         z = self.pep.zero()
-        if z.key() in self._index:
+        k = z.key()
+        if k in self._index:
             raise FairtheoryValueError(f"{self.name} already has a point at the origin (optimum declared twice?)")
-        self.add_point(z, self.pep.zero(), Scalar())
+        self._add_point(z, self.pep.zero(), Scalar(), k)
         return z, self.pep.zero(), Scalar()
 
 
@@ -195,7 +227,7 @@ class PEP:
         return self._new_vector(("free",))
 
     def _new_vector(self, tag: tuple[Any, ...]) -> Vec:
-        c = _zeros_like(self.dim + 1, object if self.exact else np.float64)
+        c = _zeros_like(self.dim + 1, object) if self.exact else np.zeros(self.dim + 1)
         c[self.dim] = 1
         self.dim += 1
         self._vtag.append(tag)
@@ -213,7 +245,7 @@ class PEP:
 
     def zero(self) -> Vec:
         """The zero vector."""
-        return Vec(_zeros_like(0, object if self.exact else np.float64))
+        return Vec(_zeros_like(0, object) if self.exact else np.zeros(0))
 
     def function(self, L: Any, name: str = "") -> Function:
         """A new function: ``L`` a number (the ``L``-smooth convex class, as always) or a class object of
@@ -290,7 +322,11 @@ class PEP:
         return out
 
     def _interpolation(self) -> list[Scalar]:
-        return [r for r, _ in self.interpolation_rows()]
+        """The rows of :meth:`interpolation_rows`, without their labels."""
+        out: list[Scalar] = []
+        for fn in self.functions:
+            out.extend([r for r, _ in fn.cls.interpolation(fn.points)])
+        return out
 
     def _row(self, s: Scalar, nG: int) -> tuple[np.ndarray, np.ndarray]:
         """:func:`scalar_row` of ``s`` in the PEP's own basis (an array-built interpolation row,
@@ -307,11 +343,120 @@ class PEP:
         rows, user inequalities): row ``r``'s entries ``cols[indptr[r]:indptr[r+1]]`` are :meth:`_row`'s (duplicates
         not summed, the same order) and ``consts[r] = -float(row.const)`` (the right-hand side of ``row <= 0``).
 
-        Array-built interpolation rows (:class:`~fairtheory.worstcase.gram.RowBlock`) are copied block segment by block segment
-        from their block's arrays (no per-row numpy call); plain :class:`Scalar` rows are assembled in one batch
-        (:func:`~fairtheory.worstcase.gram.scalar_rows`, the same entries); other rows go through :meth:`_row` one by one."""
+        Every term ``c <u, v>`` of every row - of the array-built interpolation rows
+        (:class:`~fairtheory.worstcase.gram.RowBlock`: a block's term matrices, segment by segment) and of plain
+        :class:`Scalar` rows (their vectors' coefficients) - goes into one zero-padded pair of term matrices, whose
+        nonzero products ``c (u_a v_b)`` are written in one pass (the products, in the order, of
+        :func:`~fairtheory.worstcase.gram.scalar_row`: each term's ``a`` outer, ``b`` inner, the terms in the row's
+        order, then its value variables), no numpy call per row or per block; rows of any other kind go through
+        :meth:`_row` one by one.  Past :data:`_BATCH_CELLS` cells of term matrices (the sparse route's large PEPs):
+        block by block (:meth:`_row_arrays_by_block`), the same arrays (tests/test_rows_vectorised.py)."""
         if rows is None:
             rows = self._eq + self._interpolation() + self._ineq
+        n = len(rows)
+        consts = np.empty(n)
+        runs: list[tuple[int, int, int, RowBlock]] = []           # (first row, i0, i1, block): block rows i0..i1-1
+        plain: list[tuple[int, Any, np.ndarray, np.ndarray]] = []  # (row, coef, u.c, v.c) of the plain rows' terms
+        plain_lin: list[tuple[int, int, float]] = []             # (row, column, coefficient)
+        others: list[tuple[int, np.ndarray, np.ndarray]] = []     # (row, cols, vals) from _row
+        T, D = 0, 0
+        r = 0
+        while r < n:
+            s = rows[r]
+            ts = type(s)
+            if ts is Scalar:
+                for coef, u, v in s.quad:
+                    uc, vc = u.c, v.c
+                    plain.append((r, coef, uc, vc))
+                    D = max(D, uc.shape[0], vc.shape[0])
+                for k, v in s.lin.items():
+                    plain_lin.append((r, nG + k, float(v)))
+                consts[r] = -float(s.const)
+                r += 1
+                continue
+            if ts is LazyRow and s._s is None:
+                blk, i0 = s._block, s._i
+                e = r + 1
+                while e < n and type(rows[e]) is LazyRow and rows[e]._block is blk and rows[e]._i == i0 + (e - r) \
+                        and rows[e]._s is None:
+                    e += 1
+                i1 = i0 + (e - r)
+                runs.append((r, i0, i1, blk))
+                for _, U, V in blk.terms:
+                    D = max(D, U.shape[1], V.shape[1])
+                T += len(blk.terms) * (e - r)
+                consts[r:e] = -blk.const[i0:i1]
+                r = e
+                continue
+            c, v = self._row(s, nG)
+            others.append((r, c, v))
+            consts[r] = -float(s.const)
+            r += 1
+        T += len(plain)
+        if T * D > _BATCH_CELLS:
+            return self._row_arrays_by_block(nG, rows)
+        Um, Vm = np.zeros((T, D)), np.zeros((T, D))
+        coef = np.empty(T)
+        rid = np.empty(T, dtype=np.int64)
+        R: list[np.ndarray] = []
+        C: list[np.ndarray] = []
+        V: list[np.ndarray] = []
+        o = 0
+        for r0, i0, i1, blk in runs:
+            m = i1 - i0
+            ids = np.arange(r0, r0 + m, dtype=np.int64)
+            for c, U, W in blk.terms:
+                Um[o:o + m, :U.shape[1]] = U[i0:i1]
+                Vm[o:o + m, :W.shape[1]] = W[i0:i1]
+                coef[o:o + m] = float(c)
+                rid[o:o + m] = ids
+                o += m
+        if plain:
+            k = len(plain)
+            if k <= _FEW_PLAIN_TERMS:
+                for t, (_, _, uc, vc) in enumerate(plain):
+                    Um[o + t, :uc.shape[0]] = uc
+                    Vm[o + t, :vc.shape[0]] = vc
+            else:
+                _pad_into(Um, o, [x[2] for x in plain])
+                _pad_into(Vm, o, [x[3] for x in plain])
+            coef[o:] = [float(x[1]) for x in plain]
+            rid[o:] = [x[0] for x in plain]
+        if T:
+            tt, ia, ib = _outer_entries(Um, Vm)  # every nonzero product: term major, then a, then b
+            lo, hi = np.minimum(ia, ib), np.maximum(ia, ib)
+            R.append(rid[tt])
+            C.append(hi * (hi + 1) // 2 + lo)
+            V.append(coef[tt] * (Um[tt, ia] * Vm[tt, ib]))
+        for r0, i0, i1, blk in runs:  # the blocks' value variables, after every term (RowBlock.arrays' order)
+            for idx, val in blk.lin:
+                seg = idx[i0:i1]
+                p = np.flatnonzero(seg >= 0)
+                R.append(r0 + p)
+                C.append(nG + seg[p])
+                V.append(np.asarray(val, dtype=np.float64)[i0:i1][p])
+        if plain_lin:
+            R.append(np.array([x[0] for x in plain_lin], dtype=np.int64))
+            C.append(np.array([x[1] for x in plain_lin], dtype=np.int64))
+            V.append(np.array([x[2] for x in plain_lin], dtype=np.float64))
+        for r0, c, v in others:
+            R.append(np.full(c.size, r0, dtype=np.int64))
+            C.append(c)
+            V.append(v)
+        ptr = np.zeros(n + 1, dtype=np.int64)
+        if not R:
+            return ptr, np.zeros(0, dtype=np.int64), np.zeros(0), consts
+        rid_all = np.concatenate(R)
+        order = np.argsort(rid_all, kind="stable")  # each row's entries in the order written above
+        np.cumsum(np.bincount(rid_all, minlength=n), out=ptr[1:])
+        return ptr, np.concatenate(C).astype(np.int64)[order], np.concatenate(V).astype(np.float64)[order], consts
+
+    def _row_arrays_by_block(self, nG: int, rows: list[Scalar]) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                                          np.ndarray]:
+        """:meth:`row_arrays` block by block: array-built interpolation rows copied block segment by block segment
+        from their block's arrays (:meth:`~fairtheory.worstcase.gram.RowBlock.arrays`), plain :class:`Scalar` rows
+        assembled in one batch (:func:`~fairtheory.worstcase.gram.scalar_rows`), other rows through :meth:`_row` one
+        by one - without one pair of term matrices over every row (large PEPs)."""
         n = len(rows)
         C: list[np.ndarray] = []
         V: list[np.ndarray] = []

@@ -154,9 +154,42 @@ def _svec_layout(dim: int) -> tuple[np.ndarray, ...]:
     return hit
 
 
+#: size -> Clarabel's zero quadratic term ``P`` (an empty ``n x n`` CSC matrix, its arrays read-only): a constant of the
+#: size, kept for a few sizes (every solve of one PEP reads the same)
+_ZERO_P: dict[int, Any] = {}
+
+
+def _zero_quadratic(n: int) -> Any:
+    """The empty ``n x n`` CSC matrix ``scipy.sparse.csc_matrix((n, n))`` (:data:`_ZERO_P`)."""
+    hit = _ZERO_P.get(n)
+    if hit is None:
+        import scipy.sparse as sp
+
+        hit = sp.csc_matrix((n, n))
+        for arr in (hit.data, hit.indices, hit.indptr):
+            arr.flags.writeable = False
+        if len(_ZERO_P) >= 32:
+            _ZERO_P.clear()
+        _ZERO_P[n] = hit
+    return hit
+
+
+#: the largest int32 (scipy's index type up to it)
+_INT32_MAX = int(np.iinfo(np.int32).max)
+#: :func:`_csr_routines`' answer, once imported (``[]`` before)
+_CSR_ROUTINES: list[tuple[Any, ...] | None] = []
+
+
 def _csr_routines() -> tuple[Any, ...] | None:
     """scipy's compiled CSR routines ``(csr_has_canonical_format, csr_has_sorted_indices, csr_sort_indices,
-    csr_sum_duplicates)`` (private to ``scipy.sparse``: ``None`` where they cannot be imported)."""
+    csr_sum_duplicates)`` (private to ``scipy.sparse``: ``None`` where they cannot be imported); imported once."""
+    if not _CSR_ROUTINES:
+        _CSR_ROUTINES.append(_import_csr_routines())
+    return _CSR_ROUTINES[0]
+
+
+def _import_csr_routines() -> tuple[Any, ...] | None:
+    """The import behind :func:`_csr_routines`."""
     try:
         from scipy.sparse._sparsetools import (
             csr_has_canonical_format,
@@ -187,7 +220,7 @@ def _summed_csr(ptr: np.ndarray, cols: np.ndarray, vals: np.ndarray, shape: tupl
         rows.sum_duplicates()
         return rows
     csr_has_canonical_format, csr_has_sorted_indices, csr_sort_indices, csr_sum_duplicates = tools
-    idx = np.int32 if max(nnz, m, n) <= np.iinfo(np.int32).max else np.int64  # scipy's index type for these sizes
+    idx = np.int32 if max(nnz, m, n) <= _INT32_MAX else np.int64  # scipy's index type for these sizes
     indptr = ptr.astype(idx)
     indices = cols.astype(idx)
     data = vals.astype(np.float64)  # a copy: the routines work in place
@@ -230,7 +263,7 @@ def _assemble(pep: PEP, scale: np.ndarray | None, fscale: np.ndarray | None, row
     qc, qv = pep._row(pep._objective, nG)
     obj = np.zeros(nx)
     np.add.at(obj, qc, qv)
-    if not (np.all(np.isfinite(rows.data)) and np.all(np.isfinite(obj)) and np.all(np.isfinite(consts))):
+    if not (np.isfinite(rows.data).all() and np.isfinite(obj).all() and np.isfinite(consts).all()):
         raise FairtheoryValueError("the PEP's data is not finite (a coefficient overflowed float64): use smaller "
                                    "step sizes / fewer steps, or exact rational data")
     ia, ib, svec_idx, off_idx, diag_idx = _svec_layout(dim)
@@ -276,7 +309,7 @@ def _assemble(pep: PEP, scale: np.ndarray | None, fscale: np.ndarray | None, row
         A.has_canonical_format = True
     else:
         A = sp.csc_matrix((r + nG, nx))
-    P = sp.csc_matrix((nx, nx))
+    P = _zero_quadratic(nx)
     b = np.concatenate([consts / rscale, np.zeros(nG)])
     return (rows, consts, obj, max_terms, A, rscale, colscale, to_svec, svec_idx, diag_idx, n_eq, len(interp), P, b)
 
