@@ -273,3 +273,38 @@ def test_sparse_rows_give_the_same_certificate(L: float, monkeypatch) -> None:
     sparse = X.exact_bracket(raw, None, tol=1e-7)
     assert sparse.upper_exact == dense.upper_exact and sparse.info["stages"] == dense.info["stages"]
     assert X.verify(raw, sparse.tight) and sparse.upper_exact >= _exact(5, L)
+
+
+# ------------------------------------------------------------------------------------------------ fine shifts
+def test_fine_shifts_ladder() -> None:
+    """``repair(fine=True)``'s shifts below the float eigenvalues' error bound ``fl``: ``0`` first only when the float
+    ``lambda_min`` is positive, then dyadics from above ``2 |lambda_min|`` by factors of 16, all below ``fl``'s
+    dyadic (the standard schedule starts there)."""
+    fl = 3e-14
+    pos = X._fine_shifts(1e-16, fl)
+    neg = X._fine_shifts(-1e-16, fl)
+    assert pos[0] == 0 and 0 not in neg
+    assert neg[0] >= Fraction(2e-16) and neg[0] / 2 < Fraction(2e-16)
+    for got in (pos, neg):
+        steps = [b / a for a, b in zip(got[1:], got[2:], strict=False)]
+        assert all(x == 16 for x in steps) and got[-1] < X._dyadic_up(fl)
+    assert X._fine_shifts(-fl, fl) == []  # nothing below fl left to try
+
+
+def test_fine_repair_proves_only_what_holds(definite, push) -> None:
+    """``fine`` never lowers what is proved below the truth: on GD ``n = 5`` (tight value ``L/22``) its certificates
+    pass the independent ``verify``, bound the exact value from above, and a forged multiplier vector (the start
+    condition's multiplier lowered by 1e-6 relative: the slack indefinite) is proved only with a shift, never with
+    ``eps = 0``."""
+    for sol, L in ((definite, 2.0), (push, 4.0)):
+        for fine in (False, True):
+            rep = X.repair(sol, fine=fine)
+            assert rep is not None and X.verify(sol, rep)
+            assert X.upper_from(rep, None, Fraction(1)) >= _exact(5, L)
+        z = np.asarray(sol.z, dtype=np.float64).copy()
+        d = X._Data(sol)
+        i0 = max((i for i, _ in d.consts_q), key=lambda i: z[i])
+        z[i0] *= 1 - 1e-6
+        forged = dataclasses.replace(sol, z=z)
+        rep = X.repair(forged, fine=True)
+        assert rep is None or (rep.eps > 0 and X.verify(forged, rep)), rep and rep.eps

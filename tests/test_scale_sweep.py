@@ -10,6 +10,7 @@ points times ``a`` and values times ``b``, ``L -> b L/a^2``, ``R^2 -> a^2 R^2``)
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import sys
 from pathlib import Path
@@ -120,8 +121,107 @@ def test_sparse_route_contraction_function_value() -> None:
         assert sol.status == "Solved", sol.status
         assert inst * L <= sol.value <= sol.upper, (sol.value, sol.upper, inst * L)
         assert sol.upper - inst * L <= 1e-5 * inst * L, (sol.upper, inst * L)
+        # certified (the repair in the sizes' own units, shifts below the float eigenvalues' error bound)
+        assert sol.value_is == "exact" and sol.lower <= sol.value <= sol.upper, (sol.value_is, sol.lower, sol.upper)
+        assert sol.upper - sol.lower <= 1e-7 * sol.upper, (sol.lower, sol.upper)
         vals[L] = sol.value / L
     assert vals[2.0 ** 20] == vals[1.0]
+
+
+#: the six scales of the sweep's N = 60 grid: (axis, scale) -> (L, R^2, value factor) (bench_scale_sweep._axis)
+_FVAL_SCALES = [("value", 1e-6), ("value", 1e6), ("space", 1e-6), ("space", 1e6), ("R2", 1e-6), ("R2", 1e6)]
+
+
+@pytest.mark.parametrize("axis,s", [pytest.param(a, x, marks=[] if (a, x) in (("value", 1e6), ("space", 1e-6),
+                                                                                 ("R2", 1e6)) else pytest.mark.slow)
+                                    for a, x in _FVAL_SCALES])
+def test_contraction_function_value_certified_at_every_scale(axis: str, s: float) -> None:
+    """GD ``f(x_60) - f*`` on ``SmoothStronglyConvex(L, L/10)``, ``h = 1``, at the sweep's scales ``1e-6`` and ``1e6``
+    of each axis: certified (``value_is == "exact"``, the bracket within 1e-7) - before, only ``R^2 = 1e-6`` was, the
+    others ``"solver"`` with a proved end 2.4e-6 .. 4.9e-6 above the value (the slack's smallest eigenvalue at
+    ``2^-52`` of its largest entries, below the float eigenvalues' error bound).  Ground truth: the quadratic
+    ``f = mu/2 ||x||^2`` gives the lower bound ``0.05 * 0.9^120 R^2 L``, below every proved upper end; the values agree
+    with the exact homogeneity factor within the tolerance (each lies within 1e-7 below its own proved end)."""
+    from fractions import Fraction
+
+    B = _bench()
+    fL, fR, _, fv = B._axis(axis, s)
+    sol = B.gd_pep(fL, fL / 10, fR, 1.0, 60, "fval").solve()
+    assert sol.status == "Solved" and sol.value_is == "exact", (sol.status, sol.value_is)
+    assert sol.lower <= sol.value <= sol.upper and sol.upper - sol.lower <= 1e-7 * sol.upper, (sol.lower, sol.upper)
+    inst = Fraction(1, 20) * Fraction(9, 10) ** 120 * Fraction(fR) * Fraction(fL)
+    assert Fraction(sol.upper) >= inst, (sol.upper, float(inst))
+    assert _rel(sol.value / fv, 1.6146277e-7) <= 1e-7, sol.value / fv
+
+
+def _fval_certificate() -> tuple[Any, Any, Any]:
+    """``(data, bracket, mapped)``: the certificate of GD ``f(x_60) - f*`` on ``SmoothStronglyConvex(1, 1/10)`` as
+    ``_repaired_in_sizes`` proves it - the sparse-route float solve's data in their own units (``data``, what the
+    certificate refers to), ``exact_bracket``'s result on them and the bracket mapped back to the PEP's units."""
+    from fairtheory.worstcase import checked_solve as C
+
+    B = _bench()
+    pep = B.gd_pep(1.0, 0.1, 1.0, 1.0, 60, "fval")
+    U = C.pep_units(pep)
+    kw = {"tol": 1e-8, "max_iter": 400, "verbose": False, "scale": None if U.identity else U.vec,
+          "fscale": None if U.identity else U.val, "trace_weight": 0.0, "obj_unit": U.obj}
+    sol = pep._solve_float(method="sparse", **kw)
+    got: dict[str, Any] = {}
+    real = C.exact_bracket
+
+    def spy(s: Any, interior: Any, **k: Any) -> Any:
+        got["data"], got["br"] = s, real(s, interior, **k)
+        return got["br"]
+
+    C.exact_bracket = spy
+    try:
+        br = C._repaired_in_sizes(pep, sol, kw)
+    finally:
+        C.exact_bracket = real
+    assert br is not None and br.value_is == "exact" and "data" in got, (br and br.value_is)
+    return got["data"], got["br"], br
+
+
+def test_contraction_function_value_forgeries_refused() -> None:
+    """The certificate of GD ``f(x_60) - f*`` (``SmoothStronglyConvex(1, 1/10)``) passes the independent exact
+    re-check ``verify`` and proves a bound above the quadratic instance's value; the same certificate with its bound
+    lowered by 1e-9 relative, with its largest multiplier moved by 1e-9 relative, or with the start condition's
+    multiplier (the one that sets the bound) lowered by 1e-6 relative and the bound recomputed, is refused; float
+    multipliers forged that way (1e-8, 1e-7) are proved by ``repair(fine=True)`` only with a shift ``eps > 0``."""
+    from fractions import Fraction
+
+    from fairtheory.worstcase import exact_repair as X
+
+    data, br, mapped = _fval_certificate()
+    rep = br.tight
+    assert rep is not None and rep.eps >= 0 and X.verify(data, rep)
+    assert mapped.upper_exact is not None and mapped.upper_exact >= Fraction(1, 20) * Fraction(9, 10) ** 120
+    lowered = dataclasses.replace(rep, bound=rep.bound - rep.bound * Fraction(1, 10 ** 9))
+    assert not X.verify(data, lowered)
+    lam = list(rep.lam)
+    k = max(range(len(lam)), key=lambda i: abs(lam[i]))
+    moved = lam.copy()
+    moved[k] = lam[k] * (1 + Fraction(1, 10 ** 9))
+    d = X._Data(data)
+    assert not X.verify(data, dataclasses.replace(rep, lam=moved, bound=X._bound(d, moved)))
+    start = [i for i, c in d.consts_q if lam[i] != 0]
+    assert start
+    i0 = start[0]
+    low = lam.copy()
+    low[i0] = lam[i0] * (1 - Fraction(1, 10 ** 6))
+    assert not X.verify(data, dataclasses.replace(rep, lam=low, bound=X._bound(d, low)))
+    # the float multipliers forged the same way (1e-8, 1e-7 relative): the slack indefinite below the float
+    # eigenvalues' error bound, where repair(fine=True) tries its small shifts - it proves them only with a shift
+    # eps > 0 that the independent re-check accepts, and the same multipliers with eps = 0 are refused
+    z = np.asarray(data.z, dtype=np.float64)
+    j0 = max((i for i, _ in d.consts_q), key=lambda i: z[i])
+    for rel in (1e-8, 1e-7):
+        zf = z.copy()
+        zf[j0] *= 1 - rel
+        forged = dataclasses.replace(data, z=zf)
+        got = X.repair(forged, fine=True)
+        assert got is not None and got.eps > 0 and X.verify(forged, got), got and got.eps
+        assert not X.verify(forged, dataclasses.replace(got, eps=Fraction(0)))
 
 
 def test_instance_sizes_of_the_reparametrised_contraction() -> None:

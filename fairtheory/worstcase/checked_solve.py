@@ -462,8 +462,11 @@ def _repaired_in_sizes(pep: PEP, sol: SDPSolution | None, kw: dict[str, Any], si
     ``trace_weights = 1/d^2``).  A contraction's Gram entries span ``rho^(2N)`` (GD ``f(x_60) - f*`` on
     ``SmoothStronglyConvex(1, 0.1)``: gradients ``0.1 * 0.9^k``, the value ``2^-23``): on the raw data the slack's
     rounding-level eigenvalue ``-1e-13`` times a trace bound of ``3.5`` left the proved end ``2.4e-6`` above the value,
-    and at ``L = 2^20`` no bound at all - here ``4.9e-6`` above (measured; the slack's entries ``5e5`` times the value
-    keep the float eigenvalue error, and the shift, at ``2^-25``).  At ``mu -> L`` (``sizes`` given; every row's
+    and at ``L = 2^20`` no bound at all.  Here the slack's entries are ``5e5`` times the value, its smallest eigenvalue
+    below the float eigenvalues' error bound (``2^-25``): the repair runs with ``fine`` (:func:`exact_repair.repair`:
+    ``eps = 0`` or a shift just above the float eigenvalue, each by a coarse exact test, decided on this own-unit grid,
+    the same at every power-of-two change of units) and certifies at every scale of the sweep (within ``1e-9``; a
+    shift at the error bound left ``4.9e-6``).  At ``mu -> L`` (``sizes`` given; every row's
     multiplier otherwise ``2^100`` times the first's, below the grid) the zero shift closes: GD ``N = 60`` within
     ``1e-11`` (distance) and ``2e-9`` (function value).  ``None`` also when a scaled datum leaves the normal float64
     range (the scaling would not be exact)."""
@@ -557,7 +560,9 @@ def _repaired_in_sizes(pep: PEP, sol: SDPSolution | None, kw: dict[str, Any], si
 
     with np.errstate(all="ignore"):
         try:
-            br = exact_bracket(view(sol, 0.0), interior, tol=REPAIR_RTOL)
+            # fine: the shifts below the float eigenvalues' error bound, decided on the grid of these own-unit rows
+            # (the same at every power-of-two change of units; not on the raw data, whose rows' units differ)
+            br = exact_bracket(view(sol, 0.0), interior, tol=REPAIR_RTOL, fine=True)
         except (ValueError, ZeroDivisionError, OverflowError, ArithmeticError, np.linalg.LinAlgError):
             return None
     info = dict(br.info)

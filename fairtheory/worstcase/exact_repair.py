@@ -685,13 +685,39 @@ def _dyadic_up(x: float) -> Fraction:
     return Fraction(1 << e) if e >= 0 else Fraction(1, 1 << -e)
 
 
+#: :func:`repair`'s ``fine`` shifts start at ``2^-FINE_BITS`` of the float eigenvalues' error bound
+FINE_BITS = 24
+
+
+def _fine_shifts(lmin: float, fl: float) -> list[Fraction]:
+    """The shifts :func:`repair` tries with ``fine`` (``-fl < lmin <= fl``): ``0`` when ``lmin > 0``, then dyadics
+    from the one above ``max(2 |lmin|, 2^-FINE_BITS fl)`` by factors of 16, below the dyadic above ``fl``."""
+    out: list[Fraction] = [Fraction(0)] if lmin > 0 else []
+    top = _dyadic_up(fl)
+    e = _dyadic_up(max(2.0 * abs(lmin), fl * 2.0 ** -FINE_BITS))
+    while e < top:
+        out.append(e)
+        e *= 16
+    return out
+
+
 def repair(sol: SDPSolution, *, polish: bool = False, margin: float = 0.0, bits: int = GRID_BITS,
-           data: _Data | None = None) -> Repair | None:
+           data: _Data | None = None, fine: bool = False) -> Repair | None:
     """Exact multipliers from the float solve ``sol`` (module doc, steps 1-4).  ``margin`` (interior ends): prove
     ``S - margin' I >= 0`` with the largest dyadic ``margin' <= margin`` that passes (returned as ``eps = -margin'``),
     else ``S + eps I >= 0`` with the smallest dyadic ``eps >= 0`` that passes (a few tries).  ``None`` when the
     solution carries no data, (i) cannot be restored, or no shift passes.  ``data``: the :class:`_Data` of ``sol``'s
-    data when the caller has it (used only when built from the very same arrays)."""
+    data when the caller has it (used only when built from the very same arrays).
+
+    ``fine`` (no ``margin``): when the float ``lambda_min`` lies within ``fl`` (the float eigenvalues' error bound) of
+    0, shifts below ``fl`` are tried too (:func:`_fine_shifts`: ``eps = 0`` when it is positive, then dyadics from
+    just above ``2 |lambda_min|`` by factors of 16), each proved by the coarse exact test of :func:`_psd_shifted`
+    (its rounding bounded by Gershgorin, whatever the float estimate: the estimate only picks the test's precision),
+    before the shifts above ``fl``.  For data whose rows are each in their own unit
+    (:func:`fairtheory.worstcase.checked_solve._repaired_in_sizes`): there the rounding grid, and so what these tests
+    decide, is the same at every power-of-two change of units (GD ``f(x_60) - f*`` on ``SmoothStronglyConvex(L,
+    L/10)``, a rank-one worst case whose slack's smallest eigenvalue is ``2^-52`` of its largest entries: certified at
+    every scale)."""
     if sol.rows is None or sol.z is None or sol.objective_row is None:
         return None
     z = np.asarray(sol.z, dtype=np.float64)
@@ -730,6 +756,16 @@ def repair(sol: SDPSolution, *, polish: bool = False, margin: float = 0.0, bits:
         return None
     if lmin > fl and _psd_shifted(W, s, Fraction(0), room=lmin - fl):
         return Repair(lam, bound, Fraction(0), lmin, used, meta)
+    if fine and -fl < lmin <= fl:
+        # the float lambda_min within its error bound of 0 (a rank-one worst case whose slack's small eigenvalue is
+        # 2^-52 of its largest entries or less: GD f(x_60) - f* on SmoothStronglyConvex(1, 0.1)): eps = 0 when it is
+        # positive, then dyadic shifts from just above 2 |lambda_min| up to fl by factors of 16 - each by the coarse
+        # exact test (its rounding covered by Gershgorin, whatever the float estimate); the interior end's term
+        # eps (b' - b)/m scales with eps (at R^2 = 1e6 2.4e-6 above the value with eps just above fl)
+        for e in _fine_shifts(lmin, fl):
+            room = float(e) + lmin
+            if _psd_shifted(W, s, e, room=room if room > 0 else float(e), exact=False):
+                return Repair(lam, bound, e, lmin, used, {**meta, "fine_shift": float(e)})
     eps = _dyadic_up(max(-lmin, 0.0) + fl)
     for k in range(6):
         if _psd_shifted(W, s, eps, room=float(eps) + lmin - fl, exact=k == 5):
@@ -1752,7 +1788,8 @@ def _shift_needed(d: _Data, sol: SDPSolution) -> bool:
 
 def exact_bracket(sol: SDPSolution, interior: Callable[[float], SDPSolution | None] | None = None, *,
                   tol: float = 1e-7, lower: float | None = None, lower_rigorous: bool = False,
-                  trace_bound: Fraction | None = None, newton: bool = True, zero: bool = True) -> ExactBracket:
+                  trace_bound: Fraction | None = None, newton: bool = True, zero: bool = True, fine: bool = False
+                  ) -> ExactBracket:
     """A rigorous bracket of the PEP solved by ``sol`` (module doc), in stages that stop as soon as ``upper - lower
     <= tol max(|upper|, tiny)``: the solver's own multipliers; with ``zero`` the zero-shift repair (:func:`zero_shift`:
     ``eps = 0``, no trace bound or interior end needed), when the tight end needs a shift; with an interior end
@@ -1765,7 +1802,8 @@ def exact_bracket(sol: SDPSolution, interior: Callable[[float], SDPSolution | No
     end is doubtful (:func:`_lower_doubt` above :data:`DOUBT_FRACTION` of the tolerance: the solver's point violates
     its rows by enough to move its objective by about the tolerance).  ``lower``: a lower end (default the solver's
     primal value, not rigorous unless ``lower_rigorous``).  ``value`` never exceeds ``upper`` (a certified value never
-    exceeds its own certificate); ``value_is`` as in :class:`ExactBracket`.
+    exceeds its own certificate); ``value_is`` as in :class:`ExactBracket`.  ``fine``: :func:`repair`'s shifts below
+    the float eigenvalues' error bound (data whose rows are each in their own unit).
 
     Order (cost only; every certificate is proved the same way): without a trace bound and with the solver's slack
     indefinite in floats (:func:`_shift_needed`), the zero shift runs first and the shifted repair only where it
@@ -1816,12 +1854,12 @@ def exact_bracket(sol: SDPSolution, interior: Callable[[float], SDPSolution | No
         if zs is not None:
             best, tight = zs.bound, zs
         else:
-            tight = repair(sol, polish=False, data=d)
+            tight = repair(sol, polish=False, data=d, fine=fine)
             if tight is not None:
                 best = upper_from(tight, None, trace_bound)
                 info["stages"].insert(0, "solver multipliers")
     else:
-        tight = repair(sol, polish=False, data=d)
+        tight = repair(sol, polish=False, data=d, fine=fine)
         if tight is not None:
             best = upper_from(tight, None, trace_bound)
             info["stages"].append("solver multipliers")
@@ -1872,7 +1910,7 @@ def exact_bracket(sol: SDPSolution, interior: Callable[[float], SDPSolution | No
             elif t2 is not None:
                 info["stages"].append("zero shift (kkt point)")
             else:
-                t2 = repair(sol2, polish=False, data=d)
+                t2 = repair(sol2, polish=False, data=d, fine=fine)
                 if zero and zs is None and (t2 is None or t2.eps > 0) and inner is None and trace_bound is None:
                     z2 = zero_shift(sol2, d)
                     if z2 is not None:
