@@ -111,17 +111,26 @@ class FunctionClass(Protocol):
 _PAIRS: dict[int, tuple[np.ndarray, np.ndarray, tuple[tuple[int, int], ...]]] = {}
 
 
-def _ordered_pairs(n: int) -> tuple[np.ndarray, np.ndarray, tuple[tuple[int, int], ...]]:
-    """``(j, k, labels)`` of every ordered pair ``j != k`` of ``n`` points, ``j`` outer (:data:`_PAIRS`)."""
-    hit = _PAIRS.get(n)
+PairIndices = tuple[np.ndarray, np.ndarray, tuple[tuple[int, int], ...]]
+
+
+def _frozen_pairs(cache: dict[int, PairIndices], n: int, make: Any) -> PairIndices:
+    """``(j, k, labels)`` from ``make(n) -> (j, k)`` as read-only int64 arrays and the pairs as Python ints, kept in
+    ``cache`` (a constant of ``n``; at most 64 sizes)."""
+    hit = cache.get(n)
     if hit is None:
-        j, k = _rows.ordered_pairs(n)
+        j, k = (np.asarray(a, dtype=np.int64) for a in make(n))
         j.flags.writeable = False
         k.flags.writeable = False
-        if len(_PAIRS) >= 64:
-            _PAIRS.clear()
-        hit = _PAIRS[n] = (j, k, tuple(zip(j.tolist(), k.tolist(), strict=True)))
+        if len(cache) >= 64:
+            cache.clear()
+        hit = cache[n] = (j, k, tuple(zip(j.tolist(), k.tolist(), strict=True)))
     return hit
+
+
+def _ordered_pairs(n: int) -> PairIndices:
+    """``(j, k, labels)`` of every ordered pair ``j != k`` of ``n`` points, ``j`` outer (:data:`_PAIRS`)."""
+    return _frozen_pairs(_PAIRS, n, _rows.ordered_pairs)
 
 
 def _convex_rows(points: list[_Point]) -> list[Row]:

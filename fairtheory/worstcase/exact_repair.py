@@ -1650,12 +1650,14 @@ def upper_from(tight: Repair, interior: Repair | None, trace_bound: Fraction | N
     return min(cands) if cands else None
 
 
-def _fup(q: Fraction) -> float:
+def float_up(q: Fraction) -> float:
+    """The smallest double ``>= q`` (an exact comparison: a proved upper end stays an upper end as a float)."""
     x = float(q)
     return math.nextafter(x, math.inf) if Fraction(x) < q else x
 
 
-def _fdown(q: Fraction) -> float:
+def float_down(q: Fraction) -> float:
+    """The largest double ``<= q`` (an exact comparison: a proved lower end stays a lower end as a float)."""
     x = float(q)
     return math.nextafter(x, -math.inf) if Fraction(x) > q else x
 
@@ -1948,7 +1950,7 @@ def _finish(lo: float, best: Fraction | None, tight: Repair | None, inner: Repai
         lower is None and "kkt newton" in info["stages"]) else "solver point")
     if best is None:
         return ExactBracket(lo, math.inf, None, lower_rigorous, "lower", lo, tight, inner, info, point)
-    up = _fup(best)
+    up = float_up(best)
     if lower_rigorous and lo > up:  # a rigorous lower end above a rigorous upper end: one of them is wrong
         raise ValueError(f"exact_bracket: lower end {lo!r} above the proved upper bound {up!r}")
     lo = min(lo, up)

@@ -53,7 +53,7 @@ from fairtheory.algorithms.names import output_name, refuses_old_names
 from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError, SolverError
 from fairtheory.proofs.certificate import certify_pep, statement
 from fairtheory.worstcase.bracket import CERTIFY_RTOL, bracket, class_data, norm_bounds, primal_objective
-from fairtheory.worstcase.exact_repair import exact_bracket
+from fairtheory.worstcase.exact_repair import exact_bracket, float_up
 from fairtheory.worstcase.finish import exact_weights, finish_worst_case
 from fairtheory.worstcase.gram import Scalar, Vec, gram_coordinates, num, sqnorm, vsum
 from fairtheory.worstcase.kkt_bracket import KKT_RTOL, kkt_bracket
@@ -467,7 +467,7 @@ def _attach_certificate(wc: WorstCase, tpl: dict[str, Any] | None, params: dict[
     wc.certificate = certify_pep(tpl, meta={"problem": "local_gd_worst_case", "params": params})
     if wc.value_is == "unbounded" or not math.isfinite(wc.scale):
         return wc
-    cb = _float_up(Fraction(wc.certificate.bound))
+    cb = float_up(Fraction(wc.certificate.bound))
     if wc.value_is == "solver":  # unbracketed: only never above the exact bound
         if wc.value > cb:
             wc.value = cb
@@ -483,12 +483,6 @@ def _attach_certificate(wc: WorstCase, tpl: dict[str, Any] | None, params: dict[
     if wc.value_is == "upper" or (math.isfinite(sv) and wc.upper - sv <= CERTIFY_RTOL * max(abs(sv), wc.scale)):
         wc.value, wc.value_is = wc.upper, "upper"
     return wc
-
-
-def _float_up(q: Fraction) -> float:
-    """The smallest float ``>= q`` (exact comparison)."""
-    f = float(q)
-    return math.nextafter(f, math.inf) if Fraction(f) < q else f
 
 
 def worst_case_vs_rounds(*, T_N_values: Any, **kw: Any) -> dict[str, np.ndarray]:

@@ -68,7 +68,7 @@ import numpy as np
 
 from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError
 from fairtheory.worstcase import gram as _rows
-from fairtheory.worstcase.classes import Row, _div, _kq, _param
+from fairtheory.worstcase.classes import PairIndices, Row, _div, _frozen_pairs, _kq, _param
 from fairtheory.worstcase.gram import Scalar, Vec
 from fairtheory.worstcase.sdp import PEP, Function
 
@@ -143,19 +143,10 @@ _BLOCK_ROWS_PER_TERM = 4
 _UPAIRS: dict[int, tuple[np.ndarray, np.ndarray, tuple[tuple[int, int], ...]]] = {}
 
 
-def _upair_indices(n: int) -> tuple[np.ndarray, np.ndarray, tuple[tuple[int, int], ...]]:
+def _upair_indices(n: int) -> PairIndices:
     """``(j, k, labels)`` of the unordered pairs ``j < k`` of ``n`` points in :func:`_upairs`' order (a constant of
     ``n``, kept for a few sizes)."""
-    hit = _UPAIRS.get(n)
-    if hit is None:
-        j, k = np.triu_indices(n, 1)
-        j, k = j.astype(np.int64), k.astype(np.int64)
-        j.flags.writeable = False
-        k.flags.writeable = False
-        if len(_UPAIRS) >= 64:
-            _UPAIRS.clear()
-        hit = _UPAIRS[n] = (j, k, tuple(zip(j.tolist(), k.tolist(), strict=True)))
-    return hit
+    return _frozen_pairs(_UPAIRS, n, lambda m: np.triu_indices(m, 1))
 
 
 def _pair_rows(points: list[_Point], kinds: list[tuple[Any, Any, Any]]) -> list[Row]:

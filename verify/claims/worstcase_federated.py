@@ -21,6 +21,7 @@ from fractions import Fraction
 import numpy as np
 
 from fairtheory.problems.huber import HuberProblem
+from fairtheory.worstcase.exact_repair import float_down, float_up
 from fairtheory.worstcase.local_sgd import sgd_worst_case, theorem_rhs
 from fairtheory.worstcase.proximal_point import ppm_huber_replay, ppm_huber_value
 from verify.core import Context, Outcome, Tally, claim, combine
@@ -160,18 +161,6 @@ def fedprox_heterogeneous(ctx: Context) -> Outcome:
 
 
 # ------------------------------------------------------------------------------- local SGD vs 002 Thm. 2
-def _float_up(q: Fraction) -> float:
-    """The smallest double ``>= q``."""
-    x = float(q)
-    return math.nextafter(x, math.inf) if Fraction(x) < q else x
-
-
-def _float_down(q: Fraction) -> float:
-    """The largest double ``<= q``."""
-    x = float(q)
-    return math.nextafter(x, -math.inf) if Fraction(x) > q else x
-
-
 #: (n, K, T)
 _SGD_QUICK = [(1, None, 1), (1, None, 2), (1, None, 3), (2, 1, 1)]
 _SGD_FULL = _SGD_QUICK + [(2, 1, 2), (2, 2, 1)]
@@ -230,9 +219,9 @@ def localsgd_sigma2(ctx: Context) -> Outcome:
         # the crossing, by exact ends (docstring): sigma2_hi >= sigma2_x, V(sigma2_hi) >= B by superadditivity
         v0_lo = sgd_lower(n, K, T, beta, D0, rho2, 0.0)
         c1_lo = sgd_lower(n, K, T, beta, 0.0, 0.0, 1.0)
-        s_hi = _float_up((Fraction(B) - v0_lo) / c1_lo * (1 + Fraction(1, 2**30))) if c1_lo > 0 else math.inf
+        s_hi = float_up((Fraction(B) - v0_lo) / c1_lo * (1 + Fraction(1, 2**30))) if c1_lo > 0 else math.inf
         vx_hi = sgd_upper(n, K, T, beta, D0, rho2, s_hi) if math.isfinite(s_hi) else Fraction(0)
-        cross.lower(_float_down(vx_hi), B, instance=inst | {"sigma2": s_hi}, size=T)
+        cross.lower(float_down(vx_hi), B, instance=inst | {"sigma2": s_hi}, size=T)
         rows.append(inst | {"bound": B, "worst_sigma2_0": v0, "hand_written_002": hw, "noise_only_per_sigma2": c1,
                             "worst_sigma2_1": vs[1], "worst_sigma2_100": vs[2],
                             "sigma2_cross_float": (B - v0) / c1, "sigma2_cross": s_hi,
