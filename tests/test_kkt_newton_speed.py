@@ -145,7 +145,8 @@ def _kkt_newton_loop(P: solvers.ExportedPEP, ref: solvers.FloatSolve, active: np
         K2 = (MA.reshape(nA, d, d) @ Gz).reshape(nA, d * d).T
         J = np.vstack([J1, J2, np.hstack([K1[bb], np.zeros((len(bb), nf)), K2[bb]]),
                        np.hstack([np.zeros((len(zrows), ng + nf)), MA[:, zrows].T])])
-        step = np.linalg.lstsq(J, -res, rcond=None)[0]
+        step = scipy.linalg.lstsq(J, -res, cond=np.finfo(float).eps * max(J.shape), lapack_driver="gelsy",
+                                  check_finite=False)[0]  # the least squares _kkt_newton takes
         a, n0 = 1.0, float(np.linalg.norm(res))
         while a > 1e-4:
             g2, F2, l2 = g + a * step[:ng], F + a * step[ng:ng + nf], lam + a * step[ng + nf:]

@@ -152,3 +152,61 @@ def test_other_methods_bracketed(method, rounds, n, lr) -> None:
         assert "neither certified" in str(exc) and lr > 10
         return
     check_bracket(wc)
+
+
+def test_dyadic_dot_is_exact() -> None:
+    """``rigorous_upper``'s exact residual ``c0 - sum_i x_i y_i``: the same rational as term-by-term fractions,
+    including cancellations far below double precision and values spanning 2^-1000 .. 2^1000."""
+    from fractions import Fraction
+
+    from fairtheory.worstcase.bracket import _dyadic_dot
+
+    rng = np.random.default_rng(20261202)
+    for _ in range(50):
+        k = int(rng.integers(0, 12))
+        xs = rng.standard_normal(k) * np.ldexp(1.0, rng.integers(-1000, 1000, k))
+        ys = rng.standard_normal(k) * np.ldexp(1.0, rng.integers(-20, 20, k))
+        c0 = float(rng.standard_normal())
+        want = Fraction(c0) - sum((Fraction(float(x)) * Fraction(float(y)) for x, y in zip(xs, ys, strict=True)), Fraction(0))
+        assert _dyadic_dot(c0, xs, ys) == want
+        assert _dyadic_dot(c0, xs, ys, sign=1) == Fraction(c0) + sum(
+            (Fraction(float(x)) * Fraction(float(y)) for x, y in zip(xs, ys, strict=True)), Fraction(0))
+    # 1 - (1 + 2^-52)(1 - 2^-52) = 2^-104 exactly (a float product would give 0)
+    assert _dyadic_dot(1.0, np.array([1 + 2.0 ** -52]), np.array([1 - 2.0 ** -52])) == Fraction(1, 2 ** 104)
+
+
+def test_bracket_memo_never_serves_other_data() -> None:
+    """The bracket kept on a solution is reused only for the very same PEP, data and levels: another level, another
+    Gram matrix or another PEP object gets its own bracket (a stale bound would be a wrong certificate)."""
+    import dataclasses
+
+    from fairtheory.worstcase.bracket import bracket
+    from fairtheory.worstcase.gram import sqnorm
+    from fairtheory.worstcase.local_gd import build_local_gd, rho2_expr
+
+    def built():
+        p = np.full(2, 0.5)
+        b = build_local_gd(n=2, p=p, lr=0.1, kappa=2, T_N=1, output="average", K=None, first_steps=1)
+        b.pep.add_le(sqnorm(b.x0) - 0.5)
+        b.pep.add_le(rho2_expr(b, p) - 0.5)
+        b.pep.maximize(b.objective)
+        return b, p
+
+    b, p = built()
+    sol = b.pep.solve(raw=True)
+    kw = {"x0": b.x0, "n": 2, "p": p, "rho2_level": 0.5}
+    first = bracket(b.pep, sol, b.objective, D0_level=0.5, **kw)
+    again = bracket(b.pep, sol, b.objective, D0_level=0.5, **kw)
+    assert (again.lower, again.upper) == (first.lower, first.upper) and again is not first
+    again.upper = -1.0  # a caller's edit of its copy never reaches the memo
+    assert bracket(b.pep, sol, b.objective, D0_level=0.5, **kw).upper == first.upper
+    # a larger level: a larger a-priori trace bound, so another upper end
+    other = bracket(b.pep, sol, b.objective, D0_level=2.0, **kw)
+    assert other.info["trace_bound"] > first.info["trace_bound"]
+    # another Gram matrix (a scaled copy of the solution) and another PEP object: computed afresh
+    moved = dataclasses.replace(sol, gram=np.asarray(sol.gram) * 0.5)
+    assert bracket(b.pep, moved, b.objective, D0_level=0.5, **kw).lower != first.lower
+    b2, _ = built()
+    assert sol._bracket_memo[0][0] is b.pep
+    fresh = bracket(b2.pep, sol, b2.objective, D0_level=0.5, x0=b2.x0, n=2, p=p, rho2_level=0.5)
+    assert sol._bracket_memo[0][0] is b2.pep and fresh.upper == first.upper

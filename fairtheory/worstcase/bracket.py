@@ -143,6 +143,20 @@ def _fr(x: float) -> Fraction:
     return Fraction(float(x))
 
 
+def _dyadic_dot(c0: float, xs: np.ndarray, ys: np.ndarray, sign: int = -1) -> Fraction:
+    """``c0 + sign * sum_i xs_i ys_i`` exactly (every double is a dyadic ``n / 2^s``: the products and the sum are
+    integers over the largest denominator, one :class:`~fractions.Fraction` at the end instead of one per term)."""
+    n0, d0 = float(c0).as_integer_ratio()
+    nums, dens = [n0], [d0]
+    for x, y in zip(xs.tolist(), ys.tolist(), strict=True):
+        nx, dx = float(x).as_integer_ratio()
+        ny, dy = float(y).as_integer_ratio()
+        nums.append(sign * nx * ny)
+        dens.append(dx * dy)
+    D = max(dens)
+    return Fraction(sum(n * (D // d) for n, d in zip(nums, dens, strict=True)), D)
+
+
 def rigorous_upper(sol: SDPSolution, nb: NormBounds) -> tuple[float, dict[str, float]]:
     """A rigorous upper bound on the PEP's optimum from the solver's multipliers (module doc), with the terms
     it is made of; ``inf`` when the multipliers or the a priori bounds cannot give one."""
@@ -160,8 +174,7 @@ def rigorous_upper(sol: SDPSolution, nb: NormBounds) -> tuple[float, dict[str, f
     r_left = np.zeros(RF.shape[1])
     for k in range(RF.shape[1]):
         lo, hi = RF.indptr[k], RF.indptr[k + 1]
-        rk = _fr(cF[k]) - sum((_fr(lam[i]) * _fr(a) for i, a in zip(RF.indices[lo:hi], RF.data[lo:hi], strict=True)),
-                              Fraction(0))
+        rk = _dyadic_dot(float(cF[k]), lam[RF.indices[lo:hi]], RF.data[lo:hi])
         if rk == 0:
             continue
         fixed = False
@@ -172,8 +185,10 @@ def rigorous_upper(sol: SDPSolution, nb: NormBounds) -> tuple[float, dict[str, f
                 break
         if not fixed:
             r_left[k] = abs(float(rk)) * (1 + 4 * _U)
-    lam_q = {i: _fr(lam[i]) + extra.get(i, Fraction(0)) for i in set(np.flatnonzero(lam).tolist()) | set(extra)}
-    const = _fr(sol.objective_const) + sum((q * _fr(consts[i]) for i, q in lam_q.items()), Fraction(0))
+    # c0 + sum_i (lam_i + extra_i) c_i, exactly
+    nz = np.flatnonzero(lam)
+    const = _dyadic_dot(float(sol.objective_const), lam[nz], np.asarray(consts, dtype=np.float64)[nz], sign=1) \
+        + sum((q * _fr(consts[i]) for i, q in extra.items()), Fraction(0))
     # Gram part in floats with rounding bounds
     lam_f = lam.copy()
     dl = np.zeros_like(lam)
@@ -308,9 +323,22 @@ class Bracket:
 
 def bracket(pep: PEP, sol: SDPSolution, objective: Scalar, *, x0: Vec, n: int, p: Any, D0_level: Any,
             rho2_level: Any) -> Bracket:
-    """:func:`rigorous_upper` and :func:`replay_lower` of one solution (``nan`` lower if the replay fails)."""
+    """:func:`rigorous_upper` and :func:`replay_lower` of one solution (``nan`` lower if the replay fails).  Kept on
+    the solution (a copy returned): the symmetric route brackets its kept KKT point, and
+    :func:`~fairtheory.worstcase.finish.finish_worst_case` brackets the same point again with the same data."""
+    key = (pep, objective, x0, sol.gram, sol.F, sol.z, sol.rows, n, tuple(float(q) for q in p), float(D0_level),
+           float(rho2_level), float(sol.value))
+    memo = getattr(sol, "_bracket_memo", None)
+    if memo is not None and len(memo[0]) == len(key) and all(
+            a is b if i < 7 else a == b for i, (a, b) in enumerate(zip(memo[0], key, strict=True))):
+        return Bracket(memo[1].lower, memo[1].upper, dict(memo[1].info))
     with np.errstate(over="ignore", invalid="ignore"):  # overflow gives inf bounds, which are never certified
-        return _bracket(pep, sol, objective, x0=x0, n=n, p=p, D0_level=D0_level, rho2_level=rho2_level)
+        out = _bracket(pep, sol, objective, x0=x0, n=n, p=p, D0_level=D0_level, rho2_level=rho2_level)
+    try:
+        sol._bracket_memo = (key, Bracket(out.lower, out.upper, dict(out.info)))  # type: ignore[attr-defined]
+    except AttributeError:  # a solution type without instance attributes: no memo
+        pass
+    return out
 
 
 def _bracket(pep: PEP, sol: SDPSolution, objective: Scalar, *, x0: Vec, n: int, p: Any, D0_level: Any,

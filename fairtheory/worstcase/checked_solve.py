@@ -727,15 +727,16 @@ def _solve_checked(pep: PEP, *, tol: float, max_iter: int, verbose: bool, scale:
         # SmoothStronglyConvex at mu -> L: the same PEP in the basis gh = g - mu x, h = f - mu/2 ||x||^2 (exact)
         rep = reparametrise(pep)
         if rep is not None:
+            # both routes solve the reparametrised PEP in the sizes of the class's extreme quadratics (a contraction:
+            # gh_k ~ (L - mu) rho^k), not in the a-priori units (every gh of unit (L - mu) R), and repair it there
+            # (_repaired_in_sizes): at N = 60 the sparse route's first relaxation was not solved in the a-priori units;
+            # at N = 20 the dense route's value (2^-40 of its unit) was left uncertified after ~5 s of failed repairs,
+            # and is now certified in ~1 s (Reparametrised.instance_sizes; a rule on sizes)
             U_rep = None
-            if method != "dense" and should_use_sparse(rep.pep):
-                # the sparse route solves the reparametrised PEP in the sizes of the class's extreme quadratics (a
-                # contraction: gh_k ~ (L - mu) rho^k), not in the a-priori units (every gh of unit (L - mu) R) whose
-                # first relaxation at N = 60 was not solved (Reparametrised.instance_sizes; a rule on sizes)
-                R_rep = pep_units(rep.pep).R
-                got = rep.instance_sizes(R_rep)
-                if got is not None:
-                    U_rep = PEPUnits(R=R_rep, vec=got[0], val=got[1], obj=got[2])
+            R_rep = pep_units(rep.pep).R
+            got = rep.instance_sizes(R_rep)
+            if got is not None:
+                U_rep = PEPUnits(R=R_rep, vec=got[0], val=got[1], obj=got[2])
             sol = solve_checked(rep.pep, tol=tol, max_iter=max_iter, verbose=verbose, scale=None, fscale=None,
                                 trace_weight=0.0, method=method, gmp=gmp, units_in=U_rep)
             if sol.value_is != "exact" and gmp != "never" and _n_rows(rep.pep) <= GMP_MAX_ROWS and gmp_available():
@@ -821,9 +822,11 @@ def _solve_checked(pep: PEP, *, tol: float, max_iter: int, verbose: bool, scale:
     br = _repaired(pep, sol, kw, sparse, trace_weight) if gmp != "always" or not gmp_possible else None
     if br is not None and _narrow(br):
         return _attach(br.point if br.point is not None else sol, br, "exact")  # type: ignore[arg-type]
-    if sparse and sol is not None and not trace_weight and (gmp != "always" or not gmp_possible):
-        # the sparse route's repair did not close on the raw data: the same repair in the sizes the solve measured
-        # (_repaired_in_sizes: an exact power-of-two congruence), kept when it proves a lower upper end
+    if (sparse or units_in is not None) and sol is not None and not trace_weight and \
+            (gmp != "always" or not gmp_possible):
+        # the sparse route's repair (or the dense route's, in given sizes) did not close on the raw data: the same
+        # repair in the sizes the solve measured or was given (_repaired_in_sizes: an exact power-of-two congruence),
+        # kept when it proves a lower upper end
         br_m = _repaired_in_sizes(pep, sol, kw, units_in)
         if br_m is not None and _narrow(br_m):
             return _attach(br_m.point if br_m.point is not None else sol, br_m, "exact")  # type: ignore[arg-type]

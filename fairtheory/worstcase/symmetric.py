@@ -65,7 +65,7 @@ _SQRT2 = math.sqrt(2.0)
 #: Gram dimension from which :func:`fairtheory.worstcase.local_gd.local_gd_worst_case` takes the reduction by default
 #: (below it the dense solve takes seconds at most, and the hand-written PEPs stay the traced ones' bit-identical
 #: twins: verify claim ``worstcase.traced.fedavg_twin`` compares them to 1e-6 relative)
-SYMMETRIC_MIN_DIM = 50
+SYMMETRIC_MIN_DIM = 20
 #: where the reduction's bracket does not close, :func:`fairtheory.worstcase.local_gd.local_gd_worst_case` solves the
 #: full PEP densely up to this Gram dimension (a rule of sizes: the route never depends on the clock; one dense solve
 #: at this size is estimated at ~28 s by :func:`~fairtheory.worstcase.solvers.estimated_seconds`, ~180 s at Gram
