@@ -131,6 +131,7 @@ def _lgd_reference(kappa: int, T_N: int) -> float:
     from fairtheory.worstcase.gram import sqnorm
     from fairtheory.worstcase.local_gd import build_local_gd, rho2_expr
     from fairtheory.worstcase.results import units
+    from fairtheory.worstcase.solvers import exported_pep, solve_sdpa
 
     if not gmp_available():
         return math.nan
@@ -140,8 +141,9 @@ def _lgd_reference(kappa: int, T_N: int) -> float:
     b.pep.add_le(sqnorm(b.x0) - float(D0n))
     b.pep.add_le(rho2_expr(b, p) - float(R2n))
     b.pep.maximize(b.objective)
-    sol = b.pep.solve(gmp="always")
-    return float(S) * float(sol.value) if sol.solver == "sdpa-gmp" else math.nan
+    # SDPA-GMP on the exact data, whatever the PEP's size (PEP.solve's gmp="always" stops at GMP_MAX_ROWS)
+    res = solve_sdpa(exported_pep(b.pep.export(), "bench_pepit_parity"))
+    return float(S) * float(res.value) if res is not None and res.status == "pdOPT" else math.nan
 
 
 def _pepit_parity(kind: str, name: str, p: dict[str, Any]) -> float | None:
