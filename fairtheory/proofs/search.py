@@ -337,8 +337,8 @@ def _kkt_newton(P: ExportedPEP, ref: FloatSolve, active: np.ndarray, zeros: Sequ
         K2 = (MA.reshape(nA, d, d) @ Gz).reshape(nA, d * d).T  # dS Gram
         J = np.vstack([J1, J2, np.hstack([K1[bb], np.zeros((len(bb), nf)), K2[bb]]),
                        np.hstack([np.zeros((len(zrows), ng + nf)), MA[:, zrows].T])])
-        # a complete orthogonal factorization (gelsy), numpy's rank cutoff: 4-5x cheaper than the SVD (gelsd) at
-        # ~750 x 525 (GD N = 20 at mu = L (1 - 1e-6): 45 -> ~10 ms per step, ~90 steps per solve)
+        # a complete orthogonal factorization (gelsy) with numpy's rank cutoff: half the SVD's (gelsd) time at ~750 x
+        # 525 (GD N = 20 at mu = L (1 - 1e-6), in the a-priori units: 45 -> 22 ms per step)
         step = scipy.linalg.lstsq(J, -res, cond=np.finfo(float).eps * max(J.shape), lapack_driver="gelsy",
                                   check_finite=False)[0]
         a, n0 = 1.0, float(np.linalg.norm(res))

@@ -64,7 +64,7 @@ __all__ = ["ClientSymmetry", "client_symmetry", "solve_symmetric", "SymmetricSDP
 _SQRT2 = math.sqrt(2.0)
 #: Gram dimension from which :func:`fairtheory.worstcase.local_gd.local_gd_worst_case` takes the reduction by default
 #: (a rule of sizes, measured 2026-12-02 on n = 2, 3, kappa = 1, 2, 5, T_N = 1, 2, lr = 1/40, 0.3: from Gram 20 on the
-#: reduction was 1.8-30x faster in every setting - n = 3, kappa = 5, T_N = 2: 12.5 s -> 0.4 s - with values within
+#: reduction was 1.9-31x faster in every setting - n = 3, kappa = 5, T_N = 2: 12.5 s -> 0.4 s - with values within
 #: 3.3e-7 of the dense route's, both certified; below it the dense solve takes a fraction of a second and the small
 #: hand-written PEPs stay the traced ones' bit-identical twins: routing every size through the reduction made verify's
 #: ``worstcase.traced.fedavg_twin`` differ at 2.7e-6 relative against its 1e-6)
