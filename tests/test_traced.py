@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 import sys
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from fairtheory.errors import FairtheoryTypeError, FairtheoryValueError
 from fairtheory.worstcase import PEPProblem, local_gd_worst_case, worst_case
 from fairtheory.worstcase.gram_array import GramArray, NotRepresentableError, ValueArray
 from fairtheory.worstcase.scaffold import scaffold_worst_case
+from verify.claims.worstcase_traced import TwinTally
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "fairtheory-propfair"
 
@@ -323,3 +325,54 @@ def test_refusal_claim_needs_no_torch() -> None:
             "assert r.status == 'verified', (r.status, r.note)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr[-2000:]
+
+
+# ------------------------------------------------------------------------------------------ twins decided by brackets
+class _WC:
+    """A worst case's value and rigorous bracket (the fields TwinTally reads)."""
+
+    def __init__(self, value: float, lower: float, upper: float) -> None:
+        self.value, self.lower, self.upper = value, lower, upper
+
+
+@pytest.mark.parametrize("a,b,status", [
+    ((1.0, 1.0 - 1e-9, 1.0), (1.0 + 1e-7, 1.0, 1.0 + 1e-7), "verified"),        # within rtol
+    ((1.0, 0.99999, 1.0), (1.00001, 0.999995, 1.00001), "inconclusive"),        # 1e-5 apart, brackets overlap
+    ((1.0, 0.99999, 1.0), (1.00001, 1.000005, 1.00001), "refuted"),             # 1e-5 apart, brackets disjoint
+    ((1.0, math.nan, 1.0), (1.00001, 0.99, math.inf), "refuted"),               # no bracket: nothing undecided
+    ((1.0, 0.99, math.inf), (1.00001, 0.99, math.inf), "refuted"),              # no rigorous upper end
+])
+def test_twin_tally_decides_by_brackets(a, b, status) -> None:
+    t = TwinTally(1e-6)
+    t.equal(_WC(*a), _WC(*b), instance={"case": 1}, size=1)
+    out = t.outcome(explain="test")
+    assert out.status == status
+    assert (out.counterexample is not None) == (status == "refuted")
+    assert ("undecided" in out.details) == (status == "inconclusive")
+
+
+def test_twin_tally_one_refuted_instance_refutes() -> None:
+    """An undecided instance never hides a refuted one."""
+    t = TwinTally(1e-6)
+    t.equal(_WC(1.0, 0.99999, 1.0), _WC(1.00001, 0.999995, 1.00001), instance={"case": 1}, size=1)
+    t.equal(_WC(1.0, 0.99999, 1.0), _WC(1.00001, 1.000005, 1.00001), instance={"case": 2}, size=1)
+    out = t.outcome(explain="test")
+    assert out.status == "refuted" and out.counterexample["case"] == 2
+
+
+@pytest.mark.slow
+def test_fedavg_twin_partial_average_certified() -> None:
+    """verify --full's setting n = 2, kappa = 1, T = 2, lr = 1, p = (0.2, 0.8), K = 2, "average": the dense solves
+    stall AlmostSolved 1e-6 low; the rescaled re-solves alone left brackets 1.8e-6 and 5.4e-6 wide whose upper ends
+    differed by 3.6e-6 relative (the claim read refuted).  With the sparse route as first re-solve both are certified
+    and their brackets contain SDPA-GMP's 0.32327417054954505 (200 bits, same PEP, 57 s, computed outside the test)."""
+    kw = dict(n=2, L=1.0, D0=1.0, rho2=1.0, p=(0.2, 0.8), K=2)
+    tr = worst_case(fedavg.make, 2, output="average", lr=1.0, kappa=1, **kw)
+    hw = local_gd_worst_case(kappa=1, T_N=1, lr=1.0, output="average", schedule="fedavg", **kw)
+    gmp = 0.32327417054954505
+    for r in (tr, hw):
+        assert r.certified() and r.lower <= gmp <= r.upper
+        assert "sparse route" in r.extra["solves"]
+    t = TwinTally(1e-6)
+    t.equal(tr, hw, instance={}, size=tr.dim)
+    assert t.outcome(explain="").status == "verified"
