@@ -38,6 +38,7 @@ VERIFY_TESTS: dict[str, str] = {
     "test_docs_papers.py": "docs/papers.md against the claim catalogue and registry (every cited claim id exists)",
     "test_fedfv_findings.py": "the FedFV claims' outcomes: each reports its stored minimal counterexample",
     "test_fedmgda.py": "the FedMGDA+ claims' outcomes (run_claim)",
+    "test_bracket_tally.py": "verify.core.BracketTally: equalities decided by rigorous brackets",
     "test_fuzz_verify.py": "fuzzing of verify's Outcome/Tally validation, runner and claim loading",
     "test_generalization.py": "the RC-FL generalisation claims' outcomes (quick mode)",
     "test_parallel.py": "verify.parallel's executors and worker counts",

@@ -625,6 +625,51 @@ class Tally:
         )
 
 
+class BracketTally:
+    """Equalities between two results with rigorous brackets (``value`` inside ``[lower, upper]``, e.g.
+    :class:`fairtheory.worstcase.WorstCase`), compared to ``rtol`` like :meth:`Tally.equal`, the brackets deciding what
+    a difference proves.  Two values farther apart than ``rtol`` refute the equality only when their brackets (each
+    containing its exact value) are disjoint or missing; when they overlap, the exact values may coincide and the
+    computations were not precise enough to decide ``rtol``: the instance is *undecided*.  The outcome: ``refuted``
+    when some instance is refuted, else ``inconclusive`` when some is undecided, else ``verified``."""
+
+    def __init__(self, rtol: float) -> None:
+        self.rtol = _nonneg(rtol, "BracketTally rtol")
+        self.tally = Tally()   # the decided instances: held, or refuted (brackets disjoint)
+        self.open = Tally()    # the undecided ones (their numbers, reported when nothing is refuted)
+        self.undecided: list[dict[str, Any]] = []
+
+    def equal(self, a: Any, b: Any, instance: dict[str, Any], size: float) -> bool:
+        """Record ``a.value == b.value``; returns whether it held."""
+        if Tally().equal(a.value, b.value, rtol=self.rtol) or not _overlap(a, b):
+            return self.tally.equal(a.value, b.value, rtol=self.rtol, instance=instance, size=size)
+        self.open.equal(a.value, b.value, rtol=self.rtol, instance=instance, size=size)
+        self.undecided.append(dict(instance) | {"measured": a.value, "theory": b.value,
+                                                "bracket_measured": [a.lower, a.upper],
+                                                "bracket_theory": [b.lower, b.upper]})
+        return False
+
+    def outcome(self, explain: str, details: dict[str, Any] | None = None) -> Outcome:
+        if self.tally.violations or not self.undecided:
+            out = self.tally.outcome(explain=explain, details=details)
+        else:
+            out = self.open.outcome(explain=explain, details=details)
+            out.status = "inconclusive"
+            out.counterexample = None
+            out.note = (f"{len(self.undecided)} instance(s) differ by more than {self.rtol:g} while their rigorous "
+                        "brackets overlap: the exact values may coincide, the computations do not decide the tolerance")
+            out.details["undecided"] = self.undecided
+        out.instances = self.tally.instances + self.open.instances
+        return out
+
+
+def _overlap(a: Any, b: Any) -> bool:
+    """Whether the rigorous brackets ``[lower, upper]`` of two results are finite and share a point."""
+    lo = max(float(a.lower), float(b.lower))
+    up = min(float(a.upper), float(b.upper))
+    return bool(np.isfinite(lo) and np.isfinite(up) and lo <= up)
+
+
 def _real(x: Any, name: str) -> float:
     """``x`` as a float, or a named :class:`FairtheoryTypeError` (strings, complex numbers, ``None`` are not numbers)."""
     if isinstance(x, (str, bytes, complex, np.complexfloating)) or x is None:

@@ -23,54 +23,11 @@ from typing import Any
 
 import numpy as np
 
-from verify.core import Context, Outcome, Tally, claim, combine
+from verify.core import BracketTally, Context, Outcome, Tally, claim, combine
 
 _TWIN_RTOL = 1e-6      # the issue's tolerance for twins (both SDPs solved to Clarabel's 1e-8)
 _REPLAY_RTOL = 1e-4    # replay: interpolant QPs and the PEP solve, each to ~1e-8, through T rounds
 
-
-class TwinTally:
-    """Twins compared to ``rtol`` (a :class:`~verify.core.Tally` of ``==``), with the worst cases' rigorous brackets
-    deciding what a difference proves.  Two values farther apart than ``rtol`` refute the twin claim only when their
-    brackets ``[lower, upper]`` (each containing its PEP's exact value) are disjoint; when they overlap, the exact values
-    may coincide and the solves were not precise enough to decide ``rtol`` - the instance is *undecided*.  The outcome:
-    ``refuted`` when some instance is refuted, else ``inconclusive`` when some is undecided, else ``verified``."""
-
-    def __init__(self, rtol: float) -> None:
-        self.rtol = rtol
-        self.tally = Tally()   # the decided instances: held, or refuted (brackets disjoint)
-        self.open = Tally()    # the undecided ones (their numbers, reported when nothing is refuted)
-        self.undecided: list[dict[str, Any]] = []
-
-    def equal(self, a: Any, b: Any, instance: dict[str, Any], size: float) -> bool:
-        """Record ``a.value == b.value`` (two :class:`~fairtheory.worstcase.WorstCase`); returns whether it held."""
-        if Tally().equal(a.value, b.value, rtol=self.rtol) or not _overlap(a, b):
-            return self.tally.equal(a.value, b.value, rtol=self.rtol, instance=instance, size=size)
-        self.open.equal(a.value, b.value, rtol=self.rtol, instance=instance, size=size)
-        self.undecided.append(dict(instance) | {"measured": a.value, "theory": b.value,
-                                                "bracket_measured": [a.lower, a.upper],
-                                                "bracket_theory": [b.lower, b.upper]})
-        return False
-
-    def outcome(self, explain: str, details: dict[str, Any] | None = None) -> Outcome:
-        if self.tally.violations or not self.undecided:
-            out = self.tally.outcome(explain=explain, details=details)
-        else:
-            out = self.open.outcome(explain=explain, details=details)
-            out.status = "inconclusive"
-            out.counterexample = None
-            out.note = (f"{len(self.undecided)} instance(s) differ by more than {self.rtol:g} while their rigorous "
-                        "brackets overlap: the exact values may coincide, the solves do not decide the tolerance")
-            out.details["undecided"] = self.undecided
-        out.instances = self.tally.instances + self.open.instances
-        return out
-
-
-def _overlap(a: Any, b: Any) -> bool:
-    """Whether the rigorous brackets ``[lower, upper]`` of two worst cases are finite and share a point."""
-    lo = max(float(a.lower), float(b.lower))
-    up = min(float(a.upper), float(b.upper))
-    return bool(np.isfinite(lo) and np.isfinite(up) and lo <= up)
 
 
 # ------------------------------------------------------------------------------- a user-style method
@@ -157,7 +114,7 @@ def fedavg_twin(ctx: Context) -> Outcome:
     from fairtheory.algorithms import fedavg
     from fairtheory.worstcase import local_gd_worst_case, worst_case
 
-    tally = TwinTally(_TWIN_RTOL)
+    tally = BracketTally(_TWIN_RTOL)
     rows = []
     for n, kappa, T, lr, L, D0, rho2, p, K, out in (_FEDAVG_QUICK if ctx.quick else _FEDAVG_FULL):
         tr = worst_case(fedavg.make, T, n=n, L=L, D0=D0, rho2=rho2, p=p, output=out, lr=lr, kappa=kappa, K=K)
@@ -179,7 +136,7 @@ def scaffold_twin(ctx: Context) -> Outcome:
     from fairtheory.worstcase import worst_case
     from fairtheory.worstcase.scaffold import scaffold_worst_case
 
-    tally = TwinTally(_TWIN_RTOL)
+    tally = BracketTally(_TWIN_RTOL)
     rows = []
     for n, kappa, R, lr, slr, L, D0, rho2, p, warm, out in (_SCAFFOLD_QUICK if ctx.quick else _SCAFFOLD_FULL):
         tr = worst_case(scaffold.make, R, n=n, L=L, D0=D0, rho2=rho2, p=p, output="last" if out == "last" else "average",
@@ -202,7 +159,7 @@ def scaffold_twin(ctx: Context) -> Outcome:
 def user_method(ctx: Context) -> Outcome:
     from fairtheory.worstcase import local_gd_worst_case, worst_case
 
-    replay, twin = Tally(), TwinTally(_TWIN_RTOL)
+    replay, twin = Tally(), BracketTally(_TWIN_RTOL)
     rows = []
     grid = [(2, 2, 3, 0.5, 1.5, 1.0), (2, 1, 4, 0.5, 0.7, 4.0), (3, 2, 2, 0.3, 2.0, 1.0)]
     if not ctx.quick:
