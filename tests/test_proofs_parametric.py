@@ -422,3 +422,19 @@ def test_statement_of_and_implies(gd2):
     assert pk.implies(st, variant(N=3)) is False                      # another method
     assert pk.implies(st, variant(den=["2", "8", "-1"])) is True      # 1/(2 + 8h - h^2) >= 1/(2 + 8h)
     assert pk.implies(st, variant(den=["2", "8", "1"])) is False      # 1/(2 + 8h + h^2) < 1/(2 + 8h) for h > 0
+
+
+# ------------------------------------------------------------------------------------------- finding: rho = 0 formula
+@pytest.mark.parametrize("kappa,h", [(5, Q(81, 203)), (6, Q(8, 27)), (7, Q(41, 177)), (8, Q(41, 218))])
+def test_rho0_formula_exceeded_at_T_N_1(kappa, h) -> None:
+    """Finding (verify --full, proofs.localgd.rho0_formula: 16 of 20 pairs proved): the closed form
+    ``L D0 / (2 + 2 lr L (kappa T_N + 2))`` of local GD's worst case at rho = 0 (rFedFair schedule, average output,
+    two uniform clients) is exceeded at T_N = 1 for kappa = 5..8, at the points where the parametric search stopped.
+    The worst case's replayed lower end - the value local GD reaches on explicit L-smooth convex functions - lies
+    above the formula (kappa = 5: 0.1318203123 against 0.1318181818, 1.6e-5 relative)."""
+    from fairtheory.worstcase.local_gd import local_gd_worst_case
+
+    bound = float(1 / (2 + 2 * h * (kappa + 2)))
+    r = local_gd_worst_case(n=2, kappa=kappa, T_N=1, lr=float(h), L=1.0, D0=1.0, rho2=0.0, output="average")
+    assert r.lower > bound * (1 + 1e-6)
+    assert r.lower <= r.upper
